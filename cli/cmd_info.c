@@ -1,0 +1,185 @@
+/* cmd_info.c - `ksample info`: what is in a profile. */
+#include "cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(void)
+{
+    printf("usage: ksample info [options] PROFILE\n\n"
+           "Summarises a profile: invocations, distinct kernels, total GPU time, and the\n"
+           "kernels that take the most time with their count, mean and coefficient of\n"
+           "variation (population std / mean).\n\n"
+           "options:\n"
+           "  --key K            grouping key: name (default), name-notemplate,\n"
+           "                     name+grid+block\n"
+           "  --top N            kernels to list (default 10; 0 = all)\n"
+           "  --json             machine-readable output\n" CLI_INPUT_HELP
+           "  -h, --help         this text\n");
+}
+
+typedef struct row {
+    size_t group;
+    uint64_t count;
+    long double total, sq;
+} row;
+
+static int by_total(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return x->group < y->group ? -1 : (x->group > y->group);
+}
+
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            printf("\\u%04x", (unsigned char)*s);
+        else
+            putchar(*s);
+    }
+    putchar('"');
+}
+
+int cmd_info(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"key", required_argument, NULL, 'k'}, {"top", required_argument, NULL, 't'},
+        {"json", no_argument, NULL, 'j'},      {"help", no_argument, NULL, 'h'},
+        CLI_INPUT_LONG_OPTIONS,                {NULL, 0, NULL, 0}};
+    cli_input input;
+    cli_input_init(&input);
+    ks_key key = KS_KEY_NAME;
+    uint64_t top = 10;
+    bool json = false;
+    ks_error err;
+    ks_error_clear(&err);
+    int opt, rc;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (cli_input_option(&input, opt, optarg, &rc)) {
+            if (rc)
+                return rc;
+            continue;
+        }
+        switch (opt) {
+        case 'k':
+            if (ks_key_parse(optarg, &key, &err) != KS_OK)
+                return cli_fail(&err);
+            break;
+        case 't':
+            if (!cli_parse_u64(optarg, &top))
+                return cli_usage_error("info", "--top needs a count, got '%s'", optarg);
+            break;
+        case 'j':
+            json = true;
+            break;
+        case 'h':
+            help();
+            return 0;
+        default:
+            return cli_usage_error("info", "unknown option");
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("info", "expected one profile file");
+    ks_profile *p;
+    if ((rc = cli_read_profile(argv[optind], &input, &p)))
+        return rc;
+    ks_groups g;
+    if (ks_groups_build(p, key, &g, &err) != KS_OK) {
+        ks_profile_free(p);
+        return cli_fail(&err);
+    }
+    row *rows = calloc(g.count ? g.count : 1, sizeof *rows);
+    if (!rows) {
+        ks_groups_free(&g);
+        ks_profile_free(p);
+        fprintf(stderr, "ksample: out of memory\n");
+        return KS_ERR_NOMEM;
+    }
+    long double total = 0;
+    for (size_t gi = 0; gi < g.count; gi++)
+        rows[gi].group = gi;
+    for (size_t i = 0; i < p->n; i++) {
+        row *r = &rows[g.group_of[i]];
+        r->count++;
+        r->total += p->duration_ns[i];
+        total += p->duration_ns[i];
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        row *r = &rows[g.group_of[i]];
+        long double d = p->duration_ns[i] - r->total / r->count;
+        r->sq += d * d;
+    }
+    qsort(rows, g.count, sizeof *rows, by_total);
+    size_t shown = top == 0 || top > g.count ? g.count : (size_t)top;
+    if (json) {
+        printf("{\"file\": ");
+        json_str(p->source_path);
+        printf(", \"format\": ");
+        json_str(p->source_format);
+        printf(", \"device\": ");
+        json_str(p->device_name);
+        printf(", \"invocations\": %zu, \"names\": %zu, \"key\": \"%s\", \"groups\": %zu, "
+               "\"total_ns\": %.0Lf, \"metrics\": [",
+               p->n, p->name_count, ks_key_to_string(key), g.count, total);
+        for (size_t m = 0; m < p->metric_count; m++) {
+            if (m)
+                printf(", ");
+            json_str(p->metrics[m].name);
+        }
+        printf("], \"top\": [");
+        for (size_t i = 0; i < shown; i++) {
+            row *r = &rows[i];
+            long double mean = r->total / r->count;
+            printf("%s{\"key\": ", i ? ", " : "");
+            json_str(g.labels[r->group]);
+            printf(", \"count\": %llu, \"total_ns\": %.0Lf, \"share\": %.6Lf, \"mean_ns\": %.3Lf, "
+                   "\"cv\": %.6Lf}",
+                   (unsigned long long)r->count, r->total, total > 0 ? r->total / total : 0,
+                   mean, mean > 0 ? sqrtl(r->sq / r->count) / mean : 0);
+        }
+        printf("]}\n");
+    } else {
+        printf("file:         %s\n", p->source_path);
+        printf("format:       %s\n", p->source_format);
+        if (p->device_name[0])
+            printf("device:       %s\n", p->device_name);
+        printf("invocations:  %zu\n", p->n);
+        printf("kernel names: %zu\n", p->name_count);
+        printf("groups:       %zu (key %s)\n", g.count, ks_key_to_string(key));
+        printf("total time:   %.6Lf s (%.0Lf ns)\n", total / 1e9L, total);
+        if (p->metric_count) {
+            printf("metrics:      %zu (", p->metric_count);
+            for (size_t m = 0; m < p->metric_count && m < 4; m++)
+                printf("%s%s", m ? ", " : "", p->metrics[m].name);
+            printf("%s)\n", p->metric_count > 4 ? ", ..." : "");
+        }
+        printf("\n%6s %10s %14s %7s %8s  %s\n", "rank", "count", "mean (ns)", "CV", "time %",
+               "kernel");
+        for (size_t i = 0; i < shown; i++) {
+            row *r = &rows[i];
+            long double mean = r->total / r->count;
+            const char *label = g.labels[r->group];
+            printf("%6zu %10llu %14.1Lf %7.3Lf %7.2Lf%%  %.100s%s\n", i + 1,
+                   (unsigned long long)r->count, mean,
+                   mean > 0 ? sqrtl(r->sq / r->count) / mean : 0,
+                   total > 0 ? 100 * r->total / total : 0, label,
+                   strlen(label) > 100 ? "..." : "");
+        }
+        if (shown < g.count)
+            printf("%6s (%zu more)\n", "...", g.count - shown);
+    }
+    free(rows);
+    ks_groups_free(&g);
+    ks_profile_free(p);
+    return 0;
+}

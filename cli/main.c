@@ -1,0 +1,156 @@
+/*
+ * main.c - the ksample command: one table of subcommands, each in its own
+ * cli/cmd_<name>.c file.
+ */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"info", cmd_info, "summarise a profile: invocations, kernels, time, top kernels"},
+    {"sample", cmd_sample, "choose invocations to simulate and write the plan"},
+    {"eval", cmd_eval, "measure methods' speedup and error on a profile"},
+    {"synth", cmd_synth, "write a synthetic workload (nsys kern-exec CSV)"},
+    {"formats", cmd_formats, "list the input formats and methods"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: ksample <command> [options] [args]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f,
+            "\n'ksample <command> --help' describes each one.\n\n"
+            "exit codes:\n"
+            "  0  success\n"
+            "  2  bad option or parameter\n"
+            "  3  file cannot be read or written\n"
+            "  4  input is malformed or of an unknown format\n"
+            "  5  out of memory\n"
+            "  6  internal error (a bug: please report it)\n");
+}
+
+int cli_fail(const ks_error *err)
+{
+    char buf[1200];
+    ks_error_format(err, buf, sizeof buf);
+    fprintf(stderr, "ksample: %s\n", buf);
+    return err->status ? (int)err->status : KS_ERR_INTERNAL;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "ksample %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see 'ksample %s --help')\n", cmd);
+    va_end(ap);
+    return KS_ERR_USAGE;
+}
+
+void cli_input_init(cli_input *in)
+{
+    memset(in, 0, sizeof *in);
+    ks_read_options_init(&in->read);
+}
+
+bool cli_parse_double(const char *s, double *v)
+{
+    char *end;
+    *v = strtod(s, &end);
+    return end != s && *end == '\0';
+}
+
+bool cli_parse_u64(const char *s, uint64_t *v)
+{
+    char *end;
+    if (*s == '-')
+        return false;
+    /* accept 10000000, 1e7 and 10M */
+    double d = strtod(s, &end);
+    if (end == s)
+        return false;
+    if (*end == 'k' || *end == 'K')
+        d *= 1e3, end++;
+    else if (*end == 'M')
+        d *= 1e6, end++;
+    else if (*end == 'G')
+        d *= 1e9, end++;
+    if (*end != '\0' || d < 0 || d > 1.8e19 || d != (double)(uint64_t)d)
+        return false;
+    *v = (uint64_t)d;
+    return true;
+}
+
+bool cli_input_option(cli_input *in, int opt, const char *arg, int *rc)
+{
+    *rc = 0;
+    switch (opt) {
+    case 'F':
+        in->read.format = arg;
+        return true;
+    case 'D': {
+        uint64_t d;
+        if (!cli_parse_u64(arg, &d) || d > 1u << 20)
+            *rc = cli_usage_error("", "--device needs a GPU number, got '%s'", arg);
+        else
+            in->read.device = (int)d;
+        return true;
+    }
+    case 'N':
+        in->read.name_kind = arg;
+        return true;
+    case 'M':
+        in->metrics = arg;
+        return true;
+    }
+    return false;
+}
+
+int cli_read_profile(const char *path, const cli_input *in, ks_profile **out)
+{
+    ks_error err;
+    ks_error_clear(&err);
+    ks_status st = ks_profile_read(path, &in->read, out, &err);
+    if (st == KS_OK && in->metrics)
+        st = ks_profile_attach_metrics(*out, in->metrics, &err);
+    if (st != KS_OK) {
+        ks_profile_free(*out);
+        *out = NULL;
+        return cli_fail(&err);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return KS_ERR_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("ksample %s\n", KS_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "ksample: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return KS_ERR_USAGE;
+}

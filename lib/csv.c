@@ -1,0 +1,224 @@
+/* csv.c - CSV field splitting and the cell parsers every CSV reader shares. */
+#include "internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ks_csv_split(char *line, size_t len, char **fields, int max)
+{
+    int count = 0;
+    char *p = line, *end = line + len;
+    for (;;) {
+        char *out = p, *field = p;
+        /* a quoted field may be preceded by spaces (ncu pads nothing, but
+         * hand-edited files do) */
+        char *q = p;
+        while (q < end && *q == ' ')
+            q++;
+        if (q < end && *q == '"') {
+            p = q + 1;
+            field = out = q;
+            for (;;) {
+                if (p >= end)
+                    return -1;
+                if (*p == '"') {
+                    if (p + 1 < end && p[1] == '"') {
+                        *out++ = '"';
+                        p += 2;
+                        continue;
+                    }
+                    p++;
+                    break;
+                }
+                *out++ = *p++;
+            }
+            /* text after the closing quote up to the comma is kept */
+            while (p < end && *p != ',')
+                *out++ = *p++;
+        } else {
+            while (p < end && *p != ',')
+                p++;
+            out = p;
+        }
+        bool more = p < end && *p == ',';
+        *out = '\0';
+        if (count < max)
+            fields[count] = field;
+        count++;
+        if (!more)
+            break;
+        p++;
+    }
+    return count;
+}
+
+char *ks_trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+    return s;
+}
+
+int ks_csv_find(char *const *fields, int count, const char *name)
+{
+    for (int i = 0; i < count; i++) {
+        const char *f = fields[i];
+        while (*f == ' ')
+            f++;
+        size_t n = strlen(f);
+        while (n > 0 && f[n - 1] == ' ')
+            n--;
+        if (n == strlen(name) && strncmp(f, name, n) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* Copies s without spaces and thousands separators into buf.  A comma is a
+ * thousands separator only between digits with exactly three after it. */
+static bool normalise_number(const char *s, char *buf, size_t size, bool *missing)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    *missing = false;
+    if (n == 0 || (n == 3 && strncasecmp(s, "n/a", 3) == 0) ||
+        (n == 1 && s[0] == '-')) {
+        *missing = true;
+        return true;
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == ',') {
+            size_t digits = 0;
+            while (i + 1 + digits < n && isdigit((unsigned char)s[i + 1 + digits]))
+                digits++;
+            if (i == 0 || !isdigit((unsigned char)s[i - 1]) || digits < 3)
+                return false;
+            continue;
+        }
+        if (o + 1 >= size)
+            return false;
+        buf[o++] = s[i];
+    }
+    buf[o] = '\0';
+    return true;
+}
+
+bool ks_parse_i64(const char *s, int64_t *v, bool *missing)
+{
+    char buf[64];
+    if (!normalise_number(s, buf, sizeof buf, missing))
+        return false;
+    if (*missing)
+        return true;
+    char *end;
+    errno = 0;
+    long long x = strtoll(buf, &end, 10);
+    if (*end == '.') {
+        /* "123.0" is an integer in a float column; "123.5" is not */
+        char *q = end + 1;
+        while (*q == '0')
+            q++;
+        if (*q != '\0')
+            return false;
+        end = q;
+    }
+    if (end == buf || *end != '\0' || errno == ERANGE)
+        return false;
+    *v = x;
+    return true;
+}
+
+bool ks_parse_double(const char *s, double *v, bool *missing)
+{
+    char buf[96];
+    if (!normalise_number(s, buf, sizeof buf, missing))
+        return false;
+    if (*missing)
+        return true;
+    char *end;
+    errno = 0;
+    double x = strtod(buf, &end);
+    if (end == buf || *end != '\0' || errno == ERANGE || !isfinite(x))
+        return false;
+    *v = x;
+    return true;
+}
+
+bool ks_parse_dim3(const char *s, uint32_t out[3])
+{
+    int k = 0;
+    const char *p = s;
+    while (*p && k < 3) {
+        while (*p && !isdigit((unsigned char)*p)) {
+            if (*p == '-')
+                return false;
+            p++;
+        }
+        if (!*p)
+            break;
+        char *end;
+        unsigned long x = strtoul(p, &end, 10);
+        if (x > UINT32_MAX)
+            return false;
+        out[k++] = (uint32_t)x;
+        p = end;
+    }
+    while (*p == ' ' || *p == ')' || *p == ']')
+        p++;
+    if (*p != '\0')
+        return false;
+    if (k == 1) { /* a bare count is x only */
+        out[1] = out[2] = 1;
+        k = 3;
+    }
+    return k == 3;
+}
+
+bool ks_is_memcpy_name(const char *name)
+{
+    while (*name == ' ')
+        name++;
+    return strncmp(name, "[CUDA memcpy", 12) == 0 || strncmp(name, "[CUDA memset", 12) == 0 ||
+           strncmp(name, "[CUDA Unified Memory", 20) == 0 || strncmp(name, "[CUDA mem", 9) == 0;
+}
+
+ks_status ks_csv_read_header(ks_input *in, const char *anchor, const char *const *required,
+                             char **fields, int max, int *count, ks_error *err)
+{
+    const char *path = ks_input_path(in);
+    for (;;) {
+        char *line;
+        size_t len;
+        ks_status st = ks_input_getline(in, &line, &len, NULL, err);
+        if (st != KS_OK)
+            return st;
+        if (!line)
+            return ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
+                                "no header line with a '%s' column found", anchor);
+        if (!strstr(line, anchor))
+            continue;
+        int n = ks_csv_split(line, len, fields, max);
+        if (n < 0 || ks_csv_find(fields, n < max ? n : max, anchor) < 0)
+            continue; /* the anchor text inside a preamble sentence */
+        if (n > max)
+            return ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
+                                "header has %d columns; at most %d are supported", n, max);
+        for (size_t i = 0; required && required[i]; i++)
+            if (ks_csv_find(fields, n, required[i]) < 0)
+                return ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
+                                    "required column '%s' is missing from the header",
+                                    required[i]);
+        *count = n;
+        return KS_OK;
+    }
+}

@@ -1,0 +1,57 @@
+/*
+ * eval.c - how good a method is on a profile: plan it repeatedly with
+ * different seeds and compare each plan's estimate of the total time with the
+ * profile's own total.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+ks_status ks_evaluate(const ks_profile *p, const ks_params *params, unsigned iters,
+                      ks_eval_result *out, ks_error *err)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->method, sizeof out->method, "%s", params->method);
+    if (iters == 0)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "--iters must be at least 1");
+    double truth = ks_profile_total_ns(p);
+    double inv_speedup = 0, err_sum = 0, err_max = 0, seconds = 0, samples = 0;
+    unsigned exceed = 0;
+    for (unsigned it = 0; it < iters; it++) {
+        ks_params pa = *params;
+        pa.seed = params->seed + it;
+        ks_plan plan;
+        double t0 = now_seconds();
+        ks_status st = ks_plan_build(p, &pa, &plan, err);
+        seconds += now_seconds() - t0;
+        if (st != KS_OK)
+            return st;
+        double est = ks_plan_estimate_duration(&plan, p);
+        double e = truth > 0 ? fabs(est - truth) / truth : (est == 0 ? 0 : INFINITY);
+        err_sum += e;
+        err_max = e > err_max ? e : err_max;
+        inv_speedup += plan.total_ns > 0 ? plan.sampled_ns / plan.total_ns : 1.0;
+        samples += (double)plan.sample_count;
+        out->bound_pct = plan.bound * 100;
+        if (plan.bound > 0 && e > plan.bound)
+            exceed++;
+        ks_plan_free(&plan);
+    }
+    out->iters = iters;
+    out->samples_mean = samples / iters;
+    out->speedup_hmean = inv_speedup > 0 ? iters / inv_speedup : INFINITY;
+    out->error_mean_pct = 100 * err_sum / iters;
+    out->error_max_pct = 100 * err_max;
+    out->plan_seconds = seconds / iters;
+    out->exceed_fraction = (double)exceed / iters;
+    return KS_OK;
+}

@@ -1,0 +1,346 @@
+/*
+ * input.c - sequential reading of a file that may be gzip, xz or zstd
+ * compressed, with a line reader on top and a SHA-256 of the stored bytes.
+ *
+ * Decompression uses zlib, liblzma and libzstd in streaming mode, so memory
+ * stays bounded by the buffers whatever the file's size.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <lzma.h>
+#include <sha2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+enum { RAW_CHUNK = 1 << 18, OUT_CHUNK = 1 << 20 };
+
+typedef enum { COMP_NONE, COMP_GZIP, COMP_XZ, COMP_ZSTD } compression;
+
+struct ks_input {
+    FILE *file;
+    char path[512];
+    compression comp;
+    SHA2_CTX sha;
+    uint64_t raw_bytes;
+    bool raw_eof;
+    bool stream_end; /* decompressor reached the end of its last frame */
+
+    unsigned char *raw; /* compressed bytes not yet consumed */
+    size_t raw_pos, raw_len;
+
+    z_stream zs;
+    bool zs_init;
+    lzma_stream xz;
+    bool xz_init;
+    ZSTD_DStream *zstd;
+
+    /* decompressed bytes not yet handed out */
+    char *buf;
+    size_t buf_pos, buf_len, buf_cap;
+    bool eof;
+    long line_number;
+};
+
+static ks_status fill_raw(ks_input *in, ks_error *err)
+{
+    if (in->raw_pos < in->raw_len || in->raw_eof)
+        return KS_OK;
+    size_t got = fread(in->raw, 1, RAW_CHUNK, in->file);
+    if (got < RAW_CHUNK) {
+        if (ferror(in->file))
+            return ks_error_set(err, KS_ERR_IO, in->path, 0, "read failed: %s",
+                                strerror(errno));
+        in->raw_eof = true;
+    }
+    SHA256Update(&in->sha, in->raw, got);
+    in->raw_bytes += got;
+    in->raw_pos = 0;
+    in->raw_len = got;
+    return KS_OK;
+}
+
+ks_status ks_input_open(const char *path, ks_input **out, ks_error *err)
+{
+    *out = NULL;
+    ks_input *in = calloc(1, sizeof *in);
+    if (!in)
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    snprintf(in->path, sizeof in->path, "%s", path);
+    SHA256Init(&in->sha);
+    in->file = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!in->file) {
+        ks_error_set(err, KS_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
+        free(in);
+        return KS_ERR_IO;
+    }
+    in->raw = malloc(RAW_CHUNK);
+    in->buf_cap = OUT_CHUNK * 2;
+    in->buf = malloc(in->buf_cap + 1);
+    if (!in->raw || !in->buf) {
+        ks_input_close(in);
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    }
+    ks_status st = fill_raw(in, err);
+    if (st != KS_OK) {
+        ks_input_close(in);
+        return st;
+    }
+    const unsigned char *r = in->raw;
+    size_t n = in->raw_len;
+    if (n >= 2 && r[0] == 0x1f && r[1] == 0x8b) {
+        in->comp = COMP_GZIP;
+        if (inflateInit2(&in->zs, 15 + 16) != Z_OK) {
+            ks_input_close(in);
+            return ks_error_set(err, KS_ERR_NOMEM, path, 0, "zlib init failed");
+        }
+        in->zs_init = true;
+    } else if (n >= 6 && memcmp(r, "\xfd" "7zXZ\0", 6) == 0) {
+        in->comp = COMP_XZ;
+        lzma_stream init = LZMA_STREAM_INIT;
+        in->xz = init;
+        if (lzma_stream_decoder(&in->xz, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
+            ks_input_close(in);
+            return ks_error_set(err, KS_ERR_NOMEM, path, 0, "liblzma init failed");
+        }
+        in->xz_init = true;
+    } else if (n >= 4 && r[0] == 0x28 && r[1] == 0xb5 && r[2] == 0x2f && r[3] == 0xfd) {
+        in->comp = COMP_ZSTD;
+        in->zstd = ZSTD_createDStream();
+        if (!in->zstd || ZSTD_isError(ZSTD_initDStream(in->zstd))) {
+            ks_input_close(in);
+            return ks_error_set(err, KS_ERR_NOMEM, path, 0, "zstd init failed");
+        }
+    }
+    *out = in;
+    return KS_OK;
+}
+
+void ks_input_close(ks_input *in)
+{
+    if (!in)
+        return;
+    if (in->file && in->file != stdin)
+        fclose(in->file);
+    if (in->zs_init)
+        inflateEnd(&in->zs);
+    if (in->xz_init)
+        lzma_end(&in->xz);
+    if (in->zstd)
+        ZSTD_freeDStream(in->zstd);
+    free(in->raw);
+    free(in->buf);
+    free(in);
+}
+
+const char *ks_input_path(const ks_input *in) { return in->path; }
+long ks_input_line_number(const ks_input *in) { return in->line_number; }
+
+const char *ks_input_compression(const ks_input *in)
+{
+    static const char *names[] = {"none", "gzip", "xz", "zstd"};
+    return names[in->comp];
+}
+
+static ks_status corrupt(ks_input *in, const char *what, ks_error *err)
+{
+    return ks_error_set(err, KS_ERR_FORMAT, in->path, 0, "corrupt or truncated %s data",
+                        what);
+}
+
+/* Decompresses into dst (at most cap bytes); *got = 0 only at the end. */
+static ks_status produce(ks_input *in, unsigned char *dst, size_t cap, size_t *got,
+                         ks_error *err)
+{
+    *got = 0;
+    while (*got == 0) {
+        ks_status st = fill_raw(in, err);
+        if (st != KS_OK)
+            return st;
+        size_t avail = in->raw_len - in->raw_pos;
+        if (in->comp == COMP_NONE) {
+            if (avail == 0)
+                return KS_OK;
+            size_t n = avail < cap ? avail : cap;
+            memcpy(dst, in->raw + in->raw_pos, n);
+            in->raw_pos += n;
+            *got = n;
+            return KS_OK;
+        }
+        if (avail == 0 && in->raw_eof) {
+            if (!in->stream_end)
+                return corrupt(in, ks_input_compression(in), err);
+            return KS_OK;
+        }
+        if (in->comp == COMP_GZIP) {
+            if (in->stream_end) {
+                /* another gzip member follows (concatenated .gz files) */
+                if (inflateReset(&in->zs) != Z_OK)
+                    return corrupt(in, "gzip", err);
+                in->stream_end = false;
+            }
+            in->zs.next_in = in->raw + in->raw_pos;
+            in->zs.avail_in = (uInt)avail;
+            in->zs.next_out = dst;
+            in->zs.avail_out = (uInt)cap;
+            int rc = inflate(&in->zs, Z_NO_FLUSH);
+            if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
+                return corrupt(in, "gzip", err);
+            in->raw_pos = (size_t)(in->zs.next_in - in->raw);
+            *got = cap - in->zs.avail_out;
+            if (rc == Z_STREAM_END)
+                in->stream_end = true;
+            else if (rc == Z_BUF_ERROR && *got == 0 && in->raw_eof)
+                return corrupt(in, "gzip", err);
+        } else if (in->comp == COMP_XZ) {
+            in->xz.next_in = in->raw + in->raw_pos;
+            in->xz.avail_in = avail;
+            in->xz.next_out = dst;
+            in->xz.avail_out = cap;
+            lzma_ret rc = lzma_code(&in->xz, in->raw_eof ? LZMA_FINISH : LZMA_RUN);
+            in->raw_pos = (size_t)(in->xz.next_in - in->raw);
+            *got = cap - in->xz.avail_out;
+            if (rc == LZMA_STREAM_END) {
+                in->stream_end = true;
+                if (*got == 0)
+                    return KS_OK;
+            } else if (rc != LZMA_OK && rc != LZMA_BUF_ERROR) {
+                return corrupt(in, "xz", err);
+            } else if (rc == LZMA_BUF_ERROR && *got == 0) {
+                return corrupt(in, "xz", err);
+            }
+        } else {
+            ZSTD_inBuffer ib = {in->raw + in->raw_pos, avail, 0};
+            ZSTD_outBuffer ob = {dst, cap, 0};
+            size_t rc = ZSTD_decompressStream(in->zstd, &ob, &ib);
+            if (ZSTD_isError(rc))
+                return corrupt(in, "zstd", err);
+            in->raw_pos += ib.pos;
+            *got = ob.pos;
+            in->stream_end = (rc == 0);
+        }
+    }
+    return KS_OK;
+}
+
+/* Makes sure at least `want` bytes are buffered, unless the input ends. */
+static ks_status buffer_at_least(ks_input *in, size_t want, ks_error *err)
+{
+    while (!in->eof && in->buf_len - in->buf_pos < want) {
+        if (in->buf_pos > 0) {
+            memmove(in->buf, in->buf + in->buf_pos, in->buf_len - in->buf_pos);
+            in->buf_len -= in->buf_pos;
+            in->buf_pos = 0;
+        }
+        if (in->buf_cap - in->buf_len < OUT_CHUNK) {
+            size_t cap = in->buf_cap * 2;
+            char *q = realloc(in->buf, cap + 1);
+            if (!q)
+                return ks_error_set(err, KS_ERR_NOMEM, in->path, 0, "out of memory");
+            in->buf = q;
+            in->buf_cap = cap;
+        }
+        size_t got;
+        ks_status st = produce(in, (unsigned char *)in->buf + in->buf_len,
+                               in->buf_cap - in->buf_len, &got, err);
+        if (st != KS_OK)
+            return st;
+        if (got == 0)
+            in->eof = true;
+        in->buf_len += got;
+    }
+    return KS_OK;
+}
+
+ks_status ks_input_peek(ks_input *in, const char **data, size_t *len, ks_error *err)
+{
+    ks_status st = buffer_at_least(in, 65536, err);
+    if (st != KS_OK)
+        return st;
+    *data = in->buf + in->buf_pos;
+    *len = in->buf_len - in->buf_pos;
+    return KS_OK;
+}
+
+ks_status ks_input_read(ks_input *in, void *dst, size_t size, size_t *got, ks_error *err)
+{
+    *got = 0;
+    if (in->buf_pos < in->buf_len) {
+        size_t n = in->buf_len - in->buf_pos;
+        if (n > size)
+            n = size;
+        memcpy(dst, in->buf + in->buf_pos, n);
+        in->buf_pos += n;
+        *got = n;
+        return KS_OK;
+    }
+    if (in->eof)
+        return KS_OK;
+    ks_status st = produce(in, dst, size, got, err);
+    if (st == KS_OK && *got == 0)
+        in->eof = true;
+    return st;
+}
+
+ks_status ks_input_getline(ks_input *in, char **line, size_t *len, bool *truncated,
+                           ks_error *err)
+{
+    *line = NULL;
+    *len = 0;
+    if (truncated)
+        *truncated = false;
+    size_t scanned = 0;
+    for (;;) {
+        char *start = in->buf + in->buf_pos;
+        size_t avail = in->buf_len - in->buf_pos;
+        char *nl = avail > scanned ? memchr(start + scanned, '\n', avail - scanned) : NULL;
+        if (nl) {
+            size_t n = (size_t)(nl - start);
+            in->buf_pos += n + 1;
+            if (n > 0 && start[n - 1] == '\r')
+                n--;
+            start[n] = '\0';
+            *line = start;
+            *len = n;
+            in->line_number++;
+            return KS_OK;
+        }
+        if (in->eof) {
+            if (avail == 0)
+                return KS_OK;
+            in->buf_pos = in->buf_len;
+            if (avail > 0 && start[avail - 1] == '\r')
+                avail--;
+            start[avail] = '\0'; /* buf has one spare byte past buf_cap */
+            *line = start;
+            *len = avail;
+            if (truncated)
+                *truncated = true;
+            in->line_number++;
+            return KS_OK;
+        }
+        scanned = avail;
+        ks_status st = buffer_at_least(in, avail + 1, err);
+        if (st != KS_OK)
+            return st;
+    }
+}
+
+ks_status ks_input_finish_digest(ks_input *in, char hex[65], uint64_t *bytes, ks_error *err)
+{
+    /* consume the raw file to its end so the digest covers every byte */
+    while (!in->raw_eof) {
+        in->raw_pos = in->raw_len;
+        ks_status st = fill_raw(in, err);
+        if (st != KS_OK)
+            return st;
+    }
+    uint8_t d[SHA256_DIGEST_LENGTH];
+    SHA256Final(d, &in->sha);
+    for (int i = 0; i < SHA256_DIGEST_LENGTH; i++)
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    *bytes = in->raw_bytes;
+    return KS_OK;
+}

@@ -1,0 +1,242 @@
+/*
+ * key.c - kernel identity: which invocations count as "the same kernel".
+ *
+ * Grouping is done per distinct name first (names are interned, so this is a
+ * small table), then, for name+grid+block, per (name part, grid, block) tuple
+ * with an open-addressing hash table: one pass over the invocations.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *ks_key_to_string(ks_key key)
+{
+    switch (key) {
+    case KS_KEY_NAME:
+        return "name";
+    case KS_KEY_NAME_NOTEMPLATE:
+        return "name-notemplate";
+    case KS_KEY_NAME_GRID_BLOCK:
+        return "name+grid+block";
+    }
+    return "?";
+}
+
+ks_status ks_key_parse(const char *s, ks_key *key, ks_error *err)
+{
+    for (int k = 0; k <= 2; k++) {
+        if (strcmp(s, ks_key_to_string((ks_key)k)) == 0) {
+            *key = (ks_key)k;
+            return KS_OK;
+        }
+    }
+    return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                        "unknown key '%s' (expected name, name-notemplate or name+grid+block)",
+                        s);
+}
+
+size_t ks_key_name_part(ks_key key, const char *name, char *buf, size_t size)
+{
+    size_t n = strcspn(name, key == KS_KEY_NAME ? "(" : "(<");
+    /* trailing spaces left by the cut ("foo <int>" -> "foo") */
+    while (n > 0 && name[n - 1] == ' ')
+        n--;
+    if (n == 0) /* a name that starts with '(' or '<' keeps all of itself */
+        n = strlen(name);
+    if (size == 0)
+        return n;
+    size_t copy = n < size - 1 ? n : size - 1;
+    memcpy(buf, name, copy);
+    buf[copy] = '\0';
+    return n;
+}
+
+void ks_groups_free(ks_groups *g)
+{
+    if (!g)
+        return;
+    free(g->group_of);
+    free(g->size);
+    if (g->labels)
+        for (size_t i = 0; i < g->count; i++)
+            free(g->labels[i]);
+    free(g->labels);
+    memset(g, 0, sizeof *g);
+}
+
+typedef struct tuple_slot {
+    uint32_t part, group_plus_one;
+    uint32_t dims[6];
+} tuple_slot;
+
+static uint64_t mix(uint64_t h, uint64_t x)
+{
+    h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdULL;
+}
+
+static ks_status add_group(ks_groups *g, size_t *cap, char *label, ks_error *err)
+{
+    if (!label)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    size_t old = *cap;
+    ks_status st = ks_grow((void **)&g->labels, &old, g->count + 1, sizeof *g->labels, err);
+    if (st != KS_OK) {
+        free(label);
+        return st;
+    }
+    st = ks_grow((void **)&g->size, cap, g->count + 1, sizeof *g->size, err);
+    if (st != KS_OK) {
+        free(label);
+        return st;
+    }
+    g->labels[g->count] = label;
+    g->size[g->count] = 0;
+    g->count++;
+    return KS_OK;
+}
+
+ks_status ks_groups_build(const ks_profile *p, ks_key key, ks_groups *g, ks_error *err)
+{
+    memset(g, 0, sizeof *g);
+    g->key = key;
+    ks_status st = KS_OK;
+    size_t names = p->name_count;
+    uint32_t *part_of_name = malloc((names ? names : 1) * sizeof *part_of_name);
+    g->group_of = malloc((p->n ? p->n : 1) * sizeof *g->group_of);
+    char **parts = NULL;
+    size_t part_count = 0, parts_cap = 0, groups_cap = 0;
+    tuple_slot *slots = NULL;
+    uint32_t *part_group = NULL;
+    if (!part_of_name || !g->group_of) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+
+    /* name -> name part (label text), interned by a small linear-probe table */
+    size_t hsize = 64;
+    while (hsize < names * 2)
+        hsize *= 2;
+    uint32_t *htab = calloc(hsize, sizeof *htab);
+    if (!htab) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    for (size_t id = 0; id < names; id++) {
+        const char *name = p->names[id];
+        size_t n = ks_key_name_part(key, name, NULL, 0);
+        uint64_t h = 1469598103934665603ULL;
+        for (size_t i = 0; i < n; i++)
+            h = (h ^ (unsigned char)name[i]) * 1099511628211ULL;
+        size_t s = h & (hsize - 1);
+        while (htab[s]) {
+            const char *q = parts[htab[s] - 1];
+            if (strncmp(q, name, n) == 0 && q[n] == '\0')
+                break;
+            s = (s + 1) & (hsize - 1);
+        }
+        if (!htab[s]) {
+            if ((st = ks_grow((void **)&parts, &parts_cap, part_count + 1, sizeof *parts, err)))
+                break;
+            parts[part_count] = strndup(name, n);
+            if (!parts[part_count]) {
+                st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+                break;
+            }
+            htab[s] = (uint32_t)++part_count;
+        }
+        part_of_name[id] = htab[s] - 1;
+    }
+    free(htab);
+    if (st != KS_OK)
+        goto done;
+
+    if (key != KS_KEY_NAME_GRID_BLOCK || !p->grid) {
+        /* groups numbered by first appearance in launch order */
+        part_group = malloc((part_count ? part_count : 1) * sizeof *part_group);
+        if (!part_group) {
+            st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+            goto done;
+        }
+        for (size_t i = 0; i < part_count; i++)
+            part_group[i] = UINT32_MAX;
+        for (size_t i = 0; i < p->n; i++) {
+            uint32_t part = part_of_name[p->name_id[i]];
+            if (part_group[part] == UINT32_MAX) {
+                part_group[part] = (uint32_t)g->count;
+                if ((st = add_group(g, &groups_cap, strdup(parts[part]), err)))
+                    goto done;
+            }
+            g->group_of[i] = part_group[part];
+            g->size[part_group[part]]++;
+        }
+        goto done;
+    }
+
+    size_t tsize = 1024;
+    size_t used = 0;
+    slots = calloc(tsize, sizeof *slots);
+    if (!slots) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        tuple_slot t = {.part = part_of_name[p->name_id[i]]};
+        memcpy(t.dims, p->grid + 3 * i, 3 * sizeof(uint32_t));
+        memcpy(t.dims + 3, p->block + 3 * i, 3 * sizeof(uint32_t));
+        uint64_t h = mix(0, t.part);
+        for (int k = 0; k < 6; k++)
+            h = mix(h, t.dims[k]);
+        size_t s = h & (tsize - 1);
+        while (slots[s].group_plus_one &&
+               !(slots[s].part == t.part && memcmp(slots[s].dims, t.dims, sizeof t.dims) == 0))
+            s = (s + 1) & (tsize - 1);
+        if (!slots[s].group_plus_one) {
+            char label[4096];
+            snprintf(label, sizeof label, "%s[%u,%u,%u][%u,%u,%u]", parts[t.part], t.dims[0],
+                     t.dims[1], t.dims[2], t.dims[3], t.dims[4], t.dims[5]);
+            if ((st = add_group(g, &groups_cap, strdup(label), err)))
+                goto done;
+            t.group_plus_one = (uint32_t)g->count;
+            slots[s] = t;
+            if (++used * 2 > tsize) { /* grow and reinsert */
+                size_t nsize = tsize * 2;
+                tuple_slot *ns = calloc(nsize, sizeof *ns);
+                if (!ns) {
+                    st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+                    goto done;
+                }
+                for (size_t j = 0; j < tsize; j++) {
+                    if (!slots[j].group_plus_one)
+                        continue;
+                    uint64_t hh = mix(0, slots[j].part);
+                    for (int k = 0; k < 6; k++)
+                        hh = mix(hh, slots[j].dims[k]);
+                    size_t q = hh & (nsize - 1);
+                    while (ns[q].group_plus_one)
+                        q = (q + 1) & (nsize - 1);
+                    ns[q] = slots[j];
+                }
+                free(slots);
+                slots = ns;
+                tsize = nsize;
+            }
+            g->group_of[i] = t.group_plus_one - 1;
+        } else {
+            g->group_of[i] = slots[s].group_plus_one - 1;
+        }
+        g->size[g->group_of[i]]++;
+    }
+
+done:
+    for (size_t i = 0; i < part_count; i++)
+        free(parts[i]);
+    free(parts);
+    free(part_of_name);
+    free(part_group);
+    free(slots);
+    if (st != KS_OK)
+        ks_groups_free(g);
+    return st;
+}

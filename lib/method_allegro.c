@@ -1,0 +1,106 @@
+/*
+ * method_allegro.c - Allegro (Chung et al., MLArchSys'24), STEM's predecessor,
+ * as its authors' kernel_sample.py computes it:
+ *   n = (z / eps * s / mean)^2 with s the SAMPLE standard deviation;
+ *   a group with n >= n_th is split by 2-means and each child treated alike
+ *   (no cost comparison with the parent); a leaf draws
+ *   m = max(ceil(n), n_min) invocations WITH replacement, weight N / m.
+ * The bound holds per group, not on the total.  The 2-means split is the
+ * exact 1-D optimum (see stats.c) rather than the scripts' k-means.
+ */
+#include "sampling.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct allegro_ctx {
+    const ks_profile *p;
+    const ks_params *pa;
+    double z;
+    const uint32_t *ids;
+    double *values;
+    uint32_t group;
+    ks_plan *plan;
+    ks_rng *rng;
+    uint32_t *scratch;
+    ks_error *err;
+} allegro_ctx;
+
+static double allegro_n(const ks_range_stat *s, double eps, double z)
+{
+    if (s->n < 2 || s->sample_std <= 0 || s->mean <= 0)
+        return 1.0;
+    double r = z / eps * s->sample_std / s->mean;
+    return r * r;
+}
+
+static ks_status visit(allegro_ctx *c, size_t lo, size_t hi, const char *path, int depth)
+{
+    ks_range_stat s;
+    ks_range_stats(c->p, c->ids + lo, hi - lo, &s);
+    double n_real = allegro_n(&s, c->pa->epsilon, c->z);
+    size_t cut = 0;
+    if (n_real >= c->pa->allegro_n_th && depth < c->pa->max_depth)
+        cut = ks_two_means_cut(c->values + lo, hi - lo, NULL);
+    if (cut > 0) {
+        char child[72];
+        snprintf(child, sizeof child, "%.60s.0", path);
+        ks_status st = visit(c, lo, lo + cut, child, depth + 1);
+        if (st != KS_OK)
+            return st;
+        snprintf(child, sizeof child, "%.60s.1", path);
+        return visit(c, lo + cut, hi, child, depth + 1);
+    }
+    uint64_t m = (uint64_t)ceil(n_real - 1e-9);
+    if (m < c->pa->allegro_n_min)
+        m = c->pa->allegro_n_min;
+    if (m < 1)
+        m = 1;
+    ks_cluster cl = {.group = c->group, .path = (char *)path, .size = s.n, .mean_ns = s.mean,
+                     .std_ns = s.std, .min_ns = s.min, .max_ns = s.max, .m = m,
+                     .m_real = n_real};
+    uint32_t index;
+    ks_status st = ks_plan_add_cluster(c->plan, &cl, &index, c->err);
+    if (st != KS_OK)
+        return st;
+    /* with replacement always: the scripts draw with numpy's choice(replace=True) */
+    return ks_draw(c->plan, c->rng, c->ids + lo, s.n, m, true, index, c->scratch, c->err);
+}
+
+static ks_status allegro_plan(const ks_profile *p, const ks_groups *g, const ks_params *pa,
+                              ks_rng *rng, ks_plan *plan, ks_error *err)
+{
+    ks_members mem;
+    ks_status st = ks_members_build(p, g, &mem, err);
+    if (st != KS_OK)
+        return st;
+    size_t largest = 1;
+    for (size_t gi = 0; gi < g->count; gi++)
+        largest = g->size[gi] > largest ? g->size[gi] : largest;
+    allegro_ctx c = {.p = p, .pa = pa, .z = plan->z, .plan = plan, .rng = rng, .err = err};
+    c.values = malloc(largest * sizeof *c.values);
+    c.scratch = malloc(largest * sizeof *c.scratch);
+    if (!c.values || !c.scratch)
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t gi = 0; gi < g->count && st == KS_OK; gi++) {
+        c.group = (uint32_t)gi;
+        c.ids = mem.ids + mem.offset[gi];
+        for (size_t k = 0; k < g->size[gi]; k++)
+            c.values[k] = (double)p->duration_ns[c.ids[k]];
+        st = visit(&c, 0, g->size[gi], "0", 0);
+    }
+    plan->bound = pa->epsilon;
+    snprintf(plan->bound_scope, sizeof plan->bound_scope, "per-group");
+    free(c.values);
+    free(c.scratch);
+    ks_members_free(&mem);
+    return st;
+}
+
+const ks_method ks_method_allegro = {
+    "allegro",
+    "Allegro: per-group CLT sizes, 2-means splits while n >= n_th, n_min draws (MLArchSys'24)",
+    KS_KEY_NAME_GRID_BLOCK,
+    allegro_plan,
+};

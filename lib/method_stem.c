@@ -1,0 +1,64 @@
+/*
+ * method_stem.c - STEM (Chung et al., MICRO'25): one cluster per kernel key,
+ * sizes from the joint KKT allocation under one error bound on the total.
+ */
+#include "sampling.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static ks_status stem_plan(const ks_profile *p, const ks_groups *g, const ks_params *pa,
+                           ks_rng *rng, ks_plan *plan, ks_error *err)
+{
+    ks_members mem;
+    ks_status st = ks_members_build(p, g, &mem, err);
+    if (st != KS_OK)
+        return st;
+    size_t k = g->count;
+    double *size = malloc((k + 1) * sizeof *size), *mean = malloc((k + 1) * sizeof *mean);
+    double *std = malloc((k + 1) * sizeof *std), *m_real = malloc((k + 1) * sizeof *m_real);
+    ks_range_stat *stat = malloc((k + 1) * sizeof *stat);
+    size_t largest = 1;
+    for (size_t gi = 0; gi < k; gi++)
+        largest = g->size[gi] > largest ? g->size[gi] : largest;
+    uint32_t *scratch = malloc(largest * sizeof *scratch);
+    if (!size || !mean || !std || !m_real || !stat || !scratch) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    for (size_t gi = 0; gi < k; gi++) {
+        ks_range_stats(p, mem.ids + mem.offset[gi], g->size[gi], &stat[gi]);
+        size[gi] = (double)g->size[gi];
+        mean[gi] = stat[gi].mean;
+        std[gi] = stat[gi].std;
+    }
+    ks_kkt_allocate(k, size, mean, std, pa->epsilon, plan->z, m_real);
+    for (size_t gi = 0; gi < k && st == KS_OK; gi++) {
+        ks_cluster c = {.group = (uint32_t)gi, .path = "0", .size = g->size[gi],
+                        .mean_ns = mean[gi], .std_ns = std[gi], .min_ns = stat[gi].min,
+                        .max_ns = stat[gi].max, .m_real = m_real[gi]};
+        c.m = ks_round_sample_size(m_real[gi], g->size[gi]);
+        uint32_t index;
+        if ((st = ks_plan_add_cluster(plan, &c, &index, err)) == KS_OK)
+            st = ks_draw(plan, rng, mem.ids + mem.offset[gi], g->size[gi], c.m,
+                         pa->with_replacement, index, scratch, err);
+    }
+    plan->bound = pa->epsilon;
+    snprintf(plan->bound_scope, sizeof plan->bound_scope, "total");
+done:
+    free(size);
+    free(mean);
+    free(std);
+    free(m_real);
+    free(stat);
+    free(scratch);
+    ks_members_free(&mem);
+    return st;
+}
+
+const ks_method ks_method_stem = {
+    "stem",
+    "STEM: one cluster per kernel key, joint KKT sample sizes (MICRO'25)",
+    KS_KEY_NAME,
+    stem_plan,
+};

@@ -1,0 +1,388 @@
+/*
+ * profile.c - the columnar table of invocations, interned names, metric
+ * columns, and grouping by kernel identity.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ks_arena_block {
+    struct ks_arena_block *next;
+    char data[];
+};
+
+enum { ARENA_BLOCK = 1 << 20 };
+
+ks_profile *ks_profile_new(void)
+{
+    return calloc(1, sizeof(ks_profile));
+}
+
+void ks_profile_free(ks_profile *p)
+{
+    if (!p)
+        return;
+    free(p->duration_ns);
+    free(p->name_id);
+    free(p->start_ns);
+    free(p->grid);
+    free(p->block);
+    free(p->stream);
+    free(p->device);
+    free(p->correlation);
+    free(p->names);
+    free(p->name_hash_slots);
+    struct ks_arena_block *b = p->arena_blocks;
+    while (b) {
+        struct ks_arena_block *next = b->next;
+        free(b);
+        b = next;
+    }
+    for (size_t i = 0; i < p->metric_count; i++) {
+        free(p->metrics[i].name);
+        free(p->metrics[i].values);
+    }
+    free(p->metrics);
+    free(p);
+}
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static char *arena_copy(ks_profile *p, const char *s, size_t n, ks_error *err)
+{
+    if (n + 1 > p->arena_capacity - p->arena_used) {
+        size_t size = n + 1 > ARENA_BLOCK ? n + 1 : ARENA_BLOCK;
+        struct ks_arena_block *b = malloc(sizeof *b + size);
+        if (!b) {
+            ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+            return NULL;
+        }
+        b->next = p->arena_blocks;
+        p->arena_blocks = b;
+        p->arena = b->data;
+        p->arena_used = 0;
+        p->arena_capacity = size;
+    }
+    char *dst = p->arena + p->arena_used;
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+    p->arena_used += n + 1;
+    return dst;
+}
+
+static ks_status rehash(ks_profile *p, size_t size, ks_error *err)
+{
+    uint32_t *slots = calloc(size, sizeof *slots);
+    if (!slots)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t id = 0; id < p->name_count; id++) {
+        size_t h = hash_bytes(p->names[id], strlen(p->names[id])) & (size - 1);
+        while (slots[h])
+            h = (h + 1) & (size - 1);
+        slots[h] = (uint32_t)id + 1;
+    }
+    free(p->name_hash_slots);
+    p->name_hash_slots = slots;
+    p->name_hash_size = size;
+    return KS_OK;
+}
+
+ks_status ks_profile_intern(ks_profile *p, const char *name, size_t len, uint32_t *id,
+                            ks_error *err)
+{
+    if (p->name_hash_size == 0 || (p->name_count + 1) * 2 > p->name_hash_size) {
+        ks_status st = rehash(p, p->name_hash_size ? p->name_hash_size * 2 : 1024, err);
+        if (st != KS_OK)
+            return st;
+    }
+    size_t mask = p->name_hash_size - 1;
+    size_t h = hash_bytes(name, len) & mask;
+    while (p->name_hash_slots[h]) {
+        uint32_t cand = p->name_hash_slots[h] - 1;
+        const char *s = p->names[cand];
+        if (strncmp(s, name, len) == 0 && s[len] == '\0') {
+            *id = cand;
+            return KS_OK;
+        }
+        h = (h + 1) & mask;
+    }
+    if (p->name_count >= UINT32_MAX - 1)
+        return ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "too many distinct kernel names");
+    ks_status st = ks_grow((void **)&p->names, &p->name_capacity, p->name_count + 1,
+                           sizeof *p->names, err);
+    if (st != KS_OK)
+        return st;
+    char *copy = arena_copy(p, name, len, err);
+    if (!copy)
+        return KS_ERR_NOMEM;
+    p->names[p->name_count] = copy;
+    p->name_hash_slots[h] = (uint32_t)p->name_count + 1;
+    *id = (uint32_t)p->name_count++;
+    return KS_OK;
+}
+
+void ks_invocation_init(ks_invocation *inv)
+{
+    memset(inv, 0, sizeof *inv);
+    inv->start_ns = KS_MISSING_I64;
+    inv->correlation = KS_MISSING_I64;
+}
+
+static ks_status grow_column(void **col, size_t elem, size_t cap, size_t old_cap,
+                             ks_error *err)
+{
+    void *q = realloc(*col, cap * elem);
+    if (!q)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory (%zu invocations)",
+                            cap);
+    (void)old_cap;
+    *col = q;
+    return KS_OK;
+}
+
+/* Allocates an optional column that appears for the first time at row n,
+ * filling the rows before it with `fill` (bytes per element: elem). */
+static ks_status start_column(ks_profile *p, void **col, size_t elem, int fill,
+                              ks_error *err)
+{
+    void *q = malloc(p->capacity * elem);
+    if (!q)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    memset(q, fill, p->n * elem);
+    *col = q;
+    return KS_OK;
+}
+
+static ks_status reserve(ks_profile *p, size_t need, ks_error *err)
+{
+    if (need <= p->capacity)
+        return KS_OK;
+    size_t cap = p->capacity ? p->capacity + p->capacity / 2 : 4096;
+    if (cap < need)
+        cap = need;
+    ks_status st;
+#define GROW(col, elem)                                                                    \
+    if (p->col && (st = grow_column((void **)&p->col, (elem), cap, p->capacity, err)))    \
+        return st;
+    if ((st = grow_column((void **)&p->duration_ns, sizeof(int64_t), cap, p->capacity, err)))
+        return st;
+    if ((st = grow_column((void **)&p->name_id, sizeof(uint32_t), cap, p->capacity, err)))
+        return st;
+    GROW(start_ns, sizeof(int64_t));
+    GROW(grid, 3 * sizeof(uint32_t));
+    GROW(block, 3 * sizeof(uint32_t));
+    GROW(stream, sizeof(uint32_t));
+    GROW(device, sizeof(uint32_t));
+    GROW(correlation, sizeof(int64_t));
+#undef GROW
+    for (size_t i = 0; i < p->metric_count; i++) {
+        double *v = realloc(p->metrics[i].values, cap * sizeof(double));
+        if (!v)
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        p->metrics[i].values = v;
+    }
+    p->capacity = cap;
+    return KS_OK;
+}
+
+ks_status ks_profile_append(ks_profile *p, const ks_invocation *inv, ks_error *err)
+{
+    ks_status st = reserve(p, p->n + 1, err);
+    if (st != KS_OK)
+        return st;
+    size_t i = p->n;
+    if (inv->start_ns != KS_MISSING_I64 && !p->start_ns) {
+        if ((st = start_column(p, (void **)&p->start_ns, sizeof(int64_t), 0, err)))
+            return st;
+        for (size_t j = 0; j < i; j++)
+            p->start_ns[j] = KS_MISSING_I64;
+    }
+    if ((inv->grid || inv->block) && !p->grid) {
+        if ((st = start_column(p, (void **)&p->grid, 3 * sizeof(uint32_t), 0, err)) ||
+            (st = start_column(p, (void **)&p->block, 3 * sizeof(uint32_t), 0, err)))
+            return st;
+    }
+    if (inv->stream && !p->stream &&
+        (st = start_column(p, (void **)&p->stream, sizeof(uint32_t), 0, err)))
+        return st;
+    if (inv->device && !p->device &&
+        (st = start_column(p, (void **)&p->device, sizeof(uint32_t), 0, err)))
+        return st;
+    if (inv->correlation != KS_MISSING_I64 && !p->correlation) {
+        if ((st = start_column(p, (void **)&p->correlation, sizeof(int64_t), 0, err)))
+            return st;
+        for (size_t j = 0; j < i; j++)
+            p->correlation[j] = KS_MISSING_I64;
+    }
+    p->duration_ns[i] = inv->duration_ns;
+    p->name_id[i] = inv->name_id;
+    if (p->start_ns)
+        p->start_ns[i] = inv->start_ns;
+    if (p->grid) {
+        for (int k = 0; k < 3; k++) {
+            p->grid[3 * i + k] = inv->grid ? inv->grid[k] : 0;
+            p->block[3 * i + k] = inv->block ? inv->block[k] : 0;
+        }
+    }
+    if (p->stream)
+        p->stream[i] = inv->stream;
+    if (p->device)
+        p->device[i] = inv->device;
+    if (p->correlation)
+        p->correlation[i] = inv->correlation;
+    for (size_t m = 0; m < p->metric_count; m++)
+        p->metrics[m].values[i] = NAN;
+    p->n++;
+    return KS_OK;
+}
+
+const char *ks_profile_name(const ks_profile *p, size_t i)
+{
+    return p->names[p->name_id[i]];
+}
+
+ks_status ks_profile_metric(ks_profile *p, const char *name, ks_metric_column **col,
+                            ks_error *err)
+{
+    for (size_t i = 0; i < p->metric_count; i++) {
+        if (strcmp(p->metrics[i].name, name) == 0) {
+            *col = &p->metrics[i];
+            return KS_OK;
+        }
+    }
+    ks_metric_column *m = realloc(p->metrics, (p->metric_count + 1) * sizeof *m);
+    if (!m)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    p->metrics = m;
+    ks_metric_column *c = &m[p->metric_count];
+    size_t cap = p->capacity ? p->capacity : 1;
+    c->name = strdup(name);
+    c->values = malloc(cap * sizeof(double));
+    if (!c->name || !c->values) {
+        free(c->name);
+        free(c->values);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    for (size_t i = 0; i < p->n; i++)
+        c->values[i] = NAN;
+    p->metric_count++;
+    *col = c;
+    return KS_OK;
+}
+
+size_t ks_profile_column_bytes(const ks_profile *p)
+{
+    size_t per = sizeof(int64_t) + sizeof(uint32_t);
+    if (p->start_ns)
+        per += sizeof(int64_t);
+    if (p->grid)
+        per += 6 * sizeof(uint32_t);
+    if (p->stream)
+        per += sizeof(uint32_t);
+    if (p->device)
+        per += sizeof(uint32_t);
+    if (p->correlation)
+        per += sizeof(int64_t);
+    per += p->metric_count * sizeof(double);
+    return per * p->n;
+}
+
+double ks_profile_total_ns(const ks_profile *p)
+{
+    /* integer sum is exact up to 9.2e18 ns (292 years of GPU time) */
+    int64_t s = 0;
+    for (size_t i = 0; i < p->n; i++)
+        s += p->duration_ns[i];
+    return (double)s;
+}
+
+/* Sorting (start, index) pairs makes qsort stable and needs no global state. */
+typedef struct start_index {
+    int64_t start;
+    uint32_t index;
+} start_index;
+
+static int cmp_start(const void *a, const void *b)
+{
+    const start_index *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->index < y->index ? -1 : (x->index > y->index);
+}
+
+#define PERMUTE(col, type, width)                                                          \
+    do {                                                                                   \
+        if (p->col) {                                                                      \
+            type *tmp = malloc(p->capacity * (width) * sizeof(type));                      \
+            if (!tmp) {                                                                    \
+                return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");          \
+            }                                                                              \
+            for (size_t i = 0; i < p->n; i++)                                              \
+                memcpy(tmp + (width) * i, p->col + (width) * (size_t)order[i],             \
+                       (width) * sizeof(type));                                            \
+            free(p->col);                                                                  \
+            p->col = tmp;                                                                  \
+        }                                                                                  \
+    } while (0)
+
+ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err)
+{
+    PERMUTE(duration_ns, int64_t, 1);
+    PERMUTE(name_id, uint32_t, 1);
+    PERMUTE(grid, uint32_t, 3);
+    PERMUTE(block, uint32_t, 3);
+    PERMUTE(stream, uint32_t, 1);
+    PERMUTE(device, uint32_t, 1);
+    PERMUTE(correlation, int64_t, 1);
+    for (size_t m = 0; m < p->metric_count; m++) {
+        double *tmp = malloc(p->capacity * sizeof(double));
+        if (!tmp) {
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        }
+        for (size_t i = 0; i < p->n; i++)
+            tmp[i] = p->metrics[m].values[order[i]];
+        free(p->metrics[m].values);
+        p->metrics[m].values = tmp;
+    }
+    PERMUTE(start_ns, int64_t, 1);
+    return KS_OK;
+}
+
+ks_status ks_profile_sort_by_start(ks_profile *p, ks_error *err)
+{
+    if (!p->start_ns || p->n < 2)
+        return KS_OK;
+    bool sorted = true;
+    for (size_t i = 1; i < p->n && sorted; i++)
+        sorted = p->start_ns[i - 1] <= p->start_ns[i];
+    if (sorted)
+        return KS_OK;
+    start_index *pairs = malloc(p->n * sizeof *pairs);
+    uint32_t *order = malloc(p->n * sizeof *order);
+    if (!pairs || !order) {
+        free(pairs);
+        free(order);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        pairs[i].start = p->start_ns[i];
+        pairs[i].index = (uint32_t)i;
+    }
+    qsort(pairs, p->n, sizeof *pairs, cmp_start);
+    for (size_t i = 0; i < p->n; i++)
+        order[i] = pairs[i].index;
+    free(pairs);
+    ks_status st = ks_profile_permute(p, order, err);
+    free(order);
+    return st;
+}

@@ -1,0 +1,170 @@
+/*
+ * read_plain_csv.c - the simplest input: a CSV whose header names the columns
+ * name, duration_ns and optionally id, start_ns, grid, block (grid/block as
+ * "x y z", "(x, y, z)" or a single x).  For profiles made by hand or by other
+ * tools; also the format ksample itself can round-trip.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_FIELDS = 64 };
+
+static int detect_plain(const char *head, size_t len, const char *path)
+{
+    (void)path;
+    size_t n = strcspn(head, "\n");
+    if (n > len)
+        n = len;
+    char line[4096];
+    if (n >= sizeof line)
+        return 0;
+    memcpy(line, head, n);
+    line[n] = '\0';
+    char *fields[MAX_FIELDS];
+    int count = ks_csv_split(line, n, fields, MAX_FIELDS);
+    if (count < 2 || count > MAX_FIELDS)
+        return 0;
+    if (ks_csv_find(fields, count, "name") >= 0 && ks_csv_find(fields, count, "duration_ns") >= 0)
+        return 80;
+    return 0;
+}
+
+static ks_status read_plain(ks_input *in, const ks_read_options *opt, ks_profile *p,
+                            ks_error *err)
+{
+    const char *path = ks_input_path(in);
+    static const char *const required[] = {"name", "duration_ns", NULL};
+    char *fields[MAX_FIELDS];
+    int nfields;
+    ks_status st = ks_csv_read_header(in, "duration_ns", required, fields, MAX_FIELDS,
+                                      &nfields, err);
+    if (st != KS_OK)
+        return st;
+    int c_name = ks_csv_find(fields, nfields, "name");
+    int c_dur = ks_csv_find(fields, nfields, "duration_ns");
+    int c_id = ks_csv_find(fields, nfields, "id");
+    int c_start = ks_csv_find(fields, nfields, "start_ns");
+    int c_grid = ks_csv_find(fields, nfields, "grid");
+    int c_block = ks_csv_find(fields, nfields, "block");
+    int need = 0;
+    int cols[] = {c_name, c_dur, c_id, c_start, c_grid, c_block};
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+        if (cols[i] + 1 > need)
+            need = cols[i] + 1;
+    snprintf(p->source_format, sizeof p->source_format, "plain-csv");
+
+    int64_t *ids = NULL;
+    size_t ids_cap = 0;
+    bool ids_in_order = true;
+    for (;;) {
+        char *line;
+        size_t len;
+        if ((st = ks_input_getline(in, &line, &len, NULL, err)) != KS_OK)
+            goto fail;
+        if (!line)
+            break;
+        long ln = ks_input_line_number(in);
+        if (len == 0)
+            continue;
+        int n = ks_csv_split(line, len, fields, MAX_FIELDS);
+        if (n < 0) {
+            st = ks_error_set(err, KS_ERR_FORMAT, path, ln, "unterminated quoted field");
+            goto fail;
+        }
+        if (n < need) {
+            st = ks_error_set(err, KS_ERR_FORMAT, path, ln, "row has %d fields, the header has %d",
+                              n, nfields);
+            goto fail;
+        }
+        ks_invocation inv;
+        ks_invocation_init(&inv);
+        double d;
+        bool missing;
+        if (!ks_parse_double(fields[c_dur], &d, &missing) || missing || d < 0) {
+            st = ks_error_set(err, KS_ERR_FORMAT, path, ln,
+                              "column 'duration_ns': '%.40s' is not a non-negative number",
+                              fields[c_dur]);
+            goto fail;
+        }
+        inv.duration_ns = llround(d);
+        if (c_start >= 0) {
+            if (!ks_parse_double(fields[c_start], &d, &missing)) {
+                st = ks_error_set(err, KS_ERR_FORMAT, path, ln,
+                                  "column 'start_ns': '%.40s' is not a number", fields[c_start]);
+                goto fail;
+            }
+            inv.start_ns = missing ? KS_MISSING_I64 : llround(d);
+        }
+        uint32_t grid[3], block[3];
+        if (c_grid >= 0 && c_block >= 0) {
+            if (!ks_parse_dim3(fields[c_grid], grid) || !ks_parse_dim3(fields[c_block], block)) {
+                st = ks_error_set(err, KS_ERR_FORMAT, path, ln,
+                                  "grid/block must be 'x y z', '(x, y, z)' or 'x'");
+                goto fail;
+            }
+            inv.grid = grid;
+            inv.block = block;
+        }
+        if (c_id >= 0) {
+            int64_t id;
+            if (!ks_parse_i64(fields[c_id], &id, &missing) || missing || id < 0) {
+                st = ks_error_set(err, KS_ERR_FORMAT, path, ln,
+                                  "column 'id': '%.40s' is not a non-negative integer",
+                                  fields[c_id]);
+                goto fail;
+            }
+            if ((st = ks_grow((void **)&ids, &ids_cap, p->n + 1, sizeof *ids, err)))
+                goto fail;
+            if (p->n > 0 && id <= ids[p->n - 1])
+                ids_in_order = false;
+            ids[p->n] = id;
+        }
+        const char *name = ks_trim(fields[c_name]);
+        if (*name == '\0') {
+            st = ks_error_set(err, KS_ERR_FORMAT, path, ln, "empty kernel name");
+            goto fail;
+        }
+        (void)opt;
+        if ((st = ks_profile_intern(p, name, strlen(name), &inv.name_id, err)) ||
+            (st = ks_profile_append(p, &inv, err)))
+            goto fail;
+    }
+    if (ids) {
+        /* ids must be exactly 0..N-1 so that plan ids mean the user's ids */
+        uint32_t *order = malloc(p->n * sizeof *order);
+        if (!order) {
+            st = ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+            goto fail;
+        }
+        for (size_t i = 0; i < p->n; i++)
+            order[i] = UINT32_MAX;
+        for (size_t i = 0; i < p->n; i++) {
+            if (ids[i] >= (int64_t)p->n || order[ids[i]] != UINT32_MAX) {
+                free(order);
+                st = ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                                  "column 'id' must hold each of 0..%zu exactly once "
+                                  "(found %lld %s)",
+                                  p->n - 1, (long long)ids[i],
+                                  ids[i] >= (int64_t)p->n ? "out of range" : "twice");
+                goto fail;
+            }
+            order[ids[i]] = (uint32_t)i;
+        }
+        if (!ids_in_order)
+            st = ks_profile_permute(p, order, err);
+        free(order);
+    }
+fail:
+    free(ids);
+    return st;
+}
+
+const ks_reader ks_reader_plain_csv = {
+    "plain-csv",
+    "CSV with header name,duration_ns[,id,start_ns,grid,block]",
+    detect_plain,
+    read_plain,
+};

@@ -1,0 +1,186 @@
+/*
+ * sampling.c - what the duration-based methods share: invocations gathered by
+ * group and sorted by duration (one counting pass plus an LSD radix sort, so
+ * planning stays O(N) per level), cluster statistics over a sorted range, and
+ * the draw of m members from a cluster.
+ */
+#include "sampling.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ks_members_free(ks_members *m)
+{
+    free(m->ids);
+    free(m->offset);
+    memset(m, 0, sizeof *m);
+}
+
+/* Stable LSD radix sort of ids[0..n) by key[ids[k]] - base, 8 bits a pass,
+ * only over the bits the range needs.  tmp holds n ids. */
+static void radix_sort_ids(uint32_t *ids, uint32_t *tmp, size_t n, const int64_t *key,
+                           int64_t base, uint64_t range)
+{
+    int passes = 0;
+    while (range >> (8 * passes))
+        passes++;
+    uint32_t *src = ids, *dst = tmp;
+    for (int pass = 0; pass < passes; pass++) {
+        size_t count[257] = {0};
+        int shift = 8 * pass;
+        for (size_t k = 0; k < n; k++)
+            count[(((uint64_t)(key[src[k]] - base)) >> shift & 0xff) + 1]++;
+        for (int b = 0; b < 256; b++)
+            count[b + 1] += count[b];
+        for (size_t k = 0; k < n; k++)
+            dst[count[((uint64_t)(key[src[k]] - base)) >> shift & 0xff]++] = src[k];
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != ids)
+        memcpy(ids, src, n * sizeof *ids);
+}
+
+static void insertion_sort_ids(uint32_t *ids, size_t n, const int64_t *key)
+{
+    for (size_t i = 1; i < n; i++) {
+        uint32_t x = ids[i];
+        size_t j = i;
+        while (j > 0 && key[ids[j - 1]] > key[x]) {
+            ids[j] = ids[j - 1];
+            j--;
+        }
+        ids[j] = x;
+    }
+}
+
+ks_status ks_members_build(const ks_profile *p, const ks_groups *g, ks_members *out,
+                           ks_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->count = g->count;
+    out->ids = malloc((p->n ? p->n : 1) * sizeof *out->ids);
+    out->offset = calloc(g->count + 1, sizeof *out->offset);
+    uint32_t *tmp = NULL;
+    if (!out->ids || !out->offset)
+        goto nomem;
+    for (size_t gi = 0; gi < g->count; gi++)
+        out->offset[gi + 1] = out->offset[gi] + g->size[gi];
+    size_t *fill = malloc((g->count ? g->count : 1) * sizeof *fill);
+    if (!fill)
+        goto nomem;
+    memcpy(fill, out->offset, g->count * sizeof *fill);
+    /* in launch order within each group, so equal durations stay in id order */
+    for (size_t i = 0; i < p->n; i++)
+        out->ids[fill[g->group_of[i]]++] = (uint32_t)i;
+    free(fill);
+    size_t largest = 0;
+    for (size_t gi = 0; gi < g->count; gi++)
+        if (g->size[gi] > largest)
+            largest = g->size[gi];
+    tmp = malloc((largest ? largest : 1) * sizeof *tmp);
+    if (!tmp)
+        goto nomem;
+    for (size_t gi = 0; gi < g->count; gi++) {
+        uint32_t *ids = out->ids + out->offset[gi];
+        size_t n = g->size[gi];
+        if (n < 64) {
+            insertion_sort_ids(ids, n, p->duration_ns);
+            continue;
+        }
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (size_t k = 0; k < n; k++) {
+            int64_t d = p->duration_ns[ids[k]];
+            lo = d < lo ? d : lo;
+            hi = d > hi ? d : hi;
+        }
+        radix_sort_ids(ids, tmp, n, p->duration_ns, lo, (uint64_t)(hi - lo));
+    }
+    free(tmp);
+    return KS_OK;
+nomem:
+    free(tmp);
+    ks_members_free(out);
+    return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+}
+
+void ks_range_stats(const ks_profile *p, const uint32_t *ids, size_t n, ks_range_stat *s)
+{
+    memset(s, 0, sizeof *s);
+    s->n = n;
+    if (n == 0)
+        return;
+    long double sum = 0;
+    for (size_t k = 0; k < n; k++)
+        sum += p->duration_ns[ids[k]];
+    long double mean = sum / n, sq = 0;
+    for (size_t k = 0; k < n; k++) {
+        long double d = p->duration_ns[ids[k]] - mean;
+        sq += d * d;
+    }
+    s->mean = (double)mean;
+    s->std = (double)sqrtl(sq / n);
+    s->sample_std = n > 1 ? (double)sqrtl(sq / (n - 1)) : 0.0;
+    s->min = p->duration_ns[ids[0]];
+    s->max = p->duration_ns[ids[n - 1]];
+    /* sorted input: equal ends mean zero spread exactly, whatever rounding said */
+    if (s->min == s->max) {
+        s->std = 0;
+        s->sample_std = 0;
+    }
+}
+
+ks_status ks_draw(ks_plan *plan, ks_rng *rng, const uint32_t *ids, size_t n, uint64_t m,
+                  bool with_replacement, uint32_t cluster, uint32_t *scratch, ks_error *err)
+{
+    ks_status st = KS_OK;
+    if (m == 0 || n == 0)
+        return KS_OK;
+    if (m >= n && !with_replacement) {
+        for (size_t k = 0; k < n && st == KS_OK; k++)
+            st = ks_plan_add_sample(plan, ids[k], 1.0, cluster, err);
+        return st;
+    }
+    double weight = (double)n / (double)m;
+    if (with_replacement) {
+        for (uint64_t k = 0; k < m && st == KS_OK; k++)
+            st = ks_plan_add_sample(plan, ids[ks_rng_below(rng, n)], weight, cluster, err);
+        return st;
+    }
+    /* partial Fisher-Yates over a copy: m distinct members, uniformly */
+    memcpy(scratch, ids, n * sizeof *scratch);
+    for (uint64_t k = 0; k < m && st == KS_OK; k++) {
+        uint64_t j = k + ks_rng_below(rng, n - k);
+        uint32_t t = scratch[k];
+        scratch[k] = scratch[j];
+        scratch[j] = t;
+        st = ks_plan_add_sample(plan, scratch[k], weight, cluster, err);
+    }
+    return st;
+}
+
+ks_status ks_plan_set_groups(ks_plan *plan, const ks_groups *g, ks_error *err)
+{
+    plan->group_labels = calloc(g->count ? g->count : 1, sizeof *plan->group_labels);
+    if (!plan->group_labels)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    plan->group_count = g->count;
+    for (size_t i = 0; i < g->count; i++) {
+        plan->group_labels[i] = strdup(g->labels[i]);
+        if (!plan->group_labels[i])
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    return KS_OK;
+}
+
+uint64_t ks_stem_single_size(const ks_range_stat *s, double epsilon, double z)
+{
+    if (s->std <= 0.0 || s->n <= 1)
+        return 1;
+    if (s->mean <= 0.0)
+        return s->n;
+    double r = z * s->std / (epsilon * s->mean);
+    return ks_round_sample_size(r * r, s->n);
+}
