@@ -8,7 +8,7 @@ static void help(void)
 {
     printf("usage: ksample sample [options] PROFILE\n\n"
            "Chooses which kernel invocations to simulate and writes the plan: every\n"
-           "parameter, the seed, the input's SHA-256, each cluster (key, size, mean,\n"
+           "parameter, the seed, the input's XXH3-128 digest, each cluster (key, size, mean,\n"
            "std, m, duration range) and each sample (id, weight, cluster).  The\n"
            "estimate of any additive quantity X is sum(weight * X(id)).  Same input,\n"
            "options and seed give the same bytes.\n\n"

@@ -12,33 +12,37 @@ int ks_csv_split(char *line, size_t len, char **fields, int max)
     int count = 0;
     char *p = line, *end = line + len;
     for (;;) {
-        char *out = p, *field = p;
-        /* a quoted field may be preceded by spaces (ncu pads nothing, but
-         * hand-edited files do) */
+        char *field, *out;
+        /* a quoted field may be preceded by spaces (hand-edited files) */
         char *q = p;
         while (q < end && *q == ' ')
             q++;
         if (q < end && *q == '"') {
-            p = q + 1;
-            field = out = q;
+            /* the field starts after the quote; text moves only after a
+             * doubled quote, so a long name is never copied */
+            field = out = p = q + 1;
             for (;;) {
-                if (p >= end)
+                char *quote = memchr(p, '"', (size_t)(end - p));
+                if (!quote)
                     return -1;
-                if (*p == '"') {
-                    if (p + 1 < end && p[1] == '"') {
-                        *out++ = '"';
-                        p += 2;
-                        continue;
-                    }
+                size_t run = (size_t)(quote - p);
+                if (out != p)
+                    memmove(out, p, run);
+                out += run;
+                p = quote + 1;
+                if (p < end && *p == '"') { /* doubled quote */
+                    *out++ = '"';
                     p++;
-                    break;
+                    continue;
                 }
-                *out++ = *p++;
+                break;
             }
             /* text after the closing quote up to the comma is kept */
             while (p < end && *p != ',')
                 *out++ = *p++;
         } else {
+            /* unquoted cells are short: a plain loop beats a memchr call */
+            field = p;
             while (p < end && *p != ',')
                 p++;
             out = p;
@@ -115,6 +119,26 @@ static bool normalise_number(const char *s, char *buf, size_t size, bool *missin
 
 bool ks_parse_i64(const char *s, int64_t *v, bool *missing)
 {
+    /* fast path: optional spaces, then only digits (nearly every cell) */
+    const char *d = s;
+    while (*d == ' ')
+        d++;
+    if (*d >= '0' && *d <= '9') {
+        uint64_t x = 0;
+        int digits = 0;
+        while (*d >= '0' && *d <= '9' && digits < 18) {
+            x = x * 10 + (uint64_t)(*d++ - '0');
+            digits++;
+        }
+        const char *e = d;
+        while (*e == ' ')
+            e++;
+        if (*e == '\0') {
+            *missing = false;
+            *v = (int64_t)x;
+            return true;
+        }
+    }
     char buf[64];
     if (!normalise_number(s, buf, sizeof buf, missing))
         return false;
@@ -159,19 +183,20 @@ bool ks_parse_dim3(const char *s, uint32_t out[3])
     int k = 0;
     const char *p = s;
     while (*p && k < 3) {
-        while (*p && !isdigit((unsigned char)*p)) {
+        while (*p && !(*p >= '0' && *p <= '9')) {
             if (*p == '-')
                 return false;
             p++;
         }
         if (!*p)
             break;
-        char *end;
-        unsigned long x = strtoul(p, &end, 10);
-        if (x > UINT32_MAX)
-            return false;
+        uint64_t x = 0;
+        while (*p >= '0' && *p <= '9') {
+            x = x * 10 + (uint64_t)(*p++ - '0');
+            if (x > UINT32_MAX)
+                return false;
+        }
         out[k++] = (uint32_t)x;
-        p = end;
     }
     while (*p == ' ' || *p == ')' || *p == ']')
         p++;

@@ -31,7 +31,7 @@ const char *ks_input_compression(const ks_input *in);
 /* Peeks at the first decompressed bytes without consuming them. */
 ks_status ks_input_peek(ks_input *in, const char **data, size_t *len, ks_error *err);
 /* Reads the rest of the raw file so the digest covers it; then fills hex. */
-ks_status ks_input_finish_digest(ks_input *in, char hex[65], uint64_t *bytes, ks_error *err);
+ks_status ks_input_finish_digest(ks_input *in, char hex[33], uint64_t *bytes, ks_error *err);
 
 /* ------------------------------------------------------------------- CSV */
 
@@ -71,6 +71,8 @@ extern const ks_reader ks_reader_kineto_json;
 extern const ks_reader ks_reader_nsys_sqlite;
 extern const ks_reader ks_reader_rocprof_v3_csv;
 extern const ks_reader ks_reader_rocprof_v1_csv;
+extern const ks_reader ks_reader_ncu_csv;
+extern const ks_reader ks_reader_ncu_raw_csv;
 
 /* Reorders every column so that new row i is old row order[i]. */
 ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err);

@@ -36,9 +36,42 @@ ks_status ks_key_parse(const char *s, ks_key *key, ks_error *err)
                         s);
 }
 
+/*
+ * Where the kept part of a name ends.  METHODS.md says "cut at the first '('"
+ * (and '<' for name-notemplate); taken literally that breaks on real PyTorch
+ * names: "void at::native::(anonymous namespace)::foo<...>(...)" would cut at
+ * "(anonymous namespace)" and lump every such kernel together, and
+ * "act_and_mul_kernel<T, &silu<T>(T const&)>(...)" would cut inside its
+ * template arguments.  So the cut is at the first '(' outside template
+ * brackets that is not "(anonymous namespace)".
+ */
+static size_t name_cut(ks_key key, const char *name)
+{
+    static const char anon[] = "(anonymous namespace)";
+    int depth = 0;
+    size_t i = 0;
+    for (; name[i]; i++) {
+        char ch = name[i];
+        if (ch == '(' && strncmp(name + i, anon, sizeof anon - 1) == 0) {
+            i += sizeof anon - 2;
+            continue;
+        }
+        if (ch == '<') {
+            if (key != KS_KEY_NAME)
+                break;
+            depth++;
+        } else if (ch == '>' && depth > 0) {
+            depth--;
+        } else if (ch == '(' && depth == 0) {
+            break;
+        }
+    }
+    return i;
+}
+
 size_t ks_key_name_part(ks_key key, const char *name, char *buf, size_t size)
 {
-    size_t n = strcspn(name, key == KS_KEY_NAME ? "(" : "(<");
+    size_t n = name_cut(key, name);
     /* trailing spaces left by the cut ("foo <int>" -> "foo") */
     while (n > 0 && name[n - 1] == ' ')
         n--;

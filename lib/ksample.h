@@ -97,7 +97,7 @@ typedef struct ks_profile {
     char source_format[32];   /* reader that produced it, e.g. "nsys-kern-exec-csv" */
     char device_name[128];    /* "" if unknown */
     char source_path[512];
-    char source_sha256[65];   /* digest of the file's bytes as stored on disk */
+    char source_xxh128[33];   /* XXH3-128 of the file's bytes as stored on disk, as xxh128sum prints it */
     uint64_t source_bytes;
 } ks_profile;
 
@@ -273,7 +273,7 @@ typedef struct ks_plan {
     double bound;            /* promised relative error at `confidence`; 0 = none */
     char bound_scope[32];    /* "total", "per-group" or "none" */
     char input_path[512];
-    char input_sha256[65];
+    char input_xxh128[33];
     uint64_t input_bytes;
     char input_format[32];
     uint64_t input_invocations;

@@ -19,7 +19,7 @@ typedef struct allegro_ctx {
     const ks_params *pa;
     double z;
     const uint32_t *ids;
-    double *values;
+    const double *values;
     uint32_t group;
     ks_plan *plan;
     ks_rng *rng;
@@ -38,7 +38,7 @@ static double allegro_n(const ks_range_stat *s, double eps, double z)
 static ks_status visit(allegro_ctx *c, size_t lo, size_t hi, const char *path, int depth)
 {
     ks_range_stat s;
-    ks_range_stats(c->p, c->ids + lo, hi - lo, &s);
+    ks_range_stats(c->values + lo, hi - lo, &s);
     double n_real = allegro_n(&s, c->pa->epsilon, c->z);
     size_t cut = 0;
     if (n_real >= c->pa->allegro_n_th && depth < c->pa->max_depth)
@@ -79,20 +79,17 @@ static ks_status allegro_plan(const ks_profile *p, const ks_groups *g, const ks_
     for (size_t gi = 0; gi < g->count; gi++)
         largest = g->size[gi] > largest ? g->size[gi] : largest;
     allegro_ctx c = {.p = p, .pa = pa, .z = plan->z, .plan = plan, .rng = rng, .err = err};
-    c.values = malloc(largest * sizeof *c.values);
     c.scratch = malloc(largest * sizeof *c.scratch);
-    if (!c.values || !c.scratch)
+    if (!c.scratch)
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     for (size_t gi = 0; gi < g->count && st == KS_OK; gi++) {
         c.group = (uint32_t)gi;
         c.ids = mem.ids + mem.offset[gi];
-        for (size_t k = 0; k < g->size[gi]; k++)
-            c.values[k] = (double)p->duration_ns[c.ids[k]];
+        c.values = mem.values + mem.offset[gi];
         st = visit(&c, 0, g->size[gi], "0", 0);
     }
     plan->bound = pa->epsilon;
     snprintf(plan->bound_scope, sizeof plan->bound_scope, "per-group");
-    free(c.values);
     free(c.scratch);
     ks_members_free(&mem);
     return st;

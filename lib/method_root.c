@@ -37,8 +37,7 @@ typedef struct root_ctx {
     const ks_params *pa;
     double z;
     double eps;          /* the bound the current group's tree is grown under */
-    const uint32_t *ids; /* the group's ids, sorted by duration */
-    double *values;      /* their durations as doubles */
+    const double *values; /* the group's durations, sorted */
     leaf *leaves;
     size_t leaf_count, leaf_capacity;
     uint32_t group;
@@ -75,11 +74,11 @@ static void child_sizes(const ks_range_stat *s0, const ks_range_stat *s1, double
     m[1] = ks_round_sample_size(m_real[1], s1->n);
 }
 
-static ks_status split(root_ctx *c, size_t lo, size_t hi, uint64_t m_old, double m_old_real,
-                       const char *path, int depth)
+/* s: statistics of [lo, hi), computed once by the caller */
+static ks_status split(root_ctx *c, size_t lo, size_t hi, const ks_range_stat *sp,
+                       uint64_t m_old, double m_old_real, const char *path, int depth)
 {
-    ks_range_stat s;
-    ks_range_stats(c->p, c->ids + lo, hi - lo, &s);
+    ks_range_stat s = *sp;
     size_t n = hi - lo;
     if (n < 2 || s.min == s.max || depth >= c->pa->max_depth)
         return add_leaf(c, lo, hi, &s, m_old, m_old_real, path);
@@ -87,8 +86,8 @@ static ks_status split(root_ctx *c, size_t lo, size_t hi, uint64_t m_old, double
     if (cut == 0)
         return add_leaf(c, lo, hi, &s, m_old, m_old_real, path);
     ks_range_stat s0, s1;
-    ks_range_stats(c->p, c->ids + lo, cut, &s0);
-    ks_range_stats(c->p, c->ids + lo + cut, n - cut, &s1);
+    ks_range_stats(c->values + lo, cut, &s0);
+    ks_range_stats(c->values + lo + cut, n - cut, &s1);
     uint64_t m[2];
     double m_real[2];
     child_sizes(&s0, &s1, c->eps, c->z, m, m_real);
@@ -98,11 +97,11 @@ static ks_status split(root_ctx *c, size_t lo, size_t hi, uint64_t m_old, double
         return add_leaf(c, lo, hi, &s, m_old, m_old_real, path);
     char child[72];
     snprintf(child, sizeof child, "%.60s.0", path);
-    ks_status st = split(c, lo, lo + cut, m[0], m_real[0], child, depth + 1);
+    ks_status st = split(c, lo, lo + cut, &s0, m[0], m_real[0], child, depth + 1);
     if (st != KS_OK)
         return st;
     snprintf(child, sizeof child, "%.60s.1", path);
-    return split(c, lo + cut, hi, m[1], m_real[1], child, depth + 1);
+    return split(c, lo + cut, hi, &s1, m[1], m_real[1], child, depth + 1);
 }
 
 static ks_status root_plan(const ks_profile *p, const ks_groups *g, const ks_params *pa,
@@ -116,10 +115,10 @@ static ks_status root_plan(const ks_profile *p, const ks_groups *g, const ks_par
     size_t largest = 1;
     for (size_t gi = 0; gi < g->count; gi++)
         largest = g->size[gi] > largest ? g->size[gi] : largest;
-    c.values = malloc(largest * sizeof *c.values);
     uint32_t *scratch = malloc(largest * sizeof *scratch);
     double *size = NULL, *mean = NULL, *std = NULL, *m_real = NULL;
-    if (!c.values || !scratch) {
+    ks_range_stat *g_stat = malloc((g->count + 1) * sizeof *g_stat);
+    if (!scratch || !g_stat) {
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         goto done;
     }
@@ -136,20 +135,17 @@ static ks_status root_plan(const ks_profile *p, const ks_groups *g, const ks_par
         goto done;
     }
     for (size_t gi = 0; gi < gk; gi++) {
-        ks_range_stat s;
-        ks_range_stats(p, mem.ids + mem.offset[gi], g->size[gi], &s);
-        g_size[gi] = (double)s.n;
-        g_mean[gi] = s.mean;
-        g_std[gi] = s.std;
+        ks_range_stats(mem.values + mem.offset[gi], g->size[gi], &g_stat[gi]);
+        g_size[gi] = (double)g_stat[gi].n;
+        g_mean[gi] = g_stat[gi].mean;
+        g_std[gi] = g_stat[gi].std;
     }
     if (pa->allocation == KS_ALLOC_JOINT)
         ks_kkt_allocate(gk, g_size, g_mean, g_std, pa->epsilon, c.z, g_m);
     for (size_t gi = 0; gi < gk && st == KS_OK; gi++) {
         c.group = (uint32_t)gi;
-        c.ids = mem.ids + mem.offset[gi];
+        c.values = mem.values + mem.offset[gi];
         size_t n = g->size[gi];
-        for (size_t k = 0; k < n; k++)
-            c.values[k] = (double)p->duration_ns[c.ids[k]];
         double total = g_size[gi] * g_mean[gi];
         uint64_t m0;
         double m0_real;
@@ -166,7 +162,7 @@ static ks_status root_plan(const ks_profile *p, const ks_groups *g, const ks_par
             double r = g_mean[gi] > 0 ? c.z * g_std[gi] / (c.eps * g_mean[gi]) : 0;
             m0_real = r * r;
         }
-        st = split(&c, 0, n, m0, m0_real, "0", 0);
+        st = split(&c, 0, n, &g_stat[gi], m0, m0_real, "0", 0);
     }
     free(g_size);
     free(g_mean);
@@ -224,7 +220,7 @@ done:
     free(mean);
     free(std);
     free(m_real);
-    free(c.values);
+    free(g_stat);
     free(c.leaves);
     free(scratch);
     ks_members_free(&mem);

@@ -27,7 +27,7 @@ static ks_status stem_plan(const ks_profile *p, const ks_groups *g, const ks_par
         goto done;
     }
     for (size_t gi = 0; gi < k; gi++) {
-        ks_range_stats(p, mem.ids + mem.offset[gi], g->size[gi], &stat[gi]);
+        ks_range_stats(mem.values + mem.offset[gi], g->size[gi], &stat[gi]);
         size[gi] = (double)g->size[gi];
         mean[gi] = stat[gi].mean;
         std[gi] = stat[gi].std;

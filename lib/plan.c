@@ -104,7 +104,7 @@ ks_status ks_plan_finish(ks_plan *plan, const ks_profile *p, ks_error *err)
     plan->sampled_ns = sampled;
     plan->predicted_speedup = sampled > 0 ? plan->total_ns / sampled : INFINITY;
     snprintf(plan->input_path, sizeof plan->input_path, "%s", p->source_path);
-    snprintf(plan->input_sha256, sizeof plan->input_sha256, "%s", p->source_sha256);
+    snprintf(plan->input_xxh128, sizeof plan->input_xxh128, "%s", p->source_xxh128);
     snprintf(plan->input_format, sizeof plan->input_format, "%s", p->source_format);
     plan->input_bytes = p->source_bytes;
     plan->input_invocations = p->n;
@@ -207,8 +207,8 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
         fprintf(f, ", \"max_depth\": %d", pa->max_depth);
     fputs("},\n  \"input\": {\"path\": ", f);
     json_string(f, plan->input_path);
-    fputs(", \"sha256\": ", f);
-    json_string(f, plan->input_sha256);
+    fputs(", \"xxh128\": ", f);
+    json_string(f, plan->input_xxh128);
     fprintf(f, ", \"bytes\": %llu, \"format\": ", (unsigned long long)plan->input_bytes);
     json_string(f, plan->input_format);
     fprintf(f, ", \"invocations\": %llu, \"total_ns\": ",

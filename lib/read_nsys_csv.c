@@ -83,9 +83,10 @@ static int detect_gpu_trace(const char *head, size_t len, const char *path)
 {
     (void)path;
     (void)len;
-    if (strstr(head, "Duration (ns)") && strstr(head, "GrdX") && strstr(head, "Name"))
-        return 90;
-    return 0;
+    /* partial matches still win, so a missing column is reported by name */
+    if (!strstr(head, "Duration (ns)") || !strstr(head, "Start (ns)"))
+        return 0;
+    return strstr(head, "GrdX") && strstr(head, "Name") ? 90 : 50;
 }
 
 static ks_status read_gpu_trace(ks_input *in, const ks_read_options *opt, ks_profile *p,
@@ -189,9 +190,9 @@ static int detect_kern_exec(const char *head, size_t len, const char *path)
 {
     (void)path;
     (void)len;
-    if (strstr(head, "Kernel Dur (ns)") && strstr(head, "Kernel Name"))
-        return 90;
-    return 0;
+    if (!strstr(head, "Kernel Dur (ns)"))
+        return 0;
+    return strstr(head, "Kernel Name") ? 90 : 60;
 }
 
 static ks_status read_kern_exec(ks_input *in, const ks_read_options *opt, ks_profile *p,

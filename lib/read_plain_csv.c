@@ -27,9 +27,9 @@ static int detect_plain(const char *head, size_t len, const char *path)
     int count = ks_csv_split(line, n, fields, MAX_FIELDS);
     if (count < 2 || count > MAX_FIELDS)
         return 0;
-    if (ks_csv_find(fields, count, "name") >= 0 && ks_csv_find(fields, count, "duration_ns") >= 0)
-        return 80;
-    return 0;
+    if (ks_csv_find(fields, count, "duration_ns") < 0)
+        return 0;
+    return ks_csv_find(fields, count, "name") >= 0 ? 80 : 40;
 }
 
 static ks_status read_plain(ks_input *in, const ks_read_options *opt, ks_profile *p,

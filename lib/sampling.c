@@ -13,34 +13,48 @@
 void ks_members_free(ks_members *m)
 {
     free(m->ids);
+    free(m->values);
     free(m->offset);
     memset(m, 0, sizeof *m);
 }
 
-/* Stable LSD radix sort of ids[0..n) by key[ids[k]] - base, 8 bits a pass,
- * only over the bits the range needs.  tmp holds n ids. */
-static void radix_sort_ids(uint32_t *ids, uint32_t *tmp, size_t n, const int64_t *key,
-                           int64_t base, uint64_t range)
+/* Stable LSD radix sort of packed (key << 32 | id) words on the key bits
+ * only, 11 bits a pass over the bits the range needs.  Packing keeps each
+ * pass sequential in memory: sorting ids by looking their durations up
+ * (key[ids[k]]) missed the cache on every element and took 27 % of the
+ * planning time at 10 M invocations (bench/bench_sample). */
+static void radix_sort_packed(uint64_t *a, uint64_t *tmp, size_t n, int key_bits)
 {
-    int passes = 0;
-    while (range >> (8 * passes))
-        passes++;
-    uint32_t *src = ids, *dst = tmp;
-    for (int pass = 0; pass < passes; pass++) {
-        size_t count[257] = {0};
-        int shift = 8 * pass;
+    enum { BITS = 11, BUCKETS = 1 << BITS };
+    uint64_t *src = a, *dst = tmp;
+    for (int shift = 32; shift < 32 + key_bits; shift += BITS) {
+        size_t count[BUCKETS + 1];
+        memset(count, 0, sizeof count);
         for (size_t k = 0; k < n; k++)
-            count[(((uint64_t)(key[src[k]] - base)) >> shift & 0xff) + 1]++;
-        for (int b = 0; b < 256; b++)
+            count[((src[k] >> shift) & (BUCKETS - 1)) + 1]++;
+        for (int b = 0; b < BUCKETS; b++)
             count[b + 1] += count[b];
         for (size_t k = 0; k < n; k++)
-            dst[count[((uint64_t)(key[src[k]] - base)) >> shift & 0xff]++] = src[k];
-        uint32_t *t = src;
+            dst[count[(src[k] >> shift) & (BUCKETS - 1)]++] = src[k];
+        uint64_t *t = src;
         src = dst;
         dst = t;
     }
-    if (src != ids)
-        memcpy(ids, src, n * sizeof *ids);
+    if (src != a)
+        memcpy(a, src, n * sizeof *a);
+}
+
+typedef struct key_id {
+    int64_t key;
+    uint32_t id;
+} key_id;
+
+static int cmp_key_id(const void *x, const void *y)
+{
+    const key_id *a = x, *b = y;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->id < b->id ? -1 : (a->id > b->id);
 }
 
 static void insertion_sort_ids(uint32_t *ids, size_t n, const int64_t *key)
@@ -63,7 +77,6 @@ ks_status ks_members_build(const ks_profile *p, const ks_groups *g, ks_members *
     out->count = g->count;
     out->ids = malloc((p->n ? p->n : 1) * sizeof *out->ids);
     out->offset = calloc(g->count + 1, sizeof *out->offset);
-    uint32_t *tmp = NULL;
     if (!out->ids || !out->offset)
         goto nomem;
     for (size_t gi = 0; gi < g->count; gi++)
@@ -80,8 +93,8 @@ ks_status ks_members_build(const ks_profile *p, const ks_groups *g, ks_members *
     for (size_t gi = 0; gi < g->count; gi++)
         if (g->size[gi] > largest)
             largest = g->size[gi];
-    tmp = malloc((largest ? largest : 1) * sizeof *tmp);
-    if (!tmp)
+    uint64_t *packed = malloc(2 * (largest ? largest : 1) * sizeof *packed);
+    if (!packed)
         goto nomem;
     for (size_t gi = 0; gi < g->count; gi++) {
         uint32_t *ids = out->ids + out->offset[gi];
@@ -96,17 +109,39 @@ ks_status ks_members_build(const ks_profile *p, const ks_groups *g, ks_members *
             lo = d < lo ? d : lo;
             hi = d > hi ? d : hi;
         }
-        radix_sort_ids(ids, tmp, n, p->duration_ns, lo, (uint64_t)(hi - lo));
+        uint64_t range = (uint64_t)(hi - lo);
+        if (range >> 32) {
+            /* durations spread over more than 4.3 s: rare; sort pairs */
+            key_id *kv = (key_id *)packed;
+            for (size_t k = 0; k < n; k++)
+                kv[k] = (key_id){p->duration_ns[ids[k]], ids[k]};
+            qsort(kv, n, sizeof *kv, cmp_key_id);
+            for (size_t k = 0; k < n; k++)
+                ids[k] = kv[k].id;
+            continue;
+        }
+        int bits = 0;
+        while (bits < 32 && (range >> bits))
+            bits++;
+        for (size_t k = 0; k < n; k++)
+            packed[k] = (uint64_t)(p->duration_ns[ids[k]] - lo) << 32 | ids[k];
+        radix_sort_packed(packed, packed + largest, n, bits);
+        for (size_t k = 0; k < n; k++)
+            ids[k] = (uint32_t)packed[k];
     }
-    free(tmp);
+    free(packed);
+    out->values = malloc((p->n ? p->n : 1) * sizeof *out->values);
+    if (!out->values)
+        goto nomem;
+    for (size_t k = 0; k < p->n; k++)
+        out->values[k] = (double)p->duration_ns[out->ids[k]];
     return KS_OK;
 nomem:
-    free(tmp);
     ks_members_free(out);
     return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
 }
 
-void ks_range_stats(const ks_profile *p, const uint32_t *ids, size_t n, ks_range_stat *s)
+void ks_range_stats(const double *v, size_t n, ks_range_stat *s)
 {
     memset(s, 0, sizeof *s);
     s->n = n;
@@ -114,19 +149,19 @@ void ks_range_stats(const ks_profile *p, const uint32_t *ids, size_t n, ks_range
         return;
     long double sum = 0;
     for (size_t k = 0; k < n; k++)
-        sum += p->duration_ns[ids[k]];
+        sum += v[k];
     long double mean = sum / n, sq = 0;
     for (size_t k = 0; k < n; k++) {
-        long double d = p->duration_ns[ids[k]] - mean;
+        long double d = v[k] - mean;
         sq += d * d;
     }
     s->mean = (double)mean;
     s->std = (double)sqrtl(sq / n);
     s->sample_std = n > 1 ? (double)sqrtl(sq / (n - 1)) : 0.0;
-    s->min = p->duration_ns[ids[0]];
-    s->max = p->duration_ns[ids[n - 1]];
+    s->min = (int64_t)v[0];
+    s->max = (int64_t)v[n - 1];
     /* sorted input: equal ends mean zero spread exactly, whatever rounding said */
-    if (s->min == s->max) {
+    if (v[0] == v[n - 1]) {
         s->std = 0;
         s->sample_std = 0;
     }

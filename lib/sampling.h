@@ -11,6 +11,7 @@
 typedef struct ks_members {
     size_t count;
     uint32_t *ids;
+    double *values; /* durations of ids[], so scans are sequential in memory */
     size_t *offset;
 } ks_members;
 
@@ -24,8 +25,8 @@ typedef struct ks_range_stat {
     int64_t min, max;
 } ks_range_stat;
 
-/* Statistics of durations over ids[0..n), which are sorted by duration. */
-void ks_range_stats(const ks_profile *p, const uint32_t *ids, size_t n, ks_range_stat *s);
+/* Statistics of sorted durations v[0..n). */
+void ks_range_stats(const double *v, size_t n, ks_range_stat *s);
 
 /* Draws m of the n ids into the plan with weight n/m each (or all with weight
  * 1 when m >= n without replacement).  scratch holds n ids. */

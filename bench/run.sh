@@ -1,0 +1,22 @@
+#!/bin/sh
+# run.sh - the benchmarks whose numbers go into the closing notes.
+# usage: bench/run.sh BUILD_DIR [N]   (N invocations, default 10000000)
+set -eu
+B=${1:-build}
+N=${2:-10000000}
+OUT=${BENCH_OUT:-bench/out}
+mkdir -p "$OUT"
+W="$OUT/casio-$N.csv"
+echo "== machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+if [ ! -f "$W" ]; then
+    /usr/bin/time -f "synth: %e s, %M KB peak" "$B/ksample" synth --preset casio-like -n "$N" --seed 7 -o "$W"
+fi
+ls -l "$W"
+# page cache warm, then the reference: cat
+cat "$W" >/dev/null
+/usr/bin/time -f "cat: %e s" cat "$W" >/dev/null
+for m in root stem allegro random; do
+    "$B/bench_sample" "$W" "$m" 3
+done
+/usr/bin/time -f "ksample sample --method root (whole command): %e s, %M KB peak" \
+    "$B/ksample" sample "$W" --method root -o "$OUT/plan.json"

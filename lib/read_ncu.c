@@ -1,0 +1,1287 @@
+/*
+ * read_ncu.c - Nsight Compute CSV in both of its layouts, and attaching its
+ * metric columns to a time profile of the same program.
+ *
+ *   ncu-csv      `ncu --csv ...` (details page): one row per (kernel, metric)
+ *                under one of three header versions, plus whatever columns
+ *                NVTX options add.  Every column is found by its name.  It
+ *                reads the raw layout too, since detection often sees only
+ *                ncu's "==PROF==" progress lines and the header decides.
+ *   ncu-raw-csv  `ncu --page raw --csv ...`: one row per kernel, one column
+ *                per metric, and a second row that gives the units.
+ *
+ * Choices, and why:
+ * - Noise.  ncu writes its own `==PROF==` (and `==WARNING==`, `==ERROR==`)
+ *   lines to the same stream as the application's output, so every line
+ *   before the header, every line starting with "==" and every line without
+ *   the header's shape is skipped.  A line that starts the way an ncu row
+ *   does (`"<digits>",`) is never skipped: if it has the wrong number of
+ *   fields, an unterminated quote or a bad number, it is an error, because
+ *   skipping it would drop a measurement without a word.  When the header
+ *   is quoted (ncu quotes every field), only lines that start with a quote
+ *   can be rows, so program output such as `1,2,3` cannot pose as one.
+ * - Invocations.  Each distinct "ID" is one kernel launch, numbered in order
+ *   of first appearance, which is ncu's launch order.  ncu prints a kernel's
+ *   rows together, so an ID that comes back after other kernels' rows means
+ *   several runs were pasted into one file: that is refused, since the two
+ *   runs' launches cannot be told apart.  A repeated header that is
+ *   identical to the first is skipped; a different one is refused.
+ * - Durations.  ncu measures no wall-clock time of its own: a kernel's
+ *   duration is its gpu__time_duration.sum metric (the raw name) or else a
+ *   "Duration" metric in a unit of time (the Speed Of Light section's name
+ *   for it), converted from its unit to ns.  The oldest header's "Kernel Time" column
+ *   is the date of the measurement ("2020-Apr-07 17:01:05"), not a duration,
+ *   and is ignored.  With no duration metric at all every duration is 0: the
+ *   profile still serves the metric-based methods (PKA, Sieve) and attaching
+ *   (which ignores durations), and the time-based methods see mu = 0.  Some
+ *   kernels with a duration and others without is refused, since the total
+ *   time would be understated; attaching tolerates it.
+ * - Metrics.  Every distinct "Metric Name" (details) or every header column
+ *   whose name has ncu's "unit__counter" shape, i.e. contains "__" (raw),
+ *   becomes a metric column named as ncu names it, NAN where the value is
+ *   "n/a", empty, nan or inf.  Values stay in the unit ncu gave them.  ncu
+ *   scales units per value by default ("usecond" for one kernel, "msecond"
+ *   for the next), so a column keeps the unit of its first number and later
+ *   values in another unit of the same dimension (SI prefix, "/" ratios)
+ *   are converted to it; values in a unit that cannot be converted are an
+ *   error.  When one metric name appears in two sections (details page:
+ *   "Memory Throughput" is "%" under Speed Of Light and "Gbyte/second"
+ *   under Memory Workload Analysis) each such column is named
+ *   "<Section Name>: <Metric Name>".  A column whose values are all text
+ *   (device__attribute_display_name, "Function Cache Configuration") is not
+ *   a metric and is dropped (the display name becomes the profile's
+ *   device_name); a column with both numbers and text is an error.
+ * - Truncation.  A last line cut inside a quoted field is an error.  A file
+ *   cut exactly at a line end is caught, for the details layout, when its
+ *   last kernel has fewer metric rows than every earlier launch of the same
+ *   kernel (same code, same sections, so the same rows).
+ */
+#include "internal.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { TEXT_SAMPLE = 64 };
+
+static const char DURATION_METRIC[] = "gpu__time_duration.sum";
+static const char DURATION_DETAILS[] = "Duration";
+static const char DISPLAY_NAME_METRIC[] = "device__attribute_display_name";
+
+/* ----------------------------------------------------------------- units */
+
+/* One unit reduced to a dimension and a factor to that dimension's base:
+ * "usecond" -> ("second", 1e-6), "cycle/nsecond" -> ("cycle/second", 1e9). */
+typedef struct unit_scale {
+    char dim[64];
+    double scale;
+} unit_scale;
+
+static bool unit_term(const char *s, size_t n, const char **base, double *scale)
+{
+    static const struct {
+        const char *text, *base;
+    } bases[] = {
+        {"second", "second"}, {"s", "second"},        {"byte", "byte"},
+        {"B", "byte"},        {"cycle", "cycle"},     {"inst", "inst"},
+        {"warp", "warp"},     {"sector", "sector"},   {"request", "request"},
+        {"thread", "thread"}, {"block", "block"},     {"flop", "flop"},
+        {"hz", "hz"},         {"Hz", "hz"},
+    };
+    /* the empty prefix first, so that "s" and "B" are bases, not prefixes */
+    static const struct {
+        const char *text;
+        double scale;
+    } prefixes[] = {
+        {"", 1.0},   {"n", 1e-9},  {"u", 1e-6},  {"\xc2\xb5", 1e-6}, {"\xce\xbc", 1e-6},
+        {"m", 1e-3}, {"K", 1e3},   {"k", 1e3},   {"M", 1e6},         {"G", 1e9},
+        {"T", 1e12}, {"P", 1e15},
+    };
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        size_t pl = strlen(prefixes[i].text);
+        if (pl > n || memcmp(s, prefixes[i].text, pl) != 0)
+            continue;
+        for (size_t j = 0; j < sizeof bases / sizeof bases[0]; j++) {
+            size_t bl = strlen(bases[j].text);
+            if (pl + bl == n && memcmp(s + pl, bases[j].text, bl) == 0) {
+                *base = bases[j].base;
+                *scale = prefixes[i].scale;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* False for units it does not understand ("%", "register/thread", ""):
+ * those are compared as plain text. */
+static bool unit_parse(const char *unit, unit_scale *out)
+{
+    const char *slash = strchr(unit, '/');
+    size_t n1 = slash ? (size_t)(slash - unit) : strlen(unit);
+    const char *b1, *b2 = NULL;
+    double s1, s2 = 1.0;
+    if (n1 == 0 || !unit_term(unit, n1, &b1, &s1))
+        return false;
+    if (slash) {
+        const char *rest = slash + 1;
+        if (strchr(rest, '/') || !unit_term(rest, strlen(rest), &b2, &s2))
+            return false;
+    }
+    snprintf(out->dim, sizeof out->dim, "%s%s%s", b1, b2 ? "/" : "", b2 ? b2 : "");
+    out->scale = s1 / s2;
+    return true;
+}
+
+/* value_in_to = value_in_from * factor */
+static bool unit_factor(const char *from, const char *to, double *factor)
+{
+    if (strcmp(from, to) == 0) {
+        *factor = 1.0;
+        return true;
+    }
+    unit_scale a, b;
+    if (!unit_parse(from, &a) || !unit_parse(to, &b) || strcmp(a.dim, b.dim) != 0)
+        return false;
+    *factor = a.scale / b.scale;
+    return true;
+}
+
+static bool unit_to_ns(const char *unit, double *factor)
+{
+    unit_scale u;
+    if (!unit_parse(unit, &u) || strcmp(u.dim, "second") != 0)
+        return false;
+    *factor = u.scale * 1e9;
+    return true;
+}
+
+/* ---------------------------------------------------------------- id set */
+
+/* The kernel IDs seen so far, to recognise an ID that comes back. */
+typedef struct id_set {
+    int64_t *keys;
+    unsigned char *used;
+    size_t size, count;
+} id_set;
+
+static size_t id_hash(int64_t id, size_t mask)
+{
+    uint64_t x = (uint64_t)id + 0x9e3779b97f4a7c15ULL; /* splitmix64 finaliser */
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return (size_t)(x ^ (x >> 31)) & mask;
+}
+
+static void id_set_free(id_set *s)
+{
+    free(s->keys);
+    free(s->used);
+}
+
+/* Inserts id; *present says whether it was there already. */
+static ks_status id_set_insert(id_set *s, int64_t id, bool *present, ks_error *err)
+{
+    if ((s->count + 1) * 2 > s->size) {
+        size_t size = s->size ? s->size * 2 : 1024;
+        int64_t *keys = malloc(size * sizeof *keys);
+        unsigned char *used = calloc(size, 1);
+        if (!keys || !used) {
+            free(keys);
+            free(used);
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        }
+        for (size_t i = 0; i < s->size; i++) {
+            if (!s->used[i])
+                continue;
+            size_t h = id_hash(s->keys[i], size - 1);
+            while (used[h])
+                h = (h + 1) & (size - 1);
+            used[h] = 1;
+            keys[h] = s->keys[i];
+        }
+        id_set_free(s);
+        s->keys = keys;
+        s->used = used;
+        s->size = size;
+    }
+    size_t h = id_hash(id, s->size - 1);
+    while (s->used[h]) {
+        if (s->keys[h] == id) {
+            *present = true;
+            return KS_OK;
+        }
+        h = (h + 1) & (s->size - 1);
+    }
+    s->used[h] = 1;
+    s->keys[h] = id;
+    s->count++;
+    *present = false;
+    return KS_OK;
+}
+
+/* --------------------------------------------------------- metric columns */
+
+typedef enum { COL_EMPTY, COL_NUMBER, COL_TEXT } col_state;
+
+typedef struct ncu_column {
+    char *section; /* "" in the raw layout */
+    char *metric;
+    char *unit;    /* unit of the stored values: that of the first number */
+    col_state state;
+    long first_line; /* where the state was decided */
+    char first_text[TEXT_SAMPLE];
+    double *values; /* one per kept invocation */
+} ncu_column;
+
+typedef struct ncu_table {
+    ncu_column *cols;
+    size_t count, capacity;
+    uint32_t *slots; /* open addressing over (section, metric); index + 1 */
+    size_t slot_count;
+    size_t rows, row_capacity;
+    size_t guess; /* kernels list their metrics in the same order */
+} ncu_table;
+
+static uint64_t key_hash(const char *section, const char *metric)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a over section, 0x1f, metric */
+    for (const char *s = section; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    h = (h ^ 0x1f) * 1099511628211ULL;
+    for (const char *s = metric; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static void table_free(ncu_table *t)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        free(t->cols[i].section);
+        free(t->cols[i].metric);
+        free(t->cols[i].unit);
+        free(t->cols[i].values);
+    }
+    free(t->cols);
+    free(t->slots);
+}
+
+static ks_status table_rehash(ncu_table *t, size_t size, ks_error *err)
+{
+    uint32_t *slots = calloc(size, sizeof *slots);
+    if (!slots)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t i = 0; i < t->count; i++) {
+        size_t h = key_hash(t->cols[i].section, t->cols[i].metric) & (size - 1);
+        while (slots[h])
+            h = (h + 1) & (size - 1);
+        slots[h] = (uint32_t)i + 1;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->slot_count = size;
+    return KS_OK;
+}
+
+static ks_status table_column(ncu_table *t, const char *section, const char *metric,
+                              size_t *index, ks_error *err)
+{
+    size_t g = t->guess;
+    if (g < t->count && strcmp(t->cols[g].metric, metric) == 0 &&
+        strcmp(t->cols[g].section, section) == 0) {
+        *index = g;
+        t->guess = g + 1;
+        return KS_OK;
+    }
+    ks_status st;
+    if ((t->count + 1) * 2 > t->slot_count &&
+        (st = table_rehash(t, t->slot_count ? t->slot_count * 2 : 256, err)) != KS_OK)
+        return st;
+    size_t mask = t->slot_count - 1;
+    size_t h = key_hash(section, metric) & mask;
+    while (t->slots[h]) {
+        size_t i = t->slots[h] - 1;
+        if (strcmp(t->cols[i].metric, metric) == 0 && strcmp(t->cols[i].section, section) == 0) {
+            *index = i;
+            t->guess = i + 1;
+            return KS_OK;
+        }
+        h = (h + 1) & mask;
+    }
+    if (t->count >= UINT32_MAX - 1)
+        return ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "too many metric columns");
+    if ((st = ks_grow((void **)&t->cols, &t->capacity, t->count + 1, sizeof *t->cols, err)))
+        return st;
+    ncu_column *c = &t->cols[t->count];
+    memset(c, 0, sizeof *c);
+    c->section = strdup(section);
+    c->metric = strdup(metric);
+    c->values = malloc((t->row_capacity ? t->row_capacity : 1) * sizeof(double));
+    if (!c->section || !c->metric || !c->values) {
+        free(c->section);
+        free(c->metric);
+        free(c->values);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    for (size_t r = 0; r < t->rows; r++)
+        c->values[r] = NAN;
+    t->slots[h] = (uint32_t)t->count + 1;
+    *index = t->count++;
+    t->guess = *index + 1;
+    return KS_OK;
+}
+
+/* One more invocation: every column gets a NAN cell for it. */
+static ks_status table_add_row(ncu_table *t, ks_error *err)
+{
+    if (t->rows == t->row_capacity) {
+        size_t cap = t->row_capacity ? t->row_capacity * 2 : 256;
+        for (size_t i = 0; i < t->count; i++) {
+            double *v = realloc(t->cols[i].values, cap * sizeof(double));
+            if (!v)
+                return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+            t->cols[i].values = v;
+        }
+        t->row_capacity = cap;
+    }
+    for (size_t i = 0; i < t->count; i++)
+        t->cols[i].values[t->rows] = NAN;
+    t->rows++;
+    t->guess = 0;
+    return KS_OK;
+}
+
+/* ----------------------------------------------------------- reader state */
+
+typedef struct ncu_kernel {
+    int64_t id;
+    long line;           /* of its first row */
+    int64_t duration_ns;
+    int duration_source; /* 0 none, 1 "Duration", 2 gpu__time_duration.sum */
+    uint32_t metric_rows;
+} ncu_kernel;
+
+typedef struct ncu_read {
+    const char *path;
+    const ks_read_options *opt;
+    ks_profile *p;
+    ks_error *err;
+    bool raw_only; /* read as ncu-raw-csv: refuse the details layout */
+    bool wide;     /* the header is the raw layout's */
+    bool allow_partial_duration;
+
+    char *header_raw; /* the header line as read, to recognise repeats */
+    char *header_buf; /* split copy holding the column names */
+    char **names;
+    int nfields;
+    bool quoted;
+    char **fields; /* scratch for one row */
+    long header_line;
+
+    int c_id, c_name, c_grid, c_block, c_device, c_stream;
+    int c_section, c_metric, c_unit, c_value; /* details layout */
+    int c_duration;                           /* raw layout */
+    uint32_t *field_column;                   /* raw layout: column of each field */
+    char *units_raw;
+    char *units_buf;
+    char **units;
+    long units_line;
+    bool expect_units;
+
+    id_set ids;
+    bool have_current, current_kept;
+    int64_t current_id;
+    ncu_kernel *kernels;
+    size_t kernel_capacity;
+    ncu_table table;
+} ncu_read;
+
+static ks_status fail(ncu_read *r, long line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static ks_status fail(ncu_read *r, long line, const char *fmt, ...)
+{
+    char msg[sizeof r->err->message];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return ks_error_set(r->err, KS_ERR_FORMAT, r->path, line, "%s", msg);
+}
+
+static void ncu_read_free(ncu_read *r)
+{
+    free(r->header_raw);
+    free(r->header_buf);
+    free(r->names);
+    free(r->fields);
+    free(r->field_column);
+    free(r->units_raw);
+    free(r->units_buf);
+    free(r->units);
+    id_set_free(&r->ids);
+    free(r->kernels);
+    table_free(&r->table);
+}
+
+static const char *skip_spaces(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return s;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* `"ID",` or `ID,`: a header, the first one or a repeat. */
+static bool looks_like_header(const char *line)
+{
+    const char *s = skip_spaces(line);
+    return starts_with(s, "\"ID\",") || starts_with(s, "ID,");
+}
+
+/* `"<digits>",` (or `"",`, the raw layout's units row), or unquoted digits:
+ * the start of an ncu row, which must then parse. */
+static bool looks_like_row(const char *line)
+{
+    const char *s = skip_spaces(line);
+    bool quote = *s == '"';
+    if (quote)
+        s++;
+    /* inside quotes an ID may carry thousands separators ("1,024") */
+    while (isdigit((unsigned char)*s) || (quote && *s == ','))
+        s++;
+    if (quote) {
+        if (*s != '"')
+            return false;
+        s++;
+    } else if (s == skip_spaces(line)) {
+        return false;
+    }
+    return *s == ',';
+}
+
+/* strtod's words for values ncu cannot have measured: read as missing */
+static bool is_nonfinite_word(const char *s)
+{
+    s = skip_spaces(s);
+    if (*s == '-' || *s == '+')
+        s++;
+    size_t n = strcspn(s, " \t");
+    if (s[n + strspn(s + n, " \t")] != '\0')
+        return false;
+    return (n == 3 && (strncasecmp(s, "nan", 3) == 0 || strncasecmp(s, "inf", 3) == 0)) ||
+           (n == 8 && strncasecmp(s, "infinity", 8) == 0);
+}
+
+/* ------------------------------------------------------------------ header */
+
+static int find_column(const ncu_read *r, const char *name)
+{
+    return ks_csv_find(r->names, r->nfields, name);
+}
+
+/* Leaves r->header_raw NULL when the line is program output after all. */
+static ks_status take_header(ncu_read *r, const char *line, size_t len, long lineno)
+{
+    char *raw = malloc(len + 1), *buf = malloc(len + 1);
+    if (!raw || !buf) {
+        free(raw);
+        free(buf);
+        return ks_error_set(r->err, KS_ERR_NOMEM, r->path, lineno, "out of memory");
+    }
+    memcpy(raw, line, len);
+    raw[len] = '\0';
+    int cap = 64, count;
+    char **names = NULL;
+    for (;;) {
+        char **q = realloc(names, (size_t)cap * sizeof *q);
+        if (!q) {
+            free(raw);
+            free(buf);
+            free(names);
+            return ks_error_set(r->err, KS_ERR_NOMEM, r->path, lineno, "out of memory");
+        }
+        names = q;
+        memcpy(buf, raw, len + 1);
+        count = ks_csv_split(buf, len, names, cap);
+        if (count <= cap)
+            break;
+        cap = count;
+    }
+    if (count < 0) {
+        free(raw);
+        free(buf);
+        free(names);
+        return fail(r, lineno, "header line has an unterminated quote");
+    }
+    for (int i = 0; i < count; i++)
+        names[i] = ks_trim(names[i]);
+    /* program output may start with "ID," too: an ncu header also names the
+     * kernel or the process */
+    if (strcmp(names[0], "ID") != 0 || (ks_csv_find(names, count, "Kernel Name") < 0 &&
+                                        ks_csv_find(names, count, "Process ID") < 0)) {
+        free(raw);
+        free(buf);
+        free(names);
+        return KS_OK;
+    }
+    r->header_raw = raw;
+    r->header_buf = buf;
+    r->names = names;
+    r->nfields = count;
+    r->header_line = lineno;
+    r->quoted = *skip_spaces(raw) == '"';
+    r->fields = malloc((size_t)count * sizeof *r->fields);
+    if (!r->fields)
+        return ks_error_set(r->err, KS_ERR_NOMEM, r->path, lineno, "out of memory");
+
+    int metric_like = 0;
+    for (int i = 0; i < count; i++)
+        metric_like += strstr(names[i], "__") != NULL;
+    bool details = find_column(r, "Metric Name") >= 0 || find_column(r, "Metric Value") >= 0;
+    if (r->raw_only && details)
+        return fail(r, lineno,
+                    "header has a \"Metric Name\"/\"Metric Value\" column: this is the "
+                    "details layout (one row per metric); read it as ncu-csv");
+    /* the header says which layout this is, since the head of the file that
+     * detection saw may hold nothing but ncu's progress lines */
+    r->wide = r->raw_only || (!details && metric_like > 0);
+    static const char *const required_details[] = {"ID", "Kernel Name", "Metric Name",
+                                                    "Metric Unit", "Metric Value", NULL};
+    static const char *const required_raw[] = {"ID", "Kernel Name", NULL};
+    const char *const *required = r->wide ? required_raw : required_details;
+    for (size_t i = 0; required[i]; i++)
+        if (find_column(r, required[i]) < 0)
+            return fail(r, lineno,
+                        "header has no \"%s\" column (Nsight Compute %s CSV expected)",
+                        required[i], r->wide ? "raw-page" : "details-page");
+    r->c_id = find_column(r, "ID");
+    r->c_name = find_column(r, "Kernel Name");
+    r->c_grid = find_column(r, "Grid Size");
+    r->c_block = find_column(r, "Block Size");
+    r->c_device = find_column(r, "Device");
+    r->c_stream = find_column(r, "Stream");
+    r->c_section = find_column(r, "Section Name");
+    r->c_metric = find_column(r, "Metric Name");
+    r->c_unit = find_column(r, "Metric Unit");
+    r->c_value = find_column(r, "Metric Value");
+    r->c_duration = -1;
+    if (r->opt->device >= 0 && r->c_device < 0)
+        return fail(r, lineno,
+                    "header has no \"Device\" column, so the kernels of device %d cannot be "
+                    "picked out",
+                    r->opt->device);
+
+    if (r->wide) {
+        r->field_column = malloc((size_t)count * sizeof *r->field_column);
+        r->units = calloc((size_t)count, sizeof *r->units);
+        if (!r->field_column || !r->units)
+            return ks_error_set(r->err, KS_ERR_NOMEM, r->path, lineno, "out of memory");
+        for (int i = 0; i < count; i++) {
+            r->units[i] = "";
+            r->field_column[i] = UINT32_MAX;
+            if (!strstr(names[i], "__"))
+                continue;
+            size_t index, before = r->table.count;
+            ks_status st = table_column(&r->table, "", names[i], &index, r->err);
+            if (st != KS_OK)
+                return st;
+            if (r->table.count == before)
+                return fail(r, lineno, "metric column \"%s\" appears twice in the header",
+                            names[i]);
+            r->field_column[i] = (uint32_t)index;
+            if (strcmp(names[i], DURATION_METRIC) == 0)
+                r->c_duration = i;
+        }
+        r->expect_units = true;
+    }
+    return KS_OK;
+}
+
+/* ------------------------------------------------------------------- rows */
+
+static ks_status parse_dims(ncu_read *r, int col, long line, uint32_t dims[3], bool *have)
+{
+    *have = false;
+    if (col < 0)
+        return KS_OK;
+    const char *cell = ks_trim(r->fields[col]);
+    if (!*cell || strcasecmp(cell, "n/a") == 0)
+        return KS_OK;
+    if (!ks_parse_dim3(cell, dims))
+        return fail(r, line, "%s \"%.60s\" is not an (x, y, z) triple", r->names[col], cell);
+    *have = true;
+    return KS_OK;
+}
+
+static ks_status parse_small(ncu_read *r, int col, long line, uint32_t *out, bool *missing)
+{
+    *out = 0;
+    *missing = true;
+    if (col < 0)
+        return KS_OK;
+    int64_t v;
+    if (!ks_parse_i64(r->fields[col], &v, missing) || (!*missing && (v < 0 || v > UINT32_MAX)))
+        return fail(r, line, "%s \"%.60s\" is not a non-negative integer", r->names[col],
+                    r->fields[col]);
+    if (!*missing)
+        *out = (uint32_t)v;
+    return KS_OK;
+}
+
+/* The first row of kernel `id`: appends the invocation unless the device
+ * filter drops it. */
+static ks_status start_kernel(ncu_read *r, int64_t id, long line)
+{
+    bool present;
+    ks_status st = id_set_insert(&r->ids, id, &present, r->err);
+    if (st != KS_OK)
+        return st;
+    if (present)
+        return fail(r, line,
+                    "kernel ID %lld appears again after other kernels' rows: several ncu "
+                    "runs in one file? (their launches cannot be told apart)",
+                    (long long)id);
+    r->have_current = true;
+    r->current_id = id;
+    r->current_kept = false;
+
+    ks_invocation inv;
+    ks_invocation_init(&inv);
+    bool missing;
+    if ((st = parse_small(r, r->c_device, line, &inv.device, &missing)))
+        return st;
+    if (r->opt->device >= 0) {
+        if (missing)
+            return fail(r, line, "kernel ID %lld has no Device, so the device filter cannot "
+                                 "place it",
+                        (long long)id);
+        if (inv.device != (uint32_t)r->opt->device)
+            return KS_OK;
+    }
+    if ((st = parse_small(r, r->c_stream, line, &inv.stream, &missing)))
+        return st;
+    uint32_t grid[3], block[3];
+    bool have_grid, have_block;
+    if ((st = parse_dims(r, r->c_grid, line, grid, &have_grid)) ||
+        (st = parse_dims(r, r->c_block, line, block, &have_block)))
+        return st;
+    inv.grid = have_grid ? grid : NULL;
+    inv.block = have_block ? block : NULL;
+    const char *name = ks_trim(r->fields[r->c_name]);
+    if (!*name)
+        return fail(r, line, "kernel ID %lld has an empty Kernel Name", (long long)id);
+    if ((st = ks_profile_intern(r->p, name, strlen(name), &inv.name_id, r->err)))
+        return st;
+    if ((st = ks_grow((void **)&r->kernels, &r->kernel_capacity, r->p->n + 1,
+                      sizeof *r->kernels, r->err)))
+        return st;
+    if ((st = ks_profile_append(r->p, &inv, r->err)) || (st = table_add_row(&r->table, r->err)))
+        return st;
+    ncu_kernel *k = &r->kernels[r->p->n - 1];
+    memset(k, 0, sizeof *k);
+    k->id = id;
+    k->line = line;
+    r->current_kept = true;
+    return KS_OK;
+}
+
+/* Stores one metric cell of the current (kept) kernel. */
+static ks_status store_value(ncu_read *r, size_t column, const char *cell, const char *unit,
+                             long line)
+{
+    ncu_column *c = &r->table.cols[column];
+    size_t row = r->p->n - 1;
+    double v;
+    bool missing;
+    if (is_nonfinite_word(cell))
+        return KS_OK;
+    if (!ks_parse_double(cell, &v, &missing)) {
+        cell = skip_spaces(cell);
+        if (c->state == COL_NUMBER)
+            return fail(r, line,
+                        "metric \"%s\" of kernel ID %lld is \"%.60s\", not a number (line %ld "
+                        "has a number in this column)",
+                        c->metric, (long long)r->current_id, cell, c->first_line);
+        if (c->state == COL_EMPTY) {
+            c->state = COL_TEXT;
+            c->first_line = line;
+            snprintf(c->first_text, sizeof c->first_text, "%s", cell);
+        }
+        return KS_OK;
+    }
+    if (missing)
+        return KS_OK;
+    if (c->state == COL_TEXT)
+        return fail(r, line,
+                    "metric \"%s\" of kernel ID %lld is the number \"%.60s\", but line %ld has "
+                    "text (\"%.60s\") in this column: not a number",
+                    c->metric, (long long)r->current_id, skip_spaces(cell), c->first_line,
+                    c->first_text);
+    if (c->state == COL_EMPTY) {
+        c->unit = strdup(unit);
+        if (!c->unit)
+            return ks_error_set(r->err, KS_ERR_NOMEM, r->path, line, "out of memory");
+        c->state = COL_NUMBER;
+        c->first_line = line;
+    } else {
+        double factor;
+        if (!unit_factor(unit, c->unit, &factor))
+            return fail(r, line,
+                        "metric \"%s\" of kernel ID %lld is in \"%s\", which does not convert "
+                        "to \"%s\" (the unit at line %ld)",
+                        c->metric, (long long)r->current_id, unit, c->unit, c->first_line);
+        v *= factor;
+    }
+    double old = c->values[row];
+    if (!isnan(old) && fabs(old - v) > 1e-9 * fmax(fabs(old), fabs(v)))
+        return fail(r, line, "metric \"%s\" of kernel ID %lld is given twice, as %g and %g",
+                    c->metric, (long long)r->current_id, old, v);
+    c->values[row] = v;
+    return KS_OK;
+}
+
+/* A duration metric's value (already known to be a number or missing). */
+static ks_status note_duration(ncu_read *r, int source, const char *cell, const char *unit,
+                               long line)
+{
+    ncu_kernel *k = &r->kernels[r->p->n - 1];
+    if (source < k->duration_source)
+        return KS_OK;
+    double v;
+    bool missing;
+    if (is_nonfinite_word(cell) || !ks_parse_double(cell, &v, &missing) || missing)
+        return KS_OK;
+    double factor;
+    if (!unit_to_ns(unit, &factor)) {
+        if (source == 1)
+            return KS_OK; /* a "Duration" that is not a time: some other metric */
+        if (!*unit)
+            return fail(r, line, "%s of kernel ID %lld has no unit%s", DURATION_METRIC,
+                        (long long)r->current_id,
+                        r->wide ? " (no units row after the header?)" : "");
+        return fail(r, line, "%s of kernel ID %lld is in \"%s\", which is not a unit of time",
+                    DURATION_METRIC, (long long)r->current_id, unit);
+    }
+    double ns = v * factor;
+    if (!(ns >= 0 && ns < 9.2e18))
+        return fail(r, line, "duration of kernel ID %lld (%g %s) is out of range",
+                    (long long)r->current_id, v, unit);
+    k->duration_ns = llround(ns);
+    k->duration_source = source;
+    return KS_OK;
+}
+
+static ks_status details_row(ncu_read *r, long line)
+{
+    ks_status st;
+    const char *id_cell = r->fields[r->c_id];
+    int64_t id;
+    bool missing;
+    if (!ks_parse_i64(id_cell, &id, &missing) || missing)
+        return fail(r, line, "ID \"%.60s\" is not an integer", skip_spaces(id_cell));
+    if (!r->have_current || id != r->current_id) {
+        if ((st = start_kernel(r, id, line)))
+            return st;
+    } else if (r->current_kept) {
+        const char *name = ks_trim(r->fields[r->c_name]);
+        const char *known = ks_profile_name(r->p, r->p->n - 1);
+        if (strcmp(name, known) != 0)
+            return fail(r, line, "kernel ID %lld is named \"%.150s\" here but \"%.150s\" "
+                                 "in its earlier rows",
+                        (long long)id, name, known);
+    }
+    if (!r->current_kept)
+        return KS_OK;
+    const char *metric = ks_trim(r->fields[r->c_metric]);
+    if (!*metric)
+        return KS_OK; /* a rule's row (newest header): advice, not a measurement */
+    const char *section = r->c_section >= 0 ? ks_trim(r->fields[r->c_section]) : "";
+    const char *unit = ks_trim(r->fields[r->c_unit]);
+    const char *cell = r->fields[r->c_value];
+    size_t column;
+    if ((st = table_column(&r->table, section, metric, &column, r->err)) != KS_OK)
+        return st;
+    if ((st = store_value(r, column, cell, unit, line)) != KS_OK)
+        return st;
+    r->kernels[r->p->n - 1].metric_rows++;
+    if (strcmp(metric, DURATION_METRIC) == 0)
+        return note_duration(r, 2, cell, unit, line);
+    if (strcmp(metric, DURATION_DETAILS) == 0)
+        return note_duration(r, 1, cell, unit, line);
+    return KS_OK;
+}
+
+static ks_status raw_units(ncu_read *r, const char *line, size_t len, long lineno,
+                           bool truncated)
+{
+    if (!r->expect_units)
+        return fail(r, lineno, "row has an empty ID (a units row belongs right after the "
+                               "header)");
+    r->expect_units = false;
+    if (r->units_raw) {
+        if (strcmp(r->units_raw, line) != 0)
+            return fail(r, lineno, "units row differs from the one at line %ld",
+                        r->units_line);
+        return KS_OK;
+    }
+    r->units_raw = malloc(len + 1);
+    r->units_buf = malloc(len + 1);
+    if (!r->units_raw || !r->units_buf)
+        return ks_error_set(r->err, KS_ERR_NOMEM, r->path, lineno, "out of memory");
+    memcpy(r->units_raw, line, len + 1);
+    memcpy(r->units_buf, line, len + 1);
+    int count = ks_csv_split(r->units_buf, len, r->units, r->nfields);
+    if (count != r->nfields)
+        return fail(r, lineno, "units row has %d fields but the header (line %ld) has %d%s",
+                    count, r->header_line, r->nfields,
+                    truncated ? ": the file looks truncated" : "");
+    for (int i = 0; i < count; i++)
+        r->units[i] = ks_trim(r->units[i]);
+    r->units_line = lineno;
+    return KS_OK;
+}
+
+static ks_status raw_row(ncu_read *r, long line)
+{
+    ks_status st;
+    const char *id_cell = r->fields[r->c_id];
+    int64_t id;
+    bool missing;
+    if (!ks_parse_i64(id_cell, &id, &missing) || missing)
+        return fail(r, line, "ID \"%.60s\" is not an integer", skip_spaces(id_cell));
+    r->expect_units = false;
+    if ((st = start_kernel(r, id, line)) != KS_OK || !r->current_kept)
+        return st;
+    for (int f = 0; f < r->nfields; f++) {
+        if (r->field_column[f] == UINT32_MAX)
+            continue;
+        if ((st = store_value(r, r->field_column[f], r->fields[f], r->units[f], line)))
+            return st;
+        r->kernels[r->p->n - 1].metric_rows++;
+    }
+    if (r->c_duration >= 0)
+        return note_duration(r, 2, r->fields[r->c_duration], r->units[r->c_duration], line);
+    return KS_OK;
+}
+
+/* ------------------------------------------------------------------ finish */
+
+static ks_status finish(ncu_read *r, long last_line)
+{
+    ks_profile *p = r->p;
+    ks_status st;
+    if (!r->header_raw)
+        return fail(r, last_line,
+                    "not an Nsight Compute CSV: no header line (\"ID\",\"Process ID\",...,"
+                    "\"Kernel Name\",...) found");
+    if (!r->wide && p->n >= 2) {
+        /* same kernel, same sections, same rows: fewer rows at the very end
+         * means the file was cut at a line end */
+        size_t last = p->n - 1;
+        uint32_t fewest = UINT32_MAX;
+        for (size_t i = 0; i < last; i++)
+            if (p->name_id[i] == p->name_id[last] && r->kernels[i].metric_rows < fewest)
+                fewest = r->kernels[i].metric_rows;
+        if (fewest != UINT32_MAX && r->kernels[last].metric_rows < fewest)
+            return fail(r, last_line,
+                        "the last kernel (ID %lld) has %u metric rows but every earlier launch "
+                        "of it has at least %u: the file looks truncated",
+                        (long long)r->kernels[last].id, r->kernels[last].metric_rows, fewest);
+    }
+    size_t known = 0, first_unknown = SIZE_MAX;
+    for (size_t i = 0; i < p->n; i++) {
+        if (r->kernels[i].duration_source)
+            known++;
+        else if (first_unknown == SIZE_MAX)
+            first_unknown = i;
+    }
+    if (known > 0 && known < p->n && !r->allow_partial_duration)
+        return fail(r, r->kernels[first_unknown].line,
+                    "kernel ID %lld has no duration (%s) while %zu of %zu kernels have one; "
+                    "its total time would be understated",
+                    (long long)r->kernels[first_unknown].id, DURATION_METRIC, known, p->n);
+    for (size_t i = 0; i < p->n; i++)
+        p->duration_ns[i] = r->kernels[i].duration_ns;
+
+    ncu_table *t = &r->table;
+    for (size_t i = 0; i < t->count; i++) {
+        ncu_column *c = &t->cols[i];
+        if (c->state == COL_TEXT) {
+            if (strcmp(c->metric, DISPLAY_NAME_METRIC) == 0 && !p->device_name[0])
+                snprintf(p->device_name, sizeof p->device_name, "%s", c->first_text);
+            continue;
+        }
+        bool clash = false;
+        for (size_t j = 0; j < t->count && !clash; j++)
+            clash = j != i && t->cols[j].state != COL_TEXT &&
+                    strcmp(t->cols[j].metric, c->metric) == 0;
+        char name[512];
+        if (clash && c->section[0])
+            snprintf(name, sizeof name, "%s: %s", c->section, c->metric);
+        else
+            snprintf(name, sizeof name, "%s", c->metric);
+        size_t before = p->metric_count;
+        ks_metric_column *col;
+        if ((st = ks_profile_metric(p, name, &col, r->err)) != KS_OK)
+            return st;
+        if (p->metric_count == before)
+            return fail(r, c->first_line, "two metric columns would both be named \"%s\"", name);
+        memcpy(col->values, c->values, p->n * sizeof(double));
+    }
+    return KS_OK;
+}
+
+/* -------------------------------------------------------------------- read */
+
+static ks_status read_ncu(ks_input *in, const ks_read_options *opt, ks_profile *p,
+                          bool raw_only, bool allow_partial_duration, long **lines,
+                          ks_error *err)
+{
+    ncu_read r;
+    memset(&r, 0, sizeof r);
+    r.path = ks_input_path(in);
+    r.opt = opt;
+    r.p = p;
+    r.err = err;
+    r.raw_only = raw_only;
+    r.allow_partial_duration = allow_partial_duration;
+    ks_status st = KS_OK;
+    long lineno = 0;
+    for (;;) {
+        char *line;
+        size_t len;
+        bool truncated;
+        if ((st = ks_input_getline(in, &line, &len, &truncated, err)) != KS_OK)
+            break;
+        if (!line)
+            break;
+        lineno = ks_input_line_number(in);
+        if (!r.header_raw) {
+            if (!looks_like_header(line))
+                continue;
+            if ((st = take_header(&r, line, len, lineno)) != KS_OK)
+                break;
+            continue;
+        }
+        const char *s = skip_spaces(line);
+        if (starts_with(s, "==") || *s == '\0')
+            continue;
+        if (looks_like_header(line)) {
+            if (strcmp(line, r.header_raw) == 0) {
+                r.expect_units = r.wide;
+                continue;
+            }
+            st = fail(&r, lineno, "a second, different header (several ncu runs in one file?)");
+            break;
+        }
+        if (r.quoted && *s != '"')
+            continue; /* program output: ncu quotes every field */
+        if (r.wide && (starts_with(s, "\"\",") || *s == ',')) {
+            /* an empty ID: the units row (compared unsplit if repeated) */
+            if ((st = raw_units(&r, line, len, lineno, truncated)) != KS_OK)
+                break;
+            continue;
+        }
+        bool rowlike = looks_like_row(line);
+        int count = ks_csv_split(line, len, r.fields, r.nfields);
+        if (count != r.nfields) {
+            if (!rowlike)
+                continue;
+            if (count < 0)
+                st = fail(&r, lineno, "%s (unterminated quote)",
+                          truncated ? "file ends inside a row: truncated?" : "malformed row");
+            else
+                st = fail(&r, lineno, "row has %d fields but the header (line %ld) has %d%s",
+                          count, r.header_line, r.nfields,
+                          truncated ? ": the file looks truncated" : "");
+            break;
+        }
+        st = r.wide ? raw_row(&r, lineno) : details_row(&r, lineno);
+        if (st != KS_OK)
+            break;
+    }
+    if (st == KS_OK)
+        st = finish(&r, lineno);
+    if (st == KS_OK && r.wide)
+        snprintf(p->source_format, sizeof p->source_format, "%s", ks_reader_ncu_raw_csv.name);
+    if (st == KS_OK && lines) {
+        *lines = malloc((p->n ? p->n : 1) * sizeof **lines);
+        if (!*lines)
+            st = ks_error_set(err, KS_ERR_NOMEM, r.path, 0, "out of memory");
+        else
+            for (size_t i = 0; i < p->n; i++)
+                (*lines)[i] = r.kernels[i].line;
+    }
+    ncu_read_free(&r);
+    return st;
+}
+
+static ks_status read_any(ks_input *in, const ks_read_options *opt, ks_profile *p,
+                          ks_error *err)
+{
+    return read_ncu(in, opt, p, false, false, NULL, err);
+}
+
+static ks_status read_raw(ks_input *in, const ks_read_options *opt, ks_profile *p,
+                          ks_error *err)
+{
+    return read_ncu(in, opt, p, true, false, NULL, err);
+}
+
+/* ------------------------------------------------------------------ detect */
+
+static bool contains(const char *s, size_t n, const char *needle)
+{
+    size_t m = strlen(needle);
+    for (size_t i = 0; i + m <= n; i++)
+        if (memcmp(s + i, needle, m) == 0)
+            return true;
+    return false;
+}
+
+typedef enum { SEEN_NOTHING, SEEN_PROGRESS, SEEN_DETAILS, SEEN_RAW } ncu_sighting;
+
+/* What the complete lines of head show: a header of either layout, or only
+ * ncu's own "==PROF==" lines, which come one per profiled kernel before the
+ * table and so fill the head of any but the smallest runs. */
+static ncu_sighting detect_layout(const char *head, size_t len)
+{
+    const char *p = head, *end = head + len;
+    ncu_sighting seen = SEEN_NOTHING;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            break;
+        size_t n = (size_t)(nl - p);
+        const char *s = p;
+        while (s < nl && (*s == ' ' || *s == '\t'))
+            s++;
+        size_t rest = (size_t)(nl - s);
+        if ((rest >= 5 && memcmp(s, "\"ID\",", 5) == 0) ||
+            (rest >= 3 && memcmp(s, "ID,", 3) == 0)) {
+            if (contains(p, n, "Metric Name") && contains(p, n, "Metric Value"))
+                return SEEN_DETAILS;
+            if (contains(p, n, "Kernel Name") && contains(p, n, "__"))
+                return SEEN_RAW;
+        }
+        if (rest >= 8 && memcmp(s, "==PROF==", 8) == 0)
+            seen = SEEN_PROGRESS;
+        p = nl + 1;
+    }
+    return seen;
+}
+
+static int detect_any(const char *head, size_t len, const char *path)
+{
+    (void)path;
+    ncu_sighting seen = detect_layout(head, len);
+    /* below a header-based score of any reader: "==PROF==" alone proves ncu
+     * ran, not which table follows (read_any takes either) */
+    return seen == SEEN_DETAILS ? 95 : seen == SEEN_PROGRESS ? 60 : 0;
+}
+
+static int detect_raw(const char *head, size_t len, const char *path)
+{
+    (void)path;
+    return detect_layout(head, len) == SEEN_RAW ? 95 : 0;
+}
+
+const ks_reader ks_reader_ncu_csv = {
+    "ncu-csv",
+    "Nsight Compute `ncu --csv` (details page, one row per kernel and metric; reads the raw "
+    "layout too)",
+    detect_any,
+    read_any,
+};
+
+const ks_reader ks_reader_ncu_raw_csv = {
+    "ncu-raw-csv",
+    "Nsight Compute `ncu --page raw --csv` (one row per kernel, a row of units)",
+    detect_raw,
+    read_raw,
+};
+
+/* ------------------------------------------------------------------ attach */
+
+/* The part of a kernel name both profilers agree on: nsys prints the full
+ * demangled signature ("void foo<int>(float*)"), ncu by default the same or,
+ * with --print-kernel-base function, the bare function ("foo").  The cut is
+ * at the parameter list: the first '(' outside template arguments that does
+ * not open "(anonymous namespace)", so that "foo<(int)1>" and
+ * "(anonymous namespace)::bar" keep what tells them apart. */
+static void name_core(const char *name, const char **start, size_t *len)
+{
+    static const char anon[] = "(anonymous namespace)";
+    const char *s = skip_spaces(name);
+    if (starts_with(s, "void "))
+        s = skip_spaces(s + 5);
+    size_t n = 0;
+    int depth = 0;
+    for (; s[n]; n++) {
+        if (s[n] == '<')
+            depth++;
+        else if (s[n] == '>' && depth > 0)
+            depth--;
+        else if (s[n] == '(' && depth == 0) {
+            if (strncmp(s + n, anon, sizeof anon - 1) != 0)
+                break;
+            n += sizeof anon - 2;
+        }
+    }
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    *start = s;
+    *len = n;
+}
+
+/* The identifier alone: no template arguments, no namespace. */
+static void name_base(const char *s, size_t n, const char **start, size_t *len)
+{
+    size_t cut = 0;
+    while (cut < n && s[cut] != '<')
+        cut++;
+    size_t from = 0;
+    for (size_t i = 0; i + 1 < cut; i++)
+        if (s[i] == ':' && s[i + 1] == ':')
+            from = i + 2;
+    *start = s + from;
+    *len = cut - from;
+}
+
+static bool is_bare(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+            return false;
+    return n > 0;
+}
+
+static bool names_match(const char *a, const char *b)
+{
+    const char *sa, *sb;
+    size_t na, nb;
+    name_core(a, &sa, &na);
+    name_core(b, &sb, &nb);
+    if (na == nb && memcmp(sa, sb, na) == 0)
+        return true;
+    /* a bare identifier carries no more than the other name's identifier,
+     * so that is all there is to compare; two qualified names must agree */
+    if (!is_bare(sa, na) && !is_bare(sb, nb))
+        return false;
+    const char *ba, *bb;
+    size_t la, lb;
+    name_base(sa, na, &ba, &la);
+    name_base(sb, nb, &bb, &lb);
+    return la == lb && la > 0 && memcmp(ba, bb, la) == 0;
+}
+
+/* Either layout, whatever the head shows: attaching names its file as ncu's,
+ * so there is nothing to detect, and durations may be partly unknown. */
+static ks_status read_ncu_path(const char *path, ks_profile **out, long **lines,
+                               ks_error *err)
+{
+    *out = NULL;
+    *lines = NULL;
+    ks_input *in;
+    ks_status st = ks_input_open(path, &in, err);
+    if (st != KS_OK)
+        return st;
+    ks_read_options opt;
+    ks_read_options_init(&opt);
+    ks_profile *p = ks_profile_new();
+    if (!p) {
+        ks_input_close(in);
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    }
+    st = read_ncu(in, &opt, p, false, true, lines, err);
+    ks_input_close(in);
+    if (st == KS_OK && p->n == 0)
+        st = ks_error_set(err, KS_ERR_FORMAT, path, 0, "no kernel launches found");
+    if (st != KS_OK) {
+        ks_profile_free(p);
+        free(*lines);
+        *lines = NULL;
+        return st;
+    }
+    if (!p->source_format[0])
+        snprintf(p->source_format, sizeof p->source_format, "%s", ks_reader_ncu_csv.name);
+    snprintf(p->source_path, sizeof p->source_path, "%s", path);
+    *out = p;
+    return KS_OK;
+}
+
+static bool dims_differ(const uint32_t *a, const uint32_t *b)
+{
+    bool a_known = a[0] || a[1] || a[2], b_known = b[0] || b[1] || b[2];
+    return a_known && b_known && (a[0] != b[0] || a[1] != b[1] || a[2] != b[2]);
+}
+
+/* Lines the ncu run up with p launch by launch: the counts must be equal,
+ * the names must agree (names_match) and, where both give one, so must the
+ * launch configuration, since a shifted or reordered run would otherwise
+ * hand every kernel its neighbour's metrics.  p is left as it was on any
+ * refusal; a column p already has under the same name is overwritten.  All
+ * of ncu's launches are used: profile both runs with the same filters. */
+ks_status ks_profile_attach_metrics(ks_profile *p, const char *ncu_path, ks_error *err)
+{
+    ks_profile *q;
+    long *lines;
+    ks_status st = read_ncu_path(ncu_path, &q, &lines, err);
+    if (st != KS_OK)
+        return st;
+    size_t common = p->n < q->n ? p->n : q->n;
+    size_t bad = SIZE_MAX;
+    for (size_t i = 0; i < common && bad == SIZE_MAX; i++)
+        if (!names_match(ks_profile_name(p, i), ks_profile_name(q, i)))
+            bad = i;
+    if (p->n != q->n) {
+        if (bad != SIZE_MAX)
+            st = ks_error_set(err, KS_ERR_FORMAT, ncu_path, lines[bad],
+                              "cannot attach: the ncu file has %zu kernel launches and the "
+                              "profile %zu; names first differ at launch %zu: profile "
+                              "\"%.120s\", ncu \"%.120s\"",
+                              q->n, p->n, bad, ks_profile_name(p, bad), ks_profile_name(q, bad));
+        else
+            st = ks_error_set(err, KS_ERR_FORMAT, ncu_path, 0,
+                              "cannot attach: the ncu file has %zu kernel launches and the "
+                              "profile %zu (names agree for the first %zu); profile the same "
+                              "run with the same kernel filters",
+                              q->n, p->n, common);
+    } else if (bad != SIZE_MAX) {
+        st = ks_error_set(err, KS_ERR_FORMAT, ncu_path, lines[bad],
+                          "cannot attach: kernel names differ at launch %zu: profile "
+                          "\"%.150s\", ncu \"%.150s\"",
+                          bad, ks_profile_name(p, bad), ks_profile_name(q, bad));
+    } else if (p->grid && q->grid) {
+        for (size_t i = 0; i < common && st == KS_OK; i++) {
+            const uint32_t *pg = p->grid + 3 * i, *qg = q->grid + 3 * i;
+            const uint32_t *pb = p->block + 3 * i, *qb = q->block + 3 * i;
+            if (dims_differ(pg, qg) || dims_differ(pb, qb))
+                st = ks_error_set(err, KS_ERR_FORMAT, ncu_path, lines[i],
+                                  "cannot attach: launch %zu (\"%.100s\") has grid (%u, %u, %u) "
+                                  "block (%u, %u, %u) in the profile but grid (%u, %u, %u) "
+                                  "block (%u, %u, %u) in the ncu file",
+                                  i, ks_profile_name(p, i), pg[0], pg[1], pg[2], pb[0], pb[1],
+                                  pb[2], qg[0], qg[1], qg[2], qb[0], qb[1], qb[2]);
+        }
+    }
+    for (size_t m = 0; m < q->metric_count && st == KS_OK; m++) {
+        ks_metric_column *col;
+        st = ks_profile_metric(p, q->metrics[m].name, &col, err);
+        if (st == KS_OK)
+            memcpy(col->values, q->metrics[m].values, p->n * sizeof(double));
+    }
+    free(lines);
+    ks_profile_free(q);
+    return st;
+}

@@ -1,0 +1,119 @@
+/*
+ * reader.c - the table of readers, detection by content, and the one entry
+ * point ks_profile_read().  Each format lives in its own read_*.c file.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+/* Order matters only for ties in detect() scores: the first wins. */
+static const ks_reader *const readers[] = {
+    &ks_reader_nsys_gpu_trace_csv,
+    &ks_reader_nsys_kern_exec_csv,
+    &ks_reader_nsys_sqlite,
+    &ks_reader_rocprof_v3_csv,
+    &ks_reader_rocprof_v1_csv,
+    &ks_reader_plain_csv,
+    &ks_reader_kineto_json,
+    &ks_reader_ncu_csv,
+    &ks_reader_ncu_raw_csv,
+    NULL,
+};
+
+const char *const *ks_reader_names(void)
+{
+    static const char *names[sizeof readers / sizeof readers[0]];
+    for (size_t i = 0; readers[i]; i++)
+        names[i] = readers[i]->name;
+    return names;
+}
+
+void ks_read_options_init(ks_read_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->device = -1;
+}
+
+static const ks_reader *find_reader(const char *name)
+{
+    for (size_t i = 0; readers[i]; i++)
+        if (strcmp(readers[i]->name, name) == 0)
+            return readers[i];
+    return NULL;
+}
+
+ks_status ks_profile_read(const char *path, const ks_read_options *opt_in, ks_profile **out,
+                          ks_error *err)
+{
+    ks_read_options defaults;
+    ks_read_options_init(&defaults);
+    const ks_read_options *opt = opt_in ? opt_in : &defaults;
+    *out = NULL;
+
+    const ks_reader *reader = NULL;
+    if (opt->format && strcmp(opt->format, "auto") != 0) {
+        reader = find_reader(opt->format);
+        if (!reader) {
+            ks_error_set(err, KS_ERR_USAGE, NULL, 0, "unknown format '%s'; known:",
+                         opt->format);
+            for (size_t i = 0; readers[i]; i++) {
+                size_t n = strlen(err->message);
+                snprintf(err->message + n, sizeof err->message - n, " %s", readers[i]->name);
+            }
+            return KS_ERR_USAGE;
+        }
+    }
+
+    ks_input *in;
+    ks_status st = ks_input_open(path, &in, err);
+    if (st != KS_OK)
+        return st;
+    if (!reader) {
+        const char *head;
+        size_t len;
+        if ((st = ks_input_peek(in, &head, &len, err)) != KS_OK) {
+            ks_input_close(in);
+            return st;
+        }
+        if (len == 0) {
+            ks_input_close(in);
+            return ks_error_set(err, KS_ERR_FORMAT, path, 0, "file is empty");
+        }
+        int best = 0;
+        for (size_t i = 0; readers[i]; i++) {
+            int score = readers[i]->detect(head, len, path);
+            if (score > best) {
+                best = score;
+                reader = readers[i];
+            }
+        }
+        if (!reader) {
+            ks_input_close(in);
+            return ks_error_set(err, KS_ERR_FORMAT, path, 1,
+                                "unrecognised profile format (use --format; see "
+                                "'ksample formats')");
+        }
+    }
+
+    ks_profile *p = ks_profile_new();
+    if (!p) {
+        ks_input_close(in);
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    }
+    st = reader->read(in, opt, p, err);
+    if (st == KS_OK && p->n == 0)
+        st = ks_error_set(err, KS_ERR_FORMAT, path, 0, "no kernel invocations found (read as %s)",
+                          reader->name);
+    if (st == KS_OK)
+        st = ks_input_finish_digest(in, p->source_xxh128, &p->source_bytes, err);
+    ks_input_close(in);
+    if (st != KS_OK) {
+        ks_profile_free(p);
+        return st;
+    }
+    if (!p->source_format[0])
+        snprintf(p->source_format, sizeof p->source_format, "%s", reader->name);
+    snprintf(p->source_path, sizeof p->source_path, "%s", path);
+    *out = p;
+    return KS_OK;
+}

@@ -1,0 +1,92 @@
+#!/bin/sh
+# cli.sh - end-to-end tests of the ksample binary, as a user runs it.
+# usage: tests/cli.sh path/to/ksample path/to/source-root
+set -u
+KS=$1
+ROOT=$2
+SHARED="$ROOT/../shared/data"
+T=$(mktemp -d /tmp/ks_cli_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0
+failed=0
+
+ok() { pass=$((pass + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# expect CODE CMD...: runs CMD, checks its exit status
+expect() {
+    want=$1
+    shift
+    "$@" >"$T/out" 2>"$T/err"
+    got=$?
+    if [ "$got" = "$want" ]; then ok; else bad "$* -> exit $got, wanted $want: $(head -c 300 "$T/err")"; fi
+}
+
+# every subcommand explains itself
+for c in info sample eval synth formats; do
+    expect 0 "$KS" "$c" --help
+    grep -q "usage: ksample $c" "$T/out" || bad "$c --help has no usage line"
+done
+expect 0 "$KS" --help
+grep -q "exit codes" "$T/out" || bad "top-level help lists no exit codes"
+expect 2 "$KS" nosuchcommand
+expect 2 "$KS" sample --no-such-option x.csv
+expect 2 "$KS" sample --epsilon 2 x.csv
+expect 2 "$KS" sample --method nosuch x.csv
+expect 3 "$KS" info "$T/does-not-exist.csv"
+grep -q "^ksample: $T/does-not-exist.csv: cannot open" "$T/err" || bad "missing file message: $(cat "$T/err")"
+
+# a malformed input names file and line
+printf 'name,duration_ns\nk,1\nk,-4\n' >"$T/neg.csv"
+expect 4 "$KS" info "$T/neg.csv"
+grep -q "^ksample: $T/neg.csv:3: " "$T/err" || bad "error not located: $(cat "$T/err")"
+
+# synth -> info -> sample -> eval on the default preset
+expect 0 "$KS" synth --preset casio-like -n 20000 --seed 7 -o "$T/w.csv"
+[ "$(wc -l <"$T/w.csv")" -eq 20001 ] || bad "synth wrote $(wc -l <"$T/w.csv") lines"
+ls "$T" | grep -q '\.tmp\.' && bad "synth left a temporary file"
+expect 0 "$KS" synth --preset casio-like -n 20000 --seed 7 -o "$T/w2.csv"
+cmp -s "$T/w.csv" "$T/w2.csv" || bad "synth is not deterministic"
+expect 2 "$KS" synth --preset nosuch -n 10
+expect 0 "$KS" info "$T/w.csv"
+grep -q "invocations:  20000" "$T/out" || bad "info count: $(head -5 "$T/out")"
+expect 0 "$KS" info --json "$T/w.csv"
+grep -q '"invocations": 20000' "$T/out" || bad "info --json"
+
+for m in root stem allegro random; do
+    expect 0 "$KS" sample "$T/w.csv" --method "$m" --seed 3 -o "$T/$m.json"
+    expect 0 "$KS" sample "$T/w.csv" --method "$m" --seed 3 -o "$T/$m.2.json"
+    cmp -s "$T/$m.json" "$T/$m.2.json" || bad "$m plan differs for the same seed"
+    grep -q '"schema": 1' "$T/$m.json" || bad "$m plan has no schema"
+    grep -q "\"method\": \"$m\"" "$T/$m.json" || bad "$m plan has no method"
+    grep -q '"xxh128": "[0-9a-f]\{32\}"' "$T/$m.json" || bad "$m plan has no input digest"
+done
+expect 0 "$KS" sample "$T/w.csv" --method root --seed 4 -o "$T/root.4.json"
+cmp -s "$T/root.json" "$T/root.4.json" && bad "root plan ignores the seed"
+expect 0 "$KS" sample "$T/w.csv" --method allegro --key name+grid+block --csv -o "$T/a.csv"
+head -1 "$T/a.csv" | grep -q '^id,weight$' || bad "--csv header"
+expect 0 "$KS" sample "$T/w.csv" --method random --target-speedup 100 -o -
+grep -q '"draws": 200,' "$T/out" || bad "random --target-speedup 100 on 20000: $(grep draws "$T/out")"
+
+expect 0 "$KS" eval "$T/w.csv" --methods root,stem,allegro,random --iters 3 --json
+for k in method samples speedup_hmean error_mean_pct error_max_pct plan_seconds; do
+    grep -q "\"$k\"" "$T/out" || bad "eval --json lacks $k"
+done
+expect 0 "$KS" eval "$T/w.csv" --iters 2
+
+# compressed input
+gzip -c "$T/w.csv" >"$T/w.csv.gz"
+expect 0 "$KS" sample "$T/w.csv.gz" --seed 3 -o "$T/gz.json"
+
+# the real profiles, when ../shared/data is beside the project
+if [ -d "$SHARED/kineto" ]; then
+    for f in "$SHARED"/kineto/*.json.gz; do
+        expect 0 "$KS" info "$f"
+        expect 0 "$KS" eval "$f" --iters 2
+    done
+else
+    echo "SKIP: $SHARED absent, real-profile CLI checks skipped"
+fi
+
+echo "cli.sh: $pass passed, $failed failed"
+[ "$failed" = 0 ]

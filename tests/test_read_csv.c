@@ -1,0 +1,355 @@
+/* test_read_csv.c - the Nsight Systems CSV readers and the plain CSV reader:
+ * every header variant of FORMATS.md, noise, quoting, and malformed input. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "ksample.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[256];
+
+static const char *write_file(const char *name, const char *text)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static ks_profile *read_ok(const char *path, const char *format)
+{
+    ks_read_options opt;
+    ks_read_options_init(&opt);
+    opt.format = format;
+    ks_profile *p = NULL;
+    ks_error err;
+    ks_error_clear(&err);
+    ks_status st = ks_profile_read(path, &opt, &p, &err);
+    if (st != KS_OK)
+        fail_msg("read %s: %s (line %ld)", path, err.message, err.line);
+    return p;
+}
+
+static ks_error read_fails(const char *path, ks_status expect)
+{
+    ks_profile *p = NULL;
+    ks_error err;
+    ks_error_clear(&err);
+    ks_status st = ks_profile_read(path, NULL, &p, &err);
+    assert_int_equal(st, expect);
+    assert_null(p);
+    assert_string_equal(err.file, path);
+    return err;
+}
+
+#define GPU_TRACE_NEW                                                                      \
+    "Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),"  \
+    "DymSMem (MB),Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,"  \
+    "Name\n"
+#define GPU_TRACE_OLD                                                                      \
+    "Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),"  \
+    "DymSMem (MB),Bytes (MB),Throughput (MBps),SrcMemKd,DstMemKd,Device,Ctx,Strm,Name\n"
+#define KERN_EXEC                                                                          \
+    "API Start (ns),API Dur (ns),Queue Start (ns),Queue Dur (ns),Kernel Start (ns),"      \
+    "Kernel Dur (ns),Total Dur (ns),PID,TID,DevId,API Function,GridXYZ,BlockXYZ,Kernel "  \
+    "Name\n"
+
+static void test_gpu_trace_new_header(void **state)
+{
+    (void)state;
+    const char *path = write_file(
+        "gpu_new.csv",
+        "NOTICE: Existing SQLite export found: run.sqlite\n"
+        "Processing [run.sqlite] with [cuda_gpu_trace.py]... \n\n" GPU_TRACE_NEW
+        "100,50,1,,,,,,,,,,1.049,20.9,Pageable,Device,NVIDIA H100 (0),1,,7,[CUDA memcpy "
+        "Host-to-Device]\n"
+        "9961685,2707098,67,1,1,2304,128,1,1,160,0.000,0.025,,,,,NVIDIA H100 (0),1,,7,"
+        "kernel_cutlass_kernel_example_1\n"
+        "9970000,1234,68,4,2,1,256,1,1,32,0.000,0.000,,,,,NVIDIA H100 (0),1,,7,"
+        "\"void at::native::foo<float, 4>(int, float*)\"\n"
+        "9980000,10,69,,,,,,,,,,0.001,1.0,,Device,NVIDIA H100 (0),1,,7,[CUDA memset]\n");
+    ks_profile *p = read_ok(path, NULL);
+    assert_string_equal(p->source_format, "nsys-gpu-trace-csv");
+    assert_int_equal(p->n, 2);
+    assert_int_equal(p->duration_ns[0], 2707098);
+    assert_int_equal(p->start_ns[0], 9961685);
+    assert_int_equal(p->grid[2], 2304);
+    assert_int_equal(p->block[0], 128);
+    assert_int_equal(p->stream[0], 7);
+    assert_int_equal(p->correlation[1], 68);
+    assert_string_equal(ks_profile_name(p, 1), "void at::native::foo<float, 4>(int, float*)");
+    ks_profile_free(p);
+}
+
+static void test_gpu_trace_old_header_sorted_by_start(void **state)
+{
+    (void)state;
+    const char *path = write_file("gpu_old.csv", GPU_TRACE_OLD
+                                  "300,5,3,1,1,1,32,1,1,8,0,0,,,,,1,1,2,b\n"
+                                  "200,6,2,1,1,1,32,1,1,8,0,0,,,,,1,1,1,a\n"
+                                  "400,7,4,2,1,1,32,1,1,8,0,0,,,,,0,1,1,c\n");
+    ks_profile *p = read_ok(path, "nsys-gpu-trace-csv");
+    assert_int_equal(p->n, 3);
+    /* ids are launch (start) order */
+    assert_string_equal(ks_profile_name(p, 0), "a");
+    assert_string_equal(ks_profile_name(p, 1), "b");
+    assert_int_equal(p->duration_ns[2], 7);
+    ks_profile_free(p);
+
+    ks_read_options opt;
+    ks_read_options_init(&opt);
+    opt.device = 0;
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(ks_profile_read(path, &opt, &p, &err), KS_OK);
+    assert_int_equal(p->n, 1);
+    assert_string_equal(ks_profile_name(p, 0), "c");
+    ks_profile_free(p);
+}
+
+static void test_kern_exec(void **state)
+{
+    (void)state;
+    const char *path = write_file(
+        "kern.csv", "Processing [x.sqlite] with [/opt/nsys/cuda_kern_exec_trace.py]...\n" KERN_EXEC
+        "43703966,78512,,,43769847,75200,141081,1,1,0,cuLaunchKernelEx, 148    1    1, 256  "
+        "  1    1,\"void gemm<cutlass::half_t, 128>(Params, int)\"\n"
+        "43803966,1000,43803970,5,43805000,\"1,234\",2000,1,1,0,cudaLaunchKernel,   1    1    1,"
+        "  32    1    1,simple\n");
+    ks_profile *p = read_ok(path, NULL);
+    assert_string_equal(p->source_format, "nsys-kern-exec-csv");
+    assert_int_equal(p->n, 2);
+    assert_int_equal(p->duration_ns[0], 75200);
+    assert_int_equal(p->duration_ns[1], 1234);
+    assert_int_equal(p->grid[0], 148);
+    assert_int_equal(p->block[0], 256);
+    assert_int_equal(p->grid[3], 1);
+    assert_int_equal(p->block[3], 32);
+    assert_string_equal(ks_profile_name(p, 0), "void gemm<cutlass::half_t, 128>(Params, int)");
+    ks_profile_free(p);
+}
+
+static void test_plain_csv_ids_reorder(void **state)
+{
+    (void)state;
+    const char *path = write_file("plain.csv", "id,name,duration_ns,grid,block\n"
+                                               "1,b,20,4 1 1,(32, 1, 1)\n"
+                                               "0,a,10.4,1,1\n"
+                                               "2,\"c, with comma\",30,2 2 1,64 1 1\n");
+    ks_profile *p = read_ok(path, NULL);
+    assert_string_equal(p->source_format, "plain-csv");
+    assert_int_equal(p->n, 3);
+    assert_string_equal(ks_profile_name(p, 0), "a");
+    assert_int_equal(p->duration_ns[0], 10);
+    assert_string_equal(ks_profile_name(p, 2), "c, with comma");
+    assert_int_equal(p->grid[3], 4);
+    assert_int_equal(p->block[3], 32);
+    ks_profile_free(p);
+
+    path = write_file("plain_dup.csv", "id,name,duration_ns\n0,a,1\n0,b,2\n");
+    ks_error err = read_fails(path, KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "twice"));
+}
+
+static void test_missing_column_is_located(void **state)
+{
+    (void)state;
+    const char *path = write_file("nodur.csv", "junk line\n"
+                                               "API Start (ns),Kernel Dur (ns),GridXYZ,BlockXYZ\n"
+                                               "1,2,1 1 1,1 1 1\n");
+    ks_error err = read_fails(path, KS_ERR_FORMAT);
+    assert_int_equal(err.line, 2);
+    assert_non_null(strstr(err.message, "Kernel Name"));
+
+    path = write_file("plain_noname.csv", "name,duration_ns\n");
+    err = read_fails(path, KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "no kernel invocations"));
+}
+
+static void test_empty_and_header_only(void **state)
+{
+    (void)state;
+    const char *path = write_file("empty.csv", "");
+    ks_error err = read_fails(path, KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "empty"));
+    path = write_file("header_only.csv", KERN_EXEC);
+    err = read_fails(path, KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "no kernel invocations"));
+    path = write_file("garbage.bin", "\x01\x02\x03 hello");
+    err = read_fails(path, KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "unrecognised"));
+    err = read_fails("/nonexistent/ksample.csv", KS_ERR_IO);
+}
+
+static void test_bad_durations(void **state)
+{
+    (void)state;
+    static const char *bad[] = {"-5", "NaN", "abc", "1e999", "12x", "inf"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1, 1 1 1,k\n"
+                           "2,1,,,2,%s,1,1,1,0,f, 1 1 1, 1 1 1,k\n",
+                 bad[i]);
+        const char *path = write_file("bad.csv", text);
+        ks_error err = read_fails(path, KS_ERR_FORMAT);
+        assert_int_equal(err.line, 3);
+        assert_non_null(strstr(err.message, "Kernel Dur"));
+        snprintf(text, sizeof text, "name,duration_ns\nk,1\nk,%s\n", bad[i]);
+        path = write_file("bad_plain.csv", text);
+        err = read_fails(path, KS_ERR_FORMAT);
+        assert_int_equal(err.line, 3);
+    }
+}
+
+static void test_truncated_last_line(void **state)
+{
+    (void)state;
+    const char *path =
+        write_file("trunc.csv", KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1, 1 1 1,kernel_one\n"
+                                          "2,1,,,2,20,1,1,1,0,f, 1 1 1, 1 1 1,kern");
+    ks_error err = read_fails(path, KS_ERR_FORMAT);
+    assert_int_equal(err.line, 3);
+    assert_non_null(strstr(err.message, "truncated"));
+    path = write_file("short.csv", KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1\n");
+    err = read_fails(path, KS_ERR_FORMAT);
+    assert_int_equal(err.line, 2);
+    path = write_file("quote.csv", KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1, 1 1 1,\"open\n");
+    err = read_fails(path, KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "quoted"));
+}
+
+static void test_megabyte_name(void **state)
+{
+    (void)state;
+    size_t n = 1 << 20;
+    char *text = malloc(n + 4096);
+    assert_non_null(text);
+    int off = snprintf(text, 4096, KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1, 1 1 1,\"");
+    memset(text + off, 'x', n);
+    text[off + 10] = ',';
+    snprintf(text + off + n, 4096, "\"\n2,1,,,2,20,1,1,1,0,f, 1 1 1, 1 1 1,small\n");
+    const char *path = write_file("big.csv", text);
+    free(text);
+    ks_profile *p = read_ok(path, NULL);
+    assert_int_equal(p->n, 2);
+    assert_int_equal(strlen(ks_profile_name(p, 0)), n);
+    assert_string_equal(ks_profile_name(p, 1), "small");
+    ks_profile_free(p);
+}
+
+static void test_compressed_inputs(void **state)
+{
+    (void)state;
+    char text[4096];
+    int off = snprintf(text, sizeof text, "%s", KERN_EXEC);
+    for (int i = 0; i < 20; i++)
+        off += snprintf(text + off, sizeof text - off,
+                        "%d,1,,,%d,%d,1,1,1,0,f, 1 1 1, 1 1 1,k%d\n", i, i, 100 + i, i % 3);
+    const char *path = write_file("c.csv", text);
+    ks_profile *plain = read_ok(path, NULL);
+    static const char *tools[][2] = {{"gzip -kf", "gz"}, {"xz -kf", "xz"}, {"zstd -qf", "zst"}};
+    for (size_t t = 0; t < 3; t++) {
+        char cmd[4096], out[600];
+        snprintf(cmd, sizeof cmd, "%s %s", tools[t][0], path);
+        if (system(cmd) != 0) {
+            print_message("skipping %s: tool missing\n", tools[t][1]);
+            continue;
+        }
+        snprintf(out, sizeof out, "%s.%s", path, tools[t][1]);
+        ks_profile *p = read_ok(out, NULL);
+        assert_int_equal(p->n, plain->n);
+        for (size_t i = 0; i < p->n; i++)
+            assert_int_equal(p->duration_ns[i], plain->duration_ns[i]);
+        /* the digest is of the stored (compressed) bytes */
+        assert_string_not_equal(p->source_xxh128, plain->source_xxh128);
+        ks_profile_free(p);
+        /* a compressed file cut short is an error, not a shorter profile */
+        snprintf(cmd, sizeof cmd, "head -c 40 %s > %s.cut && mv %s.cut %s", out, out, out, out);
+        assert_int_equal(system(cmd), 0);
+        ks_profile *q = NULL;
+        ks_error err;
+        ks_error_clear(&err);
+        assert_int_not_equal(ks_profile_read(out, NULL, &q, &err), KS_OK);
+        assert_null(q);
+    }
+    ks_profile_free(plain);
+}
+
+static void test_unknown_format_option(void **state)
+{
+    (void)state;
+    const char *path = write_file("u.csv", "name,duration_ns\na,1\n");
+    ks_read_options opt;
+    ks_read_options_init(&opt);
+    opt.format = "nonsense";
+    ks_profile *p = NULL;
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(ks_profile_read(path, &opt, &p, &err), KS_ERR_USAGE);
+    assert_non_null(strstr(err.message, "plain-csv"));
+}
+
+static void test_csv_digest_matches_xxh128sum(void **state)
+{
+    (void)state;
+    const char *path = write_file("d.csv", "name,duration_ns\na,1\nb,2\n");
+    ks_profile *p = read_ok(path, NULL);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "xxh128sum %s", path);
+    FILE *f = popen(cmd, "r");
+    assert_non_null(f);
+    char hex[65] = {0};
+    if (fscanf(f, "%64s", hex) != 1) {
+        pclose(f);
+        skip(); /* xxh128sum (Debian package xxhash) not installed */
+    }
+    pclose(f);
+    assert_string_equal(p->source_xxh128, hex);
+    assert_int_equal(p->source_bytes, 25);
+    ks_profile_free(p);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/ks_test_csv_XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpu_trace_new_header),
+        cmocka_unit_test(test_gpu_trace_old_header_sorted_by_start),
+        cmocka_unit_test(test_kern_exec),
+        cmocka_unit_test(test_plain_csv_ids_reorder),
+        cmocka_unit_test(test_missing_column_is_located),
+        cmocka_unit_test(test_empty_and_header_only),
+        cmocka_unit_test(test_bad_durations),
+        cmocka_unit_test(test_truncated_last_line),
+        cmocka_unit_test(test_megabyte_name),
+        cmocka_unit_test(test_compressed_inputs),
+        cmocka_unit_test(test_unknown_format_option),
+        cmocka_unit_test(test_csv_digest_matches_xxh128sum),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,560 @@
+/*
+ * test_read_rocprof.c - the rocprofv3 kernel-trace and rocprof v1 results.csv
+ * readers on files written here: known values (durations, work-item grids
+ * turned into workgroups, ".kd" suffixes dropped, launch order), preamble,
+ * quoted names, xz and zstd copies, and malformed files with located errors.
+ * Every well-formed file is read twice: detected, and with the format forced.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <lzma.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "ksample.h"
+
+static char dir[4096];
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/ks-test-rocprof-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char path[8192];
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+    return 0;
+}
+
+static const char *write_file(const char *name, const void *data, size_t n)
+{
+    static char paths[8][8192];
+    static int next;
+    char *path = paths[next++ % 8];
+    snprintf(path, sizeof paths[0], "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+    return path;
+}
+
+static const char *write_text(const char *name, const char *text)
+{
+    return write_file(name, text, strlen(text));
+}
+
+static const char *write_xz(const char *name, const char *text)
+{
+    size_t cap = strlen(text) + 4096, pos = 0;
+    uint8_t *out = malloc(cap);
+    assert_non_null(out);
+    assert_int_equal(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, (const uint8_t *)text,
+                                             strlen(text), out, &pos, cap),
+                     LZMA_OK);
+    const char *path = write_file(name, out, pos);
+    free(out);
+    return path;
+}
+
+static const char *write_zstd(const char *name, const char *text)
+{
+    size_t cap = ZSTD_compressBound(strlen(text));
+    void *out = malloc(cap);
+    assert_non_null(out);
+    size_t n = ZSTD_compress(out, cap, text, strlen(text), 3);
+    assert_false(ZSTD_isError(n));
+    const char *path = write_file(name, out, n);
+    free(out);
+    return path;
+}
+
+static ks_profile *read_ok(const char *path, const char *format, int device)
+{
+    ks_read_options opt;
+    ks_read_options_init(&opt);
+    opt.format = format;
+    opt.device = device;
+    ks_profile *p = NULL;
+    ks_error err;
+    ks_error_clear(&err);
+    if (ks_profile_read(path, &opt, &p, &err) != KS_OK) {
+        char msg[1200];
+        ks_error_format(&err, msg, sizeof msg);
+        fail_msg("reading %s as %s: %s", path, format ? format : "auto", msg);
+    }
+    assert_non_null(p);
+    return p;
+}
+
+static ks_status read_fail(const char *path, const char *format, int device, ks_error *err)
+{
+    ks_read_options opt;
+    ks_read_options_init(&opt);
+    opt.format = format;
+    opt.device = device;
+    ks_profile *p = NULL;
+    ks_error_clear(err);
+    ks_status st = ks_profile_read(path, &opt, &p, err);
+    assert_int_not_equal(st, KS_OK);
+    assert_null(p);
+    assert_string_equal(err->file, path);
+    return st;
+}
+
+/* ----------------------------------------------------------------- rocprofv3 */
+
+#define V3_HEADER                                                                          \
+    "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\","      \
+    "\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\","                \
+    "\"End_Timestamp\",\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\","                \
+    "\"Accum_VGPR_Count\",\"SGPR_Count\",\"Workgroup_Size_X\",\"Workgroup_Size_Y\","       \
+    "\"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\",\"Grid_Size_Z\"\n"
+
+/* Out of dispatch order; the start of dispatch 2 has thousands separators. */
+static const char v3_text[] =
+    "W20250101 12:00:00.000000 1 rocprofv3 preamble line\n"
+    "some application output, with a comma\n" V3_HEADER
+    "\"KERNEL_DISPATCH\",\"Agent 4\",1,1,852831,2,13,\"subtract_kernel(float*, float "
+    "const*, float const*, int, int) [clone .kd]\",2,\"1,000,500\",1001500,0,0,8,0,16,64,"
+    "1,1,1000,1024,1\n"
+    "\"KERNEL_DISPATCH\",\"Agent 4\",1,1,852831,1,10,\"void addition_kernel<float, "
+    "2>(float*, float const*, float const*, int, int)\",1,1000000,1000250,0,0,8,0,16,256,"
+    "1,1,1024,1,1\n"
+    "\"KERNEL_DISPATCH\",\"Agent 5\",2,2,852831,3,12,\"multiply_kernel.kd\",3,1002000,"
+    "1002100,0,0,8,0,16,64,4,1,1024,16,1\n"
+    "\"KERNEL_DISPATCH\",\"Agent 4\",1,3,852831,4,10,\"void addition_kernel<float, "
+    "2>(float*, float const*, float const*, int, int)\",4,1003000,1003400,0,0,8,0,16,256,"
+    "1,1,1024,1,1\n";
+
+static void check_v3(const ks_profile *p)
+{
+    assert_string_equal(p->source_format, "rocprof-v3-csv");
+    assert_int_equal(p->n, 4);
+    assert_int_equal(p->name_count, 3);
+    static const int64_t dur[] = {250, 1000, 100, 400};
+    static const int64_t start[] = {1000000, 1000500, 1002000, 1003000};
+    static const uint32_t device[] = {4, 4, 5, 4};
+    static const uint32_t stream[] = {1, 1, 2, 3};
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(p->duration_ns[i], dur[i]);
+        assert_int_equal(p->start_ns[i], start[i]);
+        assert_int_equal(p->correlation[i], (int64_t)i + 1);
+        assert_int_equal(p->device[i], device[i]);
+        assert_int_equal(p->stream[i], stream[i]);
+    }
+    assert_string_equal(ks_profile_name(p, 0),
+                        "void addition_kernel<float, 2>(float*, float const*, float const*, "
+                        "int, int)");
+    assert_string_equal(ks_profile_name(p, 1),
+                        "subtract_kernel(float*, float const*, float const*, int, int)");
+    assert_string_equal(ks_profile_name(p, 2), "multiply_kernel");
+    assert_int_equal(p->name_id[0], p->name_id[3]);
+    /* 1024 work-items in workgroups of 256 -> 4 workgroups */
+    static const uint32_t grid[4][3] = {{4, 1, 1}, {16, 1024, 1}, {16, 4, 1}, {4, 1, 1}};
+    static const uint32_t block[4][3] = {{256, 1, 1}, {64, 1, 1}, {64, 4, 1}, {256, 1, 1}};
+    for (size_t i = 0; i < 4; i++)
+        for (size_t k = 0; k < 3; k++) {
+            assert_int_equal(p->grid[3 * i + k], grid[i][k]);
+            assert_int_equal(p->block[3 * i + k], block[i][k]);
+        }
+}
+
+static void test_v3_values(void **state)
+{
+    (void)state;
+    const char *path = write_text("1234_kernel_trace.csv", v3_text);
+    ks_profile *p = read_ok(path, NULL, -1);
+    check_v3(p);
+    ks_profile_free(p);
+    p = read_ok(path, "rocprof-v3-csv", -1);
+    check_v3(p);
+    ks_profile_free(p);
+
+    /* --device keeps one agent */
+    p = read_ok(path, NULL, 5);
+    assert_int_equal(p->n, 1);
+    assert_string_equal(ks_profile_name(p, 0), "multiply_kernel");
+    ks_profile_free(p);
+    p = read_ok(path, "rocprof-v3-csv", 4);
+    assert_int_equal(p->n, 3);
+    assert_int_equal(p->duration_ns[2], 400);
+    ks_profile_free(p);
+    ks_error err;
+    assert_int_equal(read_fail(path, NULL, 0, &err), KS_ERR_FORMAT);
+}
+
+static void test_v3_compressed(void **state)
+{
+    (void)state;
+    const char *paths[] = {write_xz("k.csv.xz", v3_text), write_zstd("k.csv.zst", v3_text)};
+    for (int i = 0; i < 2; i++) {
+        ks_profile *p = read_ok(paths[i], NULL, -1);
+        check_v3(p);
+        ks_profile_free(p);
+        p = read_ok(paths[i], "rocprof-v3-csv", -1);
+        check_v3(p);
+        ks_profile_free(p);
+    }
+}
+
+/* Older rocprofv3: numeric Agent_Id, no Dispatch_Id/Stream_Id (order by start,
+ * stream from Queue_Id), no launch shape at all; non-kernel kinds skipped. */
+static void test_v3_old_header(void **state)
+{
+    (void)state;
+    const char *text =
+        "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\","
+        "\"Start_Timestamp\",\"End_Timestamp\"\n"
+        "\"KERNEL_DISPATCH\",2,7,1,\"b\",2,500,900\n"
+        "\"MEMORY_COPY\",2,7,0,\"copy\",3,100,200\n"
+        "\"KERNEL_DISPATCH\",2,7,1,\"a.kd\",1,100,150\n";
+    const char *path = write_text("old_kernel_trace.csv", text);
+    const char *formats[] = {NULL, "rocprof-v3-csv"};
+    for (int i = 0; i < 2; i++) {
+        ks_profile *p = read_ok(path, formats[i], -1);
+        assert_int_equal(p->n, 2);
+        assert_string_equal(ks_profile_name(p, 0), "a");
+        assert_string_equal(ks_profile_name(p, 1), "b");
+        assert_int_equal(p->duration_ns[0], 50);
+        assert_int_equal(p->duration_ns[1], 400);
+        assert_int_equal(p->device[0], 2);
+        assert_int_equal(p->stream[1], 7);
+        assert_null(p->grid);
+        ks_profile_free(p);
+    }
+}
+
+/* Agent_Id spellings: "Agent 4", a bare number, another word, n/a; and a
+ * preamble line with an unbalanced quote (skipped, not an error). */
+static void test_v3_agent_forms(void **state)
+{
+    (void)state;
+    const char *text = "rocprofv3: \"unbalanced preamble quote\n"
+                       "\"Agent_Id\",\"Kernel_Name\",\"Start_Timestamp\",\"End_Timestamp\"\n"
+                       "\"Agent 4\",k,10,20\n"
+                       "3,k,30,40\n"
+                       "\"GPU 2\",k,50,60\n"
+                       "n/a,k,70,80\n";
+    const char *path = write_text("agents.csv", text);
+    ks_profile *p = read_ok(path, NULL, -1);
+    assert_string_equal(p->source_format, "rocprof-v3-csv");
+    assert_int_equal(p->n, 4);
+    assert_int_equal(p->device[0], 4);
+    assert_int_equal(p->device[1], 3);
+    assert_int_equal(p->device[2], 2);
+    assert_int_equal(p->device[3], 0);
+    ks_profile_free(p);
+    /* the n/a row cannot be placed on a device */
+    ks_error err;
+    assert_int_equal(read_fail(path, "rocprof-v3-csv", 2, &err), KS_ERR_FORMAT);
+    assert_int_equal(err.line, 6);
+    const char *known = strstr(text, "\"Agent_Id\"");
+    char without_na[512];
+    snprintf(without_na, sizeof without_na, "%.*s", (int)(strstr(text, "n/a") - known), known);
+    p = read_ok(write_text("agents2.csv", without_na), "rocprof-v3-csv", 2);
+    assert_int_equal(p->n, 1);
+    assert_int_equal(p->start_ns[0], 50);
+    ks_profile_free(p);
+    assert_int_equal(read_fail(path, NULL, 4, &err), KS_ERR_FORMAT);
+    assert_int_equal(err.line, 6);
+    assert_non_null(strstr(err.message, "Agent_Id"));
+
+    path = write_text("badagent.csv", "\"Agent_Id\",\"Kernel_Name\",\"Start_Timestamp\","
+                                      "\"End_Timestamp\"\n"
+                                      "\"Agent four\",k,10,20\n");
+    assert_int_equal(read_fail(path, NULL, -1, &err), KS_ERR_FORMAT);
+    assert_int_equal(err.line, 2);
+    assert_non_null(strstr(err.message, "Agent four"));
+}
+
+static void test_v3_errors(void **state)
+{
+    (void)state;
+    ks_error err;
+    /* End_Timestamp missing: the header line and the column are named */
+    const char *missing = "preamble\n"
+                          "\"Kind\",\"Agent_Id\",\"Dispatch_Id\",\"Kernel_Name\","
+                          "\"Start_Timestamp\"\n"
+                          "\"KERNEL_DISPATCH\",\"Agent 1\",1,\"k\",100\n";
+    const char *path = write_text("missing_end.csv", missing);
+    const char *formats[] = {NULL, "rocprof-v3-csv"};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(read_fail(path, formats[i], -1, &err), KS_ERR_FORMAT);
+        assert_int_equal(err.line, 2);
+        assert_non_null(strstr(err.message, "End_Timestamp"));
+    }
+
+    char text[4096];
+    snprintf(text, sizeof text,
+             "%s\"KERNEL_DISPATCH\",\"Agent 4\",1,1,1,1,10,\"k\",1,1000,1100,0,0,8,0,16,64,1,1,"
+             "64,1,1\n"
+             "\"KERNEL_DISPATCH\",\"Agent 4\",1,1,1,2,10,\"k\",2,12x4,1200,0,0,8,0,16,64,1,1,"
+             "64,1,1\n",
+             V3_HEADER);
+    path = write_text("bad_start.csv", text);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(read_fail(path, formats[i], -1, &err), KS_ERR_FORMAT);
+        assert_int_equal(err.line, 3);
+        assert_non_null(strstr(err.message, "Start_Timestamp"));
+        assert_non_null(strstr(err.message, "12x4"));
+    }
+
+    /* end before start */
+    snprintf(text, sizeof text,
+             "%s\"KERNEL_DISPATCH\",\"Agent 4\",1,1,1,1,10,\"k\",1,1000,900,0,0,8,0,16,64,1,1,"
+             "64,1,1\n",
+             V3_HEADER);
+    path = write_text("negative.csv", text);
+    assert_int_equal(read_fail(path, NULL, -1, &err), KS_ERR_FORMAT);
+    assert_int_equal(err.line, 2);
+    assert_non_null(strstr(err.message, "negative"));
+
+    /* workgroup size 0 cannot divide a grid */
+    snprintf(text, sizeof text,
+             "%s\"KERNEL_DISPATCH\",\"Agent 4\",1,1,1,1,10,\"k\",1,1000,1100,0,0,8,0,16,64,0,1,"
+             "64,1,1\n",
+             V3_HEADER);
+    path = write_text("wg0.csv", text);
+    assert_int_equal(read_fail(path, NULL, -1, &err), KS_ERR_FORMAT);
+    assert_int_equal(err.line, 2);
+    assert_non_null(strstr(err.message, "Workgroup_Size_Y"));
+
+    /* an unquoted comma in a name shifts the columns: refused */
+    snprintf(text, sizeof text,
+             "%s\"KERNEL_DISPATCH\",\"Agent 4\",1,1,1,1,10,k(int, int),1,1000,1100,0,0,8,0,16,"
+             "64,1,1,64,1,1\n",
+             V3_HEADER);
+    path = write_text("unquoted.csv", text);
+    assert_int_equal(read_fail(path, NULL, -1, &err), KS_ERR_FORMAT);
+    assert_int_equal(err.line, 2);
+
+    /* the last row cut off: even though its fields parse, it is refused */
+    snprintf(text, sizeof text,
+             "%s\"KERNEL_DISPATCH\",\"Agent 4\",1,1,1,1,10,\"k\",1,1000,1100,0,0,8,0,16,64,1,1,"
+             "64,1,1\n"
+             "\"KERNEL_DISPATCH\",\"Agent 4\",1,1,1,2,10,\"k\",2,1200,1300,0,0,8,0,16,64,1,1,"
+             "64,1,1",
+             V3_HEADER);
+    path = write_text("cut.csv", text);
+    assert_int_equal(read_fail(path, NULL, -1, &err), KS_ERR_FORMAT);
+    assert_int_equal(err.line, 3);
+    assert_non_null(strstr(err.message, "cut off"));
+
+    /* Dispatch_Id given for some rows only */
+    snprintf(text, sizeof text,
+             "%s\"KERNEL_DISPATCH\",\"Agent 4\",1,1,1,,10,\"k\",1,1000,1100,0,0,8,0,16,64,1,1,"
+             "64,1,1\n",
+             V3_HEADER);
+    path = write_text("nodispatch.csv", text);
+    assert_int_equal(read_fail(path, NULL, -1, &err), KS_ERR_FORMAT);
+    assert_int_equal(err.line, 2);
+    assert_non_null(strstr(err.message, "Dispatch_Id"));
+
+    /* forced onto a file without the header */
+    path = write_text("other.csv", "name,duration_ns\nk,5\n");
+    assert_int_equal(read_fail(path, "rocprof-v3-csv", -1, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "Kernel_Name"));
+}
+
+/* ---------------------------------------------------------------- rocprof v1 */
+
+#define V1_HEADER                                                                          \
+    "\"Index\",\"KernelName\",\"gpu-id\",\"queue-id\",\"queue-index\",\"pid\",\"tid\","    \
+    "\"grd\",\"wgr\",\"lds\",\"scr\",\"arch_vgpr\",\"accum_vgpr\",\"sgpr\",\"wave_size\"," \
+    "\"sig\",\"obj\",\"DispatchNs\",\"BeginNs\",\"EndNs\",\"CompleteNs\",\"DurationNs\"\n"
+
+/* rocprof prints an empty line after the header; rows out of Index order. */
+static const char v1_text[] =
+    "RPL: on '240505_115025' from '/opt/rocm-6.2.0' in '/home/user'\n" V1_HEADER "\n"
+    "1,\"heavy_kernel(float*, int) [clone .kd]\",1,0,2,937,937,20971520,256,0,144,72,0,128,"
+    "32,\"0x0\",\"0x7073a07c8d00\",363394502348015,363394502772909,363394537269967,"
+    "363394537278002,34497058\n"
+    "0,\"light_kernel(float*, int) [clone .kd]\",1,0,0,937,937,20971520,256,0,0,8,0,128,32,"
+    "\"0x0\",\"0x7073a07c8d40\",363394501327600,363394501507848,363394502312007,"
+    "363394502319511,804159\n"
+    "2,\"__omp_offloading_fd00_5871764_main_l28.kd\",2,1,0,3495164,3495164,257,64,512,0,4,"
+    "4,16,64,\"0x153e64afca00\",\"0x153d64770f00\",5323868597609543,5323868597625664,"
+    "5323868597648223,5323868597650689,22559\n";
+
+static void check_v1(const ks_profile *p)
+{
+    assert_string_equal(p->source_format, "rocprof-v1-csv");
+    assert_int_equal(p->n, 3);
+    assert_int_equal(p->duration_ns[0], 804159);
+    assert_int_equal(p->duration_ns[1], 34497058);
+    assert_int_equal(p->duration_ns[2], 22559);
+    assert_int_equal(p->start_ns[0], 363394501507848);
+    assert_string_equal(ks_profile_name(p, 0), "light_kernel(float*, int)");
+    assert_string_equal(ks_profile_name(p, 1), "heavy_kernel(float*, int)");
+    assert_string_equal(ks_profile_name(p, 2), "__omp_offloading_fd00_5871764_main_l28");
+    /* 20971520 work-items / 256 = 81920 workgroups; 257 / 64 rounds up to 5 */
+    assert_int_equal(p->grid[0], 81920);
+    assert_int_equal(p->grid[1], 1);
+    assert_int_equal(p->block[0], 256);
+    assert_int_equal(p->grid[6], 5);
+    assert_int_equal(p->block[6], 64);
+    assert_int_equal(p->device[0], 1);
+    assert_int_equal(p->device[2], 2);
+    assert_int_equal(p->stream[2], 1);
+}
+
+static void test_v1_values(void **state)
+{
+    (void)state;
+    const char *path = write_text("results.csv", v1_text);
+    ks_profile *p = read_ok(path, NULL, -1);
+    check_v1(p);
+    ks_profile_free(p);
+    p = read_ok(path, "rocprof-v1-csv", -1);
+    check_v1(p);
+    ks_profile_free(p);
+
+    p = read_ok(path, NULL, 2);
+    assert_int_equal(p->n, 1);
+    assert_int_equal(p->duration_ns[0], 22559);
+    ks_profile_free(p);
+
+    const char *paths[] = {write_xz("results.csv.xz", v1_text),
+                           write_zstd("results.csv.zst", v1_text)};
+    for (int i = 0; i < 2; i++) {
+        p = read_ok(paths[i], NULL, -1);
+        check_v1(p);
+        ks_profile_free(p);
+        p = read_ok(paths[i], "rocprof-v1-csv", -1);
+        check_v1(p);
+        ks_profile_free(p);
+    }
+}
+
+/* Unquoted, space-padded header without DurationNs (duration = EndNs -
+ * BeginNs), with counter columns, thousands separators in a quoted cell. */
+static void test_v1_no_duration_column(void **state)
+{
+    (void)state;
+    const char *text =
+        "Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,   grd,   wgr,lds,scr,vgpr,sgpr,"
+        "fbar,sig,obj,Wavefronts,DispatchNs,BeginNs,EndNs,CompleteNs\n"
+        "0,\"copy_kernel(float*, float*, int, int) [clone .kd]\",0,0,0,2460290,2460293, "
+        "16777216,  1024,0,0,4,24,0,0x0,0x7ffdd7609840,262144.0000000000,100,\"1,200\",1500,"
+        "1600\n"
+        "1,\"copy_kernel(float*, float*, int, int) [clone .kd]\",0,0,1,2460290,2460293, "
+        "16777216,  1024,0,0,4,24,0,0x0,0x7ffdd7609840,n/a,1700,1800,2100,2200\n";
+    const char *path = write_text("counters.csv", text);
+    const char *formats[] = {NULL, "rocprof-v1-csv"};
+    for (int i = 0; i < 2; i++) {
+        ks_profile *p = read_ok(path, formats[i], -1);
+        assert_int_equal(p->n, 2);
+        assert_int_equal(p->duration_ns[0], 300);
+        assert_int_equal(p->duration_ns[1], 300);
+        assert_int_equal(p->start_ns[0], 1200);
+        assert_int_equal(p->grid[0], 16384);
+        assert_int_equal(p->name_count, 1);
+        assert_string_equal(ks_profile_name(p, 1), "copy_kernel(float*, float*, int, int)");
+        ks_profile_free(p);
+    }
+}
+
+static void test_v1_errors(void **state)
+{
+    (void)state;
+    ks_error err;
+    /* counters only, no timestamps: no durations to read */
+    const char *path = write_text(
+        "notime.csv", "Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds\n"
+                      "0,\"k\",0,0,0,1,1,64,64,0\n");
+    const char *formats[] = {NULL, "rocprof-v1-csv"};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(read_fail(path, formats[i], -1, &err), KS_ERR_FORMAT);
+        assert_int_equal(err.line, 1);
+        assert_non_null(strstr(err.message, "BeginNs"));
+    }
+
+    /* no KernelName column */
+    path = write_text("noname.csv", "junk line\nIndex,gpu-id,grd,wgr,BeginNs,EndNs\n"
+                                    "0,0,64,64,1,2\n");
+    assert_int_equal(read_fail(path, "rocprof-v1-csv", -1, &err), KS_ERR_FORMAT);
+    assert_int_equal(err.line, 2);
+    assert_non_null(strstr(err.message, "KernelName"));
+
+    /* a bad DurationNs cell */
+    char text[4096];
+    snprintf(text, sizeof text,
+             "%s0,\"k\",0,0,0,1,1,64,64,0,0,4,4,16,64,0x0,0x0,1,2,3,4,1\n"
+             "1,\"k\",0,0,0,1,1,64,64,0,0,4,4,16,64,0x0,0x0,1,2,3,4,fast\n",
+             V1_HEADER);
+    path = write_text("baddur.csv", text);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(read_fail(path, formats[i], -1, &err), KS_ERR_FORMAT);
+        assert_int_equal(err.line, 3);
+        assert_non_null(strstr(err.message, "DurationNs"));
+    }
+
+    /* wgr 0 */
+    snprintf(text, sizeof text, "%s0,\"k\",0,0,0,1,1,64,0,0,0,4,4,16,64,0x0,0x0,1,2,3,4,1\n",
+             V1_HEADER);
+    path = write_text("wgr0.csv", text);
+    assert_int_equal(read_fail(path, NULL, -1, &err), KS_ERR_FORMAT);
+    assert_int_equal(err.line, 2);
+    assert_non_null(strstr(err.message, "wgr"));
+
+    /* cut-off last line */
+    snprintf(text, sizeof text, "%s0,\"k\",0,0,0,1,1,64,64,0,0,4,4,16,64,0x0,0x0,1,2,3,4,1",
+             V1_HEADER);
+    path = write_text("cut.csv", text);
+    assert_int_equal(read_fail(path, NULL, -1, &err), KS_ERR_FORMAT);
+    assert_int_equal(err.line, 2);
+
+    /* unterminated quote */
+    snprintf(text, sizeof text, "%s0,\"k,0,0,0,1,1,64,64,0,0,4,4,16,64,0x0,0x0,1,2,3,4,1\n",
+             V1_HEADER);
+    path = write_text("quote.csv", text);
+    assert_int_equal(read_fail(path, NULL, -1, &err), KS_ERR_FORMAT);
+    assert_int_equal(err.line, 2);
+    assert_non_null(strstr(err.message, "quote"));
+
+    /* --device without a gpu-id column */
+    path = write_text("nogpu.csv", "Index,KernelName,grd,wgr,DurationNs\n0,\"k\",64,64,5\n");
+    assert_int_equal(read_fail(path, NULL, 0, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "gpu-id"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_v3_values),
+        cmocka_unit_test(test_v3_compressed),
+        cmocka_unit_test(test_v3_old_header),
+        cmocka_unit_test(test_v3_agent_forms),
+        cmocka_unit_test(test_v3_errors),
+        cmocka_unit_test(test_v1_values),
+        cmocka_unit_test(test_v1_no_duration_column),
+        cmocka_unit_test(test_v1_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,541 @@
+/*
+ * test_read_sqlite.c - the Nsight Systems SQLite reader on databases built
+ * here with the SQLite C API: old and new kernel-table schemas, launch order,
+ * the device filter, name kinds, a gzip-compressed copy and standard input
+ * (both read through a temporary file), and malformed exports.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "ksample.h"
+
+static char dir[4096];
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/ks-test-sqlite-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(dir))
+        return -1;
+    /* the reader's temporary copies go here too, so the tests can check that
+     * none is left behind */
+    return setenv("TMPDIR", dir, 1);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char path[8192];
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+    return 0;
+}
+
+static const char *in_dir(const char *name)
+{
+    static char paths[8][8192];
+    static int next;
+    char *p = paths[next++ % 8];
+    snprintf(p, sizeof paths[0], "%s/%s", dir, name);
+    return p;
+}
+
+static void make_db(const char *path, const char *script)
+{
+    unlink(path);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    char *msg = NULL;
+    int rc = sqlite3_exec(db, script, NULL, NULL, &msg);
+    if (rc != SQLITE_OK)
+        fail_msg("building %s: %s", path, msg ? msg : "?");
+    sqlite3_close(db);
+}
+
+static void write_bytes(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void gzip_copy(const char *src, const char *dst)
+{
+    FILE *in = fopen(src, "rb");
+    assert_non_null(in);
+    gzFile out = gzopen(dst, "wb");
+    assert_non_null(out);
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        assert_int_equal(gzwrite(out, buf, (unsigned)n), (int)n);
+    fclose(in);
+    assert_int_equal(gzclose(out), Z_OK);
+}
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return (long)st.st_size;
+}
+
+/* Number of files in the test folder whose name starts with prefix. */
+static int count_files(const char *prefix)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
+/* Older exports: no greenContextId, no shortName.  Rows are inserted out of
+ * launch order; two share correlationId 11 (a graph launch). */
+static const char old_schema[] =
+    "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+    " deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL,"
+    " correlationId INTEGER, globalPid INTEGER,"
+    " demangledName INTEGER NOT NULL REFERENCES StringIds(id),"
+    " mangledName INTEGER REFERENCES StringIds(id), registersPerThread INTEGER NOT NULL,"
+    " gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL,"
+    " blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL,"
+    " staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL);"
+    "INSERT INTO StringIds VALUES (1, 'void gemm<float>(float*, int)'), (2, '_Z4gemmIfEvPfi'),"
+    " (3, 'reduce(int*)'), (4, '_Z6reducePi');"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
+    " (3000, 3500, 0, 1, 7, 12, 99, 1, 2, 32, 64, 2, 1, 128, 1, 1, 0, 0),"
+    " (1000, 1100, 0, 1, 7, 10, 99, 1, 2, 32, 64, 2, 1, 128, 1, 1, 0, 0),"
+    " (2000, 2250, 0, 1, 13, 11, 99, 3, NULL, 24, 8, 1, 1, 256, 1, 1, 0, 0),"
+    " (1900, 1950, 0, 1, 13, 11, 99, 3, 4, 24, 8, 1, 1, 256, 1, 1, 0, 0);";
+
+/* Newer exports: greenContextId and shortName; kernels on two devices. */
+static const char new_schema[] =
+    "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT);"
+    "INSERT INTO TARGET_INFO_GPU VALUES (0, 'NVIDIA H100 80GB HBM3'), (1, 'NVIDIA H100 80GB HBM3');"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+    " deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER,"
+    " streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
+    " demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, mangledName INTEGER,"
+    " launchType INTEGER, cacheConfig INTEGER, registersPerThread INTEGER NOT NULL,"
+    " gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL,"
+    " blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL,"
+    " staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL,"
+    " localMemoryPerThread INTEGER, localMemoryTotal INTEGER, gridId INTEGER,"
+    " sharedMemoryExecuted INTEGER, graphNodeId INTEGER, sharedMemoryLimitConfig INTEGER);"
+    "INSERT INTO StringIds VALUES (1, 'void flash_fwd<128>(Params)'), (2, 'flash_fwd'),"
+    " (3, '_Z9flash_fwdILi128EEv6Params'), (4, 'void add(float*, float const*)'), (5, 'add'),"
+    " (6, '_Z3addPfPKf');"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
+    " (500, 800, 1, 2, NULL, 21, 5, 7, 4, 5, 6, 0, 0,"
+    "  16, 40, 1, 1, 256, 1, 1, 0, 0, 0, 0, 9, 0, NULL, 1),"
+    " (100, 400, 0, 1, NULL, 7, 3, 7, 1, 2, 3, 0, 0,"
+    "  96, 108, 4, 1, 128, 1, 1, 1024, 0, 0, 0, 1, 0, NULL, 1),"
+    " (450, 460, 0, 1, NULL, 7, 4, 7, 4, 5, 6, 0, 0,"
+    "  16, 40, 1, 1, 256, 1, 1, 0, 0, 0, 0, 2, 0, NULL, 1),"
+    " (900, 1900, 1, 2, NULL, 21, 6, 7, 1, 2, 3, 0, 0,"
+    "  96, 108, 4, 1, 128, 1, 1, 1024, 0, 0, 0, 10, 0, NULL, 1),"
+    " (50, 70, 0, 1, NULL, 7, 1, 7, 4, 5, 6, 0, 0,"
+    "  16, 40, 1, 1, 256, 1, 1, 0, 0, 0, 0, 3, 0, NULL, 1);";
+
+static ks_profile *read_ok(const char *path, const char *format, int device,
+                           const char *name_kind)
+{
+    ks_read_options opt;
+    ks_read_options_init(&opt);
+    opt.format = format;
+    opt.device = device;
+    opt.name_kind = name_kind;
+    ks_profile *p = NULL;
+    ks_error err;
+    ks_error_clear(&err);
+    ks_status st = ks_profile_read(path, &opt, &p, &err);
+    if (st != KS_OK) {
+        char msg[1200];
+        ks_error_format(&err, msg, sizeof msg);
+        fail_msg("reading %s: %s", path, msg);
+    }
+    assert_non_null(p);
+    return p;
+}
+
+static ks_status read_fail(const char *path, const char *format, int device,
+                           const char *name_kind, ks_error *err)
+{
+    ks_read_options opt;
+    ks_read_options_init(&opt);
+    opt.format = format;
+    opt.device = device;
+    opt.name_kind = name_kind;
+    ks_profile *p = NULL;
+    ks_error_clear(err);
+    ks_status st = ks_profile_read(path, &opt, &p, err);
+    assert_int_not_equal(st, KS_OK);
+    assert_null(p);
+    assert_int_equal(err->status, st);
+    assert_true(err->message[0] != '\0');
+    return st;
+}
+
+static void check_old(const ks_profile *p)
+{
+    assert_string_equal(p->source_format, "nsys-sqlite");
+    assert_int_equal(p->n, 4);
+    /* correlationId 10, then the two rows of 11 by start, then 12 */
+    static const int64_t dur[] = {100, 50, 250, 500};
+    static const int64_t start[] = {1000, 1900, 2000, 3000};
+    static const int64_t corr[] = {10, 11, 11, 12};
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(p->duration_ns[i], dur[i]);
+        assert_int_equal(p->start_ns[i], start[i]);
+        assert_int_equal(p->correlation[i], corr[i]);
+    }
+    assert_string_equal(ks_profile_name(p, 0), "void gemm<float>(float*, int)");
+    assert_string_equal(ks_profile_name(p, 1), "reduce(int*)");
+    assert_string_equal(ks_profile_name(p, 3), "void gemm<float>(float*, int)");
+    assert_int_equal(p->name_count, 2);
+    assert_non_null(p->grid);
+    assert_int_equal(p->grid[0], 64);
+    assert_int_equal(p->grid[1], 2);
+    assert_int_equal(p->grid[2], 1);
+    assert_int_equal(p->block[0], 128);
+    assert_int_equal(p->block[1], 1);
+    assert_int_equal(p->grid[3], 8);
+    assert_int_equal(p->block[3], 256);
+    assert_non_null(p->stream);
+    assert_int_equal(p->stream[0], 7);
+    assert_int_equal(p->stream[1], 13);
+}
+
+static void test_old_schema(void **state)
+{
+    (void)state;
+    const char *path = in_dir("old.sqlite");
+    make_db(path, old_schema);
+    ks_profile *p = read_ok(path, NULL, -1, NULL);
+    check_old(p);
+    assert_int_equal(p->source_bytes, (uint64_t)file_size(path));
+    ks_profile_free(p);
+
+    p = read_ok(path, "nsys-sqlite", -1, "demangled");
+    check_old(p);
+    ks_profile_free(p);
+
+    /* mangledName is NULL in one row: that row keeps its demangled name */
+    p = read_ok(path, "nsys-sqlite", -1, "mangled");
+    assert_int_equal(p->n, 4);
+    assert_string_equal(ks_profile_name(p, 0), "_Z4gemmIfEvPfi");
+    assert_string_equal(ks_profile_name(p, 1), "_Z6reducePi");
+    assert_string_equal(ks_profile_name(p, 2), "reduce(int*)");
+    ks_profile_free(p);
+
+    /* asked for short names, which this export lacks: say what it has */
+    ks_error err;
+    assert_int_equal(read_fail(path, NULL, -1, "short", &err), KS_ERR_FORMAT);
+    assert_string_equal(err.file, path);
+    assert_non_null(strstr(err.message, "shortName"));
+    assert_non_null(strstr(err.message, "demangledName"));
+    assert_non_null(strstr(err.message, "mangledName"));
+
+    assert_int_equal(read_fail(path, NULL, -1, "pretty", &err), KS_ERR_USAGE);
+    assert_non_null(strstr(err.message, "pretty"));
+}
+
+static void check_new_all(const ks_profile *p)
+{
+    assert_int_equal(p->n, 5);
+    static const int64_t corr[] = {1, 3, 4, 5, 6};
+    static const int64_t dur[] = {20, 300, 10, 300, 1000};
+    static const uint32_t device[] = {0, 0, 0, 1, 1};
+    for (size_t i = 0; i < 5; i++) {
+        assert_int_equal(p->correlation[i], corr[i]);
+        assert_int_equal(p->duration_ns[i], dur[i]);
+        assert_int_equal(p->device[i], device[i]);
+    }
+    assert_string_equal(ks_profile_name(p, 1), "void flash_fwd<128>(Params)");
+    assert_int_equal(p->grid[3 * 1 + 0], 108);
+    assert_int_equal(p->grid[3 * 1 + 1], 4);
+    assert_int_equal(p->grid[3 * 1 + 2], 1);
+    assert_int_equal(p->block[3 * 1 + 0], 128);
+    assert_string_equal(p->device_name, "NVIDIA H100 80GB HBM3");
+}
+
+static void test_new_schema_devices(void **state)
+{
+    (void)state;
+    const char *path = in_dir("new.sqlite");
+    make_db(path, new_schema);
+    ks_profile *p = read_ok(path, NULL, -1, NULL);
+    check_new_all(p);
+    ks_profile_free(p);
+
+    p = read_ok(path, NULL, 1, NULL);
+    assert_int_equal(p->n, 2);
+    assert_int_equal(p->correlation[0], 5);
+    assert_int_equal(p->correlation[1], 6);
+    assert_int_equal(p->device[0], 1);
+    assert_int_equal(p->stream[0], 21);
+    ks_profile_free(p);
+
+    p = read_ok(path, "nsys-sqlite", 0, "short");
+    assert_int_equal(p->n, 3);
+    assert_string_equal(ks_profile_name(p, 0), "add");
+    assert_string_equal(ks_profile_name(p, 1), "flash_fwd");
+    assert_string_equal(ks_profile_name(p, 2), "add");
+    ks_profile_free(p);
+
+    ks_error err;
+    assert_int_equal(read_fail(path, NULL, 3, NULL, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "no kernel invocations"));
+}
+
+static void test_order_by_start_without_correlation(void **state)
+{
+    (void)state;
+    const char *path = in_dir("nocorr.sqlite");
+    make_db(path,
+            "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+            "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
+            " demangledName INTEGER);"
+            "INSERT INTO StringIds VALUES (1, 'a'), (2, 'b');"
+            "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (30, 35, 2), (10, 12, 1), (20, 27, 2);");
+    ks_profile *p = read_ok(path, NULL, -1, NULL);
+    assert_int_equal(p->n, 3);
+    assert_int_equal(p->start_ns[0], 10);
+    assert_int_equal(p->start_ns[1], 20);
+    assert_int_equal(p->start_ns[2], 30);
+    assert_int_equal(p->duration_ns[1], 7);
+    assert_string_equal(ks_profile_name(p, 0), "a");
+    assert_null(p->grid);        /* no launch shape in this export */
+    assert_null(p->correlation); /* nor correlation ids */
+    ks_profile_free(p);
+
+    /* no deviceId column: a device filter cannot be honoured */
+    ks_error err;
+    assert_int_equal(read_fail(path, NULL, 0, NULL, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "deviceId"));
+}
+
+static void test_gzip_copy(void **state)
+{
+    (void)state;
+    const char *path = in_dir("new2.sqlite");
+    const char *gz = in_dir("new2.sqlite.gz");
+    make_db(path, new_schema);
+    gzip_copy(path, gz);
+    ks_profile *p = read_ok(gz, NULL, -1, NULL);
+    check_new_all(p);
+    assert_string_equal(p->source_format, "nsys-sqlite");
+    /* the digest and size are of the compressed bytes on disk */
+    assert_int_equal(p->source_bytes, (uint64_t)file_size(gz));
+    ks_profile_free(p);
+    p = read_ok(gz, "nsys-sqlite", 1, NULL);
+    assert_int_equal(p->n, 2);
+    ks_profile_free(p);
+    assert_int_equal(count_files("ksample-nsys-"), 0);
+
+    /* a failure after the copy also removes it */
+    const char *bad = in_dir("bad.sqlite");
+    const char *badgz = in_dir("bad.sqlite.gz");
+    make_db(bad, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);");
+    gzip_copy(bad, badgz);
+    ks_error err;
+    assert_int_equal(read_fail(badgz, NULL, -1, NULL, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "CUPTI_ACTIVITY_KIND_KERNEL"));
+    assert_string_equal(err.file, badgz);
+    assert_int_equal(count_files("ksample-nsys-"), 0);
+}
+
+static void test_stdin(void **state)
+{
+    (void)state;
+    const char *path = in_dir("stdin.sqlite");
+    make_db(path, old_schema);
+    assert_non_null(freopen(path, "rb", stdin));
+    ks_profile *p = read_ok("-", NULL, -1, NULL);
+    check_old(p);
+    ks_profile_free(p);
+    assert_int_equal(count_files("ksample-nsys-"), 0);
+}
+
+/* A named pipe cannot be opened by SQLite either: it is copied like stdin. */
+static void test_fifo(void **state)
+{
+    (void)state;
+    const char *db = in_dir("fifo-source.sqlite");
+    make_db(db, old_schema);
+    const char *fifo = in_dir("export.fifo");
+    unlink(fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        FILE *in = fopen(db, "rb"), *out = fopen(fifo, "wb");
+        char buf[4096];
+        size_t n;
+        while (in && out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+            fwrite(buf, 1, n, out);
+        _exit(in && out && fclose(out) == 0 ? 0 : 1);
+    }
+    ks_profile *p = read_ok(fifo, NULL, -1, NULL);
+    check_old(p);
+    ks_profile_free(p);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(count_files("ksample-nsys-"), 0);
+}
+
+static void test_missing_parts(void **state)
+{
+    (void)state;
+    ks_error err;
+    const char *path = in_dir("nokernel.sqlite");
+    make_db(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+                  "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, end INTEGER);");
+    assert_int_equal(read_fail(path, NULL, -1, NULL, &err), KS_ERR_FORMAT);
+    assert_string_equal(err.file, path);
+    assert_non_null(strstr(err.message, "CUPTI_ACTIVITY_KIND_KERNEL"));
+
+    path = in_dir("nostart.sqlite");
+    make_db(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+                  "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (begin INTEGER, end INTEGER,"
+                  " demangledName INTEGER);"
+                  "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 1);");
+    assert_int_equal(read_fail(path, "nsys-sqlite", -1, NULL, &err), KS_ERR_FORMAT);
+    assert_string_equal(err.file, path);
+    assert_non_null(strstr(err.message, "column start"));
+
+    path = in_dir("nostrings.sqlite");
+    make_db(path, "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
+                  " demangledName INTEGER);"
+                  "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 1);");
+    assert_int_equal(read_fail(path, NULL, -1, NULL, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "StringIds"));
+
+    path = in_dir("noname.sqlite");
+    make_db(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+                  "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER);"
+                  "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2);");
+    assert_int_equal(read_fail(path, NULL, -1, NULL, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "demangledName"));
+    assert_non_null(strstr(err.message, "no name column"));
+}
+
+static void test_bad_rows(void **state)
+{
+    (void)state;
+    ks_error err;
+    const char *path = in_dir("negative.sqlite");
+    make_db(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+                  "INSERT INTO StringIds VALUES (1, 'k');"
+                  "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
+                  " correlationId INTEGER, demangledName INTEGER);"
+                  "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10, 20, 1, 1), (50, 40, 7, 1);");
+    assert_int_equal(read_fail(path, NULL, -1, NULL, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "rowid 2"));
+    assert_non_null(strstr(err.message, "correlationId 7"));
+    assert_non_null(strstr(err.message, "negative"));
+
+    path = in_dir("dangling.sqlite");
+    make_db(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+                  "INSERT INTO StringIds VALUES (1, 'k');"
+                  "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
+                  " demangledName INTEGER);"
+                  "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10, 20, 1), (30, 40, 9);");
+    assert_int_equal(read_fail(path, NULL, -1, NULL, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "9 is not an id in table StringIds"));
+
+    path = in_dir("textstart.sqlite");
+    make_db(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+                  "INSERT INTO StringIds VALUES (1, 'k');"
+                  "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start, end, demangledName);"
+                  "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ('soon', 20, 1);");
+    assert_int_equal(read_fail(path, NULL, -1, NULL, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "not an integer"));
+
+    path = in_dir("empty.sqlite");
+    make_db(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+                  "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
+                  " demangledName INTEGER);");
+    assert_int_equal(read_fail(path, NULL, -1, NULL, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "no kernel invocations"));
+}
+
+static void test_not_a_database(void **state)
+{
+    (void)state;
+    ks_error err;
+    /* the magic, then garbage */
+    unsigned char junk[8192];
+    memcpy(junk, "SQLite format 3", 16);
+    uint32_t x = 12345;
+    for (size_t i = 16; i < sizeof junk; i++) {
+        x = x * 1103515245u + 12345u;
+        junk[i] = (unsigned char)(x >> 16);
+    }
+    const char *path = in_dir("garbage.sqlite");
+    write_bytes(path, junk, sizeof junk);
+    assert_int_equal(read_fail(path, NULL, -1, NULL, &err), KS_ERR_FORMAT);
+    assert_string_equal(err.file, path);
+
+    /* only the magic */
+    path = in_dir("magic-only.sqlite");
+    write_bytes(path, junk, 16);
+    assert_int_not_equal(read_fail(path, NULL, -1, NULL, &err), KS_OK);
+
+    /* a CSV forced through this reader */
+    path = in_dir("text.csv");
+    const char text[] = "name,duration_ns\nk,5\n";
+    write_bytes(path, text, sizeof text - 1);
+    assert_int_equal(read_fail(path, "nsys-sqlite", -1, NULL, &err), KS_ERR_FORMAT);
+    assert_string_equal(err.file, path);
+    assert_int_equal(count_files("ksample-nsys-"), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_old_schema),
+        cmocka_unit_test(test_new_schema_devices),
+        cmocka_unit_test(test_order_by_start_without_correlation),
+        cmocka_unit_test(test_gzip_copy),
+        cmocka_unit_test(test_stdin),
+        cmocka_unit_test(test_fifo),
+        cmocka_unit_test(test_missing_parts),
+        cmocka_unit_test(test_bad_rows),
+        cmocka_unit_test(test_not_a_database),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,182 @@
+/*
+ * test_util.h - in-memory synthetic profiles for the method tests.
+ *
+ * A workload is a list of kernel specifications; invocations are drawn in
+ * launch order by picking a kernel by its share, then one of its modes, then
+ * a duration around that mode.  Every draw comes from a ks_rng with a fixed
+ * seed, so a workload is the same on every run and platform.  Header-only
+ * (static functions) because each test file is its own program.
+ */
+#ifndef KS_TEST_UTIL_H
+#define KS_TEST_UTIL_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ksample.h"
+
+enum tu_shape {
+    TU_NORMAL,    /* normal around each mode, sd = spread * mode */
+    TU_LOGNORMAL, /* mode * exp(spread * normal) */
+    TU_CONSTANT,  /* exactly the mode */
+    TU_UNIFORM    /* uniform in [mode (1 - spread), mode (1 + spread)] */
+};
+
+typedef struct tu_kernel {
+    const char *name;
+    double share;       /* relative frequency */
+    enum tu_shape shape;
+    double spread;
+    int modes;          /* 1..4 */
+    double mode[4];     /* ns; 0 gives zero-duration invocations */
+    uint32_t grid[3];   /* all zero: the invocation has no grid/block */
+    uint32_t block[3];
+} tu_kernel;
+
+static inline int64_t tu_duration(const tu_kernel *k, ks_rng *rng)
+{
+    int mi = k->modes > 1 ? (int)ks_rng_below(rng, (uint64_t)k->modes) : 0;
+    double mu = k->mode[mi], d = mu;
+    switch (k->shape) {
+    case TU_NORMAL:
+        d = mu * (1 + k->spread * ks_rng_normal(rng));
+        break;
+    case TU_LOGNORMAL:
+        d = mu * exp(k->spread * ks_rng_normal(rng));
+        break;
+    case TU_UNIFORM:
+        d = mu * (1 + k->spread * (2 * ks_rng_uniform(rng) - 1));
+        break;
+    case TU_CONSTANT:
+        break;
+    }
+    if (d < 0)
+        d = 0;
+    return (int64_t)llround(d);
+}
+
+/* Appends one invocation of kernel `name` (interned on the fly). */
+static inline ks_status tu_append(ks_profile *p, const char *name, int64_t duration,
+                           const uint32_t *grid, const uint32_t *block)
+{
+    ks_error err;
+    uint32_t id;
+    ks_status st = ks_profile_intern(p, name, strlen(name), &id, &err);
+    if (st != KS_OK)
+        return st;
+    ks_invocation inv;
+    ks_invocation_init(&inv);
+    inv.duration_ns = duration;
+    inv.name_id = id;
+    inv.grid = grid;
+    inv.block = block;
+    return ks_profile_append(p, &inv, &err);
+}
+
+/* n invocations of the kernels in k[0..count), in a random launch order. */
+static inline ks_profile *tu_workload(const tu_kernel *k, size_t count, size_t n, uint64_t seed)
+{
+    ks_profile *p = ks_profile_new();
+    if (!p)
+        return NULL;
+    ks_rng rng;
+    ks_rng_seed(&rng, seed);
+    double total = 0;
+    for (size_t i = 0; i < count; i++)
+        total += k[i].share;
+    for (size_t i = 0; i < n; i++) {
+        double u = ks_rng_uniform(&rng) * total, acc = 0;
+        size_t j = 0;
+        for (; j + 1 < count; j++) {
+            acc += k[j].share;
+            if (u < acc)
+                break;
+        }
+        const tu_kernel *kj = &k[j];
+        int dims = kj->grid[0] || kj->block[0];
+        if (tu_append(p, kj->name, tu_duration(kj, &rng), dims ? kj->grid : NULL,
+                      dims ? kj->block : NULL) != KS_OK) {
+            ks_profile_free(p);
+            return NULL;
+        }
+    }
+    return p;
+}
+
+#define TU_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The shapes the statistical and structural tests run on: 0 multimodal,
+ * 1 lognormal, 2 mixed.  Returns the kernels and their count. */
+static inline const tu_kernel *tu_shape(int which, size_t *count, const char **name)
+{
+
+    /* two and three well-separated modes, a constant kernel, a zero-duration
+     * kernel, a tight unimodal kernel */
+    static const tu_kernel tu_multimodal[] = {
+        {"gemm_kernel(float*, int)", 30, TU_NORMAL, 0.05, 2, {20000, 90000}, {0}, {0}},
+        {"attention<128>(half*)", 20, TU_NORMAL, 0.04, 3, {5000, 15000, 60000}, {0}, {0}},
+        {"elementwise_add", 25, TU_CONSTANT, 0, 1, {3000}, {0}, {0}},
+        {"zero_kernel", 5, TU_CONSTANT, 0, 1, {0}, {0}, {0}},
+        {"layernorm", 20, TU_NORMAL, 0.10, 1, {8000}, {0}, {0}},
+    };
+
+    /* heavy-tailed durations */
+    static const tu_kernel tu_lognormal[] = {
+        {"conv_a", 40, TU_LOGNORMAL, 0.8, 1, {12000}, {0}, {0}},
+        {"conv_b", 30, TU_LOGNORMAL, 0.5, 2, {4000, 40000}, {0}, {0}},
+        {"reduce", 20, TU_LOGNORMAL, 1.0, 1, {2000}, {0}, {0}},
+        {"copy", 10, TU_UNIFORM, 0.3, 1, {1500}, {0}, {0}},
+    };
+
+    /* many kernels of very different frequency and spread, including rare ones
+     * and one whose mode is 0 in part */
+    static const tu_kernel tu_mixed[] = {
+        {"k00", 200, TU_NORMAL, 0.02, 1, {1000}, {0}, {0}},
+        {"k01", 100, TU_NORMAL, 0.30, 2, {5000, 9000}, {0}, {0}},
+        {"k02", 60, TU_LOGNORMAL, 0.6, 1, {30000}, {0}, {0}},
+        {"k03", 40, TU_UNIFORM, 0.9, 1, {50000}, {0}, {0}},
+        {"k04", 20, TU_NORMAL, 0.05, 4, {2000, 4000, 8000, 16000}, {0}, {0}},
+        {"k05", 10, TU_CONSTANT, 0, 2, {0, 7000}, {0}, {0}},
+        {"k06", 5, TU_LOGNORMAL, 1.2, 1, {100000}, {0}, {0}},
+        {"k07", 2, TU_NORMAL, 0.2, 1, {400000}, {0}, {0}},
+        {"k08", 1, TU_UNIFORM, 0.5, 1, {800000}, {0}, {0}},
+        {"k09", 0.2, TU_NORMAL, 0.1, 1, {2000000}, {0}, {0}},
+        {"k10", 0.05, TU_CONSTANT, 0, 1, {3000000}, {0}, {0}},
+    };
+    switch (which) {
+    case 0:
+        *count = TU_COUNT(tu_multimodal);
+        *name = "multimodal";
+        return tu_multimodal;
+    case 1:
+        *count = TU_COUNT(tu_lognormal);
+        *name = "lognormal";
+        return tu_lognormal;
+    default:
+        *count = TU_COUNT(tu_mixed);
+        *name = "mixed";
+        return tu_mixed;
+    }
+}
+
+/* Workload `which` of tu_shape() with n invocations. */
+static inline ks_profile *tu_named_workload(int which, size_t n, uint64_t seed)
+{
+    size_t count;
+    const char *name;
+    const tu_kernel *k = tu_shape(which, &count, &name);
+    return tu_workload(k, count, n, seed);
+}
+
+/* Expected cost of the plan's sizes: sum m * mean. */
+static inline double tu_plan_cost(const ks_plan *plan)
+{
+    double s = 0;
+    for (size_t i = 0; i < plan->cluster_count; i++)
+        s += (double)plan->clusters[i].m * plan->clusters[i].mean_ns;
+    return s;
+}
+
+#endif
