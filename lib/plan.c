@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void ks_params_init(ks_params *p)
@@ -297,6 +298,10 @@ ks_status ks_write_atomic(const char *path, ks_writer_fn fn, const void *ctx, ks
         free(tmp);
         return KS_ERR_IO;
     }
+    /* mkstemp makes the file 0600; give it the mode a plain fopen would */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
     FILE *f = fdopen(fd, "w");
     if (!f) {
         close(fd);

@@ -249,7 +249,13 @@ static int run_cli(const char *args)
     char cmd[16384];
     snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", KS_CLI, args, in_dir("stderr.txt"));
     int rc = system(cmd);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    if (rc != 0) {
+        bytes e = read_file(in_dir("stderr.txt"));
+        print_message("ksample %s: exit %d: %.*s\n", args, rc, (int)e.len, e.data);
+        free(e.data);
+    }
+    return rc;
 }
 
 static void assert_no_temporaries(void)
@@ -272,7 +278,8 @@ static void test_cli_same_bytes(void **state)
     }
     ks_profile *synthetic = tu_named_workload(0, 3000, 900);
     assert_non_null(synthetic);
-    const char *csv = in_dir("profile.csv");
+    char csv[8192];
+    snprintf(csv, sizeof csv, "%s", in_dir("profile.csv"));
     write_kern_exec_csv(csv, synthetic);
     ks_profile_free(synthetic);
 
