@@ -968,7 +968,7 @@ static void test_statistics(void **state)
         {"random", "random", 0, false},
     };
     for (int w = 0; w < 3; w++) {
-        ks_profile *p = workload(w, 20000, 500 + w);
+        ks_profile *p = workload(w, 10000, 500 + w);
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             ks_params pa = params(cases[i].method, cases[i].allocation, 0.05, 0);
             pa.confidence = 1 - alpha;
