@@ -41,10 +41,17 @@ int ks_csv_split(char *line, size_t len, char **fields, int max)
             while (p < end && *p != ',')
                 *out++ = *p++;
         } else {
-            /* unquoted cells are short: a plain loop beats a memchr call */
+            /* most unquoted cells are short numbers, where a plain loop beats
+             * a memchr call; an unquoted kernel name is long, where memchr's
+             * vector scan wins */
             field = p;
-            while (p < end && *p != ',')
+            char *stop = end - p > 16 ? p + 16 : end;
+            while (p < stop && *p != ',')
                 p++;
+            if (p == stop && p < end) {
+                char *comma = memchr(p, ',', (size_t)(end - p));
+                p = comma ? comma : end;
+            }
             out = p;
         }
         bool more = p < end && *p == ',';
