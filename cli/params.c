@@ -57,8 +57,9 @@ bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd,
             *rc = cli_usage_error(cmd, "--allocation must be joint or tree, got '%s'", arg);
         return true;
     case 'd':
-        if (!cli_parse_u64(arg, &u) || u < 1 || u > 1000)
-            *rc = cli_usage_error(cmd, "--max-depth must be in 1..1000, got '%s'", arg);
+        if (!cli_parse_u64(arg, &u) || u < 1 || u > KS_MAX_DEPTH_LIMIT)
+            *rc = cli_usage_error(cmd, "--max-depth must be in 1..%d, got '%s'",
+                                  KS_MAX_DEPTH_LIMIT, arg);
         else
             pa->max_depth = (int)u;
         return true;

@@ -7,6 +7,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* First ',' in [p, end), or end.  Eight bytes at a time (the classic
+ * "has zero byte" test on x ^ ",,,,,,,,"), since splitting rows was a fifth
+ * of the time to read a large nsys export; memchr for long cells. */
+static char *find_comma(char *p, char *end)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    const uint64_t commas = ones * (uint64_t)',';
+    for (int words = 0; end - p >= 8; words++) {
+        if (words == 4) {
+            char *c = memchr(p, ',', (size_t)(end - p));
+            return c ? c : end;
+        }
+        uint64_t x;
+        memcpy(&x, p, 8);
+        x ^= commas;
+        uint64_t hit = (x - ones) & ~x & highs;
+        if (hit)
+            return p + (__builtin_ctzll(hit) >> 3); /* little-endian: lowest byte first */
+        p += 8;
+    }
+#endif
+    while (p < end && *p != ',')
+        p++;
+    return p;
+}
+
 int ks_csv_split(char *line, size_t len, char **fields, int max)
 {
     int count = 0;
@@ -45,13 +72,7 @@ int ks_csv_split(char *line, size_t len, char **fields, int max)
              * a memchr call; an unquoted kernel name is long, where memchr's
              * vector scan wins */
             field = p;
-            char *stop = end - p > 16 ? p + 16 : end;
-            while (p < stop && *p != ',')
-                p++;
-            if (p == stop && p < end) {
-                char *comma = memchr(p, ',', (size_t)(end - p));
-                p = comma ? comma : end;
-            }
+            p = find_comma(p, end);
             out = p;
         }
         bool more = p < end && *p == ',';

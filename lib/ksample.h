@@ -236,6 +236,11 @@ typedef struct ks_params {
 
 enum { KS_ALLOC_JOINT = 0, KS_ALLOC_TREE = 1 };
 
+/* Deepest split tree allowed; a cluster's path ("0.1.0...") then fits in
+ * KS_PATH_SIZE bytes. */
+#define KS_MAX_DEPTH_LIMIT 200
+#define KS_PATH_SIZE (2 * KS_MAX_DEPTH_LIMIT + 8)
+
 void ks_params_init(ks_params *p);
 
 typedef struct ks_cluster {

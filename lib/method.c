@@ -45,8 +45,9 @@ static ks_status check_params(const ks_params *pa, ks_error *err)
                             "--target-speedup must be >= 1 and --fraction in (0, 1]");
     if (pa->target_speedup > 0 && pa->target_speedup < 1)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "--target-speedup must be >= 1");
-    if (pa->max_depth < 1)
-        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "max depth must be >= 1");
+    if (pa->max_depth < 1 || pa->max_depth > KS_MAX_DEPTH_LIMIT)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "max depth must be in 1..%d",
+                            KS_MAX_DEPTH_LIMIT);
     return KS_OK;
 }
 

@@ -38,18 +38,18 @@ static double allegro_n(const ks_range_stat *s, double eps, double z)
 static ks_status visit(allegro_ctx *c, size_t lo, size_t hi, const char *path, int depth)
 {
     ks_range_stat s;
-    ks_range_stats(c->values + lo, hi - lo, &s);
+    ks_range_stats(c->p, c->ids + lo, c->values + lo, hi - lo, &s);
     double n_real = allegro_n(&s, c->pa->epsilon, c->z);
     size_t cut = 0;
     if (n_real >= c->pa->allegro_n_th && depth < c->pa->max_depth)
         cut = ks_two_means_cut(c->values + lo, hi - lo, NULL);
     if (cut > 0) {
-        char child[72];
-        snprintf(child, sizeof child, "%.60s.0", path);
+        char child[KS_PATH_SIZE];
+        snprintf(child, sizeof child, "%s.0", path);
         ks_status st = visit(c, lo, lo + cut, child, depth + 1);
         if (st != KS_OK)
             return st;
-        snprintf(child, sizeof child, "%.60s.1", path);
+        snprintf(child, sizeof child, "%s.1", path);
         return visit(c, lo + cut, hi, child, depth + 1);
     }
     uint64_t m = (uint64_t)ceil(n_real - 1e-9);
@@ -65,7 +65,8 @@ static ks_status visit(allegro_ctx *c, size_t lo, size_t hi, const char *path, i
     if (st != KS_OK)
         return st;
     /* with replacement always: the scripts draw with numpy's choice(replace=True) */
-    return ks_draw(c->plan, c->rng, c->ids + lo, s.n, m, true, index, c->scratch, c->err);
+    return ks_draw(c->plan, c->rng, c->ids + lo, s.n, m, KS_DRAW_ALWAYS_REPLACEMENT, index,
+                   c->scratch, c->err);
 }
 
 static ks_status allegro_plan(const ks_profile *p, const ks_groups *g, const ks_params *pa,

@@ -15,17 +15,19 @@ static ks_status random_plan(const ks_profile *p, const ks_groups *g, const ks_p
     if (pa->target_speedup > 0 && pa->fraction > 0)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                             "random: give --target-speedup or --fraction, not both");
+    /* ks_round_sample_size forgives the last-bit error of 100 * 0.07 =
+     * 7.000000000000001, which a bare ceil() would turn into 8 */
     if (pa->target_speedup > 0)
-        draws_real = ceil((double)p->n / pa->target_speedup);
+        draws_real = (double)p->n / pa->target_speedup;
     else if (pa->fraction > 0 && pa->fraction <= 1)
-        draws_real = ceil((double)p->n * pa->fraction);
+        draws_real = (double)p->n * pa->fraction;
     else if (pa->fraction == 0 && pa->target_speedup == 0)
         /* the STEM paper's setting for CASIO and Huggingface: 0.1 % */
-        draws_real = ceil((double)p->n * 0.001);
+        draws_real = (double)p->n * 0.001;
     else
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                             "random: --fraction must be in (0, 1] or --target-speedup > 0");
-    uint64_t draws = draws_real < 1 ? 1 : (uint64_t)draws_real;
+    uint64_t draws = ks_round_sample_size(draws_real, UINT64_MAX);
     ks_range_stat s = {0};
     long double sum = 0, sq = 0;
     int64_t lo = INT64_MAX, hi = INT64_MIN;

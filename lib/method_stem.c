@@ -27,7 +27,8 @@ static ks_status stem_plan(const ks_profile *p, const ks_groups *g, const ks_par
         goto done;
     }
     for (size_t gi = 0; gi < k; gi++) {
-        ks_range_stats(mem.values + mem.offset[gi], g->size[gi], &stat[gi]);
+        ks_range_stats(p, mem.ids + mem.offset[gi], mem.values + mem.offset[gi], g->size[gi],
+                       &stat[gi]);
         size[gi] = (double)g->size[gi];
         mean[gi] = stat[gi].mean;
         std[gi] = stat[gi].std;
@@ -41,7 +42,9 @@ static ks_status stem_plan(const ks_profile *p, const ks_groups *g, const ks_par
         uint32_t index;
         if ((st = ks_plan_add_cluster(plan, &c, &index, err)) == KS_OK)
             st = ks_draw(plan, rng, mem.ids + mem.offset[gi], g->size[gi], c.m,
-                         pa->with_replacement, index, scratch, err);
+                         pa->with_replacement ? KS_DRAW_WITH_REPLACEMENT
+                                              : KS_DRAW_WITHOUT_REPLACEMENT,
+                         index, scratch, err);
     }
     plan->bound = pa->epsilon;
     snprintf(plan->bound_scope, sizeof plan->bound_scope, "total");

@@ -141,7 +141,8 @@ nomem:
     return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
 }
 
-void ks_range_stats(const double *v, size_t n, ks_range_stat *s)
+void ks_range_stats(const ks_profile *p, const uint32_t *ids, const double *v, size_t n,
+                    ks_range_stat *s)
 {
     memset(s, 0, sizeof *s);
     s->n = n;
@@ -158,22 +159,23 @@ void ks_range_stats(const double *v, size_t n, ks_range_stat *s)
     s->mean = (double)mean;
     s->std = (double)sqrtl(sq / n);
     s->sample_std = n > 1 ? (double)sqrtl(sq / (n - 1)) : 0.0;
-    s->min = (int64_t)v[0];
-    s->max = (int64_t)v[n - 1];
+    s->min = p->duration_ns[ids[0]];
+    s->max = p->duration_ns[ids[n - 1]];
     /* sorted input: equal ends mean zero spread exactly, whatever rounding said */
-    if (v[0] == v[n - 1]) {
+    if (s->min == s->max) {
         s->std = 0;
         s->sample_std = 0;
     }
 }
 
 ks_status ks_draw(ks_plan *plan, ks_rng *rng, const uint32_t *ids, size_t n, uint64_t m,
-                  bool with_replacement, uint32_t cluster, uint32_t *scratch, ks_error *err)
+                  ks_draw_mode mode, uint32_t cluster, uint32_t *scratch, ks_error *err)
 {
     ks_status st = KS_OK;
     if (m == 0 || n == 0)
         return KS_OK;
-    if (m >= n && !with_replacement) {
+    bool with_replacement = mode != KS_DRAW_WITHOUT_REPLACEMENT;
+    if (m >= n && mode != KS_DRAW_ALWAYS_REPLACEMENT) {
         for (size_t k = 0; k < n && st == KS_OK; k++)
             st = ks_plan_add_sample(plan, ids[k], 1.0, cluster, err);
         return st;

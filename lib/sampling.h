@@ -25,13 +25,24 @@ typedef struct ks_range_stat {
     int64_t min, max;
 } ks_range_stat;
 
-/* Statistics of sorted durations v[0..n). */
-void ks_range_stats(const double *v, size_t n, ks_range_stat *s);
+/* Statistics of sorted durations v[0..n) of invocations ids[0..n); min and
+ * max come from the profile's exact integers (doubles lose nanoseconds past
+ * 2^53). */
+void ks_range_stats(const ks_profile *p, const uint32_t *ids, const double *v, size_t n,
+                    ks_range_stat *s);
 
-/* Draws m of the n ids into the plan with weight n/m each (or all with weight
- * 1 when m >= n without replacement).  scratch holds n ids. */
+/* How a cluster's m members are drawn. */
+typedef enum ks_draw_mode {
+    KS_DRAW_WITHOUT_REPLACEMENT, /* min(m, n) distinct members */
+    KS_DRAW_WITH_REPLACEMENT,    /* m draws, but m >= n simulates all of them */
+    KS_DRAW_ALWAYS_REPLACEMENT   /* m draws even when m >= n (Allegro's scripts) */
+} ks_draw_mode;
+
+/* Draws m of the n ids into the plan with weight n/m per draw; when m >= n
+ * (except in KS_DRAW_ALWAYS_REPLACEMENT) every member once with weight 1, so
+ * the cluster is simulated exactly.  scratch holds n ids. */
 ks_status ks_draw(ks_plan *plan, ks_rng *rng, const uint32_t *ids, size_t n, uint64_t m,
-                  bool with_replacement, uint32_t cluster, uint32_t *scratch, ks_error *err);
+                  ks_draw_mode mode, uint32_t cluster, uint32_t *scratch, ks_error *err);
 
 ks_status ks_plan_set_groups(ks_plan *plan, const ks_groups *g, ks_error *err);
 

@@ -4,6 +4,7 @@
  */
 #include "internal.h"
 
+#include <float.h>
 #include <math.h>
 
 /* Acklam's rational approximation of Phi^-1, then one Halley step against
@@ -23,6 +24,10 @@ double ks_normal_quantile(double p)
                                2.445134137142996e+00, 3.754408661907416e+00};
     if (!(p > 0.0 && p < 1.0))
         return p <= 0.0 ? -INFINITY : INFINITY;
+    /* Upper half by symmetry: 1 - p is exact for p in [0.5, 1] (Sterbenz),
+     * while refining against Phi(x) near 1 would lose the digits that matter */
+    if (p > 0.5)
+        return -ks_normal_quantile(1.0 - p);
     const double plow = 0.02425, phigh = 1 - plow;
     double x;
     if (p < plow) {
@@ -89,7 +94,10 @@ uint64_t ks_round_sample_size(double m_real, uint64_t n)
         return 0;
     if (!(m_real < (double)n)) /* also catches +inf and NaN */
         return n;
-    double m = ceil(m_real - 1e-9); /* 3.0000000001 from rounding is 3 */
+    /* 3.0000000001 or 100 * 0.07 = 7.000000000000001 from floating-point
+     * noise is 3 or 7: forgive 1e-9 absolute or about an ulp, whichever is
+     * larger (a shortfall far below anything the CLT promises) */
+    double m = ceil(m_real - fmax(1e-9, DBL_EPSILON * m_real));
     if (m < 1.0)
         return 1;
     return (uint64_t)m;
