@@ -9,8 +9,8 @@
  * the generator itself stays small.  Then it times:
  *
  *   fread   plain stdio reads: the floor set by I/O
- *   read    ks_input_read over the file: I/O, copying and the SHA-256 of the
- *           stored bytes that every profile records
+ *   read    ks_input_read over the file: I/O, copying and the XXH3-128 digest
+ *           of the stored bytes that every profile records
  *   yajl    yajl with no callbacks over ks_input_read: the input layer plus
  *           the JSON lexer alone
  *   kineto  ks_profile_read, the whole reader (what users pay)

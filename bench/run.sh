@@ -20,3 +20,6 @@ for m in root stem allegro random; do
 done
 /usr/bin/time -f "ksample sample --method root (whole command): %e s, %M KB peak" \
     "$B/ksample" sample "$W" --method root -o "$OUT/plan.json"
+# PyTorch profiler (Kineto) JSON: parse throughput and peak memory on a
+# 600 MB synthetic trace
+"$B/bench_kineto" --size-mb 600 --out "$OUT/kineto-600mb.json"

@@ -297,8 +297,8 @@ size_t ks_profile_column_bytes(const ks_profile *p)
 
 double ks_profile_total_ns(const ks_profile *p)
 {
-    /* integer sum is exact up to 9.2e18 ns (292 years of GPU time) */
-    int64_t s = 0;
+    /* a 128-bit integer sum is exact and cannot overflow */
+    __int128 s = 0;
     for (size_t i = 0; i < p->n; i++)
         s += p->duration_ns[i];
     return (double)s;

@@ -22,6 +22,8 @@ double ks_normal_quantile(double p)
                                4.374664141464968e+00,  2.938163982698783e+00};
     static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
                                2.445134137142996e+00, 3.754408661907416e+00};
+    if (isnan(p))
+        return NAN;
     if (!(p > 0.0 && p < 1.0))
         return p <= 0.0 ? -INFINITY : INFINITY;
     /* Upper half by symmetry: 1 - p is exact for p in [0.5, 1] (Sterbenz),

@@ -375,5 +375,9 @@ int main(void)
         cmocka_unit_test(test_different_seed_different_samples),
         cmocka_unit_test(test_cli_same_bytes),
     };
+    /* KS_TEST_FILTER=test_name (a cmocka pattern) runs only matching tests */
+    const char *filter = getenv("KS_TEST_FILTER");
+    if (filter && filter[0])
+        cmocka_set_test_filter(filter);
     return cmocka_run_group_tests(tests, setup, teardown);
 }
