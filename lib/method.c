@@ -69,6 +69,11 @@ ks_status ks_plan_build(const ks_profile *p, const ks_params *params, ks_plan *p
         return st;
     if (p->n == 0)
         return ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0, "profile is empty");
+    if (ks_profile_total_ns(p) <= 0)
+        return ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0,
+                            "every kernel duration is 0: the methods size samples by time "
+                            "(an Nsight Compute file needs gpu__time_duration.sum, or attach "
+                            "its metrics to a time profile with --metrics)");
     if (p->n > UINT32_MAX)
         return ks_error_set(err, KS_ERR_USAGE, p->source_path, 0,
                             "more than 2^32 invocations are not supported");

@@ -1205,19 +1205,40 @@ static void test_statistics(void **state)
 static void test_zero_duration_profile(void **state)
 {
     (void)state;
+    static const char *const methods[] = {"root", "stem", "allegro", "random"};
+    /* a profile with no time at all (an ncu export without durations) is
+     * refused: every time-based size would be meaningless */
+    ks_profile *zero = ks_profile_new();
+    for (int i = 0; i < 50; i++)
+        assert_int_equal(tu_append(zero, "a", 0, NULL, NULL), KS_OK);
+    for (int mi = 0; mi < 4; mi++) {
+        ks_params pa = params(methods[mi], 0, 0.05, 2);
+        ks_plan plan;
+        ks_error err;
+        ks_error_clear(&err);
+        assert_int_equal(ks_plan_build(zero, &pa, &plan, &err), KS_ERR_FORMAT);
+        assert_non_null(strstr(err.message, "duration is 0"));
+    }
+    ks_profile_free(zero);
+
+    /* zero-duration kernels beside timed ones plan without NaN or inf */
     ks_profile *p = ks_profile_new();
     for (int i = 0; i < 500; i++)
-        assert_int_equal(tu_append(p, i % 3 ? "a" : "b", 0, NULL, NULL), KS_OK);
-    static const char *const methods[] = {"root", "stem", "allegro", "random"};
+        assert_int_equal(tu_append(p, i % 3 ? "a" : "b", i % 3 ? 0 : 7 + i % 5, NULL, NULL),
+                         KS_OK);
+    double total = ks_profile_total_ns(p);
     for (int mi = 0; mi < 4; mi++) {
         for (int alloc = 0; alloc < 2; alloc++) {
             ks_params pa = params(methods[mi], alloc, 0.05, 2);
             ks_plan plan = make_plan(p, &pa);
             check_plan_structure(p, &plan);
-            assert_true(ks_plan_estimate_duration(&plan, p) == 0.0);
+            double est = ks_plan_estimate_duration(&plan, p);
+            assert_true(isfinite(est) && est >= 0 && est <= 10 * total);
             for (size_t i = 0; i < plan.cluster_count; i++) {
                 assert_false(isnan(plan.clusters[i].m_real));
                 assert_false(isnan(plan.clusters[i].mean_ns));
+                if (plan.clusters[i].mean_ns == 0 && mi < 2)
+                    assert_int_equal(plan.clusters[i].m, 1); /* root/stem: exact, N x 0 */
             }
             char *buf = NULL;
             size_t len = 0;
