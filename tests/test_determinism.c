@@ -24,6 +24,7 @@
 
 #include "ksample.h"
 #include "test_util.h"
+#include "tmpdir.h"
 
 typedef struct config {
     const char *label, *method;
@@ -170,57 +171,16 @@ static void test_different_seed_different_samples(void **state)
 
 /* ------------------------------------------------------------ CLI */
 
-static char dir[4096];
-
 static int setup(void **state)
 {
     (void)state;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/ks-test-determinism-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-    return mkdtemp(dir) ? 0 : -1;
+    return tmpdir_setup("ks-test-determinism");
 }
 
-static int teardown(void **state)
+static bytes file_bytes(const char *path)
 {
-    (void)state;
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        char path[8192];
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
-    return 0;
-}
-
-static const char *in_dir(const char *name)
-{
-    static char paths[8][8192];
-    static int next;
-    char *p = paths[next++ % 8];
-    snprintf(p, sizeof paths[0], "%s/%s", dir, name);
-    return p;
-}
-
-static bytes read_file(const char *path)
-{
-    bytes b = {NULL, 0};
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    char chunk[65536];
-    size_t got;
-    FILE *out = open_memstream(&b.data, &b.len);
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        fwrite(chunk, 1, got, out);
-    fclose(out);
-    fclose(f);
+    bytes b;
+    b.data = read_file(path, &b.len);
     return b;
 }
 
@@ -251,21 +211,29 @@ static int run_cli(const char *args, bool expect_ok)
     int rc = system(cmd);
     rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
     if (rc != 0 && expect_ok) {
-        bytes e = read_file(in_dir("stderr.txt"));
+        bytes e = file_bytes(in_dir("stderr.txt"));
         print_message("ksample %s: exit %d: %.*s\n", args, rc, (int)e.len, e.data);
         free(e.data);
     }
     return rc;
 }
 
+/* ksample sample OPTIONS --seed SEED -o OUT CSV, which must succeed. */
+static void cli_sample(const char *options, int seed, const char *out, const char *csv)
+{
+    char args[20000];
+    snprintf(args, sizeof args, "sample %s --seed %d -o '%s' '%s'", options, seed, out, csv);
+    assert_int_equal(run_cli(args, true), 0);
+}
+
 static void assert_no_temporaries(void)
 {
-    DIR *d = opendir(dir);
+    DIR *d = opendir(tmpdir);
     assert_non_null(d);
     struct dirent *e;
     while ((e = readdir(d)) != NULL)
         if (strstr(e->d_name, ".tmp."))
-            fail_msg("temporary file %s left in %s", e->d_name, dir);
+            fail_msg("temporary file %s left in %s", e->d_name, tmpdir);
     closedir(d);
 }
 
@@ -302,18 +270,13 @@ static void test_cli_same_bytes(void **state)
         {"random", "--fraction 0.05"},
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
-        char args[20000];
+        char options[256];
+        snprintf(options, sizeof options, "--method %s %s", runs[i].method, runs[i].extra);
         const char *a = in_dir("a.json"), *b = in_dir("b.json"), *c = in_dir("c.json");
-        snprintf(args, sizeof args, "sample --method %s %s --seed 31 -o '%s' '%s'",
-                 runs[i].method, runs[i].extra, a, csv);
-        assert_int_equal(run_cli(args, true), 0);
-        snprintf(args, sizeof args, "sample --method %s %s --seed 31 -o '%s' '%s'",
-                 runs[i].method, runs[i].extra, b, csv);
-        assert_int_equal(run_cli(args, true), 0);
-        snprintf(args, sizeof args, "sample --method %s %s --seed 32 -o '%s' '%s'",
-                 runs[i].method, runs[i].extra, c, csv);
-        assert_int_equal(run_cli(args, true), 0);
-        bytes ba = read_file(a), bb = read_file(b), bc = read_file(c);
+        cli_sample(options, 31, a, csv);
+        cli_sample(options, 31, b, csv);
+        cli_sample(options, 32, c, csv);
+        bytes ba = file_bytes(a), bb = file_bytes(b), bc = file_bytes(c);
         if (!same(&ba, &bb))
             fail_msg("ksample sample --method %s %s: two runs wrote different files",
                      runs[i].method, runs[i].extra);
@@ -341,17 +304,15 @@ static void test_cli_same_bytes(void **state)
         assert_no_temporaries();
     }
     /* CSV output too */
-    char args[20000];
-    snprintf(args, sizeof args, "sample --csv --seed 5 -o '%s' '%s'", in_dir("a.csv"), csv);
-    assert_int_equal(run_cli(args, true), 0);
-    snprintf(args, sizeof args, "sample --csv --seed 5 -o '%s' '%s'", in_dir("b.csv"), csv);
-    assert_int_equal(run_cli(args, true), 0);
-    bytes ca = read_file(in_dir("a.csv")), cb = read_file(in_dir("b.csv"));
+    cli_sample("--csv", 5, in_dir("a.csv"), csv);
+    cli_sample("--csv", 5, in_dir("b.csv"), csv);
+    bytes ca = file_bytes(in_dir("a.csv")), cb = file_bytes(in_dir("b.csv"));
     assert_true(same(&ca, &cb));
     assert_true(ca.len > 10 && strncmp(ca.data, "id,weight\n", 10) == 0);
     free(ca.data);
     free(cb.data);
     /* a failed run (unknown method) leaves nothing behind either */
+    char args[20000];
     snprintf(args, sizeof args, "sample --method nosuch -o '%s' '%s'", in_dir("d.json"), csv);
     assert_int_not_equal(run_cli(args, false), 0);
     assert_int_equal(access(in_dir("d.json"), F_OK), -1);
@@ -379,5 +340,5 @@ int main(void)
     const char *filter = getenv("KS_TEST_FILTER");
     if (filter && filter[0])
         cmocka_set_test_filter(filter);
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
 }

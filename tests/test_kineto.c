@@ -7,71 +7,27 @@
  * Python (json.load with parse_float=Decimal, then round(us * 1000) half-up):
  * counts, distinct names, the sum of durations in ns, the earliest start.
  */
-#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <stdbool.h>
-#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
-#include <zstd.h>
 
 #include "ksample.h"
-
-static char tmpdir[256];
+#include "tmpdir.h"
 
 /* ----------------------------------------------------------------- helpers */
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(path);
-}
-
-static int setup_tmp(void **state)
+static int setup(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/ks_test_kineto_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown_tmp(void **state)
-{
-    (void)state;
-    return nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static const char *tmp_path(const char *name)
-{
-    static char paths[8][512];
-    static int next;
-    char *p = paths[next++ % 8];
-    snprintf(p, sizeof paths[0], "%s/%s", tmpdir, name);
-    return p;
-}
-
-static const char *write_file(const char *name, const char *text, size_t len)
-{
-    const char *path = tmp_path(name);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
-    return path;
-}
-
-static const char *write_text(const char *name, const char *text)
-{
-    return write_file(name, text, strlen(text));
+    return tmpdir_setup("ks-test-kineto");
 }
 
 static ks_profile *read_ok(const char *path, const char *format, int device)
@@ -117,6 +73,20 @@ static void assert_contains(const char *haystack, const char *needle)
 {
     if (!strstr(haystack, needle))
         fail_msg("\"%s\" does not contain \"%s\"", haystack, needle);
+}
+
+/* Writes text as name and reads it as a bad file (read_bad): the error must
+ * be at line (0: any) and contain part (NULL: any); returned for more checks. */
+static ks_error expect_bad(const char *name, const char *text, long line, const char *part)
+{
+    ks_error err = read_bad(write_text(name, text));
+    if (line != 0 && err.line != line) /* say which file before the assertion fails */
+        print_message("%s: line %ld: %s\n", name, err.line, err.message);
+    if (line != 0)
+        assert_int_equal(err.line, line);
+    if (part)
+        assert_contains(err.message, part);
+    return err;
 }
 
 static void assert_launch_order(const ks_profile *p)
@@ -373,11 +343,10 @@ static void test_fractional_times(void **state)
     ks_profile_free(p);
 
     /* 10^20 us is past int64 nanoseconds: an error, not a wrapped value */
-    path = write_text("huge_ts.json", "{\"traceEvents\": [\n{\"cat\": \"kernel\", "
-                                      "\"name\": \"a\", \"ts\": 1e20, \"dur\": 1}]}");
-    ks_error err = read_bad(path);
-    assert_int_equal(err.line, 2);
-    assert_contains(err.message, "\"ts\" is out of range");
+    expect_bad("huge_ts.json",
+               "{\"traceEvents\": [\n{\"cat\": \"kernel\", \"name\": \"a\", \"ts\": 1e20, "
+               "\"dur\": 1}]}",
+               2, "\"ts\" is out of range");
 }
 
 /* Hundreds of thousands of CPU-side events around a few kernels: all skipped. */
@@ -463,54 +432,13 @@ static void test_device_filter(void **state)
     assert_contains(err.message, "devices: 0,1");
 }
 
-static void write_gzip(const char *path, const char *data, size_t len)
-{
-    gzFile g = gzopen(path, "wb9");
-    assert_non_null(g);
-    assert_int_equal(gzwrite(g, data, (unsigned)len), (int)len);
-    assert_int_equal(gzclose(g), Z_OK);
-}
-
-static void write_xz(const char *path, const char *data, size_t len)
-{
-    size_t cap = lzma_stream_buffer_bound(len), out_len = 0;
-    uint8_t *out = malloc(cap);
-    assert_non_null(out);
-    assert_int_equal(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, (const uint8_t *)data,
-                                             len, out, &out_len, cap),
-                     LZMA_OK);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(out, 1, out_len, f), out_len);
-    assert_int_equal(fclose(f), 0);
-    free(out);
-}
-
-static void write_zstd(const char *path, const char *data, size_t len)
-{
-    size_t cap = ZSTD_compressBound(len);
-    void *out = malloc(cap);
-    assert_non_null(out);
-    size_t n = ZSTD_compress(out, cap, data, len, 3);
-    assert_false(ZSTD_isError(n));
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(out, 1, n, f), n);
-    assert_int_equal(fclose(f), 0);
-    free(out);
-}
-
 static void test_compressed(void **state)
 {
     (void)state;
     size_t len = strlen(two_gpu_trace);
-    const char *paths[3];
-    paths[0] = tmp_path("c.json.gz");
-    write_gzip(paths[0], two_gpu_trace, len);
-    paths[1] = tmp_path("c.json.xz");
-    write_xz(paths[1], two_gpu_trace, len);
-    paths[2] = tmp_path("c.json.zst");
-    write_zstd(paths[2], two_gpu_trace, len);
+    const char *paths[] = {write_gzip("c.json.gz", two_gpu_trace, len),
+                           write_xz("c.json.xz", two_gpu_trace, len),
+                           write_zstd("c.json.zst", two_gpu_trace, len)};
     for (int i = 0; i < 3; i++) {
         ks_profile *p = read_ok(paths[i], NULL, 1);
         assert_int_equal(p->n, 2);
@@ -520,12 +448,7 @@ static void test_compressed(void **state)
     }
 
     /* a truncated compressed copy is an error, not a short profile */
-    const char *cut = tmp_path("cut.json.gz");
-    gzFile g = gzopen(cut, "wb");
-    assert_non_null(g);
-    gzwrite(g, two_gpu_trace, (unsigned)(len / 2));
-    gzclose(g);
-    ks_error err = read_bad(cut);
+    ks_error err = read_bad(write_gzip("cut.json.gz", two_gpu_trace, len / 2));
     assert_contains(err.message, "ends early");
 }
 
@@ -567,7 +490,6 @@ static void test_escapes_and_array_form(void **state)
 static void test_truncated(void **state)
 {
     (void)state;
-    size_t len = strlen(minimal_trace);
     /* cut inside the event's args on line 7 */
     const char *cut = strstr(minimal_trace, "\"grid\"");
     assert_non_null(cut);
@@ -582,83 +504,60 @@ static void test_truncated(void **state)
     path = write_file("trunc2.json", minimal_trace, (size_t)(end - minimal_trace));
     err = read_bad(path);
     assert_int_equal(err.line, 7);
-    (void)len;
 }
 
 static void test_dur_not_a_number(void **state)
 {
     (void)state;
-    const char *path = write_text(
+    ks_error err = expect_bad(
         "dur_abc.json",
         "{\"schemaVersion\": 1,\n\"traceEvents\": [\n"
         "{\"cat\": \"kernel\", \"name\": \"ok\", \"ts\": 1, \"dur\": 2},\n"
-        "{\"cat\": \"kernel\", \"name\": \"bad\",\n \"ts\": 3,\n \"dur\": \"abc\"}\n]}\n");
-    ks_error err = read_bad(path);
-    assert_int_equal(err.line, 6);
+        "{\"cat\": \"kernel\", \"name\": \"bad\",\n \"ts\": 3,\n \"dur\": \"abc\"}\n]}\n",
+        6, "\"dur\" is a string");
     assert_true(err.column > 0);
-    assert_contains(err.message, "\"dur\" is a string");
 
     /* the same with "cat" last: only known to matter at the closing brace */
-    path = write_text("dur_abc2.json",
-                      "{\"traceEvents\": [\n{\"name\": \"bad\", \"ts\": 3,\n"
-                      " \"dur\": null,\n \"cat\": \"kernel\"}]}");
-    err = read_bad(path);
-    assert_int_equal(err.line, 3);
-    assert_contains(err.message, "\"dur\" is null");
+    expect_bad("dur_abc2.json",
+               "{\"traceEvents\": [\n{\"name\": \"bad\", \"ts\": 3,\n"
+               " \"dur\": null,\n \"cat\": \"kernel\"}]}",
+               3, "\"dur\" is null");
 }
 
 static void test_trace_events_not_a_list(void **state)
 {
     (void)state;
-    const char *path = write_text("te5.json", "{\"schemaVersion\": 1,\n \"traceEvents\": 5}\n");
-    ks_error err = read_bad(path);
-    assert_int_equal(err.line, 2);
-    assert_contains(err.message, "\"traceEvents\" is a number");
-
-    path = write_text("teobj.json", "{\"schemaVersion\": 1,\n\n \"traceEvents\": {}}\n");
-    err = read_bad(path);
-    assert_int_equal(err.line, 3);
-
-    path = write_text("teelem.json", "{\"schemaVersion\": 1, \"traceEvents\": [\n1]}\n");
-    err = read_bad(path);
-    assert_int_equal(err.line, 2);
-    assert_contains(err.message, "element");
+    expect_bad("te5.json", "{\"schemaVersion\": 1,\n \"traceEvents\": 5}\n", 2,
+               "\"traceEvents\" is a number");
+    expect_bad("teobj.json", "{\"schemaVersion\": 1,\n\n \"traceEvents\": {}}\n", 3, NULL);
+    expect_bad("teelem.json", "{\"schemaVersion\": 1, \"traceEvents\": [\n1]}\n", 2, "element");
 }
 
 static void test_missing_fields(void **state)
 {
     (void)state;
-    const char *path = write_text(
-        "nodur.json", "{\"schemaVersion\": 1, \"traceEvents\": [\n"
-                      "{\"cat\": \"kernel\", \"name\": \"a\", \"ts\": 1, \"dur\": 1},\n"
-                      "  {\"cat\": \"kernel\", \"name\": \"b\", \"ts\": 2}\n]}\n");
-    ks_error err = read_bad(path);
-    assert_int_equal(err.line, 3);
+    ks_error err = expect_bad("nodur.json",
+                              "{\"schemaVersion\": 1, \"traceEvents\": [\n"
+                              "{\"cat\": \"kernel\", \"name\": \"a\", \"ts\": 1, \"dur\": 1},\n"
+                              "  {\"cat\": \"kernel\", \"name\": \"b\", \"ts\": 2}\n]}\n",
+                              3, "no \"dur\"");
     assert_int_equal(err.column, 4); /* just past the event's '{' */
-    assert_contains(err.message, "no \"dur\"");
 
-    path = write_text("nots.json", "{\"traceEvents\": [\n\n"
-                                   "{\"cat\": \"kernel\", \"name\": \"b\", \"dur\": 2}]}");
-    err = read_bad(path);
-    assert_int_equal(err.line, 3);
-    assert_contains(err.message, "no \"ts\"");
-
-    path = write_text("noname.json", "{\"traceEvents\": [\n"
-                                     "{\"cat\": \"kernel\", \"name\": 7, \"ts\": 1, \"dur\": 2}]}");
-    err = read_bad(path);
-    assert_int_equal(err.line, 2);
-    assert_contains(err.message, "\"name\" is a number");
+    expect_bad("nots.json",
+               "{\"traceEvents\": [\n\n{\"cat\": \"kernel\", \"name\": \"b\", \"dur\": 2}]}", 3,
+               "no \"ts\"");
+    expect_bad("noname.json",
+               "{\"traceEvents\": [\n{\"cat\": \"kernel\", \"name\": 7, \"ts\": 1, \"dur\": 2}]}",
+               2, "\"name\" is a number");
 }
 
 static void test_negative_duration(void **state)
 {
     (void)state;
-    const char *path = write_text(
-        "negdur.json", "{\"schemaVersion\": 1, \"traceEvents\": [\n\n\n"
-                       "{\"cat\": \"kernel\", \"name\": \"a\", \"ts\": 1, \"dur\": -0.5}]}\n");
-    ks_error err = read_bad(path);
-    assert_int_equal(err.line, 4);
-    assert_contains(err.message, "negative");
+    expect_bad("negdur.json",
+               "{\"schemaVersion\": 1, \"traceEvents\": [\n\n\n"
+               "{\"cat\": \"kernel\", \"name\": \"a\", \"ts\": 1, \"dur\": -0.5}]}\n",
+               4, "negative");
 }
 
 static void test_bad_args(void **state)
@@ -714,36 +613,28 @@ static void test_invalid_json(void **state)
     assert_int_equal(err.line, lines);
     assert_contains(err.message, "invalid JSON");
 
-    path = write_text("garbage.json", "{\"traceEvents\": []}\n}\n");
-    err = read_bad(path);
-    assert_int_equal(err.line, 2);
-
-    path = write_text("notobj.json", "{\"traceEvents\": [\"x\"]}");
-    err = read_bad(path);
-    assert_int_equal(err.line, 1);
-
-    path = write_text("badutf8.json", "{\"traceEvents\": [{\"cat\": \"kernel\", \"name\": "
-                                      "\"\xff\xfe\", \"ts\": 1, \"dur\": 1}]}");
-    err = read_bad(path);
-
-    path = write_text("nul.json", "{\"traceEvents\": [{\"cat\": \"kernel\", \"name\": "
-                                  "\"a\\u0000b\", \"ts\": 1, \"dur\": 1}]}");
-    err = read_bad(path);
-    assert_contains(err.message, "NUL");
+    expect_bad("garbage.json", "{\"traceEvents\": []}\n}\n", 2, NULL);
+    expect_bad("notobj.json", "{\"traceEvents\": [\"x\"]}", 1, NULL);
+    expect_bad("badutf8.json",
+               "{\"traceEvents\": [{\"cat\": \"kernel\", \"name\": \"\xff\xfe\", \"ts\": 1, "
+               "\"dur\": 1}]}",
+               0, NULL);
+    expect_bad("nul.json",
+               "{\"traceEvents\": [{\"cat\": \"kernel\", \"name\": \"a\\u0000b\", \"ts\": 1, "
+               "\"dur\": 1}]}",
+               0, "NUL");
 }
 
 static void test_no_kernels(void **state)
 {
     (void)state;
-    const char *path = write_text(
-        "cpuonly.json", "{\"schemaVersion\": 1,\n\"traceEvents\": [\n"
-                        "{\"cat\": \"cpu_op\", \"name\": \"a\", \"ts\": 1, \"dur\": 1}]}\n");
-    ks_error err = read_bad(path);
-    assert_int_equal(err.line, 2);
-    assert_contains(err.message, "none of the 1 events");
+    ks_error err = expect_bad("cpuonly.json",
+                              "{\"schemaVersion\": 1,\n\"traceEvents\": [\n"
+                              "{\"cat\": \"cpu_op\", \"name\": \"a\", \"ts\": 1, \"dur\": 1}]}\n",
+                              2, "none of the 1 events");
 
     /* forced onto a JSON file that is not a trace at all */
-    path = write_text("other.json", "{\"hello\": [1, 2, 3]}\n");
+    const char *path = write_text("other.json", "{\"hello\": [1, 2, 3]}\n");
     ks_read_options opt;
     ks_read_options_init(&opt);
     opt.format = "kineto-json";
@@ -779,5 +670,5 @@ int main(void)
         cmocka_unit_test(test_invalid_json),
         cmocka_unit_test(test_no_kernels),
     };
-    return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
+    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
 }

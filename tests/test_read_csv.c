@@ -7,24 +7,12 @@
 #include <cmocka.h>
 
 #include "ksample.h"
+#include "tmpdir.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static char dir[256];
-
-static const char *write_file(const char *name, const char *text)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
 
 static ks_profile *read_ok(const char *path, const char *format)
 {
@@ -52,6 +40,19 @@ static ks_error read_fails(const char *path, ks_status expect)
     return err;
 }
 
+/* Writes text as name and expects a format error at line (0: any) whose
+ * message contains part (NULL: any). */
+static void expect_refused(const char *name, const char *text, long line, const char *part)
+{
+    ks_error err = read_fails(write_text(name, text), KS_ERR_FORMAT);
+    if ((line != 0 && err.line != line) || (part && !strstr(err.message, part)))
+        print_message("%s: line %ld: %s\n", name, err.line, err.message); /* before failing */
+    if (line != 0)
+        assert_int_equal(err.line, line);
+    if (part)
+        assert_non_null(strstr(err.message, part));
+}
+
 #define GPU_TRACE_NEW                                                                      \
     "Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),"  \
     "DymSMem (MB),Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,"  \
@@ -67,7 +68,7 @@ static ks_error read_fails(const char *path, ks_status expect)
 static void test_gpu_trace_new_header(void **state)
 {
     (void)state;
-    const char *path = write_file(
+    const char *path = write_text(
         "gpu_new.csv",
         "NOTICE: Existing SQLite export found: run.sqlite\n"
         "Processing [run.sqlite] with [cuda_gpu_trace.py]... \n\n" GPU_TRACE_NEW
@@ -94,7 +95,7 @@ static void test_gpu_trace_new_header(void **state)
 static void test_gpu_trace_old_header_sorted_by_start(void **state)
 {
     (void)state;
-    const char *path = write_file("gpu_old.csv", GPU_TRACE_OLD
+    const char *path = write_text("gpu_old.csv", GPU_TRACE_OLD
                                   "300,5,3,1,1,1,32,1,1,8,0,0,,,,,1,1,2,b\n"
                                   "200,6,2,1,1,1,32,1,1,8,0,0,,,,,1,1,1,a\n"
                                   "400,7,4,2,1,1,32,1,1,8,0,0,,,,,0,1,1,c\n");
@@ -120,7 +121,7 @@ static void test_gpu_trace_old_header_sorted_by_start(void **state)
 static void test_kern_exec(void **state)
 {
     (void)state;
-    const char *path = write_file(
+    const char *path = write_text(
         "kern.csv", "Processing [x.sqlite] with [/opt/nsys/cuda_kern_exec_trace.py]...\n" KERN_EXEC
         "43703966,78512,,,43769847,75200,141081,1,1,0,cuLaunchKernelEx, 148    1    1, 256  "
         "  1    1,\"void gemm<cutlass::half_t, 128>(Params, int)\"\n"
@@ -142,7 +143,7 @@ static void test_kern_exec(void **state)
 static void test_plain_csv_ids_reorder(void **state)
 {
     (void)state;
-    const char *path = write_file("plain.csv", "id,name,duration_ns,grid,block\n"
+    const char *path = write_text("plain.csv", "id,name,duration_ns,grid,block\n"
                                                "1,b,20,4 1 1,(32, 1, 1)\n"
                                                "0,a,10.4,1,1\n"
                                                "2,\"c, with comma\",30,2 2 1,64 1 1\n");
@@ -156,39 +157,27 @@ static void test_plain_csv_ids_reorder(void **state)
     assert_int_equal(p->block[3], 32);
     ks_profile_free(p);
 
-    path = write_file("plain_dup.csv", "id,name,duration_ns\n0,a,1\n0,b,2\n");
-    ks_error err = read_fails(path, KS_ERR_FORMAT);
-    assert_non_null(strstr(err.message, "twice"));
+    expect_refused("plain_dup.csv", "id,name,duration_ns\n0,a,1\n0,b,2\n", 0, "twice");
 }
 
 static void test_missing_column_is_located(void **state)
 {
     (void)state;
-    const char *path = write_file("nodur.csv", "junk line\n"
-                                               "API Start (ns),Kernel Dur (ns),GridXYZ,BlockXYZ\n"
-                                               "1,2,1 1 1,1 1 1\n");
-    ks_error err = read_fails(path, KS_ERR_FORMAT);
-    assert_int_equal(err.line, 2);
-    assert_non_null(strstr(err.message, "Kernel Name"));
-
-    path = write_file("plain_noname.csv", "name,duration_ns\n");
-    err = read_fails(path, KS_ERR_FORMAT);
-    assert_non_null(strstr(err.message, "no kernel invocations"));
+    expect_refused("nodur.csv",
+                   "junk line\n"
+                   "API Start (ns),Kernel Dur (ns),GridXYZ,BlockXYZ\n"
+                   "1,2,1 1 1,1 1 1\n",
+                   2, "Kernel Name");
+    expect_refused("plain_noname.csv", "name,duration_ns\n", 0, "no kernel invocations");
 }
 
 static void test_empty_and_header_only(void **state)
 {
     (void)state;
-    const char *path = write_file("empty.csv", "");
-    ks_error err = read_fails(path, KS_ERR_FORMAT);
-    assert_non_null(strstr(err.message, "empty"));
-    path = write_file("header_only.csv", KERN_EXEC);
-    err = read_fails(path, KS_ERR_FORMAT);
-    assert_non_null(strstr(err.message, "no kernel invocations"));
-    path = write_file("garbage.bin", "\x01\x02\x03 hello");
-    err = read_fails(path, KS_ERR_FORMAT);
-    assert_non_null(strstr(err.message, "unrecognised"));
-    err = read_fails("/nonexistent/ksample.csv", KS_ERR_IO);
+    expect_refused("empty.csv", "", 0, "empty");
+    expect_refused("header_only.csv", KERN_EXEC, 0, "no kernel invocations");
+    expect_refused("garbage.bin", "\x01\x02\x03 hello", 0, "unrecognised");
+    read_fails("/nonexistent/ksample.csv", KS_ERR_IO);
 }
 
 static void test_bad_durations(void **state)
@@ -201,32 +190,22 @@ static void test_bad_durations(void **state)
                  KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1, 1 1 1,k\n"
                            "2,1,,,2,%s,1,1,1,0,f, 1 1 1, 1 1 1,k\n",
                  bad[i]);
-        const char *path = write_file("bad.csv", text);
-        ks_error err = read_fails(path, KS_ERR_FORMAT);
-        assert_int_equal(err.line, 3);
-        assert_non_null(strstr(err.message, "Kernel Dur"));
+        expect_refused("bad.csv", text, 3, "Kernel Dur");
         snprintf(text, sizeof text, "name,duration_ns\nk,1\nk,%s\n", bad[i]);
-        path = write_file("bad_plain.csv", text);
-        err = read_fails(path, KS_ERR_FORMAT);
-        assert_int_equal(err.line, 3);
+        expect_refused("bad_plain.csv", text, 3, NULL);
     }
 }
 
 static void test_truncated_last_line(void **state)
 {
     (void)state;
-    const char *path =
-        write_file("trunc.csv", KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1, 1 1 1,kernel_one\n"
-                                          "2,1,,,2,20,1,1,1,0,f, 1 1 1, 1 1 1,kern");
-    ks_error err = read_fails(path, KS_ERR_FORMAT);
-    assert_int_equal(err.line, 3);
-    assert_non_null(strstr(err.message, "truncated"));
-    path = write_file("short.csv", KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1\n");
-    err = read_fails(path, KS_ERR_FORMAT);
-    assert_int_equal(err.line, 2);
-    path = write_file("quote.csv", KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1, 1 1 1,\"open\n");
-    err = read_fails(path, KS_ERR_FORMAT);
-    assert_non_null(strstr(err.message, "quoted"));
+    expect_refused("trunc.csv",
+                   KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1, 1 1 1,kernel_one\n"
+                             "2,1,,,2,20,1,1,1,0,f, 1 1 1, 1 1 1,kern",
+                   3, "truncated");
+    expect_refused("short.csv", KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1\n", 2, NULL);
+    expect_refused("quote.csv", KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1, 1 1 1,\"open\n", 0,
+                   "quoted");
 }
 
 static void test_megabyte_name(void **state)
@@ -239,7 +218,7 @@ static void test_megabyte_name(void **state)
     memset(text + off, 'x', n);
     text[off + 10] = ',';
     snprintf(text + off + n, 4096, "\"\n2,1,,,2,20,1,1,1,0,f, 1 1 1, 1 1 1,small\n");
-    const char *path = write_file("big.csv", text);
+    const char *path = write_text("big.csv", text);
     free(text);
     ks_profile *p = read_ok(path, NULL);
     assert_int_equal(p->n, 2);
@@ -256,12 +235,12 @@ static void test_compressed_inputs(void **state)
     for (int i = 0; i < 20; i++)
         off += snprintf(text + off, sizeof text - off,
                         "%d,1,,,%d,%d,1,1,1,0,f, 1 1 1, 1 1 1,k%d\n", i, i, 100 + i, i % 3);
-    const char *path = write_file("c.csv", text);
+    const char *path = write_text("c.csv", text);
     ks_profile *plain = read_ok(path, NULL);
     static const char *tools[][2] = {{"gzip -kf", "gz"}, {"xz -kf", "xz"}, {"zstd -qf", "zst"}};
     for (size_t t = 0; t < 3; t++) {
-        char cmd[4096], out[600];
-        snprintf(cmd, sizeof cmd, "%s %s", tools[t][0], path);
+        char out[8300], cmd[4 * sizeof out + 64];
+        snprintf(cmd, sizeof cmd, "%s '%s'", tools[t][0], path);
         if (system(cmd) != 0) {
             print_message("skipping %s: tool missing\n", tools[t][1]);
             continue;
@@ -275,7 +254,8 @@ static void test_compressed_inputs(void **state)
         assert_string_not_equal(p->source_xxh128, plain->source_xxh128);
         ks_profile_free(p);
         /* a compressed file cut short is an error, not a shorter profile */
-        snprintf(cmd, sizeof cmd, "head -c 40 %s > %s.cut && mv %s.cut %s", out, out, out, out);
+        snprintf(cmd, sizeof cmd, "head -c 40 '%s' > '%s.cut' && mv '%s.cut' '%s'", out, out, out,
+                 out);
         assert_int_equal(system(cmd), 0);
         ks_profile *q = NULL;
         ks_error err;
@@ -289,7 +269,7 @@ static void test_compressed_inputs(void **state)
 static void test_unknown_format_option(void **state)
 {
     (void)state;
-    const char *path = write_file("u.csv", "name,duration_ns\na,1\n");
+    const char *path = write_text("u.csv", "name,duration_ns\na,1\n");
     ks_read_options opt;
     ks_read_options_init(&opt);
     opt.format = "nonsense";
@@ -303,10 +283,10 @@ static void test_unknown_format_option(void **state)
 static void test_csv_digest_matches_xxh128sum(void **state)
 {
     (void)state;
-    const char *path = write_file("d.csv", "name,duration_ns\na,1\nb,2\n");
+    const char *path = write_text("d.csv", "name,duration_ns\na,1\nb,2\n");
     ks_profile *p = read_ok(path, NULL);
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "xxh128sum %s", path);
+    char cmd[8300];
+    snprintf(cmd, sizeof cmd, "xxh128sum '%s'", path);
     FILE *f = popen(cmd, "r");
     assert_non_null(f);
     char hex[65] = {0};
@@ -323,16 +303,7 @@ static void test_csv_digest_matches_xxh128sum(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/ks_test_csv_XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tmpdir_setup("ks-test-csv");
 }
 
 int main(void)
@@ -351,5 +322,5 @@ int main(void)
         cmocka_unit_test(test_unknown_format_option),
         cmocka_unit_test(test_csv_digest_matches_xxh128sum),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
 }

@@ -17,56 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <zlib.h>
 
 #include "ksample.h"
-
-static char dir[4096];
-static char created[64][4200];
-static size_t created_count;
+#include "tmpdir.h"
 
 static int setup(void **state)
 {
     (void)state;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/ks-test-ncu-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < created_count; i++)
-        unlink(created[i]);
-    rmdir(dir);
-    return 0;
-}
-
-/* Writes text to dir/name and returns the path (valid until the next call
- * with the same name slot). */
-static const char *write_file(const char *name, const char *text, size_t len)
-{
-    static char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    /* a fresh file, not a truncated one: ext4 flushes a file rewritten by
-     * truncation when it is closed, which costs ms per prefix below */
-    unlink(path);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
-    bool known = false;
-    for (size_t i = 0; i < created_count; i++)
-        known = known || strcmp(created[i], path) == 0;
-    if (!known && created_count < 64)
-        snprintf(created[created_count++], sizeof created[0], "%s", path);
-    return path;
-}
-
-static const char *write_text(const char *name, const char *text)
-{
-    return write_file(name, text, strlen(text));
+    return tmpdir_setup("ks-test-ncu");
 }
 
 static ks_status read_as(const char *path, const char *format, int device, ks_profile **p,
@@ -78,6 +36,27 @@ static ks_status read_as(const char *path, const char *format, int device, ks_pr
     opt.device = device;
     ks_error_clear(err);
     return ks_profile_read(path, &opt, p, err);
+}
+
+/* Reads path as format (NULL: detected), failing the test with the located
+ * error if it cannot. */
+static ks_profile *read_ok(const char *path, const char *format, int device)
+{
+    ks_profile *p;
+    ks_error err;
+    if (read_as(path, format, device, &p, &err) != KS_OK)
+        fail_msg("%s:%ld: %s", err.file, err.line, err.message);
+    return p;
+}
+
+/* Attaches the metrics of path to p, failing the test with the located error
+ * if it cannot. */
+static void attach_ok(ks_profile *p, const char *path)
+{
+    ks_error err;
+    ks_error_clear(&err);
+    if (ks_profile_attach_metrics(p, path, &err) != KS_OK)
+        fail_msg("%s:%ld: %s", err.file, err.line, err.message);
 }
 
 static const ks_metric_column *metric(const ks_profile *p, const char *name)
@@ -251,11 +230,7 @@ static void test_long_old(void **state)
 {
     (void)state;
     const char *path = write_text("old.csv", LONG_OLD);
-    ks_profile *p;
-    ks_error err;
-    ks_status st = read_as(path, NULL, -1, &p, &err); /* detected */
-    if (st != KS_OK)
-        fail_msg("%s:%ld: %s", err.file, err.line, err.message);
+    ks_profile *p = read_ok(path, NULL, -1); /* detected */
     assert_string_equal(p->source_format, "ncu-csv");
     assert_int_equal(p->n, 3);
     assert_string_equal(ks_profile_name(p, 0), "void foo<int, 2>(float *, int)");
@@ -282,6 +257,7 @@ static void test_long_old(void **state)
     ks_profile_free(p);
 
     /* the same file named explicitly, and stream 7 recorded */
+    ks_error err;
     assert_int_equal(read_as(path, "ncu-csv", -1, &p, &err), KS_OK);
     assert_non_null(p->stream);
     assert_int_equal(p->stream[1], 7);
@@ -292,11 +268,7 @@ static void test_long_middle(void **state)
 {
     (void)state;
     const char *path = write_text("middle.csv", LONG_MIDDLE);
-    ks_profile *p;
-    ks_error err;
-    ks_status st = read_as(path, NULL, -1, &p, &err);
-    if (st != KS_OK)
-        fail_msg("%s:%ld: %s", err.file, err.line, err.message);
+    ks_profile *p = read_ok(path, NULL, -1);
     assert_int_equal(p->n, 3);
     assert_int_equal(p->duration_ns[0], 3200);
     assert_int_equal(p->duration_ns[1], 1250000);
@@ -327,9 +299,7 @@ static void test_long_middle(void **state)
     ks_profile_free(p);
 
     /* the device filter keeps the launches of device 1 only */
-    st = read_as(path, "ncu-csv", 1, &p, &err);
-    if (st != KS_OK)
-        fail_msg("%s:%ld: %s", err.file, err.line, err.message);
+    p = read_ok(path, "ncu-csv", 1);
     assert_int_equal(p->n, 1);
     assert_string_equal(ks_profile_name(p, 0), "k_b");
     assert_int_equal(p->duration_ns[0], 1250000);
@@ -337,6 +307,7 @@ static void test_long_middle(void **state)
     ks_profile_free(p);
 
     /* a device with no launches */
+    ks_error err;
     assert_int_equal(read_as(path, "ncu-csv", 5, &p, &err), KS_ERR_FORMAT);
     assert_null(p);
 }
@@ -345,11 +316,7 @@ static void test_long_newest(void **state)
 {
     (void)state;
     const char *path = write_text("newest.csv", LONG_NEWEST);
-    ks_profile *p;
-    ks_error err;
-    ks_status st = read_as(path, NULL, -1, &p, &err);
-    if (st != KS_OK)
-        fail_msg("%s:%ld: %s", err.file, err.line, err.message);
+    ks_profile *p = read_ok(path, NULL, -1);
     assert_int_equal(p->n, 2);
     assert_string_equal(ks_profile_name(p, 1), "ampere_sgemm_32x128_tn");
     assert_int_equal(p->duration_ns[0], 5060);
@@ -365,11 +332,7 @@ static void test_long_nvtx(void **state)
 {
     (void)state;
     const char *path = write_text("nvtx.csv", LONG_NVTX);
-    ks_profile *p;
-    ks_error err;
-    ks_status st = read_as(path, NULL, -1, &p, &err);
-    if (st != KS_OK)
-        fail_msg("%s:%ld: %s", err.file, err.line, err.message);
+    ks_profile *p = read_ok(path, NULL, -1);
     assert_int_equal(p->n, 2);
     assert_string_equal(ks_profile_name(p, 0), "conv");
     /* no duration metric: every duration is 0, metrics still usable */
@@ -392,11 +355,7 @@ static void test_unquoted_and_odd_values(void **state)
         "some output of the program\n"
         "1,1,app,h,k,t,1,7,S,ipc,inst/cycle,nan\n"
         "2,1,app,h,k,t,1,7,S,ipc,inst/cycle,-inf\n");
-    ks_profile *p;
-    ks_error err;
-    ks_status st = read_as(path, "ncu-csv", -1, &p, &err);
-    if (st != KS_OK)
-        fail_msg("%s:%ld: %s", err.file, err.line, err.message);
+    ks_profile *p = read_ok(path, "ncu-csv", -1);
     assert_int_equal(p->n, 3);
     const ks_metric_column *ipc = metric(p, "ipc");
     assert_close(ipc->values[0], 1.5);
@@ -406,9 +365,7 @@ static void test_unquoted_and_odd_values(void **state)
 
     path = write_text("big-id.csv", OLD_HEADER OLD_ROW("999", "k", "m", "%", "1")
                                         OLD_ROW("1,000", "k", "m", "%", "2"));
-    st = read_as(path, NULL, -1, &p, &err);
-    if (st != KS_OK)
-        fail_msg("%s:%ld: %s", err.file, err.line, err.message);
+    p = read_ok(path, NULL, -1);
     assert_int_equal(p->n, 2);
     ks_profile_free(p);
     /* and a malformed row with such an ID is an error, not noise */
@@ -423,11 +380,7 @@ static void test_wide(void **state)
 {
     (void)state;
     const char *path = write_text("raw.csv", WIDE);
-    ks_profile *p;
-    ks_error err;
-    ks_status st = read_as(path, NULL, -1, &p, &err);
-    if (st != KS_OK)
-        fail_msg("%s:%ld: %s", err.file, err.line, err.message);
+    ks_profile *p = read_ok(path, NULL, -1);
     assert_string_equal(p->source_format, "ncu-raw-csv");
     assert_int_equal(p->n, 2);
     assert_string_equal(ks_profile_name(p, 1), "k2<float>(float*, int)");
@@ -447,12 +400,11 @@ static void test_wide(void **state)
 
     /* ncu-csv takes the raw layout too (the header decides); ncu-raw-csv
      * refuses the details layout and says which to use */
-    st = read_as(path, "ncu-csv", -1, &p, &err);
-    if (st != KS_OK)
-        fail_msg("%s:%ld: %s", err.file, err.line, err.message);
+    p = read_ok(path, "ncu-csv", -1);
     assert_string_equal(p->source_format, "ncu-raw-csv");
     assert_int_equal(p->duration_ns[1], 3000);
     ks_profile_free(p);
+    ks_error err;
     assert_int_equal(read_as(write_text("old.csv", LONG_OLD), "ncu-raw-csv", -1, &p, &err),
                      KS_ERR_FORMAT);
     assert_contains(err.message, "ncu-csv");
@@ -479,11 +431,7 @@ static void test_long_preamble(void **state)
         len += strlen(tables[t]);
         const char *path = write_file("preamble.csv", text, len);
         free(text);
-        ks_profile *p;
-        ks_error err;
-        ks_status st = read_as(path, NULL, -1, &p, &err);
-        if (st != KS_OK)
-            fail_msg("%s:%ld: %s", err.file, err.line, err.message);
+        ks_profile *p = read_ok(path, NULL, -1);
         assert_string_equal(p->source_format, formats[t]);
         assert_true(p->n >= 2);
         ks_profile_free(p);
@@ -516,18 +464,8 @@ static void test_wide_without_units(void **state)
 static void test_gzip(void **state)
 {
     (void)state;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/old.csv.gz", dir);
-    gzFile gz = gzopen(path, "wb");
-    assert_non_null(gz);
-    assert_int_equal(gzwrite(gz, LONG_OLD, (unsigned)strlen(LONG_OLD)), (int)strlen(LONG_OLD));
-    assert_int_equal(gzclose(gz), Z_OK);
-    snprintf(created[created_count++], sizeof created[0], "%s", path);
-    ks_profile *p;
-    ks_error err;
-    ks_status st = read_as(path, NULL, -1, &p, &err);
-    if (st != KS_OK)
-        fail_msg("%s:%ld: %s", err.file, err.line, err.message);
+    const char *path = write_gzip("old.csv.gz", LONG_OLD, strlen(LONG_OLD));
+    ks_profile *p = read_ok(path, NULL, -1);
     assert_string_equal(p->source_format, "ncu-csv");
     assert_int_equal(p->n, 3);
     assert_int_equal(p->duration_ns[1], 1500000);
@@ -738,11 +676,7 @@ static void test_attach(void **state)
     const char *names[] = {"void foo<int>(float*)", "void my::bar<2>(double, int)",
                            "void ns::baz(int)"};
     ks_profile *p = time_profile(names, 3, true);
-    ks_error err;
-    ks_error_clear(&err);
-    ks_status st = ks_profile_attach_metrics(p, path, &err);
-    if (st != KS_OK)
-        fail_msg("%s:%ld: %s", err.file, err.line, err.message);
+    attach_ok(p, path);
     assert_int_equal(p->metric_count, 2);
     const ks_metric_column *occ = metric(p, "achieved_occupancy");
     assert_close(occ->values[0], 50);
@@ -756,6 +690,7 @@ static void test_attach(void **state)
 
     /* profile without grid columns: nothing to cross-check, still fine */
     p = time_profile(names, 3, false);
+    ks_error err;
     assert_int_equal(ks_profile_attach_metrics(p, path, &err), KS_OK);
     ks_profile_free(p);
 }
@@ -832,15 +767,13 @@ static void test_attach_name_cut(void **state)
         OLD_ROW("1", "scale<(int)2>", "m", "%", "2"));
     const char *good[] = {"void (anonymous namespace)::k1(float*)", "void scale<(int)2>(float*)"};
     ks_profile *p = time_profile(good, 2, false);
-    ks_error err;
-    ks_status st = ks_profile_attach_metrics(p, path, &err);
-    if (st != KS_OK)
-        fail_msg("%s:%ld: %s", err.file, err.line, err.message);
+    attach_ok(p, path);
     assert_close(metric(p, "m")->values[1], 2);
     ks_profile_free(p);
 
     const char *anon[] = {"void (anonymous namespace)::k2(float*)", "void scale<(int)2>(float*)"};
     p = time_profile(anon, 2, false);
+    ks_error err;
     assert_int_equal(ks_profile_attach_metrics(p, path, &err), KS_ERR_FORMAT);
     assert_contains(err.message, "launch 0");
     ks_profile_free(p);
@@ -861,10 +794,7 @@ static void test_attach_tolerates_partial_durations(void **state)
         OLD_ROW("1", "j", "gpu__time_duration.sum", "nsecond", "n/a"));
     const char *names[] = {"void k(int)", "j(float)"};
     ks_profile *p = time_profile(names, 2, false);
-    ks_error err;
-    ks_status st = ks_profile_attach_metrics(p, path, &err);
-    if (st != KS_OK)
-        fail_msg("%s:%ld: %s", err.file, err.line, err.message);
+    attach_ok(p, path);
     const ks_metric_column *t = metric(p, "gpu__time_duration.sum");
     assert_close(t->values[0], 5);
     assert_true(isnan(t->values[1]));
@@ -892,5 +822,5 @@ int main(void)
         cmocka_unit_test(test_attach_name_cut),
         cmocka_unit_test(test_attach_tolerates_partial_durations),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
 }

@@ -12,86 +12,18 @@
 
 #include <cmocka.h>
 
-#include <dirent.h>
-#include <lzma.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <zstd.h>
 
 #include "ksample.h"
-
-static char dir[4096];
+#include "tmpdir.h"
 
 static int setup(void **state)
 {
     (void)state;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/ks-test-rocprof-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        char path[8192];
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
-    return 0;
-}
-
-static const char *write_file(const char *name, const void *data, size_t n)
-{
-    static char paths[8][8192];
-    static int next;
-    char *path = paths[next++ % 8];
-    snprintf(path, sizeof paths[0], "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, n, f), n);
-    assert_int_equal(fclose(f), 0);
-    return path;
-}
-
-static const char *write_text(const char *name, const char *text)
-{
-    return write_file(name, text, strlen(text));
-}
-
-static const char *write_xz(const char *name, const char *text)
-{
-    size_t cap = strlen(text) + 4096, pos = 0;
-    uint8_t *out = malloc(cap);
-    assert_non_null(out);
-    assert_int_equal(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, (const uint8_t *)text,
-                                             strlen(text), out, &pos, cap),
-                     LZMA_OK);
-    const char *path = write_file(name, out, pos);
-    free(out);
-    return path;
-}
-
-static const char *write_zstd(const char *name, const char *text)
-{
-    size_t cap = ZSTD_compressBound(strlen(text));
-    void *out = malloc(cap);
-    assert_non_null(out);
-    size_t n = ZSTD_compress(out, cap, text, strlen(text), 3);
-    assert_false(ZSTD_isError(n));
-    const char *path = write_file(name, out, n);
-    free(out);
-    return path;
+    return tmpdir_setup("ks-test-rocprof");
 }
 
 static ks_profile *read_ok(const char *path, const char *format, int device)
@@ -125,6 +57,66 @@ static ks_status read_fail(const char *path, const char *format, int device, ks_
     assert_null(p);
     assert_string_equal(err->file, path);
     return st;
+}
+
+/* Reads a well-formed file twice, detected and with its format forced, and
+ * checks each profile. */
+static void read_both_ways(const char *path, const char *format, void (*check)(const ks_profile *))
+{
+    const char *formats[] = {NULL, format};
+    for (int i = 0; i < 2; i++) {
+        ks_profile *p = read_ok(path, formats[i], -1);
+        check(p);
+        ks_profile_free(p);
+    }
+}
+
+/* xz and zstd copies of text, named name.xz and name.zst, read like the
+ * plain file. */
+static void read_compressed_both_ways(const char *name, const char *text, const char *format,
+                                      void (*check)(const ks_profile *))
+{
+    char xz[256], zst[256];
+    snprintf(xz, sizeof xz, "%s.xz", name);
+    snprintf(zst, sizeof zst, "%s.zst", name);
+    read_both_ways(write_xz(xz, text, strlen(text)), format, check);
+    read_both_ways(write_zstd(zst, text, strlen(text)), format, check);
+}
+
+enum { DETECTED = 1, FORCED = 2 };
+
+/* A file the reader must refuse with a format error, read as `how` says
+ * (detected, forced, or both), at `line` (0: not checked) and with up to two
+ * parts of the message. */
+typedef struct refusal {
+    const char *file, *text;
+    int how;
+    long line;
+    const char *part[2];
+} refusal;
+
+static void check_refusals(const refusal *r, size_t count, const char *format)
+{
+    for (size_t i = 0; i < count; i++) {
+        const char *path = write_text(r[i].file, r[i].text);
+        for (int how = DETECTED; how <= FORCED; how <<= 1) {
+            if (!(r[i].how & how))
+                continue;
+            ks_error err;
+            assert_int_equal(read_fail(path, how == FORCED ? format : NULL, -1, &err),
+                             KS_ERR_FORMAT);
+            bool as_expected = r[i].line == 0 || err.line == r[i].line;
+            for (size_t k = 0; k < 2 && r[i].part[k]; k++)
+                as_expected = as_expected && strstr(err.message, r[i].part[k]);
+            if (!as_expected) /* say which file before an assertion below fails */
+                print_message("%s read as %s: line %ld: %s\n", r[i].file,
+                              how == FORCED ? format : "detected", err.line, err.message);
+            if (r[i].line != 0)
+                assert_int_equal(err.line, r[i].line);
+            for (size_t k = 0; k < 2 && r[i].part[k]; k++)
+                assert_non_null(strstr(err.message, r[i].part[k]));
+        }
+    }
 }
 
 /* ----------------------------------------------------------------- rocprofv3 */
@@ -189,15 +181,10 @@ static void test_v3_values(void **state)
 {
     (void)state;
     const char *path = write_text("1234_kernel_trace.csv", v3_text);
-    ks_profile *p = read_ok(path, NULL, -1);
-    check_v3(p);
-    ks_profile_free(p);
-    p = read_ok(path, "rocprof-v3-csv", -1);
-    check_v3(p);
-    ks_profile_free(p);
+    read_both_ways(path, "rocprof-v3-csv", check_v3);
 
     /* --device keeps one agent */
-    p = read_ok(path, NULL, 5);
+    ks_profile *p = read_ok(path, NULL, 5);
     assert_int_equal(p->n, 1);
     assert_string_equal(ks_profile_name(p, 0), "multiply_kernel");
     ks_profile_free(p);
@@ -212,15 +199,19 @@ static void test_v3_values(void **state)
 static void test_v3_compressed(void **state)
 {
     (void)state;
-    const char *paths[] = {write_xz("k.csv.xz", v3_text), write_zstd("k.csv.zst", v3_text)};
-    for (int i = 0; i < 2; i++) {
-        ks_profile *p = read_ok(paths[i], NULL, -1);
-        check_v3(p);
-        ks_profile_free(p);
-        p = read_ok(paths[i], "rocprof-v3-csv", -1);
-        check_v3(p);
-        ks_profile_free(p);
-    }
+    read_compressed_both_ways("k.csv", v3_text, "rocprof-v3-csv", check_v3);
+}
+
+static void check_v3_old(const ks_profile *p)
+{
+    assert_int_equal(p->n, 2);
+    assert_string_equal(ks_profile_name(p, 0), "a");
+    assert_string_equal(ks_profile_name(p, 1), "b");
+    assert_int_equal(p->duration_ns[0], 50);
+    assert_int_equal(p->duration_ns[1], 400);
+    assert_int_equal(p->device[0], 2);
+    assert_int_equal(p->stream[1], 7);
+    assert_null(p->grid);
 }
 
 /* Older rocprofv3: numeric Agent_Id, no Dispatch_Id/Stream_Id (order by start,
@@ -234,20 +225,7 @@ static void test_v3_old_header(void **state)
         "\"KERNEL_DISPATCH\",2,7,1,\"b\",2,500,900\n"
         "\"MEMORY_COPY\",2,7,0,\"copy\",3,100,200\n"
         "\"KERNEL_DISPATCH\",2,7,1,\"a.kd\",1,100,150\n";
-    const char *path = write_text("old_kernel_trace.csv", text);
-    const char *formats[] = {NULL, "rocprof-v3-csv"};
-    for (int i = 0; i < 2; i++) {
-        ks_profile *p = read_ok(path, formats[i], -1);
-        assert_int_equal(p->n, 2);
-        assert_string_equal(ks_profile_name(p, 0), "a");
-        assert_string_equal(ks_profile_name(p, 1), "b");
-        assert_int_equal(p->duration_ns[0], 50);
-        assert_int_equal(p->duration_ns[1], 400);
-        assert_int_equal(p->device[0], 2);
-        assert_int_equal(p->stream[1], 7);
-        assert_null(p->grid);
-        ks_profile_free(p);
-    }
+    read_both_ways(write_text("old_kernel_trace.csv", text), "rocprof-v3-csv", check_v3_old);
 }
 
 /* Agent_Id spellings: "Agent 4", a bare number, another word, n/a; and a
@@ -293,93 +271,49 @@ static void test_v3_agent_forms(void **state)
     assert_non_null(strstr(err.message, "Agent four"));
 }
 
+/* A kernel-dispatch row of V3_HEADER, with the cells the refusals below
+ * change: Dispatch_Id, Kernel_Name, Correlation_Id, Start_ and End_Timestamp,
+ * Workgroup_Size_Y. */
+#define V3_ROW(dispatch, name, correlation, start, end, wg_y)                              \
+    "\"KERNEL_DISPATCH\",\"Agent 4\",1,1,1," dispatch ",10," name "," correlation ","     \
+    start "," end ",0,0,8,0,16,64," wg_y ",1,64,1,1"
+
+static const refusal v3_refusals[] = {
+    /* End_Timestamp missing: the header line and the column are named */
+    {"missing_end.csv",
+     "preamble\n"
+     "\"Kind\",\"Agent_Id\",\"Dispatch_Id\",\"Kernel_Name\",\"Start_Timestamp\"\n"
+     "\"KERNEL_DISPATCH\",\"Agent 1\",1,\"k\",100\n",
+     DETECTED | FORCED, 2, {"End_Timestamp"}},
+    {"bad_start.csv",
+     V3_HEADER V3_ROW("1", "\"k\"", "1", "1000", "1100", "1") "\n"
+               V3_ROW("2", "\"k\"", "2", "12x4", "1200", "1") "\n",
+     DETECTED | FORCED, 3, {"Start_Timestamp", "12x4"}},
+    /* end before start */
+    {"negative.csv", V3_HEADER V3_ROW("1", "\"k\"", "1", "1000", "900", "1") "\n",
+     DETECTED, 2, {"negative"}},
+    /* workgroup size 0 cannot divide a grid */
+    {"wg0.csv", V3_HEADER V3_ROW("1", "\"k\"", "1", "1000", "1100", "0") "\n",
+     DETECTED, 2, {"Workgroup_Size_Y"}},
+    /* an unquoted comma in a name shifts the columns: refused */
+    {"unquoted.csv", V3_HEADER V3_ROW("1", "k(int, int)", "1", "1000", "1100", "1") "\n",
+     DETECTED, 2, {NULL}},
+    /* the last row cut off: even though its fields parse, it is refused */
+    {"cut.csv",
+     V3_HEADER V3_ROW("1", "\"k\"", "1", "1000", "1100", "1") "\n"
+               V3_ROW("2", "\"k\"", "2", "1200", "1300", "1"),
+     DETECTED, 3, {"cut off"}},
+    /* Dispatch_Id given for some rows only */
+    {"nodispatch.csv", V3_HEADER V3_ROW("", "\"k\"", "1", "1000", "1100", "1") "\n",
+     DETECTED, 2, {"Dispatch_Id"}},
+    /* forced onto a file without the header */
+    {"other.csv", "name,duration_ns\nk,5\n", FORCED, 0, {"Kernel_Name"}},
+};
+
 static void test_v3_errors(void **state)
 {
     (void)state;
-    ks_error err;
-    /* End_Timestamp missing: the header line and the column are named */
-    const char *missing = "preamble\n"
-                          "\"Kind\",\"Agent_Id\",\"Dispatch_Id\",\"Kernel_Name\","
-                          "\"Start_Timestamp\"\n"
-                          "\"KERNEL_DISPATCH\",\"Agent 1\",1,\"k\",100\n";
-    const char *path = write_text("missing_end.csv", missing);
-    const char *formats[] = {NULL, "rocprof-v3-csv"};
-    for (int i = 0; i < 2; i++) {
-        assert_int_equal(read_fail(path, formats[i], -1, &err), KS_ERR_FORMAT);
-        assert_int_equal(err.line, 2);
-        assert_non_null(strstr(err.message, "End_Timestamp"));
-    }
-
-    char text[4096];
-    snprintf(text, sizeof text,
-             "%s\"KERNEL_DISPATCH\",\"Agent 4\",1,1,1,1,10,\"k\",1,1000,1100,0,0,8,0,16,64,1,1,"
-             "64,1,1\n"
-             "\"KERNEL_DISPATCH\",\"Agent 4\",1,1,1,2,10,\"k\",2,12x4,1200,0,0,8,0,16,64,1,1,"
-             "64,1,1\n",
-             V3_HEADER);
-    path = write_text("bad_start.csv", text);
-    for (int i = 0; i < 2; i++) {
-        assert_int_equal(read_fail(path, formats[i], -1, &err), KS_ERR_FORMAT);
-        assert_int_equal(err.line, 3);
-        assert_non_null(strstr(err.message, "Start_Timestamp"));
-        assert_non_null(strstr(err.message, "12x4"));
-    }
-
-    /* end before start */
-    snprintf(text, sizeof text,
-             "%s\"KERNEL_DISPATCH\",\"Agent 4\",1,1,1,1,10,\"k\",1,1000,900,0,0,8,0,16,64,1,1,"
-             "64,1,1\n",
-             V3_HEADER);
-    path = write_text("negative.csv", text);
-    assert_int_equal(read_fail(path, NULL, -1, &err), KS_ERR_FORMAT);
-    assert_int_equal(err.line, 2);
-    assert_non_null(strstr(err.message, "negative"));
-
-    /* workgroup size 0 cannot divide a grid */
-    snprintf(text, sizeof text,
-             "%s\"KERNEL_DISPATCH\",\"Agent 4\",1,1,1,1,10,\"k\",1,1000,1100,0,0,8,0,16,64,0,1,"
-             "64,1,1\n",
-             V3_HEADER);
-    path = write_text("wg0.csv", text);
-    assert_int_equal(read_fail(path, NULL, -1, &err), KS_ERR_FORMAT);
-    assert_int_equal(err.line, 2);
-    assert_non_null(strstr(err.message, "Workgroup_Size_Y"));
-
-    /* an unquoted comma in a name shifts the columns: refused */
-    snprintf(text, sizeof text,
-             "%s\"KERNEL_DISPATCH\",\"Agent 4\",1,1,1,1,10,k(int, int),1,1000,1100,0,0,8,0,16,"
-             "64,1,1,64,1,1\n",
-             V3_HEADER);
-    path = write_text("unquoted.csv", text);
-    assert_int_equal(read_fail(path, NULL, -1, &err), KS_ERR_FORMAT);
-    assert_int_equal(err.line, 2);
-
-    /* the last row cut off: even though its fields parse, it is refused */
-    snprintf(text, sizeof text,
-             "%s\"KERNEL_DISPATCH\",\"Agent 4\",1,1,1,1,10,\"k\",1,1000,1100,0,0,8,0,16,64,1,1,"
-             "64,1,1\n"
-             "\"KERNEL_DISPATCH\",\"Agent 4\",1,1,1,2,10,\"k\",2,1200,1300,0,0,8,0,16,64,1,1,"
-             "64,1,1",
-             V3_HEADER);
-    path = write_text("cut.csv", text);
-    assert_int_equal(read_fail(path, NULL, -1, &err), KS_ERR_FORMAT);
-    assert_int_equal(err.line, 3);
-    assert_non_null(strstr(err.message, "cut off"));
-
-    /* Dispatch_Id given for some rows only */
-    snprintf(text, sizeof text,
-             "%s\"KERNEL_DISPATCH\",\"Agent 4\",1,1,1,,10,\"k\",1,1000,1100,0,0,8,0,16,64,1,1,"
-             "64,1,1\n",
-             V3_HEADER);
-    path = write_text("nodispatch.csv", text);
-    assert_int_equal(read_fail(path, NULL, -1, &err), KS_ERR_FORMAT);
-    assert_int_equal(err.line, 2);
-    assert_non_null(strstr(err.message, "Dispatch_Id"));
-
-    /* forced onto a file without the header */
-    path = write_text("other.csv", "name,duration_ns\nk,5\n");
-    assert_int_equal(read_fail(path, "rocprof-v3-csv", -1, &err), KS_ERR_FORMAT);
-    assert_non_null(strstr(err.message, "Kernel_Name"));
+    check_refusals(v3_refusals, sizeof v3_refusals / sizeof v3_refusals[0], "rocprof-v3-csv");
 }
 
 /* ---------------------------------------------------------------- rocprof v1 */
@@ -428,28 +362,24 @@ static void test_v1_values(void **state)
 {
     (void)state;
     const char *path = write_text("results.csv", v1_text);
-    ks_profile *p = read_ok(path, NULL, -1);
-    check_v1(p);
-    ks_profile_free(p);
-    p = read_ok(path, "rocprof-v1-csv", -1);
-    check_v1(p);
-    ks_profile_free(p);
+    read_both_ways(path, "rocprof-v1-csv", check_v1);
 
-    p = read_ok(path, NULL, 2);
+    ks_profile *p = read_ok(path, NULL, 2);
     assert_int_equal(p->n, 1);
     assert_int_equal(p->duration_ns[0], 22559);
     ks_profile_free(p);
+    read_compressed_both_ways("results.csv", v1_text, "rocprof-v1-csv", check_v1);
+}
 
-    const char *paths[] = {write_xz("results.csv.xz", v1_text),
-                           write_zstd("results.csv.zst", v1_text)};
-    for (int i = 0; i < 2; i++) {
-        p = read_ok(paths[i], NULL, -1);
-        check_v1(p);
-        ks_profile_free(p);
-        p = read_ok(paths[i], "rocprof-v1-csv", -1);
-        check_v1(p);
-        ks_profile_free(p);
-    }
+static void check_v1_counters(const ks_profile *p)
+{
+    assert_int_equal(p->n, 2);
+    assert_int_equal(p->duration_ns[0], 300);
+    assert_int_equal(p->duration_ns[1], 300);
+    assert_int_equal(p->start_ns[0], 1200);
+    assert_int_equal(p->grid[0], 16384);
+    assert_int_equal(p->name_count, 1);
+    assert_string_equal(ks_profile_name(p, 1), "copy_kernel(float*, float*, int, int)");
 }
 
 /* Unquoted, space-padded header without DurationNs (duration = EndNs -
@@ -465,81 +395,42 @@ static void test_v1_no_duration_column(void **state)
         "1600\n"
         "1,\"copy_kernel(float*, float*, int, int) [clone .kd]\",0,0,1,2460290,2460293, "
         "16777216,  1024,0,0,4,24,0,0x0,0x7ffdd7609840,n/a,1700,1800,2100,2200\n";
-    const char *path = write_text("counters.csv", text);
-    const char *formats[] = {NULL, "rocprof-v1-csv"};
-    for (int i = 0; i < 2; i++) {
-        ks_profile *p = read_ok(path, formats[i], -1);
-        assert_int_equal(p->n, 2);
-        assert_int_equal(p->duration_ns[0], 300);
-        assert_int_equal(p->duration_ns[1], 300);
-        assert_int_equal(p->start_ns[0], 1200);
-        assert_int_equal(p->grid[0], 16384);
-        assert_int_equal(p->name_count, 1);
-        assert_string_equal(ks_profile_name(p, 1), "copy_kernel(float*, float*, int, int)");
-        ks_profile_free(p);
-    }
+    read_both_ways(write_text("counters.csv", text), "rocprof-v1-csv", check_v1_counters);
 }
+
+/* A row of V1_HEADER, with the cells the refusals below change. */
+#define V1_ROW(index, name, wgr, duration)                                                 \
+    index "," name ",0,0,0,1,1,64," wgr ",0,0,4,4,16,64,0x0,0x0,1,2,3,4," duration
+
+static const refusal v1_refusals[] = {
+    /* counters only, no timestamps: no durations to read */
+    {"notime.csv",
+     "Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds\n"
+     "0,\"k\",0,0,0,1,1,64,64,0\n",
+     DETECTED | FORCED, 1, {"BeginNs"}},
+    /* no KernelName column */
+    {"noname.csv", "junk line\nIndex,gpu-id,grd,wgr,BeginNs,EndNs\n0,0,64,64,1,2\n", FORCED, 2,
+     {"KernelName"}},
+    /* a bad DurationNs cell */
+    {"baddur.csv",
+     V1_HEADER V1_ROW("0", "\"k\"", "64", "1") "\n" V1_ROW("1", "\"k\"", "64", "fast") "\n",
+     DETECTED | FORCED, 3, {"DurationNs"}},
+    {"wgr0.csv", V1_HEADER V1_ROW("0", "\"k\"", "0", "1") "\n", DETECTED, 2, {"wgr"}},
+    /* cut-off last line */
+    {"cut.csv", V1_HEADER V1_ROW("0", "\"k\"", "64", "1"), DETECTED, 2, {NULL}},
+    /* unterminated quote */
+    {"quote.csv", V1_HEADER V1_ROW("0", "\"k", "64", "1") "\n", DETECTED, 2, {"quote"}},
+};
 
 static void test_v1_errors(void **state)
 {
     (void)state;
-    ks_error err;
-    /* counters only, no timestamps: no durations to read */
-    const char *path = write_text(
-        "notime.csv", "Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds\n"
-                      "0,\"k\",0,0,0,1,1,64,64,0\n");
-    const char *formats[] = {NULL, "rocprof-v1-csv"};
-    for (int i = 0; i < 2; i++) {
-        assert_int_equal(read_fail(path, formats[i], -1, &err), KS_ERR_FORMAT);
-        assert_int_equal(err.line, 1);
-        assert_non_null(strstr(err.message, "BeginNs"));
-    }
-
-    /* no KernelName column */
-    path = write_text("noname.csv", "junk line\nIndex,gpu-id,grd,wgr,BeginNs,EndNs\n"
-                                    "0,0,64,64,1,2\n");
-    assert_int_equal(read_fail(path, "rocprof-v1-csv", -1, &err), KS_ERR_FORMAT);
-    assert_int_equal(err.line, 2);
-    assert_non_null(strstr(err.message, "KernelName"));
-
-    /* a bad DurationNs cell */
-    char text[4096];
-    snprintf(text, sizeof text,
-             "%s0,\"k\",0,0,0,1,1,64,64,0,0,4,4,16,64,0x0,0x0,1,2,3,4,1\n"
-             "1,\"k\",0,0,0,1,1,64,64,0,0,4,4,16,64,0x0,0x0,1,2,3,4,fast\n",
-             V1_HEADER);
-    path = write_text("baddur.csv", text);
-    for (int i = 0; i < 2; i++) {
-        assert_int_equal(read_fail(path, formats[i], -1, &err), KS_ERR_FORMAT);
-        assert_int_equal(err.line, 3);
-        assert_non_null(strstr(err.message, "DurationNs"));
-    }
-
-    /* wgr 0 */
-    snprintf(text, sizeof text, "%s0,\"k\",0,0,0,1,1,64,0,0,0,4,4,16,64,0x0,0x0,1,2,3,4,1\n",
-             V1_HEADER);
-    path = write_text("wgr0.csv", text);
-    assert_int_equal(read_fail(path, NULL, -1, &err), KS_ERR_FORMAT);
-    assert_int_equal(err.line, 2);
-    assert_non_null(strstr(err.message, "wgr"));
-
-    /* cut-off last line */
-    snprintf(text, sizeof text, "%s0,\"k\",0,0,0,1,1,64,64,0,0,4,4,16,64,0x0,0x0,1,2,3,4,1",
-             V1_HEADER);
-    path = write_text("cut.csv", text);
-    assert_int_equal(read_fail(path, NULL, -1, &err), KS_ERR_FORMAT);
-    assert_int_equal(err.line, 2);
-
-    /* unterminated quote */
-    snprintf(text, sizeof text, "%s0,\"k,0,0,0,1,1,64,64,0,0,4,4,16,64,0x0,0x0,1,2,3,4,1\n",
-             V1_HEADER);
-    path = write_text("quote.csv", text);
-    assert_int_equal(read_fail(path, NULL, -1, &err), KS_ERR_FORMAT);
-    assert_int_equal(err.line, 2);
-    assert_non_null(strstr(err.message, "quote"));
+    check_refusals(v1_refusals, sizeof v1_refusals / sizeof v1_refusals[0], "rocprof-v1-csv");
 
     /* --device without a gpu-id column */
-    path = write_text("nogpu.csv", "Index,KernelName,grd,wgr,DurationNs\n0,\"k\",64,64,5\n");
+    const char *path =
+        write_text("nogpu.csv", "Index,KernelName,grd,wgr,DurationNs\n0,\"k\",64,64,5\n");
+    ks_error err;
     assert_int_equal(read_fail(path, NULL, 0, &err), KS_ERR_FORMAT);
     assert_non_null(strstr(err.message, "gpu-id"));
 }
@@ -556,5 +447,5 @@ int main(void)
         cmocka_unit_test(test_v1_no_duration_column),
         cmocka_unit_test(test_v1_errors),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
 }

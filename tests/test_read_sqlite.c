@@ -13,60 +13,31 @@
 
 #include <dirent.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "ksample.h"
-
-static char dir[4096];
+#include "tmpdir.h"
 
 static int setup(void **state)
 {
     (void)state;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/ks-test-sqlite-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-    if (!mkdtemp(dir))
+    if (tmpdir_setup("ks-test-sqlite") != 0)
         return -1;
     /* the reader's temporary copies go here too, so the tests can check that
      * none is left behind */
-    return setenv("TMPDIR", dir, 1);
+    return setenv("TMPDIR", tmpdir, 1);
 }
 
-static int teardown(void **state)
+/* Builds the database name in the test folder from script; returns its path. */
+static const char *make_db(const char *name, const char *script)
 {
-    (void)state;
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        char path[8192];
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
-    return 0;
-}
-
-static const char *in_dir(const char *name)
-{
-    static char paths[8][8192];
-    static int next;
-    char *p = paths[next++ % 8];
-    snprintf(p, sizeof paths[0], "%s/%s", dir, name);
-    return p;
-}
-
-static void make_db(const char *path, const char *script)
-{
+    const char *path = in_dir(name);
     unlink(path);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
@@ -75,28 +46,20 @@ static void make_db(const char *path, const char *script)
     if (rc != SQLITE_OK)
         fail_msg("building %s: %s", path, msg ? msg : "?");
     sqlite3_close(db);
+    return path;
 }
 
-static void write_bytes(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, n, f), n);
-    assert_int_equal(fclose(f), 0);
-}
+/* The string table most hand-built exports below start with. */
+#define STRING_IDS "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
 
-static void gzip_copy(const char *src, const char *dst)
+/* A gzip copy of src, named name in the test folder; returns its path. */
+static const char *gzip_copy(const char *src, const char *name)
 {
-    FILE *in = fopen(src, "rb");
-    assert_non_null(in);
-    gzFile out = gzopen(dst, "wb");
-    assert_non_null(out);
-    char buf[8192];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        assert_int_equal(gzwrite(out, buf, (unsigned)n), (int)n);
-    fclose(in);
-    assert_int_equal(gzclose(out), Z_OK);
+    char *data = read_file(src, &n);
+    const char *path = write_gzip(name, data, n);
+    free(data);
+    return path;
 }
 
 static long file_size(const char *path)
@@ -109,7 +72,7 @@ static long file_size(const char *path)
 /* Number of files in the test folder whose name starts with prefix. */
 static int count_files(const char *prefix)
 {
-    DIR *d = opendir(dir);
+    DIR *d = opendir(tmpdir);
     assert_non_null(d);
     int n = 0;
     struct dirent *e;
@@ -241,8 +204,7 @@ static void check_old(const ks_profile *p)
 static void test_old_schema(void **state)
 {
     (void)state;
-    const char *path = in_dir("old.sqlite");
-    make_db(path, old_schema);
+    const char *path = make_db("old.sqlite", old_schema);
     ks_profile *p = read_ok(path, NULL, -1, NULL);
     check_old(p);
     assert_int_equal(p->source_bytes, (uint64_t)file_size(path));
@@ -294,8 +256,7 @@ static void check_new_all(const ks_profile *p)
 static void test_new_schema_devices(void **state)
 {
     (void)state;
-    const char *path = in_dir("new.sqlite");
-    make_db(path, new_schema);
+    const char *path = make_db("new.sqlite", new_schema);
     ks_profile *p = read_ok(path, NULL, -1, NULL);
     check_new_all(p);
     ks_profile_free(p);
@@ -323,13 +284,13 @@ static void test_new_schema_devices(void **state)
 static void test_order_by_start_without_correlation(void **state)
 {
     (void)state;
-    const char *path = in_dir("nocorr.sqlite");
-    make_db(path,
-            "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
-            "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
-            " demangledName INTEGER);"
-            "INSERT INTO StringIds VALUES (1, 'a'), (2, 'b');"
-            "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (30, 35, 2), (10, 12, 1), (20, 27, 2);");
+    const char *path = make_db(
+        "nocorr.sqlite",
+        STRING_IDS "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
+                   " demangledName INTEGER);"
+                   "INSERT INTO StringIds VALUES (1, 'a'), (2, 'b');"
+                   "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (30, 35, 2), (10, 12, 1),"
+                   " (20, 27, 2);");
     ks_profile *p = read_ok(path, NULL, -1, NULL);
     assert_int_equal(p->n, 3);
     assert_int_equal(p->start_ns[0], 10);
@@ -350,10 +311,8 @@ static void test_order_by_start_without_correlation(void **state)
 static void test_gzip_copy(void **state)
 {
     (void)state;
-    const char *path = in_dir("new2.sqlite");
-    const char *gz = in_dir("new2.sqlite.gz");
-    make_db(path, new_schema);
-    gzip_copy(path, gz);
+    const char *path = make_db("new2.sqlite", new_schema);
+    const char *gz = gzip_copy(path, "new2.sqlite.gz");
     ks_profile *p = read_ok(gz, NULL, -1, NULL);
     check_new_all(p);
     assert_string_equal(p->source_format, "nsys-sqlite");
@@ -366,10 +325,8 @@ static void test_gzip_copy(void **state)
     assert_int_equal(count_files("ksample-nsys-"), 0);
 
     /* a failure after the copy also removes it */
-    const char *bad = in_dir("bad.sqlite");
-    const char *badgz = in_dir("bad.sqlite.gz");
-    make_db(bad, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);");
-    gzip_copy(bad, badgz);
+    const char *bad = make_db("bad.sqlite", STRING_IDS);
+    const char *badgz = gzip_copy(bad, "bad.sqlite.gz");
     ks_error err;
     assert_int_equal(read_fail(badgz, NULL, -1, NULL, &err), KS_ERR_FORMAT);
     assert_non_null(strstr(err.message, "CUPTI_ACTIVITY_KIND_KERNEL"));
@@ -380,8 +337,7 @@ static void test_gzip_copy(void **state)
 static void test_stdin(void **state)
 {
     (void)state;
-    const char *path = in_dir("stdin.sqlite");
-    make_db(path, old_schema);
+    const char *path = make_db("stdin.sqlite", old_schema);
     assert_non_null(freopen(path, "rb", stdin));
     ks_profile *p = read_ok("-", NULL, -1, NULL);
     check_old(p);
@@ -393,8 +349,7 @@ static void test_stdin(void **state)
 static void test_fifo(void **state)
 {
     (void)state;
-    const char *db = in_dir("fifo-source.sqlite");
-    make_db(db, old_schema);
+    const char *db = make_db("fifo-source.sqlite", old_schema);
     const char *fifo = in_dir("export.fifo");
     unlink(fifo);
     assert_int_equal(mkfifo(fifo, 0600), 0);
@@ -417,80 +372,82 @@ static void test_fifo(void **state)
     assert_int_equal(count_files("ksample-nsys-"), 0);
 }
 
+/* An export the reader must refuse: the error names the file and contains
+ * every entry of part. */
+typedef struct bad_export {
+    const char *file, *format, *script;
+    const char *part[3];
+} bad_export;
+
+static void check_refused(const bad_export *b, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        const char *path = make_db(b[i].file, b[i].script);
+        ks_error err;
+        assert_int_equal(read_fail(path, b[i].format, -1, NULL, &err), KS_ERR_FORMAT);
+        bool as_expected = true;
+        for (size_t k = 0; k < 3 && b[i].part[k]; k++)
+            as_expected = as_expected && strstr(err.message, b[i].part[k]);
+        if (!as_expected) /* say which export before an assertion below fails */
+            print_message("%s: %s\n", b[i].file, err.message);
+        assert_string_equal(err.file, path);
+        for (size_t k = 0; k < 3 && b[i].part[k]; k++)
+            assert_non_null(strstr(err.message, b[i].part[k]));
+    }
+}
+
 static void test_missing_parts(void **state)
 {
     (void)state;
-    ks_error err;
-    const char *path = in_dir("nokernel.sqlite");
-    make_db(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
-                  "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, end INTEGER);");
-    assert_int_equal(read_fail(path, NULL, -1, NULL, &err), KS_ERR_FORMAT);
-    assert_string_equal(err.file, path);
-    assert_non_null(strstr(err.message, "CUPTI_ACTIVITY_KIND_KERNEL"));
-
-    path = in_dir("nostart.sqlite");
-    make_db(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
-                  "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (begin INTEGER, end INTEGER,"
-                  " demangledName INTEGER);"
-                  "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 1);");
-    assert_int_equal(read_fail(path, "nsys-sqlite", -1, NULL, &err), KS_ERR_FORMAT);
-    assert_string_equal(err.file, path);
-    assert_non_null(strstr(err.message, "column start"));
-
-    path = in_dir("nostrings.sqlite");
-    make_db(path, "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
-                  " demangledName INTEGER);"
-                  "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 1);");
-    assert_int_equal(read_fail(path, NULL, -1, NULL, &err), KS_ERR_FORMAT);
-    assert_non_null(strstr(err.message, "StringIds"));
-
-    path = in_dir("noname.sqlite");
-    make_db(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
-                  "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER);"
-                  "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2);");
-    assert_int_equal(read_fail(path, NULL, -1, NULL, &err), KS_ERR_FORMAT);
-    assert_non_null(strstr(err.message, "demangledName"));
-    assert_non_null(strstr(err.message, "no name column"));
+    static const bad_export cases[] = {
+        {"nokernel.sqlite", NULL,
+         STRING_IDS "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, end INTEGER);",
+         {"CUPTI_ACTIVITY_KIND_KERNEL"}},
+        {"nostart.sqlite", "nsys-sqlite",
+         STRING_IDS "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (begin INTEGER, end INTEGER,"
+                    " demangledName INTEGER);"
+                    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 1);",
+         {"column start"}},
+        {"nostrings.sqlite", NULL,
+         "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
+         " demangledName INTEGER);"
+         "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 1);",
+         {"StringIds"}},
+        {"noname.sqlite", NULL,
+         STRING_IDS "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER);"
+                    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2);",
+         {"demangledName", "no name column"}},
+    };
+    check_refused(cases, sizeof cases / sizeof cases[0]);
 }
 
 static void test_bad_rows(void **state)
 {
     (void)state;
-    ks_error err;
-    const char *path = in_dir("negative.sqlite");
-    make_db(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
-                  "INSERT INTO StringIds VALUES (1, 'k');"
-                  "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
-                  " correlationId INTEGER, demangledName INTEGER);"
-                  "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10, 20, 1, 1), (50, 40, 7, 1);");
-    assert_int_equal(read_fail(path, NULL, -1, NULL, &err), KS_ERR_FORMAT);
-    assert_non_null(strstr(err.message, "rowid 2"));
-    assert_non_null(strstr(err.message, "correlationId 7"));
-    assert_non_null(strstr(err.message, "negative"));
-
-    path = in_dir("dangling.sqlite");
-    make_db(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
-                  "INSERT INTO StringIds VALUES (1, 'k');"
-                  "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
-                  " demangledName INTEGER);"
-                  "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10, 20, 1), (30, 40, 9);");
-    assert_int_equal(read_fail(path, NULL, -1, NULL, &err), KS_ERR_FORMAT);
-    assert_non_null(strstr(err.message, "9 is not an id in table StringIds"));
-
-    path = in_dir("textstart.sqlite");
-    make_db(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
-                  "INSERT INTO StringIds VALUES (1, 'k');"
-                  "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start, end, demangledName);"
-                  "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ('soon', 20, 1);");
-    assert_int_equal(read_fail(path, NULL, -1, NULL, &err), KS_ERR_FORMAT);
-    assert_non_null(strstr(err.message, "not an integer"));
-
-    path = in_dir("empty.sqlite");
-    make_db(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
-                  "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
-                  " demangledName INTEGER);");
-    assert_int_equal(read_fail(path, NULL, -1, NULL, &err), KS_ERR_FORMAT);
-    assert_non_null(strstr(err.message, "no kernel invocations"));
+    static const bad_export cases[] = {
+        {"negative.sqlite", NULL,
+         STRING_IDS "INSERT INTO StringIds VALUES (1, 'k');"
+                    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
+                    " correlationId INTEGER, demangledName INTEGER);"
+                    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10, 20, 1, 1), (50, 40, 7, 1);",
+         {"rowid 2", "correlationId 7", "negative"}},
+        {"dangling.sqlite", NULL,
+         STRING_IDS "INSERT INTO StringIds VALUES (1, 'k');"
+                    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
+                    " demangledName INTEGER);"
+                    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10, 20, 1), (30, 40, 9);",
+         {"9 is not an id in table StringIds"}},
+        {"textstart.sqlite", NULL,
+         STRING_IDS "INSERT INTO StringIds VALUES (1, 'k');"
+                    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start, end, demangledName);"
+                    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ('soon', 20, 1);",
+         {"not an integer"}},
+        {"empty.sqlite", NULL,
+         STRING_IDS "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
+                    " demangledName INTEGER);",
+         {"no kernel invocations"}},
+    };
+    check_refused(cases, sizeof cases / sizeof cases[0]);
 }
 
 static void test_not_a_database(void **state)
@@ -505,20 +462,16 @@ static void test_not_a_database(void **state)
         x = x * 1103515245u + 12345u;
         junk[i] = (unsigned char)(x >> 16);
     }
-    const char *path = in_dir("garbage.sqlite");
-    write_bytes(path, junk, sizeof junk);
+    const char *path = write_file("garbage.sqlite", junk, sizeof junk);
     assert_int_equal(read_fail(path, NULL, -1, NULL, &err), KS_ERR_FORMAT);
     assert_string_equal(err.file, path);
 
     /* only the magic */
-    path = in_dir("magic-only.sqlite");
-    write_bytes(path, junk, 16);
+    path = write_file("magic-only.sqlite", junk, 16);
     assert_int_not_equal(read_fail(path, NULL, -1, NULL, &err), KS_OK);
 
     /* a CSV forced through this reader */
-    path = in_dir("text.csv");
-    const char text[] = "name,duration_ns\nk,5\n";
-    write_bytes(path, text, sizeof text - 1);
+    path = write_text("text.csv", "name,duration_ns\nk,5\n");
     assert_int_equal(read_fail(path, "nsys-sqlite", -1, NULL, &err), KS_ERR_FORMAT);
     assert_string_equal(err.file, path);
     assert_int_equal(count_files("ksample-nsys-"), 0);
@@ -537,5 +490,5 @@ int main(void)
         cmocka_unit_test(test_bad_rows),
         cmocka_unit_test(test_not_a_database),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
 }

@@ -19,16 +19,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "internal.h"
 #include "ksample.h"
+#include "tmpdir.h"
 
 #if defined(__has_include)
 #if __has_include("../lib/read_nsys_csv.c")
 #define HAVE_NSYS_CSV_READER 1
 #endif
 #endif
+
+static int setup(void **state)
+{
+    (void)state;
+    return tmpdir_setup("ks-test-synth");
+}
 
 static const char HEADER[] =
     "API Start (ns),API Dur (ns),Queue Start (ns),Queue Dur (ns),Kernel Start (ns),"
@@ -140,6 +146,16 @@ static ks_profile *parse(char *buf, size_t len, uint64_t n, bool *saw_quotes)
         line = nl + 1;
     }
     assert_int_equal(rows, n);
+    return p;
+}
+
+/* A preset's output, parsed and checked row by row (parse). */
+static ks_profile *synth_parsed(const char *preset, uint64_t n, uint64_t seed, bool *saw_quotes)
+{
+    size_t len;
+    char *buf = synth(preset, n, seed, &len);
+    ks_profile *p = parse(buf, len, n, saw_quotes);
+    free(buf);
     return p;
 }
 
@@ -284,12 +300,8 @@ static void test_rows_valid(void **state)
     static const uint64_t sizes[] = {1, 2, 37, 20000};
     for (size_t i = 0; i < COUNT(PRESETS); i++)
         for (size_t k = 0; k < COUNT(sizes); k++) {
-            size_t len;
-            char *buf = synth(PRESETS[i], sizes[k], 1000 + k, &len);
             bool quotes;
-            ks_profile *p = parse(buf, len, sizes[k], &quotes);
-            ks_profile_free(p);
-            free(buf);
+            ks_profile_free(synth_parsed(PRESETS[i], sizes[k], 1000 + k, &quotes));
         }
 }
 
@@ -298,11 +310,8 @@ static void test_casio_shapes(void **state)
 {
     (void)state;
     const uint64_t n = 200000;
-    size_t len;
-    char *buf = synth("casio-like", n, 1, &len);
     bool quotes;
-    ks_profile *p = parse(buf, len, n, &quotes);
-    free(buf);
+    ks_profile *p = synth_parsed("casio-like", n, 1, &quotes);
     assert_true(quotes); /* names with commas are quoted */
     assert_true(p->name_count >= 200);
     /* a name holding a double quote (doubled inside the CSV quotes) survives */
@@ -363,22 +372,17 @@ static void test_casio_shapes(void **state)
 static void test_preset_shapes(void **state)
 {
     (void)state;
-    size_t len;
     bool quotes;
     const uint64_t n = 30000;
 
-    char *buf = synth("identical", n, 3, &len);
-    ks_profile *p = parse(buf, len, n, &quotes);
-    free(buf);
+    ks_profile *p = synth_parsed("identical", n, 3, &quotes);
     name_stats *st = stats_of(p);
     for (size_t k = 0; k < p->name_count; k++)
         assert_int_equal(st[k].min, st[k].max);
     free(st);
     ks_profile_free(p);
 
-    buf = synth("stable", n, 3, &len);
-    p = parse(buf, len, n, &quotes);
-    free(buf);
+    p = synth_parsed("stable", n, 3, &quotes);
     st = stats_of(p);
     for (size_t k = 0; k < p->name_count; k++) {
         assert_true(cv(&st[k]) > 0 && cv(&st[k]) < 0.02);
@@ -388,9 +392,7 @@ static void test_preset_shapes(void **state)
     ks_profile_free(p);
 
     /* several peaks for every kernel; one keeps them under one grid */
-    buf = synth("multi-peak", n, 3, &len);
-    p = parse(buf, len, n, &quotes);
-    free(buf);
+    p = synth_parsed("multi-peak", n, 3, &quotes);
     st = stats_of(p);
     size_t same_grid_peaks = 0;
     for (size_t k = 0; k < p->name_count; k++) {
@@ -403,9 +405,7 @@ static void test_preset_shapes(void **state)
     ks_profile_free(p);
 
     /* most names rare, a few carry most launches */
-    buf = synth("rare-heavy", n, 3, &len);
-    p = parse(buf, len, n, &quotes);
-    free(buf);
+    p = synth_parsed("rare-heavy", n, 3, &quotes);
     st = stats_of(p);
     size_t rare = 0, frequent = 0;
     for (size_t k = 0; k < p->name_count; k++) {
@@ -418,9 +418,7 @@ static void test_preset_shapes(void **state)
     ks_profile_free(p);
 
     /* few names; nw's grid follows the wavefront, so one name has 128 */
-    buf = synth("rodinia-like", n, 3, &len);
-    p = parse(buf, len, n, &quotes);
-    free(buf);
+    p = synth_parsed("rodinia-like", n, 3, &quotes);
     assert_true(p->name_count <= 16);
     ks_groups dims;
     ks_error err;
@@ -477,14 +475,10 @@ static void test_round_trip(void **state)
 #ifndef HAVE_NSYS_CSV_READER
     skip();
 #else
-    const char *tmp = getenv("TMPDIR");
     for (size_t i = 0; i < COUNT(PRESETS); i++) {
         const uint64_t n = 60000;
-        char path[512];
-        snprintf(path, sizeof path, "%s/ks_synth_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        int fd = mkstemp(path);
-        assert_true(fd >= 0);
-        FILE *f = fdopen(fd, "w");
+        const char *path = in_dir("round-trip.csv");
+        FILE *f = fopen(path, "w");
         assert_non_null(f);
         ks_synth_options opt = {PRESETS[i], n, 99};
         ks_error err;
@@ -498,11 +492,8 @@ static void test_round_trip(void **state)
             fail_msg("%s: %s", PRESETS[i], err.message);
         assert_string_equal(read->source_format, "nsys-kern-exec-csv");
 
-        size_t len;
         bool quotes;
-        char *buf = synth(PRESETS[i], n, 99, &len);
-        ks_profile *own = parse(buf, len, n, &quotes);
-        free(buf);
+        ks_profile *own = synth_parsed(PRESETS[i], n, 99, &quotes);
         assert_int_equal(read->n, n);
         assert_int_equal(read->name_count, own->name_count);
         assert_non_null(read->start_ns);
@@ -516,7 +507,6 @@ static void test_round_trip(void **state)
         }
         ks_profile_free(read);
         ks_profile_free(own);
-        unlink(path);
     }
 #endif
 }
@@ -529,5 +519,5 @@ int main(void)
         cmocka_unit_test(test_preset_shapes),  cmocka_unit_test(test_rejects),
         cmocka_unit_test(test_write_error),    cmocka_unit_test(test_round_trip),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
 }
