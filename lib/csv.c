@@ -6,6 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* First ',' in [p, end), or end.  Eight bytes at a time (the classic
  * "has zero byte" test on x ^ ",,,,,,,,"), since splitting rows was a fifth
@@ -85,6 +88,327 @@ int ks_csv_split(char *line, size_t len, char **fields, int max)
         p++;
     }
     return count;
+}
+
+/* Longest line the fast path takes; longer ones (kernel names of several
+ * KB exist) are split the ordinary way. */
+enum { SCAN_MAX_LINE = 4096, SCAN_WORDS = SCAN_MAX_LINE / 64 };
+
+/* Bit i of comma[i / 64] is set when line[i] is ',' (likewise quote), for
+ * the whole line at once: finding each cell's end byte by byte mispredicted
+ * a branch at nearly every cell, which made splitting the largest cost of
+ * reading an nsys export. */
+#if defined(__SSE2__)
+static inline void masks64(const char *s, uint64_t *comma, uint64_t *quote)
+{
+    const __m128i vc = _mm_set1_epi8(','), vq = _mm_set1_epi8('"');
+    const __m128i *v = (const __m128i *)(const void *)s;
+    __m128i x0 = _mm_loadu_si128(v), x1 = _mm_loadu_si128(v + 1);
+    __m128i x2 = _mm_loadu_si128(v + 2), x3 = _mm_loadu_si128(v + 3);
+#define MASK(x, c) ((uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8((x), (c))))
+    *comma = MASK(x0, vc) | MASK(x1, vc) << 16 | MASK(x2, vc) << 32 | MASK(x3, vc) << 48;
+    *quote = MASK(x0, vq) | MASK(x1, vq) << 16 | MASK(x2, vq) << 32 | MASK(x3, vq) << 48;
+#undef MASK
+}
+#else
+static inline void masks64(const char *s, uint64_t *comma, uint64_t *quote)
+{
+    uint64_t c = 0, q = 0;
+    for (int i = 0; i < 64; i++) {
+        c |= (uint64_t)(s[i] == ',') << i;
+        q |= (uint64_t)(s[i] == '"') << i;
+    }
+    *comma = c;
+    *quote = q;
+}
+#endif
+
+static void build_masks(const char *line, size_t len, uint64_t *comma, uint64_t *quote)
+{
+    size_t w = 0;
+    for (; (w + 1) * 64 <= len; w++)
+        masks64(line + 64 * w, &comma[w], &quote[w]);
+    size_t rest = len - 64 * w;
+    if (rest == 0)
+        return;
+    if (len >= 64) {
+        /* the line's last 64 bytes, moved down: never reads past the line */
+        uint64_t c, q;
+        masks64(line + len - 64, &c, &q);
+        comma[w] = c >> (64 - rest);
+        quote[w] = q >> (64 - rest);
+    } else {
+        char tmp[64] = {0};
+        memcpy(tmp, line, len);
+        masks64(tmp, &comma[w], &quote[w]);
+    }
+}
+
+/* Walks the set bits of a mask in order. */
+typedef struct bit_walk {
+    const uint64_t *m;
+    size_t words, w;
+    uint64_t bits;
+} bit_walk;
+
+static inline size_t bit_next(bit_walk *it, size_t none)
+{
+    while (!it->bits) {
+        if (++it->w >= it->words)
+            return none;
+        it->bits = it->m[it->w];
+    }
+    size_t i = it->w * 64 + (size_t)__builtin_ctzll(it->bits);
+    it->bits &= it->bits - 1;
+    return i;
+}
+
+/* Mask of bits [from, to) within word w. */
+static uint64_t range_in_word(size_t w, size_t from, size_t to)
+{
+    size_t lo = w * 64, hi = lo + 64;
+    if (from > lo)
+        lo = from;
+    if (to < hi)
+        hi = to;
+    if (lo >= hi)
+        return 0;
+    uint64_t below_hi = hi - w * 64 == 64 ? ~0ULL : (1ULL << (hi - w * 64)) - 1;
+    return below_hi & (~0ULL << (lo - w * 64));
+}
+
+static void clear_bits(uint64_t *m, size_t from, size_t to)
+{
+    for (size_t w = from / 64; w * 64 < to; w++)
+        m[w] &= ~range_in_word(w, from, to);
+}
+
+/* "  123  " in [p, end): the value and true; empty: *missing.  The forms
+ * ks_parse_i64's own fast path takes (spaces, at most 18 digits, spaces),
+ * so the value is the same. */
+static bool scan_int(const char *p, const char *end, int64_t *v, bool *missing)
+{
+    *missing = p == end;
+    *v = 0;
+    if (*missing)
+        return true;
+    while (p < end && *p == ' ')
+        p++;
+    uint64_t x = 0;
+    int digits = 0;
+    while (p < end && (unsigned char)(*p - '0') < 10) {
+        if (++digits > 18)
+            return false;
+        x = x * 10 + (uint64_t)(*p++ - '0');
+    }
+    while (p < end && *p == ' ')
+        p++;
+    *v = (int64_t)x;
+    return digits > 0 && p == end;
+}
+
+/* "  8192    1    1" in [p, end): three numbers below 2^32 separated by
+ * spaces (what ks_parse_dim3 reads the same way). */
+static bool scan_dim3(const char *p, const char *end, uint32_t out[3])
+{
+    for (int k = 0; k < 3; k++) {
+        const char *start = p;
+        while (p < end && *p == ' ')
+            p++;
+        if (k > 0 && p == start)
+            return false;
+        uint64_t x = 0;
+        int digits = 0;
+        while (p < end && (unsigned char)(*p - '0') < 10) {
+            if (++digits > 10)
+                return false;
+            x = x * 10 + (uint64_t)(*p++ - '0');
+        }
+        if (digits == 0 || x > UINT32_MAX)
+            return false;
+        out[k] = (uint32_t)x;
+    }
+    while (p < end && *p == ' ')
+        p++;
+    return p == end;
+}
+
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define KS_SCAN_VECTOR 1
+/* The same two forms without a branch per character: the loops above
+ * mispredicted at the end of nearly every run of digits or spaces, and the
+ * grid and block cells ("8192    1    1") are six such runs each.  A cell of
+ * at most 16 bytes is classified in one 16-byte compare (which bytes are
+ * digits, which are spaces), and each run of digits is converted eight at
+ * a time (the SWAR conversion simdjson and fast_float use). */
+
+/* Eight ASCII digits, most significant first (lowest address). */
+static inline uint64_t eight_digits(uint64_t v)
+{
+    const uint64_t mask = 0x000000FF000000FFULL;
+    const uint64_t mul1 = 100 + (1000000ULL << 32), mul2 = 1 + (10000ULL << 32);
+    v -= 0x3030303030303030ULL;
+    v = v * 10 + (v >> 8);
+    return ((v & mask) * mul1 + ((v >> 16) & mask) * mul2) >> 32;
+}
+
+/* nd (1 to 8) digits at p, which has 8 readable bytes: shifted up and
+ * padded with '0' in front to make eight. */
+static inline uint64_t digits_value(const char *p, unsigned nd)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    if (nd < 8)
+        v = v << (8 * (8 - nd)) | 0x3030303030303030ULL >> (8 * nd);
+    return eight_digits(v);
+}
+
+/* Which of the n (at most 16) bytes at p are digits and which are spaces;
+ * p has 16 readable bytes.  The bytes are copied to buf (32 bytes, zero
+ * past 16) so that digits_value may read eight from any of them. */
+static inline void classify16(const char *p, size_t n, char *buf, unsigned *digits,
+                              unsigned *spaces)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i d = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+                              _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
+    __m128i s = _mm_cmpeq_epi8(x, _mm_set1_epi8(' '));
+    unsigned cell = (1u << n) - 1;
+    *digits = (unsigned)_mm_movemask_epi8(d) & cell;
+    *spaces = (unsigned)_mm_movemask_epi8(s) & cell;
+    _mm_storeu_si128((__m128i *)(void *)buf, x);
+    _mm_storeu_si128((__m128i *)(void *)(buf + 16), _mm_setzero_si128());
+}
+
+/* scan_int for a cell [p, p + n) with 16 readable bytes at p. */
+static bool scan_int16(const char *p, size_t n, int64_t *v, bool *missing)
+{
+    char buf[32];
+    unsigned digits, spaces;
+    if (n == 0 || n > 16)
+        return scan_int(p, p + n, v, missing);
+    classify16(p, n, buf, &digits, &spaces);
+    /* only spaces and one run of digits (no popcount: not in baseline x86-64) */
+    unsigned first = digits ? (unsigned)__builtin_ctz(digits) : 0;
+    unsigned nd = (unsigned)__builtin_ctz(~(digits >> first));
+    if (nd == 0 || (digits | spaces) != (1u << n) - 1 || digits != ((1u << nd) - 1) << first)
+        return scan_int(p, p + n, v, missing);
+    uint64_t x = nd <= 8 ? digits_value(buf + first, nd)
+                         : digits_value(buf + first, nd - 8) * 100000000 +
+                               digits_value(buf + first + nd - 8, 8);
+    *missing = false;
+    *v = (int64_t)x;
+    return true;
+}
+
+/* scan_dim3 for a cell [p, p + n) with 16 readable bytes at p. */
+static bool scan_dim3_16(const char *p, size_t n, uint32_t out[3])
+{
+    char buf[32];
+    unsigned digits, spaces;
+    if (n > 16)
+        return scan_dim3(p, p + n, out);
+    classify16(p, n, buf, &digits, &spaces);
+    unsigned starts = digits & ~(digits << 1); /* first digit of each number */
+    if ((digits | spaces) != (1u << n) - 1)
+        return scan_dim3(p, p + n, out);
+    for (int k = 0; k < 3; k++) {
+        if (!starts)
+            return scan_dim3(p, p + n, out);
+        unsigned first = (unsigned)__builtin_ctz(starts);
+        starts &= starts - 1;
+        unsigned nd = (unsigned)__builtin_ctz(~(digits >> first));
+        if (nd > 8) /* up to 99999999: larger cannot pass 2^32 unseen */
+            return scan_dim3(p, p + n, out);
+        out[k] = (uint32_t)digits_value(buf + first, nd);
+    }
+    return starts == 0 || scan_dim3(p, p + n, out);
+}
+#endif
+
+bool ks_csv_scan(const char *line, size_t len, const ks_cell_kind *kinds, int count,
+                 ks_cell *cells)
+{
+    if (len > SCAN_MAX_LINE || len == 0)
+        return false;
+    uint64_t comma[SCAN_WORDS], quote[SCAN_WORDS];
+    build_masks(line, len, comma, quote);
+    size_t words = (len + 63) / 64;
+    /* Quotes: none, or one quoted field whose quotes sit right at its
+     * comma boundaries (the form nsys writes names with commas in).  Then
+     * ks_csv_split would split exactly at the other commas.  Anything else
+     * (doubled quotes, spaces before a quote, two quoted fields) goes the
+     * slow way. */
+    bit_walk quotes = {quote, words, 0, quote[0]};
+    size_t q1 = bit_next(&quotes, len);
+    if (q1 < len) {
+        size_t q2 = bit_next(&quotes, len);
+        if (q2 == len || bit_next(&quotes, len) != len)
+            return false;
+        if ((q1 > 0 && line[q1 - 1] != ',') || (q2 + 1 < len && line[q2 + 1] != ','))
+            return false;
+        clear_bits(comma, q1 + 1, q2); /* commas inside are text */
+    }
+    bit_walk commas = {comma, words, 0, comma[0]};
+    size_t start = 0;
+    for (int i = 0; i < count; i++) {
+        if (start > len)
+            return false; /* fewer fields than count */
+        size_t stop = bit_next(&commas, len);
+        const char *a = line + start, *b = line + stop;
+        ks_cell *c = &cells[i];
+        switch (kinds[i]) {
+        case KS_CELL_SKIP:
+            break;
+        case KS_CELL_INT:
+#ifdef KS_SCAN_VECTOR
+            if (start + 16 <= len) {
+                if (!scan_int16(a, (size_t)(b - a), &c->value, &c->missing))
+                    return false;
+                break;
+            }
+#endif
+            if (!scan_int(a, b, &c->value, &c->missing))
+                return false;
+            break;
+        case KS_CELL_DIM3:
+#ifdef KS_SCAN_VECTOR
+            if (start + 16 <= len) {
+                if (!scan_dim3_16(a, (size_t)(b - a), c->dim))
+                    return false;
+                break;
+            }
+#endif
+            if (!scan_dim3(a, b, c->dim))
+                return false;
+            break;
+        case KS_CELL_TEXT:
+            if (a < b && *a == '"') { /* the quoted field: b[-1] is its closing quote */
+                a++;
+                b--;
+            }
+            if (memchr(a, '\0', (size_t)(b - a)))
+                return false; /* ks_trim would end the name there */
+            c->text = a;
+            c->len = (size_t)(b - a);
+            break;
+        }
+        start = stop + 1;
+    }
+    return true;
+}
+
+const char *ks_trim_n(const char *s, size_t *len)
+{
+    size_t n = *len;
+    while (n > 0 && (*s == ' ' || *s == '\t')) {
+        s++;
+        n--;
+    }
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        n--;
+    *len = n;
+    return s;
 }
 
 char *ks_trim(char *s)

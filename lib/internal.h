@@ -41,6 +41,33 @@ ks_status ks_input_finish_digest(ks_input *in, char hex[33], uint64_t *bytes, ks
  * (may exceed max: extra fields are not stored), or -1 on an unterminated
  * quote. */
 int ks_csv_split(char *line, size_t len, char **fields, int max);
+/* The fast path for rows in the plain form exports write.  Each of the first
+ * `count` fields is matched against its kind without modifying the line:
+ *   KS_CELL_SKIP  anything (quoted or not) that ks_csv_split accepts
+ *   KS_CELL_INT   spaces, 1 to 18 digits, spaces; or empty (missing)
+ *   KS_CELL_DIM3  spaces, three numbers of at most 10 digits below 2^32
+ *                 separated by spaces, spaces
+ *   KS_CELL_TEXT  unquoted, or quoted without doubled quotes and with
+ *                 nothing after the closing quote; no NUL byte; the cell
+ *                 gives the text (between the quotes) and its length
+ * Returns false when any field is in another form, the row has fewer than
+ * count fields, or a later field holds a quote; the caller then splits the
+ * line with ks_csv_split and parses the cells with ks_parse_*, which give
+ * the same values for every row this function accepts. */
+typedef enum ks_cell_kind { KS_CELL_SKIP, KS_CELL_INT, KS_CELL_DIM3, KS_CELL_TEXT } ks_cell_kind;
+typedef struct ks_cell {
+    const char *text; /* TEXT */
+    size_t len;
+    int64_t value; /* INT */
+    bool missing;  /* INT: the cell was empty */
+    uint32_t dim[3]; /* DIM3 */
+} ks_cell;
+bool ks_csv_scan(const char *line, size_t len, const ks_cell_kind *kinds, int count,
+                 ks_cell *cells);
+/* ks_trim on text that need not be NUL-terminated: returns the start and
+ * shortens *len. */
+const char *ks_trim_n(const char *s, size_t *len);
+
 /* Finds a header column by exact name (after trimming); -1 if absent. */
 int ks_csv_find(char *const *fields, int count, const char *name);
 
@@ -83,6 +110,95 @@ ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err);
  * the next ks_input_getline; *count is the field count. */
 ks_status ks_csv_read_header(ks_input *in, const char *anchor, const char *const *required,
                              char **fields, int max, int *count, ks_error *err);
+
+/* ------------------------------------------------------ rows in blocks */
+
+/* Invocations parsed from one block of a file, before they join a profile.
+ * The same columns as ks_profile, but every column is filled for every row
+ * (with the value ks_profile_append would store), and any_* says whether the
+ * block holds a value that makes the profile allocate that column.  Names are
+ * interned per block: local ids in order of first appearance, pointing into
+ * the block's text, with their hash, so that merging a block interns each
+ * distinct name once and the profile's ids come out in file order. */
+typedef struct ks_rows {
+    size_t n, capacity;
+    int64_t *duration_ns;
+    uint32_t *name_id; /* local: index into names */
+    int64_t *start_ns;
+    uint32_t *grid, *block; /* 3 per row */
+    uint32_t *stream, *device;
+    int64_t *correlation;
+    bool any_start, any_grid, any_stream, any_device, any_correlation;
+
+    size_t name_count, name_capacity;
+    const char **names; /* not owned: the text the block was parsed from */
+    size_t *name_len;
+    uint64_t *name_hash;
+    uint32_t *name_global; /* filled by ks_profile_append_rows */
+    uint32_t *slots;       /* open addressing over names, id + 1; 0 = empty */
+    size_t slot_count;
+} ks_rows;
+
+void ks_rows_clear(ks_rows *r); /* keeps the memory for the next block */
+void ks_rows_free(ks_rows *r);
+/* Adds one invocation named name[0..len) (inv->name_id is ignored).  The
+ * name must stay valid until the rows are appended to a profile. */
+ks_status ks_rows_add(ks_rows *r, const ks_invocation *inv, const char *name, size_t len,
+                      ks_error *err);
+/* Appends every row, interning names in order of first appearance: the same
+ * profile as ks_profile_intern + ks_profile_append row by row. */
+ks_status ks_profile_append_rows(ks_profile *p, ks_rows *r, ks_error *err);
+/* The hash ks_profile_intern uses, so that names hashed in a block need not be
+ * hashed again. */
+uint64_t ks_name_hash(const char *name, size_t len);
+ks_status ks_profile_intern_hashed(ks_profile *p, const char *name, size_t len, uint64_t hash,
+                                   uint32_t *id, ks_error *err);
+
+/* Parses one data line into rows (zero or one row).  line is NUL-terminated
+ * without its "\n" / "\r\n" and may be modified; truncated is set for a last
+ * line without a newline.  number counts lines from the start of the block
+ * (1-based): errors carry it in err->line and the caller turns it into the
+ * file's line number.  Called from several threads at once: ctx is shared and
+ * read-only. */
+typedef ks_status (*ks_line_parser)(const void *ctx, char *line, size_t len, bool truncated,
+                                    long number, ks_rows *rows, ks_error *err);
+
+/* What ks_read_lines did, for tests and benchmarks. */
+typedef struct ks_lines_stats {
+    size_t blocks;
+    int threads; /* threads that parsed blocks, the calling one included */
+} ks_lines_stats;
+
+/* How ks_read_lines splits the work; zeros mean the defaults. */
+typedef struct ks_lines_options {
+    /* 1: everything on the calling thread; n > 1: n worker threads parse
+     * while the calling thread merges; 0: n = CPUs online (at most 8) */
+    int threads;
+    size_t block_bytes; /* bytes per block (a longer line makes its block longer) */
+    ks_lines_stats *stats; /* filled in when not NULL */
+    bool slow_only;        /* tests: readers parse every line the general way */
+} ks_lines_options;
+
+/* Reads the rest of `in` (after the header) in blocks of whole lines, parses
+ * them with parse (on several threads when the input is larger than one
+ * block) and appends the rows to p in file order.  The result, error
+ * included, is the same as parsing line by line on one thread: the first
+ * error in file order wins, with its line number in the file.  An error while
+ * reading or decompressing is reported after the complete lines read before
+ * it (for damaged compressed data how many those are depends on the block
+ * size, as it did on the buffer size of a line-by-line read; never on the
+ * thread count).  No thread is started for an input of one block. */
+ks_status ks_read_lines(ks_input *in, ks_line_parser parse, const void *ctx, ks_profile *p,
+                        const ks_lines_options *options, ks_error *err);
+
+/* The nsys CSV readers with explicit block options (tests compare thread
+ * counts and block sizes; the reader table uses the defaults). */
+ks_status ks_read_nsys_kern_exec_csv(ks_input *in, const ks_read_options *opt,
+                                     const ks_lines_options *lines, ks_profile *p,
+                                     ks_error *err);
+ks_status ks_read_nsys_gpu_trace_csv(ks_input *in, const ks_read_options *opt,
+                                     const ks_lines_options *lines, ks_profile *p,
+                                     ks_error *err);
 
 /* Growable buffer helpers */
 ks_status ks_grow(void **ptr, size_t *capacity, size_t need, size_t elem, ks_error *err);

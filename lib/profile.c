@@ -51,7 +51,7 @@ void ks_profile_free(ks_profile *p)
 
 /* XXH3: every row of a profile interns its name, and kernel names run to
  * hundreds of bytes; a byte-at-a-time hash was 9 % of read time. */
-static uint64_t hash_bytes(const char *s, size_t n)
+uint64_t ks_name_hash(const char *s, size_t n)
 {
     return XXH3_64bits(s, n);
 }
@@ -84,7 +84,7 @@ static ks_status rehash(ks_profile *p, size_t size, ks_error *err)
     if (!slots)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     for (size_t id = 0; id < p->name_count; id++) {
-        size_t h = hash_bytes(p->names[id], strlen(p->names[id])) & (size - 1);
+        size_t h = ks_name_hash(p->names[id], strlen(p->names[id])) & (size - 1);
         while (slots[h])
             h = (h + 1) & (size - 1);
         slots[h] = (uint32_t)id + 1;
@@ -98,13 +98,19 @@ static ks_status rehash(ks_profile *p, size_t size, ks_error *err)
 ks_status ks_profile_intern(ks_profile *p, const char *name, size_t len, uint32_t *id,
                             ks_error *err)
 {
+    return ks_profile_intern_hashed(p, name, len, ks_name_hash(name, len), id, err);
+}
+
+ks_status ks_profile_intern_hashed(ks_profile *p, const char *name, size_t len, uint64_t hash,
+                                   uint32_t *id, ks_error *err)
+{
     if (p->name_hash_size == 0 || (p->name_count + 1) * 2 > p->name_hash_size) {
         ks_status st = rehash(p, p->name_hash_size ? p->name_hash_size * 2 : 1024, err);
         if (st != KS_OK)
             return st;
     }
     size_t mask = p->name_hash_size - 1;
-    size_t h = hash_bytes(name, len) & mask;
+    size_t h = hash & mask;
     while (p->name_hash_slots[h]) {
         uint32_t cand = p->name_hash_slots[h] - 1;
         const char *s = p->names[cand];
@@ -241,6 +247,67 @@ ks_status ks_profile_append(ks_profile *p, const ks_invocation *inv, ks_error *e
     for (size_t m = 0; m < p->metric_count; m++)
         p->metrics[m].values[i] = NAN;
     p->n++;
+    return KS_OK;
+}
+
+ks_status ks_profile_append_rows(ks_profile *p, ks_rows *r, ks_error *err)
+{
+    /* the block's names in order of first appearance: new names get the ids
+     * they would have got row by row */
+    ks_status st;
+    for (size_t j = 0; j < r->name_count; j++)
+        if ((st = ks_profile_intern_hashed(p, r->names[j], r->name_len[j], r->name_hash[j],
+                                           &r->name_global[j], err)) != KS_OK)
+            return st;
+    if (r->n == 0)
+        return KS_OK;
+    if ((st = reserve(p, p->n + r->n, err)) != KS_OK)
+        return st;
+    /* optional columns start exactly where ks_profile_append would start them:
+     * the rows before this block get the default value */
+    size_t i = p->n, n = r->n;
+    if (r->any_start && !p->start_ns) {
+        if ((st = start_column(p, (void **)&p->start_ns, sizeof(int64_t), 0, err)))
+            return st;
+        for (size_t j = 0; j < i; j++)
+            p->start_ns[j] = KS_MISSING_I64;
+    }
+    if (r->any_grid && !p->grid) {
+        if ((st = start_column(p, (void **)&p->grid, 3 * sizeof(uint32_t), 0, err)) ||
+            (st = start_column(p, (void **)&p->block, 3 * sizeof(uint32_t), 0, err)))
+            return st;
+    }
+    if (r->any_stream && !p->stream &&
+        (st = start_column(p, (void **)&p->stream, sizeof(uint32_t), 0, err)))
+        return st;
+    if (r->any_device && !p->device &&
+        (st = start_column(p, (void **)&p->device, sizeof(uint32_t), 0, err)))
+        return st;
+    if (r->any_correlation && !p->correlation) {
+        if ((st = start_column(p, (void **)&p->correlation, sizeof(int64_t), 0, err)))
+            return st;
+        for (size_t j = 0; j < i; j++)
+            p->correlation[j] = KS_MISSING_I64;
+    }
+    memcpy(p->duration_ns + i, r->duration_ns, n * sizeof(int64_t));
+    for (size_t j = 0; j < n; j++)
+        p->name_id[i + j] = r->name_global[r->name_id[j]];
+    if (p->start_ns)
+        memcpy(p->start_ns + i, r->start_ns, n * sizeof(int64_t));
+    if (p->grid) {
+        memcpy(p->grid + 3 * i, r->grid, 3 * n * sizeof(uint32_t));
+        memcpy(p->block + 3 * i, r->block, 3 * n * sizeof(uint32_t));
+    }
+    if (p->stream)
+        memcpy(p->stream + i, r->stream, n * sizeof(uint32_t));
+    if (p->device)
+        memcpy(p->device + i, r->device, n * sizeof(uint32_t));
+    if (p->correlation)
+        memcpy(p->correlation + i, r->correlation, n * sizeof(int64_t));
+    for (size_t m = 0; m < p->metric_count; m++)
+        for (size_t j = 0; j < n; j++)
+            p->metrics[m].values[i + j] = NAN;
+    p->n += n;
     return KS_OK;
 }
 
