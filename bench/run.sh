@@ -1,5 +1,5 @@
 #!/bin/sh
-# run.sh - the benchmarks whose numbers go into the closing notes.
+# run.sh - the benchmarks whose numbers are in docs/bench.md.
 # usage: bench/run.sh BUILD_DIR [N]   (N invocations, default 10000000)
 set -eu
 B=${1:-build}
@@ -7,19 +7,31 @@ N=${2:-10000000}
 OUT=${BENCH_OUT:-bench/out}
 mkdir -p "$OUT"
 W="$OUT/casio-$N.csv"
-echo "== machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+echo "== machine: $(nproc) cores, $(uname -m),$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 if [ ! -f "$W" ]; then
     /usr/bin/time -f "synth: %e s, %M KB peak" "$B/ksample" synth --preset casio-like -n "$N" --seed 7 -o "$W"
 fi
 ls -l "$W"
-# page cache warm, then the reference: cat
+# warm the page cache, then the reference: cat
 cat "$W" >/dev/null
 /usr/bin/time -f "cat: %e s" cat "$W" >/dev/null
+# the bytes alone (read + digest), then the reader on 1 thread and on all
+"$B/bench_read" --bytes "$W" 1
+"$B/bench_read" "$W" 1 0 1
+"$B/bench_read" "$W" 0 0 1
+# read + plan, per method: read and plan seconds, bytes per invocation, peak RSS
 for m in root stem allegro random; do
     "$B/bench_sample" "$W" "$m" 3
 done
 /usr/bin/time -f "ksample sample --method root (whole command): %e s, %M KB peak" \
     "$B/ksample" sample "$W" --method root -o "$OUT/plan.json"
+# speedup and error of every method over 5 seeds
+"$B/ksample" eval "$W" --iters 5
+# gzip input
+[ -f "$W.gz" ] || gzip -1 -c "$W" >"$W.gz"
+/usr/bin/time -f "ksample sample (gzip input): %e s, %M KB peak" \
+    "$B/ksample" sample "$W.gz" --method root -o "$OUT/plan-gz.json"
+/usr/bin/time -f "zcat: %e s" zcat "$W.gz" >/dev/null
 # PyTorch profiler (Kineto) JSON: parse throughput and peak memory on a
 # 600 MB synthetic trace
 "$B/bench_kineto" --size-mb 600 --out "$OUT/kineto-600mb.json"
