@@ -90,6 +90,27 @@ int ks_csv_split(char *line, size_t len, char **fields, int max)
     return count;
 }
 
+ks_status ks_csv_split_grow(char *line, size_t len, char ***fields, int *capacity, int *count,
+                            const char *path, long line_number, ks_error *err)
+{
+    /* a line has at most one field more than it has commas */
+    size_t commas = 0;
+    for (const char *c = line; (c = memchr(c, ',', (size_t)(line + len - c))) != NULL; c++)
+        commas++;
+    if (commas + 1 > (size_t)*capacity) {
+        if (commas + 1 > INT32_MAX)
+            return ks_error_set(err, KS_ERR_FORMAT, path, line_number,
+                                "line has too many fields");
+        size_t cap = (size_t)*capacity;
+        ks_status st = ks_grow((void **)fields, &cap, commas + 1, sizeof **fields, err);
+        if (st != KS_OK)
+            return st;
+        *capacity = (int)(cap > INT32_MAX ? INT32_MAX : cap);
+    }
+    *count = ks_csv_split(line, len, *fields, *capacity);
+    return KS_OK;
+}
+
 /* Longest line the fast path takes; longer ones (kernel names of several
  * KB exist) are split the ordinary way. */
 enum { SCAN_MAX_LINE = 4096, SCAN_WORDS = SCAN_MAX_LINE / 64 };
@@ -561,12 +582,15 @@ bool ks_parse_dim3(const char *s, uint32_t out[3])
     return k == 3;
 }
 
-bool ks_is_memcpy_name(const char *name)
+bool ks_is_memcpy_name(const char *name, size_t len)
 {
-    while (*name == ' ')
+    while (len > 0 && *name == ' ') {
         name++;
-    return strncmp(name, "[CUDA memcpy", 12) == 0 || strncmp(name, "[CUDA memset", 12) == 0 ||
-           strncmp(name, "[CUDA Unified Memory", 20) == 0 || strncmp(name, "[CUDA mem", 9) == 0;
+        len--;
+    }
+    /* "[CUDA mem" covers memcpy, memset and the other memory activities */
+    return (len >= 9 && memcmp(name, "[CUDA mem", 9) == 0) ||
+           (len >= 20 && memcmp(name, "[CUDA Unified Memory", 20) == 0);
 }
 
 ks_status ks_csv_read_header(ks_input *in, const char *anchor, const char *const *required,

@@ -230,21 +230,6 @@ static char *last_newline(char *p, size_t n)
     return NULL;
 }
 
-static ks_status ensure(char **buf, size_t *capacity, size_t need, ks_error *err)
-{
-    if (need <= *capacity)
-        return KS_OK;
-    size_t cap = *capacity ? *capacity : 4096;
-    while (cap < need)
-        cap *= 2;
-    char *q = realloc(*buf, cap);
-    if (!q)
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory (%zu bytes)", cap);
-    *buf = q;
-    *capacity = cap;
-    return KS_OK;
-}
-
 /* Fills b with the carried partial line and then whole lines up to about
  * block_bytes; the partial line at its end is carried to the next block.  A
  * line longer than a block makes the block longer.  Returns true when the
@@ -253,10 +238,10 @@ static bool read_block(engine *e, block *b)
 {
     b->len = 0;
     b->last = false;
-    b->read_status = KS_OK;
     /* every block reads block_bytes of new text after the carried line */
     size_t target = e->carry_len + e->block_bytes;
-    if ((b->read_status = ensure(&b->text, &b->capacity, target + 1, &b->read_err)) != KS_OK) {
+    b->read_status = ks_grow((void **)&b->text, &b->capacity, target + 1, 1, &b->read_err);
+    if (b->read_status != KS_OK) {
         b->last = true;
         return true;
     }
@@ -293,7 +278,9 @@ static bool read_block(engine *e, block *b)
         char *nl = last_newline(b->text + scanned, b->len - scanned);
         if (nl) {
             size_t keep = (size_t)(nl + 1 - b->text), rest = b->len - keep;
-            if ((b->read_status = ensure(&e->carry, &e->carry_capacity, rest, &b->read_err))) {
+            b->read_status = ks_grow((void **)&e->carry, &e->carry_capacity, rest, 1,
+                                     &b->read_err);
+            if (b->read_status != KS_OK) {
                 b->last = true;
                 return true;
             }
@@ -306,7 +293,8 @@ static bool read_block(engine *e, block *b)
         /* no line ends in the block: read on, doubling, until one does */
         scanned = b->len;
         target = b->len + (b->len > e->block_bytes ? b->len : e->block_bytes);
-        if ((b->read_status = ensure(&b->text, &b->capacity, target + 1, &b->read_err))) {
+        b->read_status = ks_grow((void **)&b->text, &b->capacity, target + 1, 1, &b->read_err);
+        if (b->read_status != KS_OK) {
             b->len = 0;
             b->last = true;
             return true;

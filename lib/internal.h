@@ -11,7 +11,7 @@
 /* ------------------------------------------------------------ byte input */
 
 /* A file opened for sequential reading, decompressed on the fly when it
- * starts with a gzip, xz or zstd magic number.  Also computes the SHA-256 of
+ * starts with a gzip, xz or zstd magic number.  Also computes the XXH3-128 of
  * the bytes on disk as they stream past (for the plan's input digest). */
 typedef struct ks_input ks_input;
 
@@ -41,6 +41,12 @@ ks_status ks_input_finish_digest(ks_input *in, char hex[33], uint64_t *bytes, ks
  * (may exceed max: extra fields are not stored), or -1 on an unterminated
  * quote. */
 int ks_csv_split(char *line, size_t len, char **fields, int max);
+/* ks_csv_split into *fields, first grown (*capacity entries, both kept for
+ * the next line) to hold every field of the line; *count as ks_csv_split
+ * returns it.  Errors (memory; a line of more than INT32_MAX fields) name path
+ * and line_number. */
+ks_status ks_csv_split_grow(char *line, size_t len, char ***fields, int *capacity, int *count,
+                            const char *path, long line_number, ks_error *err);
 /* The fast path for rows in the plain form exports write.  Each of the first
  * `count` fields is matched against its kind without modifying the line:
  *   KS_CELL_SKIP  anything (quoted or not) that ks_csv_split accepts
@@ -80,7 +86,9 @@ bool ks_parse_double(const char *s, double *v, bool *missing);
 /* "148    1    1" or "(256, 1, 1)" or "[32,8,1]" -> 3 values */
 bool ks_parse_dim3(const char *s, uint32_t out[3]);
 char *ks_trim(char *s);
-bool ks_is_memcpy_name(const char *name);
+/* Whether name[0..len) (need not be NUL-terminated) names a memory copy or
+ * set rather than a kernel. */
+bool ks_is_memcpy_name(const char *name, size_t len);
 
 /* Reader interface: one file per format.  detect() sees the first decompressed
  * bytes and says how sure it is (0 = not this format). */
@@ -90,6 +98,10 @@ typedef struct ks_reader {
     int (*detect)(const char *head, size_t len, const char *path);
     ks_status (*read)(ks_input *in, const ks_read_options *opt, ks_profile *p, ks_error *err);
 } ks_reader;
+
+/* First needle (not empty) in hay[0..n), which need not be NUL-terminated,
+ * or NULL: for detect(), which sees a head cut anywhere. */
+const char *ks_find_text(const char *hay, size_t n, const char *needle);
 
 extern const ks_reader ks_reader_nsys_gpu_trace_csv;
 extern const ks_reader ks_reader_nsys_kern_exec_csv;
@@ -103,6 +115,12 @@ extern const ks_reader ks_reader_ncu_raw_csv;
 
 /* Reorders every column so that new row i is old row order[i]. */
 ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err);
+/* Puts p into launch order as a reader knows it: by first[i], ties by
+ * second[i], remaining ties by file order (so the result never depends on the
+ * sort).  A NULL array counts as all equal.  Permutes only when p is not in
+ * that order already; errors name path. */
+ks_status ks_profile_order_by(ks_profile *p, const int64_t *first, const int64_t *second,
+                              const char *path, ks_error *err);
 
 /* Reads lines until the CSV header: the first line whose fields include
  * `anchor` (preamble lines such as nsys NOTICEs are skipped).  Then checks that

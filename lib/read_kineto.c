@@ -444,6 +444,20 @@ static int push(parser *ps, context c)
     return 1;
 }
 
+/* The end of a container: false inside a skipped value, else pops the
+ * container and puts what it was in *c. */
+static bool pop(parser *ps, context *c)
+{
+    if (ps->skip) {
+        ps->skip--;
+        return false;
+    }
+    *c = top(ps);
+    ps->depth--;
+    ps->pending = KEY_OTHER;
+    return true;
+}
+
 static bool event_is_other(const parser *ps)
 {
     return ps->ev.cat_seen && !ps->ev.is_kernel;
@@ -678,13 +692,9 @@ static int on_start_map(void *ctx)
 static int on_end_map(void *ctx)
 {
     parser *ps = ctx;
-    if (ps->skip) {
-        ps->skip--;
+    context c;
+    if (!pop(ps, &c))
         return 1;
-    }
-    context c = top(ps);
-    ps->depth--;
-    ps->pending = KEY_OTHER;
     switch (c) {
     case CTX_EVENT:
         return finish_event(ps);
@@ -761,13 +771,9 @@ static int on_start_array(void *ctx)
 static int on_end_array(void *ctx)
 {
     parser *ps = ctx;
-    if (ps->skip) {
-        ps->skip--;
+    context c;
+    if (!pop(ps, &c))
         return 1;
-    }
-    context c = top(ps);
-    ps->depth--;
-    ps->pending = KEY_OTHER;
     if (c == CTX_DIM) {
         if (ps->dim_count != 3)
             note_problem(ps, dim_label(ps), "a list whose length is not 3",
@@ -924,21 +930,6 @@ done:
     return st;
 }
 
-static const char *find_text(const char *hay, size_t n, const char *needle)
-{
-    size_t m = strlen(needle);
-    for (const char *s = hay; n >= m; ) {
-        const char *q = memchr(s, needle[0], n - m + 1);
-        if (!q)
-            return NULL;
-        if (memcmp(q, needle, m) == 0)
-            return q;
-        n -= (size_t)(q - s) + 1;
-        s = q + 1;
-    }
-    return NULL;
-}
-
 static int detect_kineto(const char *head, size_t len, const char *path)
 {
     (void)path;
@@ -950,14 +941,14 @@ static int detect_kineto(const char *head, size_t len, const char *path)
     if (i >= len)
         return 0;
     if (head[i] == '{') {
-        if (find_text(head + i, len - i, "\"traceEvents\"") ||
-            find_text(head + i, len - i, "\"schemaVersion\"") ||
-            find_text(head + i, len - i, "\"deviceProperties\""))
+        if (ks_find_text(head + i, len - i, "\"traceEvents\"") ||
+            ks_find_text(head + i, len - i, "\"schemaVersion\"") ||
+            ks_find_text(head + i, len - i, "\"deviceProperties\""))
             return 95;
         return 5;
     }
-    if (head[i] == '[' && find_text(head + i, len - i, "\"ph\"") &&
-        find_text(head + i, len - i, "\"ts\""))
+    if (head[i] == '[' && ks_find_text(head + i, len - i, "\"ph\"") &&
+        ks_find_text(head + i, len - i, "\"ts\""))
         return 40; /* Chrome's array form; Kineto itself always writes an object */
     return 0;
 }

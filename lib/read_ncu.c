@@ -493,46 +493,30 @@ static int find_column(const ncu_read *r, const char *name)
 static ks_status take_header(ncu_read *r, const char *line, size_t len, long lineno)
 {
     char *raw = malloc(len + 1), *buf = malloc(len + 1);
-    if (!raw || !buf) {
-        free(raw);
-        free(buf);
-        return ks_error_set(r->err, KS_ERR_NOMEM, r->path, lineno, "out of memory");
-    }
-    memcpy(raw, line, len);
-    raw[len] = '\0';
-    int cap = 64, count;
     char **names = NULL;
-    for (;;) {
-        char **q = realloc(names, (size_t)cap * sizeof *q);
-        if (!q) {
-            free(raw);
-            free(buf);
-            free(names);
-            return ks_error_set(r->err, KS_ERR_NOMEM, r->path, lineno, "out of memory");
-        }
-        names = q;
+    int cap = 0, count = 0;
+    ks_status st = KS_ERR_NOMEM;
+    if (raw && buf) {
+        memcpy(raw, line, len);
+        raw[len] = '\0';
         memcpy(buf, raw, len + 1);
-        count = ks_csv_split(buf, len, names, cap);
-        if (count <= cap)
-            break;
-        cap = count;
+        st = ks_csv_split_grow(buf, len, &names, &cap, &count, r->path, lineno, r->err);
     }
-    if (count < 0) {
-        free(raw);
-        free(buf);
-        free(names);
-        return fail(r, lineno, "header line has an unterminated quote");
-    }
-    for (int i = 0; i < count; i++)
+    if (st == KS_ERR_NOMEM)
+        st = ks_error_set(r->err, KS_ERR_NOMEM, r->path, lineno, "out of memory");
+    else if (st == KS_OK && count < 0)
+        st = fail(r, lineno, "header line has an unterminated quote");
+    for (int i = 0; st == KS_OK && i < count; i++)
         names[i] = ks_trim(names[i]);
     /* program output may start with "ID," too: an ncu header also names the
      * kernel or the process */
-    if (strcmp(names[0], "ID") != 0 || (ks_csv_find(names, count, "Kernel Name") < 0 &&
-                                        ks_csv_find(names, count, "Process ID") < 0)) {
+    if (st != KS_OK || strcmp(names[0], "ID") != 0 ||
+        (ks_csv_find(names, count, "Kernel Name") < 0 &&
+         ks_csv_find(names, count, "Process ID") < 0)) {
         free(raw);
         free(buf);
         free(names);
-        return KS_OK;
+        return st;
     }
     r->header_raw = raw;
     r->header_buf = buf;
@@ -592,7 +576,7 @@ static ks_status take_header(ncu_read *r, const char *line, size_t len, long lin
             if (!strstr(names[i], "__"))
                 continue;
             size_t index, before = r->table.count;
-            ks_status st = table_column(&r->table, "", names[i], &index, r->err);
+            st = table_column(&r->table, "", names[i], &index, r->err);
             if (st != KS_OK)
                 return st;
             if (r->table.count == before)
@@ -781,14 +765,22 @@ static ks_status note_duration(ncu_read *r, int source, const char *cell, const 
     return KS_OK;
 }
 
+/* The row's kernel ID. */
+static ks_status parse_id(ncu_read *r, long line, int64_t *id)
+{
+    const char *cell = r->fields[r->c_id];
+    bool missing;
+    if (!ks_parse_i64(cell, id, &missing) || missing)
+        return fail(r, line, "ID \"%.60s\" is not an integer", skip_spaces(cell));
+    return KS_OK;
+}
+
 static ks_status details_row(ncu_read *r, long line)
 {
-    ks_status st;
-    const char *id_cell = r->fields[r->c_id];
     int64_t id;
-    bool missing;
-    if (!ks_parse_i64(id_cell, &id, &missing) || missing)
-        return fail(r, line, "ID \"%.60s\" is not an integer", skip_spaces(id_cell));
+    ks_status st = parse_id(r, line, &id);
+    if (st != KS_OK)
+        return st;
     if (!r->have_current || id != r->current_id) {
         if ((st = start_kernel(r, id, line)))
             return st;
@@ -853,12 +845,10 @@ static ks_status raw_units(ncu_read *r, const char *line, size_t len, long linen
 
 static ks_status raw_row(ncu_read *r, long line)
 {
-    ks_status st;
-    const char *id_cell = r->fields[r->c_id];
     int64_t id;
-    bool missing;
-    if (!ks_parse_i64(id_cell, &id, &missing) || missing)
-        return fail(r, line, "ID \"%.60s\" is not an integer", skip_spaces(id_cell));
+    ks_status st = parse_id(r, line, &id);
+    if (st != KS_OK)
+        return st;
     r->expect_units = false;
     if ((st = start_kernel(r, id, line)) != KS_OK || !r->current_kept)
         return st;
@@ -1040,15 +1030,6 @@ static ks_status read_raw(ks_input *in, const ks_read_options *opt, ks_profile *
 
 /* ------------------------------------------------------------------ detect */
 
-static bool contains(const char *s, size_t n, const char *needle)
-{
-    size_t m = strlen(needle);
-    for (size_t i = 0; i + m <= n; i++)
-        if (memcmp(s + i, needle, m) == 0)
-            return true;
-    return false;
-}
-
 typedef enum { SEEN_NOTHING, SEEN_PROGRESS, SEEN_DETAILS, SEEN_RAW } ncu_sighting;
 
 /* What the complete lines of head show: a header of either layout, or only
@@ -1069,9 +1050,9 @@ static ncu_sighting detect_layout(const char *head, size_t len)
         size_t rest = (size_t)(nl - s);
         if ((rest >= 5 && memcmp(s, "\"ID\",", 5) == 0) ||
             (rest >= 3 && memcmp(s, "ID,", 3) == 0)) {
-            if (contains(p, n, "Metric Name") && contains(p, n, "Metric Value"))
+            if (ks_find_text(p, n, "Metric Name") && ks_find_text(p, n, "Metric Value"))
                 return SEEN_DETAILS;
-            if (contains(p, n, "Kernel Name") && contains(p, n, "__"))
+            if (ks_find_text(p, n, "Kernel Name") && ks_find_text(p, n, "__"))
                 return SEEN_RAW;
         }
         if (rest >= 8 && memcmp(s, "==PROF==", 8) == 0)

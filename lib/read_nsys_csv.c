@@ -8,22 +8,44 @@
 #include "internal.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_FIELDS = 64 };
+enum { MAX_FIELDS = 64, MAX_COLUMNS = 16 };
+
+/* One report's columns. */
+typedef struct report {
+    const char *format;         /* source_format */
+    const char *anchor;         /* the column that marks the header line */
+    const char *const *required;
+    const char *const *columns; /* every column the reader uses, by name */
+    const ks_cell_kind *kinds;  /* what the fast path expects in each of them */
+    int ncol;
+    int dims_first, dims_last;  /* the launch shape: all these columns or none */
+    ks_line_parser parse;
+} report;
 
 /* What a line parser needs; shared read-only by the threads that parse. */
 typedef struct row_format {
+    const report *report;
     const char *path;
     int nfields;          /* header's field count */
     int need;             /* fields a row must have */
     int device;           /* opt->device */
-    int col[16];          /* field index of each column the reader uses; -1 if absent */
-    const char *const *names; /* column names, for messages */
+    int col[MAX_COLUMNS]; /* field index of each column the reader uses; -1 if absent */
     ks_cell_kind kinds[MAX_FIELDS]; /* what the fast path expects in each field */
     bool fast;            /* try the fast path first */
 } row_format;
+
+/* The common row, from cells ks_csv_scan accepted.  *handled = false sends
+ * the line the general way, which also reports every error: this path only
+ * ever accepts or skips a row. */
+typedef ks_status (*fast_row_fn)(const row_format *f, const ks_cell *cells, ks_rows *rows,
+                                 bool *handled, ks_error *err);
+/* Any row, split into fields: every check and every error. */
+typedef ks_status (*slow_row_fn)(const row_format *f, char **fields, long number,
+                                 ks_rows *rows, ks_error *err);
 
 /* Whether the fast path may look at this line: not blank, not the cut-short
  * last line (those go the general way, which reports them). */
@@ -56,28 +78,84 @@ static ks_status bad_cell(const row_format *f, long number, int column, const ch
                           ks_error *err)
 {
     return ks_error_set(err, KS_ERR_FORMAT, f->path, number,
-                        "column '%s': '%.40s' is not a valid value", f->names[column], value);
+                        "column '%s': '%.40s' is not a valid value",
+                        f->report->columns[column], value);
 }
 
-/* "NVIDIA H100 PCIe (0)" -> 0, "1" -> 1, "GPU" -> 0 */
-static uint32_t parse_device(const char *s)
+/* A data line: the fast path where it applies, else the general one.
+ * Inlined into each report's ks_line_parser, so that the row functions are
+ * direct calls and the fast one is inlined too: called through pointers, they
+ * made reading a kern-exec export take 1 % more instructions. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline ks_status parse_line(const row_format *f, fast_row_fn fast_row,
+                                   slow_row_fn slow_row, char *line, size_t len,
+                                   bool truncated, long number, ks_rows *rows, ks_error *err)
+{
+    ks_cell cells[MAX_FIELDS];
+    if (fast_candidate(f, line, len, truncated) &&
+        ks_csv_scan(line, len, f->kinds, f->need, cells)) {
+        bool handled;
+        ks_status st = fast_row(f, cells, rows, &handled, err);
+        if (handled)
+            return st;
+    }
+    char *fields[MAX_FIELDS];
+    bool skip;
+    ks_status st = split_row(f, line, len, truncated, number, fields, &skip, err);
+    if (st != KS_OK || skip)
+        return st;
+    return slow_row(f, fields, number, rows, err);
+}
+
+/* Finds the report's columns in its header and reads the rows into p. */
+static ks_status read_report(ks_input *in, const ks_read_options *opt,
+                             const ks_lines_options *lines, const report *r, ks_profile *p,
+                             ks_error *err)
+{
+    char *header[MAX_FIELDS];
+    row_format f = {.report = r, .path = ks_input_path(in), .device = opt->device,
+                    .fast = !(lines && lines->slow_only)};
+    ks_status st = ks_csv_read_header(in, r->anchor, r->required, header, MAX_FIELDS,
+                                      &f.nfields, err);
+    if (st != KS_OK)
+        return st;
+    for (int i = 0; i < r->ncol; i++) {
+        f.col[i] = ks_csv_find(header, f.nfields, r->columns[i]);
+        if (f.col[i] + 1 > f.need)
+            f.need = f.col[i] + 1;
+    }
+    /* grid and block are read only when all their columns are there */
+    bool has_dims = true;
+    for (int i = r->dims_first; i <= r->dims_last; i++)
+        has_dims = has_dims && f.col[i] >= 0;
+    for (int i = r->dims_first; i <= r->dims_last && !has_dims; i++)
+        f.col[i] = -1;
+    for (int i = 0; i < r->ncol; i++)
+        if (f.col[i] >= 0)
+            f.kinds[f.col[i]] = r->kinds[i];
+    snprintf(p->source_format, sizeof p->source_format, "%s", r->format);
+    return ks_read_lines(in, r->parse, &f, p, lines, err);
+}
+
+/* "NVIDIA H100 PCIe (0)" -> 0, "1" -> 1, "GPU" -> 0; false for a number
+ * beyond 32 bits. */
+static bool parse_device(const char *s, uint32_t *device)
 {
     const char *open = strrchr(s, '(');
     const char *p = open ? open + 1 : s;
     while (*p == ' ')
         p++;
+    *device = 0;
     if (!isdigit((unsigned char)*p))
-        return 0;
-    return (uint32_t)strtoul(p, NULL, 10);
-}
-
-static int max_index(const int *cols, int n)
-{
-    int m = -1;
-    for (int i = 0; i < n; i++)
-        if (cols[i] > m)
-            m = cols[i];
-    return m;
+        return true;
+    errno = 0;
+    unsigned long long v = strtoull(p, NULL, 10);
+    if (errno == ERANGE || v > UINT32_MAX)
+        return false;
+    *device = (uint32_t)v;
+    return true;
 }
 
 /* ------------------------------------------------------ cuda_gpu_trace */
@@ -94,19 +172,13 @@ static int detect_gpu_trace(const char *head, size_t len, const char *path)
 
 enum { G_START, G_DUR, G_NAME, G_CORR, G_DEVICE, G_STREAM, G_GX, G_GY, G_GZ, G_BX, G_BY,
        G_BZ, G_NCOL };
+_Static_assert((int)G_NCOL <= (int)MAX_COLUMNS, "row_format.col holds every column");
 static const char *const gpu_trace_columns[G_NCOL] = {
     "Start (ns)", "Duration (ns)", "Name", "CorrId", "Device", "Strm",
     "GrdX",       "GrdY",          "GrdZ", "BlkX",   "BlkY",   "BlkZ"};
 
-/* ks_is_memcpy_name on text that need not be NUL-terminated (trimmed). */
-static bool is_memcpy_name_n(const char *s, size_t n)
-{
-    return (n >= 9 && memcmp(s, "[CUDA mem", 9) == 0) ||
-           (n >= 20 && memcmp(s, "[CUDA Unified Memory", 20) == 0);
-}
-
 /* parse_device on text that need not be NUL-terminated; false when the
- * number is too long to be sure of strtoul's result. */
+ * number is too long to be sure it fits (parse_device then decides). */
 static bool parse_device_n(const char *s, size_t n, uint32_t *device)
 {
     const char *p = s, *end = s + n;
@@ -128,9 +200,6 @@ static bool parse_device_n(const char *s, size_t n, uint32_t *device)
     return true;
 }
 
-/* The common row, from cells ks_csv_scan accepted.  *handled = false sends
- * the line the slow way, which also reports every error: this path only
- * ever accepts or skips a row. */
 static ks_status gpu_trace_fast(const row_format *f, const ks_cell *cells, ks_rows *rows,
                                 bool *handled, ks_error *err)
 {
@@ -138,7 +207,7 @@ static ks_status gpu_trace_fast(const row_format *f, const ks_cell *cells, ks_ro
     *handled = true;
     size_t len = cells[col[G_NAME]].len;
     const char *name = ks_trim_n(cells[col[G_NAME]].text, &len);
-    if (is_memcpy_name_n(name, len))
+    if (ks_is_memcpy_name(name, len))
         return KS_OK;
     bool has_dims = col[G_GX] >= 0;
     if (has_dims && cells[col[G_GX]].missing)
@@ -179,29 +248,16 @@ slow:
     return KS_OK;
 }
 
-static ks_status gpu_trace_line(const void *ctx, char *line, size_t len, bool truncated,
-                                long number, ks_rows *rows, ks_error *err)
+static ks_status gpu_trace_row(const row_format *f, char **fields, long number, ks_rows *rows,
+                               ks_error *err)
 {
-    const row_format *f = ctx;
     const int *col = f->col;
-    ks_cell cells[MAX_FIELDS];
-    if (fast_candidate(f, line, len, truncated) &&
-        ks_csv_scan(line, len, f->kinds, f->need, cells)) {
-        bool handled;
-        ks_status st = gpu_trace_fast(f, cells, rows, &handled, err);
-        if (handled)
-            return st;
-    }
-    char *fields[MAX_FIELDS];
-    bool skip;
-    ks_status st = split_row(f, line, len, truncated, number, fields, &skip, err);
-    if (st != KS_OK || skip)
-        return st;
     bool has_dims = col[G_GX] >= 0;
     const char *name = ks_trim(fields[col[G_NAME]]);
+    size_t name_len = strlen(name);
     /* memory copies and sets are GPU activities, not kernels; they have
      * no grid and a bracketed name */
-    if (ks_is_memcpy_name(name))
+    if (ks_is_memcpy_name(name, name_len))
         return KS_OK;
     if (has_dims && *ks_trim(fields[col[G_GX]]) == '\0')
         return KS_OK;
@@ -222,8 +278,8 @@ static ks_status gpu_trace_line(const void *ctx, char *line, size_t len, bool tr
         if (!missing)
             inv.correlation = c;
     }
-    if (col[G_DEVICE] >= 0)
-        inv.device = parse_device(fields[col[G_DEVICE]]);
+    if (col[G_DEVICE] >= 0 && !parse_device(fields[col[G_DEVICE]], &inv.device))
+        return bad_cell(f, number, G_DEVICE, fields[col[G_DEVICE]], err);
     if (f->device >= 0 && inv.device != (uint32_t)f->device)
         return KS_OK;
     if (col[G_STREAM] >= 0) {
@@ -247,40 +303,34 @@ static ks_status gpu_trace_line(const void *ctx, char *line, size_t len, bool tr
         inv.grid = grid;
         inv.block = block;
     }
-    if (*name == '\0')
+    if (name_len == 0)
         return ks_error_set(err, KS_ERR_FORMAT, f->path, number, "empty kernel name");
-    return ks_rows_add(rows, &inv, name, strlen(name), err);
+    return ks_rows_add(rows, &inv, name, name_len, err);
 }
+
+static ks_status gpu_trace_line(const void *ctx, char *line, size_t len, bool truncated,
+                                long number, ks_rows *rows, ks_error *err)
+{
+    return parse_line(ctx, gpu_trace_fast, gpu_trace_row, line, len, truncated, number, rows,
+                      err);
+}
+
+static const char *const gpu_trace_required[] = {"Start (ns)", "Duration (ns)", "Name", NULL};
+static const ks_cell_kind gpu_trace_kinds[G_NCOL] = {
+    KS_CELL_INT, KS_CELL_INT, KS_CELL_TEXT, KS_CELL_INT, KS_CELL_TEXT, KS_CELL_INT,
+    KS_CELL_INT, KS_CELL_INT, KS_CELL_INT,  KS_CELL_INT, KS_CELL_INT,  KS_CELL_INT};
+static const report gpu_trace_report = {
+    "nsys-gpu-trace-csv", "Duration (ns)", gpu_trace_required, gpu_trace_columns,
+    gpu_trace_kinds,      G_NCOL,          G_GX,               G_BZ,
+    gpu_trace_line,
+};
 
 ks_status ks_read_nsys_gpu_trace_csv(ks_input *in, const ks_read_options *opt,
                                      const ks_lines_options *lines, ks_profile *p,
                                      ks_error *err)
 {
-    static const char *const required[] = {"Start (ns)", "Duration (ns)", "Name", NULL};
-    char *header[MAX_FIELDS];
-    row_format f = {.path = ks_input_path(in), .device = opt->device,
-                    .names = gpu_trace_columns, .fast = !(lines && lines->slow_only)};
-    ks_status st = ks_csv_read_header(in, "Duration (ns)", required, header, MAX_FIELDS,
-                                      &f.nfields, err);
+    ks_status st = read_report(in, opt, lines, &gpu_trace_report, p, err);
     if (st != KS_OK)
-        return st;
-    for (int i = 0; i < G_NCOL; i++)
-        f.col[i] = ks_csv_find(header, f.nfields, gpu_trace_columns[i]);
-    f.need = max_index(f.col, G_NCOL) + 1;
-    /* grid and block are read only when all six columns are there */
-    bool has_dims = true;
-    for (int i = G_GX; i <= G_BZ; i++)
-        has_dims = has_dims && f.col[i] >= 0;
-    if (!has_dims)
-        f.col[G_GX] = -1;
-    static const ks_cell_kind kind[G_NCOL] = {
-        KS_CELL_INT, KS_CELL_INT, KS_CELL_TEXT, KS_CELL_INT, KS_CELL_TEXT, KS_CELL_INT,
-        KS_CELL_INT, KS_CELL_INT, KS_CELL_INT,  KS_CELL_INT, KS_CELL_INT,  KS_CELL_INT};
-    for (int i = 0; i < G_NCOL; i++)
-        if (f.col[i] >= 0 && (has_dims || i < G_GX))
-            f.kinds[f.col[i]] = kind[i];
-    snprintf(p->source_format, sizeof p->source_format, "nsys-gpu-trace-csv");
-    if ((st = ks_read_lines(in, gpu_trace_line, &f, p, lines, err)) != KS_OK)
         return st;
     /* The report is sorted by GPU start time, which is launch order on one
      * stream; across streams start order is the closest the report offers. */
@@ -311,11 +361,13 @@ static int detect_kern_exec(const char *head, size_t len, const char *path)
     return strstr(head, "Kernel Name") ? 90 : 60;
 }
 
+/* GridXYZ and BlockXYZ come together or not at all (read_report), so
+ * col[K_GRID] >= 0 says both are there. */
 enum { K_DUR, K_NAME, K_START, K_DEVICE, K_GRID, K_BLOCK, K_NCOL };
+_Static_assert((int)K_NCOL <= (int)MAX_COLUMNS, "row_format.col holds every column");
 static const char *const kern_exec_columns[K_NCOL] = {
     "Kernel Dur (ns)", "Kernel Name", "Kernel Start (ns)", "DevId", "GridXYZ", "BlockXYZ"};
 
-/* The common row, from cells ks_csv_scan accepted; as gpu_trace_fast. */
 static ks_status kern_exec_fast(const row_format *f, const ks_cell *cells, ks_rows *rows,
                                 bool *handled, ks_error *err)
 {
@@ -329,11 +381,14 @@ static ks_status kern_exec_fast(const row_format *f, const ks_cell *cells, ks_ro
     inv.duration_ns = dur->value;
     if (col[K_START] >= 0 && !cells[col[K_START]].missing)
         inv.start_ns = cells[col[K_START]].value;
-    if (col[K_DEVICE] >= 0 && !cells[col[K_DEVICE]].missing)
+    if (col[K_DEVICE] >= 0 && !cells[col[K_DEVICE]].missing) {
+        if (cells[col[K_DEVICE]].value > UINT32_MAX)
+            goto slow;
         inv.device = (uint32_t)cells[col[K_DEVICE]].value;
+    }
     if (f->device >= 0 && inv.device != (uint32_t)f->device)
         return KS_OK;
-    if (col[K_GRID] >= 0 && col[K_BLOCK] >= 0) {
+    if (col[K_GRID] >= 0) {
         inv.grid = cells[col[K_GRID]].dim;
         inv.block = cells[col[K_BLOCK]].dim;
     }
@@ -347,24 +402,10 @@ slow:
     return KS_OK;
 }
 
-static ks_status kern_exec_line(const void *ctx, char *line, size_t len, bool truncated,
-                                long number, ks_rows *rows, ks_error *err)
+static ks_status kern_exec_row(const row_format *f, char **fields, long number, ks_rows *rows,
+                               ks_error *err)
 {
-    const row_format *f = ctx;
     const int *col = f->col;
-    ks_cell cells[MAX_FIELDS];
-    if (fast_candidate(f, line, len, truncated) &&
-        ks_csv_scan(line, len, f->kinds, f->need, cells)) {
-        bool handled;
-        ks_status st = kern_exec_fast(f, cells, rows, &handled, err);
-        if (handled)
-            return st;
-    }
-    char *fields[MAX_FIELDS];
-    bool skip;
-    ks_status st = split_row(f, line, len, truncated, number, fields, &skip, err);
-    if (st != KS_OK || skip)
-        return st;
     ks_invocation inv;
     ks_invocation_init(&inv);
     bool missing;
@@ -379,14 +420,14 @@ static ks_status kern_exec_line(const void *ctx, char *line, size_t len, bool tr
     }
     if (col[K_DEVICE] >= 0) {
         int64_t d = 0; /* stays 0 when the cell is empty or n/a */
-        if (!ks_parse_i64(fields[col[K_DEVICE]], &d, &missing) || d < 0)
+        if (!ks_parse_i64(fields[col[K_DEVICE]], &d, &missing) || d < 0 || d > UINT32_MAX)
             return bad_cell(f, number, K_DEVICE, fields[col[K_DEVICE]], err);
         inv.device = missing ? 0 : (uint32_t)d;
     }
     if (f->device >= 0 && inv.device != (uint32_t)f->device)
         return KS_OK;
     uint32_t grid[3], block[3];
-    if (col[K_GRID] >= 0 && col[K_BLOCK] >= 0) {
+    if (col[K_GRID] >= 0) {
         if (!ks_parse_dim3(fields[col[K_GRID]], grid))
             return bad_cell(f, number, K_GRID, fields[col[K_GRID]], err);
         if (!ks_parse_dim3(fields[col[K_BLOCK]], block))
@@ -400,30 +441,28 @@ static ks_status kern_exec_line(const void *ctx, char *line, size_t len, bool tr
     return ks_rows_add(rows, &inv, name, strlen(name), err);
 }
 
+static ks_status kern_exec_line(const void *ctx, char *line, size_t len, bool truncated,
+                                long number, ks_rows *rows, ks_error *err)
+{
+    return parse_line(ctx, kern_exec_fast, kern_exec_row, line, len, truncated, number, rows,
+                      err);
+}
+
+static const char *const kern_exec_required[] = {"Kernel Dur (ns)", "Kernel Name", NULL};
+static const ks_cell_kind kern_exec_kinds[K_NCOL] = {KS_CELL_INT, KS_CELL_TEXT, KS_CELL_INT,
+                                                     KS_CELL_INT, KS_CELL_DIM3, KS_CELL_DIM3};
+static const report kern_exec_report = {
+    "nsys-kern-exec-csv", "Kernel Dur (ns)", kern_exec_required, kern_exec_columns,
+    kern_exec_kinds,      K_NCOL,            K_GRID,             K_BLOCK,
+    kern_exec_line,
+};
+
 ks_status ks_read_nsys_kern_exec_csv(ks_input *in, const ks_read_options *opt,
                                      const ks_lines_options *lines, ks_profile *p,
                                      ks_error *err)
 {
-    static const char *const required[] = {"Kernel Dur (ns)", "Kernel Name", NULL};
-    char *header[MAX_FIELDS];
-    row_format f = {.path = ks_input_path(in), .device = opt->device,
-                    .names = kern_exec_columns, .fast = !(lines && lines->slow_only)};
-    ks_status st = ks_csv_read_header(in, "Kernel Dur (ns)", required, header, MAX_FIELDS,
-                                      &f.nfields, err);
-    if (st != KS_OK)
-        return st;
-    for (int i = 0; i < K_NCOL; i++)
-        f.col[i] = ks_csv_find(header, f.nfields, kern_exec_columns[i]);
-    f.need = max_index(f.col, K_NCOL) + 1;
-    static const ks_cell_kind kind[K_NCOL] = {KS_CELL_INT, KS_CELL_TEXT, KS_CELL_INT,
-                                              KS_CELL_INT, KS_CELL_DIM3, KS_CELL_DIM3};
-    bool has_dims = f.col[K_GRID] >= 0 && f.col[K_BLOCK] >= 0;
-    for (int i = 0; i < K_NCOL; i++)
-        if (f.col[i] >= 0 && (has_dims || (i != K_GRID && i != K_BLOCK)))
-            f.kinds[f.col[i]] = kind[i];
-    snprintf(p->source_format, sizeof p->source_format, "nsys-kern-exec-csv");
     /* rows are already in launch order (API call order): keep it */
-    return ks_read_lines(in, kern_exec_line, &f, p, lines, err);
+    return read_report(in, opt, lines, &kern_exec_report, p, err);
 }
 
 static ks_status read_kern_exec(ks_input *in, const ks_read_options *opt, ks_profile *p,

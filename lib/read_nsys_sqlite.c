@@ -215,66 +215,22 @@ static ks_status cache_insert(name_cache *c, int64_t key, uint32_t value, ks_err
     return KS_OK;
 }
 
-/* Sorts the profile into launch order.  correlationId ties a kernel to the
+/* Puts the profile into launch order.  correlationId ties a kernel to the
  * API call that launched it and grows with the order of those calls within a
  * process, so it is the launch order even where kernels on different streams
  * overlap or finish out of order; kernels of one CUDA graph launch share the
  * graph's correlationId and are ordered among themselves by start.  Exports
  * without correlationId are ordered by start.  rowid (the scan order) breaks
- * the remaining ties, so the same file always gives the same profile. */
-typedef struct launch_key {
-    int64_t first, second;
-    uint32_t index;
-} launch_key;
-
-static int cmp_launch(const void *a, const void *b)
-{
-    const launch_key *x = a, *y = b;
-    if (x->first != y->first)
-        return x->first < y->first ? -1 : 1;
-    if (x->second != y->second)
-        return x->second < y->second ? -1 : 1;
-    return x->index < y->index ? -1 : (x->index > y->index);
-}
-
+ * the remaining ties, so the same file always gives the same profile.  Rows
+ * without correlationId hold KS_MISSING_I64 and so come first, as SQL sorts
+ * NULLs; a profile whose start times all read as missing has no start column,
+ * which counts as all equal. */
 static ks_status order_launches(ks_profile *p, bool by_correlation, const char *path,
                                 ks_error *err)
 {
-    size_t n = p->n;
-    if (n < 2)
-        return KS_OK;
-    if (n > UINT32_MAX)
-        return ks_error_set(err, KS_ERR_FORMAT, path, 0, "more than %u kernel invocations",
-                            (unsigned)UINT32_MAX);
-    launch_key *keys = malloc(n * sizeof *keys);
-    if (!keys)
-        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
-    bool sorted = true;
-    for (size_t i = 0; i < n; i++) {
-        /* rows without correlationId (KS_MISSING_I64) come first, as SQL
-         * sorts NULLs */
-        int64_t correlation = p->correlation ? p->correlation[i] : KS_MISSING_I64;
-        keys[i].first = by_correlation ? correlation : p->start_ns[i];
-        keys[i].second = by_correlation ? p->start_ns[i] : 0;
-        keys[i].index = (uint32_t)i;
-        if (i > 0 && cmp_launch(&keys[i - 1], &keys[i]) > 0)
-            sorted = false;
-    }
-    ks_status st = KS_OK;
-    if (!sorted) {
-        qsort(keys, n, sizeof *keys, cmp_launch);
-        uint32_t *order = malloc(n * sizeof *order);
-        if (!order) {
-            free(keys);
-            return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
-        }
-        for (size_t i = 0; i < n; i++)
-            order[i] = keys[i].index;
-        st = ks_profile_permute(p, order, err);
-        free(order);
-    }
-    free(keys);
-    return st;
+    if (by_correlation)
+        return ks_profile_order_by(p, p->correlation, p->start_ns, path, err);
+    return ks_profile_order_by(p, p->start_ns, NULL, path, err);
 }
 
 /* The name columns to read, the asked-for kind first.  A row whose own cell

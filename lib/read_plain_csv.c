@@ -36,6 +36,11 @@ static ks_status read_plain(ks_input *in, const ks_read_options *opt, ks_profile
                             ks_error *err)
 {
     const char *path = ks_input_path(in);
+    /* the format has no device column: keeping every row under --device N
+     * would silently mix GPUs */
+    if (opt->device >= 0)
+        return ks_error_set(err, KS_ERR_USAGE, path, 0,
+                            "--device: a plain CSV profile has no device column");
     static const char *const required[] = {"name", "duration_ns", NULL};
     char *fields[MAX_FIELDS];
     int nfields;
@@ -89,11 +94,27 @@ static ks_status read_plain(ks_input *in, const ks_read_options *opt, ks_profile
                               fields[c_dur]);
             goto fail;
         }
+        /* llround of a value beyond int64 is unspecified (INT64_MIN on x86,
+         * a negative duration or the missing-start marker): refuse it */
+        if (d >= 0x1p63) {
+            st = ks_error_set(err, KS_ERR_FORMAT, path, ln,
+                              "column 'duration_ns': '%.40s' is out of range (at most "
+                              "9223372036854775807 ns)",
+                              fields[c_dur]);
+            goto fail;
+        }
         inv.duration_ns = llround(d);
         if (c_start >= 0) {
             if (!ks_parse_double(fields[c_start], &d, &missing)) {
                 st = ks_error_set(err, KS_ERR_FORMAT, path, ln,
                                   "column 'start_ns': '%.40s' is not a number", fields[c_start]);
+                goto fail;
+            }
+            if (!missing && !(d > -0x1p63 && d < 0x1p63)) {
+                st = ks_error_set(err, KS_ERR_FORMAT, path, ln,
+                                  "column 'start_ns': '%.40s' is out of range (a 64-bit "
+                                  "count of ns)",
+                                  fields[c_start]);
                 goto fail;
             }
             inv.start_ns = missing ? KS_MISSING_I64 : llround(d);
@@ -127,7 +148,6 @@ static ks_status read_plain(ks_input *in, const ks_read_options *opt, ks_profile
             st = ks_error_set(err, KS_ERR_FORMAT, path, ln, "empty kernel name");
             goto fail;
         }
-        (void)opt;
         if ((st = ks_profile_intern(p, name, strlen(name), &inv.name_id, err)) ||
             (st = ks_profile_append(p, &inv, err)))
             goto fail;

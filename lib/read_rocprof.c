@@ -41,7 +41,6 @@ typedef struct row {
     int64_t start; /* KS_MISSING_I64 when absent */
     int64_t duration;
     int64_t correlation;
-    uint32_t name_id;
     uint32_t grid[3], block[3];
     uint32_t stream, device;
     bool has_grid;
@@ -66,26 +65,15 @@ static void csv_state_free(csv_state *s)
     free(s->keys);
 }
 
-/* Splits line into s->fields, growing the array to fit every field. */
+/* Splits line into s->fields, growing the array to fit every field: the
+ * field count, or -1 with *st set on an error (*st = KS_OK: unterminated
+ * quote). */
 static int split(csv_state *s, char *line, size_t len, ks_error *err, ks_status *st)
 {
-    size_t commas = 0;
-    for (const char *c = line; (c = memchr(c, ',', (size_t)(line + len - c))) != NULL; c++)
-        commas++;
-    if (commas + 1 > (size_t)s->fields_cap) {
-        size_t cap = (size_t)s->fields_cap;
-        if (commas + 1 > INT32_MAX) {
-            *st = ks_error_set(err, KS_ERR_FORMAT, s->path, ks_input_line_number(s->in),
-                               "line has too many fields");
-            return -1;
-        }
-        if ((*st = ks_grow((void **)&s->fields, &cap, commas + 1, sizeof *s->fields, err)) !=
-            KS_OK)
-            return -1;
-        s->fields_cap = (int)(cap > INT32_MAX ? INT32_MAX : cap);
-    }
-    *st = KS_OK;
-    return ks_csv_split(line, len, s->fields, s->fields_cap);
+    int count;
+    *st = ks_csv_split_grow(line, len, &s->fields, &s->fields_cap, &count, s->path,
+                            ks_input_line_number(s->in), err);
+    return *st == KS_OK ? count : -1;
 }
 
 static bool blank(const char *line)
@@ -261,21 +249,25 @@ static ks_status workgroups(csv_state *s, const uint64_t items[3], const uint32_
     return KS_OK;
 }
 
-/* Rows go straight into the profile in file order; their keys are kept
- * aside so that finish_rows() can put the profile in launch order. */
-static ks_status push_row(csv_state *s, ks_profile *p, const row *r, ks_error *err)
+/* Rows go straight into the profile in file order, named by the cell
+ * name_text of column name_column; their keys are kept aside so that
+ * ks_profile_order_by can put the profile in launch order. */
+static ks_status push_row(csv_state *s, ks_profile *p, const row *r, char *name_text,
+                          const char *name_column, ks_error *err)
 {
-    ks_status st = ks_grow((void **)&s->keys, &s->keys_cap, p->n + 1, sizeof *s->keys, err);
+    ks_invocation inv;
+    ks_invocation_init(&inv);
+    ks_status st = intern_name(s, p, name_text, name_column, &inv.name_id, err);
     if (st != KS_OK)
+        return st;
+    if ((st = ks_grow((void **)&s->keys, &s->keys_cap, p->n + 1, sizeof *s->keys, err)) !=
+        KS_OK)
         return st;
     if (p->n >= UINT32_MAX)
         return ks_error_set(err, KS_ERR_FORMAT, s->path, ks_input_line_number(s->in),
                             "more than %u kernel invocations", (unsigned)UINT32_MAX);
-    ks_invocation inv;
-    ks_invocation_init(&inv);
     inv.duration_ns = r->duration;
     inv.start_ns = r->start;
-    inv.name_id = r->name_id;
     inv.stream = r->stream;
     inv.device = r->device;
     inv.correlation = r->correlation;
@@ -285,55 +277,6 @@ static ks_status push_row(csv_state *s, ks_profile *p, const row *r, ks_error *e
     }
     s->keys[p->n] = r->key;
     return ks_profile_append(p, &inv, err);
-}
-
-typedef struct order_entry {
-    int64_t key, start;
-    uint32_t index;
-} order_entry;
-
-/* key, then start, then file order: a total order, so the sort is stable */
-static int cmp_order(const void *a, const void *b)
-{
-    const order_entry *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->index < y->index ? -1 : (x->index > y->index);
-}
-
-static ks_status finish_rows(csv_state *s, ks_profile *p, ks_error *err)
-{
-    size_t n = p->n;
-    if (n < 2)
-        return KS_OK;
-    order_entry *entries = malloc(n * sizeof *entries);
-    if (!entries)
-        return ks_error_set(err, KS_ERR_NOMEM, s->path, 0, "out of memory");
-    bool sorted = true;
-    for (size_t i = 0; i < n; i++) {
-        entries[i].key = s->keys[i];
-        entries[i].start = p->start_ns ? p->start_ns[i] : 0;
-        entries[i].index = (uint32_t)i;
-        if (i > 0 && cmp_order(&entries[i - 1], &entries[i]) > 0)
-            sorted = false;
-    }
-    ks_status st = KS_OK;
-    if (!sorted) {
-        qsort(entries, n, sizeof *entries, cmp_order);
-        uint32_t *order = malloc(n * sizeof *order);
-        if (!order) {
-            free(entries);
-            return ks_error_set(err, KS_ERR_NOMEM, s->path, 0, "out of memory");
-        }
-        for (size_t i = 0; i < n; i++)
-            order[i] = entries[i].index;
-        st = ks_profile_permute(p, order, err);
-        free(order);
-    }
-    free(entries);
-    return st;
 }
 
 /* Header score for detect(): the best line in the peeked head. */
@@ -547,13 +490,11 @@ static ks_status read_v3(ks_input *in, const ks_read_options *opt, ks_profile *p
                 r.has_grid = true;
             }
         }
-        if ((st = intern_name(&s, p, f[s.col[V3_NAME]], "Kernel_Name", &r.name_id, err)) !=
-                KS_OK ||
-            (st = push_row(&s, p, &r, err)) != KS_OK)
+        if ((st = push_row(&s, p, &r, f[s.col[V3_NAME]], "Kernel_Name", err)) != KS_OK)
             break;
     }
     if (st == KS_OK)
-        st = finish_rows(&s, p, err);
+        st = ks_profile_order_by(p, s.keys, p->start_ns, s.path, err);
 out:
     csv_state_free(&s);
     return st;
@@ -695,13 +636,11 @@ static ks_status read_v1(ks_input *in, const ks_read_options *opt, ks_profile *p
                 r.has_grid = true;
             }
         }
-        if ((st = intern_name(&s, p, f[s.col[V1_NAME]], "KernelName", &r.name_id, err)) !=
-                KS_OK ||
-            (st = push_row(&s, p, &r, err)) != KS_OK)
+        if ((st = push_row(&s, p, &r, f[s.col[V1_NAME]], "KernelName", err)) != KS_OK)
             break;
     }
     if (st == KS_OK)
-        st = finish_rows(&s, p, err);
+        st = ks_profile_order_by(p, s.keys, p->start_ns, s.path, err);
 out:
     csv_state_free(&s);
     return st;

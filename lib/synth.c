@@ -84,10 +84,7 @@ struct synth {
     ks_rng row_rng;   /* per-launch noise and timeline */
     uint32_t pid;
 
-    char **names;
-    size_t name_count, name_capacity;
-    uint32_t *name_slots; /* hash table of name ids + 1; 0 = empty */
-    size_t name_slots_size;
+    ks_profile *names; /* only its interned names: the catalogue's kernel names */
     unsigned char *name_launched;
 
     synth_slot *slots;
@@ -130,64 +127,21 @@ static void *grow(synth *s, void *ptr, size_t *capacity, size_t need, size_t ele
     return ptr;
 }
 
-static uint64_t hash_name(const char *p)
-{
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    return h;
-}
-
-static bool name_table_grow(synth *s)
-{
-    size_t size = s->name_slots_size ? s->name_slots_size * 2 : 256;
-    uint32_t *t = calloc(size, sizeof *t);
-    if (!t)
-        return false;
-    for (size_t i = 0; i < s->name_count; i++) {
-        size_t h = hash_name(s->names[i]) & (size - 1);
-        while (t[h])
-            h = (h + 1) & (size - 1);
-        t[h] = (uint32_t)i + 1;
-    }
-    free(s->name_slots);
-    s->name_slots = t;
-    s->name_slots_size = size;
-    return true;
-}
-
-/* Id of name, added if new; *existed tells which.  UINT32_MAX on OOM. */
+/* Id of name, added if new; *existed tells which.  0 with s->oom set when
+ * memory runs out. */
 static uint32_t name_id(synth *s, const char *name, bool *existed)
 {
     if (s->oom)
         return 0;
-    if ((s->name_count + 1) * 2 > s->name_slots_size && !name_table_grow(s)) {
+    size_t before = s->names->name_count;
+    uint32_t id;
+    if (ks_profile_intern(s->names, name, strlen(name), &id, NULL) != KS_OK) {
         s->oom = true;
         return 0;
-    }
-    size_t mask = s->name_slots_size - 1, h = hash_name(name) & mask;
-    while (s->name_slots[h]) {
-        uint32_t id = s->name_slots[h] - 1;
-        if (strcmp(s->names[id], name) == 0) {
-            if (existed)
-                *existed = true;
-            return id;
-        }
-        h = (h + 1) & mask;
     }
     if (existed)
-        *existed = false;
-    char **names = grow(s, s->names, &s->name_capacity, s->name_count + 1, sizeof *names);
-    char *copy = strdup(name);
-    if (!names || !copy) {
-        free(copy);
-        s->oom = true;
-        return 0;
-    }
-    s->names = names;
-    s->names[s->name_count] = copy;
-    s->name_slots[h] = (uint32_t)s->name_count + 1;
-    return (uint32_t)s->name_count++;
+        *existed = s->names->name_count == before;
+    return id;
 }
 
 /* The launch API nsys reports (the "_vNNNNN" suffix is stripped by nsys):
@@ -282,7 +236,7 @@ static uint32_t add_slot(synth *s, uint32_t name, uint32_t gx, uint32_t gy, uint
     if (!slots)
         return 0;
     s->slots = slots;
-    const char *nm = s->names[name];
+    const char *nm = s->names->names[name];
     size_t len = strlen(nm);
     /* worst case: every byte a doubled quote, plus numbers and the API name */
     char *buf = malloc(2 * len + 160);
@@ -1193,10 +1147,7 @@ static const char HEADER[] =
 
 static void synth_free(synth *s)
 {
-    for (size_t i = 0; i < s->name_count; i++)
-        free(s->names[i]);
-    free(s->names);
-    free(s->name_slots);
+    ks_profile_free(s->names);
     free(s->name_launched);
     for (size_t i = 0; i < s->slot_count; i++)
         free(s->slots[i].suffix);
@@ -1388,9 +1339,12 @@ ks_status ks_synth_write(const ks_synth_options *opt, FILE *f, ks_error *err)
     ks_rng_seed(&s.row_rng, opt->seed ^ 0xa0761d6478bd642fULL);
     s.pid = 1000 + (uint32_t)ks_rng_below(&s.setup_rng, 4000000);
     normal_table(&s);
-    preset->setup(&s, opt->n);
+    s.names = ks_profile_new();
+    s.oom = s.names == NULL;
+    if (!s.oom)
+        preset->setup(&s, opt->n);
     if (!s.oom) {
-        s.name_launched = calloc(s.name_count ? s.name_count : 1, 1);
+        s.name_launched = calloc(s.names->name_count ? s.names->name_count : 1, 1);
         s.oom = s.name_launched == NULL;
     }
     ks_status st = s.oom ? ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory")

@@ -196,6 +196,56 @@ static void test_bad_durations(void **state)
     }
 }
 
+/* Regression: llround of a double beyond int64 gave INT64_MIN, so 1e30 read
+ * as a negative duration and -1e30 as a missing start time. */
+static void test_plain_csv_out_of_range(void **state)
+{
+    (void)state;
+    expect_refused("plain_big.csv", "name,duration_ns\nk,1\nk,1e30\n", 3, "out of range");
+    expect_refused("plain_big.csv", "name,duration_ns\nk,9223372036854775808\n", 2,
+                   "out of range");
+    expect_refused("plain_big.csv", "name,duration_ns,start_ns\nk,1,-1e30\n", 2,
+                   "start_ns");
+    expect_refused("plain_big.csv", "name,duration_ns,start_ns\nk,1,1e19\n", 2, "start_ns");
+    /* the largest values that fit still read */
+    ks_profile *p = read_ok(write_text("plain_edge.csv", "name,duration_ns,start_ns\n"
+                                                         "k,9.2e18,-9.2e18\nk,0,\n"),
+                            NULL);
+    assert_int_equal(p->n, 2);
+    assert_true(p->duration_ns[0] == 9200000000000000000LL);
+    assert_true(p->start_ns[0] == -9200000000000000000LL);
+    assert_true(p->start_ns[1] == KS_MISSING_I64);
+    ks_profile_free(p);
+}
+
+/* Regression: a device id beyond 32 bits was cut to its low 32 bits, so
+ * 4294967296 read as device 0 and passed --device 0. */
+static void test_kern_exec_device_out_of_range(void **state)
+{
+    (void)state;
+    expect_refused("devbig.csv",
+                   KERN_EXEC "1,1,,,1,10,1,1,1,4294967296,f, 1 1 1, 1 1 1,k\n"
+                             "2,1,,,2,10,1,1,1,0,f, 1 1 1, 1 1 1,j\n",
+                   2, "DevId");
+    /* the same in a gpu-trace report's "Name (N)" device cell */
+    expect_refused("gpudevbig.csv",
+                   "Start (ns),Duration (ns),GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Device,Name\n"
+                   "1,5,1,1,1,1,1,1,NVIDIA H100 (4294967296),k\n",
+                   2, "Device");
+    ks_profile *p = read_ok(write_text("devmax.csv",
+                                       KERN_EXEC "1,1,,,1,10,1,1,1,4294967295,f, 1 1 1, 1 1 1,k\n"),
+                            NULL);
+    assert_int_equal(p->n, 1);
+    assert_int_equal(p->device[0], UINT32_MAX);
+    ks_profile_free(p);
+    p = read_ok(write_text("gpudevmax.csv",
+                           "Start (ns),Duration (ns),GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Device,Name\n"
+                           "1,5,1,1,1,1,1,1,NVIDIA H100 (4294967295),k\n"),
+                NULL);
+    assert_int_equal(p->device[0], UINT32_MAX);
+    ks_profile_free(p);
+}
+
 static void test_truncated_last_line(void **state)
 {
     (void)state;
@@ -266,6 +316,22 @@ static void test_compressed_inputs(void **state)
     ks_profile_free(plain);
 }
 
+/* --device on a format without devices is refused, not ignored */
+static void test_plain_csv_device_refused(void **state)
+{
+    (void)state;
+    const char *path = write_text("dev.csv", "name,duration_ns\na,1\n");
+    ks_read_options opt;
+    ks_read_options_init(&opt);
+    opt.device = 1;
+    ks_profile *p = NULL;
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(ks_profile_read(path, &opt, &p, &err), KS_ERR_USAGE);
+    assert_null(p);
+    assert_non_null(strstr(err.message, "no device column"));
+}
+
 static void test_unknown_format_option(void **state)
 {
     (void)state;
@@ -316,9 +382,12 @@ int main(void)
         cmocka_unit_test(test_missing_column_is_located),
         cmocka_unit_test(test_empty_and_header_only),
         cmocka_unit_test(test_bad_durations),
+        cmocka_unit_test(test_plain_csv_out_of_range),
+        cmocka_unit_test(test_kern_exec_device_out_of_range),
         cmocka_unit_test(test_truncated_last_line),
         cmocka_unit_test(test_megabyte_name),
         cmocka_unit_test(test_compressed_inputs),
+        cmocka_unit_test(test_plain_csv_device_refused),
         cmocka_unit_test(test_unknown_format_option),
         cmocka_unit_test(test_csv_digest_matches_xxh128sum),
     };

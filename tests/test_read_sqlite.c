@@ -308,6 +308,43 @@ static void test_order_by_start_without_correlation(void **state)
     assert_non_null(strstr(err.message, "deviceId"));
 }
 
+/* Regression: a start of INT64_MIN is KS_MISSING_I64, so when every row has
+ * it the profile has no start column, and sorting into launch order read
+ * p->start_ns[i] through a NULL pointer (a crash).  The rows now go by
+ * correlationId, or keep their rowid order. */
+static void test_every_start_missing(void **state)
+{
+    (void)state;
+    const char *path = make_db(
+        "minstart.sqlite",
+        STRING_IDS "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
+                   " correlationId INTEGER, demangledName INTEGER);"
+                   "INSERT INTO StringIds VALUES (1, 'a'), (2, 'b');"
+                   "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
+                   " (-9223372036854775808, -9223372036854775800, 2, 2),"
+                   " (-9223372036854775808, -9223372036854775805, 1, 1);");
+    ks_profile *p = read_ok(path, NULL, -1, NULL);
+    assert_int_equal(p->n, 2);
+    assert_null(p->start_ns);
+    assert_string_equal(ks_profile_name(p, 0), "a");
+    assert_int_equal(p->duration_ns[0], 3);
+    assert_int_equal(p->duration_ns[1], 8);
+    ks_profile_free(p);
+
+    path = make_db("minstart-nocorr.sqlite",
+                   STRING_IDS "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER,"
+                              " end INTEGER, demangledName INTEGER);"
+                              "INSERT INTO StringIds VALUES (1, 'a'), (2, 'b');"
+                              "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
+                              " (-9223372036854775808, -9223372036854775800, 2),"
+                              " (-9223372036854775808, -9223372036854775805, 1);");
+    p = read_ok(path, NULL, -1, NULL);
+    assert_int_equal(p->n, 2);
+    assert_string_equal(ks_profile_name(p, 0), "b");
+    assert_int_equal(p->duration_ns[0], 8);
+    ks_profile_free(p);
+}
+
 static void test_gzip_copy(void **state)
 {
     (void)state;
@@ -483,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_old_schema),
         cmocka_unit_test(test_new_schema_devices),
         cmocka_unit_test(test_order_by_start_without_correlation),
+        cmocka_unit_test(test_every_start_missing),
         cmocka_unit_test(test_gzip_copy),
         cmocka_unit_test(test_stdin),
         cmocka_unit_test(test_fifo),
