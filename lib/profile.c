@@ -371,20 +371,6 @@ double ks_profile_total_ns(const ks_profile *p)
     return (double)s;
 }
 
-/* Sorting (start, index) pairs makes qsort stable and needs no global state. */
-typedef struct start_index {
-    int64_t start;
-    uint32_t index;
-} start_index;
-
-static int cmp_start(const void *a, const void *b)
-{
-    const start_index *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->index < y->index ? -1 : (x->index > y->index);
-}
-
 #define PERMUTE(col, type, width)                                                          \
     do {                                                                                   \
         if (p->col) {                                                                      \
@@ -423,31 +409,65 @@ ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err)
     return KS_OK;
 }
 
+/* ------------------------------------------------------------ launch order */
+
+typedef struct launch_key {
+    int64_t first, second;
+    uint32_t index;
+} launch_key;
+
+/* first, second, then file order: a total order, so qsort's lack of
+ * stability does not show */
+static int cmp_launch(const void *a, const void *b)
+{
+    const launch_key *x = a, *y = b;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    if (x->second != y->second)
+        return x->second < y->second ? -1 : 1;
+    return x->index < y->index ? -1 : (x->index > y->index);
+}
+
+ks_status ks_profile_order_by(ks_profile *p, const int64_t *first, const int64_t *second,
+                              const char *path, ks_error *err)
+{
+    size_t n = p->n;
+    if (n < 2)
+        return KS_OK;
+    if (n > UINT32_MAX)
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0, "more than %u kernel invocations",
+                            (unsigned)UINT32_MAX);
+    launch_key *keys = malloc(n * sizeof *keys);
+    if (!keys)
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    bool sorted = true;
+    for (size_t i = 0; i < n; i++) {
+        keys[i].first = first ? first[i] : 0;
+        keys[i].second = second ? second[i] : 0;
+        keys[i].index = (uint32_t)i;
+        if (i > 0 && cmp_launch(&keys[i - 1], &keys[i]) > 0)
+            sorted = false;
+    }
+    ks_status st = KS_OK;
+    if (!sorted) {
+        qsort(keys, n, sizeof *keys, cmp_launch);
+        uint32_t *order = malloc(n * sizeof *order);
+        if (!order) {
+            free(keys);
+            return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+        }
+        for (size_t i = 0; i < n; i++)
+            order[i] = keys[i].index;
+        st = ks_profile_permute(p, order, err);
+        free(order);
+    }
+    free(keys);
+    return st;
+}
+
 ks_status ks_profile_sort_by_start(ks_profile *p, ks_error *err)
 {
-    if (!p->start_ns || p->n < 2)
+    if (!p->start_ns)
         return KS_OK;
-    bool sorted = true;
-    for (size_t i = 1; i < p->n && sorted; i++)
-        sorted = p->start_ns[i - 1] <= p->start_ns[i];
-    if (sorted)
-        return KS_OK;
-    start_index *pairs = malloc(p->n * sizeof *pairs);
-    uint32_t *order = malloc(p->n * sizeof *order);
-    if (!pairs || !order) {
-        free(pairs);
-        free(order);
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    }
-    for (size_t i = 0; i < p->n; i++) {
-        pairs[i].start = p->start_ns[i];
-        pairs[i].index = (uint32_t)i;
-    }
-    qsort(pairs, p->n, sizeof *pairs, cmp_start);
-    for (size_t i = 0; i < p->n; i++)
-        order[i] = pairs[i].index;
-    free(pairs);
-    ks_status st = ks_profile_permute(p, order, err);
-    free(order);
-    return st;
+    return ks_profile_order_by(p, p->start_ns, NULL, p->source_path, err);
 }

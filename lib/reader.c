@@ -53,62 +53,6 @@ const char *ks_find_text(const char *hay, size_t n, const char *needle)
     return NULL;
 }
 
-/* ------------------------------------------------------------ launch order */
-
-typedef struct launch_key {
-    int64_t first, second;
-    uint32_t index;
-} launch_key;
-
-/* first, second, then file order: a total order, so qsort's lack of
- * stability does not show */
-static int cmp_launch(const void *a, const void *b)
-{
-    const launch_key *x = a, *y = b;
-    if (x->first != y->first)
-        return x->first < y->first ? -1 : 1;
-    if (x->second != y->second)
-        return x->second < y->second ? -1 : 1;
-    return x->index < y->index ? -1 : (x->index > y->index);
-}
-
-ks_status ks_profile_order_by(ks_profile *p, const int64_t *first, const int64_t *second,
-                              const char *path, ks_error *err)
-{
-    size_t n = p->n;
-    if (n < 2)
-        return KS_OK;
-    if (n > UINT32_MAX)
-        return ks_error_set(err, KS_ERR_FORMAT, path, 0, "more than %u kernel invocations",
-                            (unsigned)UINT32_MAX);
-    launch_key *keys = malloc(n * sizeof *keys);
-    if (!keys)
-        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
-    bool sorted = true;
-    for (size_t i = 0; i < n; i++) {
-        keys[i].first = first ? first[i] : 0;
-        keys[i].second = second ? second[i] : 0;
-        keys[i].index = (uint32_t)i;
-        if (i > 0 && cmp_launch(&keys[i - 1], &keys[i]) > 0)
-            sorted = false;
-    }
-    ks_status st = KS_OK;
-    if (!sorted) {
-        qsort(keys, n, sizeof *keys, cmp_launch);
-        uint32_t *order = malloc(n * sizeof *order);
-        if (!order) {
-            free(keys);
-            return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
-        }
-        for (size_t i = 0; i < n; i++)
-            order[i] = keys[i].index;
-        st = ks_profile_permute(p, order, err);
-        free(order);
-    }
-    free(keys);
-    return st;
-}
-
 /* ------------------------------------------------------------------ reading */
 
 static const ks_reader *find_reader(const char *name)
