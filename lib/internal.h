@@ -221,8 +221,5 @@ ks_status ks_read_nsys_gpu_trace_csv(ks_input *in, const ks_read_options *opt,
 /* Growable buffer helpers */
 ks_status ks_grow(void **ptr, size_t *capacity, size_t need, size_t elem, ks_error *err);
 
-/* Plan helpers shared by methods */
-ks_status ks_draw_without_replacement(ks_rng *rng, const uint32_t *members, size_t n,
-                                      uint64_t m, uint32_t *out);
 
 #endif
