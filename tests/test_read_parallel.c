@@ -1,6 +1,6 @@
 /*
  * test_read_parallel.c - reading nsys CSV exports in blocks on several
- * threads (lib/csv_parallel.c) and the readers' fast path (ks_csv_scan)
+ * threads (lib/io/csv_parallel.c) and the readers' fast path (ks_csv_scan)
  * give exactly what the general path gives on one thread.
  *
  * The reference for every input is one block, one thread, every line split

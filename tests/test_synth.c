@@ -1,5 +1,5 @@
 /*
- * test_synth.c - the synthetic workload generator (lib/synth.c).
+ * test_synth.c - the synthetic workload generator (lib/synth/synth.c).
  *
  * Every preset's output is parsed here with the library's own CSV splitter and
  * checked row by row against what nsys's cuda_kern_exec_trace report
@@ -24,11 +24,7 @@
 #include "ksample.h"
 #include "tmpdir.h"
 
-#if defined(__has_include)
-#if __has_include("../lib/read_nsys_csv.c")
 #define HAVE_NSYS_CSV_READER 1
-#endif
-#endif
 
 static int setup(void **state)
 {
