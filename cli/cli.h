@@ -22,54 +22,47 @@ int cli_usage_error(const char *cmd, const char *fmt, ...);
 typedef struct cli_input {
     ks_read_options read;
     const char *metrics; /* ncu CSV to attach */
+    const char *bbv;     /* Photon bbv.csv to attach */
 } cli_input;
 
 #define CLI_INPUT_LONG_OPTIONS                                                             \
     {"format", required_argument, NULL, 'F'}, {"device", required_argument, NULL, 'D'},   \
         {"name-kind", required_argument, NULL, 'N'},                                      \
-        {"metrics", required_argument, NULL, 'M'}
+        {"metrics", required_argument, NULL, 'M'}, {"bbv", required_argument, NULL, 'B'}
 
 #define CLI_INPUT_HELP                                                                     \
     "  --format NAME      input format (default: detected from content; see\n"            \
     "                     'ksample formats')\n"                                           \
     "  --device N         keep only kernels of GPU N (multi-GPU traces)\n"                \
     "  --name-kind K      nsys SQLite: demangled (default), short or mangled names\n"     \
-    "  --metrics NCU.csv  attach Nsight Compute metrics by launch order\n"
+    "  --metrics NCU.csv  attach Nsight Compute metrics by launch order\n"               \
+    "  --bbv BBV.csv      attach Photon basic-block vectors by launch order\n"
 
 void cli_input_init(cli_input *in);
 /* Handles one of the CLI_INPUT options; returns false if opt is not one. */
 bool cli_input_option(cli_input *in, int opt, const char *arg, int *rc);
 int cli_read_profile(const char *path, const cli_input *in, ks_profile **out);
 
-/* Options of the sampling methods, shared by sample and eval. */
-#define CLI_PARAM_LONG_OPTIONS                                                             \
+/* Options of the sampling methods, shared by sample and eval: the ones every
+ * method shares (key, epsilon, confidence, seed) and every method's own,
+ * derived from the methods' parameter tables (ks_method.params). */
+#define CLI_PARAM_SHARED_LONG_OPTIONS                                                      \
     {"key", required_argument, NULL, 'k'}, {"epsilon", required_argument, NULL, 'e'},     \
-        {"confidence", required_argument, NULL, 'c'}, {"seed", required_argument, NULL, 's'}, \
-        {"with-replacement", no_argument, NULL, 'R'},                                     \
-        {"n-th", required_argument, NULL, 'T'}, {"n-min", required_argument, NULL, 'm'},  \
-        {"target-speedup", required_argument, NULL, 'S'},                                 \
-        {"fraction", required_argument, NULL, 'f'},                                       \
-        {"allocation", required_argument, NULL, 'A'},                                     \
-        {"max-depth", required_argument, NULL, 'd'}
+        {"confidence", required_argument, NULL, 'c'}, {"seed", required_argument, NULL, 's'}
 
-#define CLI_PARAM_HELP                                                                     \
-    "  --key K            grouping key: name, name-notemplate, name+grid+block\n"        \
-    "                     (default: the method's; root/stem name, allegro\n"             \
-    "                     name+grid+block)\n"                                            \
-    "  --epsilon E        relative error bound (default 0.05)\n"                         \
-    "  --confidence C     confidence of the bound (default 0.95)\n"                      \
-    "  --seed N           random seed, recorded in the plan (default 1)\n"               \
-    "  --with-replacement stem/root: draw with replacement (the STEM paper's text);\n"   \
-    "                     default without (the authors' code)\n"                         \
-    "  --allocation A     root: joint (default: KKT over all leaves, bound on the\n"     \
-    "                     total) or tree (the paper: bound per kernel group)\n"          \
-    "  --max-depth N      root/allegro: split depth limit (default 64)\n"                \
-    "  --n-th N           allegro: split while n >= N (default 50)\n"                    \
-    "  --n-min N          allegro: draws per leaf at least N (default 30)\n"             \
-    "  --target-speedup S random: ceil(invocations / S) draws\n"                         \
-    "  --fraction F       random: ceil(invocations * F) draws (default 0.001)\n"
+/* Option values of the method parameters start here. */
+#define CLI_METHOD_PARAM_BASE 1000
 
+/* own[] (ending with a zero entry) followed by the input options, the shared
+ * parameters and every method parameter; free() the result. */
+struct option *cli_sampling_options(const struct option *own);
+/* Handles a shared or method parameter option; returns false if opt is
+ * neither. */
 bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd, int *rc);
+/* Prints the help of the shared and method parameters. */
+void cli_params_help(void);
+/* "root (default), stem, ..." into buf */
+void cli_method_names(char *buf, size_t size);
 
 bool cli_parse_double(const char *s, double *v);
 bool cli_parse_u64(const char *s, uint64_t *v);

@@ -19,8 +19,10 @@ static void help(void)
            "  --iters N          plans per method (default 10)\n"
            "  --json             print a JSON list of objects with keys method, samples,\n"
            "                     speedup_hmean, error_mean_pct, error_max_pct,\n"
-           "                     plan_seconds\n" CLI_PARAM_HELP CLI_INPUT_HELP
+           "                     plan_seconds, fit_seconds\n" CLI_INPUT_HELP
            "  -h, --help         this text\n");
+    cli_params_help();
+    printf("\nA method parameter applies to the methods that declare it.\n");
 }
 
 static void json_number(double x)
@@ -31,17 +33,29 @@ static void json_number(double x)
         printf("null");
 }
 
+static int eval_main(int argc, char **argv, const struct option *longopts);
+
 int cmd_eval(int argc, char **argv)
 {
-    static const struct option longopts[] = {
+    static const struct option own[] = {
         {"methods", required_argument, NULL, 'L'}, {"iters", required_argument, NULL, 'i'},
         {"json", no_argument, NULL, 'j'},          {"help", no_argument, NULL, 'h'},
-        CLI_PARAM_LONG_OPTIONS,                    CLI_INPUT_LONG_OPTIONS,
         {NULL, 0, NULL, 0}};
+    struct option *longopts = cli_sampling_options(own);
+    if (!longopts)
+        return KS_ERR_NOMEM;
+    int code = eval_main(argc, argv, longopts);
+    free(longopts);
+    return code;
+}
+
+static int eval_main(int argc, char **argv, const struct option *longopts)
+{
     cli_input input;
     cli_input_init(&input);
     ks_params pa;
     ks_params_init(&pa);
+    pa.strict = 0; /* a method parameter applies to the methods that declare it */
     char methods_buf[256] = "root,stem,allegro,random";
     uint64_t iters = 10;
     bool json = false;
@@ -78,15 +92,29 @@ int cmd_eval(int argc, char **argv)
     const char *names[16];
     int count = 0;
     for (char *tok = strtok(methods_buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (!ks_method_find(tok))
-            return cli_usage_error("eval", "unknown method '%s' (root, stem, allegro, random)",
-                                   tok);
+        if (!ks_method_find(tok)) {
+            char known[256];
+            cli_method_names(known, sizeof known);
+            return cli_usage_error("eval", "unknown method '%s' (%s)", tok, known);
+        }
         if (count == 16)
             return cli_usage_error("eval", "at most 16 methods");
         names[count++] = tok;
     }
     if (count == 0)
         return cli_usage_error("eval", "--methods is empty");
+    /* every method parameter given must belong to one of the methods */
+    for (size_t s = 0; s < pa.setting_count; s++) {
+        bool used = false;
+        for (int i = 0; i < count && !used; i++) {
+            const ks_method *m = ks_method_find(names[i]);
+            for (size_t k = 0; k < m->param_count && !used; k++)
+                used = strcmp(m->params[k].name, pa.settings[s].name) == 0;
+        }
+        if (!used)
+            return cli_usage_error("eval", "--%s is not a parameter of any method evaluated",
+                                   pa.settings[s].name);
+    }
     ks_profile *p;
     if ((rc = cli_read_profile(argv[optind], &input, &p)))
         return rc;
@@ -118,6 +146,8 @@ int cmd_eval(int argc, char **argv)
             json_number(r.error_max_pct);
             printf(", \"plan_seconds\": ");
             json_number(r.plan_seconds);
+            printf(", \"fit_seconds\": ");
+            json_number(r.fit_seconds);
             printf("}");
         } else {
             char bound[32] = "none";

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void help(void)
@@ -13,11 +14,12 @@ static void help(void)
            "estimate of any additive quantity X is sum(weight * X(id)).  Same input,\n"
            "options and seed give the same bytes.\n\n"
            "options:\n"
-           "  --method M         root (default), stem, allegro or random\n"
+           "  --method M         sampling method (see below; default root)\n"
            "  -o, --output FILE  plan file (default: standard output); written\n"
            "                     atomically\n"
-           "  --csv              write 'id,weight' CSV instead of the JSON plan\n" CLI_PARAM_HELP
-               CLI_INPUT_HELP "  -h, --help         this text\n");
+           "  --csv              write 'id,weight' CSV instead of the JSON plan\n"
+           CLI_INPUT_HELP "  -h, --help         this text\n");
+    cli_params_help();
 }
 
 static ks_status write_json(const void *ctx, FILE *f, ks_error *err)
@@ -30,13 +32,24 @@ static ks_status write_csv(const void *ctx, FILE *f, ks_error *err)
     return ks_plan_write_csv(ctx, f, err);
 }
 
+static int sample_main(int argc, char **argv, const struct option *longopts);
+
 int cmd_sample(int argc, char **argv)
 {
-    static const struct option longopts[] = {
+    static const struct option own[] = {
         {"method", required_argument, NULL, 'M' + 256}, {"output", required_argument, NULL, 'o'},
         {"csv", no_argument, NULL, 'C'},           {"help", no_argument, NULL, 'h'},
-        CLI_PARAM_LONG_OPTIONS,                    CLI_INPUT_LONG_OPTIONS,
         {NULL, 0, NULL, 0}};
+    struct option *longopts = cli_sampling_options(own);
+    if (!longopts)
+        return KS_ERR_NOMEM;
+    int code = sample_main(argc, argv, longopts);
+    free(longopts);
+    return code;
+}
+
+static int sample_main(int argc, char **argv, const struct option *longopts)
+{
     cli_input input;
     cli_input_init(&input);
     ks_params pa;
@@ -54,10 +67,11 @@ int cmd_sample(int argc, char **argv)
         }
         switch (opt) {
         case 'M' + 256:
-            if (!ks_method_find(optarg))
-                return cli_usage_error("sample",
-                                       "unknown method '%s' (root, stem, allegro, random)",
-                                       optarg);
+            if (!ks_method_find(optarg)) {
+                char names[256];
+                cli_method_names(names, sizeof names);
+                return cli_usage_error("sample", "unknown method '%s' (%s)", optarg, names);
+            }
             pa.method = optarg;
             break;
         case 'o':

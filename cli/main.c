@@ -113,6 +113,9 @@ bool cli_input_option(cli_input *in, int opt, const char *arg, int *rc)
     case 'M':
         in->metrics = arg;
         return true;
+    case 'B':
+        in->bbv = arg;
+        return true;
     }
     return false;
 }
@@ -123,7 +126,9 @@ int cli_read_profile(const char *path, const cli_input *in, ks_profile **out)
     ks_error_clear(&err);
     ks_status st = ks_profile_read(path, &in->read, out, &err);
     if (st == KS_OK && in->metrics)
-        st = ks_profile_attach_metrics(*out, in->metrics, &err);
+        st = ks_profile_attach(*out, KS_SOURCE_METRICS, in->metrics, &err);
+    if (st == KS_OK && in->bbv)
+        st = ks_profile_attach(*out, KS_SOURCE_BBV, in->bbv, &err);
     if (st != KS_OK) {
         ks_profile_free(*out);
         *out = NULL;

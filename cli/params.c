@@ -1,13 +1,60 @@
-/* params.c - parsing of the sampling options that sample and eval share. */
+/*
+ * params.c - the sampling options of sample and eval.  The shared ones are
+ * written here; every method parameter's option, validation and help come
+ * from the methods' own tables, so adding a method adds its options.
+ */
 #include "cli.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Every distinct method parameter, in table order (first method first); a
+ * name declared by several methods must mean the same thing (same type). */
+static const ks_param_def *unique_defs[64];
+static size_t unique_count;
+
+static void collect(void)
+{
+    if (unique_count)
+        return;
+    for (const ks_method *const *m = ks_methods(); *m; m++)
+        for (size_t i = 0; i < (*m)->param_count; i++) {
+            const ks_param_def *d = &(*m)->params[i];
+            size_t k = 0;
+            while (k < unique_count && strcmp(unique_defs[k]->name, d->name) != 0)
+                k++;
+            if (k == unique_count && unique_count < sizeof unique_defs / sizeof unique_defs[0])
+                unique_defs[unique_count++] = d;
+        }
+}
+
+struct option *cli_sampling_options(const struct option *own)
+{
+    collect();
+    static const struct option extra[] = {CLI_INPUT_LONG_OPTIONS,
+                                          CLI_PARAM_SHARED_LONG_OPTIONS};
+    size_t n_own = 0;
+    while (own[n_own].name)
+        n_own++;
+    size_t n_extra = sizeof extra / sizeof extra[0];
+    struct option *all = calloc(n_own + n_extra + unique_count + 1, sizeof *all);
+    if (!all)
+        return NULL;
+    memcpy(all, own, n_own * sizeof *all);
+    memcpy(all + n_own, extra, n_extra * sizeof *all);
+    for (size_t k = 0; k < unique_count; k++)
+        all[n_own + n_extra + k] = (struct option){
+            unique_defs[k]->name,
+            unique_defs[k]->type == KS_PARAM_BOOL ? no_argument : required_argument, NULL,
+            CLI_METHOD_PARAM_BASE + (int)k};
+    return all;
+}
 
 bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd, int *rc)
 {
     ks_error err;
     ks_error_clear(&err);
-    uint64_t u;
     *rc = 0;
     switch (opt) {
     case 'k':
@@ -29,40 +76,63 @@ bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd,
         if (!cli_parse_u64(arg, &pa->seed))
             *rc = cli_usage_error(cmd, "--seed needs a non-negative integer, got '%s'", arg);
         return true;
-    case 'R':
-        pa->with_replacement = 1;
-        return true;
-    case 'T':
-        if (!cli_parse_double(arg, &pa->allegro_n_th) || !(pa->allegro_n_th > 0))
-            *rc = cli_usage_error(cmd, "--n-th must be a positive number, got '%s'", arg);
-        return true;
-    case 'm':
-        if (!cli_parse_u64(arg, &pa->allegro_n_min) || pa->allegro_n_min < 1)
-            *rc = cli_usage_error(cmd, "--n-min must be a positive integer, got '%s'", arg);
-        return true;
-    case 'S':
-        if (!cli_parse_double(arg, &pa->target_speedup) || !(pa->target_speedup >= 1))
-            *rc = cli_usage_error(cmd, "--target-speedup must be >= 1, got '%s'", arg);
-        return true;
-    case 'f':
-        if (!cli_parse_double(arg, &pa->fraction) || !(pa->fraction > 0 && pa->fraction <= 1))
-            *rc = cli_usage_error(cmd, "--fraction must be in (0, 1], got '%s'", arg);
-        return true;
-    case 'A':
-        if (strcmp(arg, "joint") == 0)
-            pa->allocation = KS_ALLOC_JOINT;
-        else if (strcmp(arg, "tree") == 0)
-            pa->allocation = KS_ALLOC_TREE;
-        else
-            *rc = cli_usage_error(cmd, "--allocation must be joint or tree, got '%s'", arg);
-        return true;
-    case 'd':
-        if (!cli_parse_u64(arg, &u) || u < 1 || u > KS_MAX_DEPTH_LIMIT)
-            *rc = cli_usage_error(cmd, "--max-depth must be in 1..%d, got '%s'",
-                                  KS_MAX_DEPTH_LIMIT, arg);
-        else
-            pa->max_depth = (int)u;
-        return true;
     }
-    return false;
+    collect();
+    if (opt < CLI_METHOD_PARAM_BASE || opt >= CLI_METHOD_PARAM_BASE + (int)unique_count)
+        return false;
+    const ks_param_def *d = unique_defs[opt - CLI_METHOD_PARAM_BASE];
+    double v;
+    const char *value = arg ? arg : "";
+    if (ks_param_parse(d, value, &v, &err) != KS_OK ||
+        ks_params_set(pa, d->name, value, &err) != KS_OK)
+        *rc = cli_usage_error(cmd, "%s", err.message);
+    return true;
+}
+
+static void print_option(const char *name, const char *arg, const char *help)
+{
+    char left[64];
+    snprintf(left, sizeof left, "--%s%s%s", name, arg ? " " : "", arg ? arg : "");
+    printf("  %-18s %s\n", left, help);
+}
+
+void cli_params_help(void)
+{
+    collect();
+    char methods[256];
+    cli_method_names(methods, sizeof methods);
+    printf("  --key K            grouping key: name, name-notemplate, name+grid+block\n"
+           "                     (default: the method's)\n"
+           "  --epsilon E        relative error bound (default 0.05)\n"
+           "  --confidence C     confidence of the bound (default 0.95)\n"
+           "  --seed N           random seed, recorded in the plan (default 1)\n"
+           "\nmethods: %s\n\nmethod parameters:\n",
+           methods);
+    for (size_t k = 0; k < unique_count; k++) {
+        const ks_param_def *d = unique_defs[k];
+        print_option(d->name, d->type == KS_PARAM_BOOL ? NULL : d->arg, d->help);
+        char users[256] = "";
+        for (const ks_method *const *m = ks_methods(); *m; m++)
+            for (size_t i = 0; i < (*m)->param_count; i++)
+                if (strcmp((*m)->params[i].name, d->name) == 0) {
+                    size_t n = strlen(users);
+                    snprintf(users + n, sizeof users - n, "%s%s", n ? ", " : "", (*m)->name);
+                }
+        char def[80] = "";
+        if (d->type == KS_PARAM_CHOICE)
+            snprintf(def, sizeof def, "; default %s", d->choices[(int)d->def]);
+        else if (d->type != KS_PARAM_BOOL && d->def != 0)
+            snprintf(def, sizeof def, "; default %.15g", d->def);
+        printf("  %-18s (%s%s)\n", "", users, def);
+    }
+}
+
+void cli_method_names(char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (const ks_method *const *m = ks_methods(); *m; m++) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, size - n, "%s%s%s", n ? ", " : "", (*m)->name,
+                 m == ks_methods() ? " (default)" : "");
+    }
 }

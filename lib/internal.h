@@ -218,6 +218,19 @@ ks_status ks_read_nsys_gpu_trace_csv(ks_input *in, const ks_read_options *opt,
                                      const ks_lines_options *lines, ks_profile *p,
                                      ks_error *err);
 
+/* Whether two kernel names name the same kernel as different profilers
+ * print it (full demangled signature, bare function name, Itanium-mangled
+ * name). */
+bool ks_kernel_names_match(const char *a, const char *b);
+
+/* Second sources (lib/readers/attach.c): each reads a file into a profile
+ * that ks_profile_join aligns with the time profile.  *lines (malloc'd, one
+ * per launch, may be NULL) locates each launch in the file for errors. */
+ks_status ks_read_ncu_metrics(const char *path, ks_profile **out, long **lines,
+                              ks_error *err);
+ks_status ks_read_photon_bbv(const char *path, ks_profile **out, long **lines,
+                             ks_error *err);
+
 /* Growable buffer helpers */
 ks_status ks_grow(void **ptr, size_t *capacity, size_t need, size_t elem, ks_error *err);
 

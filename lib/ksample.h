@@ -65,6 +65,16 @@ typedef struct ks_metric_column {
     double *values; /* n values; NAN where the input had none */
 } ks_metric_column;
 
+/* A sparse vector per invocation in compressed-row form (basic-block
+ * vectors): invocation i holds index[offset[i] .. offset[i+1]) (ascending)
+ * with value[] alongside. */
+typedef struct ks_sparse_column {
+    char *name;
+    uint64_t *offset; /* n + 1 entries */
+    uint64_t *index;
+    double *value;
+} ks_sparse_column;
+
 typedef struct ks_profile {
     size_t n;             /* invocations, in launch order */
     size_t capacity;
@@ -92,6 +102,8 @@ typedef struct ks_profile {
 
     size_t metric_count;
     ks_metric_column *metrics;
+    size_t sparse_count;
+    ks_sparse_column *sparse;
 
     /* provenance */
     char source_format[32];   /* reader that produced it, e.g. "nsys-kern-exec-csv" */
@@ -125,6 +137,14 @@ const char *ks_profile_name(const ks_profile *p, size_t i); /* name of invocatio
 /* Adds (or finds) a metric column named name; values are NAN-filled. */
 ks_status ks_profile_metric(ks_profile *p, const char *name, ks_metric_column **col,
                             ks_error *err);
+/* The column named name, or NULL. */
+const ks_metric_column *ks_profile_find_metric(const ks_profile *p, const char *name);
+const ks_sparse_column *ks_profile_find_sparse(const ks_profile *p, const char *name);
+/* Adds a sparse column (replacing one of the same name), taking ownership of
+ * offset (n + 1 entries), index and value (offset[n] entries each), which
+ * must come from malloc; they are freed on error too. */
+ks_status ks_profile_set_sparse(ks_profile *p, const char *name, uint64_t *offset,
+                                uint64_t *index, double *value, ks_error *err);
 /* Reorders invocations by start time (stable), for inputs sorted otherwise. */
 ks_status ks_profile_sort_by_start(ks_profile *p, ks_error *err);
 /* Bytes held by the columns (names excluded). */
@@ -172,9 +192,23 @@ ks_status ks_profile_read(const char *path, const ks_read_options *opt, ks_profi
                           ks_error *err);
 /* Names of every reader, for --help: NULL-terminated. */
 const char *const *ks_reader_names(void);
-/* Attaches the metric columns of an Nsight Compute CSV to a time profile by
- * launch order; refuses when counts or kernel names do not line up. */
-ks_status ks_profile_attach_metrics(ks_profile *p, const char *ncu_path, ks_error *err);
+/* A second source of per-invocation data for a time profile, joined by
+ * launch order. */
+typedef enum ks_source {
+    KS_SOURCE_METRICS, /* Nsight Compute CSV: dense metric columns */
+    KS_SOURCE_BBV      /* Photon bbv.csv: sparse column "bbv" + metric "warps" */
+} ks_source;
+/* The command-line option that supplies a source, e.g. "--metrics NCU.csv". */
+const char *ks_source_option(ks_source source);
+/* Reads path as the given source and joins it to p (ks_profile_join). */
+ks_status ks_profile_attach(ks_profile *p, ks_source source, const char *path, ks_error *err);
+/* Joins q's metric and sparse columns (and grid/block where p has none) to
+ * p launch by launch.  Refuses, naming the first launch that differs (and
+ * q's line when q_lines is given), unless the counts are equal, the kernel
+ * names agree (demangled, short and mangled forms of one name agree) and,
+ * where both give them, grid and block agree.  p is unchanged on refusal. */
+ks_status ks_profile_join(ks_profile *p, const ks_profile *q, const long *q_lines,
+                          const char *q_path, ks_error *err);
 
 /* ------------------------------------------------------------- random numbers */
 
@@ -213,35 +247,62 @@ size_t ks_two_means_cut(const double *sorted, size_t n, double *sse_out);
 
 /* --------------------------------------------------------------------- plan */
 
+/* Parameters every method shares, plus the settings of method parameters
+ * by name (as the user gave them); each method resolves the settings against
+ * its own parameter table (ks_method.params). */
+#define KS_MAX_SETTINGS 24
+typedef struct ks_setting {
+    char name[32];
+    char value[64];
+} ks_setting;
+
 typedef struct ks_params {
     const char *method;
     ks_key key;
     int key_given;          /* the user set --key (else the method's default) */
     double epsilon;         /* error bound, e.g. 0.05 */
     double confidence;      /* e.g. 0.95 */
-    int with_replacement;   /* STEM/ROOT: draw with replacement */
-    double allegro_n_th;    /* Allegro: split while n >= n_th (50) */
-    uint64_t allegro_n_min; /* Allegro: at least n_min draws per leaf (30) */
-    double target_speedup;  /* Random: draws = ceil(N / S); 0 = unset */
-    double fraction;        /* Random: draws = ceil(N * f); 0 = unset */
     uint64_t seed;
-    int max_depth;          /* ROOT/Allegro: recursion guard */
-    /* ROOT: how leaves are sized once the tree is built.  KS_ALLOC_JOINT
-     * (default) re-runs STEM's KKT jointly over every leaf of every group, so
-     * the bound holds on the workload total with the fewest samples;
-     * KS_ALLOC_TREE keeps the sizes the split tree gave (the paper's ROOT:
-     * each kernel group within epsilon on its own). */
-    int allocation;
+    /* 1: a setting the method does not declare is an error (sample);
+     * 0: it is ignored (eval runs several methods with one set of options) */
+    int strict;
+    size_t setting_count;
+    ks_setting settings[KS_MAX_SETTINGS];
 } ks_params;
 
-enum { KS_ALLOC_JOINT = 0, KS_ALLOC_TREE = 1 };
+void ks_params_init(ks_params *p);
+/* Records a method parameter by name ("n-th", "allocation", ...); checked
+ * when a method resolves it.  Setting a name twice keeps the last value. */
+ks_status ks_params_set(ks_params *p, const char *name, const char *value, ks_error *err);
 
+/* One parameter of a method, declared once: the command-line option, its
+ * help, its validation and its entry in the plan all come from this row. */
+typedef enum ks_param_type {
+    KS_PARAM_BOOL,   /* int: 0 or 1; an option without value */
+    KS_PARAM_UINT,   /* uint64_t */
+    KS_PARAM_REAL,   /* double */
+    KS_PARAM_CHOICE  /* int: index into choices */
+} ks_param_type;
+
+typedef struct ks_param_def {
+    const char *name;  /* option name without "--"; in the plan with '-' as '_' */
+    ks_param_type type;
+    size_t offset;     /* of the value in the method's parameter struct */
+    double min, max;   /* UINT, REAL: inclusive range */
+    double def;        /* default (CHOICE: index; BOOL: 0 or 1) */
+    const char *const *choices; /* CHOICE: NULL-terminated names */
+    const char *arg;   /* the value's name in --help, e.g. "N" */
+    const char *help;
+} ks_param_def;
+
+/* Parses value as def's type and range into *out (a double; UINT and CHOICE
+ * as exact integers).  Errors say which option and why. */
+ks_status ks_param_parse(const ks_param_def *def, const char *value, double *out,
+                         ks_error *err);
 /* Deepest split tree allowed; a cluster's path ("0.1.0...") then fits in
  * KS_PATH_SIZE bytes. */
 #define KS_MAX_DEPTH_LIMIT 200
 #define KS_PATH_SIZE (2 * KS_MAX_DEPTH_LIMIT + 8)
-
-void ks_params_init(ks_params *p);
 
 typedef struct ks_cluster {
     uint32_t group;    /* index into the plan's group labels */
@@ -260,9 +321,16 @@ typedef struct ks_sample {
     uint32_t cluster;
 } ks_sample;
 
+/* The most bytes a method's parameter struct may take (a plan keeps a copy). */
+#define KS_METHOD_PARAMS_MAX 128
+
 typedef struct ks_plan {
     ks_params params;
     char method[32];
+    /* the method's parameter table and its resolved values, for the record */
+    const ks_param_def *param_defs;
+    size_t param_count;
+    unsigned char param_values[KS_METHOD_PARAMS_MAX];
     double z;
     size_t group_count;
     char **group_labels;
@@ -292,6 +360,9 @@ ks_status ks_plan_add_sample(ks_plan *plan, uint64_t id, double weight, uint32_t
                              ks_error *err);
 /* Sorts samples by id, merges repeats (weights add), fills totals. */
 ks_status ks_plan_finish(ks_plan *plan, const ks_profile *p, ks_error *err);
+/* The value of the plan's method parameter `name` (CHOICE: its index, BOOL:
+ * 0 or 1), or NAN when the method has no such parameter. */
+double ks_plan_param(const ks_plan *plan, const char *name);
 /* Estimate of sum over all invocations of values[i] (values indexed by id). */
 double ks_plan_estimate(const ks_plan *plan, const double *values);
 double ks_plan_estimate_duration(const ks_plan *plan, const ks_profile *p);
@@ -307,22 +378,75 @@ ks_status ks_write_atomic(const char *path, ks_writer_fn fn, const void *ctx, ks
 
 /* ------------------------------------------------------------------ methods */
 
+/* What a method needs from its inputs; the pipeline checks before fitting
+ * and names the option that supplies what is missing. */
+enum {
+    KS_NEED_TIME = 1u << 0,    /* kernel durations (a time profile) */
+    KS_NEED_METRICS = 1u << 1, /* the dense metric columns in ks_method.metrics */
+    KS_NEED_SPARSE = 1u << 2,  /* the sparse column ks_method.sparse */
+    KS_NEED_DIMS = 1u << 3     /* grid and block of every launch */
+};
+
+/* What fit and select see: the profile, its groups by the plan's key, the
+ * shared parameters and the method's own, resolved from its table. */
+typedef struct ks_method_input {
+    const ks_profile *profile;
+    const ks_groups *groups;
+    const ks_params *params;
+    const void *method_params; /* the method's parameter struct */
+    double z;                  /* for params->confidence */
+} ks_method_input;
+
+/* A sampling method: one file in lib/methods and one row in the table
+ * (lib/methods/method.c).  fit does everything that does not depend on the
+ * seed (grouping, sorting, split trees, sizes, training) and may be NULL;
+ * select draws the sample with the seeded generator, filling clusters,
+ * samples and the bound; eval fits once and selects once per seed. */
 typedef struct ks_method {
     const char *name;
     const char *summary;
     ks_key default_key;
-    /* groups were built with params->key */
-    ks_status (*plan)(const ks_profile *p, const ks_groups *groups, const ks_params *params,
-                      ks_rng *rng, ks_plan *plan, ks_error *err);
+    unsigned needs;                 /* KS_NEED_* */
+    const char *const *metrics;     /* KS_NEED_METRICS: NULL-terminated column names */
+    const char *sparse;             /* KS_NEED_SPARSE: column name */
+    const ks_param_def *params;     /* the method's own parameters */
+    size_t param_count;
+    size_t params_size;             /* sizeof its parameter struct */
+    /* cross-parameter checks after each value passed its own; may be NULL */
+    ks_status (*check)(const void *method_params, ks_error *err);
+    ks_status (*fit)(const ks_method_input *in, void **model, ks_error *err);
+    ks_status (*select)(const ks_method_input *in, const void *model, ks_rng *rng,
+                        ks_plan *plan, ks_error *err);
+    void (*model_free)(void *model);
+    /* a model that can be kept in a file (learned methods); may be NULL */
+    ks_status (*model_save)(const void *model, FILE *f, ks_error *err);
+    ks_status (*model_load)(FILE *f, const ks_method_input *in, void **model, ks_error *err);
 } ks_method;
 
 const ks_method *ks_method_find(const char *name);
 /* NULL-terminated list of every method */
 const ks_method *const *ks_methods(void);
+/* The method's default parameter struct with the settings applied and
+ * checked; out holds m->params_size bytes. */
+ks_status ks_method_resolve(const ks_method *m, const ks_params *params, void *out,
+                            ks_error *err);
+/* Whether p has what m needs; if not, the error names what is missing and
+ * the option that supplies it. */
+ks_status ks_method_check_inputs(const ks_method *m, const ks_profile *p, ks_error *err);
 
-/* The whole job: groups by the key, runs the method, finishes the plan. */
+/* A fitted method: the seed-independent work done once for a profile. */
+typedef struct ks_fitted ks_fitted;
+/* Resolves and checks everything, groups p by the key and fits. */
+ks_status ks_fit(const ks_profile *p, const ks_params *params, ks_fitted **out,
+                 ks_error *err);
+/* Draws one plan with this seed (the recorded seed). */
+ks_status ks_select(const ks_fitted *f, uint64_t seed, ks_plan *plan, ks_error *err);
+void ks_fitted_free(ks_fitted *f);
+const ks_method *ks_fitted_method(const ks_fitted *f);
+
+/* The whole job: ks_fit then ks_select with params->seed. */
 ks_status ks_plan_build(const ks_profile *p, const ks_params *params, ks_plan *plan,
-                    ks_error *err);
+                        ks_error *err);
 
 /* ---------------------------------------------------------------- evaluate */
 
@@ -333,13 +457,14 @@ typedef struct ks_eval_result {
     double speedup_hmean;
     double error_mean_pct;
     double error_max_pct;
-    double plan_seconds;    /* mean planning time */
+    double plan_seconds;    /* time of one plan: fit + mean select */
+    double fit_seconds;     /* the seed-independent part, done once */
     double bound_pct;       /* promised bound (0 = none) */
     double exceed_fraction; /* iterations whose error exceeded the bound */
 } ks_eval_result;
 
-/* Plans `iters` times with seeds seed, seed+1, ... and measures each plan's
- * estimate of the total time against the profile's own. */
+/* Fits once, then selects `iters` times with seeds seed, seed+1, ... and
+ * measures each plan's estimate of the total time against the profile's own. */
 ks_status ks_evaluate(const ks_profile *p, const ks_params *params, unsigned iters,
                       ks_eval_result *out, ks_error *err);
 

@@ -26,6 +26,8 @@
 #include "test_util.h"
 #include "tmpdir.h"
 
+enum { KS_ALLOC_JOINT = 0, KS_ALLOC_TREE = 1 };
+
 typedef struct config {
     const char *label, *method;
     int allocation, replacement;
@@ -49,10 +51,10 @@ static ks_params config_params(const config *c, uint64_t seed)
     ks_params pa;
     ks_params_init(&pa);
     pa.method = c->method;
-    pa.allocation = c->allocation;
-    pa.with_replacement = c->replacement;
-    pa.target_speedup = c->speedup;
-    pa.fraction = c->fraction;
+    tu_param(&pa, "allocation", "%s", c->allocation == KS_ALLOC_TREE ? "tree" : "joint");
+    tu_param(&pa, "with-replacement", "%d", (int)(c->replacement));
+    if ((c->speedup) > 0) tu_param(&pa, "target-speedup", "%.17g", (double)(c->speedup));
+    if ((c->fraction) > 0) tu_param(&pa, "fraction", "%.17g", (double)(c->fraction));
     pa.seed = seed;
     return pa;
 }
@@ -150,7 +152,7 @@ static void test_different_seed_different_samples(void **state)
             ks_params pa;
             ks_params_init(&pa);
             pa.method = methods[m];
-            pa.fraction = strcmp(methods[m], "random") == 0 ? 0.02 : 0;
+            if ((strcmp(methods[m], "random") == 0 ? 0.02 : 0) > 0) tu_param(&pa, "fraction", "%.17g", (double)(strcmp(methods[m], "random") == 0 ? 0.02 : 0));
             int differing = 0;
             for (uint64_t seed = 1; seed <= 5; seed++) {
                 pa.seed = seed;
@@ -288,11 +290,11 @@ static void test_cli_same_bytes(void **state)
         pa.method = runs[i].method;
         pa.seed = 31;
         if (strstr(runs[i].extra, "tree"))
-            pa.allocation = KS_ALLOC_TREE;
+            tu_param(&pa, "allocation", "tree");
         if (strstr(runs[i].extra, "replacement"))
-            pa.with_replacement = 1;
+            tu_param(&pa, "with-replacement", "%d", (int)(1));
         if (strstr(runs[i].extra, "fraction"))
-            pa.fraction = 0.05;
+            if ((0.05) > 0) tu_param(&pa, "fraction", "%.17g", (double)(0.05));
         bytes lib = plan_bytes(p, &pa, false);
         if (!same(&ba, &lib))
             fail_msg("ksample sample --method %s %s differs from ks_plan_write_json",

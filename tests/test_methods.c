@@ -49,12 +49,14 @@ static ks_plan make_plan(const ks_profile *p, const ks_params *pa)
     return plan;
 }
 
+enum { KS_ALLOC_JOINT = 0, KS_ALLOC_TREE = 1 };
+
 static ks_params params(const char *method, int allocation, double eps, uint64_t seed)
 {
     ks_params pa;
     ks_params_init(&pa);
     pa.method = method;
-    pa.allocation = allocation;
+    tu_param(&pa, "allocation", "%s", allocation == KS_ALLOC_TREE ? "tree" : "joint");
     pa.epsilon = eps;
     pa.seed = seed;
     return pa;
@@ -199,7 +201,7 @@ static void check_plan_structure(const ks_profile *p, const ks_plan *plan)
     const char *method = plan->method;
     bool is_random = strcmp(method, "random") == 0;
     bool is_allegro = strcmp(method, "allegro") == 0;
-    bool replacement = plan->params.with_replacement || is_random || is_allegro;
+    bool replacement = (ks_plan_param(plan, "with-replacement") > 0) || is_random || is_allegro;
     assert_int_equal(plan->population, p->n);
     assert_true(plan->total_ns == ks_profile_total_ns(p));
     assert_true(plan->cluster_count >= 1);
@@ -332,8 +334,8 @@ static void test_plan_structure(void **state)
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             for (double eps = 0.02; eps < 0.3; eps *= 3) {
                 ks_params pa = params(cases[i].method, cases[i].allocation, eps, 3);
-                pa.with_replacement = cases[i].replacement;
-                pa.fraction = strcmp(cases[i].method, "random") == 0 ? 0.01 : 0;
+                tu_param(&pa, "with-replacement", "%d", (int)(cases[i].replacement));
+                if ((strcmp(cases[i].method, "random") == 0 ? 0.01 : 0) > 0) tu_param(&pa, "fraction", "%.17g", (double)(strcmp(cases[i].method, "random") == 0 ? 0.01 : 0));
                 ks_plan plan = make_plan(p, &pa);
                 check_plan_structure(p, &plan);
                 ks_plan_free(&plan);
@@ -471,22 +473,22 @@ static void check_node(tree_ctx *t, const char *path, int depth)
     node_range(t, path, &lo, &hi);
     range_stat s = stats_of(t->v + lo, hi - lo);
     const ks_cluster *leaf = find_leaf(t, path);
-    bool splittable = s.n >= 2 && t->v[lo] != t->v[hi - 1] && depth < pa->max_depth;
+    bool splittable = s.n >= 2 && t->v[lo] != t->v[hi - 1] && depth < ks_plan_param(t->plan, "max-depth");
     size_t cut = splittable ? ks_two_means_cut(t->vd + lo, hi - lo, NULL) : 0;
     double n_real = allegro_n(&s, pa->epsilon, t->plan->z);
     if (leaf) {
         t->leaves_seen++;
         if (t->allegro) {
-            if (cut > 0 && n_real >= pa->allegro_n_th)
+            if (cut > 0 && n_real >= ks_plan_param(t->plan, "n-th"))
                 fail_msg("allegro group %u leaf '%s' has n = %.6g >= n_th = %g", t->group,
-                         path, n_real, pa->allegro_n_th);
+                         path, n_real, ks_plan_param(t->plan, "n-th"));
             uint64_t want = (uint64_t)ceil(n_real - 1e-9);
-            if (want < pa->allegro_n_min)
-                want = pa->allegro_n_min;
+            if (want < (uint64_t)ks_plan_param(t->plan, "n-min"))
+                want = (uint64_t)ks_plan_param(t->plan, "n-min");
             if (want < 1)
                 want = 1;
             assert_int_equal(leaf->m, want);
-            assert_true(leaf->m >= pa->allegro_n_min);
+            assert_true(leaf->m >= (uint64_t)ks_plan_param(t->plan, "n-min"));
             assert_true(is_close(leaf->m_real, n_real, 1e-9));
         }
         return;
@@ -498,9 +500,9 @@ static void check_node(tree_ctx *t, const char *path, int depth)
     if (cut == 0 || hi0 - lo0 != cut)
         fail_msg("group %u node '%s' (n = %zu) split at %zu, the 2-means cut is %zu", t->group,
                  path, s.n, hi0 - lo0, cut);
-    if (t->allegro && !(n_real >= pa->allegro_n_th))
+    if (t->allegro && !(n_real >= ks_plan_param(t->plan, "n-th")))
         fail_msg("allegro group %u node '%s' split with n = %.6g < n_th = %g", t->group, path,
-                 n_real, pa->allegro_n_th);
+                 n_real, ks_plan_param(t->plan, "n-th"));
     check_node(t, child, depth + 1);
     snprintf(child, sizeof child, "%s.1", path);
     check_node(t, child, depth + 1);
@@ -626,7 +628,7 @@ static void check_root_reference(const ks_profile *p, const ks_plan *plan)
 {
     const ks_params *pa = &plan->params;
     double eps = pa->epsilon, z = plan->z;
-    bool joint = pa->allocation == KS_ALLOC_JOINT;
+    bool joint = ks_plan_param(plan, "allocation") == KS_ALLOC_JOINT;
     sorted_groups sg;
     sorted_groups_build(p, pa->key, &sg);
     size_t gk = sg.g.count;
@@ -662,7 +664,7 @@ static void check_root_reference(const ks_profile *p, const ks_plan *plan)
             m0 = stem_single_size(&s, eps, z);
         }
         first[gi] = r.count;
-        ref_grow(&r, (uint32_t)gi, v, vd, 0, n, m0, eps_g, z, 0, pa->max_depth, "0");
+        ref_grow(&r, (uint32_t)gi, v, vd, 0, n, m0, eps_g, z, 0, (int)ks_plan_param(plan, "max-depth"), "0");
     }
     first[gk] = r.count;
 
@@ -779,7 +781,7 @@ static void test_root_splits_two_modes(void **state)
     for (int alloc = 0; alloc < 2; alloc++) {
         ks_params pa = params("root", alloc, 0.05, 1);
         ks_plan root = make_plan(p, &pa);
-        pa.method = "stem";
+        pa = params("stem", 0, 0.05, 1);
         ks_plan stem = make_plan(p, &pa);
         assert_int_equal(stem.cluster_count, 1);
         assert_true(root.cluster_count >= 2);
@@ -853,7 +855,7 @@ static void test_root_degenerate_kernels(void **state)
     for (size_t k = 0; k < 3; k++) {
         for (int repl = 0; repl < 2; repl++) {
             ks_params pa = params(cases[k].method, cases[k].allocation, 0.05, 11);
-            pa.with_replacement = repl;
+            tu_param(&pa, "with-replacement", "%d", (int)(repl));
             ks_plan plan = make_plan(p, &pa);
             check_plan_structure(p, &plan);
             for (uint32_t gi = 0; gi < plan.group_count; gi++) {
@@ -902,7 +904,7 @@ static void test_root_joint_cheaper_than_stem(void **state)
             for (double eps = 0.02; eps < 0.2; eps *= 2) {
                 ks_params pa = params("root", KS_ALLOC_JOINT, eps, seed);
                 ks_plan root = make_plan(p, &pa);
-                pa.method = "stem";
+                pa = params("stem", 0, eps, seed);
                 ks_plan stem = make_plan(p, &pa);
                 double rc = tu_plan_cost(&root), sc = tu_plan_cost(&stem);
                 if (!(rc <= sc * (1 + 1e-12)))
@@ -933,7 +935,7 @@ static void test_root_bounds_on_workloads(void **state)
             for (int k = 0; k < 4; k++) {
                 int alloc = k & 1, repl = k >> 1;
                 ks_params pa = params("root", alloc, eps, 1);
-                pa.with_replacement = repl;
+                tu_param(&pa, "with-replacement", "%d", (int)(repl));
                 ks_plan plan = make_plan(p, &pa);
                 for (uint32_t gi = 0; gi < plan.group_count; gi++) {
                     bool joint = alloc == KS_ALLOC_JOINT;
@@ -1074,7 +1076,7 @@ static void check_full_clusters_exact(const ks_plan *plan, const char *what)
         if (found != c->size || !unit_weights)
             fail_msg("%s, replacement %d: cluster %u (%s) has m = N = %llu but %llu distinct "
                      "members were sampled%s",
-                     what, plan->params.with_replacement, ci, c->path,
+                     what, (ks_plan_param(plan, "with-replacement") > 0), ci, c->path,
                      (unsigned long long)c->size, (unsigned long long)found,
                      unit_weights ? "" : ", not all with weight 1");
     }
@@ -1094,7 +1096,7 @@ static void test_full_cluster_exact(void **state)
     for (size_t k = 0; k < 3; k++) {
         for (int repl = 0; repl < 2; repl++) {
             ks_params pa = params(cases[k].method, cases[k].allocation, 0.01, 5);
-            pa.with_replacement = repl;
+            tu_param(&pa, "with-replacement", "%d", (int)(repl));
             ks_plan plan = make_plan(p, &pa);
             if (strcmp(cases[k].method, "stem") == 0)
                 assert_int_equal(plan.clusters[0].m, 10); /* the bound needs all of it */
@@ -1183,7 +1185,7 @@ static void test_statistics(void **state)
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             ks_params pa = params(cases[i].method, cases[i].allocation, 0.05, 0);
             pa.confidence = 1 - alpha;
-            pa.fraction = strcmp(cases[i].method, "random") == 0 ? 0.01 : 0;
+            if ((strcmp(cases[i].method, "random") == 0 ? 0.01 : 0) > 0) tu_param(&pa, "fraction", "%.17g", (double)(strcmp(cases[i].method, "random") == 0 ? 0.01 : 0));
             run_stats r = repeat(p, &pa, seeds);
             print_message("%-10s %-11s mean error %+.5f (se %.5f, %+.1f se), |error| > eps "
                           "in %.3f, %.0f samples, speedup %.1f\n",
@@ -1397,8 +1399,8 @@ static void test_allegro_thresholds(void **state)
         static const uint64_t n_min[] = {30, 1, 5};
         for (int i = 0; i < 3; i++) {
             ks_params pa = params("allegro", 0, 0.05, 1);
-            pa.allegro_n_th = n_th[i];
-            pa.allegro_n_min = n_min[i];
+            tu_param(&pa, "n-th", "%.17g", (double)(n_th[i]));
+            tu_param(&pa, "n-min", "%llu", (unsigned long long)(n_min[i]));
             ks_plan plan = make_plan(p, &pa);
             check_plan_structure(p, &plan);
             check_tree(p, &plan, true);
@@ -1406,7 +1408,7 @@ static void test_allegro_thresholds(void **state)
         }
         /* n_th out of reach: no splits, one leaf per group */
         ks_params pa = params("allegro", 0, 0.05, 1);
-        pa.allegro_n_th = 1e300;
+        tu_param(&pa, "n-th", "%.17g", (double)(1e300));
         ks_plan plan = make_plan(p, &pa);
         assert_int_equal(plan.cluster_count, plan.group_count);
         check_tree(p, &plan, true);
@@ -1424,8 +1426,8 @@ static void check_random_draws(size_t n, double speedup, double fraction, uint64
         assert_int_equal(tu_append(p, i % 2 ? "a" : "b", 100 + (int64_t)(i % 17), NULL, NULL),
                          KS_OK);
     ks_params pa = params("random", 0, 0.05, 9);
-    pa.target_speedup = speedup;
-    pa.fraction = fraction;
+    if ((speedup) > 0) tu_param(&pa, "target-speedup", "%.17g", (double)(speedup));
+    if ((fraction) > 0) tu_param(&pa, "fraction", "%.17g", (double)(fraction));
     ks_plan plan = make_plan(p, &pa);
     if (plan.draws != want)
         fail_msg("random N = %zu, S = %g, f = %g: %llu draws, want %llu", n, speedup, fraction,
@@ -1472,13 +1474,13 @@ static void test_random_bad_params(void **state)
     (void)state;
     ks_profile *p = tu_named_workload(2, 100, 1);
     ks_params pa = params("random", 0, 0.05, 1);
-    pa.target_speedup = 10;
-    pa.fraction = 0.1;
+    if ((10) > 0) tu_param(&pa, "target-speedup", "%.17g", (double)(10));
+    if ((0.1) > 0) tu_param(&pa, "fraction", "%.17g", (double)(0.1));
     ks_plan plan;
     ks_error err;
     assert_int_equal(ks_plan_build(p, &pa, &plan, &err), KS_ERR_USAGE);
-    pa.target_speedup = 0.5;
-    pa.fraction = 0;
+    if ((0.5) > 0) tu_param(&pa, "target-speedup", "%.17g", (double)(0.5));
+    if ((0) > 0) tu_param(&pa, "fraction", "%.17g", (double)(0));
     assert_int_equal(ks_plan_build(p, &pa, &plan, &err), KS_ERR_USAGE);
     ks_profile_free(p);
 }

@@ -1,6 +1,6 @@
 /*
  * test_read_ncu.c - the Nsight Compute readers (details and raw layouts) and
- * ks_profile_attach_metrics, on files written here at test time: the three
+ * ks_profile_attach (KS_SOURCE_METRICS), on files written here at test time: the three
  * details header versions with ncu's and the program's own lines mixed in,
  * NVTX columns, the raw layout with its units row, a gzip copy, malformed
  * and truncated files, and attaching to a time profile built in memory.
@@ -55,7 +55,7 @@ static void attach_ok(ks_profile *p, const char *path)
 {
     ks_error err;
     ks_error_clear(&err);
-    if (ks_profile_attach_metrics(p, path, &err) != KS_OK)
+    if (ks_profile_attach(p, KS_SOURCE_METRICS, path, &err) != KS_OK)
         fail_msg("%s:%ld: %s", err.file, err.line, err.message);
 }
 
@@ -691,7 +691,7 @@ static void test_attach(void **state)
     /* profile without grid columns: nothing to cross-check, still fine */
     p = time_profile(names, 3, false);
     ks_error err;
-    assert_int_equal(ks_profile_attach_metrics(p, path, &err), KS_OK);
+    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_OK);
     ks_profile_free(p);
 }
 
@@ -704,7 +704,7 @@ static void test_attach_refusals(void **state)
     /* a name that does not line up */
     const char *wrong[] = {"void foo<int>(float*)", "void qux(double)", "void ns::baz(int)"};
     ks_profile *p = time_profile(wrong, 3, true);
-    assert_int_equal(ks_profile_attach_metrics(p, path, &err), KS_ERR_FORMAT);
+    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
     assert_contains(err.message, "launch 1");
     assert_contains(err.message, "\"void qux(double)\"");
     assert_contains(err.message, "\"bar\"");
@@ -716,14 +716,14 @@ static void test_attach_refusals(void **state)
     /* a template argument that differs is a different kernel */
     const char *other_template[] = {"void foo<float>(float*)", "bar", "ns::baz"};
     p = time_profile(other_template, 3, false);
-    assert_int_equal(ks_profile_attach_metrics(p, path, &err), KS_ERR_FORMAT);
+    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
     assert_contains(err.message, "launch 0");
     ks_profile_free(p);
 
     /* counts differ */
     const char *four[] = {"foo<int>", "bar", "ns::baz", "bar"};
     p = time_profile(four, 4, true);
-    assert_int_equal(ks_profile_attach_metrics(p, path, &err), KS_ERR_FORMAT);
+    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
     assert_contains(err.message, "3 kernel launches");
     assert_contains(err.message, "profile 4");
     assert_int_equal(p->metric_count, 0);
@@ -732,7 +732,7 @@ static void test_attach_refusals(void **state)
     /* counts differ and a name too: both are said */
     const char *two[] = {"foo<int>", "quux"};
     p = time_profile(two, 2, true);
-    assert_int_equal(ks_profile_attach_metrics(p, path, &err), KS_ERR_FORMAT);
+    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
     assert_contains(err.message, "profile 2");
     assert_contains(err.message, "launch 1");
     assert_contains(err.message, "\"quux\"");
@@ -742,7 +742,7 @@ static void test_attach_refusals(void **state)
     const char *names[] = {"foo<int>", "bar", "ns::baz"};
     p = time_profile(names, 3, true);
     p->grid[3 * 2] = 8;
-    assert_int_equal(ks_profile_attach_metrics(p, path, &err), KS_ERR_FORMAT);
+    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
     assert_contains(err.message, "launch 2");
     assert_contains(err.message, "grid (8, 1, 1)");
     ks_profile_free(p);
@@ -750,9 +750,9 @@ static void test_attach_refusals(void **state)
     /* not an ncu file */
     const char *other = write_text("nsys.csv", "Start (ns),Duration (ns),Name\n1,2,k\n");
     p = time_profile(names, 3, true);
-    assert_int_equal(ks_profile_attach_metrics(p, other, &err), KS_ERR_FORMAT);
+    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, other, &err), KS_ERR_FORMAT);
     assert_contains(err.message, "not an Nsight Compute CSV");
-    assert_int_equal(ks_profile_attach_metrics(p, "/nonexistent/ncu.csv", &err), KS_ERR_IO);
+    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, "/nonexistent/ncu.csv", &err), KS_ERR_IO);
     ks_profile_free(p);
 }
 
@@ -774,13 +774,13 @@ static void test_attach_name_cut(void **state)
     const char *anon[] = {"void (anonymous namespace)::k2(float*)", "void scale<(int)2>(float*)"};
     p = time_profile(anon, 2, false);
     ks_error err;
-    assert_int_equal(ks_profile_attach_metrics(p, path, &err), KS_ERR_FORMAT);
+    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
     assert_contains(err.message, "launch 0");
     ks_profile_free(p);
 
     const char *tmpl[] = {"void (anonymous namespace)::k1(float*)", "void scale<(int)3>(float*)"};
     p = time_profile(tmpl, 2, false);
-    assert_int_equal(ks_profile_attach_metrics(p, path, &err), KS_ERR_FORMAT);
+    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
     assert_contains(err.message, "launch 1");
     ks_profile_free(p);
 }

@@ -11,6 +11,9 @@
 #define KS_TEST_UTIL_H
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +37,28 @@ typedef struct tu_kernel {
     uint32_t grid[3];   /* all zero: the invocation has no grid/block */
     uint32_t block[3];
 } tu_kernel;
+
+/* Sets method parameter name = value (printf'd) when pa->method declares it;
+ * methods without it are left alone, as eval does. */
+static inline void tu_param(ks_params *pa, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static inline void tu_param(ks_params *pa, const char *name, const char *fmt, ...)
+{
+    const ks_method *m = ks_method_find(pa->method ? pa->method : "root");
+    bool declared = false;
+    for (size_t i = 0; m && i < m->param_count; i++)
+        declared |= strcmp(m->params[i].name, name) == 0;
+    if (!declared)
+        return;
+    char value[64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(value, sizeof value, fmt, ap);
+    va_end(ap);
+    ks_error err;
+    if (ks_params_set(pa, name, value, &err) != KS_OK)
+        abort();
+}
 
 static inline int64_t tu_duration(const tu_kernel *k, ks_rng *rng)
 {

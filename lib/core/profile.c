@@ -46,6 +46,13 @@ void ks_profile_free(ks_profile *p)
         free(p->metrics[i].values);
     }
     free(p->metrics);
+    for (size_t i = 0; i < p->sparse_count; i++) {
+        free(p->sparse[i].name);
+        free(p->sparse[i].offset);
+        free(p->sparse[i].index);
+        free(p->sparse[i].value);
+    }
+    free(p->sparse);
     free(p);
 }
 
@@ -345,6 +352,52 @@ ks_status ks_profile_metric(ks_profile *p, const char *name, ks_metric_column **
     return KS_OK;
 }
 
+const ks_metric_column *ks_profile_find_metric(const ks_profile *p, const char *name)
+{
+    for (size_t i = 0; i < p->metric_count; i++)
+        if (strcmp(p->metrics[i].name, name) == 0)
+            return &p->metrics[i];
+    return NULL;
+}
+
+const ks_sparse_column *ks_profile_find_sparse(const ks_profile *p, const char *name)
+{
+    for (size_t i = 0; i < p->sparse_count; i++)
+        if (strcmp(p->sparse[i].name, name) == 0)
+            return &p->sparse[i];
+    return NULL;
+}
+
+ks_status ks_profile_set_sparse(ks_profile *p, const char *name, uint64_t *offset,
+                                uint64_t *index, double *value, ks_error *err)
+{
+    ks_sparse_column *c = (ks_sparse_column *)ks_profile_find_sparse(p, name);
+    if (!c) {
+        ks_sparse_column *all = realloc(p->sparse, (p->sparse_count + 1) * sizeof *all);
+        char *copy = strdup(name);
+        if (!all || !copy) {
+            if (all)
+                p->sparse = all;
+            free(copy);
+            free(offset);
+            free(index);
+            free(value);
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        }
+        p->sparse = all;
+        c = &all[p->sparse_count++];
+        memset(c, 0, sizeof *c);
+        c->name = copy;
+    }
+    free(c->offset);
+    free(c->index);
+    free(c->value);
+    c->offset = offset;
+    c->index = index;
+    c->value = value;
+    return KS_OK;
+}
+
 size_t ks_profile_column_bytes(const ks_profile *p)
 {
     size_t per = sizeof(int64_t) + sizeof(uint32_t);
@@ -406,6 +459,32 @@ ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err)
         p->metrics[m].values = tmp;
     }
     PERMUTE(start_ns, int64_t, 1);
+    for (size_t k = 0; k < p->sparse_count; k++) {
+        ks_sparse_column *c = &p->sparse[k];
+        size_t nnz = c->offset[p->n];
+        uint64_t *offset = malloc((p->n + 1) * sizeof *offset);
+        uint64_t *index = malloc((nnz ? nnz : 1) * sizeof *index);
+        double *value = malloc((nnz ? nnz : 1) * sizeof *value);
+        if (!offset || !index || !value) {
+            free(offset);
+            free(index);
+            free(value);
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        }
+        offset[0] = 0;
+        for (size_t i = 0; i < p->n; i++) {
+            uint64_t lo = c->offset[order[i]], len = c->offset[order[i] + 1] - lo;
+            memcpy(index + offset[i], c->index + lo, len * sizeof *index);
+            memcpy(value + offset[i], c->value + lo, len * sizeof *value);
+            offset[i + 1] = offset[i] + len;
+        }
+        free(c->offset);
+        free(c->index);
+        free(c->value);
+        c->offset = offset;
+        c->index = index;
+        c->value = value;
+    }
     return KS_OK;
 }
 

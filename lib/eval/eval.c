@@ -1,5 +1,5 @@
 /*
- * eval.c - how good a method is on a profile: plan it repeatedly with
+ * eval.c - how good a method is on a profile: fit it once, select with
  * different seeds and compare each plan's estimate of the total time with the
  * profile's own total.
  */
@@ -26,15 +26,21 @@ ks_status ks_evaluate(const ks_profile *p, const ks_params *params, unsigned ite
     double truth = ks_profile_total_ns(p);
     double inv_speedup = 0, err_sum = 0, err_max = 0, seconds = 0, samples = 0;
     unsigned exceed = 0;
+    ks_fitted *fitted;
+    double t_fit = now_seconds();
+    ks_status st = ks_fit(p, params, &fitted, err);
+    out->fit_seconds = now_seconds() - t_fit;
+    if (st != KS_OK)
+        return st;
     for (unsigned it = 0; it < iters; it++) {
-        ks_params pa = *params;
-        pa.seed = params->seed + it;
         ks_plan plan;
         double t0 = now_seconds();
-        ks_status st = ks_plan_build(p, &pa, &plan, err);
+        st = ks_select(fitted, params->seed + it, &plan, err);
         seconds += now_seconds() - t0;
-        if (st != KS_OK)
+        if (st != KS_OK) {
+            ks_fitted_free(fitted);
             return st;
+        }
         double est = ks_plan_estimate_duration(&plan, p);
         double e = truth > 0 ? fabs(est - truth) / truth : (est == 0 ? 0 : INFINITY);
         err_sum += e;
@@ -51,7 +57,8 @@ ks_status ks_evaluate(const ks_profile *p, const ks_params *params, unsigned ite
     out->speedup_hmean = inv_speedup > 0 ? iters / inv_speedup : INFINITY;
     out->error_mean_pct = 100 * err_sum / iters;
     out->error_max_pct = 100 * err_max;
-    out->plan_seconds = seconds / iters;
+    out->plan_seconds = out->fit_seconds + seconds / iters;
+    ks_fitted_free(fitted);
     out->exceed_fraction = (double)exceed / iters;
     return KS_OK;
 }

@@ -1,5 +1,5 @@
 /*
- * method_allegro.c - Allegro (Chung et al., MLArchSys'24), STEM's predecessor,
+ * allegro.c - Allegro (Chung et al., MLArchSys'24), STEM's predecessor,
  * as its authors' kernel_sample.py computes it:
  *   n = (z / eps * s / mean)^2 with s the SAMPLE standard deviation;
  *   a group with n >= n_th is split by 2-means and each child treated alike
@@ -14,9 +14,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct allegro_params {
+    double n_th;
+    uint64_t n_min;
+    uint64_t max_depth;
+} allegro_params;
+
+static const ks_param_def allegro_param_defs[] = {
+    {"n-th", KS_PARAM_REAL, offsetof(allegro_params, n_th), 1e-300, 1e300, 50, NULL, "N",
+     "split a group while its CLT size n >= N"},
+    /* n_min draws are made for every leaf: bounded so that a typo cannot ask
+     * for terabytes (10^7 draws of one leaf is already far past any use) */
+    {"n-min", KS_PARAM_UINT, offsetof(allegro_params, n_min), 1, 1e7, 30, NULL, "N",
+     "draws per leaf at least N"},
+    KS_PARAM_MAX_DEPTH(allegro_params),
+};
+
 typedef struct allegro_ctx {
     const ks_profile *p;
     const ks_params *pa;
+    const allegro_params *ap;
     double z;
     const uint32_t *ids;
     const double *values;
@@ -41,7 +58,7 @@ static ks_status visit(allegro_ctx *c, size_t lo, size_t hi, const char *path, i
     ks_range_stats(c->p, c->ids + lo, c->values + lo, hi - lo, &s);
     double n_real = allegro_n(&s, c->pa->epsilon, c->z);
     size_t cut = 0;
-    if (n_real >= c->pa->allegro_n_th && depth < c->pa->max_depth)
+    if (n_real >= c->ap->n_th && (uint64_t)depth < c->ap->max_depth)
         cut = ks_two_means_cut(c->values + lo, hi - lo, NULL);
     if (cut > 0) {
         char child[KS_PATH_SIZE];
@@ -53,8 +70,8 @@ static ks_status visit(allegro_ctx *c, size_t lo, size_t hi, const char *path, i
         return visit(c, lo + cut, hi, child, depth + 1);
     }
     uint64_t m = (uint64_t)ceil(n_real - 1e-9);
-    if (m < c->pa->allegro_n_min)
-        m = c->pa->allegro_n_min;
+    if (m < c->ap->n_min)
+        m = c->ap->n_min;
     if (m < 1)
         m = 1;
     ks_cluster cl = {.group = c->group, .path = (char *)path, .size = s.n, .mean_ns = s.mean,
@@ -69,18 +86,15 @@ static ks_status visit(allegro_ctx *c, size_t lo, size_t hi, const char *path, i
                    c->scratch, c->err);
 }
 
-static ks_status allegro_plan(const ks_profile *p, const ks_groups *g, const ks_params *pa,
-                              ks_rng *rng, ks_plan *plan, ks_error *err)
+static ks_status allegro_select(const ks_method_input *in, const void *model, ks_rng *rng,
+                                ks_plan *plan, ks_error *err)
 {
-    ks_members mem;
-    ks_status st = ks_members_build(p, g, &mem, err);
-    if (st != KS_OK)
-        return st;
-    size_t largest = 1;
-    for (size_t gi = 0; gi < g->count; gi++)
-        largest = g->size[gi] > largest ? g->size[gi] : largest;
-    allegro_ctx c = {.p = p, .pa = pa, .z = plan->z, .plan = plan, .rng = rng, .err = err};
-    c.scratch = malloc(largest * sizeof *c.scratch);
+    const ks_groups *g = in->groups;
+    const ks_members mem = *(const ks_members *)model;
+    ks_status st = KS_OK;
+    allegro_ctx c = {.p = in->profile, .pa = in->params, .ap = in->method_params, .z = in->z,
+                     .plan = plan, .rng = rng, .err = err};
+    c.scratch = malloc(ks_groups_largest(g) * sizeof *c.scratch);
     if (!c.scratch)
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     for (size_t gi = 0; gi < g->count && st == KS_OK; gi++) {
@@ -89,16 +103,22 @@ static ks_status allegro_plan(const ks_profile *p, const ks_groups *g, const ks_
         c.values = mem.values + mem.offset[gi];
         st = visit(&c, 0, g->size[gi], "0", 0);
     }
-    plan->bound = pa->epsilon;
+    plan->bound = in->params->epsilon;
     snprintf(plan->bound_scope, sizeof plan->bound_scope, "per-group");
     free(c.scratch);
-    ks_members_free(&mem);
     return st;
 }
 
 const ks_method ks_method_allegro = {
-    "allegro",
-    "Allegro: per-group CLT sizes, 2-means splits while n >= n_th, n_min draws (MLArchSys'24)",
-    KS_KEY_NAME_GRID_BLOCK,
-    allegro_plan,
+    .name = "allegro",
+    .summary = "Allegro: per-group CLT sizes, 2-means splits while n >= n_th, n_min draws "
+               "(MLArchSys'24)",
+    .default_key = KS_KEY_NAME_GRID_BLOCK,
+    .needs = KS_NEED_TIME,
+    .params = allegro_param_defs,
+    .param_count = sizeof allegro_param_defs / sizeof allegro_param_defs[0],
+    .params_size = sizeof(allegro_params),
+    .fit = ks_members_fit,
+    .select = allegro_select,
+    .model_free = ks_members_model_free,
 };

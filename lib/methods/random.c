@@ -1,20 +1,41 @@
 /*
- * method_random.c - uniform random baseline: ceil(N / S) draws (or ceil(N f))
+ * random.c - uniform random baseline: ceil(N / S) draws (or ceil(N f))
  * with replacement over all invocations, each weighted N / draws.
  */
 #include "sampling.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
-static ks_status random_plan(const ks_profile *p, const ks_groups *g, const ks_params *pa,
-                             ks_rng *rng, ks_plan *plan, ks_error *err)
+typedef struct random_params {
+    double target_speedup; /* 0: not given */
+    double fraction;       /* 0: not given */
+} random_params;
+
+static const ks_param_def random_param_defs[] = {
+    {"target-speedup", KS_PARAM_REAL, offsetof(random_params, target_speedup), 1, 1e300, 0,
+     NULL, "S", "ceil(invocations / S) draws"},
+    {"fraction", KS_PARAM_REAL, offsetof(random_params, fraction), 1e-300, 1, 0, NULL, "F",
+     "ceil(invocations * F) draws (default 0.001)"},
+};
+
+static ks_status random_check(const void *params, ks_error *err)
 {
-    (void)g;
-    double draws_real;
+    const random_params *pa = params;
     if (pa->target_speedup > 0 && pa->fraction > 0)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                             "random: give --target-speedup or --fraction, not both");
+    return KS_OK;
+}
+
+static ks_status random_select(const ks_method_input *in, const void *model, ks_rng *rng,
+                               ks_plan *plan, ks_error *err)
+{
+    (void)model;
+    const ks_profile *p = in->profile;
+    const random_params *pa = in->method_params;
+    double draws_real;
     /* ks_round_sample_size forgives the last-bit error of 100 * 0.07 =
      * 7.000000000000001, which a bare ceil() would turn into 8 */
     if (pa->target_speedup > 0)
@@ -65,8 +86,13 @@ static ks_status random_plan(const ks_profile *p, const ks_groups *g, const ks_p
 }
 
 const ks_method ks_method_random = {
-    "random",
-    "uniform random baseline, with replacement (--target-speedup S or --fraction f)",
-    KS_KEY_NAME,
-    random_plan,
+    .name = "random",
+    .summary = "uniform random baseline, with replacement (--target-speedup S or --fraction f)",
+    .default_key = KS_KEY_NAME,
+    .needs = KS_NEED_TIME,
+    .params = random_param_defs,
+    .param_count = sizeof random_param_defs / sizeof random_param_defs[0],
+    .params_size = sizeof(random_params),
+    .check = random_check,
+    .select = random_select,
 };

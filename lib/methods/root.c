@@ -1,5 +1,5 @@
 /*
- * method_root.c - ROOT (Chung et al., MICRO'25): STEM plus hierarchical
+ * root.c - ROOT (Chung et al., MICRO'25): STEM plus hierarchical
  * splitting of each kernel group on its duration distribution.
  *
  * Where this deviates from the published code, on purpose:
@@ -26,8 +26,28 @@
 #include "sampling.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+enum { ALLOC_JOINT = 0, ALLOC_TREE = 1 };
+
+typedef struct root_params {
+    int with_replacement;
+    int allocation;
+    uint64_t max_depth;
+} root_params;
+
+static const char *const allocations[] = {"joint", "tree", NULL};
+
+static const ks_param_def root_param_defs[] = {
+    KS_PARAM_WITH_REPLACEMENT(root_params),
+    {"allocation", KS_PARAM_CHOICE, offsetof(root_params, allocation), 0, 0, ALLOC_JOINT,
+     allocations, "A",
+     "joint (KKT over all leaves, bound on the total) or tree (the paper: bound per kernel "
+     "group)"},
+    KS_PARAM_MAX_DEPTH(root_params),
+};
 
 typedef struct leaf {
     uint32_t group;
@@ -40,7 +60,7 @@ typedef struct leaf {
 
 typedef struct root_ctx {
     const ks_profile *p;
-    const ks_params *pa;
+    const root_params *pa;
     double z;
     double eps;          /* the bound the current group's tree is grown under */
     const uint32_t *ids;  /* the group's invocations, sorted by duration */
@@ -90,7 +110,7 @@ static ks_status split(root_ctx *c, size_t lo, size_t hi, const ks_range_stat *s
 {
     ks_range_stat s = *sp;
     size_t n = hi - lo;
-    if (n < 2 || s.min == s.max || depth >= c->pa->max_depth)
+    if (n < 2 || s.min == s.max || (uint64_t)depth >= c->pa->max_depth)
         return add_leaf(c, lo, hi, &s, m_old, m_old_real, path);
     size_t cut = ks_two_means_cut(c->values + lo, n, NULL);
     if (cut == 0)
@@ -114,18 +134,18 @@ static ks_status split(root_ctx *c, size_t lo, size_t hi, const ks_range_stat *s
     return split(c, lo + cut, hi, &s1, m[1], m_real[1], child, depth + 1);
 }
 
-static ks_status root_plan(const ks_profile *p, const ks_groups *g, const ks_params *pa,
-                           ks_rng *rng, ks_plan *plan, ks_error *err)
+static ks_status root_select(const ks_method_input *in, const void *model, ks_rng *rng,
+                             ks_plan *plan, ks_error *err)
 {
-    ks_members mem;
-    ks_status st = ks_members_build(p, g, &mem, err);
-    if (st != KS_OK)
-        return st;
-    root_ctx c = {.p = p, .pa = pa, .z = plan->z, .err = err};
-    size_t gk = g->count, largest = 1;
-    for (size_t gi = 0; gi < gk; gi++)
-        largest = g->size[gi] > largest ? g->size[gi] : largest;
-    uint32_t *scratch = malloc(largest * sizeof *scratch);
+    const ks_profile *p = in->profile;
+    const ks_groups *g = in->groups;
+    const root_params *pa = in->method_params;
+    const double epsilon = in->params->epsilon;
+    const ks_members mem = *(const ks_members *)model;
+    ks_status st = KS_OK;
+    root_ctx c = {.p = p, .pa = pa, .z = in->z, .err = err};
+    size_t gk = g->count;
+    uint32_t *scratch = malloc(ks_groups_largest(g) * sizeof *scratch);
     ks_range_stat *g_stat = malloc((gk + 1) * sizeof *g_stat);
     double *g_size = malloc((gk + 1) * sizeof *g_size), *g_mean = malloc((gk + 1) * sizeof *g_mean);
     double *g_std = malloc((gk + 1) * sizeof *g_std), *g_m = malloc((gk + 1) * sizeof *g_m);
@@ -141,9 +161,9 @@ static ks_status root_plan(const ks_profile *p, const ks_groups *g, const ks_par
         g_mean[gi] = g_stat[gi].mean;
         g_std[gi] = g_stat[gi].std;
     }
-    bool joint = pa->allocation == KS_ALLOC_JOINT;
+    bool joint = pa->allocation == ALLOC_JOINT;
     if (joint)
-        ks_kkt_allocate(gk, g_size, g_mean, g_std, pa->epsilon, c.z, g_m);
+        ks_kkt_allocate(gk, g_size, g_mean, g_std, epsilon, c.z, g_m);
 
     /* grow one tree per group */
     for (size_t gi = 0; gi < gk && st == KS_OK; gi++) {
@@ -154,7 +174,7 @@ static ks_status root_plan(const ks_profile *p, const ks_groups *g, const ks_par
         double total = g_size[gi] * g_mean[gi];
         uint64_t m0;
         double m0_real;
-        c.eps = pa->epsilon;
+        c.eps = epsilon;
         if (joint && g_std[gi] > 0 && total > 0 && isfinite(g_m[gi]) && g_m[gi] > 0) {
             /* m = N^2 sigma^2 / V_g, so V_g = N^2 sigma^2 / m and
              * eps_g = z sqrt(V_g) / T_g */
@@ -203,7 +223,7 @@ static ks_status root_plan(const ks_profile *p, const ks_groups *g, const ks_par
         goto done;
     }
     if (joint) {
-        ks_kkt_allocate(k, size, mean, std, pa->epsilon, c.z, m_real);
+        ks_kkt_allocate(k, size, mean, std, epsilon, c.z, m_real);
         double cost_leaves = 0, cost_groups = 0;
         for (size_t i = 0; i < k; i++)
             cost_leaves += (double)ks_round_sample_size(m_real[i], c.leaves[i].stat.n) * mean[i];
@@ -219,14 +239,14 @@ static ks_status root_plan(const ks_profile *p, const ks_groups *g, const ks_par
             size_t last = first;
             while (last < k && c.leaves[last].group == gi)
                 last++;
-            ks_kkt_allocate(last - first, size + first, mean + first, std + first, pa->epsilon,
+            ks_kkt_allocate(last - first, size + first, mean + first, std + first, epsilon,
                             c.z, m_real + first);
-            double r = g_mean[gi] > 0 ? c.z * g_std[gi] / (pa->epsilon * g_mean[gi]) : 0;
+            double r = g_mean[gi] > 0 ? c.z * g_std[gi] / (epsilon * g_mean[gi]) : 0;
             m_group[gi] = r * r;
             double cost_leaves = 0;
             for (size_t i = first; i < last; i++)
                 cost_leaves += (double)ks_round_sample_size(m_real[i], c.leaves[i].stat.n) * mean[i];
-            collapse[gi] = (double)ks_stem_single_size(&g_stat[gi], pa->epsilon, c.z) *
+            collapse[gi] = (double)ks_stem_single_size(&g_stat[gi], epsilon, c.z) *
                                g_mean[gi] < cost_leaves;
             first = last;
         }
@@ -249,7 +269,7 @@ static ks_status root_plan(const ks_profile *p, const ks_groups *g, const ks_par
             lo = 0;
         }
         cl.m = collapse[l->group] && !joint
-                   ? ks_stem_single_size(&g_stat[l->group], pa->epsilon, c.z)
+                   ? ks_stem_single_size(&g_stat[l->group], epsilon, c.z)
                    : ks_round_sample_size(cl.m_real, cl.size);
         uint32_t index;
         if ((st = ks_plan_add_cluster(plan, &cl, &index, err)) == KS_OK)
@@ -258,7 +278,7 @@ static ks_status root_plan(const ks_profile *p, const ks_groups *g, const ks_par
     }
     free(m_group);
     free(collapse);
-    plan->bound = pa->epsilon;
+    plan->bound = epsilon;
     snprintf(plan->bound_scope, sizeof plan->bound_scope, "%s", joint ? "total" : "per-group");
 done:
     free(size);
@@ -274,13 +294,19 @@ done:
         free(c.leaves[i].path);
     free(c.leaves);
     free(scratch);
-    ks_members_free(&mem);
     return st;
 }
 
 const ks_method ks_method_root = {
-    "root",
-    "STEM+ROOT: exact hierarchical 2-means splits of each kernel's durations (MICRO'25)",
-    KS_KEY_NAME,
-    root_plan,
+    .name = "root",
+    .summary = "STEM+ROOT: exact hierarchical 2-means splits of each kernel's durations "
+               "(MICRO'25)",
+    .default_key = KS_KEY_NAME,
+    .needs = KS_NEED_TIME,
+    .params = root_param_defs,
+    .param_count = sizeof root_param_defs / sizeof root_param_defs[0],
+    .params_size = sizeof(root_params),
+    .fit = ks_members_fit,
+    .select = root_select,
+    .model_free = ks_members_model_free,
 };

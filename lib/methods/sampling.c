@@ -221,3 +221,33 @@ uint64_t ks_stem_single_size(const ks_range_stat *s, double epsilon, double z)
     double r = z * s->std / (epsilon * s->mean);
     return ks_round_sample_size(r * r, s->n);
 }
+
+ks_status ks_members_fit(const ks_method_input *in, void **model, ks_error *err)
+{
+    ks_members *m = malloc(sizeof *m);
+    if (!m)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    ks_status st = ks_members_build(in->profile, in->groups, m, err);
+    if (st != KS_OK) {
+        free(m);
+        return st;
+    }
+    *model = m;
+    return KS_OK;
+}
+
+void ks_members_model_free(void *model)
+{
+    if (!model)
+        return;
+    ks_members_free(model);
+    free(model);
+}
+
+size_t ks_groups_largest(const ks_groups *g)
+{
+    size_t largest = 1;
+    for (size_t gi = 0; gi < g->count; gi++)
+        largest = g->size[gi] > largest ? g->size[gi] : largest;
+    return largest;
+}

@@ -6,6 +6,8 @@
 
 #include "internal.h"
 
+#include <stddef.h>
+
 /* Invocation ids gathered by group, each group sorted by duration (ties in
  * launch order): group g is ids[offset[g] .. offset[g+1]). */
 typedef struct ks_members {
@@ -49,5 +51,17 @@ ks_status ks_plan_set_groups(ks_plan *plan, const ks_groups *g, ks_error *err);
 /* STEM's single-cluster size ceil((z sigma / (eps mu))^2) clamped to [1, N];
  * sigma = 0 gives 1 (the paper's literal 0 would lose the cluster's time). */
 uint64_t ks_stem_single_size(const ks_range_stat *s, double epsilon, double z);
+
+/* fit for the methods that sample by duration within groups: the members of
+ * every group sorted by duration, built once and shared by every seed. */
+ks_status ks_members_fit(const ks_method_input *in, void **model, ks_error *err);
+void ks_members_model_free(void *model);
+/* Size of the largest group, for draw scratch buffers. */
+size_t ks_groups_largest(const ks_groups *g);
+
+/* Parameter-table rows the duration methods share; `type` is the method's
+ * parameter struct, which names its fields with_replacement and max_depth. */
+#define KS_PARAM_WITH_REPLACEMENT(type)                                                        {"with-replacement", KS_PARAM_BOOL, offsetof(type, with_replacement), 0, 1, 0, NULL, NULL,      "draw with replacement (the STEM paper's text); default without (the authors' code)"}
+#define KS_PARAM_MAX_DEPTH(type)                                                               {"max-depth", KS_PARAM_UINT, offsetof(type, max_depth), 1, KS_MAX_DEPTH_LIMIT, 64, NULL,       "N", "split depth limit"}
 
 #endif

@@ -7,21 +7,28 @@
 #include <math.h>
 #include <stdlib.h>
 
-static ks_status stem_plan(const ks_profile *p, const ks_groups *g, const ks_params *pa,
-                           ks_rng *rng, ks_plan *plan, ks_error *err)
+typedef struct stem_params {
+    int with_replacement;
+} stem_params;
+
+static const ks_param_def stem_param_defs[] = {
+    KS_PARAM_WITH_REPLACEMENT(stem_params),
+};
+
+static ks_status stem_select(const ks_method_input *in, const void *model, ks_rng *rng,
+                             ks_plan *plan, ks_error *err)
 {
-    ks_members mem;
-    ks_status st = ks_members_build(p, g, &mem, err);
-    if (st != KS_OK)
-        return st;
+    const ks_profile *p = in->profile;
+    const ks_groups *g = in->groups;
+    const ks_params *pa = in->params;
+    const stem_params *sp = in->method_params;
+    const ks_members mem = *(const ks_members *)model;
+    ks_status st = KS_OK;
     size_t k = g->count;
     double *size = malloc((k + 1) * sizeof *size), *mean = malloc((k + 1) * sizeof *mean);
     double *std = malloc((k + 1) * sizeof *std), *m_real = malloc((k + 1) * sizeof *m_real);
     ks_range_stat *stat = malloc((k + 1) * sizeof *stat);
-    size_t largest = 1;
-    for (size_t gi = 0; gi < k; gi++)
-        largest = g->size[gi] > largest ? g->size[gi] : largest;
-    uint32_t *scratch = malloc(largest * sizeof *scratch);
+    uint32_t *scratch = malloc(ks_groups_largest(g) * sizeof *scratch);
     if (!size || !mean || !std || !m_real || !stat || !scratch) {
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         goto done;
@@ -42,7 +49,7 @@ static ks_status stem_plan(const ks_profile *p, const ks_groups *g, const ks_par
         uint32_t index;
         if ((st = ks_plan_add_cluster(plan, &c, &index, err)) == KS_OK)
             st = ks_draw(plan, rng, mem.ids + mem.offset[gi], g->size[gi], c.m,
-                         pa->with_replacement ? KS_DRAW_WITH_REPLACEMENT
+                         sp->with_replacement ? KS_DRAW_WITH_REPLACEMENT
                                               : KS_DRAW_WITHOUT_REPLACEMENT,
                          index, scratch, err);
     }
@@ -55,13 +62,18 @@ done:
     free(m_real);
     free(stat);
     free(scratch);
-    ks_members_free(&mem);
     return st;
 }
 
 const ks_method ks_method_stem = {
-    "stem",
-    "STEM: one cluster per kernel key, joint KKT sample sizes (MICRO'25)",
-    KS_KEY_NAME,
-    stem_plan,
+    .name = "stem",
+    .summary = "STEM: one cluster per kernel key, joint KKT sample sizes (MICRO'25)",
+    .default_key = KS_KEY_NAME,
+    .needs = KS_NEED_TIME,
+    .params = stem_param_defs,
+    .param_count = sizeof stem_param_defs / sizeof stem_param_defs[0],
+    .params_size = sizeof(stem_params),
+    .fit = ks_members_fit,
+    .select = stem_select,
+    .model_free = ks_members_model_free,
 };

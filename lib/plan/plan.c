@@ -12,19 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void ks_params_init(ks_params *p)
-{
-    memset(p, 0, sizeof *p);
-    p->method = "root";
-    p->key = KS_KEY_NAME;
-    p->epsilon = 0.05;
-    p->confidence = 0.95;
-    p->allegro_n_th = 50;
-    p->allegro_n_min = 30;
-    p->seed = 1;
-    p->max_depth = 64;
-}
-
 void ks_plan_init(ks_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
@@ -112,6 +99,32 @@ ks_status ks_plan_finish(ks_plan *plan, const ks_profile *p, ks_error *err)
     return KS_OK;
 }
 
+double ks_plan_param(const ks_plan *plan, const char *name)
+{
+    for (size_t i = 0; i < plan->param_count; i++) {
+        const ks_param_def *d = &plan->param_defs[i];
+        if (strcmp(d->name, name) != 0)
+            continue;
+        const unsigned char *at = plan->param_values + d->offset;
+        int iv;
+        uint64_t uv;
+        double dv;
+        switch (d->type) {
+        case KS_PARAM_BOOL:
+        case KS_PARAM_CHOICE:
+            memcpy(&iv, at, sizeof iv);
+            return iv;
+        case KS_PARAM_UINT:
+            memcpy(&uv, at, sizeof uv);
+            return (double)uv;
+        case KS_PARAM_REAL:
+            memcpy(&dv, at, sizeof dv);
+            return dv;
+        }
+    }
+    return NAN;
+}
+
 double ks_plan_estimate(const ks_plan *plan, const double *values)
 {
     long double s = 0;
@@ -177,6 +190,41 @@ static void json_number(FILE *f, double x)
     fputs(buf, f);
 }
 
+/* The method's own parameters, in its table's order, named as the options
+ * are with '_' for '-'. */
+static void write_method_params(const ks_plan *plan, FILE *f)
+{
+    for (size_t i = 0; i < plan->param_count; i++) {
+        const ks_param_def *d = &plan->param_defs[i];
+        const unsigned char *at = plan->param_values + d->offset;
+        fputs(", \"", f);
+        for (const char *c = d->name; *c; c++)
+            fputc(*c == '-' ? '_' : *c, f);
+        fputs("\": ", f);
+        int iv;
+        uint64_t uv;
+        double dv;
+        switch (d->type) {
+        case KS_PARAM_BOOL:
+            memcpy(&iv, at, sizeof iv);
+            fputs(iv ? "true" : "false", f);
+            break;
+        case KS_PARAM_CHOICE:
+            memcpy(&iv, at, sizeof iv);
+            json_string(f, d->choices[iv]);
+            break;
+        case KS_PARAM_UINT:
+            memcpy(&uv, at, sizeof uv);
+            fprintf(f, "%llu", (unsigned long long)uv);
+            break;
+        case KS_PARAM_REAL:
+            memcpy(&dv, at, sizeof dv);
+            json_number(f, dv);
+            break;
+        }
+    }
+}
+
 ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
 {
     const ks_params *pa = &plan->params;
@@ -191,21 +239,8 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
     json_number(f, pa->confidence);
     fputs(", \"z\": ", f);
     json_number(f, plan->z);
-    fprintf(f, ", \"seed\": %llu, \"with_replacement\": %s", (unsigned long long)pa->seed,
-            pa->with_replacement ? "true" : "false");
-    if (strcmp(plan->method, "allegro") == 0) {
-        fputs(", \"n_th\": ", f);
-        json_number(f, pa->allegro_n_th);
-        fprintf(f, ", \"n_min\": %llu", (unsigned long long)pa->allegro_n_min);
-    }
-    if (strcmp(plan->method, "random") == 0) {
-        fputs(", \"target_speedup\": ", f);
-        json_number(f, pa->target_speedup);
-        fputs(", \"fraction\": ", f);
-        json_number(f, pa->fraction);
-    }
-    if (strcmp(plan->method, "root") == 0)
-        fprintf(f, ", \"max_depth\": %d", pa->max_depth);
+    fprintf(f, ", \"seed\": %llu", (unsigned long long)pa->seed);
+    write_method_params(plan, f);
     fputs("},\n  \"input\": {\"path\": ", f);
     json_string(f, plan->input_path);
     fputs(", \"xxh128\": ", f);

@@ -1092,83 +1092,11 @@ const ks_reader ks_reader_ncu_raw_csv = {
     read_raw,
 };
 
-/* ------------------------------------------------------------------ attach */
-
-/* The part of a kernel name both profilers agree on: nsys prints the full
- * demangled signature ("void foo<int>(float*)"), ncu by default the same or,
- * with --print-kernel-base function, the bare function ("foo").  The cut is
- * at the parameter list: the first '(' outside template arguments that does
- * not open "(anonymous namespace)", so that "foo<(int)1>" and
- * "(anonymous namespace)::bar" keep what tells them apart. */
-static void name_core(const char *name, const char **start, size_t *len)
-{
-    static const char anon[] = "(anonymous namespace)";
-    const char *s = skip_spaces(name);
-    if (starts_with(s, "void "))
-        s = skip_spaces(s + 5);
-    size_t n = 0;
-    int depth = 0;
-    for (; s[n]; n++) {
-        if (s[n] == '<')
-            depth++;
-        else if (s[n] == '>' && depth > 0)
-            depth--;
-        else if (s[n] == '(' && depth == 0) {
-            if (strncmp(s + n, anon, sizeof anon - 1) != 0)
-                break;
-            n += sizeof anon - 2;
-        }
-    }
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-        n--;
-    *start = s;
-    *len = n;
-}
-
-/* The identifier alone: no template arguments, no namespace. */
-static void name_base(const char *s, size_t n, const char **start, size_t *len)
-{
-    size_t cut = 0;
-    while (cut < n && s[cut] != '<')
-        cut++;
-    size_t from = 0;
-    for (size_t i = 0; i + 1 < cut; i++)
-        if (s[i] == ':' && s[i + 1] == ':')
-            from = i + 2;
-    *start = s + from;
-    *len = cut - from;
-}
-
-static bool is_bare(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
-            return false;
-    return n > 0;
-}
-
-static bool names_match(const char *a, const char *b)
-{
-    const char *sa, *sb;
-    size_t na, nb;
-    name_core(a, &sa, &na);
-    name_core(b, &sb, &nb);
-    if (na == nb && memcmp(sa, sb, na) == 0)
-        return true;
-    /* a bare identifier carries no more than the other name's identifier,
-     * so that is all there is to compare; two qualified names must agree */
-    if (!is_bare(sa, na) && !is_bare(sb, nb))
-        return false;
-    const char *ba, *bb;
-    size_t la, lb;
-    name_base(sa, na, &ba, &la);
-    name_base(sb, nb, &bb, &lb);
-    return la == lb && la > 0 && memcmp(ba, bb, la) == 0;
-}
+/* ------------------------------------------------------- as a second source */
 
 /* Either layout, whatever the head shows: attaching names its file as ncu's,
  * so there is nothing to detect, and durations may be partly unknown. */
-static ks_status read_ncu_path(const char *path, ks_profile **out, long **lines,
+ks_status ks_read_ncu_metrics(const char *path, ks_profile **out, long **lines,
                                ks_error *err)
 {
     *out = NULL;
@@ -1201,68 +1129,3 @@ static ks_status read_ncu_path(const char *path, ks_profile **out, long **lines,
     return KS_OK;
 }
 
-static bool dims_differ(const uint32_t *a, const uint32_t *b)
-{
-    bool a_known = a[0] || a[1] || a[2], b_known = b[0] || b[1] || b[2];
-    return a_known && b_known && (a[0] != b[0] || a[1] != b[1] || a[2] != b[2]);
-}
-
-/* Lines the ncu run up with p launch by launch: the counts must be equal,
- * the names must agree (names_match) and, where both give one, so must the
- * launch configuration, since a shifted or reordered run would otherwise
- * hand every kernel its neighbour's metrics.  p is left as it was on any
- * refusal; a column p already has under the same name is overwritten.  All
- * of ncu's launches are used: profile both runs with the same filters. */
-ks_status ks_profile_attach_metrics(ks_profile *p, const char *ncu_path, ks_error *err)
-{
-    ks_profile *q;
-    long *lines;
-    ks_status st = read_ncu_path(ncu_path, &q, &lines, err);
-    if (st != KS_OK)
-        return st;
-    size_t common = p->n < q->n ? p->n : q->n;
-    size_t bad = SIZE_MAX;
-    for (size_t i = 0; i < common && bad == SIZE_MAX; i++)
-        if (!names_match(ks_profile_name(p, i), ks_profile_name(q, i)))
-            bad = i;
-    if (p->n != q->n) {
-        if (bad != SIZE_MAX)
-            st = ks_error_set(err, KS_ERR_FORMAT, ncu_path, lines[bad],
-                              "cannot attach: the ncu file has %zu kernel launches and the "
-                              "profile %zu; names first differ at launch %zu: profile "
-                              "\"%.120s\", ncu \"%.120s\"",
-                              q->n, p->n, bad, ks_profile_name(p, bad), ks_profile_name(q, bad));
-        else
-            st = ks_error_set(err, KS_ERR_FORMAT, ncu_path, 0,
-                              "cannot attach: the ncu file has %zu kernel launches and the "
-                              "profile %zu (names agree for the first %zu); profile the same "
-                              "run with the same kernel filters",
-                              q->n, p->n, common);
-    } else if (bad != SIZE_MAX) {
-        st = ks_error_set(err, KS_ERR_FORMAT, ncu_path, lines[bad],
-                          "cannot attach: kernel names differ at launch %zu: profile "
-                          "\"%.150s\", ncu \"%.150s\"",
-                          bad, ks_profile_name(p, bad), ks_profile_name(q, bad));
-    } else if (p->grid && q->grid) {
-        for (size_t i = 0; i < common && st == KS_OK; i++) {
-            const uint32_t *pg = p->grid + 3 * i, *qg = q->grid + 3 * i;
-            const uint32_t *pb = p->block + 3 * i, *qb = q->block + 3 * i;
-            if (dims_differ(pg, qg) || dims_differ(pb, qb))
-                st = ks_error_set(err, KS_ERR_FORMAT, ncu_path, lines[i],
-                                  "cannot attach: launch %zu (\"%.100s\") has grid (%u, %u, %u) "
-                                  "block (%u, %u, %u) in the profile but grid (%u, %u, %u) "
-                                  "block (%u, %u, %u) in the ncu file",
-                                  i, ks_profile_name(p, i), pg[0], pg[1], pg[2], pb[0], pb[1],
-                                  pb[2], qg[0], qg[1], qg[2], qb[0], qb[1], qb[2]);
-        }
-    }
-    for (size_t m = 0; m < q->metric_count && st == KS_OK; m++) {
-        ks_metric_column *col;
-        st = ks_profile_metric(p, q->metrics[m].name, &col, err);
-        if (st == KS_OK)
-            memcpy(col->values, q->metrics[m].values, p->n * sizeof(double));
-    }
-    free(lines);
-    ks_profile_free(q);
-    return st;
-}

@@ -1,0 +1,227 @@
+/*
+ * join.c - joining per-invocation data from a second source (Nsight Compute
+ * metrics, basic-block vectors, traces) to a time profile by launch order,
+ * with the one alignment check every source goes through: equal counts,
+ * kernel names that agree, and launch configurations that agree where both
+ * sources give them.  A shifted or reordered run would otherwise hand every
+ * kernel its neighbour's data without a word.
+ */
+#include "internal.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The part of a kernel name every profiler agrees on: nsys prints the full
+ * demangled signature ("void foo<int>(float*)"), ncu the same or, with
+ * --print-kernel-base function, the bare function ("foo").  The cut is at the
+ * parameter list: the first '(' outside template arguments that does not
+ * open "(anonymous namespace)", so that "foo<(int)1>" and
+ * "(anonymous namespace)::bar" keep what tells them apart. */
+static void name_core(const char *name, const char **start, size_t *len)
+{
+    static const char anon[] = "(anonymous namespace)";
+    const char *s = name;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (strncmp(s, "void ", 5) == 0)
+        for (s += 5; *s == ' '; s++)
+            ;
+    size_t n = 0;
+    int depth = 0;
+    for (; s[n]; n++) {
+        if (s[n] == '<')
+            depth++;
+        else if (s[n] == '>' && depth > 0)
+            depth--;
+        else if (s[n] == '(' && depth == 0) {
+            if (strncmp(s + n, anon, sizeof anon - 1) != 0)
+                break;
+            n += sizeof anon - 2;
+        }
+    }
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    *start = s;
+    *len = n;
+}
+
+/* The identifier alone: no template arguments, no namespace. */
+static void name_base(const char *s, size_t n, const char **start, size_t *len)
+{
+    size_t cut = 0;
+    while (cut < n && s[cut] != '<')
+        cut++;
+    size_t from = 0;
+    for (size_t i = 0; i + 1 < cut; i++)
+        if (s[i] == ':' && s[i + 1] == ':')
+            from = i + 2;
+    *start = s + from;
+    *len = cut - from;
+}
+
+/* The function's own identifier in an Itanium-mangled name (what NVBit
+ * traces record): "_Z21adjust_weights_kernelPfS_..." gives
+ * "adjust_weights_kernel"; a nested name "_ZN2at6native5fooIfEEvT_" gives
+ * its last component before the template arguments, "foo".  false when s
+ * does not look mangled. */
+static bool mangled_base(const char *s, size_t n, const char **start, size_t *len)
+{
+    if (n < 3 || s[0] != '_' || s[1] != 'Z')
+        return false;
+    size_t i = 2;
+    bool nested = s[i] == 'N';
+    if (nested)
+        i++;
+    while (i < n && (s[i] == 'K' || s[i] == 'V' || s[i] == 'r'))
+        i++; /* cv-qualifiers of a member function */
+    const char *last = NULL;
+    size_t last_len = 0;
+    while (i < n && isdigit((unsigned char)s[i])) {
+        size_t k = 0;
+        while (i < n && isdigit((unsigned char)s[i]) && k < 100000)
+            k = k * 10 + (size_t)(s[i++] - '0');
+        if (k == 0 || k > n - i)
+            return false;
+        last = s + i;
+        last_len = k;
+        i += k;
+        if (!nested)
+            break;
+    }
+    if (!last)
+        return false;
+    *start = last;
+    *len = last_len;
+    return true;
+}
+
+static bool is_bare(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+            return false;
+    return n > 0;
+}
+
+bool ks_kernel_names_match(const char *a, const char *b)
+{
+    const char *sa, *sb;
+    size_t na, nb;
+    name_core(a, &sa, &na);
+    name_core(b, &sb, &nb);
+    if (na == nb && memcmp(sa, sb, na) == 0)
+        return true;
+    /* a bare identifier carries no more than the other name's identifier,
+     * so that is all there is to compare; two qualified names must agree */
+    if (!is_bare(sa, na) && !is_bare(sb, nb))
+        return false;
+    const char *ba, *bb;
+    size_t la, lb;
+    if (!mangled_base(sa, na, &ba, &la))
+        name_base(sa, na, &ba, &la);
+    if (!mangled_base(sb, nb, &bb, &lb))
+        name_base(sb, nb, &bb, &lb);
+    return la == lb && la > 0 && memcmp(ba, bb, la) == 0;
+}
+
+static bool dims_differ(const uint32_t *a, const uint32_t *b)
+{
+    bool a_known = a[0] || a[1] || a[2], b_known = b[0] || b[1] || b[2];
+    return a_known && b_known && (a[0] != b[0] || a[1] != b[1] || a[2] != b[2]);
+}
+
+static long line_of(const long *lines, size_t i) { return lines ? lines[i] : 0; }
+
+static ks_status check_alignment(const ks_profile *p, const ks_profile *q, const long *q_lines,
+                                 const char *q_path, ks_error *err)
+{
+    size_t common = p->n < q->n ? p->n : q->n;
+    size_t bad = SIZE_MAX;
+    for (size_t i = 0; i < common && bad == SIZE_MAX; i++)
+        if (!ks_kernel_names_match(ks_profile_name(p, i), ks_profile_name(q, i)))
+            bad = i;
+    if (p->n != q->n) {
+        if (bad != SIZE_MAX)
+            return ks_error_set(err, KS_ERR_FORMAT, q_path, line_of(q_lines, bad),
+                                "cannot attach: it has %zu kernel launches and the profile "
+                                "%zu; names first differ at launch %zu: profile \"%.120s\", "
+                                "here \"%.120s\"",
+                                q->n, p->n, bad, ks_profile_name(p, bad),
+                                ks_profile_name(q, bad));
+        return ks_error_set(err, KS_ERR_FORMAT, q_path, 0,
+                            "cannot attach: it has %zu kernel launches and the profile %zu "
+                            "(names agree for the first %zu); record both from the same run "
+                            "with the same kernel filters",
+                            q->n, p->n, common);
+    }
+    if (bad != SIZE_MAX)
+        return ks_error_set(err, KS_ERR_FORMAT, q_path, line_of(q_lines, bad),
+                            "cannot attach: kernel names differ at launch %zu: profile "
+                            "\"%.150s\", here \"%.150s\"",
+                            bad, ks_profile_name(p, bad), ks_profile_name(q, bad));
+    if (!p->grid || !q->grid)
+        return KS_OK;
+    for (size_t i = 0; i < common; i++) {
+        const uint32_t *pg = p->grid + 3 * i, *qg = q->grid + 3 * i;
+        const uint32_t *pb = p->block + 3 * i, *qb = q->block + 3 * i;
+        if (dims_differ(pg, qg) || dims_differ(pb, qb))
+            return ks_error_set(err, KS_ERR_FORMAT, q_path, line_of(q_lines, i),
+                                "cannot attach: launch %zu (\"%.100s\") has grid (%u, %u, %u) "
+                                "block (%u, %u, %u) in the profile but grid (%u, %u, %u) "
+                                "block (%u, %u, %u) here",
+                                i, ks_profile_name(p, i), pg[0], pg[1], pg[2], pb[0], pb[1],
+                                pb[2], qg[0], qg[1], qg[2], qb[0], qb[1], qb[2]);
+    }
+    return KS_OK;
+}
+
+static ks_status copy_sparse(ks_profile *p, const ks_sparse_column *c, ks_error *err)
+{
+    size_t nnz = c->offset[p->n];
+    uint64_t *offset = malloc((p->n + 1) * sizeof *offset);
+    uint64_t *index = malloc((nnz ? nnz : 1) * sizeof *index);
+    double *value = malloc((nnz ? nnz : 1) * sizeof *value);
+    if (offset && index && value) {
+        memcpy(offset, c->offset, (p->n + 1) * sizeof *offset);
+        memcpy(index, c->index, nnz * sizeof *index);
+        memcpy(value, c->value, nnz * sizeof *value);
+    }
+    if (!offset || !index || !value) {
+        free(offset);
+        free(index);
+        free(value);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    return ks_profile_set_sparse(p, c->name, offset, index, value, err);
+}
+
+ks_status ks_profile_join(ks_profile *p, const ks_profile *q, const long *q_lines,
+                          const char *q_path, ks_error *err)
+{
+    ks_status st = check_alignment(p, q, q_lines, q_path, err);
+    if (st != KS_OK)
+        return st;
+    for (size_t m = 0; m < q->metric_count && st == KS_OK; m++) {
+        ks_metric_column *col;
+        st = ks_profile_metric(p, q->metrics[m].name, &col, err);
+        if (st == KS_OK)
+            memcpy(col->values, q->metrics[m].values, p->n * sizeof(double));
+    }
+    for (size_t k = 0; k < q->sparse_count && st == KS_OK; k++)
+        st = copy_sparse(p, &q->sparse[k], err);
+    if (st == KS_OK && !p->grid && q->grid) {
+        p->grid = malloc((p->capacity ? p->capacity : 1) * 3 * sizeof *p->grid);
+        p->block = malloc((p->capacity ? p->capacity : 1) * 3 * sizeof *p->block);
+        if (!p->grid || !p->block) {
+            free(p->grid);
+            free(p->block);
+            p->grid = p->block = NULL;
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        }
+        memcpy(p->grid, q->grid, 3 * p->n * sizeof *p->grid);
+        memcpy(p->block, q->block, 3 * p->n * sizeof *p->block);
+    }
+    return st;
+}

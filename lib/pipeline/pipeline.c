@@ -1,0 +1,191 @@
+/*
+ * pipeline.c - from a profile to a plan: resolve the method and its
+ * parameters, check that the profile has what the method needs, group it by
+ * the key, fit once (the seed-independent work), select per seed.
+ *
+ * Layering: this sits above methods/ (it calls them through the table) and
+ * plan/ (it fills plans); eval/ and the command line sit above it.
+ */
+#include "sampling.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ks_fitted {
+    const ks_method *method;
+    const ks_profile *profile;
+    ks_params params;
+    unsigned char method_params[KS_METHOD_PARAMS_MAX];
+    ks_groups groups;
+    double z;
+    void *model;
+};
+
+const ks_method *ks_fitted_method(const ks_fitted *f) { return f->method; }
+
+static void append(ks_error *err, const char *fmt, const char *text)
+{
+    size_t n = strlen(err->message);
+    snprintf(err->message + n, sizeof err->message - n, fmt, text);
+}
+
+ks_status ks_method_check_inputs(const ks_method *m, const ks_profile *p, ks_error *err)
+{
+    if (p->n == 0)
+        return ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0, "profile is empty");
+    if (p->n > UINT32_MAX)
+        return ks_error_set(err, KS_ERR_USAGE, p->source_path, 0,
+                            "more than 2^32 invocations are not supported");
+    if ((m->needs & KS_NEED_TIME) && !(ks_profile_total_ns(p) > 0))
+        return ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0,
+                            "every kernel duration is 0: %s samples by time (an Nsight "
+                            "Compute file needs gpu__time_duration.sum, or attach its metrics "
+                            "to a time profile with --metrics)",
+                            m->name);
+    if (m->needs & KS_NEED_METRICS) {
+        size_t missing = 0;
+        for (size_t i = 0; m->metrics[i]; i++)
+            missing += ks_profile_find_metric(p, m->metrics[i]) == NULL;
+        if (missing) {
+            ks_error_set(err, KS_ERR_USAGE, p->source_path, 0,
+                         "%s needs Nsight Compute metrics: pass %s with:", m->name,
+                         ks_source_option(KS_SOURCE_METRICS));
+            for (size_t i = 0; m->metrics[i]; i++)
+                append(err, i ? ", %s" : " %s", m->metrics[i]);
+            append(err, "%s", " (missing:");
+            for (size_t i = 0, k = 0; m->metrics[i]; i++)
+                if (!ks_profile_find_metric(p, m->metrics[i]))
+                    append(err, k++ ? ", %s" : " %s", m->metrics[i]);
+            append(err, "%s", ")");
+            return KS_ERR_USAGE;
+        }
+    }
+    if ((m->needs & KS_NEED_SPARSE) && !ks_profile_find_sparse(p, m->sparse))
+        return ks_error_set(err, KS_ERR_USAGE, p->source_path, 0,
+                            "%s needs per-invocation %s vectors: pass %s", m->name, m->sparse,
+                            ks_source_option(KS_SOURCE_BBV));
+    if ((m->needs & KS_NEED_DIMS) && !p->grid)
+        return ks_error_set(err, KS_ERR_USAGE, p->source_path, 0,
+                            "%s needs the grid and block of every launch, which this %s "
+                            "profile does not give",
+                            m->name, p->source_format[0] ? p->source_format : "");
+    return KS_OK;
+}
+
+static ks_status check_shared(const ks_params *pa, ks_error *err)
+{
+    if (!(pa->epsilon > 0 && pa->epsilon < 1))
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "--epsilon must be in (0, 1), got %g",
+                            pa->epsilon);
+    /* z must stay finite: 1 - 1e-15 already gives z = 8.0 */
+    if (!(pa->confidence > 0 && pa->confidence <= 1 - 1e-15))
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "--confidence must be in (0, 1), got %.17g", pa->confidence);
+    return KS_OK;
+}
+
+static ks_status unknown_method(const char *name, ks_error *err)
+{
+    ks_error_set(err, KS_ERR_USAGE, NULL, 0, "unknown method '%.60s'; known:", name);
+    for (const ks_method *const *m = ks_methods(); *m; m++)
+        append(err, " %s", (*m)->name);
+    return KS_ERR_USAGE;
+}
+
+void ks_fitted_free(ks_fitted *f)
+{
+    if (!f)
+        return;
+    if (f->model && f->method->model_free)
+        f->method->model_free(f->model);
+    ks_groups_free(&f->groups);
+    free(f);
+}
+
+static void method_input(const ks_fitted *f, ks_method_input *in)
+{
+    in->profile = f->profile;
+    in->groups = &f->groups;
+    in->params = &f->params;
+    in->method_params = f->method_params;
+    in->z = f->z;
+}
+
+ks_status ks_fit(const ks_profile *p, const ks_params *params, ks_fitted **out,
+                 ks_error *err)
+{
+    *out = NULL;
+    const char *name = params->method ? params->method : "root";
+    const ks_method *m = ks_method_find(name);
+    if (!m)
+        return unknown_method(name, err);
+    ks_status st = check_shared(params, err);
+    if (st != KS_OK)
+        return st;
+    ks_fitted *f = calloc(1, sizeof *f);
+    if (!f)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    f->method = m;
+    f->profile = p;
+    f->params = *params;
+    f->params.method = m->name;
+    if (!params->key_given)
+        f->params.key = m->default_key;
+    f->z = ks_z_for_confidence(params->confidence);
+    if ((st = ks_method_resolve(m, params, f->method_params, err)) != KS_OK ||
+        (st = ks_method_check_inputs(m, p, err)) != KS_OK ||
+        (st = ks_groups_build(p, f->params.key, &f->groups, err)) != KS_OK) {
+        ks_fitted_free(f);
+        return st;
+    }
+    if (m->fit) {
+        ks_method_input in;
+        method_input(f, &in);
+        if ((st = m->fit(&in, &f->model, err)) != KS_OK) {
+            ks_fitted_free(f);
+            return st;
+        }
+    }
+    *out = f;
+    return KS_OK;
+}
+
+ks_status ks_select(const ks_fitted *f, uint64_t seed, ks_plan *plan, ks_error *err)
+{
+    ks_plan_init(plan);
+    const ks_method *m = f->method;
+    plan->params = f->params;
+    plan->params.seed = seed;
+    snprintf(plan->method, sizeof plan->method, "%s", m->name);
+    plan->param_defs = m->params;
+    plan->param_count = m->param_count;
+    memcpy(plan->param_values, f->method_params, m->params_size);
+    plan->z = f->z;
+    ks_status st = ks_plan_set_groups(plan, &f->groups, err);
+    if (st == KS_OK) {
+        ks_method_input in;
+        method_input(f, &in);
+        ks_rng rng;
+        ks_rng_seed(&rng, seed);
+        st = m->select(&in, f->model, &rng, plan, err);
+    }
+    if (st == KS_OK)
+        st = ks_plan_finish(plan, f->profile, err);
+    if (st != KS_OK)
+        ks_plan_free(plan);
+    return st;
+}
+
+ks_status ks_plan_build(const ks_profile *p, const ks_params *params, ks_plan *plan,
+                        ks_error *err)
+{
+    ks_plan_init(plan);
+    ks_fitted *f;
+    ks_status st = ks_fit(p, params, &f, err);
+    if (st != KS_OK)
+        return st;
+    st = ks_select(f, params->seed, plan, err);
+    ks_fitted_free(f);
+    return st;
+}

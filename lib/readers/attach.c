@@ -1,0 +1,50 @@
+/*
+ * attach.c - second sources of per-invocation data and the one way they join
+ * a time profile: read the file into a profile of its own, then
+ * ks_profile_join (lib/core/join.c) aligns it launch by launch.  A source is
+ * one row here.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+
+typedef struct source_row {
+    ks_source source;
+    const char *option;
+    ks_status (*read)(const char *path, ks_profile **out, long **lines, ks_error *err);
+} source_row;
+
+static const source_row sources[] = {
+    {KS_SOURCE_METRICS, "--metrics NCU.csv (Nsight Compute)", ks_read_ncu_metrics},
+    {KS_SOURCE_BBV, "--bbv BBV.csv (Photon's NVBit tool)", ks_read_photon_bbv},
+};
+
+static const source_row *find(ks_source source)
+{
+    for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++)
+        if (sources[i].source == source)
+            return &sources[i];
+    return NULL;
+}
+
+const char *ks_source_option(ks_source source)
+{
+    const source_row *r = find(source);
+    return r ? r->option : "?";
+}
+
+ks_status ks_profile_attach(ks_profile *p, ks_source source, const char *path, ks_error *err)
+{
+    const source_row *r = find(source);
+    if (!r)
+        return ks_error_set(err, KS_ERR_INTERNAL, path, 0, "unknown source");
+    ks_profile *q;
+    long *lines;
+    ks_status st = r->read(path, &q, &lines, err);
+    if (st != KS_OK)
+        return st;
+    st = ks_profile_join(p, q, lines, path, err);
+    free(lines);
+    ks_profile_free(q);
+    return st;
+}
