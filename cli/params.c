@@ -89,11 +89,39 @@ bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd,
     return true;
 }
 
+/* Prints text from column 21, wrapped at 80 columns; the first line
+ * continues what the caller printed up to that column. */
+static void print_wrapped(const char *text)
+{
+    enum { INDENT = 21, WIDTH = 80 };
+    int col = INDENT;
+    while (*text) {
+        size_t word = strcspn(text, " ");
+        if (col > INDENT && col + 1 + (int)word > WIDTH) {
+            printf("\n%*s", INDENT, "");
+            col = INDENT;
+        } else if (col > INDENT) {
+            putchar(' ');
+            col++;
+        }
+        printf("%.*s", (int)word, text);
+        col += (int)word;
+        text += word;
+        while (*text == ' ')
+            text++;
+    }
+    putchar('\n');
+}
+
 static void print_option(const char *name, const char *arg, const char *help)
 {
     char left[64];
     snprintf(left, sizeof left, "--%s%s%s", name, arg ? " " : "", arg ? arg : "");
-    printf("  %-18s %s\n", left, help);
+    if (strlen(left) > 18)
+        printf("  %s\n%21s", left, "");
+    else
+        printf("  %-18s ", left);
+    print_wrapped(help);
 }
 
 void cli_params_help(void)
@@ -110,7 +138,6 @@ void cli_params_help(void)
            methods);
     for (size_t k = 0; k < unique_count; k++) {
         const ks_param_def *d = unique_defs[k];
-        print_option(d->name, d->type == KS_PARAM_BOOL ? NULL : d->arg, d->help);
         char users[256] = "";
         for (const ks_method *const *m = ks_methods(); *m; m++)
             for (size_t i = 0; i < (*m)->param_count; i++)
@@ -123,7 +150,9 @@ void cli_params_help(void)
             snprintf(def, sizeof def, "; default %s", d->choices[(int)d->def]);
         else if (d->type != KS_PARAM_BOOL && d->def != 0)
             snprintf(def, sizeof def, "; default %.15g", d->def);
-        printf("  %-18s (%s%s)\n", "", users, def);
+        char text[600];
+        snprintf(text, sizeof text, "%s (%s%s)", d->help, users, def);
+        print_option(d->name, d->type == KS_PARAM_BOOL ? NULL : d->arg, text);
     }
 }
 
