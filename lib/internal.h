@@ -153,8 +153,7 @@ typedef struct ks_rows {
     size_t *name_len;
     uint64_t *name_hash;
     uint32_t *name_global; /* filled by ks_profile_append_rows */
-    uint32_t *slots;       /* open addressing over names, id + 1; 0 = empty */
-    size_t slot_count;
+    ks_hash_index name_index;
 } ks_rows;
 
 void ks_rows_clear(ks_rows *r); /* keeps the memory for the next block */

@@ -75,6 +75,12 @@ typedef struct ks_sparse_column {
     double *value;
 } ks_sparse_column;
 
+/* The library's one hash table (lib/core/hash.h): ids by 64-bit hash. */
+typedef struct ks_hash_index {
+    uint32_t *slots; /* id + 1; 0 = empty */
+    size_t size;     /* a power of two, or 0 */
+} ks_hash_index;
+
 typedef struct ks_profile {
     size_t n;             /* invocations, in launch order */
     size_t capacity;
@@ -94,8 +100,7 @@ typedef struct ks_profile {
     size_t name_count;
     char **names;
     size_t name_capacity;
-    uint32_t *name_hash_slots; /* open addressing, stores id+1; 0 = empty */
-    size_t name_hash_size;
+    ks_hash_index name_index;  /* lib/core/hash.h */
     char *arena;
     size_t arena_used, arena_capacity;
     struct ks_arena_block *arena_blocks;

@@ -2,6 +2,7 @@
  * profile.c - the columnar table of invocations, interned names, metric
  * columns, and grouping by kernel identity.
  */
+#include "hash.h"
 #include "internal.h"
 
 #include <math.h>
@@ -34,7 +35,7 @@ void ks_profile_free(ks_profile *p)
     free(p->device);
     free(p->correlation);
     free(p->names);
-    free(p->name_hash_slots);
+    ks_hash_free(&p->name_index);
     struct ks_arena_block *b = p->arena_blocks;
     while (b) {
         struct ks_arena_block *next = b->next;
@@ -85,21 +86,23 @@ static char *arena_copy(ks_profile *p, const char *s, size_t n, ks_error *err)
     return dst;
 }
 
-static ks_status rehash(ks_profile *p, size_t size, ks_error *err)
+typedef struct name_key {
+    const ks_profile *p;
+    const char *name;
+    size_t len;
+} name_key;
+
+static bool name_equals(const void *ctx, uint32_t id)
 {
-    uint32_t *slots = calloc(size, sizeof *slots);
-    if (!slots)
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    for (size_t id = 0; id < p->name_count; id++) {
-        size_t h = ks_name_hash(p->names[id], strlen(p->names[id])) & (size - 1);
-        while (slots[h])
-            h = (h + 1) & (size - 1);
-        slots[h] = (uint32_t)id + 1;
-    }
-    free(p->name_hash_slots);
-    p->name_hash_slots = slots;
-    p->name_hash_size = size;
-    return KS_OK;
+    const name_key *k = ctx;
+    const char *s = k->p->names[id];
+    return strncmp(s, k->name, k->len) == 0 && s[k->len] == '\0';
+}
+
+static uint64_t name_hash_of(const void *ctx, uint32_t id)
+{
+    const ks_profile *p = ctx;
+    return ks_name_hash(p->names[id], strlen(p->names[id]));
 }
 
 ks_status ks_profile_intern(ks_profile *p, const char *name, size_t len, uint32_t *id,
@@ -111,33 +114,24 @@ ks_status ks_profile_intern(ks_profile *p, const char *name, size_t len, uint32_
 ks_status ks_profile_intern_hashed(ks_profile *p, const char *name, size_t len, uint64_t hash,
                                    uint32_t *id, ks_error *err)
 {
-    if (p->name_hash_size == 0 || (p->name_count + 1) * 2 > p->name_hash_size) {
-        ks_status st = rehash(p, p->name_hash_size ? p->name_hash_size * 2 : 1024, err);
-        if (st != KS_OK)
-            return st;
-    }
-    size_t mask = p->name_hash_size - 1;
-    size_t h = hash & mask;
-    while (p->name_hash_slots[h]) {
-        uint32_t cand = p->name_hash_slots[h] - 1;
-        const char *s = p->names[cand];
-        if (strncmp(s, name, len) == 0 && s[len] == '\0') {
-            *id = cand;
-            return KS_OK;
-        }
-        h = (h + 1) & mask;
-    }
+    ks_status st = ks_hash_reserve(&p->name_index, p->name_count + 1, name_hash_of, p, err);
+    if (st != KS_OK)
+        return st;
+    name_key key = {p, name, len};
+    size_t slot;
+    if (ks_hash_find(&p->name_index, hash, name_equals, &key, id, &slot))
+        return KS_OK;
     if (p->name_count >= UINT32_MAX - 1)
         return ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "too many distinct kernel names");
-    ks_status st = ks_grow((void **)&p->names, &p->name_capacity, p->name_count + 1,
-                           sizeof *p->names, err);
+    st = ks_grow((void **)&p->names, &p->name_capacity, p->name_count + 1, sizeof *p->names,
+                 err);
     if (st != KS_OK)
         return st;
     char *copy = arena_copy(p, name, len, err);
     if (!copy)
         return KS_ERR_NOMEM;
     p->names[p->name_count] = copy;
-    p->name_hash_slots[h] = (uint32_t)p->name_count + 1;
+    ks_hash_put(&p->name_index, slot, (uint32_t)p->name_count);
     *id = (uint32_t)p->name_count++;
     return KS_OK;
 }

@@ -17,6 +17,7 @@
  * An input that ends within the first block is parsed on the calling thread
  * and never starts a thread.
  */
+#include "hash.h"
 #include "internal.h"
 
 #include <pthread.h>
@@ -38,8 +39,7 @@ void ks_rows_clear(ks_rows *r)
     r->n = 0;
     r->any_start = r->any_grid = r->any_stream = r->any_device = r->any_correlation = false;
     r->name_count = 0;
-    if (r->slots)
-        memset(r->slots, 0, r->slot_count * sizeof *r->slots);
+    ks_hash_clear(&r->name_index);
 }
 
 void ks_rows_free(ks_rows *r)
@@ -56,7 +56,7 @@ void ks_rows_free(ks_rows *r)
     free(r->name_len);
     free(r->name_hash);
     free(r->name_global);
-    free(r->slots);
+    ks_hash_free(&r->name_index);
     memset(r, 0, sizeof *r);
 }
 
@@ -106,48 +106,42 @@ static ks_status names_grow(ks_rows *r, ks_error *err)
     return KS_OK;
 }
 
-static ks_status slots_grow(ks_rows *r, ks_error *err)
+typedef struct row_name {
+    const ks_rows *r;
+    const char *name;
+    size_t len;
+    uint64_t hash;
+} row_name;
+
+static bool row_name_equals(const void *ctx, uint32_t id)
 {
-    size_t size = r->slot_count ? r->slot_count * 2 : 1024;
-    uint32_t *slots = calloc(size, sizeof *slots);
-    if (!slots)
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    for (size_t id = 0; id < r->name_count; id++) {
-        size_t h = r->name_hash[id] & (size - 1);
-        while (slots[h])
-            h = (h + 1) & (size - 1);
-        slots[h] = (uint32_t)id + 1;
-    }
-    free(r->slots);
-    r->slots = slots;
-    r->slot_count = size;
-    return KS_OK;
+    const row_name *k = ctx;
+    return k->r->name_hash[id] == k->hash && k->r->name_len[id] == k->len &&
+           memcmp(k->r->names[id], k->name, k->len) == 0;
+}
+
+static uint64_t row_name_hash_of(const void *ctx, uint32_t id)
+{
+    return ((const ks_rows *)ctx)->name_hash[id];
 }
 
 static ks_status rows_intern(ks_rows *r, const char *name, size_t len, uint32_t *id,
                              ks_error *err)
 {
     ks_status st;
-    if ((r->name_count + 1) * 2 > r->slot_count && (st = slots_grow(r, err)) != KS_OK)
+    if ((st = ks_hash_reserve(&r->name_index, r->name_count + 1, row_name_hash_of, r, err)))
         return st;
-    uint64_t hash = ks_name_hash(name, len);
-    size_t mask = r->slot_count - 1, h = hash & mask;
-    while (r->slots[h]) {
-        uint32_t cand = r->slots[h] - 1;
-        if (r->name_hash[cand] == hash && r->name_len[cand] == len &&
-            memcmp(r->names[cand], name, len) == 0) {
-            *id = cand;
-            return KS_OK;
-        }
-        h = (h + 1) & mask;
-    }
+    row_name key = {r, name, len, ks_name_hash(name, len)};
+    size_t slot;
+    if (ks_hash_find(&r->name_index, key.hash, row_name_equals, &key, id, &slot))
+        return KS_OK;
     if (r->name_count == r->name_capacity && (st = names_grow(r, err)) != KS_OK)
         return st;
     size_t k = r->name_count++;
     r->names[k] = name;
     r->name_len[k] = len;
-    r->name_hash[k] = hash;
-    r->slots[h] = (uint32_t)k + 1;
+    r->name_hash[k] = key.hash;
+    ks_hash_put(&r->name_index, slot, (uint32_t)k);
     *id = (uint32_t)k;
     return KS_OK;
 }

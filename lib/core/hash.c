@@ -1,0 +1,44 @@
+/* hash.c - growth of the index in hash.h. */
+#include "hash.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ks_hash_free(ks_hash_index *h)
+{
+    free(h->slots);
+    h->slots = NULL;
+    h->size = 0;
+}
+
+void ks_hash_clear(ks_hash_index *h)
+{
+    if (h->slots)
+        memset(h->slots, 0, h->size * sizeof *h->slots);
+}
+
+ks_status ks_hash_reserve(ks_hash_index *h, size_t count,
+                          uint64_t (*hash_of)(const void *ctx, uint32_t id), const void *ctx,
+                          ks_error *err)
+{
+    if (count * 2 <= h->size)
+        return KS_OK;
+    size_t size = h->size ? h->size : 256;
+    while (count * 2 > size)
+        size *= 2;
+    uint32_t *slots = calloc(size, sizeof *slots);
+    if (!slots)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t k = 0; k < h->size; k++) {
+        if (!h->slots[k])
+            continue;
+        size_t i = hash_of(ctx, h->slots[k] - 1) & (size - 1);
+        while (slots[i])
+            i = (i + 1) & (size - 1);
+        slots[i] = h->slots[k];
+    }
+    free(h->slots);
+    h->slots = slots;
+    h->size = size;
+    return KS_OK;
+}
