@@ -90,13 +90,18 @@ char *ks_trim(char *s);
  * set rather than a kernel. */
 bool ks_is_memcpy_name(const char *name, size_t len);
 
-/* Reader interface: one file per format.  detect() sees the first decompressed
- * bytes and says how sure it is (0 = not this format). */
+/* Reader interface: one file per format.  A file reader's detect() sees the
+ * first decompressed bytes and says how sure it is (0 = not this format); a
+ * folder reader (an Accel-Sim trace folder: a list file and one trace per
+ * launch) has detect_dir() and read_dir() instead.  Either pair may be NULL. */
 typedef struct ks_reader {
     const char *name;
     const char *summary;
     int (*detect)(const char *head, size_t len, const char *path);
     ks_status (*read)(ks_input *in, const ks_read_options *opt, ks_profile *p, ks_error *err);
+    int (*detect_dir)(const char *path);
+    ks_status (*read_dir)(const char *path, const ks_read_options *opt, ks_profile *p,
+                          ks_error *err);
 } ks_reader;
 
 /* First needle (not empty) in hay[0..n), which need not be NUL-terminated,

@@ -1078,18 +1078,18 @@ static int detect_raw(const char *head, size_t len, const char *path)
 }
 
 const ks_reader ks_reader_ncu_csv = {
-    "ncu-csv",
-    "Nsight Compute `ncu --csv` (details page, one row per kernel and metric; reads the raw "
-    "layout too)",
-    detect_any,
-    read_any,
+    .name = "ncu-csv",
+    .summary = "Nsight Compute `ncu --csv` (details page, one row per kernel and metric; "
+               "reads the raw layout too)",
+    .detect = detect_any,
+    .read = read_any,
 };
 
 const ks_reader ks_reader_ncu_raw_csv = {
-    "ncu-raw-csv",
-    "Nsight Compute `ncu --page raw --csv` (one row per kernel, a row of units)",
-    detect_raw,
-    read_raw,
+    .name = "ncu-raw-csv",
+    .summary = "Nsight Compute `ncu --page raw --csv` (one row per kernel, a row of units)",
+    .detect = detect_raw,
+    .read = read_raw,
 };
 
 /* ------------------------------------------------------- as a second source */

@@ -344,10 +344,10 @@ static ks_status read_gpu_trace(ks_input *in, const ks_read_options *opt, ks_pro
 }
 
 const ks_reader ks_reader_nsys_gpu_trace_csv = {
-    "nsys-gpu-trace-csv",
-    "nsys stats -r cuda_gpu_trace -f csv (memcpy/memset rows skipped)",
-    detect_gpu_trace,
-    read_gpu_trace,
+    .name = "nsys-gpu-trace-csv",
+    .summary = "nsys stats -r cuda_gpu_trace -f csv (memcpy/memset rows skipped)",
+    .detect = detect_gpu_trace,
+    .read = read_gpu_trace,
 };
 
 /* ------------------------------------------------- cuda_kern_exec_trace */
@@ -472,8 +472,8 @@ static ks_status read_kern_exec(ks_input *in, const ks_read_options *opt, ks_pro
 }
 
 const ks_reader ks_reader_nsys_kern_exec_csv = {
-    "nsys-kern-exec-csv",
-    "nsys stats -r cuda_kern_exec_trace -f csv (launch order)",
-    detect_kern_exec,
-    read_kern_exec,
+    .name = "nsys-kern-exec-csv",
+    .summary = "nsys stats -r cuda_kern_exec_trace -f csv (launch order)",
+    .detect = detect_kern_exec,
+    .read = read_kern_exec,
 };

@@ -183,8 +183,8 @@ fail:
 }
 
 const ks_reader ks_reader_plain_csv = {
-    "plain-csv",
-    "CSV with header name,duration_ns[,id,start_ns,grid,block]",
-    detect_plain,
-    read_plain,
+    .name = "plain-csv",
+    .summary = "CSV with header name,duration_ns[,id,start_ns,grid,block]",
+    .detect = detect_plain,
+    .read = read_plain,
 };

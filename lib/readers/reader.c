@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Order matters only for ties in detect() scores: the first wins. */
 static const ks_reader *const readers[] = {
@@ -63,6 +64,42 @@ static const ks_reader *find_reader(const char *name)
     return NULL;
 }
 
+/* A folder: the folder reader that recognises it best. */
+static ks_status read_folder(const char *path, const ks_reader *reader,
+                             const ks_read_options *opt, ks_profile **out, ks_error *err)
+{
+    if (reader && !reader->read_dir)
+        return ks_error_set(err, KS_ERR_USAGE, path, 0,
+                            "is a folder, and format %s reads files", reader->name);
+    int best = 0;
+    for (size_t i = 0; !reader && readers[i]; i++) {
+        int score = readers[i]->detect_dir ? readers[i]->detect_dir(path) : 0;
+        if (score > best) {
+            best = score;
+            reader = readers[i];
+        }
+    }
+    if (!reader)
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                            "is a folder of no known kind (see 'ksample formats')");
+    ks_profile *p = ks_profile_new();
+    if (!p)
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    ks_status st = reader->read_dir(path, opt, p, err);
+    if (st == KS_OK && p->n == 0)
+        st = ks_error_set(err, KS_ERR_FORMAT, path, 0, "no kernel invocations found (read as %s)",
+                          reader->name);
+    if (st != KS_OK) {
+        ks_profile_free(p);
+        return st;
+    }
+    if (!p->source_format[0])
+        snprintf(p->source_format, sizeof p->source_format, "%s", reader->name);
+    snprintf(p->source_path, sizeof p->source_path, "%s", path);
+    *out = p;
+    return KS_OK;
+}
+
 ks_status ks_profile_read(const char *path, const ks_read_options *opt_in, ks_profile **out,
                           ks_error *err)
 {
@@ -85,6 +122,13 @@ ks_status ks_profile_read(const char *path, const ks_read_options *opt_in, ks_pr
         }
     }
 
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return read_folder(path, reader, opt, out, err);
+    if (reader && !reader->read)
+        return ks_error_set(err, KS_ERR_USAGE, path, 0, "format %s reads folders, not files",
+                            reader->name);
+
     ks_input *in;
     ks_status st = ks_input_open(path, &in, err);
     if (st != KS_OK)
@@ -102,7 +146,7 @@ ks_status ks_profile_read(const char *path, const ks_read_options *opt_in, ks_pr
         }
         int best = 0;
         for (size_t i = 0; readers[i]; i++) {
-            int score = readers[i]->detect(head, len, path);
+            int score = readers[i]->detect ? readers[i]->detect(head, len, path) : 0;
             if (score > best) {
                 best = score;
                 reader = readers[i];
