@@ -88,5 +88,19 @@ else
     echo "SKIP: $SHARED absent, real-profile CLI checks skipped"
 fi
 
+# method parameters come from the methods' tables: each is checked against
+# the method it is given to, and the help lists them with their methods
+printf 'name,duration_ns\nk,10\nk,12\nj,30\n' >"$T/small.csv"
+expect 2 "$KS" sample --method stem --n-th 10 "$T/small.csv"
+grep -q "n-th is not a parameter of stem" "$T/err" || bad "foreign parameter message: $(cat "$T/err")"
+expect 0 "$KS" sample --method allegro --n-th 10 "$T/small.csv"
+expect 2 "$KS" sample --method allegro --n-min nan "$T/small.csv"
+expect 2 "$KS" sample --allocation sideways "$T/small.csv"
+expect 0 "$KS" eval --methods root,allegro --n-th 10 --iters 2 "$T/small.csv"
+expect 2 "$KS" eval --methods root,stem --n-th 10 --iters 2 "$T/small.csv"
+expect 0 "$KS" sample --help
+grep -q -- "--n-min N" "$T/out" || bad "sample --help lacks the method parameters"
+grep -q "(root, allegro; default 64)" "$T/out" || bad "sample --help does not say which methods take --max-depth"
+
 echo "cli.sh: $pass passed, $failed failed"
 [ "$failed" = 0 ]

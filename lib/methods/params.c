@@ -14,7 +14,7 @@
 void ks_params_init(ks_params *p)
 {
     memset(p, 0, sizeof *p);
-    p->method = "root";
+    p->method = ks_methods()[0]->name; /* the first row of the table is the default */
     p->key = KS_KEY_NAME;
     p->epsilon = 0.05;
     p->confidence = 0.95;

@@ -116,7 +116,7 @@ ks_status ks_fit(const ks_profile *p, const ks_params *params, ks_fitted **out,
                  ks_error *err)
 {
     *out = NULL;
-    const char *name = params->method ? params->method : "root";
+    const char *name = params->method ? params->method : ks_methods()[0]->name;
     const ks_method *m = ks_method_find(name);
     if (!m)
         return unknown_method(name, err);
