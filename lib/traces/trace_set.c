@@ -14,10 +14,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* Listed names are relative to the list's folder, as the simulator joins
+ * them (an absolute name too: Accel-Sim prepends the folder to every line). */
 static char *join_path(const char *dir, const char *name)
 {
-    if (name[0] == '/')
-        return strdup(name);
     size_t n = strlen(dir) + strlen(name) + 2;
     char *p = malloc(n);
     if (p)
