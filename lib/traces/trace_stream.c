@@ -173,12 +173,24 @@ static ks_status grouped_header(stream *st, char *t, bool *handled, ks_error *er
     return KS_OK;
 }
 
+/* Instruction lines start with a hex digit (the PC, or a line number);
+ * of the block headers only "cluster id" does too. */
+static bool looks_like_instruction(const char *t)
+{
+    char c = t[0];
+    bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    return hex && !(c == 'c' && t[1] == 'l');
+}
+
 static ks_status grouped_line(stream *st, char *t, ks_error *err)
 {
-    bool handled;
-    ks_status s = grouped_header(st, t, &handled, err);
-    if (s != KS_OK || handled)
-        return s;
+    ks_status s;
+    if (!looks_like_instruction(t)) {
+        bool handled;
+        s = grouped_header(st, ks_trim(t), &handled, err);
+        if (s != KS_OK || handled)
+            return s;
+    }
     if (!st->in_warp)
         return fail(st, err, "instruction line outside a warp (no 'warp =' line before it): "
                              "'%.60s'",
@@ -232,9 +244,13 @@ static ks_status raw_line(stream *st, char *t, ks_error *err)
 
 /* ---------------------------------------------------------------- drive */
 
-static ks_status body_line(stream *st, char *line, bool truncated, ks_error *err)
+static ks_status body_line(stream *st, char *line, size_t len, bool truncated, ks_error *err)
 {
-    char *t = ks_trim(line);
+    if (memchr(line, '\0', len))
+        return fail(st, err, "%s", "NUL byte in an instruction line");
+    char *t = line;
+    while (*t == ' ' || *t == '\t')
+        t++;
     if (t[0] == '\0')
         return KS_OK;
     if (truncated && t[0] != '#')
@@ -251,7 +267,7 @@ static ks_status run(stream *st, ks_error *err)
     ks_status s = trace_read_header(st->in, &scratch, &scratch_layout, &pending, err);
     free(scratch.name);
     if (s == KS_OK && pending)
-        s = body_line(st, pending, false, err);
+        s = body_line(st, pending, strlen(pending), false, err);
     while (s == KS_OK) {
         char *line;
         size_t len;
@@ -263,9 +279,7 @@ static ks_status run(stream *st, ks_error *err)
         }
         if (!line)
             break;
-        if (strlen(line) != len)
-            return fail(st, err, "%s", "NUL byte in an instruction line");
-        s = body_line(st, line, truncated, err);
+        s = body_line(st, line, len, truncated, err);
     }
     if (s == KS_OK)
         s = close_warp(st, err);
