@@ -1,0 +1,511 @@
+/*
+ * trace_set.c - a folder of Accel-Sim traces: its list (kernelslist.g after
+ * post-processing, kernelslist before), every launch's trace header, and the
+ * tracer's stats.csv.
+ *
+ * Opening reads each listed trace's header only (the instructions are
+ * streamed later, see trace_stream.c), so memory grows with the number of
+ * launches, never with the size of their traces.
+ */
+#include "trace_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Listed names are relative to the list's folder, as the simulator joins
+ * them (an absolute name too: Accel-Sim prepends the folder to every line). */
+static char *join_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+static bool is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The listed file, or the listed name with a compression suffix when only
+ * the compressed copy exists (raw lists name "kernel-1.trace" for a file
+ * the tracer compressed to kernel-1.trace.xz). */
+static char *find_trace(const char *dir, const char *name)
+{
+    static const char *const suffix[] = {"", ".xz", ".gz", ".zst"};
+    for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+        size_t n = strlen(name) + strlen(suffix[i]) + 1;
+        char *with = malloc(n);
+        if (!with)
+            return NULL;
+        snprintf(with, n, "%s%s", name, suffix[i]);
+        char *path = join_path(dir, with);
+        free(with);
+        if (!path || is_file(path))
+            return path;
+        free(path);
+    }
+    return NULL;
+}
+
+/* The file name without folder and compression suffix, up to and excluding
+ * ".trace" / ".traceg": the key that joins a launch to its stats.csv row. */
+static size_t trace_stem(const char *name, const char **start)
+{
+    const char *slash = strrchr(name, '/');
+    const char *s = slash ? slash + 1 : name;
+    *start = s;
+    const char *dot = strstr(s, ".trace");
+    return dot ? (size_t)(dot - s) : strlen(s);
+}
+
+/* Raw traces (".trace") prefix every line with block and warp; post-processed
+ * ones (".traceg") group lines under #BEGIN_TB / warp headers. */
+static int listed_layout(const char *name)
+{
+    const char *s;
+    size_t stem = trace_stem(name, &s);
+    if (strncmp(s + stem, ".traceg", 7) == 0)
+        return 0;
+    if (strncmp(s + stem, ".trace", 6) == 0)
+        return 1;
+    return -1; /* unknown: the header's format line decides */
+}
+
+static ks_status add_event(ks_trace_set *s, const char *text, bool is_kernel, size_t kernel,
+                           ks_error *err)
+{
+    ks_status st = ks_grow((void **)&s->events, &s->event_capacity, s->event_count + 1,
+                           sizeof *s->events, err);
+    if (st != KS_OK)
+        return st;
+    ks_trace_event *e = &s->events[s->event_count];
+    memset(e, 0, sizeof *e);
+    e->text = strdup(text);
+    if (!e->text)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    e->is_kernel = is_kernel;
+    e->kernel = kernel;
+    s->event_count++;
+    return KS_OK;
+}
+
+/* kernels, layouts and stats_row share one capacity */
+static ks_status grow_kernels(ks_trace_set *s, ks_error *err)
+{
+    if (s->kernel_count < s->kernel_capacity)
+        return KS_OK;
+    size_t cap = s->kernel_capacity ? s->kernel_capacity * 2 : 16;
+    ks_trace_kernel *k = realloc(s->kernels, cap * sizeof *k);
+    if (k)
+        s->kernels = k;
+    trace_layout *l = k ? realloc(s->layouts, cap * sizeof *l) : NULL;
+    if (l)
+        s->layouts = l;
+    long *r = l ? realloc(s->stats_row, cap * sizeof *r) : NULL;
+    if (!r)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    s->stats_row = r;
+    s->kernel_capacity = cap;
+    return KS_OK;
+}
+
+static ks_status read_trace_header(ks_trace_set *s, ks_trace_kernel *k, trace_layout *layout,
+                                   ks_error *err)
+{
+    ks_input *in;
+    ks_status st = ks_input_open(k->path, &in, err);
+    if (st != KS_OK)
+        return st;
+    char *pending;
+    st = trace_read_header(in, k, layout, &pending, err);
+    ks_input_close(in);
+    return st;
+}
+
+static ks_status add_kernel(ks_trace_set *s, const char *name, long line, ks_error *err)
+{
+    ks_status st = grow_kernels(s, err);
+    if (st != KS_OK)
+        return st;
+    ks_trace_kernel *k = &s->kernels[s->kernel_count];
+    trace_layout *layout = &s->layouts[s->kernel_count];
+    memset(k, 0, sizeof *k);
+    memset(layout, 0, sizeof *layout);
+    s->stats_row[s->kernel_count] = -1;
+    k->index = s->kernel_count;
+    k->stream = -1;
+    k->path = find_trace(s->dir, name);
+    if (!k->path)
+        return ks_error_set(err, KS_ERR_IO, s->list_path, line,
+                            "names trace file '%.200s', which is not in %.200s (nor a .xz, "
+                            ".gz or .zst copy)",
+                            name, s->dir);
+    s->kernel_count++; /* owned from here: freed with the set */
+    st = read_trace_header(s, k, layout, err);
+    if (st != KS_OK)
+        return st;
+    int listed = listed_layout(name);
+    if (listed >= 0)
+        layout->prefixed = listed == 1;
+    return add_event(s, name, true, k->index, err);
+}
+
+static ks_status read_list(ks_trace_set *s, ks_error *err)
+{
+    ks_input *in;
+    ks_status st = ks_input_open(s->list_path, &in, err);
+    if (st != KS_OK)
+        return st;
+    for (;;) {
+        char *line;
+        size_t len;
+        if ((st = ks_input_getline(in, &line, &len, NULL, err)) != KS_OK || !line)
+            break;
+        bool nul = strlen(line) != len;
+        char *t = ks_trim(line);
+        if (t[0] == '\0' || t[0] == '#')
+            continue;
+        if (nul)
+            st = ks_error_set(err, KS_ERR_FORMAT, s->list_path, ks_input_line_number(in),
+                              "NUL byte in the list");
+        else if (strncmp(t, "Memcpy", 6) == 0)
+            st = add_event(s, t, false, 0, err);
+        else
+            st = add_kernel(s, t, ks_input_line_number(in), err);
+        if (st != KS_OK)
+            break;
+    }
+    if (st == KS_OK)
+        st = ks_input_finish_digest(in, s->list_xxh128, &s->list_bytes, err);
+    ks_input_close(in);
+    return st;
+}
+
+/* ------------------------------------------------------------ stats.csv */
+
+static ks_status stats_row(ks_trace_set *s, char **f, int n, const char *path, long line,
+                           ks_error *err)
+{
+    /* the tracer writes ten fields when the launch starts and the two counts
+     * when it ends: a launch that never ended has ten */
+    if (n != 12 && n != 10)
+        return ks_error_set(err, KS_ERR_FORMAT, path, line,
+                            "stats row has %d fields, expected 12", n);
+    ks_status st = ks_grow((void **)&s->stats, &s->stats_capacity, s->stats_count + 1,
+                           sizeof *s->stats, err);
+    if (st != KS_OK)
+        return st;
+    ks_trace_stats_row *r = &s->stats[s->stats_count];
+    memset(r, 0, sizeof *r);
+    r->total_insts = r->reported_insts = -1;
+    uint64_t v[8];
+    for (int i = 0; i < 8; i++) {
+        char *c = ks_trim(f[2 + i]);
+        if (!trace_parse_u64(c, strlen(c), 10, &v[i]) || (i != 3 && i != 7 && v[i] > UINT32_MAX))
+            return ks_error_set(err, KS_ERR_FORMAT, path, line, "bad number '%.40s' in field %d",
+                                c, 3 + i);
+    }
+    for (int i = 0; i < 3; i++) {
+        r->grid[i] = (uint32_t)v[i];
+        r->block[i] = (uint32_t)v[4 + i];
+    }
+    r->blocks = v[3];
+    r->threads = v[7];
+    for (int i = 10; i < n; i++) {
+        char *c = ks_trim(f[i]);
+        int64_t x;
+        if (!trace_parse_i64(c, strlen(c), &x))
+            return ks_error_set(err, KS_ERR_FORMAT, path, line, "bad count '%.40s' in field %d",
+                                c, i + 1);
+        *(i == 10 ? &r->total_insts : &r->reported_insts) = x;
+    }
+    r->trace = strdup(ks_trim(f[0]));
+    r->name = strdup(ks_trim(f[1]));
+    s->stats_count++;
+    if (!r->trace || !r->name)
+        return ks_error_set(err, KS_ERR_NOMEM, path, line, "out of memory");
+    return KS_OK;
+}
+
+static ks_status read_stats(ks_trace_set *s, const char *path, ks_error *err)
+{
+    ks_input *in;
+    ks_status st = ks_input_open(path, &in, err);
+    if (st != KS_OK)
+        return st;
+    char *f[16];
+    bool header = false;
+    for (;;) {
+        char *line;
+        size_t len;
+        if ((st = ks_input_getline(in, &line, &len, NULL, err)) != KS_OK || !line)
+            break;
+        if (ks_trim(line)[0] == '\0')
+            continue;
+        int n = ks_csv_split(line, len, f, 16);
+        if (!header) {
+            if (n < 1 || strcmp(ks_trim(f[0]), "kernel id") != 0) {
+                st = ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
+                                  "stats.csv does not start with the tracer's header "
+                                  "('kernel id, kernel mangled name, ...')");
+                break;
+            }
+            header = true;
+            continue;
+        }
+        if ((st = stats_row(s, f, n, path, ks_input_line_number(in), err)) != KS_OK)
+            break;
+    }
+    ks_input_close(in);
+    return st;
+}
+
+/* Joins each launch to its stats row by trace file stem ("kernel-3" of
+ * kernel-3.trace.xz and kernel-3.traceg); the first unused match wins, so
+ * repeated names pair up in order. */
+static void match_stats(ks_trace_set *s)
+{
+    for (size_t i = 0; i < s->kernel_count; i++) {
+        const char *a;
+        size_t an = trace_stem(s->kernels[i].path, &a);
+        for (size_t r = 0; r < s->stats_count; r++) {
+            const char *b;
+            size_t bn = trace_stem(s->stats[r].trace, &b);
+            bool used = false;
+            for (size_t j = 0; j < i && !used; j++)
+                used = s->stats_row[j] == (long)r;
+            if (!used && an == bn && memcmp(a, b, an) == 0) {
+                s->stats_row[i] = (long)r;
+                break;
+            }
+        }
+        if (ks_trace_set_stats_usable(s, i))
+            s->kernels[i].warp_insts = (uint64_t)s->stats[s->stats_row[i]].reported_insts;
+    }
+}
+
+/* ----------------------------------------------------------------- open */
+
+static ks_status locate(ks_trace_set *s, const char *dir, ks_error *err)
+{
+    if (is_file(dir)) { /* the list file itself */
+        s->list_path = strdup(dir);
+        const char *slash = strrchr(dir, '/');
+        s->dir = slash ? strndup(dir, (size_t)(slash - dir)) : strdup(".");
+        if (s->dir && slash == dir)
+            s->dir[0] = '/', s->dir[1] = '\0';
+        return s->list_path && s->dir ? KS_OK
+                                      : ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
+    }
+    if (!is_dir(dir))
+        return ks_error_set(err, KS_ERR_IO, dir, 0, "cannot open: %s", strerror(ENOENT));
+    s->dir = strdup(dir);
+    if (!s->dir)
+        return ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
+    static const char *const lists[] = {"kernelslist.g", "kernelslist"};
+    for (int i = 0; i < 2; i++) {
+        char *p = join_path(dir, lists[i]);
+        if (!p)
+            return ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
+        if (is_file(p)) {
+            s->list_path = p;
+            return KS_OK;
+        }
+        free(p);
+    }
+    return ks_error_set(err, KS_ERR_FORMAT, dir, 0,
+                        "not an Accel-Sim trace folder: no kernelslist.g or kernelslist");
+}
+
+ks_status ks_trace_set_open(const char *dir, ks_trace_set **out, ks_error *err)
+{
+    *out = NULL;
+    ks_trace_set *s = calloc(1, sizeof *s);
+    if (!s)
+        return ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
+    ks_status st = locate(s, dir, err);
+    if (st == KS_OK)
+        st = read_list(s, err);
+    if (st == KS_OK) {
+        char *stats = join_path(s->dir, "stats.csv");
+        if (!stats)
+            st = ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
+        else if (is_file(stats))
+            st = read_stats(s, stats, err);
+        free(stats);
+    }
+    if (st != KS_OK) {
+        ks_trace_set_free(s);
+        return st;
+    }
+    match_stats(s);
+    *out = s;
+    return KS_OK;
+}
+
+void ks_trace_set_free(ks_trace_set *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->kernel_count; i++) {
+        free(s->kernels[i].name);
+        free(s->kernels[i].path);
+    }
+    for (size_t i = 0; i < s->event_count; i++)
+        free(s->events[i].text);
+    for (size_t i = 0; i < s->stats_count; i++) {
+        free(s->stats[i].trace);
+        free(s->stats[i].name);
+    }
+    free(s->kernels);
+    free(s->layouts);
+    free(s->stats_row);
+    free(s->events);
+    free(s->stats);
+    free(s->dir);
+    free(s->list_path);
+    free(s);
+}
+
+size_t ks_trace_set_kernel_count(const ks_trace_set *s) { return s->kernel_count; }
+size_t ks_trace_set_event_count(const ks_trace_set *s) { return s->event_count; }
+size_t ks_trace_set_stats_count(const ks_trace_set *s) { return s->stats_count; }
+
+const ks_trace_kernel *ks_trace_set_kernel(const ks_trace_set *s, size_t i)
+{
+    return i < s->kernel_count ? &s->kernels[i] : NULL;
+}
+
+const ks_trace_event *ks_trace_set_event(const ks_trace_set *s, size_t i)
+{
+    return i < s->event_count ? &s->events[i] : NULL;
+}
+
+const ks_trace_stats_row *ks_trace_set_stats(const ks_trace_set *s, size_t i)
+{
+    return i < s->stats_count ? &s->stats[i] : NULL;
+}
+
+const ks_trace_stats_row *ks_trace_set_kernel_stats(const ks_trace_set *s, size_t i)
+{
+    return i < s->kernel_count && s->stats_row[i] >= 0 ? &s->stats[s->stats_row[i]] : NULL;
+}
+
+/* The shortest instruction line the tracer writes ("0000 00000000 0 X 0 0\n"
+ * is 22 bytes): an uncompressed file holds fewer than size / 22 lines. */
+enum { MIN_TRACE_LINE_BYTES = 22 };
+
+int ks_trace_set_stats_usable(const ks_trace_set *s, size_t i)
+{
+    const ks_trace_stats_row *r = ks_trace_set_kernel_stats(s, i);
+    if (!r)
+        return 0;
+    const ks_trace_kernel *k = &s->kernels[i];
+    if (strcmp(r->name, k->name) != 0 || memcmp(r->grid, k->grid, sizeof r->grid) != 0 ||
+        memcmp(r->block, k->block, sizeof r->block) != 0)
+        return 0;
+    if (r->reported_insts < 0 || r->reported_insts != r->total_insts ||
+        r->reported_insts >= ((int64_t)1 << 31))
+        return 0;
+    const char *comp = strrchr(k->path, '.');
+    bool compressed = comp && (strcmp(comp, ".xz") == 0 || strcmp(comp, ".gz") == 0 ||
+                               strcmp(comp, ".zst") == 0);
+    struct stat st;
+    if (!compressed && stat(k->path, &st) == 0 &&
+        (uint64_t)st.st_size / MIN_TRACE_LINE_BYTES >= ((uint64_t)1 << 32))
+        return 0;
+    return 1;
+}
+
+/* ------------------------------------------------------------ warp map */
+
+uint64_t trace_block_linear(const ks_trace_kernel *k, const uint32_t tb[3])
+{
+    /* grid sizes are below 2^32 each, so x + gx * (y + gy * z) fits when
+     * the indices are inside the grid; indices outside saturate */
+    if (tb[0] >= k->grid[0] || tb[1] >= k->grid[1] || tb[2] >= k->grid[2])
+        return UINT64_MAX;
+    unsigned __int128 v = (unsigned __int128)tb[2] * k->grid[1] + tb[1];
+    v = v * k->grid[0] + tb[0];
+    return v > UINT64_MAX - 1 ? UINT64_MAX - 1 : (uint64_t)v;
+}
+
+static uint64_t warp_hash(uint64_t block, uint32_t warp)
+{
+    uint64_t h = block * 0x9E3779B97F4A7C15ull ^ ((uint64_t)warp + 0x632BE59BD9B4E019ull);
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 32);
+}
+
+static ks_status warp_map_grow(trace_warp_map *m, ks_error *err)
+{
+    size_t slots = m->slots ? m->slots * 2 : 1024;
+    trace_warp_map n = {calloc(slots, sizeof(uint64_t)), calloc(slots, sizeof(uint32_t)),
+                        calloc(slots, sizeof(uint32_t)), slots, m->used};
+    if (!n.block || !n.warp || !n.value) {
+        trace_warp_map_free(&n);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory (warp map)");
+    }
+    for (size_t i = 0; i < m->slots; i++) {
+        if (!m->value[i])
+            continue;
+        size_t j = warp_hash(m->block[i], m->warp[i]) & (slots - 1);
+        while (n.value[j])
+            j = (j + 1) & (slots - 1);
+        n.block[j] = m->block[i];
+        n.warp[j] = m->warp[i];
+        n.value[j] = m->value[i];
+    }
+    trace_warp_map_free(m);
+    *m = n;
+    return KS_OK;
+}
+
+ks_status trace_warp_map_get(trace_warp_map *m, uint64_t block, uint32_t warp,
+                             uint32_t insert_value, uint32_t *found, bool *is_new,
+                             ks_error *err)
+{
+    *is_new = false;
+    if (m->slots == 0 || (m->used + 1) * 4 > m->slots * 3) {
+        ks_status st = warp_map_grow(m, err);
+        if (st != KS_OK)
+            return st;
+    }
+    size_t j = warp_hash(block, warp) & (m->slots - 1);
+    while (m->value[j]) {
+        if (m->block[j] == block && m->warp[j] == warp) {
+            *found = m->value[j] - 1;
+            return KS_OK;
+        }
+        j = (j + 1) & (m->slots - 1);
+    }
+    if (insert_value == UINT32_MAX)
+        return ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "warp map value out of range");
+    m->block[j] = block;
+    m->warp[j] = warp;
+    m->value[j] = insert_value + 1;
+    m->used++;
+    *found = insert_value;
+    *is_new = true;
+    return KS_OK;
+}
+
+void trace_warp_map_free(trace_warp_map *m)
+{
+    free(m->block);
+    free(m->warp);
+    free(m->value);
+    memset(m, 0, sizeof *m);
+}
