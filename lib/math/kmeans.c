@@ -1,0 +1,361 @@
+/*
+ * kmeans.c - k-means (Lloyd 1982) seeded by k-means++ (Arthur and
+ * Vassilvitskii, SODA 2007) with restarts, the silhouette score (Rousseeuw,
+ * J. Comput. Appl. Math. 1987) and per-column standardisation.
+ */
+#include "kmeans.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ks_kmeans_options_init(ks_kmeans_options *o, size_t k, uint64_t seed)
+{
+    o->k = k;
+    o->restarts = 10;
+    o->max_iter = 300;
+    o->tol = 1e-10;
+    o->seed = seed;
+}
+
+void ks_kmeans_result_free(ks_kmeans_result *r)
+{
+    if (!r)
+        return;
+    free(r->label);
+    free(r->centroid);
+    memset(r, 0, sizeof *r);
+}
+
+static double kmeans_dist2(const double *a, const double *b, size_t d)
+{
+    double s = 0;
+    for (size_t j = 0; j < d; j++) {
+        double t = a[j] - b[j];
+        s += t * t;
+    }
+    return s;
+}
+
+/* k-means++: each further centre is drawn with probability proportional to
+ * the squared distance to the nearest centre chosen so far.  Stops early
+ * (returns fewer than k) once every point coincides with a centre. */
+static size_t kmeans_seed_centres(const double *x, size_t n, size_t d, size_t k, ks_rng *rng,
+                                  double *c, double *near)
+{
+    size_t first = (size_t)ks_rng_below(rng, n);
+    memcpy(c, x + first * d, d * sizeof *c);
+    for (size_t i = 0; i < n; i++)
+        near[i] = kmeans_dist2(x + i * d, c, d);
+    size_t have = 1;
+    while (have < k) {
+        double total = 0;
+        for (size_t i = 0; i < n; i++)
+            total += near[i];
+        if (!(total > 0))
+            break;
+        double u = ks_rng_uniform(rng) * total, acc = 0;
+        size_t pick = n - 1;
+        for (size_t i = 0; i < n; i++) {
+            acc += near[i];
+            if (u < acc && near[i] > 0) {
+                pick = i;
+                break;
+            }
+        }
+        while (near[pick] == 0 && pick > 0) /* rounding ran past the end */
+            pick--;
+        double *cn = c + have * d;
+        memcpy(cn, x + pick * d, d * sizeof *cn);
+        for (size_t i = 0; i < n; i++) {
+            double t = kmeans_dist2(x + i * d, cn, d);
+            if (t < near[i])
+                near[i] = t;
+        }
+        have++;
+    }
+    return have;
+}
+
+/* Nearest centre of every point (lowest index on ties); returns the inertia
+ * and whether any label changed. */
+static double kmeans_assign(const double *x, size_t n, size_t d, const double *c, size_t k,
+                            uint32_t *label, double *dist, bool *changed)
+{
+    double inertia = 0;
+    *changed = false;
+    for (size_t i = 0; i < n; i++) {
+        double best = INFINITY;
+        uint32_t arg = 0;
+        for (size_t j = 0; j < k; j++) {
+            double t = kmeans_dist2(x + i * d, c + j * d, d);
+            if (t < best) {
+                best = t;
+                arg = (uint32_t)j;
+            }
+        }
+        if (label[i] != arg)
+            *changed = true;
+        label[i] = arg;
+        dist[i] = best;
+        inertia += best;
+    }
+    return inertia;
+}
+
+/* Centroids as member means.  An empty cluster takes the point farthest from
+ * its centroid (sklearn relocates the same way), so k stays k while there are
+ * enough distinct points.  Returns the largest squared centroid move. */
+static double kmeans_update(const double *x, size_t n, size_t d, double *c, size_t k,
+                            uint32_t *label, double *dist, size_t *count, double *sum)
+{
+    memset(count, 0, k * sizeof *count);
+    memset(sum, 0, k * d * sizeof *sum);
+    for (size_t i = 0; i < n; i++) {
+        count[label[i]]++;
+        for (size_t j = 0; j < d; j++)
+            sum[label[i] * d + j] += x[i * d + j];
+    }
+    for (size_t j = 0; j < k; j++) {
+        if (count[j])
+            continue;
+        size_t far = n;
+        for (size_t i = 0; i < n; i++)
+            if (count[label[i]] > 1 && dist[i] > 0 && (far == n || dist[i] > dist[far]))
+                far = i;
+        if (far == n)
+            continue; /* no distinct point left to give it */
+        uint32_t from = label[far];
+        count[from]--;
+        for (size_t t = 0; t < d; t++)
+            sum[from * d + t] -= x[far * d + t];
+        label[far] = (uint32_t)j;
+        dist[far] = 0;
+        count[j] = 1;
+        memcpy(sum + j * d, x + far * d, d * sizeof *sum);
+    }
+    double move = 0;
+    for (size_t j = 0; j < k; j++) {
+        if (!count[j])
+            continue;
+        double m = 0;
+        for (size_t t = 0; t < d; t++) {
+            double v = sum[j * d + t] / (double)count[j];
+            double diff = v - c[j * d + t];
+            m += diff * diff;
+            c[j * d + t] = v;
+        }
+        if (m > move)
+            move = m;
+    }
+    return move;
+}
+
+/* One start: seeding, then Lloyd until labels settle, centres stop moving or
+ * max_iter.  Labels and centroids end consistent (centroids = member means). */
+static double kmeans_run(const double *x, size_t n, size_t d, const ks_kmeans_options *opt,
+                         double scale, ks_rng *rng, double *c, uint32_t *label, double *dist,
+                         size_t *count, double *sum, size_t *k_used, unsigned *iters)
+{
+    size_t k = kmeans_seed_centres(x, n, d, opt->k, rng, c, dist);
+    for (size_t i = 0; i < n; i++)
+        label[i] = UINT32_MAX;
+    bool changed;
+    double inertia = kmeans_assign(x, n, d, c, k, label, dist, &changed);
+    unsigned it = 0;
+    while (it < opt->max_iter) {
+        it++;
+        double move = kmeans_update(x, n, d, c, k, label, dist, count, sum);
+        inertia = kmeans_assign(x, n, d, c, k, label, dist, &changed);
+        if (!changed || move <= opt->tol * scale)
+            break;
+    }
+    kmeans_update(x, n, d, c, k, label, dist, count, sum);
+    inertia = 0;
+    for (size_t i = 0; i < n; i++)
+        inertia += kmeans_dist2(x + i * d, c + label[i] * d, d);
+    *k_used = k;
+    *iters = it;
+    return inertia;
+}
+
+/* Renumbers labels by first appearance and drops empty clusters. */
+static size_t kmeans_canonical(size_t n, size_t d, size_t k, uint32_t *label, const double *c,
+                               double *out_c, uint32_t *map)
+{
+    for (size_t j = 0; j < k; j++)
+        map[j] = UINT32_MAX;
+    uint32_t next = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (map[label[i]] == UINT32_MAX) {
+            map[label[i]] = next;
+            memcpy(out_c + (size_t)next * d, c + (size_t)label[i] * d, d * sizeof *out_c);
+            next++;
+        }
+        label[i] = map[label[i]];
+    }
+    return next;
+}
+
+ks_status ks_kmeans(const double *x, size_t n, size_t d, const ks_kmeans_options *opt,
+                    ks_kmeans_result *out, ks_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (n == 0 || d == 0 || opt->k == 0)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "k-means needs at least one point, one dimension and k >= 1");
+    ks_kmeans_options o = *opt;
+    if (o.k > n)
+        o.k = n;
+    if (o.restarts == 0)
+        o.restarts = 1;
+    size_t k = o.k;
+    double *c = malloc(k * d * sizeof *c), *best_c = malloc(k * d * sizeof *best_c);
+    double *sum = malloc(k * d * sizeof *sum), *dist = malloc(n * sizeof *dist);
+    size_t *count = malloc(k * sizeof *count);
+    uint32_t *label = malloc(n * sizeof *label), *best = malloc(n * sizeof *best);
+    uint32_t *map = malloc(k * sizeof *map);
+    out->centroid = malloc(k * d * sizeof *out->centroid);
+    if (!c || !best_c || !sum || !dist || !count || !label || !best || !map || !out->centroid) {
+        free(c), free(best_c), free(sum), free(dist), free(count), free(label), free(map);
+        free(best);
+        ks_kmeans_result_free(out);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory in k-means (n=%zu, d=%zu)",
+                            n, d);
+    }
+    double scale = 0;
+    for (size_t i = 0; i < n * d; i++)
+        scale += x[i] * x[i];
+    scale = scale / (double)n + 1e-300;
+    ks_rng rng;
+    ks_rng_seed(&rng, o.seed);
+    double best_inertia = INFINITY;
+    size_t best_k = 0;
+    for (unsigned r = 0; r < o.restarts; r++) {
+        size_t k_used;
+        unsigned iters;
+        double inertia = kmeans_run(x, n, d, &o, scale, &rng, c, label, dist, count, sum,
+                                    &k_used, &iters);
+        if (inertia < best_inertia) {
+            best_inertia = inertia;
+            best_k = k_used;
+            out->iterations = iters;
+            memcpy(best, label, n * sizeof *best);
+            memcpy(best_c, c, k_used * d * sizeof *c);
+        }
+    }
+    out->k = kmeans_canonical(n, d, best_k, best, best_c, out->centroid, map);
+    out->label = best;
+    out->inertia = best_inertia;
+    free(c), free(best_c), free(sum), free(dist), free(count), free(label), free(map);
+    return KS_OK;
+}
+
+/* s(i) for one point against all n; sums per cluster in acc (k). */
+static double silhouette_point(const double *x, size_t n, size_t d, const uint32_t *label,
+                               const size_t *size, size_t k, size_t i, double *acc)
+{
+    uint32_t own = label[i];
+    if (size[own] <= 1)
+        return 0;
+    memset(acc, 0, k * sizeof *acc);
+    for (size_t j = 0; j < n; j++)
+        if (j != i)
+            acc[label[j]] += sqrt(kmeans_dist2(x + i * d, x + j * d, d));
+    double a = acc[own] / (double)(size[own] - 1), b = INFINITY;
+    for (size_t c = 0; c < k; c++)
+        if (c != own && size[c] > 0 && acc[c] / (double)size[c] < b)
+            b = acc[c] / (double)size[c];
+    double m = a > b ? a : b;
+    return m > 0 ? (b - a) / m : 0;
+}
+
+ks_status ks_silhouette(const double *x, size_t n, size_t d, const uint32_t *label, size_t k,
+                        size_t sample_cap, uint64_t seed, double *score, ks_error *err)
+{
+    *score = 0;
+    if (k < 2 || n < 3 || k > n - 1)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "the silhouette needs 2 <= k <= n - 1 (k=%zu, n=%zu)", k, n);
+    size_t *size = calloc(k, sizeof *size);
+    double *acc = malloc(k * sizeof *acc);
+    size_t *pick = NULL;
+    size_t m = n;
+    if (sample_cap && n > sample_cap)
+        m = sample_cap;
+    if (m < n)
+        pick = malloc(n * sizeof *pick);
+    if (!size || !acc || (m < n && !pick)) {
+        free(size), free(acc), free(pick);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory in the silhouette");
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (label[i] >= k) {
+            free(size), free(acc), free(pick);
+            return ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "label %u of point %zu >= k=%zu",
+                                label[i], i, k);
+        }
+        size[label[i]]++;
+    }
+    if (pick) { /* partial Fisher-Yates: the first m entries are the sample */
+        ks_rng rng;
+        ks_rng_seed(&rng, seed);
+        for (size_t i = 0; i < n; i++)
+            pick[i] = i;
+        for (size_t i = 0; i < m; i++) {
+            size_t j = i + (size_t)ks_rng_below(&rng, n - i);
+            size_t t = pick[i];
+            pick[i] = pick[j];
+            pick[j] = t;
+        }
+    }
+    double s = 0;
+    for (size_t t = 0; t < m; t++)
+        s += silhouette_point(x, n, d, label, size, k, pick ? pick[t] : t, acc);
+    *score = s / (double)m;
+    free(size), free(acc), free(pick);
+    return KS_OK;
+}
+
+void ks_standardize(double *x, size_t n, size_t d, double *mean, double *std)
+{
+    for (size_t j = 0; j < d; j++) {
+        double mu = 0, var = 0;
+        for (size_t i = 0; i < n; i++)
+            mu += x[i * d + j];
+        mu = n ? mu / (double)n : 0;
+        for (size_t i = 0; i < n; i++) {
+            double t = x[i * d + j] - mu;
+            var += t * t;
+        }
+        double sd = n ? sqrt(var / (double)n) : 0;
+        for (size_t i = 0; i < n; i++)
+            x[i * d + j] = sd > 0 ? (x[i * d + j] - mu) / sd : 0;
+        if (mean)
+            mean[j] = mu;
+        if (std)
+            std[j] = sd;
+    }
+}
+
+size_t ks_distinct_rows(const double *x, size_t n, size_t d, size_t limit)
+{
+    /* Each row is compared with the distinct rows found so far only, so the
+     * cost is O(n * distinct * d), not O(n^2 d). */
+    size_t cap = limit ? limit : n, distinct = 0;
+    size_t *rep = malloc((cap ? cap : 1) * sizeof *rep);
+    if (!rep)
+        return limit ? limit : n; /* no memory: claim the most, callers stay safe */
+    for (size_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < distinct && !seen; j++)
+            seen = memcmp(x + i * d, x + rep[j] * d, d * sizeof *x) == 0;
+        if (seen)
+            continue;
+        rep[distinct++] = i;
+        if (distinct == cap)
+            break;
+    }
+    free(rep);
+    return distinct;
+}
