@@ -23,12 +23,14 @@ typedef struct cli_input {
     ks_read_options read;
     const char *metrics; /* ncu CSV to attach */
     const char *bbv;     /* Photon bbv.csv to attach */
+    const char *traces;  /* Accel-Sim trace folder to attach */
 } cli_input;
 
 #define CLI_INPUT_LONG_OPTIONS                                                             \
     {"format", required_argument, NULL, 'F'}, {"device", required_argument, NULL, 'D'},   \
         {"name-kind", required_argument, NULL, 'N'},                                      \
-        {"metrics", required_argument, NULL, 'M'}, {"bbv", required_argument, NULL, 'B'}
+        {"metrics", required_argument, NULL, 'M'}, {"bbv", required_argument, NULL, 'B'},  \
+        {"traces", required_argument, NULL, 'X'}
 
 #define CLI_INPUT_HELP                                                                     \
     "  --format NAME      input format (default: detected from content; see\n"            \
@@ -36,7 +38,9 @@ typedef struct cli_input {
     "  --device N         keep only kernels of GPU N (multi-GPU traces)\n"                \
     "  --name-kind K      nsys SQLite: demangled (default), short or mangled names\n"     \
     "  --metrics NCU.csv  attach Nsight Compute metrics by launch order\n"               \
-    "  --bbv BBV.csv      attach Photon basic-block vectors by launch order\n"
+    "  --bbv BBV.csv      attach Photon basic-block vectors by launch order\n"               \
+    "  --traces DIR       attach an Accel-Sim trace folder's instruction counts by\n"      \
+    "                     launch order\n"
 
 void cli_input_init(cli_input *in);
 /* Handles one of the CLI_INPUT options; returns false if opt is not one. */

@@ -116,6 +116,9 @@ bool cli_input_option(cli_input *in, int opt, const char *arg, int *rc)
     case 'B':
         in->bbv = arg;
         return true;
+    case 'X':
+        in->traces = arg;
+        return true;
     }
     return false;
 }
@@ -129,6 +132,8 @@ int cli_read_profile(const char *path, const cli_input *in, ks_profile **out)
         st = ks_profile_attach(*out, KS_SOURCE_METRICS, in->metrics, &err);
     if (st == KS_OK && in->bbv)
         st = ks_profile_attach(*out, KS_SOURCE_BBV, in->bbv, &err);
+    if (st == KS_OK && in->traces)
+        st = ks_profile_attach(*out, KS_SOURCE_TRACES, in->traces, &err);
     if (st != KS_OK) {
         ks_profile_free(*out);
         *out = NULL;

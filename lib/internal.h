@@ -100,7 +100,7 @@ typedef struct ks_reader {
     int (*detect)(const char *head, size_t len, const char *path);
     ks_status (*read)(ks_input *in, const ks_read_options *opt, ks_profile *p, ks_error *err);
     int (*detect_dir)(const char *path);
-    ks_status (*read_dir)(const char *path, const ks_read_options *opt, ks_profile *p,
+    ks_status (*read_dir)(const char *path, const ks_read_options *opt, ks_profile **out,
                           ks_error *err);
 } ks_reader;
 
@@ -117,6 +117,7 @@ extern const ks_reader ks_reader_rocprof_v3_csv;
 extern const ks_reader ks_reader_rocprof_v1_csv;
 extern const ks_reader ks_reader_ncu_csv;
 extern const ks_reader ks_reader_ncu_raw_csv;
+extern const ks_reader ks_reader_accelsim_traces;
 
 /* Reorders every column so that new row i is old row order[i]. */
 ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err);
@@ -234,6 +235,10 @@ ks_status ks_read_ncu_metrics(const char *path, ks_profile **out, long **lines,
                               ks_error *err);
 ks_status ks_read_photon_bbv(const char *path, ks_profile **out, long **lines,
                              ks_error *err);
+/* An Accel-Sim trace folder as a second source (names, grid, block,
+ * instruction counts; lib/readers/read_accelsim.c); *lines is NULL. */
+ks_status ks_read_accelsim_traces(const char *path, ks_profile **out, long **lines,
+                                  ks_error *err);
 
 /* Growable buffer helpers */
 ks_status ks_grow(void **ptr, size_t *capacity, size_t need, size_t elem, ks_error *err);

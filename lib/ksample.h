@@ -201,7 +201,8 @@ const char *const *ks_reader_names(void);
  * launch order. */
 typedef enum ks_source {
     KS_SOURCE_METRICS, /* Nsight Compute CSV: dense metric columns */
-    KS_SOURCE_BBV      /* Photon bbv.csv: sparse column "bbv" + metric "warps" */
+    KS_SOURCE_BBV,     /* Photon bbv.csv: sparse column "bbv" + metric "warps" */
+    KS_SOURCE_TRACES   /* Accel-Sim trace folder: instruction counts, grid, block */
 } ks_source;
 /* The command-line option that supplies a source, e.g. "--metrics NCU.csv". */
 const char *ks_source_option(ks_source source);

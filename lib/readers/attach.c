@@ -17,6 +17,7 @@ typedef struct source_row {
 static const source_row sources[] = {
     {KS_SOURCE_METRICS, "--metrics NCU.csv (Nsight Compute)", ks_read_ncu_metrics},
     {KS_SOURCE_BBV, "--bbv BBV.csv (Photon's NVBit tool)", ks_read_photon_bbv},
+    {KS_SOURCE_TRACES, "--traces DIR (Accel-Sim NVBit traces)", ks_read_accelsim_traces},
 };
 
 static const source_row *find(ks_source source)

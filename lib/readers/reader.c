@@ -20,6 +20,7 @@ static const ks_reader *const readers[] = {
     &ks_reader_kineto_json,
     &ks_reader_ncu_csv,
     &ks_reader_ncu_raw_csv,
+    &ks_reader_accelsim_traces,
     NULL,
 };
 
@@ -82,10 +83,8 @@ static ks_status read_folder(const char *path, const ks_reader *reader,
     if (!reader)
         return ks_error_set(err, KS_ERR_FORMAT, path, 0,
                             "is a folder of no known kind (see 'ksample formats')");
-    ks_profile *p = ks_profile_new();
-    if (!p)
-        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
-    ks_status st = reader->read_dir(path, opt, p, err);
+    ks_profile *p = NULL;
+    ks_status st = reader->read_dir(path, opt, &p, err);
     if (st == KS_OK && p->n == 0)
         st = ks_error_set(err, KS_ERR_FORMAT, path, 0, "no kernel invocations found (read as %s)",
                           reader->name);
