@@ -35,3 +35,6 @@ done
 # PyTorch profiler (Kineto) JSON: parse throughput and peak memory on a
 # 600 MB synthetic trace
 "$B/bench_kineto" --size-mb 600 --out "$OUT/kineto-600mb.json"
+# Accel-Sim traces: streaming and basic-block vectors of a 1 GB trace (peak
+# RSS after a 64 MB and the 1 GB trace: flat memory)
+"$B/bench_trace" --size-mb 1024

@@ -15,7 +15,12 @@ static void help(void)
     const char *const *presets = ks_synth_presets();
     for (size_t i = 0; presets[i]; i += 2)
         printf("                       %-14s %s\n", presets[i], presets[i + 1]);
-    printf("  -n N               invocations (default 100000; 1e7 and 10M work)\n"
+    printf("  -n N               invocations (default 100000; 1e7 and 10M work); with\n"
+           "                     --traces, kernel launches (default 20)\n"
+           "  --traces DIR       write Accel-Sim traces instead: DIR/kernelslist.g, one\n"
+           "                     kernel-N.traceg per launch (tracer version 5), stats.csv,\n"
+           "                     and DIR/time.csv, a plain CSV time profile whose\n"
+           "                     durations follow a model of the traced work\n"
            "  --seed N           random seed (default 1)\n"
            "  -o, --output FILE  output file (default: standard output); written\n"
            "                     atomically\n"
@@ -32,10 +37,13 @@ int cmd_synth(int argc, char **argv)
     static const struct option longopts[] = {{"preset", required_argument, NULL, 'p'},
                                              {"seed", required_argument, NULL, 's'},
                                              {"output", required_argument, NULL, 'o'},
+                                             {"traces", required_argument, NULL, 't'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     ks_synth_options so = {.preset = "casio-like", .n = 100000, .seed = 1};
     const char *output = "-";
+    const char *traces = NULL;
+    bool n_given = false;
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "hn:o:", longopts, NULL)) != -1) {
@@ -46,6 +54,10 @@ int cmd_synth(int argc, char **argv)
         case 'n':
             if (!cli_parse_u64(optarg, &so.n) || so.n == 0)
                 return cli_usage_error("synth", "-n needs a positive count, got '%s'", optarg);
+            n_given = true;
+            break;
+        case 't':
+            traces = optarg;
             break;
         case 's':
             if (!cli_parse_u64(optarg, &so.seed))
@@ -66,6 +78,12 @@ int cmd_synth(int argc, char **argv)
         return cli_usage_error("synth", "unexpected argument '%s'", argv[optind]);
     ks_error err;
     ks_error_clear(&err);
+    if (traces) {
+        ks_synth_traces_options to = {.launches = n_given ? so.n : 20, .seed = so.seed};
+        if (to.launches > 100000)
+            return cli_usage_error("synth", "--traces: at most 100000 launches");
+        return ks_synth_traces_write(traces, &to, &err) == KS_OK ? 0 : cli_fail(&err);
+    }
     if (ks_write_atomic(output, write_synth, &so, &err) != KS_OK)
         return cli_fail(&err);
     return 0;

@@ -487,6 +487,20 @@ const char *const *ks_synth_presets(void);
 /* Writes a synthetic workload in nsys cuda_kern_exec_trace CSV format. */
 ks_status ks_synth_write(const ks_synth_options *opt, FILE *f, ks_error *err);
 
+/* A synthetic workload as Accel-Sim traces (lib/synth/synth_traces.c): in
+ * dir (created if absent) kernelslist.g, kernel-N.traceg (tracer version 5
+ * layout), the tracer's stats.csv, time.csv (plain CSV time profile of the
+ * same launches) and synth-params.txt.  Same options, same bytes. */
+typedef struct ks_synth_traces_options {
+    uint64_t launches; /* kernel launches, 1..100000 */
+    uint64_t seed;
+} ks_synth_traces_options;
+ks_status ks_synth_traces_write(const char *dir, const ks_synth_traces_options *opt,
+                                ks_error *err);
+/* The duration model of time.csv before its noise: 2000 + max(insts / 8 +
+ * sectors / 2, 20 * longest_warp) ns. */
+double ks_synth_traces_model_ns(uint64_t insts, uint64_t sectors, uint64_t longest_warp);
+
 #ifdef __cplusplus
 }
 #endif

@@ -78,6 +78,16 @@ expect 0 "$KS" eval "$T/w.csv" --iters 2
 gzip -c "$T/w.csv" >"$T/w.csv.gz"
 expect 0 "$KS" sample "$T/w.csv.gz" --seed 3 -o "$T/gz.json"
 
+# synthetic Accel-Sim traces and their time profile
+expect 0 "$KS" synth --traces "$T/tr" -n 7 --seed 2
+[ "$(grep -c traceg "$T/tr/kernelslist.g")" = 7 ] || bad "synth --traces -n 7: list"
+expect 0 "$KS" info "$T/tr/time.csv"
+grep -q '^invocations: *7$' "$T/out" || bad "synth --traces time.csv: $(grep invocations "$T/out")"
+expect 0 "$KS" synth --traces "$T/tr2" -n 7 --seed 2
+cmp -s "$T/tr/time.csv" "$T/tr2/time.csv" || bad "synth --traces: same seed, other bytes"
+expect 3 "$KS" synth --traces "$T/tr/time.csv/x" -n 2
+expect 2 "$KS" synth --traces "$T/tr3" -n 100001
+
 # the real profiles, when ../shared/data is beside the project
 if [ -d "$SHARED/kineto" ]; then
     for f in "$SHARED"/kineto/*.json.gz; do

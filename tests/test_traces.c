@@ -236,7 +236,7 @@ static void test_version5(void **state)
     write_text("v5/kernelslist.g", "kernel-1-ctx_0x55dfecb31820.traceg\n");
     write_text("v5/kernel-1-ctx_0x55dfecb31820.traceg",
                HEADER("_Z2v5v", "(2,1,1)", "(64,1,1)", "90", "5", "1")
-               "#BEGIN_TB\nthread block = 1,0,0\nwarp = 1\ninsts = 4\n"
+               "#BEGIN_TB\nthread block = 1,0,0\ncluster id = 0,0,0\nwarp = 1\ninsts = 4\n"
                "12 0000 ffffffff 1 R1 LDC 0 0 0 \n"
                "13 00e0 ffffffff 0 BRA 0 0 352 \n"
                "14 0340 ffffffff 1 R6 LDG.E 1 R6 4 1 0x7f6233c00200 0 0 \n"

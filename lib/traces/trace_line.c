@@ -323,7 +323,7 @@ ks_status trace_parse_line(char *line, const trace_layout *layout, ks_trace_inst
 {
     fields f = {line};
     ks_status st = KS_OK;
-    uint64_t v;
+    uint64_t v = 0;
     inst->naddr = 0;
     inst->addr = buf->addr;
     inst->has_imm = 0;

@@ -302,9 +302,8 @@ static ks_status locate(ks_trace_set *s, const char *dir, ks_error *err)
     if (is_file(dir)) { /* the list file itself */
         s->list_path = strdup(dir);
         const char *slash = strrchr(dir, '/');
-        s->dir = slash ? strndup(dir, (size_t)(slash - dir)) : strdup(".");
-        if (s->dir && slash == dir)
-            s->dir[0] = '/', s->dir[1] = '\0';
+        s->dir = !slash ? strdup(".") : slash == dir ? strdup("/")
+                                                    : strndup(dir, (size_t)(slash - dir));
         return s->list_path && s->dir ? KS_OK
                                       : ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
     }
