@@ -29,7 +29,13 @@
  * 4 MiB blocks took 10-15 % more CPU), yet large enough that the per-block
  * costs (waking threads, interning the block's distinct names into the
  * profile) stay small next to parsing. */
+/* Fuzzing builds use tiny blocks so that inputs of a few hundred bytes are
+ * read the way large files are: in many blocks, on several threads. */
+#ifdef KS_FUZZ_BUFFERS
+enum { DEFAULT_BLOCK_BYTES = 97, MAX_THREADS = 8 };
+#else
 enum { DEFAULT_BLOCK_BYTES = 1 << 20, MAX_THREADS = 8 };
+#endif
 
 /* -------------------------------------------------------------- ks_rows */
 

@@ -19,7 +19,13 @@
 #include <zlib.h>
 #include <zstd.h>
 
-enum { RAW_CHUNK = 1 << 18, OUT_CHUNK = 1 << 20 };
+/* Fuzzing builds shrink the buffers so that short inputs refill, grow and
+ * carry lines across buffer ends as large files do. */
+#ifdef KS_FUZZ_BUFFERS
+enum { RAW_CHUNK = 61, OUT_CHUNK = 127, PEEK_BYTES = 1000 };
+#else
+enum { RAW_CHUNK = 1 << 18, OUT_CHUNK = 1 << 20, PEEK_BYTES = 65536 };
+#endif
 
 typedef enum { COMP_NONE, COMP_GZIP, COMP_XZ, COMP_ZSTD } compression;
 
@@ -288,7 +294,7 @@ static ks_status buffer_at_least(ks_input *in, size_t want, ks_error *err)
 
 ks_status ks_input_peek(ks_input *in, const char **data, size_t *len, ks_error *err)
 {
-    ks_status st = buffer_at_least(in, 65536, err);
+    ks_status st = buffer_at_least(in, PEEK_BYTES, err);
     if (st != KS_OK)
         return st;
     *data = in->buf + in->buf_pos;
