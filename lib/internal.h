@@ -74,6 +74,15 @@ bool ks_csv_scan(const char *line, size_t len, const ks_cell_kind *kinds, int co
  * shortens *len. */
 const char *ks_trim_n(const char *s, size_t *len);
 
+/* The one rule, in every CSV layout, for a row whose field count is not the
+ * header's: a row may stop early as long as it still holds every column the
+ * reader uses (needed = 1 + the highest such index); the cells it leaves out
+ * read as empty.  ncu's newest long layout writes rows like that (metric rows
+ * stop before the five Rule columns only rule rows fill).  A longer row, or a
+ * shorter one that lacks a used column, returns false and the caller reports
+ * it.  fields must have room for header_count entries; empty is any writable
+ * "" (the end of the line will do). */
+bool ks_csv_fill_short_row(char **fields, int count, int header_count, int needed, char *empty);
 /* Finds a header column by exact name (after trimming); -1 if absent. */
 int ks_csv_find(char *const *fields, int count, const char *name);
 

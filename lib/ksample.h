@@ -96,6 +96,11 @@ typedef struct ks_profile {
     /* provenance */
     char source_format[32];   /* reader that produced it, e.g. "nsys-kern-exec-csv" */
     char device_name[128];    /* "" if unknown */
+    /* Where the durations come from when the format offers a choice (ncu: the
+     * time metric used, e.g. "gpu__time_duration.max"); "none" when the input
+     * has no time at all and every duration is 0; "" when the format has one
+     * duration column. */
+    char duration_source[64];
     char source_path[512];
     char source_xxh128[33];   /* XXH3-128 of the file's bytes as stored on disk, as xxh128sum prints it */
     uint64_t source_bytes;

@@ -90,6 +90,17 @@ int ks_csv_split(char *line, size_t len, char **fields, int max)
     return count;
 }
 
+bool ks_csv_fill_short_row(char **fields, int count, int header_count, int needed, char *empty)
+{
+    if (count == header_count)
+        return true;
+    if (count < 0 || count > header_count || count < needed)
+        return false;
+    for (int i = count; i < header_count; i++)
+        fields[i] = empty;
+    return true;
+}
+
 ks_status ks_csv_split_grow(char *line, size_t len, char ***fields, int *capacity, int *count,
                             const char *path, long line_number, ks_error *err)
 {
