@@ -75,6 +75,9 @@ int cmd_sample(int argc, char **argv)
     }
     if (optind != argc - 1)
         return cli_usage_error("sample", "expected one profile file");
+    const char *inputs[] = {argv[optind], input.metrics};
+    if ((rc = cli_check_output("sample", output, inputs, 2)))
+        return rc;
     ks_profile *p;
     if ((rc = cli_read_profile(argv[optind], &input, &p)))
         return rc;

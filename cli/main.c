@@ -134,6 +134,7 @@ int cli_read_profile(const char *path, const cli_input *in, ks_profile **out)
 
 int main(int argc, char **argv)
 {
+    cli_install_cleanup();
     if (argc < 2) {
         usage(stderr);
         return KS_ERR_USAGE;
@@ -141,15 +142,15 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         usage(stdout);
-        return 0;
+        return cli_finish_stdout(0);
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("ksample %s\n", KS_VERSION);
-        return 0;
+        return cli_finish_stdout(0);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
+            return cli_finish_stdout(commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "ksample: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return KS_ERR_USAGE;

@@ -33,6 +33,13 @@ ks_status ks_input_peek(ks_input *in, const char **data, size_t *len, ks_error *
 /* Reads the rest of the raw file so the digest covers it; then fills hex. */
 ks_status ks_input_finish_digest(ks_input *in, char hex[33], uint64_t *bytes, ks_error *err);
 
+/* A named temporary file that ks_remove_temporaries() (public) deletes if the
+ * program is interrupted: register it right after creating it, forget it right
+ * after removing or renaming it.  Returns the slot, or -1 when none is free
+ * (the file is then only removed on the normal paths). */
+int ks_temp_register(const char *path);
+void ks_temp_forget(int slot);
+
 /* ------------------------------------------------------------------- CSV */
 
 /* Splits one CSV line in place.  Quoted fields may hold commas and doubled

@@ -308,6 +308,11 @@ ks_status ks_plan_write_csv(const ks_plan *plan, FILE *f, ks_error *err);
 /* Writes through a temporary file in the same folder and renames it into
  * place, so a reader never sees half a file. */
 typedef ks_status (*ks_writer_fn)(const void *ctx, FILE *f, ks_error *err);
+/* Deletes every temporary file the library has open at this moment (the
+ * decompressed copy of a compressed SQLite export, a write in progress on a
+ * filesystem without O_TMPFILE).  Async-signal-safe: for a program's SIGINT /
+ * SIGTERM handler, so that an interruption leaves nothing behind. */
+void ks_remove_temporaries(void);
 ks_status ks_write_atomic(const char *path, ks_writer_fn fn, const void *ctx, ks_error *err);
 
 /* ------------------------------------------------------------------ methods */
