@@ -21,8 +21,9 @@ bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd,
         return true;
     case 'c':
         if (!cli_parse_double(arg, &pa->confidence) ||
-            !(pa->confidence > 0 && pa->confidence < 1))
-            *rc = cli_usage_error(cmd, "--confidence must be a number in (0, 1), got '%s'",
+            !(pa->confidence > 0 && pa->confidence <= KS_MAX_CONFIDENCE))
+            *rc = cli_usage_error(cmd,
+                                  "--confidence must be a number in (0, 1 - 1e-12], got '%s'",
                                   arg);
         return true;
     case 's':
@@ -37,8 +38,10 @@ bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd,
             *rc = cli_usage_error(cmd, "--n-th must be a positive number, got '%s'", arg);
         return true;
     case 'm':
-        if (!cli_parse_u64(arg, &pa->allegro_n_min) || pa->allegro_n_min < 1)
-            *rc = cli_usage_error(cmd, "--n-min must be a positive integer, got '%s'", arg);
+        if (!cli_parse_u64(arg, &pa->allegro_n_min) || pa->allegro_n_min < 1 ||
+            pa->allegro_n_min > KS_MAX_DRAWS)
+            *rc = cli_usage_error(cmd, "--n-min must be an integer in 1..%.0f, got '%s'",
+                                  (double)KS_MAX_DRAWS, arg);
         return true;
     case 'S':
         if (!cli_parse_double(arg, &pa->target_speedup) || !(pa->target_speedup >= 1))

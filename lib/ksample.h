@@ -241,6 +241,14 @@ typedef struct ks_params {
 
 enum { KS_ALLOC_JOINT = 0, KS_ALLOC_TREE = 1 };
 
+/* The most samples one plan may draw (counting repeats): Allegro draws
+ * max(ceil(n), n_min) per leaf whatever the leaf's size, so a tiny epsilon or
+ * a huge n_min would otherwise take unbounded time. */
+#define KS_MAX_DRAWS 100000000ULL
+/* The highest confidence accepted: above it z = Phi^-1(1 - alpha/2) loses
+ * its digits (1 - alpha/2 rounds to 1 and z to infinity near 1 - 1e-16). */
+#define KS_MAX_CONFIDENCE (1.0 - 1e-12)
+
 /* Deepest split tree allowed; a cluster's path ("0.1.0...") then fits in
  * KS_PATH_SIZE bytes. */
 #define KS_MAX_DEPTH_LIMIT 200

@@ -35,11 +35,18 @@ static ks_status check_params(const ks_params *pa, ks_error *err)
     if (!(pa->epsilon > 0 && pa->epsilon < 1))
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "--epsilon must be in (0, 1), got %g",
                             pa->epsilon);
-    if (!(pa->confidence > 0 && pa->confidence < 1))
+    if (!(pa->confidence > 0 && pa->confidence <= KS_MAX_CONFIDENCE))
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
-                            "--confidence must be in (0, 1), got %g", pa->confidence);
-    if (!(pa->allegro_n_th > 0))
-        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "--n-th must be positive");
+                            "--confidence must be in (0, 1 - 1e-12], got %.17g",
+                            pa->confidence);
+    if (!(pa->allegro_n_th > 0 && isfinite(pa->allegro_n_th)))
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "--n-th must be a positive number");
+    if (pa->allegro_n_min > KS_MAX_DRAWS)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "--n-min must be at most %llu",
+                            (unsigned long long)KS_MAX_DRAWS);
+    if (!isfinite(pa->target_speedup) || !isfinite(pa->fraction))
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "--target-speedup and --fraction must be finite");
     if (pa->target_speedup < 0 || pa->fraction < 0 || pa->fraction > 1)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                             "--target-speedup must be >= 1 and --fraction in (0, 1]");
