@@ -36,16 +36,7 @@ static int by_total(const void *a, const void *b)
 
 static void json_str(const char *s)
 {
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            printf("\\u%04x", (unsigned char)*s);
-        else
-            putchar(*s);
-    }
-    putchar('"');
+    ks_json_write_string(stdout, s);
 }
 
 int cmd_info(int argc, char **argv)

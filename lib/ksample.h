@@ -313,6 +313,9 @@ double ks_plan_estimate_duration(const ks_plan *plan, const ks_profile *p);
  * depends only on the plan, so the same seed gives the same bytes. */
 ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err);
 ks_status ks_plan_write_csv(const ks_plan *plan, FILE *f, ks_error *err);
+/* Writes text as a JSON string that is valid whatever its bytes: escapes as
+ * JSON requires, and U+FFFD for each byte that is not well-formed UTF-8. */
+void ks_json_write_string(FILE *f, const char *text);
 /* Writes through a temporary file in the same folder and renames it into
  * place, so a reader never sees half a file. */
 typedef ks_status (*ks_writer_fn)(const void *ctx, FILE *f, ks_error *err);

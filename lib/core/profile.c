@@ -104,6 +104,11 @@ ks_status ks_profile_intern(ks_profile *p, const char *name, size_t len, uint32_
 ks_status ks_profile_intern_hashed(ks_profile *p, const char *name, size_t len, uint64_t hash,
                                    uint32_t *id, ks_error *err)
 {
+    /* names are C strings from here on: one with a NUL byte would be cut and
+     * merged with another kernel */
+    if (memchr(name, '\0', len))
+        return ks_error_set(err, KS_ERR_FORMAT, NULL, 0,
+                            "kernel name \"%.80s\" holds a NUL byte", name);
     if (p->name_hash_size == 0 || (p->name_count + 1) * 2 > p->name_hash_size) {
         ks_status st = rehash(p, p->name_hash_size ? p->name_hash_size * 2 : 1024, err);
         if (st != KS_OK)

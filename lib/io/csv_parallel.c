@@ -316,11 +316,19 @@ static void parse_block(const engine *e, block *b)
     ks_rows_clear(&b->rows);
     b->status = KS_OK;
     char *p = b->text, *end = b->text + b->len;
+    /* one scan per block: a NUL byte would cut a name short unseen */
+    const char *nul = memchr(p, '\0', b->len);
     long number = 0;
     while (p < end) {
         char *nl = memchr(p, '\n', (size_t)(end - p));
         char *stop = nl ? nl : end;
         size_t n = (size_t)(stop - p);
+        if (nul && nul < stop) {
+            b->status = ks_error_set(&b->err, KS_ERR_FORMAT, ks_input_path(e->in), number + 1,
+                                     "line holds a NUL byte (binary data in a text file?)");
+            number++;
+            break;
+        }
         if (n > 0 && p[n - 1] == '\r')
             n--;
         p[n] = '\0'; /* at end: the spare byte */

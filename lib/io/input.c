@@ -322,6 +322,14 @@ ks_status ks_input_read(ks_input *in, void *dst, size_t size, size_t *got, ks_er
     return st;
 }
 
+/* Text formats never hold a NUL byte, and every line is handed on as a C
+ * string: a NUL would cut a kernel name short and merge distinct kernels. */
+static ks_status nul_in_line(ks_input *in, ks_error *err)
+{
+    return ks_error_set(err, KS_ERR_FORMAT, in->path, in->line_number + 1,
+                        "line holds a NUL byte (binary data in a text file?)");
+}
+
 ks_status ks_input_getline(ks_input *in, char **line, size_t *len, bool *truncated,
                            ks_error *err)
 {
@@ -336,6 +344,8 @@ ks_status ks_input_getline(ks_input *in, char **line, size_t *len, bool *truncat
         char *nl = avail > scanned ? memchr(start + scanned, '\n', avail - scanned) : NULL;
         if (nl) {
             size_t n = (size_t)(nl - start);
+            if (memchr(start, '\0', n))
+                return nul_in_line(in, err);
             in->buf_pos += n + 1;
             if (n > 0 && start[n - 1] == '\r')
                 n--;
@@ -348,6 +358,8 @@ ks_status ks_input_getline(ks_input *in, char **line, size_t *len, bool *truncat
         if (in->eof) {
             if (avail == 0)
                 return KS_OK;
+            if (memchr(start, '\0', avail))
+                return nul_in_line(in, err);
             in->buf_pos = in->buf_len;
             if (avail > 0 && start[avail - 1] == '\r')
                 avail--;

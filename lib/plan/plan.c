@@ -132,36 +132,9 @@ double ks_plan_estimate_duration(const ks_plan *plan, const ks_profile *p)
 
 static void json_string(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        switch (*c) {
-        case '"':
-            fputs("\\\"", f);
-            break;
-        case '\\':
-            fputs("\\\\", f);
-            break;
-        case '\n':
-            fputs("\\n", f);
-            break;
-        case '\t':
-            fputs("\\t", f);
-            break;
-        case '\r':
-            fputs("\\r", f);
-            break;
-        default:
-            if (*c < 0x20)
-                fprintf(f, "\\u%04x", *c);
-            else
-                fputc(*c, f);
-        }
-    }
-    fputc('"', f);
+    ks_json_write_string(f, s);
 }
 
-/* Shortest text that reads back to the same double, so plans are exact and
- * stable; infinities (no time sampled) become null. */
 static void json_number(FILE *f, double x)
 {
     if (!isfinite(x)) {
