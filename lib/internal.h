@@ -90,6 +90,10 @@ const char *ks_trim_n(const char *s, size_t *len);
  * it.  fields must have room for header_count entries; empty is any writable
  * "" (the end of the line will do). */
 bool ks_csv_fill_short_row(char **fields, int count, int header_count, int needed, char *empty);
+/* The first non-empty column name that appears twice among fields (compared
+ * after trimming), or NULL.  A reader refuses such a header rather than read
+ * whichever copy comes first. */
+const char *ks_csv_duplicate(char *const *fields, int count);
 /* Finds a header column by exact name (after trimming); -1 if absent. */
 int ks_csv_find(char *const *fields, int count, const char *name);
 

@@ -630,7 +630,33 @@ ks_status ks_csv_read_header(ks_input *in, const char *anchor, const char *const
                 return ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
                                     "required column '%s' is missing from the header",
                                     required[i]);
+        const char *twice = ks_csv_duplicate(fields, n);
+        if (twice)
+            return ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
+                                "column '%s' appears twice in the header: which one holds "
+                                "the data is unknown",
+                                twice);
         *count = n;
         return KS_OK;
     }
+}
+
+const char *ks_csv_duplicate(char *const *fields, int count)
+{
+    /* headers are short (tens of columns; ncu raw pages a few hundred, checked
+     * only for the columns read): the quadratic scan costs nothing */
+    for (int i = 0; i < count; i++) {
+        const char *a = fields[i];
+        size_t la = strlen(a);
+        const char *ta = ks_trim_n(a, &la);
+        if (la == 0)
+            continue;
+        for (int j = i + 1; j < count; j++) {
+            size_t lb = strlen(fields[j]);
+            const char *tb = ks_trim_n(fields[j], &lb);
+            if (la == lb && memcmp(ta, tb, la) == 0)
+                return a;
+        }
+    }
+    return NULL;
 }

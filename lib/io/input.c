@@ -51,6 +51,7 @@ struct ks_input {
     char *buf;
     size_t buf_pos, buf_len, buf_cap;
     bool eof;
+    bool bom_checked; /* a UTF-8 byte order mark at the start is skipped */
     long line_number;
 };
 
@@ -262,8 +263,26 @@ static ks_status produce(ks_input *in, unsigned char *dst, size_t cap, size_t *g
     return KS_OK;
 }
 
-/* Makes sure at least `want` bytes are buffered, unless the input ends. */
+static ks_status fill_buffer(ks_input *in, size_t want, ks_error *err);
+
+/* Makes sure at least `want` bytes are buffered, unless the input ends.  The
+ * first call drops a UTF-8 byte order mark: spreadsheet programs put one
+ * before a CSV header, and no format here means anything by it. */
 static ks_status buffer_at_least(ks_input *in, size_t want, ks_error *err)
+{
+    if (!in->bom_checked) {
+        in->bom_checked = true;
+        ks_status st = fill_buffer(in, 3, err);
+        if (st != KS_OK)
+            return st;
+        if (in->buf_len - in->buf_pos >= 3 &&
+            memcmp(in->buf + in->buf_pos, "\xef\xbb\xbf", 3) == 0)
+            in->buf_pos += 3;
+    }
+    return fill_buffer(in, want, err);
+}
+
+static ks_status fill_buffer(ks_input *in, size_t want, ks_error *err)
 {
     while (!in->eof && in->buf_len - in->buf_pos < want) {
         if (in->buf_pos > 0) {
@@ -305,6 +324,11 @@ ks_status ks_input_peek(ks_input *in, const char **data, size_t *len, ks_error *
 ks_status ks_input_read(ks_input *in, void *dst, size_t size, size_t *got, ks_error *err)
 {
     *got = 0;
+    if (!in->bom_checked) {
+        ks_status st = buffer_at_least(in, 0, err);
+        if (st != KS_OK)
+            return st;
+    }
     if (in->buf_pos < in->buf_len) {
         size_t n = in->buf_len - in->buf_pos;
         if (n > size)

@@ -604,9 +604,16 @@ static ks_status take_header(ncu_read *r, const char *line, size_t len, long lin
                         r->c_device, r->c_stream, r->c_section, r->c_metric,
                         r->c_unit,   r->c_value,  r->c_pid};
     r->needed = 1;
-    for (size_t i = 0; i < sizeof used / sizeof used[0]; i++)
+    for (size_t i = 0; i < sizeof used / sizeof used[0]; i++) {
         if (used[i] + 1 > r->needed)
             r->needed = used[i] + 1;
+        if (used[i] >= 0 &&
+            ks_csv_find(names + used[i] + 1, count - used[i] - 1, names[used[i]]) >= 0)
+            return fail(r, lineno,
+                        "column \"%s\" appears twice in the header: which one holds the "
+                        "data is unknown",
+                        names[used[i]]);
+    }
     if (r->opt->device >= 0 && r->c_device < 0)
         return fail(r, lineno,
                     "header has no \"Device\" column, so the kernels of device %d cannot be "

@@ -135,6 +135,12 @@ static ks_status find_header(csv_state *s, const column_spec *spec, int nspec,
         s->needed = 1;
         for (int i = 0; i < nspec; i++) {
             s->col[i] = find_column(s->fields, count, spec[i].name);
+            if (s->col[i] >= 0 &&
+                find_column(s->fields + s->col[i] + 1, count - s->col[i] - 1, spec[i].name) >= 0)
+                return ks_error_set(err, KS_ERR_FORMAT, s->path, s->header_line,
+                                    "column \"%s\" appears twice in the header: which one "
+                                    "holds the data is unknown",
+                                    spec[i].name);
             if (s->col[i] + 1 > s->needed)
                 s->needed = s->col[i] + 1;
             if (s->col[i] < 0 && spec[i].required)
