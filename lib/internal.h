@@ -8,6 +8,24 @@
 
 #include <stdbool.h>
 
+/* --------------------------------------------------------- resource limits */
+
+/* Memory follows the number of launches, never the length of one line or
+ * string or the sparsity of a metric table: past these limits a reader stops
+ * with an error that names the limit.  No profiler writes a 16 MB line or
+ * kernel name; a dense metric table of 2^25 cells is 256 MB (1,000 metrics
+ * over 33,000 launches).  Fuzzing builds lower them so that short inputs
+ * reach the checks. */
+#ifdef KS_FUZZ_BUFFERS
+#define KS_MAX_LINE_BYTES ((size_t)4096)
+#define KS_MAX_TOKEN_BYTES ((size_t)4096)
+#define KS_MAX_METRIC_CELLS ((size_t)1 << 16)
+#else
+#define KS_MAX_LINE_BYTES ((size_t)16 << 20)
+#define KS_MAX_TOKEN_BYTES ((size_t)16 << 20)
+#define KS_MAX_METRIC_CELLS ((size_t)1 << 25)
+#endif
+
 /* ------------------------------------------------------------ byte input */
 
 /* A file opened for sequential reading, decompressed on the fly when it

@@ -297,6 +297,16 @@ static bool read_block(engine *e, block *b)
             return false;
         }
         /* no line ends in the block: read on, doubling, until one does */
+        if (b->len > KS_MAX_LINE_BYTES) {
+            b->read_status = ks_error_set(&b->read_err, KS_ERR_FORMAT, ks_input_path(e->in), 0,
+                                          "a line is longer than %zu MB without a line end: "
+                                          "not a profile (binary or damaged data?)",
+                                          KS_MAX_LINE_BYTES >> 20 ? KS_MAX_LINE_BYTES >> 20
+                                                                  : 1);
+            b->len = 0;
+            b->last = true;
+            return true;
+        }
         scanned = b->len;
         target = b->len + (b->len > e->block_bytes ? b->len : e->block_bytes);
         b->read_status = ks_grow((void **)&b->text, &b->capacity, target + 1, 1, &b->read_err);

@@ -395,6 +395,11 @@ ks_status ks_input_getline(ks_input *in, char **line, size_t *len, bool *truncat
             in->line_number++;
             return KS_OK;
         }
+        if (avail > KS_MAX_LINE_BYTES)
+            return ks_error_set(err, KS_ERR_FORMAT, in->path, in->line_number + 1,
+                                "line is longer than %zu MB without a line end: not a "
+                                "profile (binary or damaged data?)",
+                                KS_MAX_LINE_BYTES >> 20 ? KS_MAX_LINE_BYTES >> 20 : 1);
         scanned = avail;
         ks_status st = buffer_at_least(in, avail + 1, err);
         if (st != KS_OK)

@@ -323,6 +323,20 @@ static ks_status table_rehash(ncu_table *t, size_t size, ks_error *err)
     return KS_OK;
 }
 
+/* The table is dense (every metric for every launch), so metrics times
+ * launches is bounded: a few KB of compressed input naming thousands of
+ * sparse metrics must not ask for gigabytes. */
+static ks_status check_cells(size_t columns, size_t rows, ks_error *err)
+{
+    if (columns > 0 && rows > KS_MAX_METRIC_CELLS / columns)
+        return ks_error_set(err, KS_ERR_FORMAT, NULL, 0,
+                            "%zu metrics over %zu launches exceed the limit of %zu metric "
+                            "values; collect fewer metrics (--metrics) or fewer launches "
+                            "(--launch-count) per file",
+                            columns, rows, KS_MAX_METRIC_CELLS);
+    return KS_OK;
+}
+
 static ks_status table_column(ncu_table *t, const char *section, const char *metric,
                               size_t *index, ks_error *err)
 {
@@ -350,6 +364,8 @@ static ks_status table_column(ncu_table *t, const char *section, const char *met
     }
     if (t->count >= UINT32_MAX - 1)
         return ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "too many metric columns");
+    if ((st = check_cells(t->count + 1, t->rows, err)) != KS_OK)
+        return st;
     if ((st = ks_grow((void **)&t->cols, &t->capacity, t->count + 1, sizeof *t->cols, err)))
         return st;
     ncu_column *c = &t->cols[t->count];
@@ -376,6 +392,11 @@ static ks_status table_add_row(ncu_table *t, ks_error *err)
 {
     if (t->rows == t->row_capacity) {
         size_t cap = t->row_capacity ? t->row_capacity * 2 : 256;
+        ks_status st = check_cells(t->count, t->rows + 1, err);
+        if (st != KS_OK)
+            return st;
+        if (t->count > 0 && cap > KS_MAX_METRIC_CELLS / t->count)
+            cap = KS_MAX_METRIC_CELLS / t->count;
         for (size_t i = 0; i < t->count; i++) {
             double *v = realloc(t->cols[i].values, cap * sizeof(double));
             if (!v)
