@@ -236,6 +236,19 @@ static char *last_newline(char *p, size_t n)
     return NULL;
 }
 
+/* Ends the read at a line longer than KS_MAX_LINE_BYTES; b keeps nothing
+ * (callers that hold whole lines before it put them back). */
+static bool line_too_long(engine *e, block *b)
+{
+    b->read_status = ks_error_set(&b->read_err, KS_ERR_FORMAT, ks_input_path(e->in), 0,
+                                  "a line is longer than %zu MB: not a profile (binary or "
+                                  "damaged data?)",
+                                  KS_MAX_LINE_BYTES >> 20 ? KS_MAX_LINE_BYTES >> 20 : 1);
+    b->len = 0;
+    b->last = true;
+    return true;
+}
+
 /* Fills b with the carried partial line and then whole lines up to about
  * block_bytes; the partial line at its end is carried to the next block.  A
  * line longer than a block makes the block longer.  Returns true when the
@@ -278,6 +291,12 @@ static bool read_block(engine *e, block *b)
             b->len += got;
         }
         if (eof) {
+            char *nl = last_newline(b->text + scanned, b->len - scanned);
+            size_t tail = nl ? (size_t)(b->text + b->len - nl - 1) : b->len;
+            if (tail > KS_MAX_LINE_BYTES) {
+                line_too_long(e, b);
+                b->len = nl ? (size_t)(nl + 1 - b->text) : 0;
+            }
             b->last = true;
             return true;
         }
@@ -297,16 +316,8 @@ static bool read_block(engine *e, block *b)
             return false;
         }
         /* no line ends in the block: read on, doubling, until one does */
-        if (b->len > KS_MAX_LINE_BYTES) {
-            b->read_status = ks_error_set(&b->read_err, KS_ERR_FORMAT, ks_input_path(e->in), 0,
-                                          "a line is longer than %zu MB without a line end: "
-                                          "not a profile (binary or damaged data?)",
-                                          KS_MAX_LINE_BYTES >> 20 ? KS_MAX_LINE_BYTES >> 20
-                                                                  : 1);
-            b->len = 0;
-            b->last = true;
-            return true;
-        }
+        if (b->len > KS_MAX_LINE_BYTES)
+            return line_too_long(e, b);
         scanned = b->len;
         target = b->len + (b->len > e->block_bytes ? b->len : e->block_bytes);
         b->read_status = ks_grow((void **)&b->text, &b->capacity, target + 1, 1, &b->read_err);

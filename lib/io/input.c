@@ -354,6 +354,14 @@ static ks_status nul_in_line(ks_input *in, ks_error *err)
                         "line holds a NUL byte (binary data in a text file?)");
 }
 
+static ks_status line_too_long(ks_input *in, ks_error *err)
+{
+    return ks_error_set(err, KS_ERR_FORMAT, in->path, in->line_number + 1,
+                        "line is longer than %zu MB: not a profile (binary or damaged "
+                        "data?)",
+                        KS_MAX_LINE_BYTES >> 20 ? KS_MAX_LINE_BYTES >> 20 : 1);
+}
+
 ks_status ks_input_getline(ks_input *in, char **line, size_t *len, bool *truncated,
                            ks_error *err)
 {
@@ -370,6 +378,8 @@ ks_status ks_input_getline(ks_input *in, char **line, size_t *len, bool *truncat
             size_t n = (size_t)(nl - start);
             if (memchr(start, '\0', n))
                 return nul_in_line(in, err);
+            if (n > KS_MAX_LINE_BYTES)
+                return line_too_long(in, err);
             in->buf_pos += n + 1;
             if (n > 0 && start[n - 1] == '\r')
                 n--;
@@ -384,6 +394,8 @@ ks_status ks_input_getline(ks_input *in, char **line, size_t *len, bool *truncat
                 return KS_OK;
             if (memchr(start, '\0', avail))
                 return nul_in_line(in, err);
+            if (avail > KS_MAX_LINE_BYTES)
+                return line_too_long(in, err);
             in->buf_pos = in->buf_len;
             if (avail > 0 && start[avail - 1] == '\r')
                 avail--;
@@ -396,10 +408,7 @@ ks_status ks_input_getline(ks_input *in, char **line, size_t *len, bool *truncat
             return KS_OK;
         }
         if (avail > KS_MAX_LINE_BYTES)
-            return ks_error_set(err, KS_ERR_FORMAT, in->path, in->line_number + 1,
-                                "line is longer than %zu MB without a line end: not a "
-                                "profile (binary or damaged data?)",
-                                KS_MAX_LINE_BYTES >> 20 ? KS_MAX_LINE_BYTES >> 20 : 1);
+            return line_too_long(in, err);
         scanned = avail;
         ks_status st = buffer_at_least(in, avail + 1, err);
         if (st != KS_OK)
