@@ -7,6 +7,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 int cmd_info(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
@@ -67,6 +68,15 @@ bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd,
 void cli_params_help(void);
 /* "root (default), stem, ..." into buf */
 void cli_method_names(char *buf, size_t size);
+
+/* output.c: 0, or the exit code after saying why output (a path or "-")
+ * must not be written: it is one of the inputs (NULL entries are skipped). */
+int cli_check_output(const char *cmd, const char *output, const char *const *inputs,
+                     size_t count);
+/* SIGINT/SIGTERM/SIGHUP/SIGQUIT remove the library's temporary files first. */
+void cli_install_cleanup(void);
+/* rc, or KS_ERR_IO when what a command printed could not all be written. */
+int cli_finish_stdout(int rc);
 
 bool cli_parse_double(const char *s, double *v);
 bool cli_parse_u64(const char *s, uint64_t *v);

@@ -36,16 +36,7 @@ static int by_total(const void *a, const void *b)
 
 static void json_str(const char *s)
 {
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            printf("\\u%04x", (unsigned char)*s);
-        else
-            putchar(*s);
-    }
-    putchar('"');
+    ks_json_write_string(stdout, s);
 }
 
 int cmd_info(int argc, char **argv)
@@ -98,6 +89,12 @@ int cmd_info(int argc, char **argv)
         ks_profile_free(p);
         return cli_fail(&err);
     }
+    if (strcmp(p->duration_source, "none") == 0)
+        fprintf(stderr,
+                "ksample: warning: %s has no kernel durations (no time metric such as "
+                "gpu__time_duration.sum): every duration reads 0, so time-based sampling "
+                "and eval cannot use it\n",
+                p->source_path);
     row *rows = calloc(g.count ? g.count : 1, sizeof *rows);
     if (!rows) {
         ks_groups_free(&g);
@@ -128,6 +125,8 @@ int cmd_info(int argc, char **argv)
         json_str(p->source_format);
         printf(", \"device\": ");
         json_str(p->device_name);
+        printf(", \"duration_source\": ");
+        json_str(p->duration_source);
         printf(", \"invocations\": %zu, \"names\": %zu, \"key\": \"%s\", \"groups\": %zu, "
                "\"total_ns\": %.0Lf, \"metrics\": [",
                p->n, p->name_count, ks_key_to_string(key), g.count, total);
@@ -157,6 +156,10 @@ int cmd_info(int argc, char **argv)
         printf("kernel names: %zu\n", p->name_count);
         printf("groups:       %zu (key %s)\n", g.count, ks_key_to_string(key));
         printf("total time:   %.6Lf s (%.0Lf ns)\n", total / 1e9L, total);
+        if (p->duration_source[0])
+            printf("durations:    %s\n", strcmp(p->duration_source, "none") == 0
+                                              ? "none (the file has no time metric)"
+                                              : p->duration_source);
         if (p->metric_count) {
             printf("metrics:      %zu (", p->metric_count);
             for (size_t m = 0; m < p->metric_count && m < 4; m++)

@@ -89,6 +89,9 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
     }
     if (optind != argc - 1)
         return cli_usage_error("sample", "expected one profile file");
+    const char *inputs[] = {argv[optind], input.metrics};
+    if ((rc = cli_check_output("sample", output, inputs, 2)))
+        return rc;
     ks_profile *p;
     if ((rc = cli_read_profile(argv[optind], &input, &p)))
         return rc;

@@ -4,6 +4,8 @@
  */
 #include "cli.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,19 +66,37 @@ void cli_input_init(cli_input *in)
     ks_read_options_init(&in->read);
 }
 
+/* strtod also reads "nan", "inf" and hex floats: no option means those */
 bool cli_parse_double(const char *s, double *v)
 {
     char *end;
+    errno = 0;
     *v = strtod(s, &end);
-    return end != s && *end == '\0';
+    return end != s && *end == '\0' && isfinite(*v) && errno != ERANGE;
 }
 
 bool cli_parse_u64(const char *s, uint64_t *v)
 {
     char *end;
-    if (*s == '-')
+    while (*s == ' ')
+        s++;
+    if (*s == '-' || *s == '+')
         return false;
-    /* accept 10000000, 1e7 and 10M */
+    /* plain digits exactly, to 2^64 - 1 (a seed above 2^53 must not round) */
+    size_t digits = strspn(s, "0123456789");
+    if (digits > 0 && s[digits] == '\0') {
+        errno = 0;
+        unsigned long long x = strtoull(s, &end, 10);
+        if (errno == ERANGE || *end != '\0')
+            return false;
+        *v = x;
+        return true;
+    }
+    /* also 1e7 and 10M, while exact in a double (below 2^53) */
+    for (const char *c = s; *c; c++)
+        if (!strchr("0123456789.eE+-kKMG", *c))
+            return false; /* nan, inf, hex */
+    errno = 0;
     double d = strtod(s, &end);
     if (end == s)
         return false;
@@ -86,7 +106,7 @@ bool cli_parse_u64(const char *s, uint64_t *v)
         d *= 1e6, end++;
     else if (*end == 'G')
         d *= 1e9, end++;
-    if (*end != '\0' || d < 0 || d > 1.8e19 || d != (double)(uint64_t)d)
+    if (*end != '\0' || !(d >= 0 && d <= 9007199254740992.0) || d != floor(d))
         return false;
     *v = (uint64_t)d;
     return true;
@@ -144,6 +164,7 @@ int cli_read_profile(const char *path, const cli_input *in, ks_profile **out)
 
 int main(int argc, char **argv)
 {
+    cli_install_cleanup();
     if (argc < 2) {
         usage(stderr);
         return KS_ERR_USAGE;
@@ -151,15 +172,15 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         usage(stdout);
-        return 0;
+        return cli_finish_stdout(0);
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("ksample %s\n", KS_VERSION);
-        return 0;
+        return cli_finish_stdout(0);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
+            return cli_finish_stdout(commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "ksample: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return KS_ERR_USAGE;

@@ -68,8 +68,9 @@ bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd,
         return true;
     case 'c':
         if (!cli_parse_double(arg, &pa->confidence) ||
-            !(pa->confidence > 0 && pa->confidence < 1))
-            *rc = cli_usage_error(cmd, "--confidence must be a number in (0, 1), got '%s'",
+            !(pa->confidence > 0 && pa->confidence <= KS_MAX_CONFIDENCE))
+            *rc = cli_usage_error(cmd,
+                                  "--confidence must be a number in (0, 1 - 1e-12], got '%s'",
                                   arg);
         return true;
     case 's':

@@ -8,6 +8,24 @@
 
 #include <stdbool.h>
 
+/* --------------------------------------------------------- resource limits */
+
+/* Memory follows the number of launches, never the length of one line or
+ * string or the sparsity of a metric table: past these limits a reader stops
+ * with an error that names the limit.  No profiler writes a 16 MB line or
+ * kernel name; a dense metric table of 2^25 cells is 256 MB (1,000 metrics
+ * over 33,000 launches).  Fuzzing builds lower them so that short inputs
+ * reach the checks. */
+#ifdef KS_FUZZ_BUFFERS
+#define KS_MAX_LINE_BYTES ((size_t)4096)
+#define KS_MAX_TOKEN_BYTES ((size_t)4096)
+#define KS_MAX_METRIC_CELLS ((size_t)1 << 16)
+#else
+#define KS_MAX_LINE_BYTES ((size_t)16 << 20)
+#define KS_MAX_TOKEN_BYTES ((size_t)16 << 20)
+#define KS_MAX_METRIC_CELLS ((size_t)1 << 25)
+#endif
+
 /* ------------------------------------------------------------ byte input */
 
 /* A file opened for sequential reading, decompressed on the fly when it
@@ -32,6 +50,13 @@ const char *ks_input_compression(const ks_input *in);
 ks_status ks_input_peek(ks_input *in, const char **data, size_t *len, ks_error *err);
 /* Reads the rest of the raw file so the digest covers it; then fills hex. */
 ks_status ks_input_finish_digest(ks_input *in, char hex[33], uint64_t *bytes, ks_error *err);
+
+/* A named temporary file that ks_remove_temporaries() (public) deletes if the
+ * program is interrupted: register it right after creating it, forget it right
+ * after removing or renaming it.  Returns the slot, or -1 when none is free
+ * (the file is then only removed on the normal paths). */
+int ks_temp_register(const char *path);
+void ks_temp_forget(int slot);
 
 /* ------------------------------------------------------------------- CSV */
 
@@ -74,6 +99,19 @@ bool ks_csv_scan(const char *line, size_t len, const ks_cell_kind *kinds, int co
  * shortens *len. */
 const char *ks_trim_n(const char *s, size_t *len);
 
+/* The one rule, in every CSV layout, for a row whose field count is not the
+ * header's: a row may stop early as long as it still holds every column the
+ * reader uses (needed = 1 + the highest such index); the cells it leaves out
+ * read as empty.  ncu's newest long layout writes rows like that (metric rows
+ * stop before the five Rule columns only rule rows fill).  A longer row, or a
+ * shorter one that lacks a used column, returns false and the caller reports
+ * it.  fields must have room for header_count entries; empty is any writable
+ * "" (the end of the line will do). */
+bool ks_csv_fill_short_row(char **fields, int count, int header_count, int needed, char *empty);
+/* The first non-empty column name that appears twice among fields (compared
+ * after trimming), or NULL.  A reader refuses such a header rather than read
+ * whichever copy comes first. */
+const char *ks_csv_duplicate(char *const *fields, int count);
 /* Finds a header column by exact name (after trimming); -1 if absent. */
 int ks_csv_find(char *const *fields, int count, const char *name);
 

@@ -113,6 +113,11 @@ typedef struct ks_profile {
     /* provenance */
     char source_format[32];   /* reader that produced it, e.g. "nsys-kern-exec-csv" */
     char device_name[128];    /* "" if unknown */
+    /* Where the durations come from when the format offers a choice (ncu: the
+     * time metric used, e.g. "gpu__time_duration.max"); "none" when the input
+     * has no time at all and every duration is 0; "" when the format has one
+     * duration column. */
+    char duration_source[64];
     char source_path[512];
     char source_xxh128[33];   /* XXH3-128 of the file's bytes as stored on disk, as xxh128sum prints it */
     uint64_t source_bytes;
@@ -305,6 +310,14 @@ typedef struct ks_param_def {
  * as exact integers).  Errors say which option and why. */
 ks_status ks_param_parse(const ks_param_def *def, const char *value, double *out,
                          ks_error *err);
+/* The most samples one plan may draw (counting repeats): Allegro draws
+ * max(ceil(n), n_min) per leaf whatever the leaf's size, so a tiny epsilon or
+ * a huge n_min would otherwise take unbounded time. */
+#define KS_MAX_DRAWS 100000000ULL
+/* The highest confidence accepted: above it z = Phi^-1(1 - alpha/2) loses
+ * its digits (1 - alpha/2 rounds to 1 and z to infinity near 1 - 1e-16). */
+#define KS_MAX_CONFIDENCE (1.0 - 1e-12)
+
 /* Deepest split tree allowed; a cluster's path ("0.1.0...") then fits in
  * KS_PATH_SIZE bytes. */
 #define KS_MAX_DEPTH_LIMIT 200
@@ -377,9 +390,17 @@ double ks_plan_estimate_duration(const ks_plan *plan, const ks_profile *p);
  * depends only on the plan, so the same seed gives the same bytes. */
 ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err);
 ks_status ks_plan_write_csv(const ks_plan *plan, FILE *f, ks_error *err);
+/* Writes text as a JSON string that is valid whatever its bytes: escapes as
+ * JSON requires, and U+FFFD for each byte that is not well-formed UTF-8. */
+void ks_json_write_string(FILE *f, const char *text);
 /* Writes through a temporary file in the same folder and renames it into
  * place, so a reader never sees half a file. */
 typedef ks_status (*ks_writer_fn)(const void *ctx, FILE *f, ks_error *err);
+/* Deletes every temporary file the library has open at this moment (the
+ * decompressed copy of a compressed SQLite export, a write in progress on a
+ * filesystem without O_TMPFILE).  Async-signal-safe: for a program's SIGINT /
+ * SIGTERM handler, so that an interruption leaves nothing behind. */
+void ks_remove_temporaries(void);
 ks_status ks_write_atomic(const char *path, ks_writer_fn fn, const void *ctx, ks_error *err);
 
 /* ------------------------------------------------------------------ methods */

@@ -114,6 +114,11 @@ ks_status ks_profile_intern(ks_profile *p, const char *name, size_t len, uint32_
 ks_status ks_profile_intern_hashed(ks_profile *p, const char *name, size_t len, uint64_t hash,
                                    uint32_t *id, ks_error *err)
 {
+    /* names are C strings from here on: one with a NUL byte would be cut and
+     * merged with another kernel */
+    if (memchr(name, '\0', len))
+        return ks_error_set(err, KS_ERR_FORMAT, NULL, 0,
+                            "kernel name \"%.80s\" holds a NUL byte", name);
     ks_status st = ks_hash_reserve(&p->name_index, p->name_count + 1, name_hash_of, p, err);
     if (st != KS_OK)
         return st;

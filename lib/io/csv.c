@@ -90,6 +90,17 @@ int ks_csv_split(char *line, size_t len, char **fields, int max)
     return count;
 }
 
+bool ks_csv_fill_short_row(char **fields, int count, int header_count, int needed, char *empty)
+{
+    if (count == header_count)
+        return true;
+    if (count < 0 || count > header_count || count < needed)
+        return false;
+    for (int i = count; i < header_count; i++)
+        fields[i] = empty;
+    return true;
+}
+
 ks_status ks_csv_split_grow(char *line, size_t len, char ***fields, int *capacity, int *count,
                             const char *path, long line_number, ks_error *err)
 {
@@ -619,7 +630,33 @@ ks_status ks_csv_read_header(ks_input *in, const char *anchor, const char *const
                 return ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
                                     "required column '%s' is missing from the header",
                                     required[i]);
+        const char *twice = ks_csv_duplicate(fields, n);
+        if (twice)
+            return ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
+                                "column '%s' appears twice in the header: which one holds "
+                                "the data is unknown",
+                                twice);
         *count = n;
         return KS_OK;
     }
+}
+
+const char *ks_csv_duplicate(char *const *fields, int count)
+{
+    /* headers are short (tens of columns; ncu raw pages a few hundred, checked
+     * only for the columns read): the quadratic scan costs nothing */
+    for (int i = 0; i < count; i++) {
+        const char *a = fields[i];
+        size_t la = strlen(a);
+        const char *ta = ks_trim_n(a, &la);
+        if (la == 0)
+            continue;
+        for (int j = i + 1; j < count; j++) {
+            size_t lb = strlen(fields[j]);
+            const char *tb = ks_trim_n(fields[j], &lb);
+            if (la == lb && memcmp(ta, tb, la) == 0)
+                return a;
+        }
+    }
+    return NULL;
 }

@@ -30,7 +30,13 @@
  * 4 MiB blocks took 10-15 % more CPU), yet large enough that the per-block
  * costs (waking threads, interning the block's distinct names into the
  * profile) stay small next to parsing. */
+/* Fuzzing builds use tiny blocks so that inputs of a few hundred bytes are
+ * read the way large files are: in many blocks, on several threads. */
+#ifdef KS_FUZZ_BUFFERS
+enum { DEFAULT_BLOCK_BYTES = 97, MAX_THREADS = 8 };
+#else
 enum { DEFAULT_BLOCK_BYTES = 1 << 20, MAX_THREADS = 8 };
+#endif
 
 /* -------------------------------------------------------------- ks_rows */
 
@@ -224,6 +230,19 @@ static char *last_newline(char *p, size_t n)
     return NULL;
 }
 
+/* Ends the read at a line longer than KS_MAX_LINE_BYTES; b keeps nothing
+ * (callers that hold whole lines before it put them back). */
+static bool line_too_long(engine *e, block *b)
+{
+    b->read_status = ks_error_set(&b->read_err, KS_ERR_FORMAT, ks_input_path(e->in), 0,
+                                  "a line is longer than %zu MB: not a profile (binary or "
+                                  "damaged data?)",
+                                  KS_MAX_LINE_BYTES >> 20 ? KS_MAX_LINE_BYTES >> 20 : 1);
+    b->len = 0;
+    b->last = true;
+    return true;
+}
+
 /* Fills b with the carried partial line and then whole lines up to about
  * block_bytes; the partial line at its end is carried to the next block.  A
  * line longer than a block makes the block longer.  Returns true when the
@@ -266,6 +285,12 @@ static bool read_block(engine *e, block *b)
             b->len += got;
         }
         if (eof) {
+            char *nl = last_newline(b->text + scanned, b->len - scanned);
+            size_t tail = nl ? (size_t)(b->text + b->len - nl - 1) : b->len;
+            if (tail > KS_MAX_LINE_BYTES) {
+                line_too_long(e, b);
+                b->len = nl ? (size_t)(nl + 1 - b->text) : 0;
+            }
             b->last = true;
             return true;
         }
@@ -285,6 +310,8 @@ static bool read_block(engine *e, block *b)
             return false;
         }
         /* no line ends in the block: read on, doubling, until one does */
+        if (b->len > KS_MAX_LINE_BYTES)
+            return line_too_long(e, b);
         scanned = b->len;
         target = b->len + (b->len > e->block_bytes ? b->len : e->block_bytes);
         b->read_status = ks_grow((void **)&b->text, &b->capacity, target + 1, 1, &b->read_err);
@@ -304,11 +331,19 @@ static void parse_block(const engine *e, block *b)
     ks_rows_clear(&b->rows);
     b->status = KS_OK;
     char *p = b->text, *end = b->text + b->len;
+    /* one scan per block: a NUL byte would cut a name short unseen */
+    const char *nul = memchr(p, '\0', b->len);
     long number = 0;
     while (p < end) {
         char *nl = memchr(p, '\n', (size_t)(end - p));
         char *stop = nl ? nl : end;
         size_t n = (size_t)(stop - p);
+        if (nul && nul < stop) {
+            b->status = ks_error_set(&b->err, KS_ERR_FORMAT, ks_input_path(e->in), number + 1,
+                                     "line holds a NUL byte (binary data in a text file?)");
+            number++;
+            break;
+        }
         if (n > 0 && p[n - 1] == '\r')
             n--;
         p[n] = '\0'; /* at end: the spare byte */

@@ -19,7 +19,13 @@
 #include <zlib.h>
 #include <zstd.h>
 
-enum { RAW_CHUNK = 1 << 18, OUT_CHUNK = 1 << 20 };
+/* Fuzzing builds shrink the buffers so that short inputs refill, grow and
+ * carry lines across buffer ends as large files do. */
+#ifdef KS_FUZZ_BUFFERS
+enum { RAW_CHUNK = 61, OUT_CHUNK = 127, PEEK_BYTES = 1000 };
+#else
+enum { RAW_CHUNK = 1 << 18, OUT_CHUNK = 1 << 20, PEEK_BYTES = 65536 };
+#endif
 
 typedef enum { COMP_NONE, COMP_GZIP, COMP_XZ, COMP_ZSTD } compression;
 
@@ -45,6 +51,7 @@ struct ks_input {
     char *buf;
     size_t buf_pos, buf_len, buf_cap;
     bool eof;
+    bool bom_checked; /* a UTF-8 byte order mark at the start is skipped */
     long line_number;
 };
 
@@ -256,8 +263,26 @@ static ks_status produce(ks_input *in, unsigned char *dst, size_t cap, size_t *g
     return KS_OK;
 }
 
-/* Makes sure at least `want` bytes are buffered, unless the input ends. */
+static ks_status fill_buffer(ks_input *in, size_t want, ks_error *err);
+
+/* Makes sure at least `want` bytes are buffered, unless the input ends.  The
+ * first call drops a UTF-8 byte order mark: spreadsheet programs put one
+ * before a CSV header, and no format here means anything by it. */
 static ks_status buffer_at_least(ks_input *in, size_t want, ks_error *err)
+{
+    if (!in->bom_checked) {
+        in->bom_checked = true;
+        ks_status st = fill_buffer(in, 3, err);
+        if (st != KS_OK)
+            return st;
+        if (in->buf_len - in->buf_pos >= 3 &&
+            memcmp(in->buf + in->buf_pos, "\xef\xbb\xbf", 3) == 0)
+            in->buf_pos += 3;
+    }
+    return fill_buffer(in, want, err);
+}
+
+static ks_status fill_buffer(ks_input *in, size_t want, ks_error *err)
 {
     while (!in->eof && in->buf_len - in->buf_pos < want) {
         if (in->buf_pos > 0) {
@@ -288,7 +313,7 @@ static ks_status buffer_at_least(ks_input *in, size_t want, ks_error *err)
 
 ks_status ks_input_peek(ks_input *in, const char **data, size_t *len, ks_error *err)
 {
-    ks_status st = buffer_at_least(in, 65536, err);
+    ks_status st = buffer_at_least(in, PEEK_BYTES, err);
     if (st != KS_OK)
         return st;
     *data = in->buf + in->buf_pos;
@@ -299,6 +324,11 @@ ks_status ks_input_peek(ks_input *in, const char **data, size_t *len, ks_error *
 ks_status ks_input_read(ks_input *in, void *dst, size_t size, size_t *got, ks_error *err)
 {
     *got = 0;
+    if (!in->bom_checked) {
+        ks_status st = buffer_at_least(in, 0, err);
+        if (st != KS_OK)
+            return st;
+    }
     if (in->buf_pos < in->buf_len) {
         size_t n = in->buf_len - in->buf_pos;
         if (n > size)
@@ -316,6 +346,22 @@ ks_status ks_input_read(ks_input *in, void *dst, size_t size, size_t *got, ks_er
     return st;
 }
 
+/* Text formats never hold a NUL byte, and every line is handed on as a C
+ * string: a NUL would cut a kernel name short and merge distinct kernels. */
+static ks_status nul_in_line(ks_input *in, ks_error *err)
+{
+    return ks_error_set(err, KS_ERR_FORMAT, in->path, in->line_number + 1,
+                        "line holds a NUL byte (binary data in a text file?)");
+}
+
+static ks_status line_too_long(ks_input *in, ks_error *err)
+{
+    return ks_error_set(err, KS_ERR_FORMAT, in->path, in->line_number + 1,
+                        "line is longer than %zu MB: not a profile (binary or damaged "
+                        "data?)",
+                        KS_MAX_LINE_BYTES >> 20 ? KS_MAX_LINE_BYTES >> 20 : 1);
+}
+
 ks_status ks_input_getline(ks_input *in, char **line, size_t *len, bool *truncated,
                            ks_error *err)
 {
@@ -330,6 +376,10 @@ ks_status ks_input_getline(ks_input *in, char **line, size_t *len, bool *truncat
         char *nl = avail > scanned ? memchr(start + scanned, '\n', avail - scanned) : NULL;
         if (nl) {
             size_t n = (size_t)(nl - start);
+            if (memchr(start, '\0', n))
+                return nul_in_line(in, err);
+            if (n > KS_MAX_LINE_BYTES)
+                return line_too_long(in, err);
             in->buf_pos += n + 1;
             if (n > 0 && start[n - 1] == '\r')
                 n--;
@@ -342,6 +392,10 @@ ks_status ks_input_getline(ks_input *in, char **line, size_t *len, bool *truncat
         if (in->eof) {
             if (avail == 0)
                 return KS_OK;
+            if (memchr(start, '\0', avail))
+                return nul_in_line(in, err);
+            if (avail > KS_MAX_LINE_BYTES)
+                return line_too_long(in, err);
             in->buf_pos = in->buf_len;
             if (avail > 0 && start[avail - 1] == '\r')
                 avail--;
@@ -353,6 +407,8 @@ ks_status ks_input_getline(ks_input *in, char **line, size_t *len, bool *truncat
             in->line_number++;
             return KS_OK;
         }
+        if (avail > KS_MAX_LINE_BYTES)
+            return line_too_long(in, err);
         scanned = avail;
         ks_status st = buffer_at_least(in, avail + 1, err);
         if (st != KS_OK)

@@ -23,9 +23,9 @@ typedef struct allegro_params {
 static const ks_param_def allegro_param_defs[] = {
     {"n-th", KS_PARAM_REAL, offsetof(allegro_params, n_th), 1e-300, 1e300, 50, NULL, "N",
      "split a group while its CLT size n >= N"},
-    /* n_min draws are made for every leaf: bounded so that a typo cannot ask
-     * for terabytes (10^7 draws of one leaf is already far past any use) */
-    {"n-min", KS_PARAM_UINT, offsetof(allegro_params, n_min), 1, 1e7, 30, NULL, "N",
+    /* n_min draws are made for every leaf: bounded as every plan's draws are */
+    {"n-min", KS_PARAM_UINT, offsetof(allegro_params, n_min), 1, (double)KS_MAX_DRAWS, 30,
+     NULL, "N",
      "draws per leaf at least N"},
     KS_PARAM_MAX_DEPTH(allegro_params),
 };
@@ -40,6 +40,7 @@ typedef struct allegro_ctx {
     uint32_t group;
     ks_plan *plan;
     ks_rng *rng;
+    uint64_t draws; /* so far, in this plan */
     uint32_t *scratch;
     ks_error *err;
 } allegro_ctx;
@@ -69,11 +70,19 @@ static ks_status visit(allegro_ctx *c, size_t lo, size_t hi, const char *path, i
         snprintf(child, sizeof child, "%s.1", path);
         return visit(c, lo + cut, hi, child, depth + 1);
     }
-    uint64_t m = (uint64_t)ceil(n_real - 1e-9);
-    if (m < c->ap->n_min)
-        m = c->ap->n_min;
-    if (m < 1)
-        m = 1;
+    /* n_real may be astronomically large (tiny epsilon): decide in doubles,
+     * and stop at KS_MAX_DRAWS before any draw is made */
+    double want = fmax(ceil(n_real - 1e-9), (double)c->ap->n_min);
+    if (!(want <= (double)(KS_MAX_DRAWS - c->draws)))
+        return ks_error_set(c->err, KS_ERR_USAGE, NULL, 0,
+                            "allegro would draw %.3g samples (n = %.3g for a leaf of %zu "
+                            "invocations, n_min %llu) where at most %llu per plan are allowed: "
+                            "raise --epsilon or lower --n-min",
+                            c->draws + want, n_real, s.n,
+                            (unsigned long long)c->ap->n_min,
+                            (unsigned long long)KS_MAX_DRAWS);
+    uint64_t m = want < 1 ? 1 : (uint64_t)want;
+    c->draws += m;
     ks_cluster cl = {.group = c->group, .path = (char *)path, .size = s.n, .mean_ns = s.mean,
                      .std_ns = s.std, .min_ns = s.min, .max_ns = s.max, .m = m,
                      .m_real = n_real};

@@ -168,6 +168,30 @@ void ks_range_stats(const ks_profile *p, const uint32_t *ids, const double *v, s
     }
 }
 
+/* Above this many draws from a smaller set, repeats are counted per member
+ * rather than listed one by one: the same draws from the generator, memory
+ * proportional to the set instead of to m (up to KS_MAX_DRAWS). */
+enum { DRAWS_LISTED = 1 << 20 };
+
+static ks_status draw_counted(ks_plan *plan, ks_rng *rng, const uint32_t *ids, size_t n,
+                              uint64_t m, double weight, uint32_t cluster, ks_error *err)
+{
+    uint64_t *count = calloc(n, sizeof *count);
+    if (!count)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (uint64_t k = 0; k < m; k++)
+        count[ks_rng_below(rng, n)]++;
+    ks_status st = KS_OK;
+    for (size_t k = 0; k < n && st == KS_OK; k++) {
+        if (!count[k])
+            continue;
+        st = ks_plan_add_sample(plan, ids[k], weight * (double)count[k], cluster, err);
+        plan->draws += count[k] - 1;
+    }
+    free(count);
+    return st;
+}
+
 ks_status ks_draw(ks_plan *plan, ks_rng *rng, const uint32_t *ids, size_t n, uint64_t m,
                   ks_draw_mode mode, uint32_t cluster, uint32_t *scratch, ks_error *err)
 {
@@ -181,6 +205,8 @@ ks_status ks_draw(ks_plan *plan, ks_rng *rng, const uint32_t *ids, size_t n, uin
         return st;
     }
     double weight = (double)n / (double)m;
+    if (with_replacement && m > DRAWS_LISTED && m > n)
+        return draw_counted(plan, rng, ids, n, m, weight, cluster, err);
     if (with_replacement) {
         for (uint64_t k = 0; k < m && st == KS_OK; k++)
             st = ks_plan_add_sample(plan, ids[ks_rng_below(rng, n)], weight, cluster, err);

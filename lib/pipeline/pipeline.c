@@ -78,10 +78,9 @@ static ks_status check_shared(const ks_params *pa, ks_error *err)
     if (!(pa->epsilon > 0 && pa->epsilon < 1))
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "--epsilon must be in (0, 1), got %g",
                             pa->epsilon);
-    /* z must stay finite: 1 - 1e-15 already gives z = 8.0 */
-    if (!(pa->confidence > 0 && pa->confidence <= 1 - 1e-15))
+    if (!(pa->confidence > 0 && pa->confidence <= KS_MAX_CONFIDENCE))
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
-                            "--confidence must be in (0, 1), got %.17g", pa->confidence);
+                            "--confidence must be in (0, 1 - 1e-12], got %.17g", pa->confidence);
     return KS_OK;
 }
 

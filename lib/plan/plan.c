@@ -145,36 +145,9 @@ double ks_plan_estimate_duration(const ks_plan *plan, const ks_profile *p)
 
 static void json_string(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        switch (*c) {
-        case '"':
-            fputs("\\\"", f);
-            break;
-        case '\\':
-            fputs("\\\\", f);
-            break;
-        case '\n':
-            fputs("\\n", f);
-            break;
-        case '\t':
-            fputs("\\t", f);
-            break;
-        case '\r':
-            fputs("\\r", f);
-            break;
-        default:
-            if (*c < 0x20)
-                fprintf(f, "\\u%04x", *c);
-            else
-                fputc(*c, f);
-        }
-    }
-    fputc('"', f);
+    ks_json_write_string(f, s);
 }
 
-/* Shortest text that reads back to the same double, so plans are exact and
- * stable; infinities (no time sampled) become null. */
 static void json_number(FILE *f, double x)
 {
     if (!isfinite(x)) {
@@ -310,50 +283,4 @@ ks_status ks_plan_write_csv(const ks_plan *plan, FILE *f, ks_error *err)
     if (ferror(f))
         return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
     return KS_OK;
-}
-
-ks_status ks_write_atomic(const char *path, ks_writer_fn fn, const void *ctx, ks_error *err)
-{
-    if (strcmp(path, "-") == 0) {
-        ks_status st = fn(ctx, stdout, err);
-        if (st == KS_OK && fflush(stdout) != 0)
-            st = ks_error_set(err, KS_ERR_IO, "<stdout>", 0, "write failed: %s",
-                              strerror(errno));
-        return st;
-    }
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp)
-        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
-    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        ks_error_set(err, KS_ERR_IO, path, 0, "cannot create temporary file: %s",
-                     strerror(errno));
-        free(tmp);
-        return KS_ERR_IO;
-    }
-    /* mkstemp makes the file 0600; give it the mode a plain fopen would */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return ks_error_set(err, KS_ERR_IO, path, 0, "fdopen failed");
-    }
-    ks_status st = fn(ctx, f, err);
-    if (st == KS_OK && (fflush(f) != 0 || fsync(fileno(f)) != 0))
-        st = ks_error_set(err, KS_ERR_IO, path, 0, "write failed: %s", strerror(errno));
-    if (fclose(f) != 0 && st == KS_OK)
-        st = ks_error_set(err, KS_ERR_IO, path, 0, "write failed: %s", strerror(errno));
-    if (st == KS_OK && rename(tmp, path) != 0)
-        st = ks_error_set(err, KS_ERR_IO, path, 0, "cannot rename into place: %s",
-                          strerror(errno));
-    if (st != KS_OK)
-        unlink(tmp);
-    free(tmp);
-    return st;
 }

@@ -117,6 +117,9 @@ typedef struct parser {
     uint64_t chunk_base; /* absolute offset of chunk[0] */
     uint64_t line_start; /* absolute offset where the current line begins */
     bool last_byte_newline;
+    /* the string being scanned by string_guard, across chunks */
+    bool in_string, escaped;
+    size_t string_len;
 
     event ev;
     char *name;
@@ -863,6 +866,48 @@ static ks_status no_kernels(parser *ps)
                         seen[0] ? seen : "none stated");
 }
 
+/* yajl re-lexes a token from its start each time another chunk arrives, so
+ * one 128 MB string took 10 s and its memory; strings are followed here (one
+ * pass, memchr outside them) and one longer than KS_MAX_TOKEN_BYTES stops the
+ * read before yajl sees it.  A malformed document may fool the tracking, but
+ * yajl refuses such a document anyway. */
+static ks_status string_guard(parser *ps, const unsigned char *b, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (!ps->in_string) {
+            const unsigned char *q = memchr(b + i, '"', n - i);
+            if (!q)
+                return KS_OK;
+            i = (size_t)(q - b) + 1;
+            ps->in_string = true;
+            ps->escaped = false;
+            ps->string_len = 0;
+            continue;
+        }
+        size_t start = i;
+        for (; i < n; i++) {
+            if (ps->escaped)
+                ps->escaped = false;
+            else if (b[i] == '\\')
+                ps->escaped = true;
+            else if (b[i] == '"')
+                break;
+        }
+        ps->string_len += i - start;
+        if (ps->string_len > KS_MAX_TOKEN_BYTES)
+            return ks_error_set(ps->err, KS_ERR_FORMAT, ps->path, 0,
+                                "a JSON string is longer than %zu MB: not a profiler trace "
+                                "(damaged or hostile data?)",
+                                KS_MAX_TOKEN_BYTES >> 20 ? KS_MAX_TOKEN_BYTES >> 20 : 1);
+        if (i < n) {
+            ps->in_string = false;
+            i++;
+        }
+    }
+    return KS_OK;
+}
+
 static ks_status read_kineto(ks_input *in, const ks_read_options *opt, ks_profile *p,
                              ks_error *err)
 {
@@ -892,6 +937,8 @@ static ks_status read_kineto(ks_input *in, const ks_read_options *opt, ks_profil
         ps.chunk = buf;
         ps.chunk_len = got;
         ps.counted_to = 0;
+        if ((st = string_guard(&ps, buf, got)) != KS_OK)
+            goto done;
         if (yajl_parse(ps.yajl, buf, got) != yajl_status_ok) {
             st = yajl_failure(&ps, buf, got, false);
             goto done;

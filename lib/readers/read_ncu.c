@@ -66,8 +66,27 @@
 
 enum { TEXT_SAMPLE = 64 };
 
-static const char DURATION_METRIC[] = "gpu__time_duration.sum";
-static const char DURATION_DETAILS[] = "Duration";
+/* Where a kernel's duration comes from, best first: one resolution order for
+ * both layouts, and the profile records which one was used
+ * (ks_profile.duration_source).  ncu reports gpu__time_duration with a
+ * roll-up suffix (.sum over the kernel's replay passes is what its own
+ * "Duration" shows); older raw pages name it without a suffix; some
+ * collections keep only .avg, .max or .min.  For one launch the roll-ups
+ * agree, so a weaker one is still the kernel's time, but one file never mixes
+ * them: the first source every kernel has wins. */
+static const char *const TIME_METRICS[] = {
+    "gpu__time_duration.sum", "gpu__time_duration",     "Duration",
+    "gpu__time_duration.avg", "gpu__time_duration.max", "gpu__time_duration.min",
+};
+enum { TIME_SOURCES = sizeof TIME_METRICS / sizeof TIME_METRICS[0], TIME_DETAILS = 2 };
+
+static int time_source(const char *metric)
+{
+    for (int i = 0; i < TIME_SOURCES; i++)
+        if (strcmp(metric, TIME_METRICS[i]) == 0)
+            return i;
+    return -1;
+}
 static const char DISPLAY_NAME_METRIC[] = "device__attribute_display_name";
 
 /* ----------------------------------------------------------------- units */
@@ -160,10 +179,19 @@ static bool unit_to_ns(const char *unit, double *factor)
 
 /* ---------------------------------------------------------------- id set */
 
-/* The kernel IDs seen so far, to recognise an ID that comes back. */
+/* The kernel IDs seen so far: the invocation each became (UINT32_MAX when
+ * the device filter dropped it) and the Process ID of the ncu process that
+ * last printed it, to tell a later pass over the same launches from an ID
+ * that comes back within one process. */
+typedef struct id_entry {
+    uint32_t row;
+    int64_t pid;
+} id_entry;
+
 typedef struct id_set {
     int64_t *keys;
     unsigned char *used;
+    id_entry *values;
     size_t size, count;
 } id_set;
 
@@ -179,18 +207,23 @@ static void id_set_free(id_set *s)
 {
     free(s->keys);
     free(s->used);
+    free(s->values);
 }
 
-/* Inserts id; *present says whether it was there already. */
-static ks_status id_set_insert(id_set *s, int64_t id, bool *present, ks_error *err)
+/* Finds id, inserting it (with *entry zeroed) when absent; *present says
+ * whether it was there already.  *entry stays valid until the next call. */
+static ks_status id_set_insert(id_set *s, int64_t id, bool *present, id_entry **entry,
+                               ks_error *err)
 {
     if ((s->count + 1) * 2 > s->size) {
         size_t size = s->size ? s->size * 2 : 1024;
         int64_t *keys = malloc(size * sizeof *keys);
         unsigned char *used = calloc(size, 1);
-        if (!keys || !used) {
+        id_entry *values = malloc(size * sizeof *values);
+        if (!keys || !used || !values) {
             free(keys);
             free(used);
+            free(values);
             return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         }
         for (size_t i = 0; i < s->size; i++) {
@@ -201,22 +234,27 @@ static ks_status id_set_insert(id_set *s, int64_t id, bool *present, ks_error *e
                 h = (h + 1) & (size - 1);
             used[h] = 1;
             keys[h] = s->keys[i];
+            values[h] = s->values[i];
         }
         id_set_free(s);
         s->keys = keys;
         s->used = used;
+        s->values = values;
         s->size = size;
     }
     size_t h = id_hash(id, s->size - 1);
     while (s->used[h]) {
         if (s->keys[h] == id) {
             *present = true;
+            *entry = &s->values[h];
             return KS_OK;
         }
         h = (h + 1) & (s->size - 1);
     }
     s->used[h] = 1;
     s->keys[h] = id;
+    s->values[h] = (id_entry){0, 0};
+    *entry = &s->values[h];
     s->count++;
     *present = false;
     return KS_OK;
@@ -285,6 +323,20 @@ static ks_status table_rehash(ncu_table *t, size_t size, ks_error *err)
     return KS_OK;
 }
 
+/* The table is dense (every metric for every launch), so metrics times
+ * launches is bounded: a few KB of compressed input naming thousands of
+ * sparse metrics must not ask for gigabytes. */
+static ks_status check_cells(size_t columns, size_t rows, ks_error *err)
+{
+    if (columns > 0 && rows > KS_MAX_METRIC_CELLS / columns)
+        return ks_error_set(err, KS_ERR_FORMAT, NULL, 0,
+                            "%zu metrics over %zu launches exceed the limit of %zu metric "
+                            "values; collect fewer metrics (--metrics) or fewer launches "
+                            "(--launch-count) per file",
+                            columns, rows, KS_MAX_METRIC_CELLS);
+    return KS_OK;
+}
+
 static ks_status table_column(ncu_table *t, const char *section, const char *metric,
                               size_t *index, ks_error *err)
 {
@@ -312,6 +364,8 @@ static ks_status table_column(ncu_table *t, const char *section, const char *met
     }
     if (t->count >= UINT32_MAX - 1)
         return ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "too many metric columns");
+    if ((st = check_cells(t->count + 1, t->rows, err)) != KS_OK)
+        return st;
     if ((st = ks_grow((void **)&t->cols, &t->capacity, t->count + 1, sizeof *t->cols, err)))
         return st;
     ncu_column *c = &t->cols[t->count];
@@ -338,6 +392,11 @@ static ks_status table_add_row(ncu_table *t, ks_error *err)
 {
     if (t->rows == t->row_capacity) {
         size_t cap = t->row_capacity ? t->row_capacity * 2 : 256;
+        ks_status st = check_cells(t->count, t->rows + 1, err);
+        if (st != KS_OK)
+            return st;
+        if (t->count > 0 && cap > KS_MAX_METRIC_CELLS / t->count)
+            cap = KS_MAX_METRIC_CELLS / t->count;
         for (size_t i = 0; i < t->count; i++) {
             double *v = realloc(t->cols[i].values, cap * sizeof(double));
             if (!v)
@@ -358,8 +417,8 @@ static ks_status table_add_row(ncu_table *t, ks_error *err)
 typedef struct ncu_kernel {
     int64_t id;
     long line;           /* of its first row */
-    int64_t duration_ns;
-    int duration_source; /* 0 none, 1 "Duration", 2 gpu__time_duration.sum */
+    double time_ns[TIME_SOURCES]; /* by TIME_METRICS source */
+    unsigned time_have;           /* bit i: time_ns[i] is known */
     uint32_t metric_rows;
 } ncu_kernel;
 
@@ -382,7 +441,8 @@ typedef struct ncu_read {
 
     int c_id, c_name, c_grid, c_block, c_device, c_stream;
     int c_section, c_metric, c_unit, c_value; /* details layout */
-    int c_duration;                           /* raw layout */
+    int c_pid;
+    int needed; /* fields a row must have: up to the last column read */
     uint32_t *field_column;                   /* raw layout: column of each field */
     char *units_raw;
     char *units_buf;
@@ -393,6 +453,8 @@ typedef struct ncu_read {
     id_set ids;
     bool have_current, current_kept;
     int64_t current_id;
+    size_t current_row; /* the current kernel's invocation, when kept */
+    int64_t current_pid;
     ncu_kernel *kernels;
     size_t kernel_capacity;
     ncu_table table;
@@ -558,7 +620,21 @@ static ks_status take_header(ncu_read *r, const char *line, size_t len, long lin
     r->c_metric = find_column(r, "Metric Name");
     r->c_unit = find_column(r, "Metric Unit");
     r->c_value = find_column(r, "Metric Value");
-    r->c_duration = -1;
+    r->c_pid = find_column(r, "Process ID");
+    const int used[] = {r->c_id,     r->c_name,   r->c_grid,   r->c_block,
+                        r->c_device, r->c_stream, r->c_section, r->c_metric,
+                        r->c_unit,   r->c_value,  r->c_pid};
+    r->needed = 1;
+    for (size_t i = 0; i < sizeof used / sizeof used[0]; i++) {
+        if (used[i] + 1 > r->needed)
+            r->needed = used[i] + 1;
+        if (used[i] >= 0 &&
+            ks_csv_find(names + used[i] + 1, count - used[i] - 1, names[used[i]]) >= 0)
+            return fail(r, lineno,
+                        "column \"%s\" appears twice in the header: which one holds the "
+                        "data is unknown",
+                        names[used[i]]);
+    }
     if (r->opt->device >= 0 && r->c_device < 0)
         return fail(r, lineno,
                     "header has no \"Device\" column, so the kernels of device %d cannot be "
@@ -583,10 +659,9 @@ static ks_status take_header(ncu_read *r, const char *line, size_t len, long lin
                 return fail(r, lineno, "metric column \"%s\" appears twice in the header",
                             names[i]);
             r->field_column[i] = (uint32_t)index;
-            if (strcmp(names[i], DURATION_METRIC) == 0)
-                r->c_duration = i;
         }
         r->expect_units = true;
+        r->needed = count; /* every column may be a metric */
     }
     return KS_OK;
 }
@@ -622,21 +697,71 @@ static ks_status parse_small(ncu_read *r, int col, long line, uint32_t *out, boo
     return KS_OK;
 }
 
-/* The first row of kernel `id`: appends the invocation unless the device
- * filter drops it. */
-static ks_status start_kernel(ncu_read *r, int64_t id, long line)
+/* The row's Process ID; PID_UNKNOWN without the column or a value. */
+#define PID_UNKNOWN INT64_MIN
+static ks_status parse_pid(ncu_read *r, long line, int64_t *pid)
+{
+    *pid = PID_UNKNOWN;
+    if (r->c_pid < 0)
+        return KS_OK;
+    bool missing;
+    int64_t v;
+    if (!ks_parse_i64(r->fields[r->c_pid], &v, &missing))
+        return fail(r, line, "Process ID \"%.60s\" is not an integer",
+                    skip_spaces(r->fields[r->c_pid]));
+    if (!missing && v != PID_UNKNOWN)
+        *pid = v;
+    return KS_OK;
+}
+
+/* Kernel `id` printed again by a later ncu process of the same file: ncu run
+ * once per metric group over the same program prints the same launches with
+ * the same IDs (0, 1, ... in launch order), so its rows join the launch that
+ * has this ID.  The names must agree, or these are not the same launches. */
+static ks_status rejoin_kernel(ncu_read *r, int64_t id, int64_t pid, id_entry *e, long line)
+{
+    if (pid == PID_UNKNOWN || e->pid == pid)
+        return fail(r, line,
+                    "kernel ID %lld appears again after other kernels' rows of the same ncu "
+                    "process: several runs pasted into one file? (their launches cannot be "
+                    "told apart)",
+                    (long long)id);
+    e->pid = pid;
+    r->have_current = true;
+    r->current_id = id;
+    r->current_pid = pid;
+    r->current_kept = e->row != UINT32_MAX;
+    if (!r->current_kept)
+        return KS_OK;
+    r->current_row = e->row;
+    const char *name = ks_trim(r->fields[r->c_name]);
+    const char *known = ks_profile_name(r->p, e->row);
+    if (strcmp(name, known) != 0)
+        return fail(r, line,
+                    "ncu process %lld names kernel ID %lld \"%.120s\" but an earlier process "
+                    "named it \"%.120s\": not the same launches, so their metrics cannot be "
+                    "merged",
+                    (long long)pid, (long long)id, name, known);
+    return KS_OK;
+}
+
+/* The first row of kernel `id` in its ncu process: appends the invocation
+ * unless the device filter drops it, or rejoins the launch an earlier
+ * process printed under the same ID. */
+static ks_status start_kernel(ncu_read *r, int64_t id, int64_t pid, long line)
 {
     bool present;
-    ks_status st = id_set_insert(&r->ids, id, &present, r->err);
+    id_entry *e = NULL;
+    ks_status st = id_set_insert(&r->ids, id, &present, &e, r->err);
     if (st != KS_OK)
         return st;
     if (present)
-        return fail(r, line,
-                    "kernel ID %lld appears again after other kernels' rows: several ncu "
-                    "runs in one file? (their launches cannot be told apart)",
-                    (long long)id);
+        return rejoin_kernel(r, id, pid, e, line);
+    e->pid = pid;
+    e->row = UINT32_MAX;
     r->have_current = true;
     r->current_id = id;
+    r->current_pid = pid;
     r->current_kept = false;
 
     ks_invocation inv;
@@ -676,6 +801,8 @@ static ks_status start_kernel(ncu_read *r, int64_t id, long line)
     k->id = id;
     k->line = line;
     r->current_kept = true;
+    r->current_row = r->p->n - 1;
+    e->row = (uint32_t)r->current_row;
     return KS_OK;
 }
 
@@ -684,7 +811,7 @@ static ks_status store_value(ncu_read *r, size_t column, const char *cell, const
                              long line)
 {
     ncu_column *c = &r->table.cols[column];
-    size_t row = r->p->n - 1;
+    size_t row = r->current_row;
     double v;
     bool missing;
     if (is_nonfinite_word(cell))
@@ -738,30 +865,28 @@ static ks_status store_value(ncu_read *r, size_t column, const char *cell, const
 static ks_status note_duration(ncu_read *r, int source, const char *cell, const char *unit,
                                long line)
 {
-    ncu_kernel *k = &r->kernels[r->p->n - 1];
-    if (source < k->duration_source)
-        return KS_OK;
+    ncu_kernel *k = &r->kernels[r->current_row];
     double v;
     bool missing;
     if (is_nonfinite_word(cell) || !ks_parse_double(cell, &v, &missing) || missing)
         return KS_OK;
     double factor;
     if (!unit_to_ns(unit, &factor)) {
-        if (source == 1)
+        if (source == TIME_DETAILS)
             return KS_OK; /* a "Duration" that is not a time: some other metric */
         if (!*unit)
-            return fail(r, line, "%s of kernel ID %lld has no unit%s", DURATION_METRIC,
+            return fail(r, line, "%s of kernel ID %lld has no unit%s", TIME_METRICS[source],
                         (long long)r->current_id,
                         r->wide ? " (no units row after the header?)" : "");
         return fail(r, line, "%s of kernel ID %lld is in \"%s\", which is not a unit of time",
-                    DURATION_METRIC, (long long)r->current_id, unit);
+                    TIME_METRICS[source], (long long)r->current_id, unit);
     }
     double ns = v * factor;
     if (!(ns >= 0 && ns < 9.2e18))
         return fail(r, line, "duration of kernel ID %lld (%g %s) is out of range",
                     (long long)r->current_id, v, unit);
-    k->duration_ns = llround(ns);
-    k->duration_source = source;
+    k->time_ns[source] = ns;
+    k->time_have |= 1u << source;
     return KS_OK;
 }
 
@@ -777,16 +902,16 @@ static ks_status parse_id(ncu_read *r, long line, int64_t *id)
 
 static ks_status details_row(ncu_read *r, long line)
 {
-    int64_t id;
+    int64_t id, pid;
     ks_status st = parse_id(r, line, &id);
-    if (st != KS_OK)
+    if (st != KS_OK || (st = parse_pid(r, line, &pid)) != KS_OK)
         return st;
-    if (!r->have_current || id != r->current_id) {
-        if ((st = start_kernel(r, id, line)))
+    if (!r->have_current || id != r->current_id || pid != r->current_pid) {
+        if ((st = start_kernel(r, id, pid, line)))
             return st;
     } else if (r->current_kept) {
         const char *name = ks_trim(r->fields[r->c_name]);
-        const char *known = ks_profile_name(r->p, r->p->n - 1);
+        const char *known = ks_profile_name(r->p, r->current_row);
         if (strcmp(name, known) != 0)
             return fail(r, line, "kernel ID %lld is named \"%.150s\" here but \"%.150s\" "
                                  "in its earlier rows",
@@ -805,12 +930,9 @@ static ks_status details_row(ncu_read *r, long line)
         return st;
     if ((st = store_value(r, column, cell, unit, line)) != KS_OK)
         return st;
-    r->kernels[r->p->n - 1].metric_rows++;
-    if (strcmp(metric, DURATION_METRIC) == 0)
-        return note_duration(r, 2, cell, unit, line);
-    if (strcmp(metric, DURATION_DETAILS) == 0)
-        return note_duration(r, 1, cell, unit, line);
-    return KS_OK;
+    r->kernels[r->current_row].metric_rows++;
+    int source = time_source(metric);
+    return source >= 0 ? note_duration(r, source, cell, unit, line) : KS_OK;
 }
 
 static ks_status raw_units(ncu_read *r, const char *line, size_t len, long lineno,
@@ -845,26 +967,74 @@ static ks_status raw_units(ncu_read *r, const char *line, size_t len, long linen
 
 static ks_status raw_row(ncu_read *r, long line)
 {
-    int64_t id;
+    int64_t id, pid;
     ks_status st = parse_id(r, line, &id);
-    if (st != KS_OK)
+    if (st != KS_OK || (st = parse_pid(r, line, &pid)) != KS_OK)
         return st;
     r->expect_units = false;
-    if ((st = start_kernel(r, id, line)) != KS_OK || !r->current_kept)
+    if ((st = start_kernel(r, id, pid, line)) != KS_OK || !r->current_kept)
         return st;
     for (int f = 0; f < r->nfields; f++) {
         if (r->field_column[f] == UINT32_MAX)
             continue;
         if ((st = store_value(r, r->field_column[f], r->fields[f], r->units[f], line)))
             return st;
-        r->kernels[r->p->n - 1].metric_rows++;
+        r->kernels[r->current_row].metric_rows++;
+        int source = time_source(r->names[f]);
+        if (source >= 0 && (st = note_duration(r, source, r->fields[f], r->units[f], line)))
+            return st;
     }
-    if (r->c_duration >= 0)
-        return note_duration(r, 2, r->fields[r->c_duration], r->units[r->c_duration], line);
     return KS_OK;
 }
 
 /* ------------------------------------------------------------------ finish */
+
+/* Picks the first TIME_METRICS source that every kernel has and records it
+ * in the profile.  With none at all the durations stay 0 and the profile says
+ * "none", so that `info` can tell and time-based methods refuse.  Some
+ * kernels timed and others not is refused (the total would be understated),
+ * except when attaching, which ignores durations. */
+static ks_status resolve_durations(ncu_read *r, long last_line)
+{
+    ks_profile *p = r->p;
+    unsigned all = ~0u, any = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        all &= r->kernels[i].time_have;
+        any |= r->kernels[i].time_have;
+    }
+    int source = -1;
+    for (int s = 0; s < TIME_SOURCES && source < 0 && p->n > 0; s++)
+        if (all >> s & 1)
+            source = s;
+    if (source < 0 && any && !r->allow_partial_duration) {
+        int best = 0;
+        while (!(any >> best & 1))
+            best++;
+        size_t known = 0, first_unknown = SIZE_MAX;
+        for (size_t i = 0; i < p->n; i++) {
+            if (r->kernels[i].time_have >> best & 1)
+                known++;
+            else if (first_unknown == SIZE_MAX)
+                first_unknown = i;
+        }
+        return fail(r, first_unknown < p->n ? r->kernels[first_unknown].line : last_line,
+                    "kernel ID %lld has no duration (%s) while %zu of %zu kernels have one; "
+                    "its total time would be understated",
+                    first_unknown < p->n ? (long long)r->kernels[first_unknown].id : -1LL,
+                    TIME_METRICS[best], known, p->n);
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        const ncu_kernel *k = &r->kernels[i];
+        int s = source;
+        for (int t = 0; s < 0 && t < TIME_SOURCES; t++)
+            if (k->time_have >> t & 1)
+                s = t; /* attaching: each kernel's best, durations are not used */
+        p->duration_ns[i] = s >= 0 ? llround(k->time_ns[s]) : 0;
+    }
+    snprintf(p->duration_source, sizeof p->duration_source, "%s",
+             source >= 0 ? TIME_METRICS[source] : any ? "mixed" : "none");
+    return KS_OK;
+}
 
 static ks_status finish(ncu_read *r, long last_line)
 {
@@ -888,20 +1058,8 @@ static ks_status finish(ncu_read *r, long last_line)
                         "of it has at least %u: the file looks truncated",
                         (long long)r->kernels[last].id, r->kernels[last].metric_rows, fewest);
     }
-    size_t known = 0, first_unknown = SIZE_MAX;
-    for (size_t i = 0; i < p->n; i++) {
-        if (r->kernels[i].duration_source)
-            known++;
-        else if (first_unknown == SIZE_MAX)
-            first_unknown = i;
-    }
-    if (known > 0 && known < p->n && !r->allow_partial_duration)
-        return fail(r, r->kernels[first_unknown].line,
-                    "kernel ID %lld has no duration (%s) while %zu of %zu kernels have one; "
-                    "its total time would be understated",
-                    (long long)r->kernels[first_unknown].id, DURATION_METRIC, known, p->n);
-    for (size_t i = 0; i < p->n; i++)
-        p->duration_ns[i] = r->kernels[i].duration_ns;
+    if ((st = resolve_durations(r, last_line)) != KS_OK)
+        return st;
 
     ncu_table *t = &r->table;
     for (size_t i = 0; i < t->count; i++) {
@@ -984,15 +1142,17 @@ static ks_status read_ncu(ks_input *in, const ks_read_options *opt, ks_profile *
         }
         bool rowlike = looks_like_row(line);
         int count = ks_csv_split(line, len, r.fields, r.nfields);
-        if (count != r.nfields) {
+        if (!ks_csv_fill_short_row(r.fields, count, r.nfields, r.needed, line + len)) {
             if (!rowlike)
                 continue;
             if (count < 0)
                 st = fail(&r, lineno, "%s (unterminated quote)",
                           truncated ? "file ends inside a row: truncated?" : "malformed row");
             else
-                st = fail(&r, lineno, "row has %d fields but the header (line %ld) has %d%s",
-                          count, r.header_line, r.nfields,
+                st = fail(&r, lineno,
+                          "row has %d fields but the header (line %ld) has %d and its "
+                          "columns up to \"%s\" are needed%s",
+                          count, r.header_line, r.nfields, r.names[r.needed - 1],
                           truncated ? ": the file looks truncated" : "");
             break;
         }

@@ -475,7 +475,8 @@ out:
 
 /* Streams the decompressed input into a new temporary file (mkstemp in
  * $TMPDIR or /tmp); the caller unlinks tmp_path when it is non-empty. */
-static ks_status copy_to_temp(ks_input *in, char *tmp_path, size_t size, ks_error *err)
+static ks_status copy_to_temp(ks_input *in, char *tmp_path, size_t size, int *slot,
+                              ks_error *err)
 {
     const char *path = ks_input_path(in);
     const char *dir = getenv("TMPDIR");
@@ -487,6 +488,8 @@ static ks_status copy_to_temp(ks_input *in, char *tmp_path, size_t size, ks_erro
         return ks_error_set(err, KS_ERR_IO, path, 0, "temporary folder path too long: %s", dir);
     }
     int fd = mkstemp(tmp_path);
+    if (fd >= 0)
+        *slot = ks_temp_register(tmp_path);
     if (fd < 0) {
         int e = errno;
         tmp_path[0] = '\0';
@@ -533,12 +536,13 @@ static ks_status read_nsys_sqlite(ks_input *in, const ks_read_options *opt, ks_p
 {
     const char *path = ks_input_path(in);
     char tmp_path[4096] = "";
+    int slot = -1;
     const char *db_path = path;
     ks_status st = KS_OK;
     struct stat info;
     bool regular = strcmp(path, "-") != 0 && stat(path, &info) == 0 && S_ISREG(info.st_mode);
     if (strcmp(ks_input_compression(in), "none") != 0 || !regular) {
-        if ((st = copy_to_temp(in, tmp_path, sizeof tmp_path, err)) != KS_OK)
+        if ((st = copy_to_temp(in, tmp_path, sizeof tmp_path, &slot, err)) != KS_OK)
             goto done;
         db_path = tmp_path;
     }
@@ -547,6 +551,16 @@ static ks_status read_nsys_sqlite(ks_input *in, const ks_read_options *opt, ks_p
     /* NOMUTEX: the connection never leaves this function's thread, and the
      * per-call locking took half the CPU time of the 1M-row scan */
     int rc = sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    /* the copy needs no name once SQLite holds it open: reading the schema
+     * opens the file, and unlinking then leaves nothing behind whatever
+     * happens during the query */
+    if (rc == SQLITE_OK && tmp_path[0])
+        rc = sqlite3_exec(db, "PRAGMA schema_version", NULL, NULL, NULL);
+    if (tmp_path[0] && rc == SQLITE_OK) {
+        unlink(tmp_path);
+        ks_temp_forget(slot);
+        tmp_path[0] = '\0';
+    }
     if (rc != SQLITE_OK)
         st = sqlite_error(db, rc, path, "cannot open the database", err);
     else
@@ -555,6 +569,7 @@ static ks_status read_nsys_sqlite(ks_input *in, const ks_read_options *opt, ks_p
 done:
     if (tmp_path[0])
         unlink(tmp_path);
+    ks_temp_forget(slot);
     return st;
 }
 

@@ -19,8 +19,10 @@
  * - A last line without a newline is an error: both tools end every row with
  *   one, so such a line is most likely a cut-off row, and a cut inside the
  *   last number would still parse as a (wrong) number.
- * - Every row must have as many fields as the header: an unquoted comma in a
- *   name would otherwise shift every later column silently.
+ * - A row with more fields than the header is an error: an unquoted comma
+ *   in a name would otherwise shift every later column silently.  A shorter
+ *   row is read when it still has every column read (ks_csv_fill_short_row,
+ *   the rule every CSV reader shares): its missing cells are empty.
  */
 #include "internal.h"
 
@@ -52,6 +54,7 @@ typedef struct csv_state {
     char **fields;
     int fields_cap;
     int header_fields;
+    int needed; /* fields a row must have: up to the last column read */
     long header_line;
     int *col; /* index of each spec column in a row, -1 if absent */
     int64_t *keys; /* launch-order key of each profile row */
@@ -81,12 +84,22 @@ static bool blank(const char *line)
     return line[strspn(line, " \t")] == '\0';
 }
 
+/* A column by name, ignoring case: Omniperf (rocprof-compute) writes
+ * "Dispatch_ID" and "Correlation_ID" where rocprofv3 writes "_Id". */
+static int find_column(char *const *fields, int count, const char *name)
+{
+    for (int i = 0; i < count; i++)
+        if (strcasecmp(ks_trim(fields[i]), name) == 0)
+            return i;
+    return -1;
+}
+
 /* How many of the format's columns the fields name. */
 static int count_known(char *const *fields, int count, const column_spec *spec, int nspec)
 {
     int known = 0;
     for (int i = 0; i < nspec; i++)
-        if (ks_csv_find(fields, count, spec[i].name) >= 0)
+        if (find_column(fields, count, spec[i].name) >= 0)
             known++;
     return known;
 }
@@ -119,8 +132,17 @@ static ks_status find_header(csv_state *s, const column_spec *spec, int nspec,
         s->col = malloc((size_t)nspec * sizeof *s->col);
         if (!s->col)
             return ks_error_set(err, KS_ERR_NOMEM, s->path, 0, "out of memory");
+        s->needed = 1;
         for (int i = 0; i < nspec; i++) {
-            s->col[i] = ks_csv_find(s->fields, count, spec[i].name);
+            s->col[i] = find_column(s->fields, count, spec[i].name);
+            if (s->col[i] >= 0 &&
+                find_column(s->fields + s->col[i] + 1, count - s->col[i] - 1, spec[i].name) >= 0)
+                return ks_error_set(err, KS_ERR_FORMAT, s->path, s->header_line,
+                                    "column \"%s\" appears twice in the header: which one "
+                                    "holds the data is unknown",
+                                    spec[i].name);
+            if (s->col[i] + 1 > s->needed)
+                s->needed = s->col[i] + 1;
             if (s->col[i] < 0 && spec[i].required)
                 return ks_error_set(err, KS_ERR_FORMAT, s->path, s->header_line,
                                     "%s header has no column \"%s\"", format, spec[i].name);
@@ -152,11 +174,13 @@ static ks_status next_row(csv_state *s, char ***fields_out, ks_error *err)
             return st;
         if (count < 0)
             return ks_error_set(err, KS_ERR_FORMAT, s->path, lineno, "unterminated quote");
-        if (count != s->header_fields)
+        if (!ks_csv_fill_short_row(s->fields, count, s->header_fields, s->needed, line + len))
             return ks_error_set(err, KS_ERR_FORMAT, s->path, lineno,
-                                "%d fields where the header (line %ld) has %d (an unquoted "
-                                "comma in a name?)",
-                                count, s->header_line, s->header_fields);
+                                "%d fields where the header (line %ld) has %d%s", count,
+                                s->header_line, s->header_fields,
+                                count > s->header_fields
+                                    ? " (an unquoted comma in a name?)"
+                                    : " and the columns read need at least that many");
         *fields_out = s->fields;
         return KS_OK;
     }
@@ -283,13 +307,16 @@ static ks_status push_row(csv_state *s, ks_profile *p, const row *r, char *name_
 static int detect_header(const char *head, size_t len, const column_spec *spec, int nspec,
                          const char *name_column)
 {
-    enum { MAX_LINES = 200, MAX_FIELDS = 512, MAX_BYTES = 1 << 18 };
+    /* every field of a header line counts: Omniperf's pmc_perf.csv has ~590
+     * columns with the timestamps last */
+    enum { MAX_LINES = 200, MAX_BYTES = 1 << 18 };
     if (len > MAX_BYTES)
         len = MAX_BYTES;
     char *copy = malloc(len + 1);
-    char **fields = malloc(MAX_FIELDS * sizeof *fields);
+    char **fields = NULL;
+    int fields_cap = 0;
     int best = 0;
-    if (!copy || !fields)
+    if (!copy)
         goto out;
     memcpy(copy, head, len);
     copy[len] = '\0';
@@ -300,13 +327,15 @@ static int detect_header(const char *head, size_t len, const column_spec *spec, 
         if (line_len > 0 && line[line_len - 1] == '\r')
             line_len--;
         line[line_len] = '\0';
-        int count = ks_csv_split(line, line_len, fields, MAX_FIELDS);
-        if (count > MAX_FIELDS)
-            count = MAX_FIELDS;
+        int count;
+        ks_error ignored;
+        if (ks_csv_split_grow(line, line_len, &fields, &fields_cap, &count, NULL, n + 1,
+                              &ignored) != KS_OK)
+            break;
         if (count > 0) {
             int known = count_known(fields, count, spec, nspec);
             int score = 0;
-            if (known >= HEADER_MIN_KNOWN && ks_csv_find(fields, count, name_column) >= 0)
+            if (known >= HEADER_MIN_KNOWN && find_column(fields, count, name_column) >= 0)
                 score = known >= 5 ? 95 : 85;
             else if (known >= HEADER_MIN_KNOWN)
                 score = 50;
@@ -392,9 +421,68 @@ static bool parse_agent(const char *text, uint32_t *agent, bool *missing)
     return true;
 }
 
+/* Queue handles renumbered 1, 2, 3... in order of first appearance (0 stays
+ * "not given", as for every stream column).  The
+ * earliest rocprofv3 layout has no Stream_Id, and its Queue_Id is the
+ * queue's 64-bit address (139690710949888), which only names the queue: the
+ * profile's 32-bit stream column gets a dense number per queue instead. */
+typedef struct queue_map {
+    int64_t *keys;
+    uint32_t *ids; /* id + 1; 0 = empty slot */
+    size_t size, count;
+} queue_map;
+
+static void queue_map_free(queue_map *m)
+{
+    free(m->keys);
+    free(m->ids);
+}
+
+static size_t queue_slot(const queue_map *m, int64_t key)
+{
+    uint64_t x = (uint64_t)key * 0x9e3779b97f4a7c15ULL;
+    size_t h = (size_t)(x >> 17) & (m->size - 1);
+    while (m->ids[h] && m->keys[h] != key)
+        h = (h + 1) & (m->size - 1);
+    return h;
+}
+
+static ks_status queue_number(queue_map *m, int64_t key, uint32_t *id, const char *path,
+                              long line, ks_error *err)
+{
+    if ((m->count + 1) * 2 > m->size) {
+        if (m->count >= UINT32_MAX / 2)
+            return ks_error_set(err, KS_ERR_FORMAT, path, line, "more than %u queues",
+                                (unsigned)(UINT32_MAX / 2));
+        queue_map grown = {NULL, NULL, m->size ? m->size * 2 : 64, m->count};
+        grown.keys = malloc(grown.size * sizeof *grown.keys);
+        grown.ids = calloc(grown.size, sizeof *grown.ids);
+        if (!grown.keys || !grown.ids) {
+            queue_map_free(&grown);
+            return ks_error_set(err, KS_ERR_NOMEM, path, line, "out of memory");
+        }
+        for (size_t i = 0; i < m->size; i++)
+            if (m->ids[i]) {
+                size_t h = queue_slot(&grown, m->keys[i]);
+                grown.keys[h] = m->keys[i];
+                grown.ids[h] = m->ids[i];
+            }
+        queue_map_free(m);
+        *m = grown;
+    }
+    size_t h = queue_slot(m, key);
+    if (!m->ids[h]) {
+        m->keys[h] = key;
+        m->ids[h] = (uint32_t)++m->count;
+    }
+    *id = m->ids[h];
+    return KS_OK;
+}
+
 static ks_status read_v3(ks_input *in, const ks_read_options *opt, ks_profile *p,
                          ks_error *err)
 {
+    queue_map queues = {NULL, NULL, 0, 0};
     csv_state s = {.in = in, .path = ks_input_path(in)};
     ks_status st = find_header(&s, v3_spec, V3_COUNT, "rocprofv3 kernel-trace",
                                "Kernel_Name, Start_Timestamp, End_Timestamp", err);
@@ -455,9 +543,18 @@ static ks_status read_v3(ks_input *in, const ks_read_options *opt, ks_profile *p
                                 "End_Timestamp", err)) != KS_OK)
             break;
         r.start = start;
-        if ((st = cell_u32(&s, f, v3_spec, stream_col, &r.stream, &missing, err)) != KS_OK ||
-            (st = cell_i64(&s, f, v3_spec, V3_CORRELATION, &r.correlation, &missing, err)) !=
-                KS_OK)
+        if (stream_col == V3_STREAM) {
+            if ((st = cell_u32(&s, f, v3_spec, V3_STREAM, &r.stream, &missing, err)) != KS_OK)
+                break;
+        } else {
+            int64_t queue;
+            if ((st = cell_i64(&s, f, v3_spec, V3_QUEUE, &queue, &missing, err)) != KS_OK ||
+                (!missing && (st = queue_number(&queues, queue, &r.stream, s.path,
+                                                ks_input_line_number(in), err)) != KS_OK))
+                break;
+        }
+        if ((st = cell_i64(&s, f, v3_spec, V3_CORRELATION, &r.correlation, &missing, err)) !=
+            KS_OK)
             break;
         if (missing)
             r.correlation = KS_MISSING_I64;
@@ -496,6 +593,7 @@ static ks_status read_v3(ks_input *in, const ks_read_options *opt, ks_profile *p
     if (st == KS_OK)
         st = ks_profile_order_by(p, s.keys, p->start_ns, s.path, err);
 out:
+    queue_map_free(&queues);
     csv_state_free(&s);
     return st;
 }

@@ -172,6 +172,9 @@ ks_status ks_profile_read(const char *path, const ks_read_options *opt_in, ks_pr
         st = ks_input_finish_digest(in, p->source_xxh128, &p->source_bytes, err);
     ks_input_close(in);
     if (st != KS_OK) {
+        /* helpers below the reader (interning, tables) know no file name */
+        if (!err->file[0])
+            snprintf(err->file, sizeof err->file, "%s", path);
         ks_profile_free(p);
         return st;
     }

@@ -1,0 +1,57 @@
+/* output.c - checks on output files shared by the commands that write one. */
+#include "cli.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int cli_check_output(const char *cmd, const char *output, const char *const *inputs,
+                     size_t count)
+{
+    struct stat out;
+    if (strcmp(output, "-") == 0 || stat(output, &out) != 0 || !S_ISREG(out.st_mode))
+        return 0; /* nothing there yet, or written in place (a device, a pipe) */
+    for (size_t i = 0; i < count; i++) {
+        struct stat in;
+        if (inputs[i] && strcmp(inputs[i], "-") != 0 && stat(inputs[i], &in) == 0 &&
+            in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+            return cli_usage_error(cmd, "output %s is the input %s: refusing to overwrite it",
+                                   output, inputs[i]);
+    }
+    return 0;
+}
+
+int cli_finish_stdout(int rc)
+{
+    /* a full disk or a closed pipe shows only when the buffer is flushed */
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (rc == 0)
+            fprintf(stderr, "ksample: cannot write standard output: %s\n",
+                    strerror(errno ? errno : EIO));
+        return rc ? rc : KS_ERR_IO;
+    }
+    return rc;
+}
+
+/* Removes the library's temporaries, then dies of the same signal, so the
+ * parent sees the usual status (130 after Ctrl-C in a shell). */
+static void on_fatal_signal(int sig)
+{
+    ks_remove_temporaries();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void cli_install_cleanup(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}

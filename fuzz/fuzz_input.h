@@ -1,0 +1,101 @@
+/*
+ * fuzz_input.h - shared by the fuzz targets: hands the fuzzer's bytes to the
+ * library as a file, since every reader starts from a path.
+ *
+ * The bytes go to an in-memory file (memfd) named through /proc/self/fd, so
+ * a target runs without touching the disk and thousands of executions a
+ * second do not wear a temporary folder.  Where memfd is missing, a file in
+ * $TMPDIR is used instead.
+ */
+#ifndef KS_FUZZ_INPUT_H
+#define KS_FUZZ_INPUT_H
+
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "ksample.h"
+
+typedef struct fuzz_file {
+    int fd;
+    char path[64];
+    char tmp[4096]; /* non-empty when a disk file was used */
+} fuzz_file;
+
+static inline int fuzz_write_all(int fd, const uint8_t *data, size_t size)
+{
+    while (size > 0) {
+        ssize_t n = write(fd, data, size);
+        if (n <= 0)
+            return -1;
+        data += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Returns 0 and fills f, or -1 (the caller then skips the input). */
+static inline int fuzz_file_open(fuzz_file *f, const uint8_t *data, size_t size)
+{
+    memset(f, 0, sizeof *f);
+    f->fd = memfd_create("ksample-fuzz", 0);
+    if (f->fd >= 0) {
+        snprintf(f->path, sizeof f->path, "/proc/self/fd/%d", f->fd);
+    } else {
+        const char *dir = getenv("TMPDIR");
+        snprintf(f->tmp, sizeof f->tmp, "%s/ksample-fuzz-XXXXXX", dir && *dir ? dir : "/tmp");
+        f->fd = mkstemp(f->tmp);
+        if (f->fd < 0)
+            return -1;
+        snprintf(f->path, sizeof f->path, "/proc/self/fd/%d", f->fd);
+    }
+    if (fuzz_write_all(f->fd, data, size) != 0) {
+        close(f->fd);
+        if (f->tmp[0])
+            unlink(f->tmp);
+        return -1;
+    }
+    return 0;
+}
+
+static inline void fuzz_file_close(fuzz_file *f)
+{
+    close(f->fd);
+    if (f->tmp[0])
+        unlink(f->tmp);
+}
+
+/* Reads data as format (NULL: detection) and checks what every profile must
+ * satisfy whatever the input: a crash, a leak or a broken invariant is a
+ * finding; an error status is not. */
+static inline void fuzz_read_as(const uint8_t *data, size_t size, const char *format)
+{
+    fuzz_file f;
+    if (fuzz_file_open(&f, data, size) != 0)
+        return;
+    ks_read_options opt;
+    ks_read_options_init(&opt);
+    opt.format = format;
+    ks_profile *p = NULL;
+    ks_error err;
+    ks_error_clear(&err);
+    ks_status st = ks_profile_read(f.path, &opt, &p, &err);
+    if (st == KS_OK) {
+        if (!p || p->n == 0)
+            abort();
+        for (size_t i = 0; i < p->n; i++)
+            if (p->name_id[i] >= p->name_count)
+                abort();
+    } else if (p || !err.message[0] || st == KS_ERR_INTERNAL) {
+        abort();
+    }
+    ks_profile_free(p);
+    fuzz_file_close(&f);
+}
+
+#endif

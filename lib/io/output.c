@@ -1,0 +1,237 @@
+/*
+ * output.c - writing an output file without ever destroying what is there.
+ *
+ * A plan replaces a regular file atomically: the bytes go to an unnamed file
+ * in the target's folder (O_TMPFILE), which gets a name only for the instant
+ * between linkat() and rename(), with the catchable termination signals
+ * blocked, so Ctrl-C or a kill at any point leaves either the old file or
+ * the new one and no temporary.  Where the filesystem has no O_TMPFILE a
+ * named temporary (mkstemp) is used, as before.
+ *
+ * Anything that is not a regular file is never renamed over: a device
+ * (/dev/null), a FIFO or a terminal is opened and written in place, as any
+ * program's output redirection would; a symbolic link is followed, so the
+ * file it points to is replaced and the link stays (`-o /dev/stdout` as
+ * root used to replace the system's link with a regular file).  A folder is
+ * an error.  Every write, flush and close is checked: a full disk is an
+ * error, never a silently short file.
+ */
+#define _GNU_SOURCE /* O_TMPFILE */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static ks_status write_failed(const char *path, int e, ks_error *err)
+{
+    return ks_error_set(err, KS_ERR_IO, path, 0, "write failed: %s", strerror(e));
+}
+
+/* Runs fn on f, then flushes and closes f; the first failure wins. */
+static ks_status write_and_close(FILE *f, const char *path, bool sync, ks_writer_fn fn,
+                                 const void *ctx, ks_error *err)
+{
+    ks_status st = fn(ctx, f, err);
+    if (st == KS_OK && (fflush(f) != 0 || ferror(f)))
+        st = write_failed(path, errno ? errno : EIO, err);
+    if (st == KS_OK && sync && fsync(fileno(f)) != 0 && errno != EINVAL)
+        st = write_failed(path, errno, err);
+    if (fclose(f) != 0 && st == KS_OK)
+        st = write_failed(path, errno, err);
+    return st;
+}
+
+/* A device, FIFO or terminal: written where it is, never replaced. */
+static ks_status write_in_place(const char *path, ks_writer_fn fn, const void *ctx,
+                                ks_error *err)
+{
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return ks_error_set(err, KS_ERR_IO, path, 0, "cannot open for writing: %s",
+                            strerror(errno));
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    }
+    return write_and_close(f, path, false, fn, ctx, err);
+}
+
+/* The folder part of path ("." when there is none), in buf. */
+static const char *folder_of(const char *path, char *buf, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return ".";
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    if (n >= size)
+        return NULL;
+    memcpy(buf, path, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Gives the unnamed file fd a temporary name next to path and renames it
+ * over path, with the termination signals held off so that the name cannot
+ * outlive an interruption. */
+static ks_status link_into_place(int fd, const char *path, ks_error *err)
+{
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 32);
+    if (!tmp)
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    sigset_t hold, old;
+    sigemptyset(&hold);
+    sigaddset(&hold, SIGINT);
+    sigaddset(&hold, SIGTERM);
+    sigaddset(&hold, SIGHUP);
+    sigaddset(&hold, SIGQUIT);
+    sigaddset(&hold, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &hold, &old);
+    ks_status st = KS_OK;
+    int e = 0;
+    for (unsigned attempt = 0;; attempt++) {
+        snprintf(tmp, n + 32, "%s.tmp.%ld.%u", path, (long)getpid(), attempt);
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
+            break;
+        e = errno;
+        if (e != EEXIST || attempt == 100) {
+            st = ks_error_set(err, KS_ERR_IO, path, 0, "cannot name the new file: %s",
+                              strerror(e));
+            break;
+        }
+    }
+    if (st == KS_OK && rename(tmp, path) != 0) {
+        e = errno;
+        unlink(tmp);
+        st = ks_error_set(err, KS_ERR_IO, path, 0, "cannot rename into place: %s",
+                          strerror(e));
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    free(tmp);
+    return st;
+}
+
+/* Without O_TMPFILE: a named temporary, removed on every error. */
+static ks_status replace_via_mkstemp(const char *path, mode_t mode, ks_writer_fn fn,
+                                     const void *ctx, ks_error *err)
+{
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 16);
+    if (!tmp)
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        ks_error_set(err, KS_ERR_IO, path, 0, "cannot create temporary file: %s",
+                     strerror(errno));
+        free(tmp);
+        return KS_ERR_IO;
+    }
+    int slot = ks_temp_register(tmp);
+    fchmod(fd, mode);
+    FILE *f = fdopen(fd, "w");
+    ks_status st;
+    if (!f) {
+        close(fd);
+        st = ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    } else {
+        st = write_and_close(f, path, true, fn, ctx, err);
+    }
+    if (st == KS_OK && rename(tmp, path) != 0)
+        st = ks_error_set(err, KS_ERR_IO, path, 0, "cannot rename into place: %s",
+                          strerror(errno));
+    if (st != KS_OK)
+        unlink(tmp);
+    ks_temp_forget(slot);
+    free(tmp);
+    return st;
+}
+
+/* A regular file (or none yet) at path, which is not a symbolic link. */
+static ks_status replace_regular(const char *path, mode_t mode, ks_writer_fn fn,
+                                 const void *ctx, ks_error *err)
+{
+    char buf[PATH_MAX];
+    const char *folder = folder_of(path, buf, sizeof buf);
+    if (!folder)
+        return ks_error_set(err, KS_ERR_IO, path, 0, "path too long");
+#ifdef O_TMPFILE
+    int fd = open(folder, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+    if (fd >= 0) {
+        FILE *f = fdopen(fd, "w");
+        if (!f) {
+            close(fd);
+            return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+        }
+        /* the descriptor must outlive fclose for linkat: keep a duplicate */
+        int keep = dup(fd);
+        if (keep < 0) {
+            fclose(f);
+            return ks_error_set(err, KS_ERR_IO, path, 0, "dup failed: %s", strerror(errno));
+        }
+        ks_status st = write_and_close(f, path, true, fn, ctx, err);
+        if (st == KS_OK)
+            st = link_into_place(keep, path, err);
+        close(keep);
+        return st;
+    }
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT)
+        return ks_error_set(err, KS_ERR_IO, path, 0, "cannot create a file in %s: %s", folder,
+                            strerror(errno));
+#endif
+    return replace_via_mkstemp(path, mode, fn, ctx, err);
+}
+
+ks_status ks_write_atomic(const char *path, ks_writer_fn fn, const void *ctx, ks_error *err)
+{
+    if (strcmp(path, "-") == 0) {
+        ks_status st = fn(ctx, stdout, err);
+        if (st == KS_OK && (fflush(stdout) != 0 || ferror(stdout)))
+            st = write_failed("<stdout>", errno ? errno : EIO, err);
+        return st;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    mode_t mode = 0666 & ~mask;
+    struct stat info;
+    if (lstat(path, &info) != 0) {
+        if (errno != ENOENT)
+            return ks_error_set(err, KS_ERR_IO, path, 0, "cannot write: %s", strerror(errno));
+        return replace_regular(path, mode, fn, ctx, err);
+    }
+    const char *target = path;
+    char *resolved = NULL;
+    if (S_ISLNK(info.st_mode)) {
+        /* what the link points to decides, and the link itself stays */
+        if (stat(path, &info) != 0)
+            return ks_error_set(err, KS_ERR_IO, path, 0,
+                                "symbolic link to a missing file (%s): not written",
+                                strerror(errno));
+        if (S_ISREG(info.st_mode)) {
+            resolved = realpath(path, NULL);
+            if (!resolved)
+                return ks_error_set(err, KS_ERR_IO, path, 0, "cannot resolve the link: %s",
+                                    strerror(errno));
+            target = resolved;
+        }
+    }
+    ks_status st;
+    if (S_ISDIR(info.st_mode))
+        st = ks_error_set(err, KS_ERR_IO, path, 0, "is a folder");
+    else if (!S_ISREG(info.st_mode))
+        st = write_in_place(target, fn, ctx, err);
+    else
+        st = replace_regular(target, info.st_mode & 07777, fn, ctx, err);
+    free(resolved);
+    return st;
+}
