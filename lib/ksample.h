@@ -357,6 +357,47 @@ const char *const *ks_synth_presets(void);
 ks_status ks_synth_write(const ks_synth_options *opt, FILE *f, ks_error *err);
 
 
+/* ------------------------------------------------------------------ report */
+
+/* One row of `ksample estimate --json`. */
+typedef struct ks_estimate_row {
+    char metric[64];
+    double estimate, ci_low, ci_high, rel_halfwidth;
+    int bound_met; /* 1 yes, 0 no, -1 not given */
+} ks_estimate_row;
+
+/* Reads the JSON list `ksample estimate --json` prints: objects with keys
+ * metric, estimate, ci_low, ci_high, rel_halfwidth, bound_met. */
+ks_status ks_estimate_rows_read(const char *path, ks_estimate_row **rows, size_t *count,
+                                ks_error *err);
+
+/* One method's evaluation at one error bound (the epsilon sweep). */
+typedef struct ks_sweep_point {
+    double epsilon;
+    ks_eval_result result;
+} ks_sweep_point;
+
+/* What a report shows; everything but the profile is optional (NULL / 0). */
+typedef struct ks_report_input {
+    const ks_profile *profile;
+    const char *title;               /* NULL: the profile's file name */
+    const ks_plan *plan;             /* clusters and samples on the histograms */
+    const ks_eval_result *methods;   /* comparison table and speedup-error chart */
+    size_t method_count;
+    const ks_sweep_point *sweep;     /* speedup and error against epsilon */
+    size_t sweep_count;
+    const ks_estimate_row *estimates;
+    size_t estimate_count;
+    size_t top_kernels;              /* histograms of the kernels with most time (0 = 6) */
+} ks_report_input;
+
+/* Writes one self-contained HTML page (inline CSS and SVG, no script, no
+ * network) with per-kernel duration histograms, the plan's cluster ranges
+ * and samples, the methods' speedup against error, the epsilon sweep, the
+ * comparison table and the estimates with their intervals.  Chart ids:
+ * hist-0.., speedup-error, sweep-speedup, sweep-error, estimate-interval. */
+ks_status ks_report_write_html(const ks_report_input *in, FILE *f, ks_error *err);
+
 /* ------------------------------------------------------------ run (jobs) */
 
 /* Runs simulations as independent jobs: kernels carry no state between
