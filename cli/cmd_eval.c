@@ -1,5 +1,6 @@
 /* cmd_eval.c - `ksample eval`: how well each method does on a profile. */
 #include "cli.h"
+#include "progress.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,7 +20,8 @@ static void help(void)
            "  --iters N          plans per method (default 10)\n"
            "  --json             print a JSON list of objects with keys method, samples,\n"
            "                     speedup_hmean, error_mean_pct, error_max_pct,\n"
-           "                     plan_seconds\n" CLI_PARAM_HELP CLI_INPUT_HELP
+           "                     plan_seconds\n"
+           "  -q, --quiet        no progress on stderr\n" CLI_PARAM_HELP CLI_INPUT_HELP
            "  -h, --help         this text\n");
 }
 
@@ -36,6 +38,7 @@ int cmd_eval(int argc, char **argv)
     static const struct option longopts[] = {
         {"methods", required_argument, NULL, 'L'}, {"iters", required_argument, NULL, 'i'},
         {"json", no_argument, NULL, 'j'},          {"help", no_argument, NULL, 'h'},
+        {"quiet", no_argument, NULL, 'q'},
         CLI_PARAM_LONG_OPTIONS,                    CLI_INPUT_LONG_OPTIONS,
         {NULL, 0, NULL, 0}};
     cli_input input;
@@ -44,10 +47,10 @@ int cmd_eval(int argc, char **argv)
     ks_params_init(&pa);
     char methods_buf[256] = "root,stem,allegro,random";
     uint64_t iters = 10;
-    bool json = false;
+    bool json = false, quiet = false;
     int opt, rc;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
         if (cli_input_option(&input, opt, optarg, &rc) ||
             cli_params_option(&pa, opt, optarg, "eval", &rc)) {
             if (rc)
@@ -65,6 +68,9 @@ int cmd_eval(int argc, char **argv)
             break;
         case 'j':
             json = true;
+            break;
+        case 'q':
+            quiet = true;
             break;
         case 'h':
             help();
@@ -90,6 +96,8 @@ int cmd_eval(int argc, char **argv)
     ks_profile *p;
     if ((rc = cli_read_profile(argv[optind], &input, &p)))
         return rc;
+    cli_progress progress;
+    cli_progress_init(&progress, quiet, "eval");
     if (json)
         printf("[");
     else
@@ -101,7 +109,10 @@ int cmd_eval(int argc, char **argv)
         ks_eval_result r;
         ks_error err;
         ks_error_clear(&err);
-        if (ks_evaluate(p, &run, (unsigned)iters, &r, &err) != KS_OK) {
+        cli_progress_step(&progress, (size_t)i, (size_t)count, names[i]);
+        ks_status st = ks_evaluate(p, &run, (unsigned)iters, &r, &err);
+        cli_progress_end(&progress);
+        if (st != KS_OK) {
             if (json)
                 printf("]\n");
             ks_profile_free(p);
