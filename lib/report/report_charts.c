@@ -306,9 +306,11 @@ void ks_report_estimate_chart(FILE *f, const ks_report_input *in)
                     fmin(a, b), py - 5, fmax(fabs(b - a), 1), colour);
         }
         marker(f, zero, py, colour, false);
-        fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">&#177;%.3g%%%s</text>\n",
-                x.to + 6, py + 4, 100 * r->rel_halfwidth,
-                r->bound_met == 1 ? " met" : r->bound_met == 0 ? " not met" : "");
+        char width[32] = "&#8211;";
+        if (isfinite(r->rel_halfwidth))
+            snprintf(width, sizeof width, "&#177;%.3g%%", 100 * r->rel_halfwidth);
+        fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%s%s</text>\n", x.to + 6,
+                py + 4, width, r->bound_met == 1 ? " met" : r->bound_met == 0 ? " not met" : "");
     }
     ks_svg_close(f);
 }
