@@ -485,6 +485,11 @@ typedef struct ks_run_manifest {
 ks_status ks_run_manifest_write(const char *path, const ks_run_manifest *m, ks_error *err);
 ks_status ks_run_manifest_read(const char *path, ks_run_manifest *m, ks_error *err);
 void ks_run_manifest_free(ks_run_manifest *m);
+/* KS_OK when every job of the manifest is done; otherwise KS_ERR_FORMAT
+ * with a message that counts the jobs not done and names the first few with
+ * their state and exit code (for `estimate`, which refuses an incomplete
+ * run). */
+ks_status ks_run_check_complete(const char *rundir, const ks_run_manifest *m, ks_error *err);
 
 #ifdef __cplusplus
 }

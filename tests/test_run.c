@@ -115,6 +115,16 @@ static void test_local_pool_and_rerun(void **state)
     assert_string_equal(tail, "out 7\nerr 7\n");
     free(tail);
 
+    /* the run is refused as incomplete, naming the failed jobs */
+    ks_run_manifest_job mj[NJOBS];
+    for (int k = 0; k < NJOBS; k++)
+        mj[k] = (ks_run_manifest_job){dirs[k], NULL, 0};
+    ks_run_manifest m = {"plan.json", "", NJOBS, mj};
+    assert_int_equal(ks_run_check_complete(rundir, &m, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "2 of 10 jobs not done (2 failed): jobs/0003 (failed, "
+                                        "exit 3), jobs/0007 (failed, exit 7);"));
+    assert_string_equal(err.file, rundir);
+
     /* the rerun runs only the two failed jobs, now succeeding */
     make_jobs(jobs, dirs, cmds, "echo again %d %d %d");
     assert_int_equal(ks_run_execute(&o, jobs, NJOBS, NULL, NULL, &last, &err), KS_OK);
@@ -125,6 +135,11 @@ static void test_local_pool_and_rerun(void **state)
     assert_string_equal(read_all(path), "out 4\nerr 4\n");
     snprintf(path, sizeof path, "%s/jobs/0003/sim.log", rundir);
     assert_string_equal(read_all(path), "again 3 3 3\n");
+    assert_int_equal(ks_run_check_complete(rundir, &m, &err), KS_OK);
+    /* a job never started is named as pending */
+    mj[0].dir = "jobs/never";
+    assert_int_equal(ks_run_check_complete(rundir, &m, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "1 of 10 jobs not done (0 failed): jobs/never (pending)"));
 }
 
 static void test_signal_and_missing_program(void **state)

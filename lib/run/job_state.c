@@ -153,3 +153,38 @@ ks_status ks_run_log_tail(const char *rundir, const char *dir, size_t lines, cha
     *text = buf;
     return KS_OK;
 }
+
+/* Appends "dir (state[, exit N])" for one unfinished job to msg. */
+static void name_job(char *msg, size_t size, const char *dir, ks_job_state s, int code)
+{
+    size_t len = strlen(msg);
+    if (s == KS_JOB_FAILED)
+        snprintf(msg + len, size - len, "%s%s (failed, exit %d)", len ? ", " : "", dir, code);
+    else
+        snprintf(msg + len, size - len, "%s%s (%s)", len ? ", " : "", dir, ks_job_state_name(s));
+}
+
+ks_status ks_run_check_complete(const char *rundir, const ks_run_manifest *m, ks_error *err)
+{
+    enum { NAMED = 5 };
+    char names[400] = "";
+    size_t missing = 0, failed = 0;
+    for (size_t j = 0; j < m->job_count; j++) {
+        ks_job_state s;
+        int code;
+        ks_status st = ks_run_job_state(rundir, m->jobs[j].dir, &s, &code, err);
+        if (st != KS_OK)
+            return st;
+        if (s == KS_JOB_DONE)
+            continue;
+        failed += s == KS_JOB_FAILED;
+        if (missing++ < NAMED)
+            name_job(names, sizeof names, m->jobs[j].dir, s, code);
+    }
+    if (missing == 0)
+        return KS_OK;
+    return ks_error_set(err, KS_ERR_FORMAT, rundir, 0,
+                        "incomplete run: %zu of %zu jobs not done (%zu failed): %s%s; "
+                        "'ksample status' lists them, a rerun runs only these",
+                        missing, m->job_count, failed, names, missing > NAMED ? ", ..." : "");
+}
