@@ -35,3 +35,7 @@ done
 # PyTorch profiler (Kineto) JSON: parse throughput and peak memory on a
 # 600 MB synthetic trace
 "$B/bench_kineto" --size-mb 600 --out "$OUT/kineto-600mb.json"
+# the HTML report page (ROOT plan drawn, no evaluation) and the local job
+# engine's own cost: 500 jobs of `true`, 2 at a time, then a rerun that skips all
+rm -rf "$OUT/run-bench"
+"$B/bench_report_run" "$W" "$OUT/run-bench" 500 2

@@ -53,6 +53,13 @@ ks_status ks_run_dir_state(const char *dir, ks_job_state *state, int *exit_code,
         goto out;
     }
     FILE *f = fopen(status, "rb");
+    struct stat sb;
+    if (f && fstat(fileno(f), &sb) == 0 && sb.st_size == 0) {
+        /* a status written but not flushed before a crash: not finished */
+        fclose(f);
+        *state = KS_JOB_STARTED;
+        goto out;
+    }
     if (f) {
         st = parse_status(status, f, exit_code, err);
         fclose(f);
@@ -64,7 +71,6 @@ ks_status ks_run_dir_state(const char *dir, ks_job_state *state, int *exit_code,
         st = ks_error_set(err, KS_ERR_IO, status, 0, "cannot open: %s", strerror(errno));
         goto out;
     }
-    struct stat sb;
     if (stat(log, &sb) == 0)
         *state = KS_JOB_STARTED;
 out:

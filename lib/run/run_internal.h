@@ -30,7 +30,7 @@ void ks_run_report(ks_run_tracker *t, bool force);
 char *ks_run_path(const char *dir, const char *name);
 /* mkdir -p */
 ks_status ks_run_mkdirs(const char *path, ks_error *err);
-/* Writes text to path through a temporary file and a rename. */
+/* Writes text to path through a temporary file and a rename (no fsync). */
 ks_status ks_run_write_text(const char *path, const char *text, ks_error *err);
 /* Status of an absolute job folder. */
 ks_status ks_run_dir_state(const char *dir, ks_job_state *state, int *exit_code,

@@ -103,8 +103,10 @@ ks_status ks_run_local(ks_run_tracker *t, ks_error *err)
     slot *slots = calloc(width, sizeof *slots);
     if (!slots)
         return ks_error_set(err, KS_ERR_NOMEM, t->options->rundir, 0, "out of memory");
-    double poll = t->options->poll_seconds > 0 ? t->options->poll_seconds : 0.02;
-    struct timespec nap = {(time_t)poll, (long)((poll - (double)(time_t)poll) * 1e9)};
+    /* the pause between looks grows from 1 ms while nothing ends, so short
+     * jobs follow each other quickly and long ones cost no CPU */
+    double longest = t->options->poll_seconds > 0 ? t->options->poll_seconds : 0.05;
+    double poll = 0.001;
     ks_status st = KS_OK;
     size_t next = 0;
     ks_run_report(t, true);
@@ -116,10 +118,13 @@ ks_status ks_run_local(ks_run_tracker *t, ks_error *err)
         if (st != KS_OK)
             next = t->count;
         size_t started_now = t->progress.running;
-        if (reap(t, slots, width, &st, err) > 0 || started_now == 0)
+        if (reap(t, slots, width, &st, err) > 0 || started_now == 0) {
+            poll = 0.001;
             ks_run_report(t, true);
-        else {
+        } else {
+            struct timespec nap = {(time_t)poll, (long)((poll - (double)(time_t)poll) * 1e9)};
             nanosleep(&nap, NULL);
+            poll = poll * 2 < longest ? poll * 2 : longest;
             ks_run_report(t, false);
         }
     }
