@@ -219,7 +219,9 @@ int cmd_report(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     cli_progress pr;
     cli_progress_init(&pr, a.quiet, "report");
-    cli_progress_step(&pr, 0, 1, "reading profile");
+    char note[600];
+    snprintf(note, sizeof note, "reading %s", argv[optind]);
+    cli_progress_note(&pr, note);
     ks_profile *p;
     rc = cli_read_profile(argv[optind], &input, &p);
     cli_progress_end(&pr);

@@ -59,6 +59,12 @@ void cli_progress_step(cli_progress *p, size_t done, size_t total, const char *w
     show(p, text);
 }
 
+void cli_progress_note(cli_progress *p, const char *text)
+{
+    if (p->enabled)
+        show(p, text);
+}
+
 void cli_progress_end(cli_progress *p)
 {
     if (p->enabled && p->shown) {

@@ -19,6 +19,8 @@ typedef struct cli_progress {
 void cli_progress_init(cli_progress *p, bool quiet, const char *label);
 /* "label: what done/total, elapsed, ~ETA"; at most ten updates a second. */
 void cli_progress_step(cli_progress *p, size_t done, size_t total, const char *what);
+/* "label: text" for a step that reports no counts (reading a file). */
+void cli_progress_note(cli_progress *p, const char *text);
 /* Clears the line (call before printing anything else). */
 void cli_progress_end(cli_progress *p);
 /* A ks_run_progress_fn; ctx is a cli_progress. */

@@ -74,6 +74,15 @@ printf '[{"metric": "m", "estimate": 1,' >"$T/cut.json"
 [ $? = 2 ] || bad "--epsilons 2 accepted"
 [ -e "$T/x.html" ] && bad "a failed report left a page"
 
+# progress only on a terminal, and --quiet silences it
+grep -q "evaluating" "$T/err" && bad "progress printed to a non-terminal"
+if command -v script >/dev/null 2>&1; then
+    script -qec "'$KS' report '$T/names.csv' --iters 2 -o '$T/p.html'" /dev/null >"$T/tty" 2>&1
+    grep -q "report: evaluating methods" "$T/tty" || bad "no progress on a terminal: $(head -c 300 "$T/tty")"
+    script -qec "'$KS' report '$T/names.csv' --iters 2 -q -o '$T/p.html'" /dev/null >"$T/tty" 2>&1
+    [ -s "$T/tty" ] && bad "--quiet still printed: $(head -c 300 "$T/tty")"
+fi
+
 if [ $failed -ne 0 ]; then
     echo "$failed check(s) failed"
     exit 1
