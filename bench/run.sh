@@ -38,3 +38,7 @@ done
 # Accel-Sim traces: streaming and basic-block vectors of a 1 GB trace (peak
 # RSS after a 64 MB and the 1 GB trace: flat memory)
 "$B/bench_trace" --size-mb 1024
+# the HTML report page (ROOT plan drawn, no evaluation) and the local job
+# engine's own cost: 500 jobs of `true`, 2 at a time, then a rerun that skips all
+rm -rf "$OUT/run-bench"
+"$B/bench_report_run" "$W" "$OUT/run-bench" 500 2

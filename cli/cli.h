@@ -14,6 +14,8 @@ int cmd_sample(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 int cmd_formats(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Prints "ksample: file:line: message" to stderr; returns the exit code. */
 int cli_fail(const ks_error *err);

@@ -1,5 +1,6 @@
 /* cmd_eval.c - `ksample eval`: how well each method does on a profile. */
 #include "cli.h"
+#include "progress.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,7 +20,8 @@ static void help(void)
            "  --iters N          plans per method (default 10)\n"
            "  --json             print a JSON list of objects with keys method, samples,\n"
            "                     speedup_hmean, error_mean_pct, error_max_pct,\n"
-           "                     plan_seconds, fit_seconds\n" CLI_INPUT_HELP
+           "                     plan_seconds, fit_seconds\n"
+           "  -q, --quiet        no progress on stderr\n" CLI_INPUT_HELP
            "  -h, --help         this text\n");
     cli_params_help();
     printf("\nA method parameter applies to the methods that declare it.\n");
@@ -40,6 +42,7 @@ int cmd_eval(int argc, char **argv)
     static const struct option own[] = {
         {"methods", required_argument, NULL, 'L'}, {"iters", required_argument, NULL, 'i'},
         {"json", no_argument, NULL, 'j'},          {"help", no_argument, NULL, 'h'},
+        {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0}};
     struct option *longopts = cli_sampling_options(own);
     if (!longopts)
@@ -58,10 +61,10 @@ static int eval_main(int argc, char **argv, const struct option *longopts)
     pa.strict = 0; /* a method parameter applies to the methods that declare it */
     char methods_buf[256] = "root,stem,allegro,random";
     uint64_t iters = 10;
-    bool json = false;
+    bool json = false, quiet = false;
     int opt, rc;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
         if (cli_input_option(&input, opt, optarg, &rc) ||
             cli_params_option(&pa, opt, optarg, "eval", &rc)) {
             if (rc)
@@ -79,6 +82,9 @@ static int eval_main(int argc, char **argv, const struct option *longopts)
             break;
         case 'j':
             json = true;
+            break;
+        case 'q':
+            quiet = true;
             break;
         case 'h':
             help();
@@ -118,6 +124,8 @@ static int eval_main(int argc, char **argv, const struct option *longopts)
     ks_profile *p;
     if ((rc = cli_read_profile(argv[optind], &input, &p)))
         return rc;
+    cli_progress progress;
+    cli_progress_init(&progress, quiet, "eval");
     if (json)
         printf("[");
     else
@@ -129,7 +137,10 @@ static int eval_main(int argc, char **argv, const struct option *longopts)
         ks_eval_result r;
         ks_error err;
         ks_error_clear(&err);
-        if (ks_evaluate(p, &run, (unsigned)iters, &r, &err) != KS_OK) {
+        cli_progress_step(&progress, (size_t)i, (size_t)count, names[i]);
+        ks_status st = ks_evaluate(p, &run, (unsigned)iters, &r, &err);
+        cli_progress_end(&progress);
+        if (st != KS_OK) {
             if (json)
                 printf("]\n");
             ks_profile_free(p);

@@ -23,6 +23,8 @@ static const command commands[] = {
     {"eval", cmd_eval, "measure methods' speedup and error on a profile"},
     {"synth", cmd_synth, "write a synthetic workload (nsys kern-exec CSV)"},
     {"formats", cmd_formats, "list the input formats and methods"},
+    {"report", cmd_report, "write a self-contained HTML report with charts"},
+    {"status", cmd_status, "say which jobs of a run are done, failed or pending"},
 };
 
 static void usage(FILE *f)

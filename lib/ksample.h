@@ -522,6 +522,140 @@ ks_status ks_synth_traces_write(const char *dir, const ks_synth_traces_options *
  * sectors / 2, 20 * longest_warp) ns. */
 double ks_synth_traces_model_ns(uint64_t insts, uint64_t sectors, uint64_t longest_warp);
 
+/* ------------------------------------------------------------------ report */
+
+/* One row of `ksample estimate --json`. */
+typedef struct ks_estimate_row {
+    char metric[64];
+    double estimate, ci_low, ci_high, rel_halfwidth;
+    int bound_met; /* 1 yes, 0 no, -1 not given */
+} ks_estimate_row;
+
+/* Reads the JSON list `ksample estimate --json` prints: objects with keys
+ * metric, estimate, ci_low, ci_high, rel_halfwidth, bound_met. */
+ks_status ks_estimate_rows_read(const char *path, ks_estimate_row **rows, size_t *count,
+                                ks_error *err);
+
+/* One method's evaluation at one error bound (the epsilon sweep). */
+typedef struct ks_sweep_point {
+    double epsilon;
+    ks_eval_result result;
+} ks_sweep_point;
+
+/* What a report shows; everything but the profile is optional (NULL / 0). */
+typedef struct ks_report_input {
+    const ks_profile *profile;
+    const char *title;               /* NULL: the profile's file name */
+    const ks_plan *plan;             /* clusters and samples on the histograms */
+    const ks_eval_result *methods;   /* comparison table and speedup-error chart */
+    size_t method_count;
+    const ks_sweep_point *sweep;     /* speedup and error against epsilon */
+    size_t sweep_count;
+    const ks_estimate_row *estimates;
+    size_t estimate_count;
+    size_t top_kernels;              /* histograms of the kernels with most time (0 = 6) */
+} ks_report_input;
+
+/* Writes one self-contained HTML page (inline CSS and SVG, no script, no
+ * network) with per-kernel duration histograms, the plan's cluster ranges
+ * and samples, the methods' speedup against error, the epsilon sweep, the
+ * comparison table and the estimates with their intervals.  Chart ids:
+ * hist-0.., speedup-error, sweep-speedup, sweep-error, estimate-interval. */
+ks_status ks_report_write_html(const ks_report_input *in, FILE *f, ks_error *err);
+
+/* ------------------------------------------------------------ run (jobs) */
+
+/* Runs simulations as independent jobs: kernels carry no state between
+ * launches (the STEM paper's assumption), so each sampled kernel, or batch,
+ * is its own job and the wall time is the longest job, not the sum.  Each job
+ * has a folder holding cmd.sh (the command), sim.log (its stdout and stderr)
+ * and status (its exit code as text, written atomically when it ends).  A job
+ * whose status reads 0 is finished and skipped on a rerun. */
+typedef enum ks_run_engine { KS_ENGINE_LOCAL = 0, KS_ENGINE_SLURM = 1 } ks_run_engine;
+
+typedef struct ks_run_options {
+    ks_run_engine engine;
+    const char *rundir;     /* job folders are relative to it */
+    unsigned parallel;      /* local: processes at once (0 = 1) */
+    /* slurm: passed to sbatch when not NULL / 0 */
+    const char *sbatch;     /* program (default "sbatch") */
+    const char *partition;
+    const char *time_limit; /* --time */
+    const char *memory;     /* --mem */
+    const char *account;
+    unsigned throttle;      /* --array=...%throttle */
+    int wait;               /* sbatch --wait: return when every task ended */
+    double poll_seconds;    /* how often to look at finished jobs (0 = default) */
+} ks_run_options;
+
+typedef struct ks_run_job {
+    const char *dir;     /* relative to rundir, e.g. "jobs/0000"; no newline */
+    const char *command; /* shell command line, run with the job folder as cwd */
+} ks_run_job;
+
+typedef struct ks_run_progress {
+    size_t total;     /* jobs given */
+    size_t skipped;   /* finished by an earlier run */
+    size_t done;      /* finished with status 0 in this run */
+    size_t failed;    /* finished with another status in this run */
+    size_t running;
+    double elapsed_s;
+    double eta_s;     /* < 0 while unknown */
+    char slurm_job_id[32]; /* "" with the local engine */
+} ks_run_progress;
+
+/* Called whenever a count changes, and about once a second otherwise. */
+typedef void (*ks_run_progress_fn)(const ks_run_progress *p, void *ctx);
+
+void ks_run_options_init(ks_run_options *o);
+/* Runs every job whose status is not 0.  Returns KS_OK when the jobs ran
+ * (or, with slurm without wait, were submitted), even if some failed: their
+ * state is in their folders (ks_run_job_state).  *last (may be NULL) gets
+ * the final counts. */
+ks_status ks_run_execute(const ks_run_options *o, const ks_run_job *jobs, size_t n,
+                         ks_run_progress_fn cb, void *ctx, ks_run_progress *last,
+                         ks_error *err);
+
+typedef enum ks_job_state {
+    KS_JOB_PENDING = 0, /* no log yet */
+    KS_JOB_STARTED = 1, /* a log but no status: running, or interrupted */
+    KS_JOB_DONE = 2,    /* status 0 */
+    KS_JOB_FAILED = 3   /* another status */
+} ks_job_state;
+
+const char *ks_job_state_name(ks_job_state s);
+/* State of one job folder (rundir/dir); *exit_code is the status (or -1). */
+ks_status ks_run_job_state(const char *rundir, const char *dir, ks_job_state *state,
+                           int *exit_code, ks_error *err);
+/* The last `lines` lines of the job's sim.log (malloc'd, "" if none). */
+ks_status ks_run_log_tail(const char *rundir, const char *dir, size_t lines, char **text,
+                          ks_error *err);
+
+/* RUNDIR/manifest.json: {"plan": path, "plan_xxh128": hex, "jobs": [{"job": 0,
+ * "ids": [..], "dir": "jobs/0000"}, ...]}: what ran, for `ksample status` and
+ * `ksample estimate`. */
+typedef struct ks_run_manifest_job {
+    char *dir;
+    uint64_t *ids; /* invocation ids simulated by this job */
+    size_t id_count;
+} ks_run_manifest_job;
+
+typedef struct ks_run_manifest {
+    char *plan;
+    char plan_xxh128[33];
+    size_t job_count;
+    ks_run_manifest_job *jobs; /* job i is jobs[i] */
+} ks_run_manifest;
+
+ks_status ks_run_manifest_write(const char *path, const ks_run_manifest *m, ks_error *err);
+ks_status ks_run_manifest_read(const char *path, ks_run_manifest *m, ks_error *err);
+void ks_run_manifest_free(ks_run_manifest *m);
+/* KS_OK when every job of the manifest is done; otherwise KS_ERR_FORMAT
+ * with a message that counts the jobs not done and names the first few with
+ * their state and exit code (for `estimate`, which refuses an incomplete
+ * run). */
+ks_status ks_run_check_complete(const char *rundir, const ks_run_manifest *m, ks_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,7 +23,7 @@ expect() {
 }
 
 # every subcommand explains itself
-for c in info sample eval synth formats; do
+for c in info sample eval synth formats report status; do
     expect 0 "$KS" "$c" --help
     grep -q "usage: ksample $c" "$T/out" || bad "$c --help has no usage line"
 done

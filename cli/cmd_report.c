@@ -1,0 +1,255 @@
+/* cmd_report.c - `ksample report`: one self-contained HTML page with the
+ * profile's duration histograms, a plan drawn over them, the methods
+ * compared, the epsilon sweep and (given) the estimates. */
+#include "cli.h"
+#include "progress.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(void)
+{
+    printf("usage: ksample report [options] PROFILE\n\n"
+           "Writes one HTML file that needs nothing else (inline CSS and SVG charts, no\n"
+           "script, no network): the kernels with the most time as duration histograms\n"
+           "(log scale where durations span decades) with the plan's clusters and samples;\n"
+           "each method's speedup against error; speedup and error against the error\n"
+           "bound (the epsilon sweep); the comparison table; and, with --estimate, the\n"
+           "estimates with their intervals.  The plan is made here with --method and the\n"
+           "sampling options.\n\n"
+           "options:\n"
+           "  -o, --output FILE  the page (default report.html); written atomically\n"
+           "  --method M         method of the plan drawn (default root)\n"
+           "  --methods LIST     methods compared (default root,stem,allegro,random)\n"
+           "  --iters N          plans per method and epsilon (default 5; 0: compare none)\n"
+           "  --epsilons LIST    bounds of the sweep (default 0.01,0.02,0.05,0.1,0.2;\n"
+           "                     '' for no sweep); methods without a bound are left out\n"
+           "  --estimate FILE    output of 'ksample estimate --json' to show\n"
+           "  --top N            histograms drawn (default 6)\n"
+           "  --title TEXT       page title (default: the profile's file name)\n"
+           "  -q, --quiet        no progress on stderr\n" CLI_INPUT_HELP
+           "  -h, --help         this text\n");
+    cli_params_help();
+    printf("\nA method parameter applies to the methods that declare it.\n");
+}
+
+typedef struct report_args {
+    const char *output, *estimate, *title;
+    char methods[256], epsilons[256];
+    uint64_t iters, top;
+    bool quiet;
+} report_args;
+
+typedef struct report_data {
+    ks_report_input in;
+    ks_plan plan;
+    bool have_plan;
+    ks_eval_result methods[16];
+    ks_sweep_point *sweep;
+    ks_estimate_row *estimates;
+} report_data;
+
+static int split_methods(char *list, const char **names, int *count)
+{
+    *count = 0;
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        if (!ks_method_find(tok))
+            return cli_usage_error("report", "unknown method '%s'", tok);
+        if (*count == 16)
+            return cli_usage_error("report", "at most 16 methods");
+        names[(*count)++] = tok;
+    }
+    return 0;
+}
+
+static int split_epsilons(char *list, double *eps, int *count)
+{
+    *count = 0;
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        double e;
+        if (!cli_parse_double(tok, &e) || !(e > 0 && e < 1))
+            return cli_usage_error("report", "--epsilons: each must be in (0, 1), got '%s'",
+                                   tok);
+        if (*count == 32)
+            return cli_usage_error("report", "--epsilons: at most 32");
+        eps[(*count)++] = e;
+    }
+    return 0;
+}
+
+static int evaluate(const ks_profile *p, const ks_params *pa, const report_args *a,
+                    report_data *d)
+{
+    char methods[256], epsilons[256];
+    snprintf(methods, sizeof methods, "%s", a->methods);
+    snprintf(epsilons, sizeof epsilons, "%s", a->epsilons);
+    const char *names[16];
+    double eps[32];
+    int count, neps, rc;
+    if ((rc = split_methods(methods, names, &count)) || (rc = split_epsilons(epsilons, eps, &neps)))
+        return rc;
+    if (a->iters == 0)
+        return 0;
+    d->sweep = calloc((size_t)count * (size_t)neps + 1, sizeof *d->sweep);
+    if (!d->sweep)
+        return KS_ERR_NOMEM;
+    cli_progress pr;
+    cli_progress_init(&pr, a->quiet, "report");
+    size_t steps = (size_t)count * (size_t)(1 + neps), step = 0;
+    ks_error err;
+    ks_error_clear(&err);
+    for (int i = 0; i < count; i++) {
+        ks_params run = *pa;
+        run.method = names[i];
+        run.strict = 0; /* the plan's parameters apply to the methods that declare them */
+        cli_progress_step(&pr, step++, steps, "evaluating methods");
+        if (ks_evaluate(p, &run, (unsigned)a->iters, &d->methods[i], &err) != KS_OK)
+            return cli_progress_end(&pr), cli_fail(&err);
+        d->in.method_count++;
+        if (!(d->methods[i].bound_pct > 0)) {
+            step += (size_t)neps; /* no bound: nothing to sweep */
+            continue;
+        }
+        for (int k = 0; k < neps; k++) {
+            cli_progress_step(&pr, step++, steps, "evaluating methods");
+            ks_sweep_point *sp = &d->sweep[d->in.sweep_count];
+            run.epsilon = eps[k];
+            sp->epsilon = eps[k];
+            if (ks_evaluate(p, &run, (unsigned)a->iters, &sp->result, &err) != KS_OK)
+                return cli_progress_end(&pr), cli_fail(&err);
+            d->in.sweep_count++;
+        }
+    }
+    cli_progress_step(&pr, steps, steps, "evaluating methods");
+    cli_progress_end(&pr);
+    d->in.methods = d->methods;
+    d->in.sweep = d->sweep;
+    return 0;
+}
+
+static ks_status write_page(const void *ctx, FILE *f, ks_error *err)
+{
+    return ks_report_write_html(ctx, f, err);
+}
+
+static int build(const ks_profile *p, const ks_params *pa, const report_args *a, report_data *d)
+{
+    ks_error err;
+    ks_error_clear(&err);
+    d->in.profile = p;
+    d->in.title = a->title;
+    d->in.top_kernels = (size_t)a->top;
+    if (ks_plan_build(p, pa, &d->plan, &err) != KS_OK)
+        return cli_fail(&err);
+    d->have_plan = true;
+    d->in.plan = &d->plan;
+    if (a->estimate) {
+        if (ks_estimate_rows_read(a->estimate, &d->estimates, &d->in.estimate_count, &err) !=
+            KS_OK)
+            return cli_fail(&err);
+        d->in.estimates = d->estimates;
+    }
+    int rc = evaluate(p, pa, a, d);
+    if (rc)
+        return rc;
+    if (ks_write_atomic(a->output, write_page, &d->in, &err) != KS_OK)
+        return cli_fail(&err);
+    if (!a->quiet)
+        fprintf(stderr, "ksample: wrote %s\n", a->output);
+    return 0;
+}
+
+static int parse_options(int argc, char **argv, report_args *a, ks_params *pa,
+                         cli_input *input, const struct option *longopts);
+
+static int parse(int argc, char **argv, report_args *a, ks_params *pa, cli_input *input)
+{
+    static const struct option own[] = {
+        {"output", required_argument, NULL, 'o'},   {"method", required_argument, NULL, 'M' + 256},
+        {"methods", required_argument, NULL, 'L'},  {"iters", required_argument, NULL, 'i'},
+        {"epsilons", required_argument, NULL, 'E'}, {"estimate", required_argument, NULL, 'Y'},
+        {"top", required_argument, NULL, 't'},      {"title", required_argument, NULL, 'H'},
+        {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    struct option *longopts = cli_sampling_options(own);
+    if (!longopts)
+        return KS_ERR_NOMEM;
+    int rc = parse_options(argc, argv, a, pa, input, longopts);
+    free(longopts);
+    return rc;
+}
+
+static int parse_options(int argc, char **argv, report_args *a, ks_params *pa,
+                         cli_input *input, const struct option *longopts)
+{
+    int opt, rc;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "ho:q", longopts, NULL)) != -1) {
+        if (cli_input_option(input, opt, optarg, &rc) ||
+            cli_params_option(pa, opt, optarg, "report", &rc)) {
+            if (rc)
+                return rc;
+            continue;
+        }
+        switch (opt) {
+        case 'o': a->output = optarg; break;
+        case 'M' + 256:
+            if (!ks_method_find(optarg))
+                return cli_usage_error("report", "unknown method '%s'", optarg);
+            pa->method = optarg;
+            break;
+        case 'L': snprintf(a->methods, sizeof a->methods, "%s", optarg); break;
+        case 'E': snprintf(a->epsilons, sizeof a->epsilons, "%s", optarg); break;
+        case 'Y': a->estimate = optarg; break;
+        case 'H': a->title = optarg; break;
+        case 'q': a->quiet = true; break;
+        case 'i':
+            if (!cli_parse_u64(optarg, &a->iters) || a->iters > 100000)
+                return cli_usage_error("report", "--iters must be in 0..100000, got '%s'", optarg);
+            break;
+        case 't':
+            if (!cli_parse_u64(optarg, &a->top) || a->top < 1 || a->top > 100)
+                return cli_usage_error("report", "--top must be in 1..100, got '%s'", optarg);
+            break;
+        case 'h': help(); return -1;
+        default: return cli_usage_error("report", "unknown option");
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("report", "expected one profile file");
+    return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    report_args a = {.output = "report.html", .iters = 5, .top = 6,
+                     .methods = "root,stem,allegro,random",
+                     .epsilons = "0.01,0.02,0.05,0.1,0.2"};
+    ks_params pa;
+    ks_params_init(&pa);
+    cli_input input;
+    cli_input_init(&input);
+    int rc = parse(argc, argv, &a, &pa, &input);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    cli_progress pr;
+    cli_progress_init(&pr, a.quiet, "report");
+    char note[600];
+    snprintf(note, sizeof note, "reading %s", argv[optind]);
+    cli_progress_note(&pr, note);
+    ks_profile *p;
+    rc = cli_read_profile(argv[optind], &input, &p);
+    cli_progress_end(&pr);
+    if (rc)
+        return rc;
+    report_data d;
+    memset(&d, 0, sizeof d);
+    rc = build(p, &pa, &a, &d);
+    if (d.have_plan)
+        ks_plan_free(&d.plan);
+    free(d.sweep);
+    free(d.estimates);
+    ks_profile_free(p);
+    return rc;
+}

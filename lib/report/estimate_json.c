@@ -1,0 +1,81 @@
+/*
+ * estimate_json.c - reads what `ksample estimate --json` prints: a list of
+ * objects with keys metric, estimate, ci_low, ci_high, rel_halfwidth and
+ * bound_met, for the report's estimate section.
+ */
+#include "json_file.h"
+#include "ksample.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ks_status number_field(const char *path, size_t i, yajl_val obj, const char *key,
+                              double *out, ks_error *err)
+{
+    const char *keys[] = {key, NULL};
+    yajl_val v = yajl_tree_get(obj, keys, yajl_t_any);
+    if (v && YAJL_IS_NULL(v)) {
+        *out = NAN; /* estimate --json writes null for a value it could not form */
+        return KS_OK;
+    }
+    if (!v || !YAJL_IS_NUMBER(v))
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                            "estimate %zu: \"%s\" is missing or not a number", i, key);
+    *out = YAJL_GET_DOUBLE(v);
+    return KS_OK;
+}
+
+static ks_status read_row(const char *path, size_t i, yajl_val obj, ks_estimate_row *row,
+                          ks_error *err)
+{
+    static const char *metric_key[] = {"metric", NULL};
+    static const char *bound_key[] = {"bound_met", NULL};
+    if (!YAJL_IS_OBJECT(obj))
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0, "estimate %zu is not an object", i);
+    yajl_val metric = yajl_tree_get(obj, metric_key, yajl_t_string);
+    const char *name = metric ? YAJL_GET_STRING(metric) : NULL;
+    if (!name)
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0, "estimate %zu has no \"metric\"", i);
+    snprintf(row->metric, sizeof row->metric, "%s", name);
+    ks_status st = number_field(path, i, obj, "estimate", &row->estimate, err);
+    if (st == KS_OK)
+        st = number_field(path, i, obj, "ci_low", &row->ci_low, err);
+    if (st == KS_OK)
+        st = number_field(path, i, obj, "ci_high", &row->ci_high, err);
+    if (st == KS_OK)
+        st = number_field(path, i, obj, "rel_halfwidth", &row->rel_halfwidth, err);
+    yajl_val met = yajl_tree_get(obj, bound_key, yajl_t_any);
+    row->bound_met = met && YAJL_IS_TRUE(met) ? 1 : met && YAJL_IS_FALSE(met) ? 0 : -1;
+    return st;
+}
+
+ks_status ks_estimate_rows_read(const char *path, ks_estimate_row **rows, size_t *count,
+                                ks_error *err)
+{
+    *rows = NULL;
+    *count = 0;
+    yajl_val root;
+    ks_status st = ks_json_file_parse(path, 64u << 20, &root, err);
+    if (st != KS_OK)
+        return st;
+    if (!YAJL_IS_ARRAY(root)) {
+        yajl_tree_free(root);
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                            "expected a JSON list of estimates (ksample estimate --json)");
+    }
+    size_t n = root->u.array.len;
+    ks_estimate_row *out = calloc(n ? n : 1, sizeof *out);
+    if (!out)
+        st = ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    for (size_t i = 0; st == KS_OK && i < n; i++)
+        st = read_row(path, i, root->u.array.values[i], &out[i], err);
+    yajl_tree_free(root);
+    if (st != KS_OK) {
+        free(out);
+        return st;
+    }
+    *rows = out;
+    *count = n;
+    return KS_OK;
+}

@@ -1,0 +1,211 @@
+/*
+ * report.c - the HTML report: one self-contained page (inline CSS and SVG,
+ * no script, no fonts or anything else from the network) built from
+ * in-memory inputs, so that any caller (the report command, a future
+ * `--plan` reader) only fills a ks_report_input.
+ */
+#include "report_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+static const char CSS[] =
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
+    "color:#222;background:#fafafa;margin:0}\n"
+    "main{max-width:1320px;margin:0 auto;padding:16px 20px 40px}\n"
+    "h1{font-size:22px;margin:8px 0 4px}h2{font-size:17px;margin:28px 0 8px;"
+    "border-bottom:1px solid #ddd;padding-bottom:4px}\n"
+    ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:14px}\n"
+    ".chart{width:100%;height:auto;background:#fff;border:1px solid #e2e2e2;border-radius:4px}\n"
+    ".chart text{font-family:inherit}.title{font-size:13px;font-weight:600}\n"
+    ".subtitle,.tick{font-size:11px;fill:#555}.axis{font-size:12px;fill:#222}\n"
+    ".label{font-size:12px;font-weight:600}.legend text{font-size:11px;fill:#444}\n"
+    ".grid line{stroke:#ccc}line.grid{stroke:#eee}.frame{fill:none;stroke:#999}\n"
+    ".bar{fill:#56B4E9;stroke:#2a7fb0;stroke-width:.5}\n"
+    ".band0{fill:#E69F00;opacity:.16}.band1{fill:#CC79A7;opacity:.16}\n"
+    ".edge{stroke:#b07800;stroke-width:.7;stroke-dasharray:3 2}\n"
+    ".sample{fill:#D55E00;opacity:.75;stroke:#fff;stroke-width:.6}\n"
+    ".bound{stroke:#777;stroke-dasharray:5 4;stroke-width:1.2}\n"
+    ".trace{fill:none;stroke-width:1.5;opacity:.8}\n"
+    "table{border-collapse:collapse;background:#fff;font-variant-numeric:tabular-nums}\n"
+    "th,td{border:1px solid #ddd;padding:4px 10px;text-align:right}"
+    "th{background:#f0f0f0}td:first-child,th:first-child{text-align:left}\n"
+    "dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:8px 0}"
+    "dt{color:#555}dd{margin:0;overflow-wrap:anywhere}\n"
+    ".note{color:#555;max-width:980px}.warn{color:#a33;font-weight:600}\n"
+    "code{font-size:13px}\n";
+
+bool ks_report_plan_fits(const ks_report_input *in)
+{
+    return in->plan && in->plan->population == in->profile->n;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static void dt(FILE *f, const char *term, const char *value)
+{
+    fprintf(f, "<dt>%s</dt><dd>", term);
+    ks_html_escape(f, value);
+    fprintf(f, "</dd>\n");
+}
+
+static void profile_summary(FILE *f, const ks_profile *p)
+{
+    char buf[128], dur[32];
+    fprintf(f, "<dl>\n");
+    dt(f, "profile", p->source_path[0] ? p->source_path : "(in memory)");
+    dt(f, "format", p->source_format);
+    if (p->device_name[0])
+        dt(f, "device", p->device_name);
+    snprintf(buf, sizeof buf, "%zu invocations of %zu kernel names", p->n, p->name_count);
+    dt(f, "invocations", buf);
+    ks_format_duration(ks_profile_total_ns(p), dur, sizeof dur);
+    dt(f, "GPU time", dur);
+    if (p->source_xxh128[0])
+        dt(f, "XXH3-128", p->source_xxh128);
+    fprintf(f, "</dl>\n");
+}
+
+static void plan_summary(FILE *f, const ks_report_input *in)
+{
+    const ks_plan *pl = in->plan;
+    char buf[256];
+    fprintf(f, "<h2>Plan</h2>\n<dl>\n");
+    snprintf(buf, sizeof buf, "%s, key %s, seed %llu", pl->method,
+             ks_key_to_string(pl->params.key), (unsigned long long)pl->params.seed);
+    dt(f, "method", buf);
+    if (pl->bound > 0)
+        snprintf(buf, sizeof buf, "%.3g%% at %.3g%% confidence (%s)", 100 * pl->bound,
+                 100 * pl->params.confidence, pl->bound_scope);
+    else
+        snprintf(buf, sizeof buf, "none");
+    dt(f, "error bound", buf);
+    snprintf(buf, sizeof buf, "%zu distinct invocations (%llu draws) of %llu, in %zu clusters",
+             pl->sample_count, (unsigned long long)pl->draws,
+             (unsigned long long)pl->population, pl->cluster_count);
+    dt(f, "samples", buf);
+    snprintf(buf, sizeof buf, "%.4gx", pl->predicted_speedup);
+    dt(f, "predicted speedup", buf);
+    fprintf(f, "</dl>\n");
+    if (!ks_report_plan_fits(in))
+        fprintf(f, "<p class=\"warn\">This plan covers %llu invocations but the profile has "
+                   "%zu: it was made from another profile, so it is not drawn.</p>\n",
+                (unsigned long long)pl->population, in->profile->n);
+}
+
+static void cell(FILE *f, double v, const char *fmt)
+{
+    if (isfinite(v))
+        fprintf(f, fmt, v);
+    else
+        fprintf(f, "<td>&#8211;</td>");
+}
+
+static void method_table(FILE *f, const ks_report_input *in)
+{
+    fprintf(f, "<table>\n<tr><th>method</th><th>iterations</th><th>samples (mean)</th>"
+               "<th>speedup (harmonic mean)</th><th>error mean %%</th><th>error max %%</th>"
+               "<th>bound %%</th><th>over bound</th></tr>\n");
+    for (size_t i = 0; i < in->method_count; i++) {
+        const ks_eval_result *r = &in->methods[i];
+        fprintf(f, "<tr><td style=\"color:%s;font-weight:600\">", ks_svg_colour(i));
+        ks_html_escape(f, r->method);
+        fprintf(f, "</td><td>%u</td>", r->iters);
+        cell(f, r->samples_mean, "<td>%.1f</td>");
+        cell(f, r->speedup_hmean, "<td>%.2fx</td>");
+        cell(f, r->error_mean_pct, "<td>%.4f</td>");
+        cell(f, r->error_max_pct, "<td>%.4f</td>");
+        if (r->bound_pct > 0)
+            fprintf(f, "<td>%.3g</td>", r->bound_pct);
+        else
+            fprintf(f, "<td>none</td>");
+        /* planning time is left out: the page must be the same bytes for
+         * the same inputs, and `ksample eval` reports it */
+        fprintf(f, "<td>%.1f%%</td>", 100 * r->exceed_fraction);
+        fprintf(f, "</tr>\n");
+    }
+    fprintf(f, "</table>\n");
+}
+
+static void estimate_table(FILE *f, const ks_report_input *in)
+{
+    fprintf(f, "<table>\n<tr><th>metric</th><th>estimate</th><th>interval low</th>"
+               "<th>interval high</th><th>relative half-width</th><th>bound met</th></tr>\n");
+    for (size_t i = 0; i < in->estimate_count; i++) {
+        const ks_estimate_row *r = &in->estimates[i];
+        fprintf(f, "<tr><td>");
+        ks_html_escape(f, r->metric);
+        fprintf(f, "</td>");
+        cell(f, r->estimate, "<td>%.6g</td>");
+        cell(f, r->ci_low, "<td>%.6g</td>");
+        cell(f, r->ci_high, "<td>%.6g</td>");
+        cell(f, 100 * r->rel_halfwidth, "<td>&#177;%.3g%%</td>");
+        fprintf(f, "<td>%s</td></tr>\n",
+                r->bound_met == 1 ? "yes" : r->bound_met == 0 ? "no" : "&#8211;");
+    }
+    fprintf(f, "</table>\n");
+}
+
+static void methods_section(FILE *f, const ks_report_input *in)
+{
+    if (in->method_count == 0 && in->sweep_count == 0)
+        return;
+    fprintf(f, "<h2>Methods compared</h2>\n<p class=\"note\">Each method planned repeatedly "
+               "with successive seeds; error is that of the plan's estimate of the profile's "
+               "total GPU time, speedup the total time over the time of the sampled "
+               "invocations.</p>\n");
+    if (in->method_count)
+        method_table(f, in);
+    fprintf(f, "<div class=\"grid\" style=\"margin-top:14px\">\n");
+    ks_report_speedup_error(f, in);
+    if (in->sweep_count)
+        ks_report_sweep(f, in);
+    fprintf(f, "</div>\n");
+}
+
+static void estimate_section(FILE *f, const ks_report_input *in)
+{
+    if (in->estimate_count == 0)
+        return;
+    fprintf(f, "<h2>Estimates</h2>\n");
+    estimate_table(f, in);
+    fprintf(f, "<div class=\"grid\" style=\"margin-top:14px\">\n");
+    ks_report_estimate_chart(f, in);
+    fprintf(f, "</div>\n");
+}
+
+ks_status ks_report_write_html(const ks_report_input *in, FILE *f, ks_error *err)
+{
+    if (!in || !in->profile)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "a report needs a profile");
+    if (in->profile->n == 0)
+        return ks_error_set(err, KS_ERR_FORMAT, in->profile->source_path, 0,
+                            "the profile has no kernel invocations to show");
+    const char *title = in->title ? in->title : base_name(in->profile->source_path);
+    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+               "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
+               "<title>ksample report: ");
+    ks_html_escape(f, title);
+    fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n<h1>ksample report: ",
+            CSS);
+    ks_html_escape(f, title);
+    fprintf(f, "</h1>\n<p class=\"note\">ksample %s</p>\n", KS_VERSION);
+    profile_summary(f, in->profile);
+    if (in->plan)
+        plan_summary(f, in);
+    fprintf(f, "<h2>Kernel durations</h2>\n");
+    ks_status st = ks_report_histograms(f, in, err);
+    if (st != KS_OK)
+        return st;
+    methods_section(f, in);
+    estimate_section(f, in);
+    fprintf(f, "</main>\n</body>\n</html>\n");
+    if (ferror(f))
+        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
+    return KS_OK;
+}

@@ -1,0 +1,156 @@
+/*
+ * manifest.c - RUNDIR/manifest.json, the record of what a run simulates:
+ * the plan (path and XXH3-128 digest, so an estimate can refuse a run made
+ * from another plan) and every job with its invocation ids and folder.
+ */
+#include "run_internal.h"
+#include "json_file.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void write_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static ks_status write_manifest(const void *ctx, FILE *f, ks_error *err)
+{
+    const ks_run_manifest *m = ctx;
+    (void)err;
+    fprintf(f, "{\n  \"plan\": ");
+    write_json_string(f, m->plan ? m->plan : "");
+    fprintf(f, ",\n  \"plan_xxh128\": ");
+    write_json_string(f, m->plan_xxh128);
+    fprintf(f, ",\n  \"jobs\": [");
+    for (size_t j = 0; j < m->job_count; j++) {
+        const ks_run_manifest_job *job = &m->jobs[j];
+        fprintf(f, "%s\n    {\"job\": %zu, \"ids\": [", j ? "," : "", j);
+        for (size_t k = 0; k < job->id_count; k++)
+            fprintf(f, "%s%llu", k ? ", " : "", (unsigned long long)job->ids[k]);
+        fprintf(f, "], \"dir\": ");
+        write_json_string(f, job->dir);
+        fputc('}', f);
+    }
+    fprintf(f, "\n  ]\n}\n");
+    return KS_OK;
+}
+
+ks_status ks_run_manifest_write(const char *path, const ks_run_manifest *m, ks_error *err)
+{
+    for (size_t j = 0; j < m->job_count; j++)
+        if (!m->jobs[j].dir || !*m->jobs[j].dir)
+            return ks_error_set(err, KS_ERR_USAGE, path, 0, "job %zu has no folder", j);
+    return ks_write_atomic(path, write_manifest, m, err);
+}
+
+void ks_run_manifest_free(ks_run_manifest *m)
+{
+    if (!m)
+        return;
+    for (size_t j = 0; j < m->job_count; j++) {
+        free(m->jobs[j].dir);
+        free(m->jobs[j].ids);
+    }
+    free(m->jobs);
+    free(m->plan);
+    memset(m, 0, sizeof *m);
+}
+
+/* YAJL_GET_STRING gives NULL for a non-string; the callers checked the type */
+static const char *string_of(yajl_val v)
+{
+    const char *s = YAJL_GET_STRING(v);
+    return s ? s : "";
+}
+
+static ks_status read_ids(const char *path, size_t j, yajl_val ids, ks_run_manifest_job *job,
+                          ks_error *err)
+{
+    if (!YAJL_IS_ARRAY(ids))
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0, "job %zu: \"ids\" is not a list", j);
+    size_t n = ids->u.array.len;
+    job->ids = calloc(n ? n : 1, sizeof *job->ids);
+    if (!job->ids)
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    for (size_t k = 0; k < n; k++) {
+        yajl_val v = ids->u.array.values[k];
+        if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0)
+            return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                                "job %zu: id %zu is not a non-negative integer", j, k);
+        job->ids[k] = (uint64_t)YAJL_GET_INTEGER(v);
+    }
+    job->id_count = n;
+    return KS_OK;
+}
+
+static ks_status read_job(const char *path, size_t j, yajl_val v, ks_run_manifest_job *job,
+                          ks_error *err)
+{
+    static const char *dir_path[] = {"dir", NULL};
+    static const char *ids_path[] = {"ids", NULL};
+    static const char *job_path[] = {"job", NULL};
+    yajl_val dir = yajl_tree_get(v, dir_path, yajl_t_string);
+    yajl_val number = yajl_tree_get(v, job_path, yajl_t_number);
+    if (!YAJL_IS_OBJECT(v) || !dir || !*string_of(dir))
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0, "job %zu has no \"dir\"", j);
+    if (!number || !YAJL_IS_INTEGER(number) || YAJL_GET_INTEGER(number) != (long long)j)
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                            "entry %zu of \"jobs\" must have \"job\": %zu", j, j);
+    if (!(job->dir = strdup(string_of(dir))))
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    return read_ids(path, j, yajl_tree_get(v, ids_path, yajl_t_any), job, err);
+}
+
+static ks_status read_fields(const char *path, yajl_val root, ks_run_manifest *m, ks_error *err)
+{
+    static const char *plan_path[] = {"plan", NULL};
+    static const char *digest_path[] = {"plan_xxh128", NULL};
+    static const char *jobs_path[] = {"jobs", NULL};
+    yajl_val plan = yajl_tree_get(root, plan_path, yajl_t_string);
+    yajl_val digest = yajl_tree_get(root, digest_path, yajl_t_string);
+    yajl_val jobs = yajl_tree_get(root, jobs_path, yajl_t_array);
+    if (!plan || !digest || !jobs)
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                            "a run manifest needs \"plan\", \"plan_xxh128\" and \"jobs\"");
+    if (strlen(string_of(digest)) >= sizeof m->plan_xxh128)
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0, "\"plan_xxh128\" is too long");
+    strcpy(m->plan_xxh128, string_of(digest));
+    if (!(m->plan = strdup(string_of(plan))))
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    size_t n = jobs->u.array.len;
+    m->jobs = calloc(n ? n : 1, sizeof *m->jobs);
+    if (!m->jobs)
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    for (size_t j = 0; j < n; j++) {
+        m->job_count = j + 1; /* so that free() sees what was filled */
+        ks_status st = read_job(path, j, jobs->u.array.values[j], &m->jobs[j], err);
+        if (st != KS_OK)
+            return st;
+    }
+    m->job_count = n;
+    return KS_OK;
+}
+
+ks_status ks_run_manifest_read(const char *path, ks_run_manifest *m, ks_error *err)
+{
+    memset(m, 0, sizeof *m);
+    yajl_val root;
+    ks_status st = ks_json_file_parse(path, 256u << 20, &root, err);
+    if (st != KS_OK)
+        return st;
+    st = read_fields(path, root, m, err);
+    yajl_tree_free(root);
+    if (st != KS_OK)
+        ks_run_manifest_free(m);
+    return st;
+}

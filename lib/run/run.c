@@ -1,0 +1,239 @@
+/*
+ * run.c - the job engine's front: prepares every job folder (cmd.sh, stale
+ * log and status removed), skips jobs that finished in an earlier run, and
+ * hands the rest to the local pool or to Slurm.
+ */
+#include "run_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+void ks_run_options_init(ks_run_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->engine = KS_ENGINE_LOCAL;
+    o->parallel = 1;
+    o->sbatch = "sbatch";
+}
+
+double ks_run_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void ks_run_report(ks_run_tracker *t, bool force)
+{
+    double now = ks_run_now();
+    ks_run_progress *p = &t->progress;
+    p->elapsed_s = now - t->start_s;
+    size_t finished = p->done + p->failed;
+    size_t left = t->count > finished ? t->count - finished : 0;
+    /* throughput so far predicts the rest; unknown until one job ended */
+    p->eta_s = finished > 0 ? p->elapsed_s / (double)finished * (double)left : -1;
+    if (left == 0)
+        p->eta_s = 0;
+    if (!t->cb || (!force && now - t->last_report_s < 1.0))
+        return;
+    t->last_report_s = now;
+    t->cb(p, t->ctx);
+}
+
+char *ks_run_path(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    char *s = malloc(a + b + 2);
+    if (!s)
+        return NULL;
+    memcpy(s, dir, a);
+    size_t k = a;
+    if (a > 0 && dir[a - 1] != '/')
+        s[k++] = '/';
+    memcpy(s + k, name, b + 1);
+    return s;
+}
+
+ks_status ks_run_mkdirs(const char *path, ks_error *err)
+{
+    char *buf = strdup(path);
+    if (!buf)
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    for (char *q = buf + 1;; q++) {
+        bool end = *q == '\0';
+        if (*q != '/' && !end)
+            continue;
+        *q = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            ks_error_set(err, KS_ERR_IO, buf, 0, "cannot create folder: %s", strerror(errno));
+            free(buf);
+            return KS_ERR_IO;
+        }
+        if (end)
+            break;
+        *q = '/';
+    }
+    struct stat sb;
+    ks_status st = KS_OK;
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        st = ks_error_set(err, KS_ERR_IO, path, 0, "not a folder");
+    free(buf);
+    return st;
+}
+
+/* Write to a temporary name, then rename: a reader sees the old file or the
+ * whole new one.  No fsync (unlike ks_write_atomic): two per job cost more
+ * than a short job itself, and after a crash a lost or empty status only
+ * means the job runs again (an empty status reads as "started"). */
+ks_status ks_run_write_text(const char *path, const char *text, ks_error *err)
+{
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 16);
+    if (!tmp)
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        ks_error_set(err, KS_ERR_IO, path, 0, "cannot create: %s", strerror(errno));
+        free(tmp);
+        return KS_ERR_IO;
+    }
+    fchmod(fd, 0644);
+    size_t len = strlen(text), done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, text + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        done += (size_t)w;
+    }
+    ks_status st = KS_OK;
+    if (close(fd) != 0 || done < len)
+        st = ks_error_set(err, KS_ERR_IO, path, 0, "write failed: %s", strerror(errno));
+    if (st == KS_OK && rename(tmp, path) != 0)
+        st = ks_error_set(err, KS_ERR_IO, path, 0, "cannot rename into place: %s",
+                          strerror(errno));
+    if (st != KS_OK)
+        unlink(tmp);
+    free(tmp);
+    return st;
+}
+
+static ks_status remove_if_present(const char *dir, const char *name, ks_error *err)
+{
+    char *path = ks_run_path(dir, name);
+    if (!path)
+        return ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
+    ks_status st = KS_OK;
+    if (unlink(path) != 0 && errno != ENOENT)
+        st = ks_error_set(err, KS_ERR_IO, path, 0, "cannot remove: %s", strerror(errno));
+    free(path);
+    return st;
+}
+
+/* Makes the folder, writes cmd.sh and clears what an interrupted or failed
+ * earlier attempt left; *finished when the job already succeeded. */
+static ks_status prepare_job(const char *dir, const ks_run_job *job, bool *finished,
+                             ks_error *err)
+{
+    ks_status st = ks_run_mkdirs(dir, err);
+    ks_job_state state;
+    int code;
+    if (st == KS_OK)
+        st = ks_run_dir_state(dir, &state, &code, err);
+    if (st != KS_OK)
+        return st;
+    *finished = state == KS_JOB_DONE;
+    if (*finished)
+        return KS_OK;
+    char *cmd = ks_run_path(dir, "cmd.sh");
+    size_t len = strlen(job->command);
+    char *text = malloc(len + 64);
+    if (!cmd || !text) {
+        free(cmd);
+        free(text);
+        return ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
+    }
+    snprintf(text, len + 64, "# written by ksample run\n%s\n", job->command);
+    st = ks_run_write_text(cmd, text, err);
+    free(cmd);
+    free(text);
+    if (st == KS_OK)
+        st = remove_if_present(dir, "status", err);
+    if (st == KS_OK)
+        st = remove_if_present(dir, "sim.log", err);
+    return st;
+}
+
+static ks_status check_job(const ks_run_job *job, size_t i, ks_error *err)
+{
+    if (!job->dir || !*job->dir || !job->command)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "job %zu has no folder or command", i);
+    if (strchr(job->dir, '\n'))
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "job %zu: a folder name may not hold a newline", i);
+    return KS_OK;
+}
+
+static ks_status prepare_all(ks_run_tracker *t, const ks_run_job *jobs, size_t n,
+                             ks_error *err)
+{
+    const char *rundir = t->options->rundir;
+    for (size_t i = 0; i < n; i++) {
+        ks_status st = check_job(&jobs[i], i, err);
+        if (st != KS_OK)
+            return st;
+        char *dir = jobs[i].dir[0] == '/' ? strdup(jobs[i].dir) : ks_run_path(rundir, jobs[i].dir);
+        if (!dir)
+            return ks_error_set(err, KS_ERR_NOMEM, rundir, 0, "out of memory");
+        bool finished = false;
+        st = prepare_job(dir, &jobs[i], &finished, err);
+        if (st != KS_OK || finished) {
+            free(dir);
+            if (st != KS_OK)
+                return st;
+            t->progress.skipped++;
+            continue;
+        }
+        t->dirs[t->count++] = dir;
+    }
+    return KS_OK;
+}
+
+ks_status ks_run_execute(const ks_run_options *o, const ks_run_job *jobs, size_t n,
+                         ks_run_progress_fn cb, void *ctx, ks_run_progress *last,
+                         ks_error *err)
+{
+    if (!o || !o->rundir || !*o->rundir)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "no run folder given");
+    if (o->engine != KS_ENGINE_LOCAL && o->engine != KS_ENGINE_SLURM)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "unknown engine %d", (int)o->engine);
+    ks_status st = ks_run_mkdirs(o->rundir, err);
+    if (st != KS_OK)
+        return st;
+    ks_run_tracker t;
+    memset(&t, 0, sizeof t);
+    t.options = o;
+    t.cb = cb;
+    t.ctx = ctx;
+    t.progress.total = n;
+    t.dirs = calloc(n ? n : 1, sizeof *t.dirs);
+    if (!t.dirs)
+        return ks_error_set(err, KS_ERR_NOMEM, o->rundir, 0, "out of memory");
+    st = prepare_all(&t, jobs, n, err);
+    t.start_s = ks_run_now();
+    if (st == KS_OK && t.count > 0)
+        st = o->engine == KS_ENGINE_SLURM ? ks_run_slurm(&t, err) : ks_run_local(&t, err);
+    ks_run_report(&t, true);
+    if (last)
+        *last = t.progress;
+    for (size_t i = 0; i < t.count; i++)
+        free(t.dirs[i]);
+    free(t.dirs);
+    return st;
+}

@@ -1,0 +1,42 @@
+/*
+ * run_internal.h - shared by the job engine's files (run.c, run_local.c,
+ * run_slurm.c, job_state.c): path helpers and the progress tracker.
+ */
+#ifndef KS_RUN_INTERNAL_H
+#define KS_RUN_INTERNAL_H
+
+#include "ksample.h"
+
+#include <stdbool.h>
+
+/* The jobs one call really runs (those not finished before), by absolute
+ * folder, with the counts that progress reports. */
+typedef struct ks_run_tracker {
+    const ks_run_options *options;
+    char **dirs;       /* absolute job folders still to run */
+    size_t count;
+    ks_run_progress progress;
+    ks_run_progress_fn cb;
+    void *ctx;
+    double start_s, last_report_s;
+} ks_run_tracker;
+
+double ks_run_now(void);
+/* Fills elapsed and eta, and calls the callback when forced or a second has
+ * passed since the last call. */
+void ks_run_report(ks_run_tracker *t, bool force);
+
+/* "a/b" joined; malloc'd, NULL when out of memory. */
+char *ks_run_path(const char *dir, const char *name);
+/* mkdir -p */
+ks_status ks_run_mkdirs(const char *path, ks_error *err);
+/* Writes text to path through a temporary file and a rename (no fsync). */
+ks_status ks_run_write_text(const char *path, const char *text, ks_error *err);
+/* Status of an absolute job folder. */
+ks_status ks_run_dir_state(const char *dir, ks_job_state *state, int *exit_code,
+                           ks_error *err);
+
+ks_status ks_run_local(ks_run_tracker *t, ks_error *err);
+ks_status ks_run_slurm(ks_run_tracker *t, ks_error *err);
+
+#endif

@@ -1,0 +1,124 @@
+#!/bin/sh
+# report.sh - `ksample report` end to end: renders the bundled example with a
+# plan, the methods compared, the epsilon sweep and estimates, checks the
+# page is self-contained and its SVG well-formed (kernel names hold <, >, &),
+# then opens it in headless Chromium: the page loads, every chart is in the
+# DOM, the console has no errors.  A screenshot is left in /tmp (never in
+# the repository) for a person to look at.
+# usage: tests/report.sh path/to/ksample source-root
+# Exit 77 (skip) only when Chromium is absent and cannot be installed; the
+# checks that need no browser have passed by then.
+set -u
+KS=$1
+ROOT=$2
+T=$(mktemp -d /tmp/ks_report_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+failed=0
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+CHARTS="hist-0 hist-1 hist-2 hist-3 hist-4 hist-5 speedup-error sweep-speedup sweep-error estimate-interval"
+PAGE="$T/report.html"
+"$KS" report "$ROOT/examples/casio-like-50k.csv.xz" --estimate "$ROOT/tests/data/estimate.json" \
+    --iters 3 --epsilons 0.02,0.05,0.1 -o "$PAGE" 2>"$T/err" || bad "report failed: $(cat "$T/err")"
+ls "$T" | grep -q '\.tmp\.' && bad "report left a temporary file"
+for id in $CHARTS; do
+    grep -q "<svg id=\"$id\"" "$PAGE" || bad "chart $id missing from the page"
+done
+[ "$(grep -c '<svg ' "$PAGE")" = 10 ] || bad "$(grep -c '<svg ' "$PAGE") charts, wanted 10"
+# self-contained: no script, no fetched resource of any kind
+grep -Eiq '<script|<link|<img|<iframe|@import|url\(|(src|href)=' "$PAGE" && bad "the page loads something"
+grep -q 'l2 &lt;hits&gt; &amp; misses' "$PAGE" || bad "metric name not escaped"
+"$KS" report "$ROOT/examples/casio-like-50k.csv.xz" --estimate "$ROOT/tests/data/estimate.json" \
+    --iters 3 --epsilons 0.02,0.05,0.1 -o "$T/again.html" -q 2>/dev/null
+cmp -s "$PAGE" "$T/again.html" || bad "same inputs gave a different page"
+
+# kernel names with <, > and & end up escaped, in text and in <title>
+{
+    echo 'name,duration_ns'
+    i=0
+    while [ $i -lt 300 ]; do
+        echo "\"void k<float, 2>(a&b, \"\"q\"\")\",$((1000 + i * 37 % 900))"
+        echo "\"op<&>\",$((50000 + i * 91 % 40000))"
+        echo "plain,$((20 + i % 7))"
+        i=$((i + 1))
+    done
+} >"$T/names.csv"
+"$KS" report "$T/names.csv" --iters 2 -q -o "$T/names.html" || bad "report on odd names failed"
+# the default key cuts names at '(': the label is "void k<float, 2>"
+grep -q '>void k&lt;float, 2&gt;<' "$T/names.html" || bad "kernel name not escaped"
+grep -q '>op&lt;&amp;&gt;<' "$T/names.html" || bad "kernel name op<&> not escaped"
+grep -q 'k<float' "$T/names.html" && bad "raw < in the page"
+if command -v python3 >/dev/null 2>&1; then
+    for f in "$PAGE" "$T/names.html"; do
+        python3 - "$f" <<'PY' || bad "$f: an SVG chart is not well-formed XML"
+import re, sys, xml.etree.ElementTree as ET
+page = open(sys.argv[1], encoding="utf-8").read()
+charts = re.findall(r"<svg .*?</svg>", page, re.S)
+for svg in charts:
+    ET.fromstring(svg)
+sys.exit(0 if charts else 1)
+PY
+    done
+fi
+
+# errors name the file
+printf '[{"metric": 1}]' >"$T/bad.json"
+"$KS" report "$ROOT/examples/casio-like-50k.csv.xz" --iters 0 --estimate "$T/bad.json" -o "$T/x.html" 2>"$T/err"
+[ $? = 4 ] && grep -q "bad.json" "$T/err" || bad "bad estimate file: $(cat "$T/err")"
+printf '[{"metric": "m", "estimate": 1,' >"$T/cut.json"
+"$KS" report "$ROOT/examples/casio-like-50k.csv.xz" --iters 0 --estimate "$T/cut.json" -o "$T/x.html" 2>"$T/err"
+[ $? = 4 ] && grep -q "cut.json: not valid JSON" "$T/err" || bad "cut estimate file: $(cat "$T/err")"
+"$KS" report "$ROOT/examples/casio-like-50k.csv.xz" --estimate "$T/none.json" -o "$T/x.html" 2>"$T/err"
+[ $? = 3 ] || bad "missing estimate file: $(cat "$T/err")"
+"$KS" report --epsilons 2 "$ROOT/examples/casio-like-50k.csv.xz" -o "$T/x.html" 2>/dev/null
+[ $? = 2 ] || bad "--epsilons 2 accepted"
+[ -e "$T/x.html" ] && bad "a failed report left a page"
+
+# progress only on a terminal, and --quiet silences it
+grep -q "evaluating" "$T/err" && bad "progress printed to a non-terminal"
+if command -v script >/dev/null 2>&1; then
+    script -qec "'$KS' report '$T/names.csv' --iters 2 -o '$T/p.html'" /dev/null >"$T/tty" 2>&1
+    grep -q "report: evaluating methods" "$T/tty" || bad "no progress on a terminal: $(head -c 300 "$T/tty")"
+    script -qec "'$KS' report '$T/names.csv' --iters 2 -q -o '$T/p.html'" /dev/null >"$T/tty" 2>&1
+    [ -s "$T/tty" ] && bad "--quiet still printed: $(head -c 300 "$T/tty")"
+fi
+
+if [ $failed -ne 0 ]; then
+    echo "$failed check(s) failed"
+    exit 1
+fi
+
+# --- in a real browser ------------------------------------------------------
+BROWSER=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$BROWSER" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1
+    BROWSER=$(command -v chromium || true)
+fi
+if [ -z "$BROWSER" ]; then
+    echo "SKIP browser part: chromium is not installed and could not be installed" \
+        "(apt-get install chromium); the page checks above passed"
+    exit 77
+fi
+browse() {
+    profile=$(mktemp -d "$T/chromium_XXXXXX")
+    timeout 120 "$BROWSER" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$profile" --enable-logging=stderr --v=0 --hide-scrollbars "$@"
+}
+browse --dump-dom "file://$PAGE" >"$T/dom.html" 2>"$T/console.txt" || bad "chromium failed: $(tail -3 "$T/console.txt")"
+for id in $CHARTS; do
+    grep -q "<svg id=\"$id\"" "$T/dom.html" || bad "chart $id not in the loaded page"
+done
+grep -q '</main>' "$T/dom.html" || bad "the page did not load whole"
+# page errors reach the log as CONSOLE lines; Chromium's own start-up
+# complaints (D-Bus, GPU) are not about the page
+grep -E 'CONSOLE|Uncaught|Refused|ERR_' "$T/console.txt" && bad "console errors (above)"
+SHOT=/tmp/ksample-report-screenshot.png
+browse --window-size=1366,2400 --screenshot="$SHOT" "file://$PAGE" >/dev/null 2>&1 || bad "no screenshot"
+[ -s "$SHOT" ] || bad "empty screenshot"
+
+if [ $failed -ne 0 ]; then
+    echo "$failed check(s) failed"
+    exit 1
+fi
+echo "report: 10 charts, self-contained, loads in $($BROWSER --version 2>/dev/null) without console errors; screenshot $SHOT"

@@ -1,0 +1,256 @@
+/*
+ * test_report.c - the HTML report (lib/report): escaping, axes, what a page
+ * holds for an in-memory profile and plan (one histogram per kernel, one
+ * band per cluster, one dot per sample, a log axis where durations span
+ * decades), a plan of another profile refused, and the estimate JSON reader.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ksample.h"
+#include "svg.h"
+#include "tmpdir.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    return tmpdir_setup("ks-test-report");
+}
+
+/* Runs fn into a memory stream and returns the text (caller frees). */
+static char *capture_escape(const char *s, size_t max)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    ks_html_escape_cut(f, s, max);
+    fclose(f);
+    return buf;
+}
+
+static void test_escape(void **state)
+{
+    (void)state;
+    char *s = capture_escape("void k<float, 2>(a&b, \"q\", 'c')", (size_t)-1);
+    assert_string_equal(s, "void k&lt;float, 2&gt;(a&amp;b, &quot;q&quot;, &#39;c&#39;)");
+    free(s);
+    s = capture_escape("abcdef", 3);
+    assert_string_equal(s, "abc...");
+    free(s);
+    s = capture_escape("\xC2\xB5\xC2\xB5x", 2); /* characters, not bytes */
+    assert_string_equal(s, "\xC2\xB5\xC2\xB5...");
+    free(s);
+    s = capture_escape("a\x01" "b", (size_t)-1); /* not allowed in XML */
+    assert_string_equal(s, "a?b");
+    free(s);
+}
+
+static void test_axes_and_units(void **state)
+{
+    (void)state;
+    ks_svg_axis a = {.lo = 0.3, .hi = 9.7, .log = false, .from = 0, .to = 100, .unit = 1};
+    ks_svg_axis_nice(&a);
+    assert_true(a.lo == 0 && a.hi == 10);
+    assert_true(fabs(ks_svg_map(&a, 5) - 50) < 1e-9);
+    ks_svg_axis l = {.lo = 10, .hi = 1e5, .log = true, .from = 100, .to = 0, .unit = 1};
+    ks_svg_axis_nice(&l);
+    assert_true(l.lo < 10 && l.hi > 1e5);
+    /* log: equal ratios, equal distances; y runs upwards */
+    double d1 = ks_svg_map(&l, 100) - ks_svg_map(&l, 1000);
+    double d2 = ks_svg_map(&l, 1000) - ks_svg_map(&l, 10000);
+    assert_true(fabs(d1 - d2) < 1e-9 && d1 > 0);
+    /* a degenerate range still maps inside */
+    ks_svg_axis z = {.lo = 5, .hi = 5, .from = 0, .to = 100, .unit = 1};
+    ks_svg_axis_nice(&z);
+    assert_true(z.lo < 5 && z.hi > 5);
+    const char *name;
+    assert_true(ks_duration_unit(999, &name) == 1 && strcmp(name, "ns") == 0);
+    assert_true(ks_duration_unit(5e4, &name) == 1e3);
+    assert_true(ks_duration_unit(1.07e9, &name) == 1e9 && strcmp(name, "s") == 0);
+    char buf[32];
+    ks_format_duration(1.5e6, buf, sizeof buf);
+    assert_string_equal(buf, "1.5 ms");
+}
+
+static void add(ks_profile *p, const char *name, int64_t ns)
+{
+    ks_error err;
+    uint32_t id;
+    assert_int_equal(ks_profile_intern(p, name, strlen(name), &id, &err), KS_OK);
+    ks_invocation inv;
+    ks_invocation_init(&inv);
+    inv.duration_ns = ns;
+    inv.name_id = id;
+    assert_int_equal(ks_profile_append(p, &inv, &err), KS_OK);
+}
+
+/* Three kernels; "wide<T>&" spans four decades of duration. */
+static ks_profile *make_profile(void)
+{
+    ks_profile *p = ks_profile_new();
+    assert_non_null(p);
+    for (int i = 0; i < 400; i++) {
+        add(p, "wide<T>&(int)", i % 2 ? 1000 + i : 5000000 + 100 * i);
+        add(p, "narrow", 20000 + (i % 10) * 10);
+        if (i % 4 == 0)
+            add(p, "rare", 700 + i);
+    }
+    snprintf(p->source_path, sizeof p->source_path, "mem<1>.csv");
+    snprintf(p->source_format, sizeof p->source_format, "test");
+    return p;
+}
+
+static char *render(const ks_report_input *in, ks_status want)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(ks_report_write_html(in, f, &err), want);
+    fclose(f);
+    return buf;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+static void test_page_with_plan(void **state)
+{
+    (void)state;
+    ks_profile *p = make_profile();
+    ks_params pa;
+    ks_params_init(&pa);
+    ks_plan plan;
+    ks_error err;
+    assert_int_equal(ks_plan_build(p, &pa, &plan, &err), KS_OK);
+    ks_report_input in = {.profile = p, .plan = &plan};
+    char *html = render(&in, KS_OK);
+    assert_int_equal(count(html, "<svg id=\"hist-"), 3);
+    assert_null(strstr(html, "id=\"speedup-error\"")); /* no methods given */
+    assert_null(strstr(html, "id=\"estimate-interval\""));
+    /* one band per cluster, one dot per distinct sample (+1 each in legends) */
+    assert_int_equal(count(html, "<rect class=\"band"), plan.cluster_count + 3);
+    assert_int_equal(count(html, "<circle class=\"sample\""), plan.sample_count + 3);
+    assert_non_null(strstr(html, "kernel duration (ms, log scale)"));
+    assert_non_null(strstr(html, "kernel duration (\xC2\xB5s)")); /* narrow: linear */
+    assert_non_null(strstr(html, ">wide&lt;T&gt;&amp;<"));
+    assert_null(strstr(html, "wide<T>"));
+    assert_non_null(strstr(html, "mem&lt;1&gt;.csv"));
+    free(html);
+
+    /* top_kernels limits the histograms, most time first */
+    in.top_kernels = 1;
+    html = render(&in, KS_OK);
+    assert_int_equal(count(html, "<svg id=\"hist-"), 1);
+    assert_non_null(strstr(html, ">wide&lt;T&gt;&amp;<"));
+    free(html);
+
+    /* a plan of another profile is not drawn */
+    in.top_kernels = 0;
+    plan.population++;
+    html = render(&in, KS_OK);
+    assert_non_null(strstr(html, "made from another profile"));
+    assert_int_equal(count(html, "<circle class=\"sample\""), 0);
+    plan.population--;
+    free(html);
+    ks_plan_free(&plan);
+    ks_profile_free(p);
+}
+
+static void test_page_with_methods_and_estimates(void **state)
+{
+    (void)state;
+    ks_profile *p = make_profile();
+    ks_eval_result methods[2] = {
+        {.method = "root", .iters = 3, .speedup_hmean = 12, .error_mean_pct = 0.5,
+         .error_max_pct = 1, .bound_pct = 5},
+        {.method = "random", .iters = 3, .speedup_hmean = INFINITY, .error_mean_pct = 30,
+         .error_max_pct = 50}};
+    ks_sweep_point sweep[2] = {{0.05, methods[0]}, {0.1, methods[0]}};
+    sweep[1].result.speedup_hmean = 20;
+    ks_estimate_row rows[2] = {{"cycles", 100, 90, 110, 0.1, 1}, {"x<y>", 0, NAN, NAN, NAN, -1}};
+    ks_report_input in = {.profile = p, .methods = methods, .method_count = 2, .sweep = sweep,
+                          .sweep_count = 2, .estimates = rows, .estimate_count = 2,
+                          .title = "t & t"};
+    char *html = render(&in, KS_OK);
+    static const char *ids[] = {"speedup-error", "sweep-speedup", "sweep-error",
+                                "estimate-interval"};
+    for (size_t i = 0; i < 4; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "<svg id=\"%s\"", ids[i]);
+        assert_non_null(strstr(html, want));
+    }
+    assert_non_null(strstr(html, "<title>ksample report: t &amp; t</title>"));
+    assert_non_null(strstr(html, ">x&lt;y&gt;<"));
+    assert_null(strstr(html, "nan")); /* missing numbers are dashes, not "nan" */
+    assert_null(strstr(html, "inf"));
+    free(html);
+
+    ks_profile *empty = ks_profile_new();
+    ks_report_input none = {.profile = empty};
+    free(render(&none, KS_ERR_FORMAT));
+    ks_profile_free(empty);
+    ks_profile_free(p);
+}
+
+static void test_estimate_rows(void **state)
+{
+    (void)state;
+    const char *path = write_text(
+        "est.json", "[{\"metric\": \"gpu_sim_cycle\", \"estimate\": 10, \"ci_low\": 9, "
+                    "\"ci_high\": 11, \"rel_halfwidth\": 0.1, \"bound_met\": true},"
+                    " {\"metric\": \"ipc\", \"estimate\": 2.5, \"ci_low\": null, \"ci_high\": 3,"
+                    " \"rel_halfwidth\": 0.2, \"bound_met\": false, \"extra\": [1]},"
+                    " {\"metric\": \"m\", \"estimate\": 1, \"ci_low\": 1, \"ci_high\": 1,"
+                    " \"rel_halfwidth\": 0}]");
+    ks_estimate_row *rows;
+    size_t n;
+    ks_error err;
+    assert_int_equal(ks_estimate_rows_read(path, &rows, &n, &err), KS_OK);
+    assert_int_equal(n, 3);
+    assert_string_equal(rows[0].metric, "gpu_sim_cycle");
+    assert_true(rows[0].ci_high == 11 && rows[0].bound_met == 1);
+    assert_true(isnan(rows[1].ci_low) && rows[1].bound_met == 0);
+    assert_int_equal(rows[2].bound_met, -1);
+    free(rows);
+    static const char *const bad[] = {"{}", "[1]", "[{\"metric\": 1}]",
+                                      "[{\"metric\": \"m\", \"estimate\": \"1\"}]",
+                                      "[{\"metric\": \"m\"}]", "[", "nul"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        path = write_text("bad.json", bad[i]);
+        ks_error_clear(&err);
+        assert_int_equal(ks_estimate_rows_read(path, &rows, &n, &err), KS_ERR_FORMAT);
+        assert_string_equal(err.file, path);
+        assert_null(rows);
+    }
+    assert_int_equal(ks_estimate_rows_read(in_dir("none.json"), &rows, &n, &err), KS_ERR_IO);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_axes_and_units),
+        cmocka_unit_test(test_page_with_plan),
+        cmocka_unit_test(test_page_with_methods_and_estimates),
+        cmocka_unit_test(test_estimate_rows),
+    };
+    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
+}

@@ -1,0 +1,318 @@
+/*
+ * test_run.c - the job engine (lib/run): the local pool's logs, status files
+ * and exit codes (signals included), resuming, progress, the Slurm engine
+ * against a stand-in sbatch (tests/slurm.sh runs the real one), the run
+ * manifest round trip and its malformed forms.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ksample.h"
+#include "tmpdir.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    return tmpdir_setup("ks-test-run");
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    static char buf[4][4096];
+    static unsigned next;
+    char *b = buf[next++ % 4];
+    size_t n = fread(b, 1, sizeof buf[0] - 1, f);
+    b[n] = '\0';
+    fclose(f);
+    return b;
+}
+
+typedef struct progress_log {
+    unsigned calls;
+    ks_run_progress last;
+    size_t max_finished;
+    int monotone;
+} progress_log;
+
+static void on_progress(const ks_run_progress *p, void *ctx)
+{
+    progress_log *log = ctx;
+    size_t finished = p->done + p->failed;
+    if (finished < log->max_finished)
+        log->monotone = 0;
+    log->max_finished = finished;
+    log->last = *p;
+    log->calls++;
+}
+
+#define NJOBS 10
+
+static void make_jobs(ks_run_job *jobs, char dirs[][32], char cmds[][128], const char *fmt)
+{
+    for (int k = 0; k < NJOBS; k++) {
+        snprintf(dirs[k], 32, "jobs/%04d", k);
+        /* job k fails with code k when k % 4 == 3 */
+        snprintf(cmds[k], 128, fmt, k, k, k % 4 == 3 ? k : 0);
+        jobs[k].dir = dirs[k];
+        jobs[k].command = cmds[k];
+    }
+}
+
+static void test_local_pool_and_rerun(void **state)
+{
+    (void)state;
+    const char *rundir = in_dir("local");
+    ks_run_options o;
+    ks_run_options_init(&o);
+    o.rundir = rundir;
+    o.parallel = 3;
+    ks_run_job jobs[NJOBS];
+    char dirs[NJOBS][32], cmds[NJOBS][128];
+    make_jobs(jobs, dirs, cmds, "echo out %d; echo err %d >&2; exit %d");
+    progress_log log = {.monotone = 1};
+    ks_run_progress last;
+    ks_error err;
+    assert_int_equal(ks_run_execute(&o, jobs, NJOBS, on_progress, &log, &last, &err), KS_OK);
+    assert_int_equal(last.total, NJOBS);
+    assert_int_equal(last.skipped, 0);
+    assert_int_equal(last.done, 8);
+    assert_int_equal(last.failed, 2);
+    assert_int_equal(last.running, 0);
+    assert_true(log.calls >= 2);
+    assert_true(log.monotone);
+    assert_int_equal(log.last.done, 8);
+    assert_true(log.last.eta_s == 0);
+
+    char path[8192];
+    snprintf(path, sizeof path, "%s/jobs/0003/status", rundir);
+    assert_string_equal(read_all(path), "3\n");
+    snprintf(path, sizeof path, "%s/jobs/0004/sim.log", rundir);
+    assert_string_equal(read_all(path), "out 4\nerr 4\n");
+    ks_job_state s;
+    int code;
+    assert_int_equal(ks_run_job_state(rundir, "jobs/0007", &s, &code, &err), KS_OK);
+    assert_int_equal(s, KS_JOB_FAILED);
+    assert_int_equal(code, 7);
+    assert_int_equal(ks_run_job_state(rundir, "jobs/0000", &s, &code, &err), KS_OK);
+    assert_int_equal(s, KS_JOB_DONE);
+    char *tail;
+    assert_int_equal(ks_run_log_tail(rundir, "jobs/0007", 1, &tail, &err), KS_OK);
+    assert_string_equal(tail, "err 7\n");
+    free(tail);
+    assert_int_equal(ks_run_log_tail(rundir, "jobs/0007", 5, &tail, &err), KS_OK);
+    assert_string_equal(tail, "out 7\nerr 7\n");
+    free(tail);
+
+    /* the run is refused as incomplete, naming the failed jobs */
+    ks_run_manifest_job mj[NJOBS];
+    for (int k = 0; k < NJOBS; k++)
+        mj[k] = (ks_run_manifest_job){dirs[k], NULL, 0};
+    ks_run_manifest m = {"plan.json", "", NJOBS, mj};
+    assert_int_equal(ks_run_check_complete(rundir, &m, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "2 of 10 jobs not done (2 failed): jobs/0003 (failed, "
+                                        "exit 3), jobs/0007 (failed, exit 7);"));
+    assert_string_equal(err.file, rundir);
+
+    /* the rerun runs only the two failed jobs, now succeeding */
+    make_jobs(jobs, dirs, cmds, "echo again %d %d %d");
+    assert_int_equal(ks_run_execute(&o, jobs, NJOBS, NULL, NULL, &last, &err), KS_OK);
+    assert_int_equal(last.skipped, 8);
+    assert_int_equal(last.done, 2);
+    assert_int_equal(last.failed, 0);
+    snprintf(path, sizeof path, "%s/jobs/0004/sim.log", rundir);
+    assert_string_equal(read_all(path), "out 4\nerr 4\n");
+    snprintf(path, sizeof path, "%s/jobs/0003/sim.log", rundir);
+    assert_string_equal(read_all(path), "again 3 3 3\n");
+    assert_int_equal(ks_run_check_complete(rundir, &m, &err), KS_OK);
+    /* a job never started is named as pending */
+    mj[0].dir = "jobs/never";
+    assert_int_equal(ks_run_check_complete(rundir, &m, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "1 of 10 jobs not done (0 failed): jobs/never (pending)"));
+}
+
+static void test_signal_and_missing_program(void **state)
+{
+    (void)state;
+    ks_run_options o;
+    ks_run_options_init(&o);
+    o.rundir = in_dir("signal");
+    ks_run_job jobs[2] = {{"a", "kill -9 $$"}, {"b", "/nonexistent/simulator --x"}};
+    ks_run_progress last;
+    ks_error err;
+    assert_int_equal(ks_run_execute(&o, jobs, 2, NULL, NULL, &last, &err), KS_OK);
+    assert_int_equal(last.failed, 2);
+    ks_job_state s;
+    int code;
+    assert_int_equal(ks_run_job_state(o.rundir, "a", &s, &code, &err), KS_OK);
+    assert_int_equal(code, 128 + 9);
+    assert_int_equal(ks_run_job_state(o.rundir, "b", &s, &code, &err), KS_OK);
+    assert_int_equal(code, 127); /* the shell's "command not found" */
+}
+
+static void test_bad_jobs(void **state)
+{
+    (void)state;
+    ks_run_options o;
+    ks_run_options_init(&o);
+    ks_error err;
+    ks_run_job newline = {"a\nb", "true"};
+    assert_int_equal(ks_run_execute(&o, &newline, 1, NULL, NULL, NULL, &err), KS_ERR_USAGE);
+    o.rundir = in_dir("bad");
+    assert_int_equal(ks_run_execute(&o, &newline, 1, NULL, NULL, NULL, &err), KS_ERR_USAGE);
+    assert_non_null(strstr(err.message, "newline"));
+    ks_run_job nocmd = {"a", NULL};
+    assert_int_equal(ks_run_execute(&o, &nocmd, 1, NULL, NULL, NULL, &err), KS_ERR_USAGE);
+    /* a status that is not a number is reported, not taken as finished */
+    ks_run_job ok = {"c", "true"};
+    assert_int_equal(ks_run_execute(&o, &ok, 1, NULL, NULL, NULL, &err), KS_OK);
+    write_text("bad/c/status", "done\n");
+    ks_job_state s;
+    int code;
+    assert_int_equal(ks_run_job_state(o.rundir, "c", &s, &code, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.file, "c/status"));
+    /* an empty run is fine */
+    assert_int_equal(ks_run_execute(&o, NULL, 0, NULL, NULL, NULL, &err), KS_OK);
+}
+
+/* A stand-in sbatch: runs every array task in turn, as Slurm would, and
+ * prints a job id (--parsable); with --wait it returns when all ended. */
+static const char FAKE_SBATCH[] =
+    "#!/bin/sh\n"
+    "for a in \"$@\"; do case $a in --array=*) r=${a#--array=}; r=${r%%[%]*};;\n"
+    "  --partition=nosuch) echo 'sbatch: error: invalid partition specified: nosuch' >&2;"
+    " exit 1;; esac; script=$a; done\n"
+    "echo \"$*\" >\"$(dirname \"$script\")/args\"\n"
+    "echo 4242\n"
+    "i=0; while [ $i -le ${r#0-} ]; do SLURM_ARRAY_TASK_ID=$i sh \"$script\"; i=$((i+1)); done\n"
+    "exit 0\n";
+
+static void test_slurm_engine_with_stand_in(void **state)
+{
+    (void)state;
+    const char *sbatch = write_text("fake-sbatch", FAKE_SBATCH);
+    chmod(sbatch, 0755);
+    ks_run_options o;
+    ks_run_options_init(&o);
+    o.engine = KS_ENGINE_SLURM;
+    o.rundir = in_dir("slurm dir's"); /* a space and a quote: the script quotes it */
+    o.sbatch = sbatch;
+    o.wait = 1;
+    o.throttle = 4;
+    o.partition = "gpu";
+    o.time_limit = "1:00:00";
+    o.memory = "4G";
+    o.account = "lab";
+    o.poll_seconds = 0.05;
+    ks_run_job jobs[NJOBS];
+    char dirs[NJOBS][32], cmds[NJOBS][128];
+    make_jobs(jobs, dirs, cmds, "echo out %d; echo err %d >&2; exit %d");
+    ks_run_progress last;
+    ks_error err;
+    assert_int_equal(ks_run_execute(&o, jobs, NJOBS, NULL, NULL, &last, &err), KS_OK);
+    assert_string_equal(last.slurm_job_id, "4242");
+    assert_int_equal(last.done, 8);
+    assert_int_equal(last.failed, 2);
+    char path[8192];
+    snprintf(path, sizeof path, "%s/jobs/0003/status", o.rundir);
+    assert_string_equal(read_all(path), "3\n");
+    snprintf(path, sizeof path, "%s/jobs/0002/sim.log", o.rundir);
+    assert_string_equal(read_all(path), "out 2\nerr 2\n");
+    snprintf(path, sizeof path, "%s/slurm/args", o.rundir);
+    const char *args = read_all(path);
+    assert_non_null(strstr(args, "--array=0-9%4 "));
+    assert_non_null(strstr(args, "--partition=gpu --time=1:00:00 --mem=4G --account=lab --wait"));
+    snprintf(path, sizeof path, "%s/slurm/job_id", o.rundir);
+    assert_string_equal(read_all(path), "4242\n");
+
+    /* rerun: only the failed two go into the new array */
+    make_jobs(jobs, dirs, cmds, "echo again %d %d %d");
+    assert_int_equal(ks_run_execute(&o, jobs, NJOBS, NULL, NULL, &last, &err), KS_OK);
+    assert_int_equal(last.skipped, 8);
+    assert_int_equal(last.done, 2);
+    snprintf(path, sizeof path, "%s/slurm/args", o.rundir);
+    assert_non_null(strstr(read_all(path), "--array=0-1%4 "));
+
+    /* sbatch's own refusal comes back with its message */
+    o.partition = "nosuch";
+    o.rundir = in_dir("slurm-refused");
+    assert_int_equal(ks_run_execute(&o, jobs, 1, NULL, NULL, &last, &err), KS_ERR_IO);
+    assert_non_null(strstr(err.message, "invalid partition specified"));
+    o.sbatch = "/nonexistent/sbatch";
+    assert_int_equal(ks_run_execute(&o, jobs, 1, NULL, NULL, &last, &err), KS_ERR_IO);
+}
+
+static void test_manifest_round_trip(void **state)
+{
+    (void)state;
+    uint64_t ids0[] = {3, 17}, ids1[] = {18446744073709551615ull >> 1};
+    ks_run_manifest_job jobs[2] = {{"jobs/0000", ids0, 2}, {"jobs/\"x\"", ids1, 1}};
+    ks_run_manifest m = {"plans/p \"1\".json", "0123456789abcdef0123456789abcdef", 2, jobs};
+    ks_error err;
+    const char *path = in_dir("manifest.json");
+    assert_int_equal(ks_run_manifest_write(path, &m, &err), KS_OK);
+    ks_run_manifest r;
+    assert_int_equal(ks_run_manifest_read(path, &r, &err), KS_OK);
+    assert_string_equal(r.plan, m.plan);
+    assert_string_equal(r.plan_xxh128, m.plan_xxh128);
+    assert_int_equal(r.job_count, 2);
+    assert_string_equal(r.jobs[1].dir, "jobs/\"x\"");
+    assert_int_equal(r.jobs[0].id_count, 2);
+    assert_int_equal(r.jobs[0].ids[1], 17);
+    assert_int_equal(r.jobs[1].ids[0], ids1[0]);
+    ks_run_manifest_free(&r);
+}
+
+static void test_manifest_malformed(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "",
+        "[1, 2]",
+        "{\"plan\": \"p\", \"plan_xxh128\": \"x\"}",
+        "{\"plan\": \"p\", \"plan_xxh128\": \"x\", \"jobs\": [{\"job\": 1, \"ids\": [], \"dir\": \"a\"}]}",
+        "{\"plan\": \"p\", \"plan_xxh128\": \"x\", \"jobs\": [{\"job\": 0, \"ids\": [-1], \"dir\": \"a\"}]}",
+        "{\"plan\": \"p\", \"plan_xxh128\": \"x\", \"jobs\": [{\"job\": 0, \"ids\": [1.5], \"dir\": \"a\"}]}",
+        "{\"plan\": \"p\", \"plan_xxh128\": \"x\", \"jobs\": [{\"job\": 0, \"ids\": 3, \"dir\": \"a\"}]}",
+        "{\"plan\": \"p\", \"plan_xxh128\": \"x\", \"jobs\": [{\"job\": 0, \"ids\": []}]}",
+        "{\"plan\": \"p\", \"plan_xxh128\": \"x\", \"jobs\": [7]}",
+        "{\"plan\": \"p\", \"plan_xxh128\": \"x\", \"jobs\": [",
+        "{\"plan\": \"p\", \"plan_xxh128\": \"0123456789abcdef0123456789abcdef0\", \"jobs\": []}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *path = write_text("bad-manifest.json", bad[i]);
+        ks_run_manifest m;
+        ks_error err;
+        ks_error_clear(&err);
+        assert_int_equal(ks_run_manifest_read(path, &m, &err), KS_ERR_FORMAT);
+        assert_string_equal(err.file, path);
+        assert_null(m.jobs);
+    }
+    ks_run_manifest m;
+    ks_error err;
+    assert_int_equal(ks_run_manifest_read(in_dir("no-such.json"), &m, &err), KS_ERR_IO);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_local_pool_and_rerun),
+        cmocka_unit_test(test_signal_and_missing_program),
+        cmocka_unit_test(test_bad_jobs),
+        cmocka_unit_test(test_slurm_engine_with_stand_in),
+        cmocka_unit_test(test_manifest_round_trip),
+        cmocka_unit_test(test_manifest_malformed),
+    };
+    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
+}
