@@ -39,6 +39,12 @@ void ks_plan_free(ks_plan *plan)
         free(plan->clusters[i].path);
     free(plan->clusters);
     free(plan->samples);
+    for (size_t i = 0; i < plan->extra_param_count; i++) {
+        free(plan->extra_param_names[i]);
+        free(plan->extra_param_values[i]);
+    }
+    free(plan->extra_param_names);
+    free(plan->extra_param_values);
     memset(plan, 0, sizeof *plan);
 }
 
@@ -206,6 +212,11 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
     }
     if (strcmp(plan->method, "root") == 0)
         fprintf(f, ", \"max_depth\": %d", pa->max_depth);
+    for (size_t i = 0; i < plan->extra_param_count; i++) {
+        fputs(", ", f);
+        json_string(f, plan->extra_param_names[i]);
+        fprintf(f, ": %s", plan->extra_param_values[i]);
+    }
     fputs("},\n  \"input\": {\"path\": ", f);
     json_string(f, plan->input_path);
     fputs(", \"xxh128\": ", f);
@@ -215,6 +226,12 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
     fprintf(f, ", \"invocations\": %llu, \"total_ns\": ",
             (unsigned long long)plan->input_invocations);
     json_number(f, plan->total_ns);
+    if (plan->parent_path[0]) {
+        fputs("},\n  \"parent\": {\"path\": ", f);
+        json_string(f, plan->parent_path);
+        fputs(", \"xxh128\": ", f);
+        json_string(f, plan->parent_xxh128);
+    }
     fputs("},\n  \"predicted_speedup\": ", f);
     json_number(f, plan->predicted_speedup);
     fputs(",\n  \"bound\": {\"epsilon\": ", f);
