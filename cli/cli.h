@@ -13,6 +13,9 @@ int cmd_sample(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 int cmd_formats(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_estimate(int argc, char **argv);
+int cmd_refine(int argc, char **argv);
 
 /* Prints "ksample: file:line: message" to stderr; returns the exit code. */
 int cli_fail(const ks_error *err);

@@ -21,6 +21,9 @@ static const command commands[] = {
     {"eval", cmd_eval, "measure methods' speedup and error on a profile"},
     {"synth", cmd_synth, "write a synthetic workload (nsys kern-exec CSV)"},
     {"formats", cmd_formats, "list the input formats and methods"},
+    {"export", cmd_export, "write a plan for a tracer or simulator (accelsim, ...)"},
+    {"estimate", cmd_estimate, "whole-workload metrics with intervals from simulated samples"},
+    {"refine", cmd_refine, "add samples until the simulated values meet the bound"},
 };
 
 static void usage(FILE *f)

@@ -9,13 +9,14 @@
  * --with-replacement) V = N^2 s^2 / m over the m draws, a launch drawn k
  * times counting k times.  A census stratum contributes nothing.
  *
- * A stratum with one sample has no s^2.  KS_SINGLE_COLLAPSE pools its value
- * with those of the nearest cluster of the same kernel group (clusters of a
- * group are adjacent duration ranges) and uses the pooled sample variance:
- * the collapsed-strata idea (Cochran 5A.12), conservative because the
- * difference between the two strata's means counts as spread.  With no
- * neighbour, or KS_SINGLE_PROFILE_CV, s = CV_profile * |value|, which
- * assumes the simulator's spread follows the profiled time's.
+ * A stratum with one sample has no s^2.  KS_SINGLE_COLLAPSE pairs it with
+ * the nearest cluster of the same kernel group (clusters of a group are
+ * adjacent duration ranges) and uses the collapsed-strata estimator with a
+ * size measure (Cochran 5A.12): each cluster's estimated total is compared
+ * with its share of the pair's total in proportion to its profiled time, so
+ * only departures from the profile count as spread.  With no neighbour, or
+ * KS_SINGLE_PROFILE_CV, s = CV_profile * |value|, which assumes the
+ * simulator's spread follows the profiled time's.
  */
 #include "estimate.h"
 
@@ -74,9 +75,10 @@ static double draws_of(const ks_plan *plan, const ks_cluster *c, const ks_sample
 }
 
 typedef struct stratum_stat {
-    double n;    /* distinct samples (without replacement) or draws (with) */
-    double mean; /* of the values, draws counted */
-    double s2;   /* sample variance, n - 1 divisor; NAN when n < 2 */
+    double n;        /* distinct samples (without replacement) or draws (with) */
+    double distinct; /* distinct samples */
+    double mean;     /* of the values, draws counted */
+    double s2;       /* sample variance, n - 1 divisor; NAN when n < 2 */
     bool census;
 } stratum_stat;
 
@@ -84,7 +86,7 @@ static stratum_stat stratum_of(const ks_plan *plan, const strata *st, size_t c, 
                                bool wr)
 {
     const ks_cluster *cl = &plan->clusters[c];
-    stratum_stat r = {0, 0, NAN, false};
+    stratum_stat r = {0, 0, 0, NAN, false};
     size_t lo = st->start[c], hi = st->start[c + 1];
     bool unit_weights = true;
     long double sum = 0, n = 0;
@@ -97,8 +99,9 @@ static stratum_stat stratum_of(const ks_plan *plan, const strata *st, size_t c, 
     }
     r.census = (uint64_t)(hi - lo) == cl->size && unit_weights;
     r.n = (double)n;
+    r.distinct = (double)(hi - lo);
     r.mean = n > 0 ? (double)(sum / n) : 0;
-    if (n >= 2) {
+    if (hi - lo >= 2) {
         long double sq = 0;
         for (size_t j = lo; j < hi; j++) {
             const ks_sample *s = &plan->samples[st->order[j]];
@@ -109,25 +112,6 @@ static stratum_stat stratum_of(const ks_plan *plan, const strata *st, size_t c, 
         r.s2 = (double)(sq / (n - 1));
     }
     return r;
-}
-
-/* Pooled sample variance of the values of clusters a and b (distinct
- * samples), or NAN with fewer than two values. */
-static double pooled_s2(const strata *st, size_t a, size_t b, const double *v)
-{
-    long double sum = 0, sq = 0;
-    size_t n = 0;
-    size_t which[2] = {a, b};
-    for (int w = 0; w < 2; w++)
-        for (size_t j = st->start[which[w]]; j < st->start[which[w] + 1]; j++, n++)
-            sum += v[st->order[j]];
-    if (n < 2)
-        return NAN;
-    long double mean = sum / n;
-    for (int w = 0; w < 2; w++)
-        for (size_t j = st->start[which[w]]; j < st->start[which[w] + 1]; j++)
-            sq += (v[st->order[j]] - mean) * (v[st->order[j]] - mean);
-    return (double)(sq / (n - 1));
 }
 
 static long neighbour(const ks_plan *plan, const strata *st, size_t c)
@@ -143,62 +127,103 @@ static long neighbour(const ks_plan *plan, const strata *st, size_t c)
     return -1;
 }
 
-/* s^2 for a stratum of one sample; scale is the value the profile's CV is
- * applied to. */
-static double single_s2(const ks_plan *plan, const strata *st, size_t c, const double *v,
-                        double scale, ks_single_mode mode)
+/* Size measure of a cluster for the collapsed estimator: its profiled time
+ * (or its launch count when that is 0, and for ratio residuals, whose
+ * expected total is 0 in every cluster). */
+static double aux_of(const ks_cluster *c, bool residual)
 {
+    double x = (double)c->size * c->mean_ns;
+    return residual || !(x > 0) ? (double)c->size : x;
+}
+
+/* S^2 of a cluster with one sample.  Collapsed with neighbour j (Cochran
+ * 5A.12, with a size measure x): the pair's variance is
+ * 2 sum_k (Y_k - x_k / x_g Y_g)^2 = 4 d^2, d = Y_h - x_h / x_g Y_g; half of it
+ * is this cluster's, V_h = 2 d^2, i.e. S^2 = 2 d^2 / N_h^2.  Measuring each
+ * cluster against its profiled time keeps ROOT's designed differences
+ * between duration strata out of the variance. */
+static double single_s2(const ks_plan *plan, const strata *st, size_t c, const double *v,
+                        double scale, bool residual, ks_single_mode mode, bool wr)
+{
+    const ks_cluster *cl = &plan->clusters[c];
+    double N = (double)cl->size;
     if (mode == KS_SINGLE_COLLAPSE) {
         long nb = neighbour(plan, st, c);
         if (nb >= 0) {
-            double s2 = pooled_s2(st, c, (size_t)nb, v);
-            if (!isnan(s2))
-                return s2;
+            stratum_stat a = stratum_of(plan, st, c, v, wr);
+            stratum_stat b = stratum_of(plan, st, (size_t)nb, v, wr);
+            const ks_cluster *cj = &plan->clusters[nb];
+            double yh = N * a.mean, yj = (double)cj->size * b.mean;
+            double xh = aux_of(cl, residual), xj = aux_of(cj, residual);
+            double d = yh - xh / (xh + xj) * (yh + yj);
+            return 2 * d * d / (N * N);
         }
     }
-    const ks_cluster *cl = &plan->clusters[c];
     if (!(cl->mean_ns > 0) || cl->size < 2)
         return 0;
-    /* the plan records the population deviation; s uses the n-1 divisor */
-    double cv = cl->std_ns / cl->mean_ns * sqrt((double)cl->size / (double)(cl->size - 1));
+    /* the plan records the population deviation; S uses the n-1 divisor */
+    double cv = cl->std_ns / cl->mean_ns * sqrt(N / (N - 1));
     return cv * cv * scale * scale;
 }
 
-/* V of sum_h N_h mean_h(v); scale[i]: what a one-sample stratum's profile CV
- * multiplies (the value itself for totals). */
-static ks_status stratified_variance(const ks_plan *plan, const double *v, const double *scale,
-                                     ks_single_mode mode, double *variance, size_t *single,
-                                     ks_error *err)
+ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *scale,
+                           bool residual, ks_single_mode mode, ks_stratum_spread *out,
+                           size_t *single, ks_error *err)
 {
     strata st;
     ks_status status = strata_build(plan, &st, err);
     if (status != KS_OK)
         return status;
     bool wr = plan_with_replacement(plan);
-    long double var = 0;
     size_t ones = 0;
     for (size_t c = 0; c < plan->cluster_count; c++) {
+        ks_stratum_spread *o = &out[c];
+        memset(o, 0, sizeof *o);
         if (st.start[c + 1] == st.start[c])
             continue;
         stratum_stat s = stratum_of(plan, &st, c, v, wr);
+        o->n = s.n;
+        o->census = s.census;
+        o->fpc = wr ? 1 : 1 - s.n / (double)plan->clusters[c].size;
+        if (o->fpc < 0)
+            o->fpc = 0;
         if (s.census)
             continue;
-        double N = (double)plan->clusters[c].size;
-        if (isnan(s.s2)) {
+        if (s.distinct < 2) {
             size_t first = st.order[st.start[c]];
-            s.s2 = single_s2(plan, &st, c, v, scale[first], mode);
+            o->s2 = single_s2(plan, &st, c, v, scale[first], residual, mode, wr);
+            o->single = true;
             ones++;
+        } else {
+            o->s2 = s.s2;
         }
-        double fpc = wr ? 1 : 1 - s.n / N;
-        if (fpc < 0)
-            fpc = 0;
-        var += (long double)N * N * fpc * s.s2 / s.n;
     }
     strata_free(&st);
-    *variance = (double)var;
     if (single)
         *single = ones;
     return KS_OK;
+}
+
+/* V of sum_h N_h mean_h(v); scale[i]: what a one-sample stratum's profile CV
+ * multiplies (the value itself for totals). */
+static ks_status stratified_variance(const ks_plan *plan, const double *v, const double *scale,
+                                     bool residual, ks_single_mode mode, double *variance,
+                                     size_t *single, ks_error *err)
+{
+    ks_stratum_spread *sp = malloc((plan->cluster_count + 1) * sizeof *sp);
+    if (!sp)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    ks_status st = ks_strata_spread(plan, v, scale, residual, mode, sp, single, err);
+    long double var = 0;
+    for (size_t c = 0; st == KS_OK && c < plan->cluster_count; c++) {
+        if (sp[c].census || sp[c].n == 0)
+            continue;
+        double N = (double)plan->clusters[c].size;
+        var += (long double)N * N * sp[c].fpc * sp[c].s2 / sp[c].n;
+    }
+    free(sp);
+    *variance = (double)var;
+    return st;
 }
 
 ks_status ks_plan_total_variance(const ks_plan *plan, const double *y, ks_single_mode mode,
@@ -209,7 +234,7 @@ ks_status ks_plan_total_variance(const ks_plan *plan, const double *y, ks_single
     for (size_t i = 0; i < plan->sample_count; i++)
         total += plan->samples[i].weight * (long double)y[i];
     *estimate = (double)total;
-    return stratified_variance(plan, y, y, mode, variance, single, err);
+    return stratified_variance(plan, y, y, false, mode, variance, single, err);
 }
 
 ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const double *x,
@@ -233,7 +258,7 @@ ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const dou
     double vd;
     /* a one-sample stratum's profile CV is applied to the numerator's value:
      * the linearised residual d has no scale of its own */
-    ks_status st = stratified_variance(plan, d, y, mode, &vd, single, err);
+    ks_status st = stratified_variance(plan, d, y, true, mode, &vd, single, err);
     free(d);
     *ratio = r;
     *variance = vd / (double)(tx * tx);

@@ -38,4 +38,20 @@ void ks_simlog_free(ks_simlog *s);
 /* Whether the first bytes look like a simulator log rather than a CSV. */
 bool ks_simlog_detect(const char *head, size_t len);
 
+/* Spread of a metric inside each plan cluster, as the estimate uses it:
+ * V = sum_h N_h^2 fpc_h S_h^2 / n_h. */
+typedef struct ks_stratum_spread {
+    double n;   /* distinct samples, or draws when drawn with replacement */
+    double s2;  /* S_h^2 (n-1 divisor); for a one-sample cluster, by the mode */
+    double fpc; /* 1 - n/N without replacement, 1 with */
+    bool census;
+    bool single;
+} ks_stratum_spread;
+
+/* v: values at the plan's samples; scale: what a one-sample cluster's
+ * profile CV multiplies; residual: v are ratio residuals (mean 0). */
+ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *scale,
+                           bool residual, ks_single_mode mode, ks_stratum_spread *out,
+                           size_t *single, ks_error *err);
+
 #endif

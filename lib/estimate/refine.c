@@ -215,97 +215,38 @@ static ks_status build_members(const ks_plan *plan, const ks_profile *p, members
     return st;
 }
 
-/* Observed S_h^2 of y per cluster; a one-sample cluster pooled with the
- * nearest cluster of its group, or by the profile's CV, as the estimate
- * does. */
-static void observed(const ks_plan *plan, const double *y, ks_single_mode mode, double *n,
-                     double *s2, double *total)
-{
-    size_t k = plan->cluster_count;
-    long double *sum = calloc(k + 1, sizeof *sum), *sq = calloc(k + 1, sizeof *sq);
-    long double t = 0;
-    for (size_t c = 0; c < k; c++)
-        n[c] = 0;
-    for (size_t i = 0; i < plan->sample_count; i++) {
-        uint32_t c = plan->samples[i].cluster;
-        n[c]++;
-        sum[c] += y[i];
-        t += plan->samples[i].weight * (long double)y[i];
-    }
-    for (size_t i = 0; i < plan->sample_count; i++) {
-        uint32_t c = plan->samples[i].cluster;
-        long double d = y[i] - sum[c] / n[c];
-        sq[c] += d * d;
-    }
-    for (size_t c = 0; c < k; c++) {
-        s2[c] = n[c] >= 2 ? (double)(sq[c] / (n[c] - 1)) : NAN;
-        if (n[c] == 1 && plan->clusters[c].size > 1) {
-            /* the estimate's rule: a neighbour of the same group, else CV */
-            double pooled = NAN;
-            if (mode == KS_SINGLE_COLLAPSE)
-                for (size_t d = 1; d < k && isnan(pooled); d++) {
-                    size_t nb[2] = {c >= d ? c - d : SIZE_MAX, c + d};
-                    for (int w = 0; w < 2 && isnan(pooled); w++) {
-                        size_t b = nb[w];
-                        if (b >= k || plan->clusters[b].group != plan->clusters[c].group ||
-                            n[b] == 0)
-                            continue;
-                        long double m = (sum[c] + sum[b]) / (n[c] + n[b]);
-                        long double ss = sq[b] + n[b] * (sum[b] / n[b] - m) * (sum[b] / n[b] - m) +
-                                         (sum[c] - m) * (sum[c] - m);
-                        pooled = (double)(ss / (n[c] + n[b] - 1));
-                    }
-                }
-            if (isnan(pooled)) {
-                const ks_cluster *cl = &plan->clusters[c];
-                double cv = cl->mean_ns > 0 ? cl->std_ns / cl->mean_ns : 0;
-                pooled = cv * cv * (double)(sum[c] * sum[c]) * (double)cl->size /
-                         (double)(cl->size - 1);
-            }
-            s2[c] = pooled;
-        }
-        if (isnan(s2[c]))
-            s2[c] = 0;
-    }
-    *total = (double)t;
-    free(sum);
-    free(sq);
-}
-
 static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_options *opt,
                           double eps, uint64_t *m_new, double *m_real, ks_error *err)
 {
     size_t k = plan->cluster_count;
-    double *n = malloc((k + 1) * sizeof *n), *s2 = malloc((k + 1) * sizeof *s2);
-    if (!n || !s2) {
-        free(n);
-        free(s2);
+    ks_stratum_spread *sp = malloc((k + 1) * sizeof *sp);
+    if (!sp)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    }
-    double total;
-    observed(plan, y, opt->single, n, s2, &total);
-    long double sum_ab = 0, fpc = 0;
+    ks_status st = ks_strata_spread(plan, y, y, false, opt->single, sp, NULL, err);
+    long double total = 0, sum_ab = 0, fpc = 0;
+    for (size_t i = 0; i < plan->sample_count; i++)
+        total += plan->samples[i].weight * (long double)y[i];
     for (size_t c = 0; c < k; c++) {
         double N = (double)plan->clusters[c].size, a = plan->clusters[c].mean_ns;
         if (!(a > 0))
             a = 1; /* a launch of no measured time still costs a simulation */
-        sum_ab += sqrtl((long double)a * N * N * s2[c]);
-        fpc += N * s2[c];
+        double s2 = sp[c].census ? 0 : sp[c].s2;
+        sum_ab += sqrtl((long double)a * N * N * s2);
+        fpc += N * s2;
     }
-    double c_bound = (double)((long double)(eps * total / plan->z) * (eps * total / plan->z) + fpc);
-    for (size_t c = 0; c < k; c++) {
-        double N = (double)plan->clusters[c].size, a = plan->clusters[c].mean_ns;
-        if (!(a > 0))
-            a = 1;
-        double b = N * N * s2[c];
+    long double bound = eps * total / plan->z;
+    double c_bound = (double)(bound * bound + fpc);
+    for (size_t c = 0; st == KS_OK && c < k; c++) {
+        const ks_cluster *cl = &plan->clusters[c];
+        double N = (double)cl->size, a = cl->mean_ns > 0 ? cl->mean_ns : 1;
+        double b = N * N * (sp[c].census ? 0 : sp[c].s2);
         m_real[c] = c_bound > 0 ? (double)(sum_ab / c_bound) * sqrt(b / a) : N;
-        uint64_t m = ks_round_sample_size(m_real[c], plan->clusters[c].size);
-        uint64_t have = (uint64_t)n[c];
+        uint64_t m = sp[c].census ? cl->size : ks_round_sample_size(m_real[c], cl->size);
+        uint64_t have = (uint64_t)sp[c].n;
         m_new[c] = m > have ? m : have;
     }
-    free(n);
-    free(s2);
-    return KS_OK;
+    free(sp);
+    return st;
 }
 
 static ks_status draw_extra(const ks_plan *plan, const members *mem, const uint64_t *m_new,
