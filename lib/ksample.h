@@ -467,21 +467,29 @@ typedef enum ks_single_mode {
 
 /* Estimate and variance of the total of a metric whose values at the plan's
  * samples are y[0..sample_count) (Cochran ch. 5: stratified, finite-population
- * correction when drawn without replacement).  *single counts the strata of
- * one launch whose variance was obtained by `mode`. */
+ * correction when drawn without replacement), and the variance estimate's
+ * Satterthwaite degrees of freedom (INFINITY when it rests on the profile
+ * alone).  *single counts the strata of one launch whose variance was
+ * obtained by `mode`.  df and single may be NULL. */
 ks_status ks_plan_total_variance(const ks_plan *plan, const double *y, ks_single_mode mode,
-                                 double *estimate, double *variance, size_t *single,
+                                 double *estimate, double *variance, double *df, size_t *single,
                                  ks_error *err);
 /* Ratio of totals R = Y / X and the variance of the ratio estimator
  * (linearised: d = y - R x). */
 ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const double *x,
-                                 ks_single_mode mode, double *ratio, double *variance,
+                                 ks_single_mode mode, double *ratio, double *variance, double *df,
                                  size_t *single, ks_error *err);
+/* Quantile p of Student's t with df degrees of freedom (the normal's for
+ * df = INFINITY): intervals use t at the variance's degrees of freedom, so
+ * that a plan of few samples per cluster is not promised 95 % it does not
+ * have. */
+double ks_student_t_quantile(double p, double df);
 
 typedef struct ks_metric_estimate {
     char name[160];
     int is_ratio;
     double estimate, variance, ci_low, ci_high, rel_halfwidth;
+    double df;     /* of the variance; INFINITY: the normal quantile */
     int bound_met; /* 1, 0, or -1 when there is no bound */
     size_t single_strata;
 } ks_metric_estimate;

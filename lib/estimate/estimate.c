@@ -9,14 +9,12 @@
  * --with-replacement) V = N^2 s^2 / m over the m draws, a launch drawn k
  * times counting k times.  A census stratum contributes nothing.
  *
- * A stratum with one sample has no s^2.  KS_SINGLE_COLLAPSE pairs it with
+ * A stratum with one sample has no s^2.  KS_SINGLE_COLLAPSE pools it with
  * the nearest cluster of the same kernel group (clusters of a group are
- * adjacent duration ranges) and uses the collapsed-strata estimator with a
- * size measure (Cochran 5A.12): each cluster's estimated total is compared
- * with its share of the pair's total in proportion to its profiled time, so
- * only departures from the profile count as spread.  With no neighbour, or
- * KS_SINGLE_PROFILE_CV, s = CV_profile * |value|, which assumes the
- * simulator's spread follows the profiled time's.
+ * adjacent duration ranges), each value divided by its cluster's profiled
+ * mean: collapsed strata (Cochran 5A.12) in relative units.  With no
+ * neighbour, or KS_SINGLE_PROFILE_CV, s = CV_profile * |value|, which
+ * assumes the simulator's spread follows the profiled time's.
  */
 #include "estimate.h"
 
@@ -127,43 +125,88 @@ static long neighbour(const ks_plan *plan, const strata *st, size_t c)
     return -1;
 }
 
-/* Size measure of a cluster for the collapsed estimator: its profiled time
- * (or its launch count when that is 0, and for ratio residuals, whose
- * expected total is 0 in every cluster). */
-static double aux_of(const ks_cluster *c, bool residual)
+/* Values of clusters c and j in units of their cluster's profiled mean
+ * (when both have one), and their pooled sample variance: NAN with fewer
+ * than two values. */
+static double pooled_relative_s2(const ks_plan *plan, const strata *st, size_t c, size_t j,
+                                 const double *v, double *unit, double *df)
 {
-    double x = (double)c->size * c->mean_ns;
-    return residual || !(x > 0) ? (double)c->size : x;
+    double mc = plan->clusters[c].mean_ns, mj = plan->clusters[j].mean_ns;
+    bool scaled = mc > 0 && mj > 0;
+    long double sum = 0, sq = 0;
+    size_t n = 0;
+    size_t which[2] = {c, j};
+    double scale[2] = {scaled ? mc : 1, scaled ? mj : 1};
+    for (int w = 0; w < 2; w++)
+        for (size_t k = st->start[which[w]]; k < st->start[which[w] + 1]; k++, n++)
+            sum += v[st->order[k]] / scale[w];
+    if (n < 2)
+        return NAN;
+    long double mean = sum / n;
+    for (int w = 0; w < 2; w++)
+        for (size_t k = st->start[which[w]]; k < st->start[which[w] + 1]; k++) {
+            long double d = v[st->order[k]] / scale[w] - mean;
+            sq += d * d;
+        }
+    *unit = scale[0];
+    *df = (double)(n - 1);
+    return (double)(sq / (n - 1));
 }
 
-/* S^2 of a cluster with one sample.  Collapsed with neighbour j (Cochran
- * 5A.12, with a size measure x): the pair's variance is
- * 2 sum_k (Y_k - x_k / x_g Y_g)^2 = 4 d^2, d = Y_h - x_h / x_g Y_g; half of it
- * is this cluster's, V_h = 2 d^2, i.e. S^2 = 2 d^2 / N_h^2.  Measuring each
- * cluster against its profiled time keeps ROOT's designed differences
- * between duration strata out of the variance. */
+/* S^2 of a cluster with one sample.  Collapsed with the nearest cluster j of
+ * its kernel group: the values of both, each divided by its cluster's
+ * profiled mean duration, are pooled and their sample variance, scaled back
+ * by this cluster's mean, stands for S_h^2 (collapsed strata, Cochran
+ * 5A.12, in relative units so that ROOT's designed differences between
+ * duration strata do not count as spread, while any departure of the
+ * simulator from the profile's proportions does: conservative). */
 static double single_s2(const ks_plan *plan, const strata *st, size_t c, const double *v,
-                        double scale, bool residual, ks_single_mode mode, bool wr)
+                        double scale, ks_single_mode mode, double within_cv2, double within_df,
+                        double *df)
 {
     const ks_cluster *cl = &plan->clusters[c];
     double N = (double)cl->size;
     if (mode == KS_SINGLE_COLLAPSE) {
         long nb = neighbour(plan, st, c);
-        if (nb >= 0) {
-            stratum_stat a = stratum_of(plan, st, c, v, wr);
-            stratum_stat b = stratum_of(plan, st, (size_t)nb, v, wr);
-            const ks_cluster *cj = &plan->clusters[nb];
-            double yh = N * a.mean, yj = (double)cj->size * b.mean;
-            double xh = aux_of(cl, residual), xj = aux_of(cj, residual);
-            double d = yh - xh / (xh + xj) * (yh + yj);
-            return 2 * d * d / (N * N);
+        double unit = 1;
+        double s2 = nb >= 0 ? pooled_relative_s2(plan, st, c, (size_t)nb, v, &unit, df) : NAN;
+        if (!isnan(s2))
+            return s2 * unit * unit;
+        /* alone in its group: the simulator's own relative spread inside
+         * the clusters that have several samples */
+        if (!isnan(within_cv2)) {
+            *df = within_df;
+            return within_cv2 * scale * scale;
         }
     }
+    *df = INFINITY;
     if (!(cl->mean_ns > 0) || cl->size < 2)
         return 0;
     /* the plan records the population deviation; S uses the n-1 divisor */
     double cv = cl->std_ns / cl->mean_ns * sqrt(N / (N - 1));
     return cv * cv * scale * scale;
+}
+
+/* Pooled squared coefficient of variation inside the clusters with two or
+ * more distinct samples, each cluster's s^2 relative to its mean of scale
+ * (the values themselves for totals), weighted by degrees of freedom; NAN
+ * when no cluster has two samples. */
+static double pooled_within_cv2(const ks_plan *plan, const strata *st, const double *v,
+                                const double *scale, bool wr, double *df_out)
+{
+    long double num = 0, df = 0;
+    for (size_t c = 0; c < plan->cluster_count; c++) {
+        if (st->start[c + 1] - st->start[c] < 2)
+            continue;
+        stratum_stat s = stratum_of(plan, st, c, v, wr);
+        stratum_stat m = stratum_of(plan, st, c, scale, wr);
+        if (s.census || isnan(s.s2) || !(fabs(m.mean) > 0))
+            continue;
+        num += (s.n - 1) * (long double)s.s2 / ((long double)m.mean * m.mean);
+        df += s.n - 1;
+    }
+    *df_out = (double)df;
+    return df > 0 ? (double)(num / df) : NAN;
 }
 
 ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *scale,
@@ -176,6 +219,8 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
         return status;
     bool wr = plan_with_replacement(plan);
     size_t ones = 0;
+    double within_df = 0;
+    double within_cv2 = pooled_within_cv2(plan, &st, v, scale, wr, &within_df);
     for (size_t c = 0; c < plan->cluster_count; c++) {
         ks_stratum_spread *o = &out[c];
         memset(o, 0, sizeof *o);
@@ -191,11 +236,13 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
             continue;
         if (s.distinct < 2) {
             size_t first = st.order[st.start[c]];
-            o->s2 = single_s2(plan, &st, c, v, scale[first], residual, mode, wr);
+            o->s2 = single_s2(plan, &st, c, v, scale[first], mode, within_cv2, within_df,
+                              &o->df);
             o->single = true;
             ones++;
         } else {
             o->s2 = s.s2;
+            o->df = s.distinct - 1;
         }
     }
     strata_free(&st);
@@ -204,41 +251,68 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
     return KS_OK;
 }
 
-/* V of sum_h N_h mean_h(v); scale[i]: what a one-sample stratum's profile CV
- * multiplies (the value itself for totals). */
+/* V of sum_h N_h mean_h(v), and its Satterthwaite degrees of freedom
+ * (Cochran 5.4): df = V^2 / sum_h (v_h^2 / df_h).  scale[i]: what a
+ * one-sample stratum's CV multiplies (the value itself for totals). */
 static ks_status stratified_variance(const ks_plan *plan, const double *v, const double *scale,
                                      bool residual, ks_single_mode mode, double *variance,
-                                     size_t *single, ks_error *err)
+                                     double *df, size_t *single, ks_error *err)
 {
     ks_stratum_spread *sp = malloc((plan->cluster_count + 1) * sizeof *sp);
     if (!sp)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     ks_status st = ks_strata_spread(plan, v, scale, residual, mode, sp, single, err);
-    long double var = 0;
+    long double var = 0, denom = 0;
     for (size_t c = 0; st == KS_OK && c < plan->cluster_count; c++) {
         if (sp[c].census || sp[c].n == 0)
             continue;
         double N = (double)plan->clusters[c].size;
-        var += (long double)N * N * sp[c].fpc * sp[c].s2 / sp[c].n;
+        long double vh = (long double)N * N * sp[c].fpc * sp[c].s2 / sp[c].n;
+        var += vh;
+        if (isfinite(sp[c].df) && sp[c].df > 0)
+            denom += vh * vh / sp[c].df;
     }
     free(sp);
     *variance = (double)var;
+    if (df)
+        *df = denom > 0 ? (double)(var * var / denom) : INFINITY;
     return st;
 }
 
+/* Student's t quantile: exact for 1 and 2 degrees of freedom, else the
+ * Cornish-Fisher expansion in 1/df around the normal quantile (Abramowitz
+ * and Stegun 26.7.5; within 1 % of the exact value from 3 df on). */
+double ks_student_t_quantile(double p, double df)
+{
+    if (!(df > 0) || isinf(df) || df > 1e7)
+        return ks_normal_quantile(p);
+    if (df < 1.5 && df >= 1)
+        return tan(M_PI * (p - 0.5));
+    if (df < 2.5 && df >= 1.5)
+        return (2 * p - 1) / sqrt(2 * p * (1 - p));
+    if (df < 1)
+        df = 1; /* Satterthwaite can give less; the 1-df value is conservative */
+    double z = ks_normal_quantile(p), z2 = z * z;
+    double g1 = (z2 + 1) * z / 4;
+    double g2 = ((5 * z2 + 16) * z2 + 3) * z / 96;
+    double g3 = (((3 * z2 + 19) * z2 + 17) * z2 - 15) * z / 384;
+    double g4 = ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / 92160;
+    return z + g1 / df + g2 / (df * df) + g3 / (df * df * df) + g4 / (df * df * df * df);
+}
+
 ks_status ks_plan_total_variance(const ks_plan *plan, const double *y, ks_single_mode mode,
-                                 double *estimate, double *variance, size_t *single,
+                                 double *estimate, double *variance, double *df, size_t *single,
                                  ks_error *err)
 {
     long double total = 0;
     for (size_t i = 0; i < plan->sample_count; i++)
         total += plan->samples[i].weight * (long double)y[i];
     *estimate = (double)total;
-    return stratified_variance(plan, y, y, false, mode, variance, single, err);
+    return stratified_variance(plan, y, y, false, mode, variance, df, single, err);
 }
 
 ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const double *x,
-                                 ks_single_mode mode, double *ratio, double *variance,
+                                 ks_single_mode mode, double *ratio, double *variance, double *df,
                                  size_t *single, ks_error *err)
 {
     long double ty = 0, tx = 0;
@@ -258,7 +332,7 @@ ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const dou
     double vd;
     /* a one-sample stratum's profile CV is applied to the numerator's value:
      * the linearised residual d has no scale of its own */
-    ks_status st = stratified_variance(plan, d, y, true, mode, &vd, single, err);
+    ks_status st = stratified_variance(plan, d, y, true, mode, &vd, df, single, err);
     free(d);
     *ratio = r;
     *variance = vd / (double)(tx * tx);
@@ -289,9 +363,10 @@ static ks_status push(ks_estimate *e, size_t *cap, ks_metric_estimate **out, ks_
     return KS_OK;
 }
 
-static void finish_interval(ks_metric_estimate *m, double z, double bound)
+static void finish_interval(ks_metric_estimate *m, double confidence, double bound)
 {
-    double half = z * sqrt(m->variance > 0 ? m->variance : 0);
+    double t = ks_student_t_quantile(1 - (1 - confidence) / 2, m->df);
+    double half = t * sqrt(m->variance > 0 ? m->variance : 0);
     m->ci_low = m->estimate - half;
     m->ci_high = m->estimate + half;
     m->rel_halfwidth = m->estimate != 0 ? half / fabs(m->estimate) : (half > 0 ? INFINITY : 0);
@@ -358,9 +433,9 @@ static ks_status add_total(const ks_plan *plan, const ks_results *r, const long 
     if (st != KS_OK)
         return st;
     snprintf(me->name, sizeof me->name, "%s", r->metrics[m]);
-    st = ks_plan_total_variance(plan, y, o->single, &me->estimate, &me->variance,
+    st = ks_plan_total_variance(plan, y, o->single, &me->estimate, &me->variance, &me->df,
                                 &me->single_strata, err);
-    finish_interval(me, e->z, e->bound);
+    finish_interval(me, plan->params.confidence, e->bound);
     return st;
 }
 
@@ -391,9 +466,9 @@ static ks_status add_ratio(const ks_plan *plan, const ks_results *r, const long 
         return st;
     snprintf(me->name, sizeof me->name, "%s", name);
     me->is_ratio = 1;
-    st = ks_plan_ratio_variance(plan, y, x, o->single, &me->estimate, &me->variance,
+    st = ks_plan_ratio_variance(plan, y, x, o->single, &me->estimate, &me->variance, &me->df,
                                 &me->single_strata, err);
-    finish_interval(me, e->z, e->bound);
+    finish_interval(me, plan->params.confidence, e->bound);
     return st;
 }
 

@@ -44,6 +44,8 @@ typedef struct ks_stratum_spread {
     double n;   /* distinct samples, or draws when drawn with replacement */
     double s2;  /* S_h^2 (n-1 divisor); for a one-sample cluster, by the mode */
     double fpc; /* 1 - n/N without replacement, 1 with */
+    double df;  /* degrees of freedom of s2; INFINITY when borrowed from
+                 * the profile */
     bool census;
     bool single;
 } ks_stratum_spread;

@@ -223,7 +223,20 @@ static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_
     if (!sp)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     ks_status st = ks_strata_spread(plan, y, y, false, opt->single, sp, NULL, err);
-    long double total = 0, sum_ab = 0, fpc = 0;
+    long double total = 0, sum_ab = 0, fpc = 0, var = 0, denom = 0;
+    for (size_t c = 0; c < k; c++) {
+        double N = (double)plan->clusters[c].size;
+        long double vh = sp[c].census || sp[c].n == 0
+                             ? 0
+                             : (long double)N * N * sp[c].fpc * sp[c].s2 / sp[c].n;
+        var += vh;
+        if (isfinite(sp[c].df) && sp[c].df > 0)
+            denom += vh * vh / sp[c].df;
+    }
+    /* the quantile the estimate will use: t at the observed spread's degrees
+     * of freedom, which more samples only raise */
+    double t = ks_student_t_quantile(1 - (1 - plan->params.confidence) / 2,
+                                     denom > 0 ? (double)(var * var / denom) : INFINITY);
     for (size_t i = 0; i < plan->sample_count; i++)
         total += plan->samples[i].weight * (long double)y[i];
     for (size_t c = 0; c < k; c++) {
@@ -234,7 +247,7 @@ static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_
         sum_ab += sqrtl((long double)a * N * N * s2);
         fpc += N * s2;
     }
-    long double bound = eps * total / plan->z;
+    long double bound = eps * total / t;
     double c_bound = (double)(bound * bound + fpc);
     for (size_t c = 0; st == KS_OK && c < k; c++) {
         const ks_cluster *cl = &plan->clusters[c];
