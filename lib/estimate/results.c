@@ -526,7 +526,9 @@ static bool job_ok(const char *dir)
     if (!f)
         return false;
     char buf[32] = "";
-    bool ok = fgets(buf, sizeof buf, f) && strcmp(ks_trim(buf), "0") == 0;
+    bool ok = fgets(buf, sizeof buf, f) != NULL;
+    buf[strcspn(buf, "\r\n")] = '\0';
+    ok = ok && strcmp(ks_trim(buf), "0") == 0;
     fclose(f);
     return ok;
 }
