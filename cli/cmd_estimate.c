@@ -44,8 +44,14 @@ static void print_json(const ks_estimate *e, ks_single_mode single)
     for (size_t i = 0; i < e->count; i++) {
         const ks_metric_estimate *m = &e->metrics[i];
         printf("%s\n  {\"metric\": \"", i ? "," : "");
-        for (const char *c = m->name; *c; c++)
-            printf(*c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
+        for (const unsigned char *c = (const unsigned char *)m->name; *c; c++) {
+            if (*c == '"' || *c == '\\')
+                printf("\\%c", *c);
+            else if (*c < 0x20)
+                printf("\\u%04x", *c);
+            else
+                putchar(*c);
+        }
         printf("\", \"estimate\": ");
         json_number(m->estimate);
         printf(", \"ci_low\": ");
@@ -83,8 +89,8 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
     if (single)
         printf("clusters with one sample: %zu; their variance %s\n", single,
                cr->single == KS_SINGLE_COLLAPSE
-                   ? "comes from collapsing each with the nearest cluster of its kernel "
-                     "group, sized by profiled time"
+                   ? "pools each with the nearest cluster of its kernel group, in units "
+                     "of their profiled means (collapsed strata)"
                    : "borrows the profile's coefficient of variation");
     if (e->skipped)
         printf("metrics not reported for every sample, left out: %zu\n", e->skipped);

@@ -112,17 +112,43 @@ static stratum_stat stratum_of(const ks_plan *plan, const strata *st, size_t c, 
     return r;
 }
 
-static long neighbour(const ks_plan *plan, const strata *st, size_t c)
+/* For every cluster, the nearest cluster (by index: clusters of a group are
+ * adjacent duration ranges in plan order) of the same kernel group that has
+ * samples, or -1; one pass each way, so plans of many singleton groups stay
+ * linear. */
+static ks_status neighbours_build(const ks_plan *plan, const strata *st, long *nb, ks_error *err)
 {
-    for (size_t d = 1; d < plan->cluster_count; d++) {
-        if (c >= d && plan->clusters[c - d].group == plan->clusters[c].group &&
-            st->start[c - d + 1] > st->start[c - d])
-            return (long)(c - d);
-        if (c + d < plan->cluster_count && plan->clusters[c + d].group == plan->clusters[c].group &&
-            st->start[c + d + 1] > st->start[c + d])
-            return (long)(c + d);
+    size_t k = plan->cluster_count;
+    long *last = malloc((plan->group_count + 1) * sizeof *last);
+    long *prev = malloc((k + 1) * sizeof *prev);
+    if (!last || !prev) {
+        free(last);
+        free(prev);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     }
-    return -1;
+    for (size_t g = 0; g < plan->group_count; g++)
+        last[g] = -1;
+    for (size_t c = 0; c < k; c++) {
+        uint32_t g = plan->clusters[c].group;
+        prev[c] = g < plan->group_count ? last[g] : -1;
+        if (g < plan->group_count && st->start[c + 1] > st->start[c])
+            last[g] = (long)c;
+    }
+    for (size_t g = 0; g < plan->group_count; g++)
+        last[g] = -1;
+    for (size_t c = k; c-- > 0;) {
+        uint32_t g = plan->clusters[c].group;
+        long next = g < plan->group_count ? last[g] : -1;
+        if (prev[c] >= 0 && (next < 0 || (long)c - prev[c] <= next - (long)c))
+            nb[c] = prev[c];
+        else
+            nb[c] = next;
+        if (g < plan->group_count && st->start[c + 1] > st->start[c])
+            last[g] = (long)c;
+    }
+    free(last);
+    free(prev);
+    return KS_OK;
 }
 
 /* Values of clusters c and j in units of their cluster's profiled mean
@@ -160,14 +186,13 @@ static double pooled_relative_s2(const ks_plan *plan, const strata *st, size_t c
  * 5A.12, in relative units so that ROOT's designed differences between
  * duration strata do not count as spread, while any departure of the
  * simulator from the profile's proportions does: conservative). */
-static double single_s2(const ks_plan *plan, const strata *st, size_t c, const double *v,
-                        double scale, ks_single_mode mode, double within_cv2, double within_df,
-                        double *df)
+static double single_s2(const ks_plan *plan, const strata *st, size_t c, long nb,
+                        const double *v, double scale, ks_single_mode mode, double within_cv2,
+                        double within_df, double *df)
 {
     const ks_cluster *cl = &plan->clusters[c];
     double N = (double)cl->size;
     if (mode == KS_SINGLE_COLLAPSE) {
-        long nb = neighbour(plan, st, c);
         double unit = 1;
         double s2 = nb >= 0 ? pooled_relative_s2(plan, st, c, (size_t)nb, v, &unit, df) : NAN;
         if (!isnan(s2))
@@ -221,6 +246,14 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
     size_t ones = 0;
     double within_df = 0;
     double within_cv2 = pooled_within_cv2(plan, &st, v, scale, wr, &within_df);
+    long *nb = malloc((plan->cluster_count + 1) * sizeof *nb);
+    status = nb ? neighbours_build(plan, &st, nb, err)
+                : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if (status != KS_OK) {
+        free(nb);
+        strata_free(&st);
+        return status;
+    }
     for (size_t c = 0; c < plan->cluster_count; c++) {
         ks_stratum_spread *o = &out[c];
         memset(o, 0, sizeof *o);
@@ -236,8 +269,8 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
             continue;
         if (s.distinct < 2) {
             size_t first = st.order[st.start[c]];
-            o->s2 = single_s2(plan, &st, c, v, scale[first], mode, within_cv2, within_df,
-                              &o->df);
+            o->s2 = single_s2(plan, &st, c, nb[c], v, scale[first], mode, within_cv2,
+                              within_df, &o->df);
             o->single = true;
             ones++;
         } else {
@@ -245,6 +278,7 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
             o->df = s.distinct - 1;
         }
     }
+    free(nb);
     strata_free(&st);
     if (single)
         *single = ones;
