@@ -35,3 +35,6 @@ done
 # PyTorch profiler (Kineto) JSON: parse throughput and peak memory on a
 # 600 MB synthetic trace
 "$B/bench_kineto" --size-mb 600 --out "$OUT/kineto-600mb.json"
+# the loop's back half: plan read, simulator log, estimate, refine
+"$B/bench_estimate" 2000000 0.0005 40
+"$B/bench_estimate" 2000000 0.002 300

@@ -206,16 +206,20 @@ static ks_status row_for(ks_results *r, uint64_t id, uint32_t source, long line,
     return KS_OK;
 }
 
+static void put(ks_results *r, size_t row, size_t m, double v, bool accumulate)
+{
+    double *cell = &r->values[m][row];
+    *cell = accumulate && !isnan(*cell) ? *cell + v : v;
+}
+
 static ks_status set_value(ks_results *r, size_t row, const char *metric, double v,
                            bool accumulate, ks_error *err)
 {
     size_t m;
     ks_status st = add_metric(r, metric, &m, err);
-    if (st != KS_OK)
-        return st;
-    double *cell = &r->values[m][row];
-    *cell = accumulate && !isnan(*cell) ? *cell + v : v;
-    return KS_OK;
+    if (st == KS_OK)
+        put(r, row, m, v, accumulate);
+    return st;
 }
 
 /* ------------------------------------------------------ uid -> plan id */
@@ -259,7 +263,34 @@ typedef struct log_ctx {
     ks_concurrent_mode concurrent;
     const char *path;
     uint32_t source;
+    /* metric of the i-th statistic of the last block: blocks list the same
+     * statistics in the same order, so names are looked up once */
+    size_t *hint;
+    size_t hint_count;
 } log_ctx;
+
+static ks_status metric_of(log_ctx *c, size_t i, const char *name, size_t *m, ks_error *err)
+{
+    if (i < c->hint_count && c->hint[i] < c->r->metric_count &&
+        strcmp(c->r->metrics[c->hint[i]], name) == 0) {
+        *m = c->hint[i];
+        return KS_OK;
+    }
+    ks_status st = add_metric(c->r, name, m, err);
+    if (st != KS_OK)
+        return st;
+    if (i >= c->hint_count) {
+        size_t *h = realloc(c->hint, (i + 1) * sizeof *h);
+        if (!h)
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        for (size_t k = c->hint_count; k <= i; k++)
+            h[k] = SIZE_MAX;
+        c->hint = h;
+        c->hint_count = i + 1;
+    }
+    c->hint[i] = *m;
+    return KS_OK;
+}
 
 static ks_status on_block(void *vctx, const ks_simlog_block *b, ks_error *err)
 {
@@ -284,9 +315,11 @@ static ks_status on_block(void *vctx, const ks_simlog_block *b, ks_error *err)
         ks_status st = map_uid(c->map, b->uids[u], c->path, b->line, &id, err);
         if (st == KS_OK)
             st = row_for(c->r, id, c->source, b->line, split, &row, err);
-        for (size_t i = 0; i < b->stat_count && st == KS_OK; i++)
-            st = set_value(c->r, row, b->names[i], b->values[i] / (double)b->uid_count, split,
-                           err);
+        for (size_t i = 0; i < b->stat_count && st == KS_OK; i++) {
+            size_t m;
+            if ((st = metric_of(c, i, b->names[i], &m, err)) == KS_OK)
+                put(c->r, row, m, b->values[i] / (double)b->uid_count, split);
+        }
         if (st != KS_OK)
             return st;
     }
@@ -296,7 +329,7 @@ static ks_status on_block(void *vctx, const ks_simlog_block *b, ks_error *err)
 static ks_status read_log(ks_input *in, const char *path, const uid_map *map,
                           const ks_results_options *opt, ks_results *r, ks_error *err)
 {
-    log_ctx c = {r, map, opt->concurrent, path, 0};
+    log_ctx c = {r, map, opt->concurrent, path, 0, NULL, 0};
     ks_status st = add_source(r, path, &c.source, err);
     if (st != KS_OK)
         return st;
@@ -316,6 +349,7 @@ static ks_status read_log(ks_input *in, const char *path, const uid_map *map,
     if (st == KS_OK)
         st = ks_simlog_finish(s, &blocks, err);
     ks_simlog_free(s);
+    free(c.hint);
     if (st == KS_OK && blocks == 0)
         st = ks_error_set(err, KS_ERR_FORMAT, path, 0,
                           "no per-kernel statistics (kernel_name / kernel_launch_uid blocks): "
