@@ -1,6 +1,7 @@
 /* cli_results.c - the result-reading options of estimate and refine. */
 #include "cli_results.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void cli_results_init(cli_results *r)
@@ -22,8 +23,11 @@ bool cli_results_option(cli_results *r, int opt, const char *arg, const char *cm
         r->read.uid_base = (int64_t)u;
         return true;
     case 'W':
+        if (r->map_count == CLI_MAX_UID_MAPS)
+            *rc = cli_usage_error(cmd, "at most %d --uid-map", CLI_MAX_UID_MAPS);
+        else
+            r->maps[r->map_count++] = arg;
         r->read.uid_mode = KS_UID_MAP;
-        r->read.uid_map = arg;
         return true;
     case 'C' + 256:
         if (strcmp(arg, "split") == 0)
@@ -55,10 +59,19 @@ int cli_results_read(cli_results *r, const char *plan_path, const ks_plan *plan,
     if (ks_file_xxh128(plan_path, r->plan_digest, &err) != KS_OK)
         return cli_fail(&err);
     r->read.plan_xxh128 = r->plan_digest;
-    for (int i = 0; i < count; i++)
+    if (r->map_count > 1 && r->map_count != count) {
+        ks_results_free(out);
+        fprintf(stderr, "ksample: %d --uid-map for %d results: give one, or one each\n",
+                r->map_count, count);
+        return KS_ERR_USAGE;
+    }
+    for (int i = 0; i < count; i++) {
+        if (r->map_count)
+            r->read.uid_map = r->maps[r->map_count > 1 ? i : 0];
         if (ks_results_read(paths[i], plan, &r->read, out, &err) != KS_OK) {
             ks_results_free(out);
             return cli_fail(&err);
         }
+    }
     return 0;
 }

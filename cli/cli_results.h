@@ -5,10 +5,14 @@
 
 #include "cli.h"
 
+enum { CLI_MAX_UID_MAPS = 64 };
+
 typedef struct cli_results {
     ks_results_options read;
     ks_single_mode single;
     char plan_digest[33];
+    int map_count; /* --uid-map given: one for every result, or one each */
+    const char *maps[CLI_MAX_UID_MAPS];
 } cli_results;
 
 #define CLI_RESULTS_LONG_OPTIONS                                                           \
@@ -18,7 +22,9 @@ typedef struct cli_results {
 
 #define CLI_RESULTS_HELP                                                                   \
     "  --uid-map FILE     weights.csv of 'ksample export --to accelsim': maps the\n"      \
-    "                     simulator's kernel_launch_uid to plan ids\n"                    \
+    "                     simulator's kernel_launch_uid to plan ids.  Once for every\n"  \
+    "                     RESULTS argument, or once per RESULTS argument, in order\n"     \
+    "                     (e.g. the parent's and the new ids' logs after refine)\n"       \
     "  --uid-base B       plan id = kernel_launch_uid - B (1: the simulator ran the\n"    \
     "                     whole program).  Default: uid k is the k-th sampled id in\n"    \
     "                     ascending order (a simulated exported kernelslist.g)\n"         \

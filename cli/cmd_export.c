@@ -22,10 +22,34 @@ static void help(void)
            "  --profile FILE     the plan's profile (default: the input the plan records,\n"
            "                     when present); with traces, every sampled id is checked\n"
            "                     against its trace header (name, grid, block)\n"
+           "  --exclude PLAN     leave out the ids PLAN samples too (after refine: only\n"
+           "                     the new launches, the parent's results being reused)\n"
            "  --remap            match launches by (name, grid, block, occurrence) when\n"
            "                     the tracer saw other launches than the profiler\n"
            "                     (warm-up kernels, autotuning runs)\n"
            "  -h, --help         this text\n");
+}
+
+/* Removes from plan the samples that the plan at path has too. */
+static ks_status drop_excluded(ks_plan *plan, const char *path, ks_error *err)
+{
+    ks_plan other;
+    ks_status st = ks_plan_read(path, &other, err);
+    if (st != KS_OK)
+        return st;
+    size_t out = 0, j = 0;
+    for (size_t i = 0; i < plan->sample_count; i++) {
+        while (j < other.sample_count && other.samples[j].id < plan->samples[i].id)
+            j++;
+        if (j < other.sample_count && other.samples[j].id == plan->samples[i].id)
+            continue;
+        plan->samples[out++] = plan->samples[i];
+    }
+    plan->sample_count = out;
+    ks_plan_free(&other);
+    if (out == 0)
+        return ks_error_set(err, KS_ERR_USAGE, path, 0, "every sampled id is in this plan too");
+    return KS_OK;
 }
 
 int cmd_export(int argc, char **argv)
@@ -34,8 +58,9 @@ int cmd_export(int argc, char **argv)
         {"to", required_argument, NULL, 't'},      {"output", required_argument, NULL, 'o'},
         {"traces", required_argument, NULL, 'T'},  {"profile", required_argument, NULL, 'P'},
         {"remap", no_argument, NULL, 'r'},         {"help", no_argument, NULL, 'h'},
+        {"exclude", required_argument, NULL, 'x'},
         {NULL, 0, NULL, 0}};
-    const char *to = NULL, *out = NULL, *profile_path = NULL;
+    const char *to = NULL, *out = NULL, *profile_path = NULL, *exclude = NULL;
     ks_export_options eo = {0};
     int opt;
     optind = 1;
@@ -55,6 +80,9 @@ int cmd_export(int argc, char **argv)
             break;
         case 'r':
             eo.remap = 1;
+            break;
+        case 'x':
+            exclude = optarg;
             break;
         case 'h':
             help();
@@ -76,10 +104,10 @@ int cmd_export(int argc, char **argv)
     if (ks_plan_read(argv[optind], &plan, &err) != KS_OK)
         return cli_fail(&err);
     ks_profile *p = NULL;
-    ks_status st = KS_OK;
+    ks_status st = exclude ? drop_excluded(&plan, exclude, &err) : KS_OK;
     /* the profile is needed to check ids against traces; without traces it
      * is not read at all */
-    if (eo.traces) {
+    if (st == KS_OK && eo.traces) {
         st = ks_plan_open_profile(&plan, profile_path, &p, &err);
         if (st != KS_OK && !profile_path && !eo.remap) {
             char buf[1200];

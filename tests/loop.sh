@@ -88,6 +88,18 @@ sort "$T/ids2" >"$T/ids2.s"
 expect 0 "$KS" refine "$T/plan.json" "$T/noisy.csv" --profile "$T/w.csv" -o "$T/plan2b.json"
 cmp -s "$T/plan2.json" "$T/plan2b.json" || bad "refine is not deterministic"
 
+# after refine, only the new launches are simulated; the parent's results are
+# reused, each log with its own uid map
+expect 0 "$KS" export "$T/plan2.json" --exclude "$T/plan.json" --to ids -o "$T/ids_new"
+[ "$(($(wc -l <"$T/ids_new") + n))" = "$(wc -l <"$T/ids2")" ] || bad "--exclude kept old ids"
+for part in ids ids_new; do
+    awk 'BEGIN {print "uid,id"} {print NR "," $1}' "$T/$part" >"$T/$part.map"
+    awk 'BEGIN {srand(5)} {printf "kernel_name = k\nkernel_launch_uid = %d\ngpu_sim_cycle = %d\n", NR, 1000 + 50000 * rand()}' "$T/$part" >"$T/$part.log"
+done
+expect 0 "$KS" estimate "$T/plan2.json" "$T/ids.log" "$T/ids_new.log" --uid-map "$T/ids.map" --uid-map "$T/ids_new.map"
+expect 4 "$KS" estimate "$T/plan2.json" "$T/ids.log" "$T/ids_new.log" --uid-map "$T/ids.map"
+expect 2 "$KS" estimate "$T/plan2.json" "$T/ids.log" --uid-map "$T/ids.map" --uid-map "$T/ids_new.map"
+
 # a plan of another schema is refused
 sed 's/"schema": 1/"schema": 9/' "$T/plan.json" >"$T/p9.json"
 expect 4 "$KS" estimate "$T/p9.json" "$T/res.csv"
