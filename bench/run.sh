@@ -42,3 +42,6 @@ done
 # engine's own cost: 500 jobs of `true`, 2 at a time, then a rerun that skips all
 rm -rf "$OUT/run-bench"
 "$B/bench_report_run" "$W" "$OUT/run-bench" 500 2
+# the loop's back half: plan read, simulator log, estimate, refine
+"$B/bench_estimate" 2000000 0.0005 40
+"$B/bench_estimate" 2000000 0.002 300

@@ -25,6 +25,9 @@ static const command commands[] = {
     {"formats", cmd_formats, "list the input formats and methods"},
     {"report", cmd_report, "write a self-contained HTML report with charts"},
     {"status", cmd_status, "say which jobs of a run are done, failed or pending"},
+    {"export", cmd_export, "write a plan for a tracer or simulator (accelsim, ...)"},
+    {"estimate", cmd_estimate, "whole-workload metrics with intervals from simulated samples"},
+    {"refine", cmd_refine, "add samples until the simulated values meet the bound"},
 };
 
 static void usage(FILE *f)

@@ -357,6 +357,8 @@ typedef struct ks_plan {
     ks_cluster *clusters;
     size_t sample_count, sample_capacity;
     ks_sample *samples;      /* sorted by id; repeats of one id are merged */
+    int with_replacement;    /* the method drew with replacement (estimators
+                              * then drop the finite-population correction) */
     uint64_t draws;          /* samples drawn before merging repeats */
     uint64_t population;     /* N */
     double total_ns;         /* profile's total time */
@@ -369,6 +371,14 @@ typedef struct ks_plan {
     uint64_t input_bytes;
     char input_format[32];
     uint64_t input_invocations;
+    /* refine: the plan this one extends ("" when none) and its file's digest */
+    char parent_path[512];
+    char parent_xxh128[33];
+    /* params a reader found that this version does not know: written back
+     * as they were read (name, JSON text of the value) */
+    size_t extra_param_count;
+    char **extra_param_names;
+    char **extra_param_values;
 } ks_plan;
 
 void ks_plan_init(ks_plan *plan);
@@ -655,6 +665,176 @@ void ks_run_manifest_free(ks_run_manifest *m);
  * their state and exit code (for `estimate`, which refuses an incomplete
  * run). */
 ks_status ks_run_check_complete(const char *rundir, const ks_run_manifest *m, ks_error *err);
+
+/* ------------------------------------------- closing the loop: plan files */
+
+/* Reads a plan written by ks_plan_write_json (schema KS_PLAN_SCHEMA; others
+ * are refused) and validates it: ids unique and sorted, cluster indexes
+ * valid, weights positive and finite.  ks_plan_write_json writes it back to
+ * the same bytes. */
+ks_status ks_plan_read(const char *path, ks_plan *plan, ks_error *err);
+/* The same from memory; name is what errors call it. */
+ks_status ks_plan_read_buffer(const char *data, size_t len, const char *name, ks_plan *plan,
+                              ks_error *err);
+/* XXH3-128 of a file's bytes as stored, as xxh128sum prints it. */
+ks_status ks_file_xxh128(const char *path, char hex[33], ks_error *err);
+/* Reads the profile a plan was made from: path, or the plan's recorded input
+ * when path is NULL, in the plan's recorded format.  Refuses a file whose
+ * digest or invocation count is not the plan's. */
+ks_status ks_plan_open_profile(const ks_plan *plan, const char *path, ks_profile **out,
+                               ks_error *err);
+
+/* ------------------------------------------------ exporters (plan -> tracer) */
+
+typedef struct ks_export_options {
+    const char *traces;        /* accelsim: folder of the complete traces */
+    const ks_profile *profile; /* the plan's profile: ids checked against the
+                                * trace headers when given */
+    int remap;                 /* match launches by (name, grid, block,
+                                * occurrence) instead of by position */
+} ks_export_options;
+
+typedef struct ks_exporter {
+    const char *name;
+    const char *summary;
+    int output_is_folder; /* out names a folder (created) rather than a file */
+    ks_status (*write)(const ks_plan *plan, const ks_export_options *opt, const char *out,
+                       ks_error *err);
+} ks_exporter;
+
+const ks_exporter *const *ks_exporters(void); /* NULL-terminated */
+const ks_exporter *ks_exporter_find(const char *name);
+
+/* ------------------------------------- simulator results and the estimate */
+
+/* Values of metrics per plan id, gathered from simulator logs, CSVs and run
+ * folders: values[metric][row], NAN where a source did not report a metric
+ * for that launch. */
+typedef struct ks_results {
+    size_t metric_count, metric_capacity;
+    char **metrics;
+    double **values;
+    size_t row_count, row_capacity;
+    uint64_t *ids;       /* plan ids (0-based launch order) */
+    uint32_t *source;    /* index into sources: where each row came from */
+    long *source_line;   /* line of the block or row in that source */
+    size_t source_count;
+    char **sources;
+    struct ks_results_index *index; /* id -> row (private) */
+} ks_results;
+
+/* How a simulator's kernel_launch_uid (1-based, in the order the simulator
+ * launched the kernels it was given) becomes a plan id. */
+typedef enum ks_uid_mode {
+    KS_UID_SAMPLED = 0, /* uid k = the k-th sampled id, ascending: what
+                         * simulating `ksample export --to accelsim` gives */
+    KS_UID_BASE = 1,    /* plan id = uid - uid_base (1: the whole program
+                         * was simulated) */
+    KS_UID_MAP = 2      /* a weights.csv written by the accelsim exporter */
+} ks_uid_mode;
+
+typedef enum ks_concurrent_mode {
+    KS_CONCURRENT_REFUSE = 0, /* a block listing several uids is an error */
+    KS_CONCURRENT_SPLIT = 1   /* its values are shared equally by its uids,
+                               * and a uid's blocks add up */
+} ks_concurrent_mode;
+
+typedef struct ks_results_options {
+    ks_uid_mode uid_mode;
+    int64_t uid_base;
+    const char *uid_map; /* KS_UID_MAP: weights.csv */
+    ks_concurrent_mode concurrent;
+    const char *plan_xxh128; /* run folders: the manifest must name this plan */
+} ks_results_options;
+
+void ks_results_init(ks_results *r);
+void ks_results_free(ks_results *r);
+void ks_results_options_init(ks_results_options *o);
+/* Adds what path holds: an Accel-Sim / GPGPU-Sim log (plain or compressed),
+ * a CSV "id,<metric>...", or a run folder (manifest.json and jobs/ with
+ * sim.log and status each).  Cumulative gpu_tot_* statistics are ignored.
+ * A launch reported twice is an error. */
+ks_status ks_results_read(const char *path, const ks_plan *plan, const ks_results_options *opt,
+                          ks_results *r, ks_error *err);
+/* Index of a metric, or -1; row of a plan id, or -1. */
+long ks_results_metric(const ks_results *r, const char *name);
+long ks_results_row(const ks_results *r, uint64_t id);
+
+/* A stratum with one simulated launch has no sample variance. */
+typedef enum ks_single_mode {
+    KS_SINGLE_COLLAPSE = 0,  /* pool it with the nearest stratum of its group
+                              * (collapsed strata: conservative) */
+    KS_SINGLE_PROFILE_CV = 1 /* s = the profile's CV of the stratum x its value */
+} ks_single_mode;
+
+/* Estimate and variance of the total of a metric whose values at the plan's
+ * samples are y[0..sample_count) (Cochran ch. 5: stratified, finite-population
+ * correction when drawn without replacement), and the variance estimate's
+ * Satterthwaite degrees of freedom (INFINITY when it rests on the profile
+ * alone).  *single counts the strata of one launch whose variance was
+ * obtained by `mode`.  df and single may be NULL. */
+ks_status ks_plan_total_variance(const ks_plan *plan, const double *y, ks_single_mode mode,
+                                 double *estimate, double *variance, double *df, size_t *single,
+                                 ks_error *err);
+/* Ratio of totals R = Y / X and the variance of the ratio estimator
+ * (linearised: d = y - R x). */
+ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const double *x,
+                                 ks_single_mode mode, double *ratio, double *variance, double *df,
+                                 size_t *single, ks_error *err);
+/* Quantile p of Student's t with df degrees of freedom (the normal's for
+ * df = INFINITY): intervals use t at the variance's degrees of freedom, so
+ * that a plan of few samples per cluster is not promised 95 % it does not
+ * have. */
+double ks_student_t_quantile(double p, double df);
+
+typedef struct ks_metric_estimate {
+    char name[160];
+    int is_ratio;
+    double estimate, variance, ci_low, ci_high, rel_halfwidth;
+    double df;     /* of the variance; INFINITY: the normal quantile */
+    int bound_met; /* 1, 0, or -1 when there is no bound */
+    size_t single_strata;
+} ks_metric_estimate;
+
+typedef struct ks_estimate_options {
+    ks_single_mode single;
+    double epsilon;            /* 0: the plan's bound */
+    size_t metric_count;       /* 0: every metric reported for every sample */
+    const char *const *metrics;
+    size_t ratio_count;        /* NAME=NUM/DEN; IPC is added when both
+                                * gpu_sim_insn and gpu_sim_cycle are there */
+    const char *const *ratios;
+} ks_estimate_options;
+
+typedef struct ks_estimate {
+    size_t count;
+    ks_metric_estimate *metrics;
+    double z, bound;
+    size_t skipped; /* metrics not reported for every sample (not asked for) */
+} ks_estimate;
+
+void ks_estimate_options_init(ks_estimate_options *o);
+/* Every sample of the plan must have a row in r; the first missing one is
+ * named in the error. */
+ks_status ks_estimate_compute(const ks_plan *plan, const ks_results *r,
+                              const ks_estimate_options *opt, ks_estimate *out, ks_error *err);
+void ks_estimate_free(ks_estimate *e);
+
+/* ---------------------------------------------------------------- refine */
+
+typedef struct ks_refine_options {
+    double epsilon;          /* 0: the plan's bound */
+    uint64_t seed;           /* for the extra draws; recorded */
+    ks_single_mode single;
+    const char *parent_path; /* recorded in the new plan with its digest */
+} ks_refine_options;
+
+/* Re-solves the plan's allocation with the observed spread of y (values at
+ * the plan's samples) in place of the profile's, keeps every sample and adds
+ * the extra ones, drawn without replacement from the cluster members not yet
+ * drawn (p: the plan's profile).  out is a new plan. */
+ks_status ks_plan_refine(const ks_plan *plan, const ks_profile *p, const double *y,
+                         const ks_refine_options *opt, ks_plan *out, ks_error *err);
 
 #ifdef __cplusplus
 }

@@ -113,6 +113,7 @@ static ks_status allegro_select(const ks_method_input *in, const void *model, ks
         st = visit(&c, 0, g->size[gi], "0", 0);
     }
     plan->bound = in->params->epsilon;
+    plan->with_replacement = 1; /* always: see visit() */
     snprintf(plan->bound_scope, sizeof plan->bound_scope, "per-group");
     free(c.scratch);
     return st;

@@ -279,6 +279,7 @@ static ks_status root_select(const ks_method_input *in, const void *model, ks_rn
     free(m_group);
     free(collapse);
     plan->bound = epsilon;
+    plan->with_replacement = pa->with_replacement;
     snprintf(plan->bound_scope, sizeof plan->bound_scope, "%s", joint ? "total" : "per-group");
 done:
     free(size);

@@ -54,6 +54,7 @@ static ks_status stem_select(const ks_method_input *in, const void *model, ks_rn
                          index, scratch, err);
     }
     plan->bound = pa->epsilon;
+    plan->with_replacement = sp->with_replacement;
     snprintf(plan->bound_scope, sizeof plan->bound_scope, "total");
 done:
     free(size);

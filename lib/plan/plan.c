@@ -26,6 +26,12 @@ void ks_plan_free(ks_plan *plan)
         free(plan->clusters[i].path);
     free(plan->clusters);
     free(plan->samples);
+    for (size_t i = 0; i < plan->extra_param_count; i++) {
+        free(plan->extra_param_names[i]);
+        free(plan->extra_param_values[i]);
+    }
+    free(plan->extra_param_names);
+    free(plan->extra_param_values);
     memset(plan, 0, sizeof *plan);
 }
 
@@ -214,6 +220,11 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
     json_number(f, plan->z);
     fprintf(f, ", \"seed\": %llu", (unsigned long long)pa->seed);
     write_method_params(plan, f);
+    for (size_t i = 0; i < plan->extra_param_count; i++) {
+        fputs(", ", f);
+        json_string(f, plan->extra_param_names[i]);
+        fprintf(f, ": %s", plan->extra_param_values[i]);
+    }
     fputs("},\n  \"input\": {\"path\": ", f);
     json_string(f, plan->input_path);
     fputs(", \"xxh128\": ", f);
@@ -223,6 +234,12 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
     fprintf(f, ", \"invocations\": %llu, \"total_ns\": ",
             (unsigned long long)plan->input_invocations);
     json_number(f, plan->total_ns);
+    if (plan->parent_path[0]) {
+        fputs("},\n  \"parent\": {\"path\": ", f);
+        json_string(f, plan->parent_path);
+        fputs(", \"xxh128\": ", f);
+        json_string(f, plan->parent_xxh128);
+    }
     fputs("},\n  \"predicted_speedup\": ", f);
     json_number(f, plan->predicted_speedup);
     fputs(",\n  \"bound\": {\"epsilon\": ", f);
@@ -236,6 +253,7 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
             plan->sample_count, (unsigned long long)plan->draws, plan->cluster_count,
             plan->group_count);
     json_number(f, plan->sampled_ns);
+    fprintf(f, ", \"with_replacement\": %s", plan->with_replacement ? "true" : "false");
     fputs("},\n  \"groups\": [", f);
     for (size_t i = 0; i < plan->group_count; i++) {
         fputs(i ? ",\n    " : "\n    ", f);

@@ -1,0 +1,188 @@
+/* cmd_estimate.c - `ksample estimate`: whole-workload metrics from the
+ * simulated samples, each with a confidence interval. */
+#include "cli_results.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(void)
+{
+    printf("usage: ksample estimate [options] PLAN RESULTS...\n\n"
+           "Estimates the total of every metric the simulator reported for every sampled\n"
+           "launch (sum of weight x value), with a confidence interval from the spread of\n"
+           "the simulated values inside each cluster (stratified variance with the\n"
+           "finite-population correction), and says whether the interval's relative\n"
+           "half-width meets the plan's bound.  Ratios (ipc = gpu_sim_insn / gpu_sim_cycle,\n"
+           "and --ratio) are estimated as ratios of totals with their own interval.\n\n"
+           "RESULTS: Accel-Sim / GPGPU-Sim logs (per-kernel 'name = value' statistics,\n"
+           "matched by kernel_launch_uid; cumulative gpu_tot_* ignored), CSVs with the\n"
+           "header id,<metric>,... (0-based plan ids), or run folders (manifest.json and\n"
+           "jobs/*/sim.log, every job with status 0).\n\n"
+           "options:\n"
+           "  --json             print a JSON array, one object per metric: metric,\n"
+           "                     estimate, ci_low, ci_high, rel_halfwidth, bound_met\n"
+           "  --metric NAME      estimate only this metric (repeatable); it must be\n"
+           "                     reported for every sample\n"
+           "  --ratio N=A/B      also estimate the ratio of totals A / B, named N\n"
+           "  --epsilon E        the bound to check (default: the plan's)\n" CLI_RESULTS_HELP
+           "  -h, --help         this text\n");
+}
+
+static void json_number(double x)
+{
+    if (isfinite(x))
+        printf("%.17g", x);
+    else
+        printf("null");
+}
+
+static void print_json(const ks_estimate *e, ks_single_mode single)
+{
+    printf("[");
+    for (size_t i = 0; i < e->count; i++) {
+        const ks_metric_estimate *m = &e->metrics[i];
+        printf("%s\n  {\"metric\": \"", i ? "," : "");
+        for (const unsigned char *c = (const unsigned char *)m->name; *c; c++) {
+            if (*c == '"' || *c == '\\')
+                printf("\\%c", *c);
+            else if (*c < 0x20)
+                printf("\\u%04x", *c);
+            else
+                putchar(*c);
+        }
+        printf("\", \"estimate\": ");
+        json_number(m->estimate);
+        printf(", \"ci_low\": ");
+        json_number(m->ci_low);
+        printf(", \"ci_high\": ");
+        json_number(m->ci_high);
+        printf(", \"rel_halfwidth\": ");
+        json_number(m->rel_halfwidth);
+        printf(", \"bound_met\": %s, \"ratio\": %s, \"single_sample_strata\": %zu, "
+               "\"single_sample\": \"%s\"}",
+               m->bound_met < 0 ? "null" : m->bound_met ? "true" : "false",
+               m->is_ratio ? "true" : "false", m->single_strata,
+               single == KS_SINGLE_COLLAPSE ? "collapse" : "profile-cv");
+    }
+    printf("\n]\n");
+}
+
+static void print_text(const ks_plan *plan, const ks_results *r, const cli_results *cr,
+                       const ks_estimate *e)
+{
+    printf("plan: %s, %zu samples of %llu launches; bound ", plan->method, plan->sample_count,
+           (unsigned long long)plan->input_invocations);
+    if (e->bound > 0)
+        printf("%.3g%% at %.3g%% confidence\n", e->bound * 100, plan->params.confidence * 100);
+    else
+        printf("none\n");
+    printf("results: %zu launches from %zu source(s); uids mapped %s\n", r->row_count,
+           r->source_count,
+           cr->read.uid_mode == KS_UID_MAP    ? "by the uid map"
+           : cr->read.uid_mode == KS_UID_BASE ? "as id = uid - base"
+                                              : "to the sampled ids in order");
+    size_t single = 0;
+    for (size_t i = 0; i < e->count; i++)
+        single = e->metrics[i].single_strata > single ? e->metrics[i].single_strata : single;
+    if (single)
+        printf("clusters with one sample: %zu; their variance %s\n", single,
+               cr->single == KS_SINGLE_COLLAPSE
+                   ? "pools each with the nearest cluster of its kernel group, in units "
+                     "of their profiled means (collapsed strata)"
+                   : "borrows the profile's coefficient of variation");
+    if (e->skipped)
+        printf("metrics not reported for every sample, left out: %zu\n", e->skipped);
+    printf("%-40s %15s %15s %15s %9s  %s\n", "metric", "estimate", "ci_low", "ci_high",
+           "+-rel", "bound");
+    for (size_t i = 0; i < e->count; i++) {
+        const ks_metric_estimate *m = &e->metrics[i];
+        printf("%-40s %15.6g %15.6g %15.6g %8.3f%%  %s\n", m->name, m->estimate, m->ci_low,
+               m->ci_high, m->rel_halfwidth * 100,
+               m->bound_met < 0 ? "-" : m->bound_met ? "met" : "NOT met");
+    }
+}
+
+static int run(const char *plan_path, char **paths, int count, cli_results *cr,
+               ks_estimate_options *eo, bool json)
+{
+    ks_error err;
+    ks_error_clear(&err);
+    ks_plan plan;
+    if (ks_plan_read(plan_path, &plan, &err) != KS_OK)
+        return cli_fail(&err);
+    ks_results r;
+    int rc = cli_results_read(cr, plan_path, &plan, paths, count, &r);
+    if (rc) {
+        ks_plan_free(&plan);
+        return rc;
+    }
+    eo->single = cr->single;
+    ks_estimate e;
+    if (ks_estimate_compute(&plan, &r, eo, &e, &err) != KS_OK) {
+        rc = cli_fail(&err);
+    } else {
+        if (json)
+            print_json(&e, cr->single);
+        else
+            print_text(&plan, &r, cr, &e);
+        ks_estimate_free(&e);
+    }
+    ks_results_free(&r);
+    ks_plan_free(&plan);
+    return rc;
+}
+
+int cmd_estimate(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'},          {"metric", required_argument, NULL, 'm'},
+        {"ratio", required_argument, NULL, 'r'},   {"epsilon", required_argument, NULL, 'e'},
+        {"help", no_argument, NULL, 'h'},          CLI_RESULTS_LONG_OPTIONS,
+        {NULL, 0, NULL, 0}};
+    cli_results cr;
+    cli_results_init(&cr);
+    ks_estimate_options eo;
+    ks_estimate_options_init(&eo);
+    const char **metrics = calloc((size_t)argc + 1, sizeof *metrics);
+    const char **ratios = calloc((size_t)argc + 1, sizeof *ratios);
+    bool json = false;
+    int opt, rc = 0;
+    optind = 1;
+    while (rc == 0 && (opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (cli_results_option(&cr, opt, optarg, "estimate", &rc))
+            continue;
+        switch (opt) {
+        case 'j':
+            json = true;
+            break;
+        case 'm':
+            metrics[eo.metric_count++] = optarg;
+            break;
+        case 'r':
+            ratios[eo.ratio_count++] = optarg;
+            break;
+        case 'e':
+            if (!cli_parse_double(optarg, &eo.epsilon) || !(eo.epsilon > 0 && eo.epsilon < 1))
+                rc = cli_usage_error("estimate", "--epsilon must be in (0, 1), got '%s'",
+                                     optarg);
+            break;
+        case 'h':
+            help();
+            rc = -1;
+            break;
+        default:
+            rc = cli_usage_error("estimate", "unknown option");
+        }
+    }
+    if (rc == 0 && argc - optind < 2)
+        rc = cli_usage_error("estimate", "expected a plan and at least one results file");
+    eo.metrics = metrics;
+    eo.ratios = ratios;
+    if (rc == 0)
+        rc = run(argv[optind], argv + optind + 1, argc - optind - 1, &cr, &eo, json);
+    free(metrics);
+    free(ratios);
+    return rc < 0 ? 0 : rc;
+}

@@ -1,0 +1,133 @@
+/* cmd_export.c - `ksample export`: a plan turned into what a tracer or a
+ * simulator reads. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void help(void)
+{
+    printf("usage: ksample export [options] --to FORMAT -o OUT PLAN\n\n"
+           "Writes what a tracer or simulator needs to record or run only the plan's\n"
+           "sampled launches.  Plan ids count launches from 0; each file says how its\n"
+           "consumer counts.\n\n"
+           "formats:\n");
+    for (const ks_exporter *const *e = ks_exporters(); *e; e++)
+        printf("  %-16s %s\n", (*e)->name, (*e)->summary);
+    printf("\noptions:\n"
+           "  --to FORMAT        one of the formats above\n"
+           "  -o, --output OUT   file to write (a folder for accelsim); written atomically\n"
+           "  --traces DIR       accelsim: the folder of the complete traces (its\n"
+           "                     kernelslist.g and kernel-*.traceg[.xz])\n"
+           "  --profile FILE     the plan's profile (default: the input the plan records,\n"
+           "                     when present); with traces, every sampled id is checked\n"
+           "                     against its trace header (name, grid, block)\n"
+           "  --exclude PLAN     leave out the ids PLAN samples too (after refine: only\n"
+           "                     the new launches, the parent's results being reused)\n"
+           "  --remap            match launches by (name, grid, block, occurrence) when\n"
+           "                     the tracer saw other launches than the profiler\n"
+           "                     (warm-up kernels, autotuning runs)\n"
+           "  -h, --help         this text\n");
+}
+
+/* Removes from plan the samples that the plan at path has too. */
+static ks_status drop_excluded(ks_plan *plan, const char *path, ks_error *err)
+{
+    ks_plan other;
+    ks_status st = ks_plan_read(path, &other, err);
+    if (st != KS_OK)
+        return st;
+    size_t out = 0, j = 0;
+    for (size_t i = 0; i < plan->sample_count; i++) {
+        while (j < other.sample_count && other.samples[j].id < plan->samples[i].id)
+            j++;
+        if (j < other.sample_count && other.samples[j].id == plan->samples[i].id)
+            continue;
+        plan->samples[out++] = plan->samples[i];
+    }
+    plan->sample_count = out;
+    ks_plan_free(&other);
+    if (out == 0)
+        return ks_error_set(err, KS_ERR_USAGE, path, 0, "every sampled id is in this plan too");
+    return KS_OK;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"to", required_argument, NULL, 't'},      {"output", required_argument, NULL, 'o'},
+        {"traces", required_argument, NULL, 'T'},  {"profile", required_argument, NULL, 'P'},
+        {"remap", no_argument, NULL, 'r'},         {"help", no_argument, NULL, 'h'},
+        {"exclude", required_argument, NULL, 'x'},
+        {NULL, 0, NULL, 0}};
+    const char *to = NULL, *out = NULL, *profile_path = NULL, *exclude = NULL;
+    ks_export_options eo = {0};
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 't':
+            to = optarg;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case 'T':
+            eo.traces = optarg;
+            break;
+        case 'P':
+            profile_path = optarg;
+            break;
+        case 'r':
+            eo.remap = 1;
+            break;
+        case 'x':
+            exclude = optarg;
+            break;
+        case 'h':
+            help();
+            return 0;
+        default:
+            return cli_usage_error("export", "unknown option");
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("export", "expected one plan file");
+    if (!to || !out)
+        return cli_usage_error("export", "--to FORMAT and -o OUT are required");
+    const ks_exporter *ex = ks_exporter_find(to);
+    if (!ex)
+        return cli_usage_error("export", "unknown format '%s' (see --help)", to);
+    ks_error err;
+    ks_error_clear(&err);
+    ks_plan plan;
+    if (ks_plan_read(argv[optind], &plan, &err) != KS_OK)
+        return cli_fail(&err);
+    ks_profile *p = NULL;
+    ks_status st = exclude ? drop_excluded(&plan, exclude, &err) : KS_OK;
+    /* the profile is needed to check ids against traces; without traces it
+     * is not read at all */
+    if (st == KS_OK && eo.traces) {
+        st = ks_plan_open_profile(&plan, profile_path, &p, &err);
+        if (st != KS_OK && !profile_path && !eo.remap) {
+            char buf[1200];
+            ks_error_format(&err, buf, sizeof buf);
+            fprintf(stderr,
+                    "ksample: note: ids not checked against the trace headers (%s); give "
+                    "--profile to check them\n",
+                    buf);
+            ks_error_clear(&err);
+            st = KS_OK;
+        }
+    }
+    eo.profile = p;
+    if (st == KS_OK)
+        st = ex->write(&plan, &eo, out, &err);
+    if (st == KS_OK)
+        fprintf(stderr, "ksample: %s: %zu sampled launches written to %s%s\n", ex->name,
+                plan.sample_count, out,
+                p ? " (ids checked against the trace headers)" : "");
+    ks_profile_free(p);
+    ks_plan_free(&plan);
+    return st == KS_OK ? 0 : cli_fail(&err);
+}

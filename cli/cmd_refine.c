@@ -1,0 +1,161 @@
+/* cmd_refine.c - `ksample refine`: extra samples when the simulated values
+ * vary more than the profile predicted. */
+#include "cli_results.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(void)
+{
+    printf("usage: ksample refine [options] PLAN RESULTS... -o NEWPLAN\n\n"
+           "Re-sizes the plan's clusters with the spread of the simulated values of one\n"
+           "metric in place of the profile's, so that the bound is met, keeps every\n"
+           "simulated launch and draws only the extra ones (without replacement, from\n"
+           "the launches not drawn yet).  The new plan records its parent (path and\n"
+           "digest); simulate its new ids and estimate with both result sets.\n"
+           "Prints nothing new when the bound is already met (the plan is copied with\n"
+           "the same samples).\n\n"
+           "options:\n"
+           "  -o, --output FILE  the new plan (required); written atomically\n"
+           "  --metric NAME      the metric whose bound counts (default gpu_sim_cycle if\n"
+           "                     reported, else the results' first metric)\n"
+           "  --epsilon E        the bound (default: the plan's)\n"
+           "  --profile FILE     the plan's profile (default: the input the plan records;\n"
+           "                     its digest must match)\n"
+           "  --seed N           seed of the extra draws (default: the plan's seed + 1),\n"
+           "                     recorded as refine_seed\n" CLI_RESULTS_HELP
+           "  -h, --help         this text\n");
+}
+
+typedef struct refine_args {
+    const char *output, *metric, *profile;
+    double epsilon;
+    uint64_t seed;
+    bool seed_given;
+} refine_args;
+
+static int values_of(const ks_plan *plan, const ks_results *r, const char *metric, double *y)
+{
+    long m = metric ? ks_results_metric(r, metric) : ks_results_metric(r, "gpu_sim_cycle");
+    if (m < 0 && !metric && r->metric_count > 0)
+        m = 0;
+    if (m < 0) {
+        fprintf(stderr, "ksample refine: no metric named '%s' in the results\n",
+                metric ? metric : "gpu_sim_cycle");
+        return KS_ERR_USAGE;
+    }
+    for (size_t i = 0; i < plan->sample_count; i++) {
+        long row = ks_results_row(r, plan->samples[i].id);
+        y[i] = row < 0 ? NAN : r->values[m][row];
+        if (isnan(y[i])) {
+            fprintf(stderr, "ksample refine: sample id %llu has no %s in the results\n",
+                    (unsigned long long)plan->samples[i].id, r->metrics[m]);
+            return KS_ERR_FORMAT;
+        }
+    }
+    fprintf(stderr, "ksample refine: sizing by %s\n", r->metrics[m]);
+    return 0;
+}
+
+static ks_status write_plan(const void *ctx, FILE *f, ks_error *err)
+{
+    return ks_plan_write_json(ctx, f, err);
+}
+
+static int refine_with(const ks_plan *plan, const char *plan_path, const ks_profile *p,
+                       const double *y, const refine_args *a, cli_results *cr)
+{
+    ks_error err;
+    ks_error_clear(&err);
+    ks_refine_options ro = {a->epsilon, a->seed_given ? a->seed : plan->params.seed + 1,
+                            cr->single, plan_path};
+    ks_plan out;
+    if (ks_plan_refine(plan, p, y, &ro, &out, &err) != KS_OK)
+        return cli_fail(&err);
+    ks_status st = ks_write_atomic(a->output, write_plan, &out, &err);
+    if (st == KS_OK)
+        fprintf(stderr, "ksample refine: %zu samples (%zu new) in %zu clusters, bound %.3g%%\n",
+                out.sample_count, out.sample_count - plan->sample_count, out.cluster_count,
+                out.bound * 100);
+    ks_plan_free(&out);
+    return st == KS_OK ? 0 : cli_fail(&err);
+}
+
+static int run(const char *plan_path, char **paths, int count, cli_results *cr,
+               const refine_args *a)
+{
+    ks_error err;
+    ks_error_clear(&err);
+    ks_plan plan;
+    if (ks_plan_read(plan_path, &plan, &err) != KS_OK)
+        return cli_fail(&err);
+    ks_results r;
+    int rc = cli_results_read(cr, plan_path, &plan, paths, count, &r);
+    double *y = malloc((plan.sample_count + 1) * sizeof *y);
+    ks_profile *p = NULL;
+    if (rc == 0 && !y)
+        rc = KS_ERR_NOMEM;
+    if (rc == 0)
+        rc = values_of(&plan, &r, a->metric, y);
+    if (rc == 0 && ks_plan_open_profile(&plan, a->profile, &p, &err) != KS_OK)
+        rc = cli_fail(&err);
+    if (rc == 0)
+        rc = refine_with(&plan, plan_path, p, y, a, cr);
+    ks_profile_free(p);
+    free(y);
+    ks_results_free(&r);
+    ks_plan_free(&plan);
+    return rc;
+}
+
+int cmd_refine(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},  {"metric", required_argument, NULL, 'm'},
+        {"epsilon", required_argument, NULL, 'e'}, {"profile", required_argument, NULL, 'P'},
+        {"seed", required_argument, NULL, 's'},    {"help", no_argument, NULL, 'h'},
+        CLI_RESULTS_LONG_OPTIONS,                  {NULL, 0, NULL, 0}};
+    cli_results cr;
+    cli_results_init(&cr);
+    refine_args a = {0};
+    int opt, rc;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+        if (cli_results_option(&cr, opt, optarg, "refine", &rc)) {
+            if (rc)
+                return rc;
+            continue;
+        }
+        switch (opt) {
+        case 'o':
+            a.output = optarg;
+            break;
+        case 'm':
+            a.metric = optarg;
+            break;
+        case 'P':
+            a.profile = optarg;
+            break;
+        case 'e':
+            if (!cli_parse_double(optarg, &a.epsilon) || !(a.epsilon > 0 && a.epsilon < 1))
+                return cli_usage_error("refine", "--epsilon must be in (0, 1), got '%s'",
+                                       optarg);
+            break;
+        case 's':
+            if (!cli_parse_u64(optarg, &a.seed))
+                return cli_usage_error("refine", "--seed needs a non-negative integer");
+            a.seed_given = true;
+            break;
+        case 'h':
+            help();
+            return 0;
+        default:
+            return cli_usage_error("refine", "unknown option");
+        }
+    }
+    if (argc - optind < 2 || !a.output)
+        return cli_usage_error("refine", "expected a plan, results and -o NEWPLAN");
+    return run(argv[optind], argv + optind + 1, argc - optind - 1, &cr, &a);
+}

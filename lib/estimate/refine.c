@@ -1,0 +1,406 @@
+/*
+ * refine.c - more samples when the simulator's values vary more than the
+ * profile predicted.
+ *
+ * The allocation is STEM's KKT (minimise sum m_h mu_h, mu_h the profiled
+ * mean duration: the simulation cost) with the observed s_h^2 of the
+ * simulated metric in place of the profile's, and with the finite-population
+ * term kept: V = sum N_h^2 S_h^2 / m_h - sum N_h S_h^2 <= (eps Y_hat / z)^2,
+ * so c = (eps Y_hat / z)^2 + sum N_h S_h^2.  Every simulated sample is kept
+ * (a stratum never shrinks); only the extra m_h' - m_h launches are drawn,
+ * without replacement, from the members not drawn yet.  Cluster members are
+ * the launches of the cluster's kernel group whose duration lies in its
+ * [min, max] range; ranges of one group must not overlap, and the count
+ * must be the cluster's size, or the profile is not the plan's.
+ */
+#include "estimate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct members {
+    size_t *start; /* launches of cluster c: ids[start[c] .. start[c+1]) */
+    uint32_t *ids;
+} members;
+
+static int cmp_label(const void *a, const void *b, void *labels)
+{
+    char **l = labels;
+    return strcmp(l[*(const uint32_t *)a], l[*(const uint32_t *)b]);
+}
+
+/* Merge sort of indexes by label: qsort has no context argument in C11 and
+ * a file-scope pointer would be global state. */
+static void sort_by_label(uint32_t *idx, uint32_t *tmp, size_t n, char **labels)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    sort_by_label(idx, tmp, h, labels);
+    sort_by_label(idx + h, tmp, n - h, labels);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = cmp_label(&idx[j], &idx[i], labels) < 0 ? idx[j++] : idx[i++];
+    while (i < h)
+        tmp[k++] = idx[i++];
+    while (j < n)
+        tmp[k++] = idx[j++];
+    memcpy(idx, tmp, n * sizeof *idx);
+}
+
+/* plan group of each profile group, or UINT32_MAX */
+static ks_status match_groups(const ks_plan *plan, const ks_groups *g, uint32_t *plan_group,
+                              ks_error *err)
+{
+    size_t n = plan->group_count;
+    uint32_t *idx = malloc((n + 1) * sizeof *idx), *tmp = malloc((n + 1) * sizeof *tmp);
+    if (!idx || !tmp) {
+        free(idx);
+        free(tmp);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = (uint32_t)i;
+    sort_by_label(idx, tmp, n, plan->group_labels);
+    for (size_t pg = 0; pg < g->count; pg++) {
+        size_t lo = 0, hi = n;
+        plan_group[pg] = UINT32_MAX;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            int c = strcmp(plan->group_labels[idx[mid]], g->labels[pg]);
+            if (c == 0) {
+                plan_group[pg] = idx[mid];
+                break;
+            }
+            if (c < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+    }
+    free(idx);
+    free(tmp);
+    return KS_OK;
+}
+
+/* The cluster of group pg whose range holds d; clusters[] of the group
+ * sorted by min_ns in order[first..last). */
+static long cluster_of(const ks_plan *plan, const uint32_t *order, size_t first, size_t last,
+                       int64_t d)
+{
+    size_t lo = first, hi = last;
+    while (lo < hi) { /* first cluster with min_ns > d */
+        size_t mid = (lo + hi) / 2;
+        if (plan->clusters[order[mid]].min_ns <= d)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == first)
+        return -1;
+    const ks_cluster *c = &plan->clusters[order[lo - 1]];
+    return d <= c->max_ns ? (long)order[lo - 1] : -1;
+}
+
+static int cmp_cluster_min(const void *a, const void *b, const ks_plan *plan)
+{
+    const ks_cluster *x = &plan->clusters[*(const uint32_t *)a];
+    const ks_cluster *y = &plan->clusters[*(const uint32_t *)b];
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    return x->min_ns < y->min_ns ? -1 : (x->min_ns > y->min_ns);
+}
+
+static void sort_clusters(uint32_t *idx, uint32_t *tmp, size_t n, const ks_plan *plan)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    sort_clusters(idx, tmp, h, plan);
+    sort_clusters(idx + h, tmp, n - h, plan);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = cmp_cluster_min(&idx[j], &idx[i], plan) < 0 ? idx[j++] : idx[i++];
+    while (i < h)
+        tmp[k++] = idx[i++];
+    while (j < n)
+        tmp[k++] = idx[j++];
+    memcpy(idx, tmp, n * sizeof *idx);
+}
+
+static ks_status check_ranges(const ks_plan *plan, const uint32_t *order, ks_error *err)
+{
+    for (size_t i = 1; i < plan->cluster_count; i++) {
+        const ks_cluster *a = &plan->clusters[order[i - 1]], *b = &plan->clusters[order[i]];
+        if (a->group == b->group && b->min_ns <= a->max_ns)
+            return ks_error_set(err, KS_ERR_FORMAT, NULL, 0,
+                                "clusters %u and %u of one kernel group have overlapping "
+                                "duration ranges: their members cannot be told apart",
+                                order[i - 1], order[i]);
+    }
+    return KS_OK;
+}
+
+static ks_status assign(const ks_plan *plan, const ks_profile *p, const ks_groups *g,
+                        const uint32_t *plan_group, const uint32_t *order,
+                        const size_t *group_first, uint32_t *cluster_of_id, ks_error *err)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        uint32_t pg = plan_group[g->group_of[i]];
+        long c = pg == UINT32_MAX ? -1
+                                  : cluster_of(plan, order, group_first[pg], group_first[pg + 1],
+                                               p->duration_ns[i]);
+        if (c < 0)
+            return ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0,
+                                "launch %zu (%.200s, %lld ns) is in no cluster of the plan: not "
+                                "the profile the plan was made from",
+                                i, ks_profile_name(p, i), (long long)p->duration_ns[i]);
+        cluster_of_id[i] = (uint32_t)c;
+    }
+    return KS_OK;
+}
+
+static ks_status build_members(const ks_plan *plan, const ks_profile *p, members *m,
+                               ks_error *err)
+{
+    ks_groups g;
+    ks_status st = ks_groups_build(p, plan->params.key, &g, err);
+    if (st != KS_OK)
+        return st;
+    size_t k = plan->cluster_count;
+    uint32_t *plan_group = malloc((g.count + 1) * sizeof *plan_group);
+    uint32_t *order = malloc((k + 1) * sizeof *order), *tmp = malloc((k + 1) * sizeof *tmp);
+    size_t *group_first = calloc(plan->group_count + 2, sizeof *group_first);
+    uint32_t *cluster_of_id = malloc((p->n + 1) * sizeof *cluster_of_id);
+    m->start = calloc(k + 2, sizeof *m->start);
+    m->ids = malloc((p->n + 1) * sizeof *m->ids);
+    if (!plan_group || !order || !tmp || !group_first || !cluster_of_id || !m->start || !m->ids)
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if (st == KS_OK)
+        st = match_groups(plan, &g, plan_group, err);
+    if (st == KS_OK) {
+        for (size_t i = 0; i < k; i++)
+            order[i] = (uint32_t)i;
+        sort_clusters(order, tmp, k, plan);
+        for (size_t i = 0; i < k; i++)
+            group_first[plan->clusters[order[i]].group + 1]++;
+        for (size_t gi = 0; gi < plan->group_count; gi++)
+            group_first[gi + 1] += group_first[gi];
+        st = check_ranges(plan, order, err);
+    }
+    if (st == KS_OK)
+        st = assign(plan, p, &g, plan_group, order, group_first, cluster_of_id, err);
+    if (st == KS_OK) {
+        for (size_t i = 0; i < p->n; i++)
+            m->start[cluster_of_id[i] + 2]++;
+        for (size_t c = 0; c < k; c++)
+            m->start[c + 2] += m->start[c + 1];
+        for (size_t i = 0; i < p->n; i++)
+            m->ids[m->start[cluster_of_id[i] + 1]++] = (uint32_t)i;
+        for (size_t c = 0; c < k && st == KS_OK; c++)
+            if (m->start[c + 1] - m->start[c] != plan->clusters[c].size)
+                st = ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0,
+                                  "cluster %zu: %zu launches of the profile in its range, the "
+                                  "plan says %llu: not the profile the plan was made from",
+                                  c, m->start[c + 1] - m->start[c],
+                                  (unsigned long long)plan->clusters[c].size);
+    }
+    free(plan_group);
+    free(order);
+    free(tmp);
+    free(group_first);
+    free(cluster_of_id);
+    ks_groups_free(&g);
+    return st;
+}
+
+static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_options *opt,
+                          double eps, uint64_t *m_new, double *m_real, ks_error *err)
+{
+    size_t k = plan->cluster_count;
+    ks_stratum_spread *sp = malloc((k + 1) * sizeof *sp);
+    if (!sp)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    ks_status st = ks_strata_spread(plan, y, y, false, opt->single, sp, NULL, err);
+    long double total = 0, sum_ab = 0, fpc = 0, var = 0, denom = 0;
+    for (size_t c = 0; c < k; c++) {
+        double N = (double)plan->clusters[c].size;
+        long double vh = sp[c].census || sp[c].n == 0
+                             ? 0
+                             : (long double)N * N * sp[c].fpc * sp[c].s2 / sp[c].n;
+        var += vh;
+        if (isfinite(sp[c].df) && sp[c].df > 0)
+            denom += vh * vh / sp[c].df;
+    }
+    /* the quantile the estimate will use: t at the observed spread's degrees
+     * of freedom, which more samples only raise */
+    double t = ks_student_t_quantile(1 - (1 - plan->params.confidence) / 2,
+                                     denom > 0 ? (double)(var * var / denom) : INFINITY);
+    for (size_t i = 0; i < plan->sample_count; i++)
+        total += plan->samples[i].weight * (long double)y[i];
+    for (size_t c = 0; c < k; c++) {
+        double N = (double)plan->clusters[c].size, a = plan->clusters[c].mean_ns;
+        if (!(a > 0))
+            a = 1; /* a launch of no measured time still costs a simulation */
+        double s2 = sp[c].census ? 0 : sp[c].s2;
+        sum_ab += sqrtl((long double)a * N * N * s2);
+        fpc += N * s2;
+    }
+    long double bound = eps * total / t;
+    double c_bound = (double)(bound * bound + fpc);
+    for (size_t c = 0; st == KS_OK && c < k; c++) {
+        const ks_cluster *cl = &plan->clusters[c];
+        double N = (double)cl->size, a = cl->mean_ns > 0 ? cl->mean_ns : 1;
+        double b = N * N * (sp[c].census ? 0 : sp[c].s2);
+        m_real[c] = c_bound > 0 ? (double)(sum_ab / c_bound) * sqrt(b / a) : N;
+        uint64_t m = sp[c].census ? cl->size : ks_round_sample_size(m_real[c], cl->size);
+        uint64_t have = (uint64_t)sp[c].n;
+        m_new[c] = m > have ? m : have;
+    }
+    free(sp);
+    return st;
+}
+
+static ks_status draw_extra(const ks_plan *plan, const members *mem, const uint64_t *m_new,
+                            uint64_t seed, ks_plan *out, ks_error *err)
+{
+    size_t k = plan->cluster_count;
+    size_t *have = calloc(k + 1, sizeof *have);
+    uint8_t *taken = calloc(plan->input_invocations / 8 + 1, 1);
+    uint32_t *pool = malloc((plan->input_invocations + 1) * sizeof *pool);
+    ks_status st = have && taken && pool ? KS_OK
+                                         : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t i = 0; st == KS_OK && i < plan->sample_count; i++) {
+        const ks_sample *s = &plan->samples[i];
+        have[s->cluster]++;
+        taken[s->id / 8] |= (uint8_t)(1u << (s->id % 8));
+        double w = (double)plan->clusters[s->cluster].size / (double)m_new[s->cluster];
+        st = ks_plan_add_sample(out, s->id, w, s->cluster, err);
+    }
+    ks_rng rng;
+    ks_rng_seed(&rng, seed);
+    for (size_t c = 0; st == KS_OK && c < k; c++) {
+        if (m_new[c] <= have[c])
+            continue;
+        size_t n = 0;
+        for (size_t j = mem->start[c]; j < mem->start[c + 1]; j++) {
+            uint32_t id = mem->ids[j];
+            if (!(taken[id / 8] & (1u << (id % 8))))
+                pool[n++] = id;
+        }
+        uint64_t extra = m_new[c] - have[c];
+        double w = (double)plan->clusters[c].size / (double)m_new[c];
+        /* partial Fisher-Yates: the first `extra` of a random permutation */
+        for (uint64_t e = 0; e < extra && e < n && st == KS_OK; e++) {
+            size_t r = (size_t)e + (size_t)ks_rng_below(&rng, n - e);
+            uint32_t t = pool[e];
+            pool[e] = pool[r];
+            pool[r] = t;
+            st = ks_plan_add_sample(out, pool[e], w, (uint32_t)c, err);
+        }
+    }
+    free(have);
+    free(taken);
+    free(pool);
+    return st;
+}
+
+static ks_status copy_header(const ks_plan *plan, ks_plan *out, ks_error *err)
+{
+    out->params = plan->params;
+    memcpy(out->method, plan->method, sizeof out->method);
+    out->z = plan->z;
+    snprintf(out->bound_scope, sizeof out->bound_scope, "%s", plan->bound_scope);
+    out->group_labels = calloc(plan->group_count + 1, sizeof *out->group_labels);
+    if (!out->group_labels)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t i = 0; i < plan->group_count; i++) {
+        if (!(out->group_labels[i] = strdup(plan->group_labels[i])))
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        out->group_count++;
+    }
+    return KS_OK;
+}
+
+static ks_status record_refine(ks_plan *out, const ks_refine_options *opt, ks_error *err)
+{
+    char **names = malloc(sizeof *names), **values = malloc(sizeof *values);
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)opt->seed);
+    if (names)
+        out->extra_param_names = names;
+    if (values)
+        out->extra_param_values = values;
+    if (!names || !values || !(names[0] = strdup("refine_seed")))
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if (!(values[0] = strdup(seed))) {
+        free(names[0]);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    out->extra_param_count = 1;
+    if (opt->parent_path) {
+        snprintf(out->parent_path, sizeof out->parent_path, "%s", opt->parent_path);
+        return ks_file_xxh128(opt->parent_path, out->parent_xxh128, err);
+    }
+    return KS_OK;
+}
+
+static ks_status refine(const ks_plan *plan, const ks_profile *p, const double *y,
+                        const ks_refine_options *opt, ks_plan *out, uint64_t *m_new,
+                        double *m_real, ks_error *err)
+{
+    double eps = opt->epsilon > 0 ? opt->epsilon : plan->bound;
+    if (!(eps > 0 && eps < 1))
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "the plan promises no bound: give --epsilon");
+    if (plan->with_replacement)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "refine adds launches drawn without replacement; this %s plan "
+                            "was drawn with replacement",
+                            plan->method);
+    if (p->n != plan->input_invocations)
+        return ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0,
+                            "the profile has %zu launches, the plan's %llu", p->n,
+                            (unsigned long long)plan->input_invocations);
+    members mem = {0};
+    ks_status st = build_members(plan, p, &mem, err);
+    if (st == KS_OK)
+        st = allocate(plan, y, opt, eps, m_new, m_real, err);
+    if (st == KS_OK)
+        st = copy_header(plan, out, err);
+    for (size_t c = 0; st == KS_OK && c < plan->cluster_count; c++) {
+        ks_cluster cl = plan->clusters[c];
+        cl.m = m_new[c];
+        cl.m_real = m_real[c];
+        st = ks_plan_add_cluster(out, &cl, NULL, err);
+    }
+    if (st == KS_OK)
+        st = draw_extra(plan, &mem, m_new, opt->seed, out, err);
+    free(mem.start);
+    free(mem.ids);
+    if (st == KS_OK)
+        st = ks_plan_finish(out, p, err);
+    if (st == KS_OK) {
+        out->bound = eps;
+        out->params.epsilon = plan->params.epsilon;
+        st = record_refine(out, opt, err);
+    }
+    return st;
+}
+
+ks_status ks_plan_refine(const ks_plan *plan, const ks_profile *p, const double *y,
+                         const ks_refine_options *opt, ks_plan *out, ks_error *err)
+{
+    ks_plan_init(out);
+    size_t k = plan->cluster_count + 1;
+    uint64_t *m_new = malloc(k * sizeof *m_new);
+    double *m_real = malloc(k * sizeof *m_real);
+    ks_status st = m_new && m_real ? refine(plan, p, y, opt, out, m_new, m_real, err)
+                                   : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    free(m_new);
+    free(m_real);
+    if (st != KS_OK)
+        ks_plan_free(out);
+    return st;
+}

@@ -1,0 +1,713 @@
+/*
+ * results.c - simulated values per launch, from simulator logs, CSVs
+ * ("id,<metric>...") and run folders, keyed by plan id.
+ *
+ * A simulator numbers the kernels it is given from 1 (kernel_launch_uid);
+ * which plan id that is depends on what it was given, so the mapping is an
+ * explicit option (ks_uid_mode) and a run folder's manifest says it per job.
+ */
+#include "estimate.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <yajl/yajl_tree.h>
+
+struct ks_results_index {
+    size_t slot_count; /* power of two */
+    uint64_t *slots;   /* row + 1; 0 = empty */
+};
+
+void ks_results_init(ks_results *r) { memset(r, 0, sizeof *r); }
+
+void ks_results_options_init(ks_results_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->uid_mode = KS_UID_SAMPLED;
+    o->uid_base = 1;
+}
+
+void ks_results_free(ks_results *r)
+{
+    for (size_t i = 0; i < r->metric_count; i++) {
+        free(r->metrics[i]);
+        free(r->values[i]);
+    }
+    free(r->metrics);
+    free(r->values);
+    free(r->ids);
+    free(r->source);
+    free(r->source_line);
+    for (size_t i = 0; i < r->source_count; i++)
+        free(r->sources[i]);
+    free(r->sources);
+    if (r->index)
+        free(r->index->slots);
+    free(r->index);
+    memset(r, 0, sizeof *r);
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+}
+
+long ks_results_row(const ks_results *r, uint64_t id)
+{
+    if (!r->index || !r->index->slot_count)
+        return -1;
+    size_t mask = r->index->slot_count - 1;
+    for (size_t h = mix(id) & mask;; h = (h + 1) & mask) {
+        uint64_t v = r->index->slots[h];
+        if (v == 0)
+            return -1;
+        if (r->ids[v - 1] == id)
+            return (long)(v - 1);
+    }
+}
+
+long ks_results_metric(const ks_results *r, const char *name)
+{
+    for (size_t i = 0; i < r->metric_count; i++)
+        if (strcmp(r->metrics[i], name) == 0)
+            return (long)i;
+    return -1;
+}
+
+static ks_status index_insert(ks_results *r, size_t row, ks_error *err)
+{
+    struct ks_results_index *ix = r->index;
+    if (!ix) {
+        if (!(ix = r->index = calloc(1, sizeof *ix)))
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    if ((r->row_count + 1) * 2 > ix->slot_count) {
+        size_t n = ix->slot_count ? ix->slot_count * 2 : 64;
+        uint64_t *slots = calloc(n, sizeof *slots);
+        if (!slots)
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        free(ix->slots);
+        ix->slots = slots;
+        ix->slot_count = n;
+        for (size_t i = 0; i < r->row_count; i++)
+            if (i != row) {
+                size_t h = mix(r->ids[i]) & (n - 1);
+                while (slots[h])
+                    h = (h + 1) & (n - 1);
+                slots[h] = i + 1;
+            }
+    }
+    size_t mask = ix->slot_count - 1, h = mix(r->ids[row]) & mask;
+    while (ix->slots[h])
+        h = (h + 1) & mask;
+    ix->slots[h] = row + 1;
+    return KS_OK;
+}
+
+static ks_status add_source(ks_results *r, const char *name, uint32_t *index, ks_error *err)
+{
+    char **s = realloc(r->sources, (r->source_count + 1) * sizeof *s);
+    if (!s)
+        return ks_error_set(err, KS_ERR_NOMEM, name, 0, "out of memory");
+    r->sources = s;
+    if (!(s[r->source_count] = strdup(name)))
+        return ks_error_set(err, KS_ERR_NOMEM, name, 0, "out of memory");
+    *index = (uint32_t)r->source_count++;
+    return KS_OK;
+}
+
+static ks_status add_metric(ks_results *r, const char *name, size_t *index, ks_error *err)
+{
+    long found = ks_results_metric(r, name);
+    if (found >= 0) {
+        *index = (size_t)found;
+        return KS_OK;
+    }
+    size_t cap = r->metric_capacity;
+    ks_status st = ks_grow((void **)&r->metrics, &cap, r->metric_count + 1, sizeof *r->metrics,
+                           err);
+    if (st == KS_OK)
+        st = ks_grow((void **)&r->values, &r->metric_capacity, r->metric_count + 1,
+                     sizeof *r->values, err);
+    if (st != KS_OK)
+        return st;
+    double *col = malloc((r->row_capacity ? r->row_capacity : 1) * sizeof *col);
+    char *copy = strdup(name);
+    if (!col || !copy) {
+        free(col);
+        free(copy);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    for (size_t i = 0; i < r->row_count; i++)
+        col[i] = NAN;
+    r->metrics[r->metric_count] = copy;
+    r->values[r->metric_count] = col;
+    *index = r->metric_count++;
+    return KS_OK;
+}
+
+/* The row of id from this source: a new one, or with `accumulate` the one
+ * this source already made.  Another source's row for the same id is an
+ * error: one launch simulated twice is a mistake in the inputs. */
+static ks_status row_for(ks_results *r, uint64_t id, uint32_t source, long line,
+                         bool accumulate, size_t *row, ks_error *err)
+{
+    long have = ks_results_row(r, id);
+    if (have >= 0) {
+        if (accumulate && r->source[have] == source) {
+            *row = (size_t)have;
+            return KS_OK;
+        }
+        return ks_error_set(err, KS_ERR_FORMAT, r->sources[source], line,
+                            "launch id %llu reported twice (also at %s:%ld)%s",
+                            (unsigned long long)id, r->sources[r->source[have]],
+                            r->source_line[have],
+                            accumulate ? "" : "; if kernels ran concurrently, "
+                                              "--concurrent split adds a launch's blocks");
+    }
+    if (r->row_count == r->row_capacity) {
+        size_t cap = r->row_capacity ? r->row_capacity * 2 : 64;
+        uint64_t *ids = realloc(r->ids, cap * sizeof *ids);
+        if (ids)
+            r->ids = ids;
+        uint32_t *src = realloc(r->source, cap * sizeof *src);
+        if (src)
+            r->source = src;
+        long *lines = realloc(r->source_line, cap * sizeof *lines);
+        if (lines)
+            r->source_line = lines;
+        if (!ids || !src || !lines)
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        for (size_t m = 0; m < r->metric_count; m++) {
+            double *col = realloc(r->values[m], cap * sizeof *col);
+            if (!col)
+                return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+            r->values[m] = col;
+        }
+        r->row_capacity = cap;
+    }
+    size_t i = r->row_count;
+    r->ids[i] = id;
+    r->source[i] = source;
+    r->source_line[i] = line;
+    for (size_t m = 0; m < r->metric_count; m++)
+        r->values[m][i] = NAN;
+    ks_status st = index_insert(r, i, err);
+    if (st != KS_OK)
+        return st;
+    r->row_count++;
+    *row = i;
+    return KS_OK;
+}
+
+static void put(ks_results *r, size_t row, size_t m, double v, bool accumulate)
+{
+    double *cell = &r->values[m][row];
+    *cell = accumulate && !isnan(*cell) ? *cell + v : v;
+}
+
+static ks_status set_value(ks_results *r, size_t row, const char *metric, double v,
+                           bool accumulate, ks_error *err)
+{
+    size_t m;
+    ks_status st = add_metric(r, metric, &m, err);
+    if (st == KS_OK)
+        put(r, row, m, v, accumulate);
+    return st;
+}
+
+/* ------------------------------------------------------ uid -> plan id */
+
+typedef struct uid_map {
+    ks_uid_mode mode;
+    int64_t base;
+    const ks_plan *plan;
+    const uint64_t *ids; /* KS_UID_MAP and run-folder jobs: ids[uid - 1] */
+    size_t count;
+    const char *what;    /* for messages: what the uids index */
+} uid_map;
+
+static ks_status map_uid(const uid_map *m, uint64_t uid, const char *path, long line,
+                         uint64_t *id, ks_error *err)
+{
+    if (m->mode == KS_UID_BASE) {
+        if ((int64_t)uid < m->base)
+            return ks_error_set(err, KS_ERR_FORMAT, path, line,
+                                "kernel_launch_uid %llu is below --uid-base %lld",
+                                (unsigned long long)uid, (long long)m->base);
+        *id = uid - (uint64_t)m->base;
+        return KS_OK;
+    }
+    size_t count = m->mode == KS_UID_SAMPLED ? m->plan->sample_count : m->count;
+    if (uid < 1 || uid > count)
+        return ks_error_set(
+            err, KS_ERR_FORMAT, path, line,
+            "kernel_launch_uid %llu but %s has %zu launches (uid k is its k-th); if the "
+            "simulator ran the whole program, use --uid-base 1",
+            (unsigned long long)uid, m->what, count);
+    *id = m->mode == KS_UID_SAMPLED ? m->plan->samples[uid - 1].id : m->ids[uid - 1];
+    return KS_OK;
+}
+
+/* -------------------------------------------------------- simulator logs */
+
+typedef struct log_ctx {
+    ks_results *r;
+    const uid_map *map;
+    ks_concurrent_mode concurrent;
+    const char *path;
+    uint32_t source;
+    /* metric of the i-th statistic of the last block: blocks list the same
+     * statistics in the same order, so names are looked up once */
+    size_t *hint;
+    size_t hint_count;
+} log_ctx;
+
+static ks_status metric_of(log_ctx *c, size_t i, const char *name, size_t *m, ks_error *err)
+{
+    if (i < c->hint_count && c->hint[i] < c->r->metric_count &&
+        strcmp(c->r->metrics[c->hint[i]], name) == 0) {
+        *m = c->hint[i];
+        return KS_OK;
+    }
+    ks_status st = add_metric(c->r, name, m, err);
+    if (st != KS_OK)
+        return st;
+    if (i >= c->hint_count) {
+        size_t *h = realloc(c->hint, (i + 1) * sizeof *h);
+        if (!h)
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        for (size_t k = c->hint_count; k <= i; k++)
+            h[k] = SIZE_MAX;
+        c->hint = h;
+        c->hint_count = i + 1;
+    }
+    c->hint[i] = *m;
+    return KS_OK;
+}
+
+static ks_status on_block(void *vctx, const ks_simlog_block *b, ks_error *err)
+{
+    log_ctx *c = vctx;
+    bool split = c->concurrent == KS_CONCURRENT_SPLIT;
+    if (b->uid_count == 0) {
+        if (split)
+            return KS_OK; /* nothing to attribute it to */
+        return ks_error_set(err, KS_ERR_FORMAT, c->path, b->line,
+                            "a statistics block without a kernel_launch_uid");
+    }
+    if (b->uid_count > 1 && !split)
+        return ks_error_set(err, KS_ERR_FORMAT, c->path, b->line,
+                            "this block lists %zu kernel_launch_uids (%llu %llu%s): kernels "
+                            "ran concurrently and its cycles cannot be attributed to one "
+                            "launch; --concurrent split shares its values equally",
+                            b->uid_count, (unsigned long long)b->uids[0],
+                            (unsigned long long)b->uids[1], b->uid_count > 2 ? " ..." : "");
+    for (size_t u = 0; u < b->uid_count; u++) {
+        uint64_t id = 0;
+        size_t row = 0;
+        ks_status st = map_uid(c->map, b->uids[u], c->path, b->line, &id, err);
+        if (st == KS_OK)
+            st = row_for(c->r, id, c->source, b->line, split, &row, err);
+        for (size_t i = 0; i < b->stat_count && st == KS_OK; i++) {
+            size_t m;
+            if ((st = metric_of(c, i, b->names[i], &m, err)) == KS_OK)
+                put(c->r, row, m, b->values[i] / (double)b->uid_count, split);
+        }
+        if (st != KS_OK)
+            return st;
+    }
+    return KS_OK;
+}
+
+static ks_status read_log(ks_input *in, const char *path, const uid_map *map,
+                          const ks_results_options *opt, ks_results *r, ks_error *err)
+{
+    log_ctx c = {r, map, opt->concurrent, path, 0, NULL, 0};
+    ks_status st = add_source(r, path, &c.source, err);
+    if (st != KS_OK)
+        return st;
+    ks_simlog *s;
+    if ((st = ks_simlog_new(path, on_block, &c, &s, err)) != KS_OK)
+        return st;
+    for (;;) {
+        char *line;
+        size_t len;
+        bool truncated;
+        if ((st = ks_input_getline(in, &line, &len, &truncated, err)) != KS_OK || !line)
+            break;
+        if ((st = ks_simlog_line(s, line, len, ks_input_line_number(in), err)) != KS_OK)
+            break;
+    }
+    size_t blocks = 0;
+    if (st == KS_OK)
+        st = ks_simlog_finish(s, &blocks, err);
+    ks_simlog_free(s);
+    free(c.hint);
+    if (st == KS_OK && blocks == 0)
+        st = ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                          "no per-kernel statistics (kernel_name / kernel_launch_uid blocks): "
+                          "the simulator may have stopped before the first kernel ended");
+    return st;
+}
+
+/* ------------------------------------------------------------------ CSV */
+
+static ks_status read_csv(ks_input *in, const char *path, ks_results *r, ks_error *err)
+{
+    uint32_t source;
+    ks_status st = add_source(r, path, &source, err);
+    char **fields = NULL, **header = NULL;
+    int capacity = 0, count = 0, columns = 0;
+    for (long rows = 0; st == KS_OK; rows++) {
+        char *line;
+        size_t len;
+        bool truncated;
+        if ((st = ks_input_getline(in, &line, &len, &truncated, err)) != KS_OK || !line)
+            break;
+        long number = ks_input_line_number(in);
+        if (len == 0 || line[0] == '#')
+            continue;
+        if ((st = ks_csv_split_grow(line, len, &fields, &capacity, &count, path, number, err)) !=
+            KS_OK)
+            break;
+        if (count < 0) {
+            st = ks_error_set(err, KS_ERR_FORMAT, path, number, "unterminated quote");
+            break;
+        }
+        if (!header) {
+            if (count < 2 || strcmp(ks_trim(fields[0]), "id") != 0) {
+                st = ks_error_set(err, KS_ERR_FORMAT, path, number,
+                                  "a results CSV starts with the header id,<metric>,...");
+                break;
+            }
+            if (!(header = calloc((size_t)count, sizeof *header))) {
+                st = ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+                break;
+            }
+            columns = count;
+            for (int i = 0; i < count && st == KS_OK; i++)
+                if (!(header[i] = strdup(ks_trim(fields[i]))))
+                    st = ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+            continue;
+        }
+        if (count != columns) {
+            st = ks_error_set(err, KS_ERR_FORMAT, path, number, "%d fields; the header has %d",
+                              count, columns);
+            break;
+        }
+        int64_t id;
+        bool missing;
+        size_t row;
+        if (!ks_parse_i64(fields[0], &id, &missing) || missing || id < 0) {
+            st = ks_error_set(err, KS_ERR_FORMAT, path, number,
+                              "id must be a launch number (0-based), got '%s'", fields[0]);
+            break;
+        }
+        if ((st = row_for(r, (uint64_t)id, source, number, false, &row, err)) != KS_OK)
+            break;
+        for (int i = 1; i < count && st == KS_OK; i++) {
+            double v;
+            if (!ks_parse_double(fields[i], &v, &missing) || (!missing && !isfinite(v)))
+                st = ks_error_set(err, KS_ERR_FORMAT, path, number,
+                                  "column %s: '%s' is not a number", header[i], fields[i]);
+            else if (!missing)
+                st = set_value(r, row, header[i], v, false, err);
+        }
+    }
+    if (st == KS_OK && !header)
+        st = ks_error_set(err, KS_ERR_FORMAT, path, 0, "empty results file");
+    if (header)
+        for (int i = 0; i < columns; i++)
+            free(header[i]);
+    free(header);
+    free(fields);
+    return st;
+}
+
+/* --------------------------------------------------- uid map (weights.csv) */
+
+/* weights.csv of the accelsim exporter: "uid,id,weight,trace" after '#'
+ * comment lines. */
+static ks_status read_uid_map(const char *path, uint64_t **ids, size_t *count, ks_error *err)
+{
+    ks_input *in;
+    ks_status st = ks_input_open(path, &in, err);
+    if (st != KS_OK)
+        return st;
+    char *fields[8];
+    int uid_col = -1, id_col = -1;
+    size_t cap = 0;
+    *ids = NULL;
+    *count = 0;
+    for (;;) {
+        char *line;
+        size_t len;
+        bool truncated;
+        if ((st = ks_input_getline(in, &line, &len, &truncated, err)) != KS_OK || !line)
+            break;
+        long number = ks_input_line_number(in);
+        if (len == 0 || line[0] == '#')
+            continue;
+        int n = ks_csv_split(line, len, fields, 8);
+        if (n > 8)
+            n = 8;
+        if (uid_col < 0) {
+            uid_col = ks_csv_find(fields, n, "uid");
+            id_col = ks_csv_find(fields, n, "id");
+            if (uid_col < 0 || id_col < 0) {
+                st = ks_error_set(err, KS_ERR_FORMAT, path, number,
+                                  "a uid map needs the columns uid and id (the weights.csv "
+                                  "that 'ksample export --to accelsim' writes)");
+                break;
+            }
+            continue;
+        }
+        int64_t uid, id;
+        bool m1, m2;
+        if (n <= uid_col || n <= id_col || !ks_parse_i64(fields[uid_col], &uid, &m1) ||
+            !ks_parse_i64(fields[id_col], &id, &m2) || m1 || m2 || id < 0 ||
+            uid != (int64_t)*count + 1) {
+            st = ks_error_set(err, KS_ERR_FORMAT, path, number,
+                              "expected uid %zu and a launch id", *count + 1);
+            break;
+        }
+        if ((st = ks_grow((void **)ids, &cap, *count + 1, sizeof **ids, err)) != KS_OK)
+            break;
+        (*ids)[(*count)++] = (uint64_t)id;
+    }
+    ks_input_close(in);
+    if (st == KS_OK && uid_col < 0)
+        st = ks_error_set(err, KS_ERR_FORMAT, path, 0, "empty uid map");
+    if (st != KS_OK) {
+        free(*ids);
+        *ids = NULL;
+    }
+    return st;
+}
+
+/* ---------------------------------------------------------- run folders */
+
+static char *slurp(const char *path, size_t limit, ks_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ks_error_set(err, KS_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    char *buf = malloc(limit + 1);
+    size_t n = buf ? fread(buf, 1, limit, f) : 0;
+    bool more = buf && fgetc(f) != EOF;
+    fclose(f);
+    if (!buf) {
+        ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+        return NULL;
+    }
+    if (more) {
+        free(buf);
+        ks_error_set(err, KS_ERR_FORMAT, path, 0, "larger than %zu bytes", limit);
+        return NULL;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+static ks_status job_ids(yajl_val job, const char *manifest, size_t j, uint64_t **ids,
+                         size_t *count, const char **dir, ks_error *err)
+{
+    static const char *ids_path[] = {"ids", NULL};
+    static const char *dir_path[] = {"dir", NULL};
+    yajl_val a = yajl_tree_get(job, ids_path, yajl_t_array);
+    yajl_val d = yajl_tree_get(job, dir_path, yajl_t_string);
+    if (!a || !d)
+        return ks_error_set(err, KS_ERR_FORMAT, manifest, 0,
+                            "jobs[%zu] needs \"ids\" (array) and \"dir\" (string)", j);
+    *dir = YAJL_GET_STRING(d);
+    *count = a->u.array.len;
+    *ids = malloc((*count ? *count : 1) * sizeof **ids);
+    if (!*ids)
+        return ks_error_set(err, KS_ERR_NOMEM, manifest, 0, "out of memory");
+    for (size_t i = 0; i < *count; i++) {
+        yajl_val v = a->u.array.values[i];
+        if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0) {
+            free(*ids);
+            *ids = NULL;
+            return ks_error_set(err, KS_ERR_FORMAT, manifest, 0,
+                                "jobs[%zu].ids[%zu] is not a launch id", j, i);
+        }
+        (*ids)[i] = (uint64_t)YAJL_GET_INTEGER(v);
+    }
+    return KS_OK;
+}
+
+/* "0" in status means the job ended well; anything else, or no status file
+ * (still running, killed), leaves the folder incomplete. */
+static bool job_ok(const char *dir)
+{
+    size_t n = strlen(dir) + 16;
+    char *path = malloc(n);
+    if (!path)
+        return false;
+    snprintf(path, n, "%s/status", dir);
+    FILE *f = fopen(path, "r");
+    free(path);
+    if (!f)
+        return false;
+    char buf[32] = "";
+    bool ok = fgets(buf, sizeof buf, f) != NULL;
+    buf[strcspn(buf, "\r\n")] = '\0';
+    ok = ok && strcmp(ks_trim(buf), "0") == 0;
+    fclose(f);
+    return ok;
+}
+
+static char *join(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", a, b);
+    return p;
+}
+
+static ks_status read_job_log(const char *path, const uint64_t *ids, size_t count,
+                              const ks_plan *plan, const ks_results_options *opt, ks_results *r,
+                              ks_error *err)
+{
+    uid_map map = {KS_UID_MAP, 0, plan, ids, count, "this job's id list"};
+    ks_input *in;
+    ks_status st = ks_input_open(path, &in, err);
+    if (st != KS_OK)
+        return st;
+    st = read_log(in, path, &map, opt, r, err);
+    ks_input_close(in);
+    return st;
+}
+
+static ks_status check_jobs(yajl_val jobs, const char *root, const char *manifest,
+                            ks_error *err)
+{
+    char bad[400] = "";
+    size_t nbad = 0;
+    static const char *dir_path[] = {"dir", NULL};
+    static const char *job_path[] = {"job", NULL};
+    for (size_t j = 0; j < jobs->u.array.len; j++) {
+        yajl_val d = yajl_tree_get(jobs->u.array.values[j], dir_path, yajl_t_string);
+        yajl_val n = yajl_tree_get(jobs->u.array.values[j], job_path, yajl_t_number);
+        if (!d)
+            return ks_error_set(err, KS_ERR_FORMAT, manifest, 0, "jobs[%zu] has no \"dir\"", j);
+        char *dir = join(root, YAJL_GET_STRING(d));
+        if (!dir)
+            return ks_error_set(err, KS_ERR_NOMEM, manifest, 0, "out of memory");
+        if (!job_ok(dir)) {
+            size_t len = strlen(bad);
+            if (nbad < 10)
+                snprintf(bad + len, sizeof bad - len, "%s%lld (%s)", nbad ? ", " : "",
+                         n && YAJL_IS_INTEGER(n) ? (long long)YAJL_GET_INTEGER(n) : (long long)j,
+                         YAJL_GET_STRING(d));
+            nbad++;
+        }
+        free(dir);
+    }
+    if (nbad)
+        return ks_error_set(err, KS_ERR_FORMAT, root, 0,
+                            "incomplete run: %zu of %zu jobs have no status 0: %s%s", nbad,
+                            jobs->u.array.len, bad, nbad > 10 ? ", ..." : "");
+    return KS_OK;
+}
+
+static ks_status read_rundir(const char *root, const ks_plan *plan,
+                             const ks_results_options *opt, ks_results *r, ks_error *err)
+{
+    char *manifest = join(root, "manifest.json");
+    if (!manifest)
+        return ks_error_set(err, KS_ERR_NOMEM, root, 0, "out of memory");
+    char *text = slurp(manifest, 64u << 20, err);
+    ks_status st = KS_OK;
+    char msg[256] = "";
+    yajl_val tree = text ? yajl_tree_parse(text, msg, sizeof msg) : NULL;
+    static const char *jobs_path[] = {"jobs", NULL};
+    static const char *digest_path[] = {"plan_xxh128", NULL};
+    yajl_val jobs = tree ? yajl_tree_get(tree, jobs_path, yajl_t_array) : NULL;
+    yajl_val digest = tree ? yajl_tree_get(tree, digest_path, yajl_t_string) : NULL;
+    if (!text)
+        st = err->status;
+    else if (!tree)
+        st = ks_error_set(err, KS_ERR_FORMAT, manifest, 0, "invalid JSON: %s", msg);
+    else if (!jobs)
+        st = ks_error_set(err, KS_ERR_FORMAT, manifest, 0, "no \"jobs\" array");
+    else if (opt->plan_xxh128 && digest && digest->u.string &&
+             strcmp(digest->u.string, opt->plan_xxh128) != 0)
+        st = ks_error_set(err, KS_ERR_FORMAT, manifest, 0,
+                          "this run is of another plan (plan_xxh128 %s; the plan given is %s)",
+                          digest->u.string, opt->plan_xxh128);
+    else
+        st = check_jobs(jobs, root, manifest, err);
+    for (size_t j = 0; st == KS_OK && j < jobs->u.array.len; j++) {
+        uint64_t *ids = NULL;
+        size_t count = 0;
+        const char *dir = NULL;
+        if ((st = job_ids(jobs->u.array.values[j], manifest, j, &ids, &count, &dir, err)) !=
+            KS_OK)
+            break;
+        char *jobdir = join(root, dir);
+        char *log = jobdir ? join(jobdir, "sim.log") : NULL;
+        if (!log)
+            st = ks_error_set(err, KS_ERR_NOMEM, root, 0, "out of memory");
+        else
+            st = read_job_log(log, ids, count, plan, opt, r, err);
+        free(log);
+        free(jobdir);
+        free(ids);
+    }
+    yajl_tree_free(tree);
+    free(text);
+    free(manifest);
+    return st;
+}
+
+/* ------------------------------------------------------------- entry */
+
+ks_status ks_results_read(const char *path, const ks_plan *plan, const ks_results_options *opt,
+                          ks_results *r, ks_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return read_rundir(path, plan, opt, r, err);
+    ks_input *in;
+    ks_status st = ks_input_open(path, &in, err);
+    if (st != KS_OK)
+        return st;
+    const char *head;
+    size_t len;
+    if ((st = ks_input_peek(in, &head, &len, err)) == KS_OK) {
+        size_t skip = len >= 3 && memcmp(head, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+        if (len - skip >= 3 && memcmp(head + skip, "id,", 3) == 0) {
+            st = read_csv(in, path, r, err);
+        } else if (ks_simlog_detect(head, len) || len > 0) {
+            uint64_t *ids = NULL;
+            size_t count = 0;
+            if (opt->uid_mode == KS_UID_MAP) {
+                if (!opt->uid_map)
+                    st = ks_error_set(err, KS_ERR_USAGE, NULL, 0, "no uid map file given");
+                else
+                    st = read_uid_map(opt->uid_map, &ids, &count, err);
+            }
+            uid_map map = {opt->uid_mode, opt->uid_base, plan, ids, count,
+                           opt->uid_mode == KS_UID_MAP ? "the uid map" : "the plan"};
+            if (st == KS_OK)
+                st = read_log(in, path, &map, opt, r, err);
+            free(ids);
+        } else {
+            st = ks_error_set(err, KS_ERR_FORMAT, path, 0, "empty results file");
+        }
+    }
+    ks_input_close(in);
+    return st;
+}

@@ -1,0 +1,264 @@
+/*
+ * simlog.c - the per-kernel statistics blocks of Accel-Sim / GPGPU-Sim
+ * output.  A block starts at `kernel_name = ...`; its `kernel_launch_uid`
+ * line lists one uid (or several when kernels ran on concurrent streams);
+ * then come `name = value` statistics.  The block ends at the next block or
+ * at the lines that start the next kernel's simulation, so that progress
+ * output of the next kernel is not taken for this one's statistics.
+ */
+#include "estimate.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ks_simlog {
+    const char *path;
+    ks_simlog_fn fn;
+    void *ctx;
+    bool in_block;
+    long block_line;
+    uint64_t *uids;
+    size_t uid_count, uid_capacity;
+    char **names;
+    double *values;
+    size_t stat_count, stat_capacity;
+    /* names of the block by hash (index + 1; 0 = empty), so that a block of
+     * hundreds of statistics finds repeats in constant time */
+    uint32_t *slots;
+    size_t slot_count;
+    size_t blocks;
+};
+
+ks_status ks_simlog_new(const char *path, ks_simlog_fn fn, void *ctx, ks_simlog **out,
+                        ks_error *err)
+{
+    ks_simlog *s = calloc(1, sizeof *s);
+    if (!s)
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    s->path = path;
+    s->fn = fn;
+    s->ctx = ctx;
+    *out = s;
+    return KS_OK;
+}
+
+static void clear_block(ks_simlog *s)
+{
+    if (s->slots && s->stat_count)
+        memset(s->slots, 0, s->slot_count * sizeof *s->slots);
+    for (size_t i = 0; i < s->stat_count; i++)
+        free(s->names[i]);
+    s->stat_count = 0;
+    s->uid_count = 0;
+    s->in_block = false;
+}
+
+void ks_simlog_free(ks_simlog *s)
+{
+    if (!s)
+        return;
+    clear_block(s);
+    free(s->names);
+    free(s->values);
+    free(s->uids);
+    free(s->slots);
+    free(s);
+}
+
+static ks_status emit(ks_simlog *s, ks_error *err)
+{
+    if (!s->in_block)
+        return KS_OK;
+    ks_simlog_block b = {s->block_line, s->uid_count, s->uids, s->stat_count,
+                         (const char *const *)s->names, s->values};
+    s->blocks++;
+    ks_status st = s->fn(s->ctx, &b, err);
+    clear_block(s);
+    return st;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static ks_status parse_uids(ks_simlog *s, const char *v, long number, ks_error *err)
+{
+    for (;;) {
+        while (*v == ' ' || *v == '\t')
+            v++;
+        if (*v == '\0')
+            return KS_OK;
+        if (!isdigit((unsigned char)*v))
+            return ks_error_set(err, KS_ERR_FORMAT, s->path, number,
+                                "kernel_launch_uid: expected launch numbers, got '%.40s'", v);
+        char *end;
+        errno = 0;
+        unsigned long long u = strtoull(v, &end, 10);
+        if (errno == ERANGE)
+            return ks_error_set(err, KS_ERR_FORMAT, s->path, number,
+                                "kernel_launch_uid: number out of range");
+        ks_status st = ks_grow((void **)&s->uids, &s->uid_capacity, s->uid_count + 1,
+                               sizeof *s->uids, err);
+        if (st != KS_OK)
+            return st;
+        s->uids[s->uid_count++] = u;
+        v = end;
+    }
+}
+
+/* `name = number [unit]`: name is one identifier (brackets and dots allowed,
+ * as in breakdown[GLOBAL_ACC_R][HIT]); the number may be followed by a unit
+ * or '%'.  Anything else (tables, prose, "total dram reads = 56") is not a
+ * statistic. */
+static bool parse_stat(const char *line, const char **name, size_t *name_len, double *value)
+{
+    const char *p = line;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!(isalpha((unsigned char)*p) || *p == '_'))
+        return false;
+    const char *n = p;
+    while (isalnum((unsigned char)*p) || *p == '_' || *p == '[' || *p == ']' || *p == '.')
+        p++;
+    *name = n;
+    *name_len = (size_t)(p - n);
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p != '=')
+        return false;
+    p++;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!(isdigit((unsigned char)*p) || *p == '-' || *p == '+' || *p == '.'))
+        return false;
+    char *end;
+    errno = 0;
+    *value = strtod(p, &end);
+    if (end == p || errno == ERANGE || !isfinite(*value))
+        return false;
+    /* what may follow: spaces, then a unit of letters, '/', '%' */
+    for (p = end; *p; p++)
+        if (!(isalpha((unsigned char)*p) || *p == ' ' || *p == '\t' || *p == '/' || *p == '%'))
+            return false;
+    return true;
+}
+
+static uint64_t name_hash(const char *name, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)name[i]) * 1099511628211ULL;
+    return h;
+}
+
+static ks_status grow_slots(ks_simlog *s, ks_error *err)
+{
+    size_t n = s->slot_count ? s->slot_count * 2 : 512;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return ks_error_set(err, KS_ERR_NOMEM, s->path, 0, "out of memory");
+    for (size_t i = 0; i < s->stat_count; i++) {
+        size_t h = name_hash(s->names[i], strlen(s->names[i])) & (n - 1);
+        while (slots[h])
+            h = (h + 1) & (n - 1);
+        slots[h] = (uint32_t)i + 1;
+    }
+    free(s->slots);
+    s->slots = slots;
+    s->slot_count = n;
+    return KS_OK;
+}
+
+static ks_status add_stat(ks_simlog *s, const char *name, size_t len, double value,
+                          ks_error *err)
+{
+    if (len >= 9 && strncmp(name, "gpu_tot_", 8) == 0)
+        return KS_OK; /* cumulative over every kernel so far */
+    if (len == 17 && strncmp(name, "kernel_launch_uid", 17) == 0)
+        return KS_OK;
+    if (s->stat_count >= UINT32_MAX - 1)
+        return ks_error_set(err, KS_ERR_FORMAT, s->path, 0, "too many statistics in a block");
+    ks_status st = KS_OK;
+    if ((s->stat_count + 1) * 2 > s->slot_count && (st = grow_slots(s, err)) != KS_OK)
+        return st;
+    size_t mask = s->slot_count - 1, h = name_hash(name, len) & mask;
+    for (; s->slots[h]; h = (h + 1) & mask) {
+        const char *have = s->names[s->slots[h] - 1];
+        if (strncmp(have, name, len) == 0 && have[len] == '\0')
+            return KS_OK; /* the first value of a repeated name is the block's */
+    }
+    size_t cap = s->stat_capacity;
+    st = ks_grow((void **)&s->names, &cap, s->stat_count + 1, sizeof *s->names, err);
+    if (st == KS_OK)
+        st = ks_grow((void **)&s->values, &s->stat_capacity, s->stat_count + 1,
+                     sizeof *s->values, err);
+    if (st != KS_OK)
+        return st;
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return ks_error_set(err, KS_ERR_NOMEM, s->path, 0, "out of memory");
+    memcpy(copy, name, len);
+    copy[len] = '\0';
+    s->names[s->stat_count] = copy;
+    s->values[s->stat_count++] = value;
+    s->slots[h] = (uint32_t)s->stat_count;
+    return KS_OK;
+}
+
+ks_status ks_simlog_line(ks_simlog *s, const char *line, size_t len, long number,
+                         ks_error *err)
+{
+    (void)len;
+    const char *p = line;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (starts_with(p, "kernel_name =") || starts_with(p, "kernel_name=")) {
+        ks_status st = emit(s, err);
+        if (st != KS_OK)
+            return st;
+        s->in_block = true;
+        s->block_line = number;
+        return KS_OK;
+    }
+    if (!s->in_block)
+        return KS_OK;
+    if (starts_with(p, "launching kernel") || starts_with(p, "Header info loaded") ||
+        starts_with(p, "GPGPU-Sim: *** exit detected"))
+        return emit(s, err);
+    if (starts_with(p, "kernel_launch_uid")) {
+        const char *eq = strchr(p, '=');
+        if (!eq)
+            return ks_error_set(err, KS_ERR_FORMAT, s->path, number,
+                                "kernel_launch_uid line without '='");
+        if (s->uid_count > 0)
+            return ks_error_set(err, KS_ERR_FORMAT, s->path, number,
+                                "a second kernel_launch_uid line in one block (block at "
+                                "line %ld)",
+                                s->block_line);
+        return parse_uids(s, eq + 1, number, err);
+    }
+    const char *name;
+    size_t name_len;
+    double value;
+    if (parse_stat(p, &name, &name_len, &value))
+        return add_stat(s, name, name_len, value, err);
+    return KS_OK;
+}
+
+ks_status ks_simlog_finish(ks_simlog *s, size_t *blocks, ks_error *err)
+{
+    ks_status st = emit(s, err);
+    if (blocks)
+        *blocks = s->blocks;
+    return st;
+}
+
+bool ks_simlog_detect(const char *head, size_t len)
+{
+    return ks_find_text(head, len, "GPGPU-Sim") || ks_find_text(head, len, "Accel-Sim") ||
+           ks_find_text(head, len, "kernel_launch_uid") || ks_find_text(head, len, "kernel_name");
+}

@@ -1,0 +1,560 @@
+/*
+ * accelsim.c - a kernelslist.g for Accel-Sim's trace-driven simulator that
+ * keeps every memory copy of the traced program and lists only the sampled
+ * launches, plus weights.csv that says which plan id and weight each listed
+ * launch has.
+ *
+ * Accel-Sim reads a kernelslist.g line as a launch only when it starts with
+ * "kernel", and opens it relative to the list's own folder, so the output
+ * folder gets the list and a symbolic link to each sampled trace file (the
+ * `.traceg` or `.traceg.xz` that the trace folder has).  The simulator then
+ * numbers the listed launches 1, 2, ... (kernel_launch_uid): weights.csv's
+ * uid column is that number, and `ksample estimate --uid-map weights.csv`
+ * maps it back.
+ *
+ * Ids must mean the same launch in the profile and in the traces.  With the
+ * profile at hand every sampled id is checked against its trace header
+ * (kernel name, grid, block); by default plan id i is the trace folder's
+ * (i+1)-th launch, and with `remap` it is the launch of the same (name,
+ * grid, block) and the same occurrence of that triple, for a tracer that saw
+ * other launches (warm-up kernels, autotuning runs) than the profiler.
+ * The header parsing here is minimal; the full trace reader replaces it.
+ */
+#include "export.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct trace_kernel {
+    char *file;     /* as the list names it */
+    char *resolved; /* the file present in the folder (may add or drop .xz) */
+    long list_line;
+    bool have_header;
+    char name[512];
+    uint32_t grid[3], block[3];
+} trace_kernel;
+
+typedef struct trace_list {
+    char *dir;       /* absolute */
+    char *list_path;
+    size_t line_count;
+    char **lines;
+    long *kernel_of_line; /* -1 for a memory copy */
+    size_t kernel_count;
+    trace_kernel *kernels;
+} trace_list;
+
+static void list_free(trace_list *t)
+{
+    for (size_t i = 0; i < t->line_count; i++)
+        free(t->lines[i]);
+    for (size_t i = 0; i < t->kernel_count; i++) {
+        free(t->kernels[i].file);
+        free(t->kernels[i].resolved);
+    }
+    free(t->lines);
+    free(t->kernel_of_line);
+    free(t->kernels);
+    free(t->dir);
+    free(t->list_path);
+    memset(t, 0, sizeof *t);
+}
+
+static char *path_join(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", a, b);
+    return p;
+}
+
+static bool file_exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+static ks_status add_line(trace_list *t, const char *text, long line, ks_error *err)
+{
+    size_t cap = t->line_count;
+    char **lines = realloc(t->lines, (cap + 1) * sizeof *lines);
+    long *kol = lines ? realloc(t->kernel_of_line, (cap + 1) * sizeof *kol) : NULL;
+    if (lines)
+        t->lines = lines;
+    if (kol)
+        t->kernel_of_line = kol;
+    if (!lines || !kol || !(t->lines[cap] = strdup(text)))
+        return ks_error_set(err, KS_ERR_NOMEM, t->list_path, line, "out of memory");
+    t->kernel_of_line[cap] = -1;
+    t->line_count++;
+    if (strncmp(text, "kernel", 6) != 0)
+        return KS_OK;
+    trace_kernel *k = realloc(t->kernels, (t->kernel_count + 1) * sizeof *k);
+    if (!k)
+        return ks_error_set(err, KS_ERR_NOMEM, t->list_path, line, "out of memory");
+    t->kernels = k;
+    k = &t->kernels[t->kernel_count];
+    memset(k, 0, sizeof *k);
+    k->list_line = line;
+    if (!(k->file = strdup(text)))
+        return ks_error_set(err, KS_ERR_NOMEM, t->list_path, line, "out of memory");
+    t->kernel_of_line[cap] = (long)t->kernel_count++;
+    return KS_OK;
+}
+
+static ks_status list_read(const char *dir, trace_list *t, ks_error *err)
+{
+    memset(t, 0, sizeof *t);
+    char resolved[PATH_MAX];
+    if (!realpath(dir, resolved))
+        return ks_error_set(err, KS_ERR_IO, dir, 0, "cannot open the trace folder: %s",
+                            strerror(errno));
+    if (!(t->dir = strdup(resolved)) || !(t->list_path = path_join(resolved, "kernelslist.g")))
+        return ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
+    if (!file_exists(t->list_path)) {
+        free(t->list_path);
+        if (!(t->list_path = path_join(resolved, "kernelslist")))
+            return ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
+        if (!file_exists(t->list_path))
+            return ks_error_set(err, KS_ERR_IO, dir, 0,
+                                "no kernelslist.g (or kernelslist) in the trace folder");
+    }
+    ks_input *in = NULL;
+    ks_status st = ks_input_open(t->list_path, &in, err);
+    while (st == KS_OK) {
+        char *line;
+        size_t len;
+        bool truncated;
+        if ((st = ks_input_getline(in, &line, &len, &truncated, err)) != KS_OK || !line)
+            break;
+        char *text = ks_trim(line);
+        if (*text)
+            st = add_line(t, text, ks_input_line_number(in), err);
+    }
+    if (in)
+        ks_input_close(in);
+    if (st == KS_OK && t->kernel_count == 0)
+        st = ks_error_set(err, KS_ERR_FORMAT, t->list_path, 0, "lists no kernel trace file");
+    return st;
+}
+
+/* The file the list names, or its .xz twin (or the uncompressed one). */
+static ks_status resolve(const trace_list *t, trace_kernel *k, ks_error *err)
+{
+    if (k->resolved)
+        return KS_OK;
+    size_t n = strlen(k->file);
+    char *alt = malloc(n + 4);
+    if (!alt)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if (n > 3 && strcmp(k->file + n - 3, ".xz") == 0)
+        snprintf(alt, n + 4, "%.*s", (int)(n - 3), k->file);
+    else
+        snprintf(alt, n + 4, "%s.xz", k->file);
+    const char *names[2] = {k->file, alt};
+    for (int i = 0; i < 2; i++) {
+        char *p = path_join(t->dir, names[i]);
+        bool ok = p && file_exists(p);
+        free(p);
+        if (ok) {
+            k->resolved = strdup(names[i]);
+            free(alt);
+            return k->resolved ? KS_OK : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        }
+    }
+    free(alt);
+    return ks_error_set(err, KS_ERR_IO, t->list_path, k->list_line,
+                        "%s (or its .xz) is not in %s", k->file, t->dir);
+}
+
+static ks_status read_header(const trace_list *t, trace_kernel *k, ks_error *err)
+{
+    if (k->have_header)
+        return KS_OK;
+    ks_status st = resolve(t, k, err);
+    if (st != KS_OK)
+        return st;
+    char *path = path_join(t->dir, k->resolved);
+    if (!path)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    ks_input *in = NULL;
+    st = ks_input_open(path, &in, err);
+    bool name = false, grid = false, block = false;
+    for (int i = 0; st == KS_OK && i < 64 && !(name && grid && block); i++) {
+        char *line;
+        size_t len;
+        bool truncated;
+        if ((st = ks_input_getline(in, &line, &len, &truncated, err)) != KS_OK || !line)
+            break;
+        const char *eq = strchr(line, '=');
+        if (line[0] != '-' || !eq)
+            continue;
+        char *v = ks_trim((char *)eq + 1);
+        if (strncmp(line, "-kernel name", 12) == 0) {
+            snprintf(k->name, sizeof k->name, "%s", v);
+            name = true;
+        } else if (strncmp(line, "-grid dim", 9) == 0) {
+            grid = ks_parse_dim3(v, k->grid);
+        } else if (strncmp(line, "-block dim", 10) == 0) {
+            block = ks_parse_dim3(v, k->block);
+        }
+    }
+    if (in)
+        ks_input_close(in);
+    if (st == KS_OK && !(name && grid && block))
+        st = ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                          "no '-kernel name', '-grid dim' and '-block dim' header lines: not "
+                          "an Accel-Sim trace");
+    free(path);
+    k->have_header = st == KS_OK;
+    return st;
+}
+
+/* ------------------------------------------------------------ id checks */
+
+static bool has_dims(const ks_profile *p, uint64_t id)
+{
+    return p->grid && p->block &&
+           (p->grid[3 * id] | p->grid[3 * id + 1] | p->grid[3 * id + 2]) != 0;
+}
+
+static void launch_text(const ks_profile *p, uint64_t id, char *buf, size_t size)
+{
+    if (has_dims(p, id))
+        snprintf(buf, size, "%.200s grid (%u,%u,%u) block (%u,%u,%u)", ks_profile_name(p, id),
+                 p->grid[3 * id], p->grid[3 * id + 1], p->grid[3 * id + 2], p->block[3 * id],
+                 p->block[3 * id + 1], p->block[3 * id + 2]);
+    else
+        snprintf(buf, size, "%.200s", ks_profile_name(p, id));
+}
+
+static bool same_launch(const ks_profile *p, uint64_t id, const trace_kernel *k)
+{
+    char a[512], b[512];
+    ks_export_base_name(ks_profile_name(p, id), a, sizeof a);
+    ks_export_base_name(k->name, b, sizeof b);
+    if (strcmp(a, b) != 0)
+        return false;
+    if (!has_dims(p, id))
+        return true;
+    return memcmp(p->grid + 3 * id, k->grid, sizeof k->grid) == 0 &&
+           memcmp(p->block + 3 * id, k->block, sizeof k->block) == 0;
+}
+
+static ks_status mismatch(const ks_profile *p, uint64_t id, const trace_list *t, size_t kidx,
+                          ks_error *err)
+{
+    const trace_kernel *k = &t->kernels[kidx];
+    char want[400];
+    launch_text(p, id, want, sizeof want);
+    return ks_error_set(err, KS_ERR_FORMAT, t->list_path, k->list_line,
+                        "plan id %llu is profile launch %llu (%s) but the trace's launch %zu "
+                        "(%s) is %.200s grid (%u,%u,%u) block (%u,%u,%u); if the tracer saw "
+                        "other launches than the profiler, use --remap",
+                        (unsigned long long)id, (unsigned long long)id + 1, want, kidx + 1,
+                        k->file, k->name, k->grid[0], k->grid[1], k->grid[2], k->block[0],
+                        k->block[1], k->block[2]);
+}
+
+static ks_status map_by_position(const ks_plan *plan, const ks_profile *p, trace_list *t,
+                                 size_t *kernel_of_sample, ks_error *err)
+{
+    for (size_t i = 0; i < plan->sample_count; i++) {
+        uint64_t id = plan->samples[i].id;
+        if (id >= t->kernel_count)
+            return ks_error_set(err, KS_ERR_FORMAT, t->list_path, 0,
+                                "plan id %llu but the trace folder has %zu launches; if the "
+                                "tracer saw other launches than the profiler, use --remap",
+                                (unsigned long long)id, t->kernel_count);
+        kernel_of_sample[i] = (size_t)id;
+        if (!p)
+            continue;
+        ks_status st = read_header(t, &t->kernels[id], err);
+        if (st != KS_OK)
+            return st;
+        if (!same_launch(p, id, &t->kernels[id]))
+            return mismatch(p, id, t, (size_t)id, err);
+    }
+    return KS_OK;
+}
+
+/* (name, grid, block) of a launch as text: the remap key. */
+static void key_of(const char *name, const uint32_t *grid, const uint32_t *block, bool dims,
+                   char *buf, size_t size)
+{
+    char base[512];
+    ks_export_base_name(name, base, sizeof base);
+    if (dims)
+        snprintf(buf, size, "%s|%u,%u,%u|%u,%u,%u", base, grid[0], grid[1], grid[2], block[0],
+                 block[1], block[2]);
+    else
+        snprintf(buf, size, "%s", base);
+}
+
+typedef struct key_entry {
+    char *key;
+    size_t profile_count;
+    size_t trace_count, trace_capacity;
+    size_t *trace; /* kernel indexes, in order */
+} key_entry;
+
+typedef struct key_table {
+    size_t count, capacity;
+    key_entry *e;
+    size_t slot_count;
+    size_t *slots; /* index + 1 */
+} key_table;
+
+static uint64_t hash_text(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static ks_status key_find(key_table *kt, const char *key, key_entry **out, ks_error *err)
+{
+    if ((kt->count + 1) * 2 > kt->slot_count) {
+        size_t n = kt->slot_count ? kt->slot_count * 2 : 256;
+        size_t *slots = calloc(n, sizeof *slots);
+        if (!slots)
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        for (size_t i = 0; i < kt->count; i++) {
+            size_t h = hash_text(kt->e[i].key) & (n - 1);
+            while (slots[h])
+                h = (h + 1) & (n - 1);
+            slots[h] = i + 1;
+        }
+        free(kt->slots);
+        kt->slots = slots;
+        kt->slot_count = n;
+    }
+    size_t mask = kt->slot_count - 1, h = hash_text(key) & mask;
+    for (; kt->slots[h]; h = (h + 1) & mask)
+        if (strcmp(kt->e[kt->slots[h] - 1].key, key) == 0) {
+            *out = &kt->e[kt->slots[h] - 1];
+            return KS_OK;
+        }
+    ks_status st = ks_grow((void **)&kt->e, &kt->capacity, kt->count + 1, sizeof *kt->e, err);
+    if (st != KS_OK)
+        return st;
+    key_entry *e = &kt->e[kt->count];
+    memset(e, 0, sizeof *e);
+    if (!(e->key = strdup(key)))
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    kt->slots[h] = ++kt->count;
+    *out = e;
+    return KS_OK;
+}
+
+static void key_table_free(key_table *kt)
+{
+    for (size_t i = 0; i < kt->count; i++) {
+        free(kt->e[i].key);
+        free(kt->e[i].trace);
+    }
+    free(kt->e);
+    free(kt->slots);
+}
+
+static ks_status remap_traces(trace_list *t, key_table *kt, bool dims, ks_error *err)
+{
+    for (size_t i = 0; i < t->kernel_count; i++) {
+        ks_status st = read_header(t, &t->kernels[i], err);
+        if (st != KS_OK)
+            return st;
+        char key[700];
+        key_entry *e;
+        key_of(t->kernels[i].name, t->kernels[i].grid, t->kernels[i].block, dims, key,
+               sizeof key);
+        if ((st = key_find(kt, key, &e, err)) != KS_OK)
+            return st;
+        if ((st = ks_grow((void **)&e->trace, &e->trace_capacity, e->trace_count + 1,
+                          sizeof *e->trace, err)) != KS_OK)
+            return st;
+        e->trace[e->trace_count++] = i;
+    }
+    return KS_OK;
+}
+
+static ks_status map_by_key(const ks_plan *plan, const ks_profile *p, trace_list *t,
+                            size_t *kernel_of_sample, ks_error *err)
+{
+    key_table kt = {0};
+    bool dims = p->grid && p->block;
+    ks_status st = remap_traces(t, &kt, dims, err);
+    key_entry **entry = calloc(plan->sample_count + 1, sizeof *entry);
+    size_t *occurrence = calloc(plan->sample_count + 1, sizeof *occurrence);
+    if (!entry || !occurrence)
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    size_t next = 0;
+    for (uint64_t id = 0; st == KS_OK && id < p->n; id++) {
+        char key[700];
+        key_entry *e;
+        key_of(ks_profile_name(p, id), dims ? p->grid + 3 * id : NULL,
+               dims ? p->block + 3 * id : NULL, dims, key, sizeof key);
+        if ((st = key_find(&kt, key, &e, err)) != KS_OK)
+            break;
+        if (next < plan->sample_count && plan->samples[next].id == id) {
+            entry[next] = e;
+            occurrence[next++] = e->profile_count;
+        }
+        e->profile_count++;
+    }
+    for (size_t i = 0; st == KS_OK && i < plan->sample_count; i++) {
+        key_entry *e = entry[i];
+        char want[400];
+        launch_text(p, plan->samples[i].id, want, sizeof want);
+        if (e->trace_count != e->profile_count)
+            st = ks_error_set(err, KS_ERR_FORMAT, t->list_path, 0,
+                              "--remap: plan id %llu (%s): the profile has %zu launches of it "
+                              "and the traces %zu, so its occurrence is ambiguous",
+                              (unsigned long long)plan->samples[i].id, want, e->profile_count,
+                              e->trace_count);
+        else
+            kernel_of_sample[i] = e->trace[occurrence[i]];
+    }
+    free(entry);
+    free(occurrence);
+    key_table_free(&kt);
+    return st;
+}
+
+/* ------------------------------------------------------------- writing */
+
+typedef struct out_ctx {
+    const ks_plan *plan;
+    const trace_list *t;
+    const size_t *kernel_of_sample;
+    const size_t *sample_of_kernel; /* SIZE_MAX: not sampled */
+} out_ctx;
+
+static ks_status write_list(const void *vctx, FILE *f, ks_error *err)
+{
+    const out_ctx *c = vctx;
+    for (size_t i = 0; i < c->t->line_count; i++) {
+        long k = c->t->kernel_of_line[i];
+        if (k < 0)
+            fprintf(f, "%s\n", c->t->lines[i]);
+        else if (c->sample_of_kernel[k] != SIZE_MAX)
+            fprintf(f, "%s\n", c->t->kernels[k].resolved);
+    }
+    if (ferror(f))
+        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
+    return KS_OK;
+}
+
+static ks_status write_weights(const void *vctx, FILE *f, ks_error *err)
+{
+    const out_ctx *c = vctx;
+    fprintf(f, "# ksample plan of %s (%s, seed %llu), traces from %s\n",
+            c->plan->input_path[0] ? c->plan->input_path : "(unknown input)", c->plan->method,
+            (unsigned long long)c->plan->params.seed, c->t->dir);
+    fputs("# uid: 1-based position among the launches of kernelslist.g, which is Accel-Sim's "
+          "kernel_launch_uid\n# id: 0-based launch in the profile; trace_launch: 1-based "
+          "launch in the trace folder\n",
+          f);
+    fputs("uid,id,weight,trace_launch,trace\n", f);
+    size_t uid = 0;
+    for (size_t k = 0; k < c->t->kernel_count; k++) {
+        size_t s = c->sample_of_kernel[k];
+        if (s == SIZE_MAX)
+            continue;
+        fprintf(f, "%zu,%llu,%.17g,%zu,%s\n", ++uid, (unsigned long long)c->plan->samples[s].id,
+                c->plan->samples[s].weight, k + 1, c->t->kernels[k].resolved);
+    }
+    if (ferror(f))
+        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
+    return KS_OK;
+}
+
+static ks_status link_traces(const out_ctx *c, const char *out, ks_error *err)
+{
+    for (size_t k = 0; k < c->t->kernel_count; k++) {
+        if (c->sample_of_kernel[k] == SIZE_MAX)
+            continue;
+        char *target = path_join(c->t->dir, c->t->kernels[k].resolved);
+        char *link = path_join(out, c->t->kernels[k].resolved);
+        ks_status st = KS_OK;
+        if (!target || !link)
+            st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        else if (strcmp(target, link) != 0) {
+            unlink(link);
+            if (symlink(target, link) != 0)
+                st = ks_error_set(err, KS_ERR_IO, link, 0, "cannot link to %s: %s", target,
+                                  strerror(errno));
+        }
+        free(target);
+        free(link);
+        if (st != KS_OK)
+            return st;
+    }
+    return KS_OK;
+}
+
+static ks_status write_folder(const out_ctx *c, const char *out, ks_error *err)
+{
+    if (mkdir(out, 0777) != 0 && errno != EEXIST)
+        return ks_error_set(err, KS_ERR_IO, out, 0, "cannot create the folder: %s",
+                            strerror(errno));
+    char *list = path_join(out, "kernelslist.g"), *weights = path_join(out, "weights.csv");
+    ks_status st = list && weights ? KS_OK : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t k = 0; st == KS_OK && k < c->t->kernel_count; k++)
+        if (c->sample_of_kernel[k] != SIZE_MAX)
+            st = resolve(c->t, &c->t->kernels[k], err);
+    if (st == KS_OK)
+        st = link_traces(c, out, err);
+    if (st == KS_OK)
+        st = ks_write_atomic(list, write_list, c, err);
+    if (st == KS_OK)
+        st = ks_write_atomic(weights, write_weights, c, err);
+    free(list);
+    free(weights);
+    return st;
+}
+
+static ks_status export_accelsim(const ks_plan *plan, const ks_export_options *opt,
+                                 const char *out, ks_error *err)
+{
+    if (!opt || !opt->traces)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "--to accelsim needs --traces DIR (the complete traces)");
+    if (opt->remap && !opt->profile)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "--remap needs the plan's profile (--profile)");
+    trace_list t;
+    ks_status st = list_read(opt->traces, &t, err);
+    size_t *kernel_of_sample = malloc((plan->sample_count + 1) * sizeof *kernel_of_sample);
+    size_t *sample_of_kernel = malloc((t.kernel_count + 1) * sizeof *sample_of_kernel);
+    if (st == KS_OK && (!kernel_of_sample || !sample_of_kernel))
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if (st == KS_OK)
+        st = opt->remap ? map_by_key(plan, opt->profile, &t, kernel_of_sample, err)
+                        : map_by_position(plan, opt->profile, &t, kernel_of_sample, err);
+    if (st == KS_OK) {
+        for (size_t k = 0; k < t.kernel_count; k++)
+            sample_of_kernel[k] = SIZE_MAX;
+        for (size_t i = 0; i < plan->sample_count; i++)
+            sample_of_kernel[kernel_of_sample[i]] = i;
+        out_ctx c = {plan, &t, kernel_of_sample, sample_of_kernel};
+        st = write_folder(&c, out, err);
+    }
+    free(kernel_of_sample);
+    free(sample_of_kernel);
+    list_free(&t);
+    return st;
+}
+
+const ks_exporter ks_exporter_accelsim = {
+    "accelsim",
+    "folder for Accel-Sim: kernelslist.g of every memory copy and the sampled launches' "
+    "traces (--traces DIR), weights.csv",
+    1,
+    export_accelsim,
+};

@@ -1,0 +1,20 @@
+/*
+ * export.h - what the exporters share (internal).
+ */
+#ifndef KS_EXPORT_H
+#define KS_EXPORT_H
+
+#include "internal.h"
+
+extern const ks_exporter ks_exporter_accelsim;
+extern const ks_exporter ks_exporter_accelsim_tracer;
+extern const ks_exporter ks_exporter_macsim_tracer;
+extern const ks_exporter ks_exporter_ids;
+
+/* A kernel name reduced to what both a mangled (_Z14forward_kernelPKf...)
+ * and a demangled (void forward_kernel<float>(float const*, ...)) spelling
+ * of it share: the innermost identifier without template arguments.
+ * Writes at most size-1 bytes. */
+void ks_export_base_name(const char *name, char *buf, size_t size);
+
+#endif

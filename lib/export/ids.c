@@ -1,0 +1,33 @@
+/*
+ * ids.c - one sampled launch id per line, 0-based in launch order: the
+ * kernel_ids.txt that Sieve's modified NVBit tracer reads.  No header or
+ * comment line: that reader takes every line as a number.
+ */
+#include "export.h"
+
+#include <errno.h>
+#include <string.h>
+
+static ks_status write_ids(const void *ctx, FILE *f, ks_error *err)
+{
+    const ks_plan *plan = ctx;
+    for (size_t i = 0; i < plan->sample_count; i++)
+        fprintf(f, "%llu\n", (unsigned long long)plan->samples[i].id);
+    if (ferror(f))
+        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
+    return KS_OK;
+}
+
+static ks_status export_ids(const ks_plan *plan, const ks_export_options *opt, const char *out,
+                            ks_error *err)
+{
+    (void)opt;
+    return ks_write_atomic(out, write_ids, plan, err);
+}
+
+const ks_exporter ks_exporter_ids = {
+    "ids",
+    "one 0-based launch id per line, no header (Sieve's tracer: kernel_ids.txt)",
+    0,
+    export_ids,
+};

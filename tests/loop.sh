@@ -1,0 +1,120 @@
+#!/bin/sh
+# loop.sh - end-to-end checks of closing the loop: export, estimate (from
+# CSVs, simulator logs and run folders), refine, as a user runs them.
+# usage: tests/loop.sh path/to/ksample path/to/source-root
+set -u
+KS=$1
+ROOT=$2
+SHARED="$ROOT/../shared/data"
+T=$(mktemp -d /tmp/ks_loop_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0
+failed=0
+ok() { pass=$((pass + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+expect() {
+    want=$1
+    shift
+    "$@" >"$T/out" 2>"$T/err"
+    got=$?
+    if [ "$got" = "$want" ]; then ok; else bad "$* -> exit $got, wanted $want: $(head -c 300 "$T/err")"; fi
+}
+
+for c in export estimate refine; do
+    expect 0 "$KS" "$c" --help
+    grep -q "usage: ksample $c" "$T/out" || bad "$c --help has no usage line"
+done
+
+expect 0 "$KS" synth --preset multi-peak -n 5000 --seed 2 -o "$T/w.csv"
+expect 0 "$KS" sample "$T/w.csv" --seed 5 -o "$T/plan.json"
+grep -o '"id": [0-9]*' "$T/plan.json" | sed 's/"id": //' >"$T/ids"
+n=$(wc -l <"$T/ids")
+
+# exporters
+expect 0 "$KS" export "$T/plan.json" --to ids -o "$T/kernel_ids.txt"
+cmp -s "$T/ids" "$T/kernel_ids.txt" || bad "ids export differs from the plan's ids"
+expect 0 "$KS" export "$T/plan.json" --to accelsim-tracer -o "$T/trace.env"
+grep -q '^export DYNAMIC_KERNEL_REGIONS=[0-9]' "$T/trace.env" || bad "no DYNAMIC_KERNEL_REGIONS"
+first=$(head -1 "$T/ids")
+grep -q "REGIONS=$((first + 1))-" "$T/trace.env" || bad "regions are not 1-based: $(tail -1 "$T/trace.env")"
+expect 0 "$KS" export "$T/plan.json" --to macsim-tracer -o "$T/sampled.txt"
+[ "$(tail -n +3 "$T/sampled.txt" | awk '{n += NF - 2} END {print n}')" = "$n" ] || bad "macsim list count"
+expect 2 "$KS" export "$T/plan.json" --to nosuch -o "$T/x"
+expect 2 "$KS" export "$T/plan.json" --to accelsim -o "$T/x"
+
+# results as CSV: cycles = 3 x id + 1000
+awk 'BEGIN {print "id,gpu_sim_cycle,gpu_sim_insn"} {print $1 "," 3 * $1 + 1000 "," 2 * $1 + 500}' "$T/ids" >"$T/res.csv"
+expect 0 "$KS" estimate "$T/plan.json" "$T/res.csv"
+grep -q '^ipc ' "$T/out" || bad "no ipc line: $(cat "$T/out")"
+expect 0 "$KS" estimate --json "$T/plan.json" "$T/res.csv"
+for k in metric estimate ci_low ci_high rel_halfwidth bound_met; do
+    grep -q "\"$k\"" "$T/out" || bad "estimate --json lacks $k"
+done
+csv_est=$(grep '"gpu_sim_cycle"' "$T/out" | sed 's/.*"estimate": \([^,]*\),.*/\1/')
+head -n -1 "$T/res.csv" >"$T/short.csv"
+expect 4 "$KS" estimate "$T/plan.json" "$T/short.csv"
+grep -q "sample id $(tail -1 "$T/ids")" "$T/err" || bad "missing sample not named: $(cat "$T/err")"
+
+# a run folder: two jobs, each simulated its own list (uid k = its k-th id)
+mkdir -p "$T/run/jobs/0000" "$T/run/jobs/0001"
+half=$((n / 2))
+head -n "$half" "$T/ids" >"$T/ids0"
+tail -n +"$((half + 1))" "$T/ids" >"$T/ids1"
+for j in 0 1; do
+    awk '{printf "kernel_name = k%s\nkernel_launch_uid = %d\ngpu_sim_cycle = %d\ngpu_sim_insn = %d\ngpu_tot_sim_cycle = 1\n", $1, NR, 3 * $1 + 1000, 2 * $1 + 500}' "$T/ids$j" >"$T/run/jobs/000$j/sim.log"
+    echo 0 >"$T/run/jobs/000$j/status"
+done
+list0=$(paste -sd, "$T/ids0")
+list1=$(paste -sd, "$T/ids1")
+printf '{"plan": "%s", "jobs": [{"job": 0, "ids": [%s], "dir": "jobs/0000"}, {"job": 1, "ids": [%s], "dir": "jobs/0001"}]}\n' \
+    "$T/plan.json" "$list0" "$list1" >"$T/run/manifest.json"
+expect 0 "$KS" estimate --json "$T/plan.json" "$T/run"
+run_est=$(grep '"gpu_sim_cycle"' "$T/out" | sed 's/.*"estimate": \([^,]*\),.*/\1/')
+[ "$run_est" = "$csv_est" ] || bad "run folder estimate $run_est, CSV $csv_est"
+echo 137 >"$T/run/jobs/0001/status"
+expect 4 "$KS" estimate "$T/plan.json" "$T/run"
+grep -q "incomplete run.*1 (jobs/0001)" "$T/err" || bad "incomplete run not named: $(cat "$T/err")"
+
+# refine: values far noisier than the profile
+awk 'BEGIN {srand(3); print "id,gpu_sim_cycle"} {print $1 "," int(1000 + 100000 * rand() * rand())}' "$T/ids" >"$T/noisy.csv"
+expect 0 "$KS" refine "$T/plan.json" "$T/noisy.csv" --profile "$T/w.csv" -o "$T/plan2.json"
+grep -q '"parent": {"path": ' "$T/plan2.json" || bad "refined plan records no parent"
+grep -q '"refine_seed"' "$T/plan2.json" || bad "refined plan records no refine seed"
+expect 0 "$KS" export "$T/plan2.json" --to ids -o "$T/ids2"
+sort "$T/ids" >"$T/ids.s"
+sort "$T/ids2" >"$T/ids2.s"
+[ "$(comm -23 "$T/ids.s" "$T/ids2.s" | wc -l)" = 0 ] || bad "refine dropped a simulated launch"
+[ "$(wc -l <"$T/ids2")" -gt "$n" ] || bad "refine added no launch for noisy values"
+expect 0 "$KS" refine "$T/plan.json" "$T/noisy.csv" --profile "$T/w.csv" -o "$T/plan2b.json"
+cmp -s "$T/plan2.json" "$T/plan2b.json" || bad "refine is not deterministic"
+
+# after refine, only the new launches are simulated; the parent's results are
+# reused, each log with its own uid map
+expect 0 "$KS" export "$T/plan2.json" --exclude "$T/plan.json" --to ids -o "$T/ids_new"
+[ "$(($(wc -l <"$T/ids_new") + n))" = "$(wc -l <"$T/ids2")" ] || bad "--exclude kept old ids"
+for part in ids ids_new; do
+    awk 'BEGIN {print "uid,id"} {print NR "," $1}' "$T/$part" >"$T/$part.map"
+    awk 'BEGIN {srand(5)} {printf "kernel_name = k\nkernel_launch_uid = %d\ngpu_sim_cycle = %d\n", NR, 1000 + 50000 * rand()}' "$T/$part" >"$T/$part.log"
+done
+expect 0 "$KS" estimate "$T/plan2.json" "$T/ids.log" "$T/ids_new.log" --uid-map "$T/ids.map" --uid-map "$T/ids_new.map"
+expect 4 "$KS" estimate "$T/plan2.json" "$T/ids.log" "$T/ids_new.log" --uid-map "$T/ids.map"
+expect 2 "$KS" estimate "$T/plan2.json" "$T/ids.log" --uid-map "$T/ids.map" --uid-map "$T/ids_new.map"
+
+# a plan of another schema is refused
+sed 's/"schema": 1/"schema": 9/' "$T/plan.json" >"$T/p9.json"
+expect 4 "$KS" estimate "$T/p9.json" "$T/res.csv"
+grep -q "schema 9" "$T/err" || bad "schema refusal: $(cat "$T/err")"
+
+# a real simulator log
+LOG="$SHARED/accelsim-simlog/vectoradd-gtx1080-gpgpusim.log"
+if [ -f "$LOG" ]; then
+    printf 'name,duration_ns\n_Z6vecAddIfEvPT_S1_S1_i,1000\n' >"$T/one.csv"
+    expect 0 "$KS" sample "$T/one.csv" -o "$T/one.json"
+    expect 0 "$KS" estimate --metric gpu_sim_cycle --metric gpu_sim_insn "$T/one.json" "$LOG"
+    grep -q '^gpu_sim_cycle  *1282 ' "$T/out" || bad "real log cycles: $(cat "$T/out")"
+else
+    echo "SKIP: $SHARED absent, real simulator log check skipped"
+fi
+
+echo "loop.sh: $pass passed, $failed failed"
+[ "$failed" = 0 ]
