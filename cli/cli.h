@@ -15,6 +15,7 @@ int cmd_eval(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 int cmd_formats(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);

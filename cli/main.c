@@ -24,6 +24,7 @@ static const command commands[] = {
     {"synth", cmd_synth, "write a synthetic workload (nsys kern-exec CSV)"},
     {"formats", cmd_formats, "list the input formats and methods"},
     {"report", cmd_report, "write a self-contained HTML report with charts"},
+    {"run", cmd_run, "simulate the sampled kernels as jobs (local pool or Slurm)"},
     {"status", cmd_status, "say which jobs of a run are done, failed or pending"},
     {"export", cmd_export, "write a plan for a tracer or simulator (accelsim, ...)"},
     {"estimate", cmd_estimate, "whole-workload metrics with intervals from simulated samples"},
@@ -39,6 +40,7 @@ static void usage(FILE *f)
             "\n'ksample <command> --help' describes each one.\n\n"
             "exit codes:\n"
             "  0  success\n"
+            "  1  some jobs of a run failed (ksample run)\n"
             "  2  bad option or parameter\n"
             "  3  file cannot be read or written\n"
             "  4  input is malformed or of an unknown format\n"
