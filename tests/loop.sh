@@ -71,6 +71,12 @@ printf '{"plan": "%s", "jobs": [{"job": 0, "ids": [%s], "dir": "jobs/0000"}, {"j
 expect 0 "$KS" estimate --json "$T/plan.json" "$T/run"
 run_est=$(grep '"gpu_sim_cycle"' "$T/out" | sed 's/.*"estimate": \([^,]*\),.*/\1/')
 [ "$run_est" = "$csv_est" ] || bad "run folder estimate $run_est, CSV $csv_est"
+sed 's/^{"plan"/{"plan_xxh128": "00000000000000000000000000000000", "plan"/' "$T/run/manifest.json" >"$T/m2"
+cp "$T/run/manifest.json" "$T/m1"
+cp "$T/m2" "$T/run/manifest.json"
+expect 4 "$KS" estimate "$T/plan.json" "$T/run"
+grep -q "another plan" "$T/err" || bad "a run of another plan accepted: $(cat "$T/err")"
+cp "$T/m1" "$T/run/manifest.json"
 echo 137 >"$T/run/jobs/0001/status"
 expect 4 "$KS" estimate "$T/plan.json" "$T/run"
 grep -q "incomplete run.*1 (jobs/0001)" "$T/err" || bad "incomplete run not named: $(cat "$T/err")"

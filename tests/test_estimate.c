@@ -289,14 +289,16 @@ static void test_variance_known_answer(void **state)
     double v2 = 16 * (1 - 1.0 / 4) * (11.0 / 12);
     assert_true(fabs(var - (v0 + v2)) < 1e-9);
     /* the profile's CV instead: S = 0.2 sqrt(4/3) x 3 */
-    assert_int_equal(ks_plan_total_variance(&plan, y, KS_SINGLE_PROFILE_CV, &est, &var, NULL, &single,
+    assert_int_equal(ks_plan_total_variance(&plan, y, KS_SINGLE_PROFILE_CV, &est, &var, NULL,
+                                            &single,
                                             &err),
                      KS_OK);
     double s2 = 0.04 * 4.0 / 3 * 9;
     assert_true(fabs(var - (v0 + 16 * 0.75 * s2)) < 1e-9);
     /* a ratio of a metric to itself is exactly 1 with no spread */
     double r, vr;
-    assert_int_equal(ks_plan_ratio_variance(&plan, y, y, KS_SINGLE_COLLAPSE, &r, &vr, NULL, NULL, &err),
+    assert_int_equal(ks_plan_ratio_variance(&plan, y, y, KS_SINGLE_COLLAPSE, &r, &vr, NULL, NULL,
+                                            &err),
                      KS_OK);
     assert_true(fabs(r - 1) < 1e-15 && fabs(vr) < 1e-20);
     ks_plan_free(&plan);

@@ -490,7 +490,8 @@ static ks_status add_ratio(const ks_plan *plan, const ks_results *r, const long 
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "--ratio %s: no metric named '%s'",
                             spec, mn < 0 ? num : den);
     size_t miss;
-    if (!gather(plan, r, rows, (size_t)mn, y, &miss) || !gather(plan, r, rows, (size_t)md, x, &miss))
+    if (!gather(plan, r, rows, (size_t)mn, y, &miss) ||
+        !gather(plan, r, rows, (size_t)md, x, &miss))
         return ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "ratio %s: no value for sample id %llu",
                             name, (unsigned long long)plan->samples[miss].id);
     ks_metric_estimate *me;

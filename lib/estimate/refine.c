@@ -269,8 +269,9 @@ static ks_status draw_extra(const ks_plan *plan, const members *mem, const uint6
     size_t *have = calloc(k + 1, sizeof *have);
     uint8_t *taken = calloc(plan->input_invocations / 8 + 1, 1);
     uint32_t *pool = malloc((plan->input_invocations + 1) * sizeof *pool);
-    ks_status st = have && taken && pool ? KS_OK
-                                         : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    ks_status st = KS_OK;
+    if (!have || !taken || !pool)
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     for (size_t i = 0; st == KS_OK && i < plan->sample_count; i++) {
         const ks_sample *s = &plan->samples[i];
         have[s->cluster]++;

@@ -353,7 +353,8 @@ static ks_status read_log(ks_input *in, const char *path, const uid_map *map,
     if (st == KS_OK && blocks == 0)
         st = ks_error_set(err, KS_ERR_FORMAT, path, 0,
                           "no per-kernel statistics (kernel_name / kernel_launch_uid blocks): "
-                          "the simulator may have stopped before the first kernel ended");
+                          "the simulator may have stopped before the first kernel ended (a "
+                          "results CSV starts with the header id,<metric>,...)");
     return st;
 }
 

@@ -504,7 +504,9 @@ static ks_status write_folder(const out_ctx *c, const char *out, ks_error *err)
         return ks_error_set(err, KS_ERR_IO, out, 0, "cannot create the folder: %s",
                             strerror(errno));
     char *list = path_join(out, "kernelslist.g"), *weights = path_join(out, "weights.csv");
-    ks_status st = list && weights ? KS_OK : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    ks_status st = list && weights
+                       ? KS_OK
+                       : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     for (size_t k = 0; st == KS_OK && k < c->t->kernel_count; k++)
         if (c->sample_of_kernel[k] != SIZE_MAX)
             st = resolve(c->t, &c->t->kernels[k], err);

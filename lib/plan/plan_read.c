@@ -481,6 +481,11 @@ static section section_of(const char *key, bool is_array)
 
 static int open_container(plan_parser *ps, bool is_array)
 {
+    if (ps->sec == SEC_SKIP && ps->depth >= 2) {
+        /* inside a top-level value this version ignores: any shape */
+        ps->depth++;
+        return ps->depth < 1000 ? 1 : fail(ps, "nesting deeper than %s", "1000");
+    }
     ps->depth++;
     if (ps->depth > 3)
         return fail(ps, "nesting deeper than the plan format has%s", "");
@@ -513,7 +518,9 @@ static int on_start_array(void *ctx) { return open_container(ctx, true); }
 static int close_container(plan_parser *ps)
 {
     int r = 1;
-    if (ps->depth == 3 && ps->sec == SEC_CLUSTERS)
+    if (ps->sec == SEC_SKIP && ps->depth > 2)
+        ;
+    else if (ps->depth == 3 && ps->sec == SEC_CLUSTERS)
         r = end_cluster(ps);
     else if (ps->depth == 3 && ps->sec == SEC_SAMPLES)
         r = end_sample(ps);
