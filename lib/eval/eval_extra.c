@@ -49,6 +49,8 @@ static int raw_name_additive(const char *name, const char **why)
     snprintf(base, sizeof base, "%.*s", (int)(base_len < 255 ? base_len : 255), name);
     if (strncmp(base, "device__", 8) == 0)
         return *why = "a device attribute", 0;
+    if (strncmp(base, "profiler__", 10) == 0)
+        return *why = "the profiler's own bookkeeping", 0;
     if (strstr(base, "per_"))
         return *why = "a per-unit quantity (\"per_\" in its name)", 0;
     if (strncmp(base, "launch__", 8) == 0) {
@@ -61,6 +63,15 @@ static int raw_name_additive(const char *name, const char **why)
      * launch's value is that value (ncu may record only
      * gpu__time_duration.max) */
     bool one_instance = strncmp(base, "gpu__", 5) == 0;
+    /* older ncu versions put rollup and ratio in the counter's own name
+     * (sm__elapsed_cycles_avg, ..._utilization_pct, dram__frequency) */
+    static const char *const extremes[] = {"avg", "max", "min", NULL};
+    static const char *const rates[] = {"pct",       "ratio",    "utilization",
+                                        "frequency", "interval", "peak", "size", NULL};
+    if (!one_instance && has_word(base, extremes))
+        return *why = "an average or extreme over hardware units (.avg/.max/.min)", 0;
+    if (has_word(base, rates))
+        return *why = "a ratio, percentage, rate or setting (by its name)", 0;
     for (const char *c = dot; c; c = strchr(c + 1, '.')) {
         const char *part = c + 1;
         size_t n = strcspn(part, ".");
@@ -106,6 +117,9 @@ int ks_metric_is_additive(const char *name, const char *unit, const char **why)
         return *why = "a percentage (unit %)", 0;
     if (unit && strchr(unit, '/'))
         return *why = "a rate or ratio (unit with '/')", 0;
+    if (unit && (strcasecmp(unit, "hz") == 0 || strcasecmp(unit, "khz") == 0 ||
+                 strcasecmp(unit, "mhz") == 0 || strcasecmp(unit, "ghz") == 0))
+        return *why = "a frequency (unit hz)", 0;
     if (strstr(name, "__") && !strstr(name, ": "))
         return raw_name_additive(name, why);
     return readable_name_additive(name, why);
