@@ -108,6 +108,8 @@ head -100 "$T/b.csv" >"$T/b-short.csv"
 expect 4 "$KS" eval "$T/w.csv" --truth "$T/b-short.csv" --iters 2
 grep -q "it has 99 kernel launches and the profile 20000" "$T/err" || bad "short truth: $(cat "$T/err")"
 expect 2 "$KS" eval "$T/w.csv" --truth-format plain-csv
+expect 0 "$KS" eval "$T/w.csv" --truth "$T/b.csv" --truth-format plain-csv --methods stem --iters 1
+expect 4 "$KS" eval "$T/w.csv" --truth "$T/b.csv" --truth-format ncu-csv --methods stem --iters 1
 
 # eval --metrics NCU.csv: the error of every additive metric from the same plans
 NCU_RAW="$SHARED/ncu/gtx1080-vectoradd-raw.csv"
