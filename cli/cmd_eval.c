@@ -1,4 +1,6 @@
-/* cmd_eval.c - `ksample eval`: how well each method does on a profile. */
+/* cmd_eval.c - `ksample eval`: how well each method does on a profile, and
+ * how its plans transfer to another GPU's times (--truth) and to every
+ * additive metric (--metrics), over a sweep of error bounds (--epsilon). */
 #include "cli.h"
 #include "progress.h"
 
@@ -6,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+enum { MAX_METHODS = 16, MAX_EPSILONS = 32 };
 
 static void help(void)
 {
@@ -18,14 +22,48 @@ static void help(void)
            "options:\n"
            "  --methods LIST     comma-separated (default root,stem,allegro,random)\n"
            "  --iters N          plans per method (default 10)\n"
-           "  --json             print a JSON list of objects with keys method, samples,\n"
-           "                     speedup_hmean, error_mean_pct, error_max_pct,\n"
-           "                     plan_seconds, fit_seconds\n"
+           "  --epsilon LIST     one bound or a comma-separated sweep (0.01,0.02,0.05):\n"
+           "                     one row per method and bound; a method that promises\n"
+           "                     no bound (random) is evaluated once\n"
+           "  --truth B          the same program profiled elsewhere (another GPU or\n"
+           "                     profiler), matched launch by launch and by name: also\n"
+           "                     the error of each plan's estimate of B's total time and\n"
+           "                     the plan's speedup on B\n"
+           "  --truth-format NAME  B's format (default: detected)\n"
+           "  --metric-errors    the error of every additive metric column (implied by\n"
+           "                     --metrics): counts, bytes, cycles, time; not rates,\n"
+           "                     ratios, percentages, averages or launch attributes\n"
+           "  --json             print a JSON list of objects, one per row, with keys\n"
+           "                     method, epsilon, samples, speedup_hmean, error_mean_pct,\n"
+           "                     error_max_pct, plan_seconds, fit_seconds, bound_pct,\n"
+           "                     exceed_fraction; with --truth also truth_error_mean_pct,\n"
+           "                     truth_error_max_pct, truth_speedup_hmean,\n"
+           "                     truth_exceed_fraction; with metrics \"metrics\" (name:\n"
+           "                     {error_mean_pct, error_max_pct, total}) and\n"
+           "                     \"metrics_skipped\" (name: reason)\n"
            "  -q, --quiet        no progress on stderr\n" CLI_INPUT_HELP
            "  -h, --help         this text\n");
     cli_params_help();
     printf("\nA method parameter applies to the methods that declare it.\n");
 }
+
+typedef struct eval_opts {
+    const char *names[MAX_METHODS];
+    int method_count;
+    double eps[MAX_EPSILONS];
+    int eps_count; /* 0: the default bound */
+    uint64_t iters;
+    bool json, metric_errors, quiet;
+    const char *truth, *truth_format;
+} eval_opts;
+
+typedef struct eval_row {
+    ks_eval_result r;
+    ks_eval_detail d;
+    double epsilon; /* NAN: the method promises no bound */
+} eval_row;
+
+/* ------------------------------------------------------------- output */
 
 static void json_number(double x)
 {
@@ -35,6 +73,273 @@ static void json_number(double x)
         printf("null");
 }
 
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            printf("\\u%04x", (unsigned char)*s);
+        else
+            putchar(*s);
+    }
+    putchar('"');
+}
+
+static void json_key_number(const char *key, double x)
+{
+    printf(", \"%s\": ", key);
+    json_number(x);
+}
+
+static void json_metrics(const ks_eval_detail *d)
+{
+    printf(", \"metrics\": {");
+    for (size_t m = 0; m < d->metric_count; m++) {
+        printf("%s", m ? ", " : "");
+        json_string(d->metrics[m].name);
+        printf(": {\"error_mean_pct\": ");
+        json_number(d->metrics[m].error_mean_pct);
+        json_key_number("error_max_pct", d->metrics[m].error_max_pct);
+        json_key_number("total", d->metrics[m].total);
+        printf("}");
+    }
+    printf("}, \"metrics_skipped\": {");
+    for (size_t m = 0; m < d->skipped_count; m++) {
+        printf("%s", m ? ", " : "");
+        json_string(d->skipped[m].name);
+        printf(": ");
+        json_string(d->skipped[m].reason);
+    }
+    printf("}");
+}
+
+static void print_json(const eval_row *rows, size_t count, bool metrics)
+{
+    printf("[");
+    for (size_t i = 0; i < count; i++) {
+        const ks_eval_result *r = &rows[i].r;
+        const ks_eval_detail *d = &rows[i].d;
+        printf("%s{\"method\": ", i ? ", " : "");
+        json_string(r->method);
+        json_key_number("epsilon", rows[i].epsilon);
+        json_key_number("samples", r->samples_mean);
+        json_key_number("speedup_hmean", r->speedup_hmean);
+        json_key_number("error_mean_pct", r->error_mean_pct);
+        json_key_number("error_max_pct", r->error_max_pct);
+        json_key_number("plan_seconds", r->plan_seconds);
+        json_key_number("fit_seconds", r->fit_seconds);
+        json_key_number("bound_pct", r->bound_pct);
+        json_key_number("exceed_fraction", r->exceed_fraction);
+        if (d->has_truth) {
+            json_key_number("truth_error_mean_pct", d->truth_error_mean_pct);
+            json_key_number("truth_error_max_pct", d->truth_error_max_pct);
+            json_key_number("truth_speedup_hmean", d->truth_speedup_hmean);
+            json_key_number("truth_exceed_fraction", d->truth_exceed_fraction);
+        }
+        if (metrics)
+            json_metrics(d);
+        printf("}");
+    }
+    printf("]\n");
+}
+
+static void print_table(const eval_row *rows, size_t count, bool truth)
+{
+    printf("%-8s %10s %12s %12s %11s %11s %9s %8s", "method", "samples", "speedup",
+           "err mean %", "err max %", "plan s", "bound %", "exceed");
+    if (truth)
+        printf(" %12s %12s %11s", "B err mean %", "B err max %", "B speedup");
+    printf("\n");
+    for (size_t i = 0; i < count; i++) {
+        const ks_eval_result *r = &rows[i].r;
+        char bound[32] = "none";
+        if (r->bound_pct > 0)
+            snprintf(bound, sizeof bound, "%.3g", r->bound_pct);
+        printf("%-8s %10.1f %11.2fx %12.4f %11.4f %11.6f %9s %7.1f%%", r->method,
+               r->samples_mean, r->speedup_hmean, r->error_mean_pct, r->error_max_pct,
+               r->plan_seconds, bound, 100 * r->exceed_fraction);
+        if (truth)
+            printf(" %12.4f %12.4f %10.2fx", rows[i].d.truth_error_mean_pct,
+                   rows[i].d.truth_error_max_pct, rows[i].d.truth_speedup_hmean);
+        printf("\n");
+    }
+}
+
+static void print_metric_table(const eval_row *rows, size_t count, uint64_t iters)
+{
+    printf("\nmetric errors (%%, over %llu plans per row, drawn from the durations):\n"
+           "%-8s %8s %12s %11s  %s\n",
+           (unsigned long long)iters, "method", "bound %", "err mean %", "err max %", "metric");
+    for (size_t i = 0; i < count; i++) {
+        const ks_eval_detail *d = &rows[i].d;
+        char bound[32] = "none";
+        if (rows[i].r.bound_pct > 0)
+            snprintf(bound, sizeof bound, "%.3g", rows[i].r.bound_pct);
+        for (size_t m = 0; m < d->metric_count; m++)
+            printf("%-8s %8s %12.4f %11.4f  %s\n", rows[i].r.method, bound,
+                   d->metrics[m].error_mean_pct, d->metrics[m].error_max_pct,
+                   d->metrics[m].name);
+    }
+    if (count == 0)
+        return;
+    if (rows[0].d.metric_count == 0)
+        printf("(no additive metric column to estimate)\n");
+    if (rows[0].d.skipped_count)
+        printf("not estimated:\n");
+    for (size_t m = 0; m < rows[0].d.skipped_count; m++)
+        printf("  %s: %s\n", rows[0].d.skipped[m].name, rows[0].d.skipped[m].reason);
+}
+
+/* --------------------------------------------------------------- options */
+
+static int parse_epsilons(const char *arg, eval_opts *o)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", arg);
+    o->eps_count = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        double e;
+        if (!cli_parse_double(tok, &e) || !(e > 0 && e < 1))
+            return cli_usage_error("eval", "--epsilon: each bound must be a number in (0, 1), "
+                                   "got '%s'", tok);
+        if (o->eps_count == MAX_EPSILONS)
+            return cli_usage_error("eval", "--epsilon: at most %d bounds", MAX_EPSILONS);
+        o->eps[o->eps_count++] = e;
+    }
+    if (o->eps_count == 0)
+        return cli_usage_error("eval", "--epsilon needs at least one bound");
+    return 0;
+}
+
+static int parse_methods(char *list, eval_opts *o)
+{
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        if (!ks_method_find(tok)) {
+            char known[256];
+            cli_method_names(known, sizeof known);
+            return cli_usage_error("eval", "unknown method '%s' (%s)", tok, known);
+        }
+        if (o->method_count == MAX_METHODS)
+            return cli_usage_error("eval", "at most %d methods", MAX_METHODS);
+        o->names[o->method_count++] = tok;
+    }
+    if (o->method_count == 0)
+        return cli_usage_error("eval", "--methods is empty");
+    return 0;
+}
+
+/* every method parameter given must belong to one of the methods */
+static int check_settings(const ks_params *pa, const eval_opts *o)
+{
+    for (size_t s = 0; s < pa->setting_count; s++) {
+        bool used = false;
+        for (int i = 0; i < o->method_count && !used; i++) {
+            const ks_method *m = ks_method_find(o->names[i]);
+            for (size_t k = 0; k < m->param_count && !used; k++)
+                used = strcmp(m->params[k].name, pa->settings[s].name) == 0;
+        }
+        if (!used)
+            return cli_usage_error("eval", "--%s is not a parameter of any method evaluated",
+                                   pa->settings[s].name);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ run */
+
+static void free_rows(eval_row *rows, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        ks_eval_detail_free(&rows[i].d);
+    free(rows);
+}
+
+/* One row per (method, bound); a method whose plans promise no bound gets
+ * one row, since the bound does not change its plans. */
+static int run_all(const ks_profile *p, const ks_params *pa, const eval_opts *o,
+                   const ks_eval_options *eo, eval_row **out, size_t *count)
+{
+    int neps = o->eps_count ? o->eps_count : 1;
+    eval_row *rows = calloc((size_t)(o->method_count * neps), sizeof *rows);
+    if (!rows) {
+        return cli_fail(&(ks_error){.status = KS_ERR_NOMEM, .message = "out of memory"});
+    }
+    size_t n = 0, steps = (size_t)(o->method_count * neps);
+    cli_progress progress;
+    cli_progress_init(&progress, o->quiet, "eval");
+    for (int i = 0; i < o->method_count; i++) {
+        for (int k = 0; k < neps; k++) {
+            ks_params run = *pa;
+            run.method = o->names[i];
+            if (o->eps_count)
+                run.epsilon = o->eps[k];
+            ks_error err;
+            ks_error_clear(&err);
+            eval_row *row = &rows[n];
+            cli_progress_step(&progress, (size_t)(i * neps + k), steps, o->names[i]);
+            ks_status st = ks_evaluate_ex(p, &run, (unsigned)o->iters, eo, &row->r, &row->d,
+                                          &err);
+            cli_progress_end(&progress);
+            if (st != KS_OK) {
+                free_rows(rows, n);
+                return cli_fail(&err);
+            }
+            n++;
+            row->epsilon = row->r.bound_pct > 0 ? run.epsilon : NAN;
+            if (!(row->r.bound_pct > 0))
+                break;
+        }
+    }
+    *out = rows;
+    *count = n;
+    return 0;
+}
+
+static void print_notes(const eval_row *rows, size_t count, const eval_opts *o,
+                        const ks_profile *p, const ks_profile *q)
+{
+    if (o->eps_count > 1)
+        for (size_t i = 0; i < count; i++)
+            if (isnan(rows[i].epsilon))
+                printf("%s: promises no bound; evaluated once, not per epsilon\n",
+                       rows[i].r.method);
+    if (q)
+        printf("B = %s: %zu launches, %.6g ms in all, against plans drawn from %s "
+               "(%.6g ms)\n",
+               q->source_path, q->n, ks_profile_total_ns(q) / 1e6, p->source_path,
+               ks_profile_total_ns(p) / 1e6);
+}
+
+static int report(const ks_profile *p, const ks_profile *q, const ks_params *pa,
+                  const eval_opts *o)
+{
+    ks_eval_options eo = {q, o->truth, o->metric_errors};
+    if (q) {
+        ks_error err;
+        ks_error_clear(&err);
+        if (ks_profile_check_aligned(p, q, NULL, o->truth, "cannot use as truth", &err) !=
+            KS_OK)
+            return cli_fail(&err);
+    }
+    eval_row *rows = NULL;
+    size_t count = 0;
+    int rc = run_all(p, pa, o, &eo, &rows, &count);
+    if (rc)
+        return rc;
+    if (o->json) {
+        print_json(rows, count, o->metric_errors);
+    } else {
+        print_table(rows, count, q != NULL);
+        print_notes(rows, count, o, p, q);
+        if (o->metric_errors)
+            print_metric_table(rows, count, o->iters);
+    }
+    free_rows(rows, count);
+    return 0;
+}
+
 static int eval_main(int argc, char **argv, const struct option *longopts);
 
 int cmd_eval(int argc, char **argv)
@@ -42,7 +347,8 @@ int cmd_eval(int argc, char **argv)
     static const struct option own[] = {
         {"methods", required_argument, NULL, 'L'}, {"iters", required_argument, NULL, 'i'},
         {"json", no_argument, NULL, 'j'},          {"help", no_argument, NULL, 'h'},
-        {"quiet", no_argument, NULL, 'q'},
+        {"truth", required_argument, NULL, 'T'},   {"truth-format", required_argument, NULL, 'U'},
+        {"metric-errors", no_argument, NULL, 'E'}, {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0}};
     struct option *longopts = cli_sampling_options(own);
     if (!longopts)
@@ -50,6 +356,26 @@ int cmd_eval(int argc, char **argv)
     int code = eval_main(argc, argv, longopts);
     free(longopts);
     return code;
+}
+
+static int read_inputs(const char *path, const cli_input *input, const eval_opts *o,
+                       ks_profile **p, ks_profile **q)
+{
+    *q = NULL;
+    int rc = cli_read_profile(path, input, p);
+    if (rc || !o->truth)
+        return rc;
+    /* B is another run: only how to read it carries over, not A's second
+     * sources */
+    cli_input tin;
+    cli_input_init(&tin);
+    tin.read = input->read;
+    tin.read.format = o->truth_format;
+    if ((rc = cli_read_profile(o->truth, &tin, q))) {
+        ks_profile_free(*p);
+        *p = NULL;
+    }
+    return rc;
 }
 
 static int eval_main(int argc, char **argv, const struct option *longopts)
@@ -60,11 +386,17 @@ static int eval_main(int argc, char **argv, const struct option *longopts)
     ks_params_init(&pa);
     pa.strict = 0; /* a method parameter applies to the methods that declare it */
     char methods_buf[256] = "root,stem,allegro,random";
-    uint64_t iters = 10;
-    bool json = false, quiet = false;
+    eval_opts o;
+    memset(&o, 0, sizeof o);
+    o.iters = 10;
     int opt, rc;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
+        if (opt == 'e') {
+            if ((rc = parse_epsilons(optarg, &o)))
+                return rc;
+            continue;
+        }
         if (cli_input_option(&input, opt, optarg, &rc) ||
             cli_params_option(&pa, opt, optarg, "eval", &rc)) {
             if (rc)
@@ -76,15 +408,24 @@ static int eval_main(int argc, char **argv, const struct option *longopts)
             snprintf(methods_buf, sizeof methods_buf, "%s", optarg);
             break;
         case 'i':
-            if (!cli_parse_u64(optarg, &iters) || iters < 1 || iters > 1000000)
+            if (!cli_parse_u64(optarg, &o.iters) || o.iters < 1 || o.iters > 1000000)
                 return cli_usage_error("eval", "--iters must be in 1..1000000, got '%s'",
                                        optarg);
             break;
         case 'j':
-            json = true;
+            o.json = true;
+            break;
+        case 'T':
+            o.truth = optarg;
+            break;
+        case 'U':
+            o.truth_format = optarg;
+            break;
+        case 'E':
+            o.metric_errors = true;
             break;
         case 'q':
-            quiet = true;
+            o.quiet = true;
             break;
         case 'h':
             help();
@@ -95,82 +436,16 @@ static int eval_main(int argc, char **argv, const struct option *longopts)
     }
     if (optind != argc - 1)
         return cli_usage_error("eval", "expected one profile file");
-    const char *names[16];
-    int count = 0;
-    for (char *tok = strtok(methods_buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (!ks_method_find(tok)) {
-            char known[256];
-            cli_method_names(known, sizeof known);
-            return cli_usage_error("eval", "unknown method '%s' (%s)", tok, known);
-        }
-        if (count == 16)
-            return cli_usage_error("eval", "at most 16 methods");
-        names[count++] = tok;
-    }
-    if (count == 0)
-        return cli_usage_error("eval", "--methods is empty");
-    /* every method parameter given must belong to one of the methods */
-    for (size_t s = 0; s < pa.setting_count; s++) {
-        bool used = false;
-        for (int i = 0; i < count && !used; i++) {
-            const ks_method *m = ks_method_find(names[i]);
-            for (size_t k = 0; k < m->param_count && !used; k++)
-                used = strcmp(m->params[k].name, pa.settings[s].name) == 0;
-        }
-        if (!used)
-            return cli_usage_error("eval", "--%s is not a parameter of any method evaluated",
-                                   pa.settings[s].name);
-    }
-    ks_profile *p;
-    if ((rc = cli_read_profile(argv[optind], &input, &p)))
+    if (o.truth_format && !o.truth)
+        return cli_usage_error("eval", "--truth-format without --truth");
+    o.metric_errors |= input.metrics != NULL;
+    if ((rc = parse_methods(methods_buf, &o)) || (rc = check_settings(&pa, &o)))
         return rc;
-    cli_progress progress;
-    cli_progress_init(&progress, quiet, "eval");
-    if (json)
-        printf("[");
-    else
-        printf("%-8s %10s %12s %12s %11s %11s %9s %8s\n", "method", "samples", "speedup",
-               "err mean %", "err max %", "plan s", "bound %", "exceed");
-    for (int i = 0; i < count; i++) {
-        ks_params run = pa;
-        run.method = names[i];
-        ks_eval_result r;
-        ks_error err;
-        ks_error_clear(&err);
-        cli_progress_step(&progress, (size_t)i, (size_t)count, names[i]);
-        ks_status st = ks_evaluate(p, &run, (unsigned)iters, &r, &err);
-        cli_progress_end(&progress);
-        if (st != KS_OK) {
-            if (json)
-                printf("]\n");
-            ks_profile_free(p);
-            return cli_fail(&err);
-        }
-        if (json) {
-            printf("%s{\"method\": \"%s\", \"samples\": ", i ? ", " : "", r.method);
-            json_number(r.samples_mean);
-            printf(", \"speedup_hmean\": ");
-            json_number(r.speedup_hmean);
-            printf(", \"error_mean_pct\": ");
-            json_number(r.error_mean_pct);
-            printf(", \"error_max_pct\": ");
-            json_number(r.error_max_pct);
-            printf(", \"plan_seconds\": ");
-            json_number(r.plan_seconds);
-            printf(", \"fit_seconds\": ");
-            json_number(r.fit_seconds);
-            printf("}");
-        } else {
-            char bound[32] = "none";
-            if (r.bound_pct > 0)
-                snprintf(bound, sizeof bound, "%.3g", r.bound_pct);
-            printf("%-8s %10.1f %11.2fx %12.4f %11.4f %11.6f %9s %7.1f%%\n", r.method,
-                   r.samples_mean, r.speedup_hmean, r.error_mean_pct, r.error_max_pct,
-                   r.plan_seconds, bound, 100 * r.exceed_fraction);
-        }
-    }
-    if (json)
-        printf("]\n");
+    ks_profile *p, *q;
+    if ((rc = read_inputs(argv[optind], &input, &o, &p, &q)))
+        return rc;
+    rc = report(p, q, &pa, &o);
     ks_profile_free(p);
-    return 0;
+    ks_profile_free(q);
+    return rc;
 }

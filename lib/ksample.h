@@ -63,6 +63,7 @@ void ks_error_clear(ks_error *err);
 typedef struct ks_metric_column {
     char *name;
     double *values; /* n values; NAN where the input had none */
+    char *unit;     /* as the input gave it ("byte", "%", "inst/cycle"); NULL if unknown */
 } ks_metric_column;
 
 /* A sparse vector per invocation in compressed-row form (basic-block
@@ -220,6 +221,11 @@ ks_status ks_profile_attach(ks_profile *p, ks_source source, const char *path, k
  * where both give them, grid and block agree.  p is unchanged on refusal. */
 ks_status ks_profile_join(ks_profile *p, const ks_profile *q, const long *q_lines,
                           const char *q_path, ks_error *err);
+/* The alignment check of ks_profile_join alone: KS_OK, or a refusal that
+ * starts with `what` (e.g. "cannot attach") and names the first launch that
+ * differs.  p is the reference ("the profile"), q the other ("here"). */
+ks_status ks_profile_check_aligned(const ks_profile *p, const ks_profile *q, const long *q_lines,
+                                   const char *q_path, const char *what, ks_error *err);
 
 /* ------------------------------------------------------------- random numbers */
 
@@ -504,6 +510,57 @@ typedef struct ks_eval_result {
  * measures each plan's estimate of the total time against the profile's own. */
 ks_status ks_evaluate(const ks_profile *p, const ks_params *params, unsigned iters,
                       ks_eval_result *out, ks_error *err);
+
+/* What ks_evaluate_ex measures besides the plan's estimate of the profile's
+ * own total time.  Both apply one plan to values it was not drawn from (the
+ * STEM paper's cross-hardware and multi-metric evaluation). */
+typedef struct ks_eval_options {
+    /* The same launches measured elsewhere (another GPU, another profiler),
+     * aligned with the profile by ks_profile_check_aligned: each plan's
+     * estimate sum weight * t_truth(id) is compared with truth's total. */
+    const ks_profile *truth;
+    const char *truth_path; /* for its refusal; may be NULL */
+    /* non-zero: the error of every additive metric column of the profile */
+    int metrics;
+} ks_eval_options;
+
+typedef struct ks_eval_metric {
+    const char *name;     /* the profile's column name (lives as long as it) */
+    double total;         /* the column's true sum over every launch */
+    double error_mean_pct, error_max_pct;
+} ks_eval_metric;
+
+typedef struct ks_eval_skipped {
+    const char *name;     /* the profile's column name */
+    char reason[96];      /* "not additive: unit %", "no value for 3 of 10 launches" */
+} ks_eval_skipped;
+
+typedef struct ks_eval_detail {
+    int has_truth;
+    double truth_total_ns;
+    double truth_error_mean_pct, truth_error_max_pct;
+    double truth_speedup_hmean;     /* truth's total / truth's time of the sampled ids */
+    double truth_exceed_fraction;   /* plans whose error on truth exceeded their bound */
+    size_t metric_count;
+    ks_eval_metric *metrics;        /* additive, complete columns in profile order */
+    size_t skipped_count;
+    ks_eval_skipped *skipped;       /* the other columns, with the reason */
+} ks_eval_detail;
+
+/* ks_evaluate, and on the same plans what opt asks for (opt may be NULL).
+ * Refuses a truth profile that does not line up with p, naming the first
+ * launch that differs, and one whose total time is 0.  detail is filled
+ * (free it with ks_eval_detail_free) even when opt asks for nothing. */
+ks_status ks_evaluate_ex(const ks_profile *p, const ks_params *params, unsigned iters,
+                         const ks_eval_options *opt, ks_eval_result *out,
+                         ks_eval_detail *detail, ks_error *err);
+void ks_eval_detail_free(ks_eval_detail *d);
+/* Whether a metric's per-launch values add up to a workload total worth
+ * estimating (counts, bytes, cycles, time) rather than rates, ratios,
+ * percentages, averages, extremes or launch attributes, judged by its
+ * Nsight Compute name and unit (unit may be NULL).  When not, *why (if not
+ * NULL) gets a short reason. */
+int ks_metric_is_additive(const char *name, const char *unit, const char **why);
 
 /* ------------------------------------------------------------------ synth */
 

@@ -74,6 +74,57 @@ for k in method samples speedup_hmean error_mean_pct error_max_pct plan_seconds;
 done
 expect 0 "$KS" eval "$T/w.csv" --iters 2
 
+# eval --epsilon LIST: one row per (method, bound); random promises none and
+# is evaluated once
+expect 0 "$KS" eval "$T/w.csv" --methods root,random --epsilon 0.2,0.05 --iters 2 --json
+[ "$(grep -o '"method": "root"' "$T/out" | wc -l)" = 2 ] || bad "eval sweep: root rows: $(cat "$T/out")"
+[ "$(grep -o '"method": "random"' "$T/out" | wc -l)" = 1 ] || bad "eval sweep: random rows"
+grep -q '"epsilon": 0.05' "$T/out" || bad "eval sweep: no epsilon key"
+grep -q '"method": "random", "epsilon": null' "$T/out" || bad "eval sweep: random's epsilon"
+expect 0 "$KS" eval "$T/w.csv" --methods root,random --epsilon 0.2,0.05 --iters 2
+grep -q "^random: promises no bound; evaluated once" "$T/out" || bad "eval sweep: no note on random"
+expect 2 "$KS" eval "$T/w.csv" --epsilon 0.1,0
+grep -q "got '0'" "$T/err" || bad "eval --epsilon 0.1,0: $(cat "$T/err")"
+
+# eval --truth B: the same launches timed elsewhere; a profile that does not
+# line up is refused at the first launch that differs
+awk -F, 'NR == 1 { print "name,duration_ns"; next }
+         { n = $0; for (i = 0; i < 13; i++) sub(/^[^,]*,/, "", n)
+           d = $6; if (n ~ /gemm/) d = 2 * d; print n "," d }' \
+    "$T/w.csv" >"$T/b.csv"
+expect 0 "$KS" info "$T/b.csv"
+grep -q "invocations:  20000" "$T/out" || bad "truth profile: $(head -4 "$T/out")"
+expect 0 "$KS" eval "$T/w.csv" --truth "$T/b.csv" --methods root,stem --iters 2 --json
+for k in truth_error_mean_pct truth_error_max_pct truth_speedup_hmean; do
+    grep -q "\"$k\"" "$T/out" || bad "eval --truth --json lacks $k"
+done
+expect 0 "$KS" eval "$T/w.csv" --truth "$T/b.csv" --iters 2
+grep -q "B err mean %" "$T/out" || bad "eval --truth table has no B columns"
+sed '6s/.*/not_the_same_kernel,1000/' "$T/b.csv" >"$T/b-bad.csv"
+expect 4 "$KS" eval "$T/w.csv" --truth "$T/b-bad.csv" --iters 2
+grep -q "^ksample: $T/b-bad.csv: cannot use as truth: kernel names differ at launch 4: " "$T/err" ||
+    bad "misaligned truth: $(cat "$T/err")"
+head -100 "$T/b.csv" >"$T/b-short.csv"
+expect 4 "$KS" eval "$T/w.csv" --truth "$T/b-short.csv" --iters 2
+grep -q "it has 99 kernel launches and the profile 20000" "$T/err" || bad "short truth: $(cat "$T/err")"
+expect 2 "$KS" eval "$T/w.csv" --truth-format plain-csv
+expect 0 "$KS" eval "$T/w.csv" --truth "$T/b.csv" --truth-format plain-csv --methods stem --iters 1
+expect 4 "$KS" eval "$T/w.csv" --truth "$T/b.csv" --truth-format ncu-csv --methods stem --iters 1
+
+# eval --metrics NCU.csv: the error of every additive metric from the same plans
+NCU_RAW="$SHARED/ncu/gtx1080-vectoradd-raw.csv"
+if [ -f "$NCU_RAW" ]; then
+    printf 'name,duration_ns\nvecAdd,2720\nvecAdd,2600\nvecAdd,3100\n' >"$T/va.csv"
+    expect 0 "$KS" eval "$T/va.csv" --metrics "$NCU_RAW" --methods root --iters 2 --json
+    grep -q '"metrics": {[^}]*"dram__read_bytes": {"error_mean_pct": ' "$T/out" ||
+        bad "eval --metrics: dram__read_bytes not estimated"
+    grep -q '"metrics_skipped": {.*"dram__frequency": "not additive' "$T/out" ||
+        bad "eval --metrics: dram__frequency not skipped"
+    expect 0 "$KS" eval "$T/va.csv" --metrics "$NCU_RAW" --methods root --iters 2
+    grep -q "^root .* dram__read_bytes$" "$T/out" || bad "eval --metrics table"
+    grep -q "^  dram__frequency: not additive: a frequency" "$T/out" || bad "eval --metrics: skipped list"
+fi
+
 # compressed input
 gzip -c "$T/w.csv" >"$T/w.csv.gz"
 expect 0 "$KS" sample "$T/w.csv.gz" --seed 3 -o "$T/gz.json"

@@ -134,33 +134,46 @@ static bool dims_differ(const uint32_t *a, const uint32_t *b)
 
 static long line_of(const long *lines, size_t i) { return lines ? lines[i] : 0; }
 
-static ks_status check_alignment(const ks_profile *p, const ks_profile *q, const long *q_lines,
-                                 const char *q_path, ks_error *err)
+ks_status ks_profile_check_aligned(const ks_profile *p, const ks_profile *q, const long *q_lines,
+                                   const char *q_path, const char *what, ks_error *err)
 {
     size_t common = p->n < q->n ? p->n : q->n;
     size_t bad = SIZE_MAX;
-    for (size_t i = 0; i < common && bad == SIZE_MAX; i++)
+    /* names are interned, so whether launch i's names agree depends only on
+     * the pair of name ids: remembered, since comparing the text of every
+     * launch's names took most of a check of millions of launches */
+    enum { MEMO = 1024 };
+    struct { uint32_t a, b; } memo[MEMO];
+    memset(memo, 0xff, sizeof memo);
+    for (size_t i = 0; i < common && bad == SIZE_MAX; i++) {
+        uint32_t a = p->name_id[i], b = q->name_id[i];
+        size_t slot = ((size_t)a * 0x9e3779b1u ^ b) % MEMO;
+        if (memo[slot].a == a && memo[slot].b == b)
+            continue;
         if (!ks_kernel_names_match(ks_profile_name(p, i), ks_profile_name(q, i)))
             bad = i;
+        else
+            memo[slot].a = a, memo[slot].b = b;
+    }
     if (p->n != q->n) {
         if (bad != SIZE_MAX)
             return ks_error_set(err, KS_ERR_FORMAT, q_path, line_of(q_lines, bad),
-                                "cannot attach: it has %zu kernel launches and the profile "
+                                "%s: it has %zu kernel launches and the profile "
                                 "%zu; names first differ at launch %zu: profile \"%.120s\", "
                                 "here \"%.120s\"",
-                                q->n, p->n, bad, ks_profile_name(p, bad),
+                                what, q->n, p->n, bad, ks_profile_name(p, bad),
                                 ks_profile_name(q, bad));
         return ks_error_set(err, KS_ERR_FORMAT, q_path, 0,
-                            "cannot attach: it has %zu kernel launches and the profile %zu "
+                            "%s: it has %zu kernel launches and the profile %zu "
                             "(names agree for the first %zu); record both from the same run "
                             "with the same kernel filters",
-                            q->n, p->n, common);
+                            what, q->n, p->n, common);
     }
     if (bad != SIZE_MAX)
         return ks_error_set(err, KS_ERR_FORMAT, q_path, line_of(q_lines, bad),
-                            "cannot attach: kernel names differ at launch %zu: profile "
+                            "%s: kernel names differ at launch %zu: profile "
                             "\"%.150s\", here \"%.150s\"",
-                            bad, ks_profile_name(p, bad), ks_profile_name(q, bad));
+                            what, bad, ks_profile_name(p, bad), ks_profile_name(q, bad));
     if (!p->grid || !q->grid)
         return KS_OK;
     for (size_t i = 0; i < common; i++) {
@@ -168,10 +181,10 @@ static ks_status check_alignment(const ks_profile *p, const ks_profile *q, const
         const uint32_t *pb = p->block + 3 * i, *qb = q->block + 3 * i;
         if (dims_differ(pg, qg) || dims_differ(pb, qb))
             return ks_error_set(err, KS_ERR_FORMAT, q_path, line_of(q_lines, i),
-                                "cannot attach: launch %zu (\"%.100s\") has grid (%u, %u, %u) "
+                                "%s: launch %zu (\"%.100s\") has grid (%u, %u, %u) "
                                 "block (%u, %u, %u) in the profile but grid (%u, %u, %u) "
                                 "block (%u, %u, %u) here",
-                                i, ks_profile_name(p, i), pg[0], pg[1], pg[2], pb[0], pb[1],
+                                what, i, ks_profile_name(p, i), pg[0], pg[1], pg[2], pb[0], pb[1],
                                 pb[2], qg[0], qg[1], qg[2], qb[0], qb[1], qb[2]);
     }
     return KS_OK;
@@ -200,7 +213,7 @@ static ks_status copy_sparse(ks_profile *p, const ks_sparse_column *c, ks_error 
 ks_status ks_profile_join(ks_profile *p, const ks_profile *q, const long *q_lines,
                           const char *q_path, ks_error *err)
 {
-    ks_status st = check_alignment(p, q, q_lines, q_path, err);
+    ks_status st = ks_profile_check_aligned(p, q, q_lines, q_path, "cannot attach", err);
     if (st != KS_OK)
         return st;
     for (size_t m = 0; m < q->metric_count && st == KS_OK; m++) {
@@ -208,6 +221,9 @@ ks_status ks_profile_join(ks_profile *p, const ks_profile *q, const long *q_line
         st = ks_profile_metric(p, q->metrics[m].name, &col, err);
         if (st == KS_OK)
             memcpy(col->values, q->metrics[m].values, p->n * sizeof(double));
+        if (st == KS_OK && q->metrics[m].unit && !col->unit &&
+            !(col->unit = strdup(q->metrics[m].unit)))
+            st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     }
     for (size_t k = 0; k < q->sparse_count && st == KS_OK; k++)
         st = copy_sparse(p, &q->sparse[k], err);

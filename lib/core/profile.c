@@ -45,6 +45,7 @@ void ks_profile_free(ks_profile *p)
     for (size_t i = 0; i < p->metric_count; i++) {
         free(p->metrics[i].name);
         free(p->metrics[i].values);
+        free(p->metrics[i].unit);
     }
     free(p->metrics);
     for (size_t i = 0; i < p->sparse_count; i++) {
@@ -338,6 +339,7 @@ ks_status ks_profile_metric(ks_profile *p, const char *name, ks_metric_column **
     ks_metric_column *c = &m[p->metric_count];
     size_t cap = p->capacity ? p->capacity : 1;
     c->name = strdup(name);
+    c->unit = NULL;
     c->values = malloc(cap * sizeof(double));
     if (!c->name || !c->values) {
         free(c->name);

@@ -4,6 +4,7 @@
  * profile's own total.
  */
 #include "internal.h"
+#include "eval_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -18,6 +19,13 @@ static double now_seconds(void)
 
 ks_status ks_evaluate(const ks_profile *p, const ks_params *params, unsigned iters,
                       ks_eval_result *out, ks_error *err)
+{
+    return ks_evaluate_observed(p, params, iters, NULL, NULL, out, err);
+}
+
+ks_status ks_evaluate_observed(const ks_profile *p, const ks_params *params, unsigned iters,
+                               ks_eval_observer observe, void *ctx, ks_eval_result *out,
+                               ks_error *err)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->method, sizeof out->method, "%s", params->method);
@@ -50,7 +58,12 @@ ks_status ks_evaluate(const ks_profile *p, const ks_params *params, unsigned ite
         out->bound_pct = plan.bound * 100;
         if (plan.bound > 0 && e > plan.bound)
             exceed++;
+        st = observe ? observe(ctx, &plan, err) : KS_OK;
         ks_plan_free(&plan);
+        if (st != KS_OK) {
+            ks_fitted_free(fitted);
+            return st;
+        }
     }
     out->iters = iters;
     out->samples_mean = samples / iters;

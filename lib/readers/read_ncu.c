@@ -1085,6 +1085,9 @@ static ks_status finish(ncu_read *r, long last_line)
         if (p->metric_count == before)
             return fail(r, c->first_line, "two metric columns would both be named \"%s\"", name);
         memcpy(col->values, c->values, p->n * sizeof(double));
+        /* kept so that eval can tell totals from rates ("%", "byte/second") */
+        if (c->unit && !(col->unit = strdup(c->unit)))
+            return ks_error_set(r->err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     }
     return KS_OK;
 }

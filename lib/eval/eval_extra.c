@@ -1,0 +1,270 @@
+/*
+ * eval_extra.c - one plan applied to values it was not drawn from: the same
+ * launches timed on other hardware (--truth) and every additive metric
+ * column (--metrics), the STEM paper's cross-hardware and multi-metric
+ * evaluation.  A plan drawn from A's durations has weights that are right
+ * for any additive quantity of the same launches; how far its estimate of
+ * B's total or of DRAM bytes lands from the truth is the honest measure of
+ * how well it transfers.  Never re-weight with the values being estimated.
+ */
+#include "internal.h"
+#include "eval_internal.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ------------------------------------------------------------ additivity */
+
+/* Whether one of name's words (runs of letters and digits, compared without
+ * case) is in words: "Duration" must not read as holding "ratio". */
+static bool has_word(const char *name, const char *const *words)
+{
+    for (const char *s = name; *s;) {
+        while (*s && !isalnum((unsigned char)*s))
+            s++;
+        size_t n = 0;
+        while (isalnum((unsigned char)s[n]))
+            n++;
+        for (const char *const *w = words; n && *w; w++)
+            if (strlen(*w) == n && strncasecmp(s, *w, n) == 0)
+                return true;
+        s += n;
+    }
+    return false;
+}
+
+/* Nsight Compute's raw names are "<unit>__<counter>[.<rollup>[.<submetric>]]":
+ * the rollup says how the hardware units' values were combined (sum, avg,
+ * max, min) and a submetric turns a count into a rate or a share of peak. */
+static int raw_name_additive(const char *name, const char **why)
+{
+    static const char *const launch_counts[] = {"launch__grid_size", "launch__thread_count",
+                                                NULL};
+    const char *dot = strchr(name, '.');
+    size_t base_len = dot ? (size_t)(dot - name) : strlen(name);
+    char base[256];
+    snprintf(base, sizeof base, "%.*s", (int)(base_len < 255 ? base_len : 255), name);
+    if (strncmp(base, "device__", 8) == 0)
+        return *why = "a device attribute", 0;
+    if (strncmp(base, "profiler__", 10) == 0)
+        return *why = "the profiler's own bookkeeping", 0;
+    if (strstr(base, "per_"))
+        return *why = "a per-unit quantity (\"per_\" in its name)", 0;
+    if (strncmp(base, "launch__", 8) == 0) {
+        for (const char *const *l = launch_counts; *l; l++)
+            if (strcmp(base, *l) == 0)
+                return 1;
+        return *why = "a launch attribute", 0;
+    }
+    /* gpu__ counters have one instance, the GPU, so every rollup of a
+     * launch's value is that value (ncu may record only
+     * gpu__time_duration.max) */
+    bool one_instance = strncmp(base, "gpu__", 5) == 0;
+    /* older ncu versions put rollup and ratio in the counter's own name
+     * (sm__elapsed_cycles_avg, ..._utilization_pct, dram__frequency) */
+    static const char *const extremes[] = {"avg", "max", "min", NULL};
+    static const char *const rates[] = {"pct",       "ratio",    "utilization",
+                                        "frequency", "interval", "peak", "size", NULL};
+    if (!one_instance && has_word(base, extremes))
+        return *why = "an average or extreme over hardware units (.avg/.max/.min)", 0;
+    if (has_word(base, rates))
+        return *why = "a ratio, percentage, rate or setting (by its name)", 0;
+    for (const char *c = dot; c; c = strchr(c + 1, '.')) {
+        const char *part = c + 1;
+        size_t n = strcspn(part, ".");
+        if ((n == 3 && (!strncmp(part, "avg", 3) || !strncmp(part, "max", 3) ||
+                        !strncmp(part, "min", 3)))) {
+            if (!one_instance)
+                return *why = "an average or extreme over hardware units (.avg/.max/.min)", 0;
+        } else if (!strncmp(part, "ratio", 5) || !strncmp(part, "pct", 3) ||
+                   !strncmp(part, "peak_", 5) || !strncmp(part, "per_", 4)) {
+            return *why = "a ratio, percentage or rate (.ratio/.pct/.peak_sustained/.per_)", 0;
+        }
+    }
+    return 1;
+}
+
+/* The details page's readable names ("Achieved Occupancy", "Block Size",
+ * "Executed Ipc Active"; "<Section>: <Metric>" when two sections share one)
+ * and hand-made columns: by words that mark a rate or a configuration. */
+static int readable_name_additive(const char *name, const char **why)
+{
+    static const char *const words[] = {
+        "per",        "ratio",     "rate",      "pct",        "percent",     "percentage",
+        "occupancy",  "throughput", "frequency", "ipc",       "efficiency",  "utilization",
+        "average",    "avg",       "mean",      "max",        "maximum",     "min",
+        "minimum",    "peak",      "limit",     "size",       "configuration", NULL};
+    const char *metric = name;
+    for (const char *s = strstr(name, ": "); s; s = strstr(s + 2, ": "))
+        metric = s + 2; /* the section's name says nothing about the metric */
+    if (strcasecmp(metric, "Grid Size") == 0)
+        return 1; /* summed: the workload's thread blocks */
+    if (has_word(metric, words))
+        return *why = "a rate, ratio, average or launch attribute (by its name)", 0;
+    return 1;
+}
+
+int ks_metric_is_additive(const char *name, const char *unit, const char **why)
+{
+    const char *ignored;
+    if (!why)
+        why = &ignored;
+    *why = NULL;
+    if (unit && strchr(unit, '%'))
+        return *why = "a percentage (unit %)", 0;
+    if (unit && strchr(unit, '/'))
+        return *why = "a rate or ratio (unit with '/')", 0;
+    if (unit && (strcasecmp(unit, "hz") == 0 || strcasecmp(unit, "khz") == 0 ||
+                 strcasecmp(unit, "mhz") == 0 || strcasecmp(unit, "ghz") == 0))
+        return *why = "a frequency (unit hz)", 0;
+    if (strstr(name, "__") && !strstr(name, ": "))
+        return raw_name_additive(name, why);
+    return readable_name_additive(name, why);
+}
+
+/* ------------------------------------------------------------- detail */
+
+void ks_eval_detail_free(ks_eval_detail *d)
+{
+    if (!d)
+        return;
+    free(d->metrics);
+    free(d->skipped);
+    memset(d, 0, sizeof *d);
+}
+
+typedef struct metric_state {
+    const double *values;
+    double err_sum, err_max;
+} metric_state;
+
+typedef struct extra_ctx {
+    const ks_profile *truth;
+    double truth_total;
+    double err_sum, err_max, inv_speedup;
+    unsigned plans, exceed;
+    ks_eval_detail *detail;
+    metric_state *metric;
+} extra_ctx;
+
+static double rel_error(double est, double truth)
+{
+    if (truth != 0)
+        return fabs(est - truth) / fabs(truth);
+    return est == 0 ? 0 : INFINITY;
+}
+
+static ks_status observe(void *vctx, const ks_plan *plan, ks_error *err)
+{
+    extra_ctx *c = vctx;
+    c->plans++;
+    if (c->truth) {
+        double est = ks_plan_estimate_duration(plan, c->truth), sampled = 0;
+        for (size_t i = 0; i < plan->sample_count; i++)
+            sampled += (double)c->truth->duration_ns[plan->samples[i].id];
+        double e = rel_error(est, c->truth_total);
+        c->err_sum += e;
+        c->err_max = e > c->err_max ? e : c->err_max;
+        c->inv_speedup += sampled / c->truth_total;
+        if (plan->bound > 0 && e > plan->bound)
+            c->exceed++;
+    }
+    for (size_t m = 0; m < c->detail->metric_count; m++) {
+        metric_state *s = &c->metric[m];
+        double e = rel_error(ks_plan_estimate(plan, s->values), c->detail->metrics[m].total);
+        s->err_sum += e;
+        s->err_max = e > s->err_max ? e : s->err_max;
+    }
+    return KS_OK;
+}
+
+/* Sorts the profile's columns into the ones to estimate and the rest. */
+static ks_status classify_metrics(const ks_profile *p, ks_eval_detail *d, metric_state **state,
+                                  ks_error *err)
+{
+    size_t k = p->metric_count ? p->metric_count : 1;
+    d->metrics = calloc(k, sizeof *d->metrics);
+    d->skipped = calloc(k, sizeof *d->skipped);
+    *state = calloc(k, sizeof **state);
+    if (!d->metrics || !d->skipped || !*state)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t m = 0; m < p->metric_count; m++) {
+        const ks_metric_column *col = &p->metrics[m];
+        const char *why;
+        size_t missing = 0;
+        long double total = 0;
+        for (size_t i = 0; i < p->n; i++) {
+            if (isfinite(col->values[i]))
+                total += col->values[i];
+            else
+                missing++;
+        }
+        if (!ks_metric_is_additive(col->name, col->unit, &why) || missing) {
+            ks_eval_skipped *s = &d->skipped[d->skipped_count++];
+            s->name = col->name;
+            if (why)
+                snprintf(s->reason, sizeof s->reason, "not additive: %s", why);
+            else
+                snprintf(s->reason, sizeof s->reason, "no value for %zu of %zu launches",
+                         missing, p->n);
+            continue;
+        }
+        (*state)[d->metric_count].values = col->values;
+        d->metrics[d->metric_count].name = col->name;
+        d->metrics[d->metric_count++].total = (double)total;
+    }
+    return KS_OK;
+}
+
+static ks_status prepare_truth(const ks_profile *p, const ks_eval_options *opt, extra_ctx *c,
+                               ks_error *err)
+{
+    const char *path = opt->truth_path ? opt->truth_path : opt->truth->source_path;
+    ks_status st = ks_profile_check_aligned(p, opt->truth, NULL, path,
+                                            "cannot use as truth", err);
+    if (st != KS_OK)
+        return st;
+    c->truth = opt->truth;
+    c->truth_total = ks_profile_total_ns(opt->truth);
+    if (!(c->truth_total > 0))
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                            "cannot use as truth: its total kernel time is 0 (a profile "
+                            "without durations?)");
+    return KS_OK;
+}
+
+ks_status ks_evaluate_ex(const ks_profile *p, const ks_params *params, unsigned iters,
+                         const ks_eval_options *opt, ks_eval_result *out,
+                         ks_eval_detail *detail, ks_error *err)
+{
+    memset(detail, 0, sizeof *detail);
+    extra_ctx c;
+    memset(&c, 0, sizeof c);
+    c.detail = detail;
+    ks_status st = KS_OK;
+    if (opt && opt->truth)
+        st = prepare_truth(p, opt, &c, err);
+    if (st == KS_OK && opt && opt->metrics)
+        st = classify_metrics(p, detail, &c.metric, err);
+    if (st == KS_OK)
+        st = ks_evaluate_observed(p, params, iters, observe, &c, out, err);
+    if (st == KS_OK && c.truth) {
+        detail->has_truth = 1;
+        detail->truth_total_ns = c.truth_total;
+        detail->truth_error_mean_pct = 100 * c.err_sum / c.plans;
+        detail->truth_error_max_pct = 100 * c.err_max;
+        detail->truth_speedup_hmean = c.inv_speedup > 0 ? c.plans / c.inv_speedup : INFINITY;
+        detail->truth_exceed_fraction = (double)c.exceed / c.plans;
+    }
+    for (size_t m = 0; st == KS_OK && m < detail->metric_count; m++) {
+        detail->metrics[m].error_mean_pct = 100 * c.metric[m].err_sum / c.plans;
+        detail->metrics[m].error_max_pct = 100 * c.metric[m].err_max;
+    }
+    free(c.metric);
+    if (st != KS_OK)
+        ks_eval_detail_free(detail);
+    return st;
+}
