@@ -351,6 +351,9 @@ typedef struct ks_plan {
     double predicted_speedup;
     double bound;            /* promised relative error at `confidence`; 0 = none */
     char bound_scope[32];    /* "total", "per-group" or "none" */
+    /* what a deterministic method chose from the data, for the record (PKA's
+     * k, Sieve's bandwidths); "" = nothing to note */
+    char note[256];
     char input_path[512];
     char input_xxh128[33];
     uint64_t input_bytes;
