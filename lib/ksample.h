@@ -489,6 +489,13 @@ typedef struct ks_synth_options {
 const char *const *ks_synth_presets(void);
 /* Writes a synthetic workload in nsys cuda_kern_exec_trace CSV format. */
 ks_status ks_synth_write(const ks_synth_options *opt, FILE *f, ks_error *err);
+/* Features that match the launches of a (synthetic) time profile p, from a
+ * documented model of how work relates to time (lib/synth/synth_features.c):
+ * Nsight Compute metrics in its long CSV form (PKA's 12 features and
+ * gpu__time_duration.sum), and Photon-format basic-block vectors.  The same
+ * seed gives the same bytes; the two files agree with each other. */
+ks_status ks_synth_write_ncu(const ks_profile *p, uint64_t seed, FILE *f, ks_error *err);
+ks_status ks_synth_write_bbv(const ks_profile *p, uint64_t seed, FILE *f, ks_error *err);
 
 #ifdef __cplusplus
 }
