@@ -42,7 +42,7 @@ typedef struct ks_error {
     char file[512]; /* "" when the error is not about a file */
     long line;      /* 1-based; 0 when not known */
     long column;    /* 1-based; 0 when not known */
-    char message[512];
+    char message[1536]; /* room for PKA's 12 needed and missing metrics */
 } ks_error;
 
 /* Records an error (printf-style message) and returns its status. */
