@@ -458,6 +458,17 @@ static void test_photon_on_accelsim_traces(void **state)
                 assert_true(p->grid[3 * id] != p->grid[3 * plan.samples[j].id]);
     }
     ks_plan_free(&plan);
+    /* Sieve from the traces' instruction counts: forward and output are
+     * constant (tier 1); adjust_weights's two grids are two tier-3 strata */
+    plan = plan_of(p, "sieve");
+    assert_int_equal(plan.cluster_count, 4);
+    assert_string_equal(plan.clusters[0].path, "t1");
+    assert_string_equal(plan.clusters[1].path, "t1");
+    assert_string_equal(plan.clusters[2].path, "t3.0");
+    assert_string_equal(plan.clusters[3].path, "t3.1");
+    assert_int_equal(plan.clusters[2].size, 8);
+    assert_int_equal(plan.clusters[3].size, 8);
+    ks_plan_free(&plan);
     ks_profile_free(p);
 }
 
