@@ -6,7 +6,9 @@
  * whose basic-block vectors are within the threshold,
  *     ||b_i - b_r||_2 / ||b_i||_2 < 0.05,
  * (a tie in warp count goes to the older representative); with none, i
- * becomes a representative itself.  A representative's weight is the number
+ * becomes a representative itself.  Representatives are kept in order of
+ * their vector's norm, so a launch looks only at those whose norm is within
+ * the threshold of its own.  A representative's weight is the number
  * of launches that reuse it, itself included.  Vectors of different kernels
  * index different code, so they are never compared.  A launch whose vector
  * is all zero matches only an all-zero representative.
@@ -55,35 +57,69 @@ static double sparse_norm(const ks_sparse_column *s, uint32_t a)
     return (double)sqrtl(d);
 }
 
+typedef struct photon_rep {
+    double norm;
+    uint32_t id;
+} photon_rep;
+
 typedef struct photon_walk {
     uint32_t *rep_of;   /* n: the representative each launch reuses */
-    uint32_t *reps;     /* representatives, by group, in creation order */
+    uint32_t *rank;     /* n: a representative's number within its group */
+    photon_rep *reps;   /* by group, each group's sorted by (norm, id) */
     size_t *rep_start;  /* group g's are reps[rep_start[g] .. +rep_count[g]) */
     size_t *rep_count;
     double *norm;       /* n */
 } photon_walk;
 
-/* The representative launch i reuses, or i itself. */
+/* First of the sorted r[0..n) whose norm is >= x. */
+static size_t photon_lower(const photon_rep *r, size_t n, double x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r[mid].norm < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The representative launch i reuses, or i itself.  Only representatives
+ * whose norm is within the threshold of ||b_i|| can be (the triangle
+ * inequality: | ||b_i|| - ||b_r|| | <= ||b_i - b_r||), found by bisection in
+ * the group's norm order; an older representative has a smaller id. */
 static uint32_t photon_match(const ks_sparse_column *bbv, const double *warps,
                              const photon_walk *w, size_t g, uint32_t i, double threshold)
 {
     uint32_t best = i;
-    double best_gap = INFINITY, limit = threshold * w->norm[i];
-    const uint32_t *r = w->reps + w->rep_start[g];
-    for (size_t k = 0; k < w->rep_count[g]; k++) {
-        uint32_t rep = r[k];
-        /* | ||b_i|| - ||b_r|| | <= ||b_i - b_r||: skips most without a merge */
-        if (w->norm[i] > 0 && fabs(w->norm[i] - w->norm[rep]) >= limit)
+    double best_gap = INFINITY, norm = w->norm[i], limit = threshold * norm;
+    const photon_rep *r = w->reps + w->rep_start[g];
+    size_t n = w->rep_count[g];
+    for (size_t k = photon_lower(r, n, norm - limit); k < n; k++) {
+        if (norm > 0 ? r[k].norm >= norm + limit : r[k].norm > 0)
+            break;
+        if (norm > 0 && (r[k].norm <= norm - limit || !(sqrt(sparse_dist2(bbv, i, r[k].id)) < limit)))
             continue;
-        bool close = w->norm[i] > 0 ? sqrt(sparse_dist2(bbv, i, rep)) < limit
-                                    : w->norm[rep] == 0;
-        double gap = fabs(warps[i] - warps[rep]);
-        if (close && gap < best_gap) {
-            best = rep;
+        double gap = fabs(warps[i] - warps[r[k].id]);
+        if (gap < best_gap || (gap == best_gap && r[k].id < best)) {
+            best = r[k].id;
             best_gap = gap;
         }
     }
     return best;
+}
+
+/* Inserts launch i among its group's representatives in (norm, id) order. */
+static void photon_insert(photon_walk *w, size_t g, uint32_t i)
+{
+    photon_rep *r = w->reps + w->rep_start[g];
+    size_t n = w->rep_count[g]++;
+    size_t at = photon_lower(r, n, w->norm[i]);
+    while (at < n && r[at].norm == w->norm[i]) /* ids only grow: after equal norms */
+        at++;
+    memmove(r + at + 1, r + at, (n - at) * sizeof *r);
+    r[at] = (photon_rep){w->norm[i], i};
 }
 
 static ks_status photon_walk_all(const ks_method_input *in, const double *warps,
@@ -94,11 +130,12 @@ static ks_status photon_walk_all(const ks_method_input *in, const double *warps,
     const ks_sparse_column *bbv = ks_profile_find_sparse(p, "bbv");
     const photon_params *pa = in->method_params;
     w->rep_of = malloc(p->n * sizeof *w->rep_of);
+    w->rank = malloc(p->n * sizeof *w->rank);
     w->reps = malloc(p->n * sizeof *w->reps);
     w->norm = malloc(p->n * sizeof *w->norm);
     w->rep_start = calloc(g->count + 1, sizeof *w->rep_start);
     w->rep_count = calloc(g->count + 1, sizeof *w->rep_count);
-    if (!w->rep_of || !w->reps || !w->norm || !w->rep_start || !w->rep_count)
+    if (!w->rep_of || !w->rank || !w->reps || !w->norm || !w->rep_start || !w->rep_count)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     /* a group never holds more representatives than members */
     for (size_t gi = 0; gi < g->count; gi++)
@@ -108,8 +145,10 @@ static ks_status photon_walk_all(const ks_method_input *in, const double *warps,
     for (size_t i = 0; i < p->n; i++) {
         size_t gi = g->group_of[i];
         uint32_t r = photon_match(bbv, warps, w, gi, (uint32_t)i, pa->threshold);
-        if (r == i)
-            w->reps[w->rep_start[gi] + w->rep_count[gi]++] = r;
+        if (r == i) {
+            w->rank[i] = (uint32_t)w->rep_count[gi];
+            photon_insert(w, gi, (uint32_t)i);
+        }
         w->rep_of[i] = r;
     }
     return KS_OK;
@@ -140,14 +179,12 @@ static ks_status photon_clusters(const ks_profile *p, const ks_groups *g, const 
     for (size_t i = 0; i < p->n && st == KS_OK; i++) {
         if (w->rep_of[i] != i)
             continue;
-        size_t r = slot[i], gi = g->group_of[i];
+        size_t r = slot[i];
         char path[32];
-        /* the representative's position among its kernel's, e.g. "3" */
-        size_t k = 0;
-        while (w->reps[w->rep_start[gi] + k] != i)
-            k++;
-        snprintf(path, sizeof path, "%zu", k);
-        st = ks_rep_add(m, (uint32_t)gi, path, ids + begin, start[r] - begin, (uint32_t)i, err);
+        /* the representative's number among its kernel's, e.g. "3" */
+        snprintf(path, sizeof path, "%u", w->rank[i]);
+        st = ks_rep_add(m, g->group_of[i], path, ids + begin, start[r] - begin, (uint32_t)i,
+                        err);
         begin = start[r];
     }
     free(slot);
@@ -175,6 +212,7 @@ static ks_status photon_fit(const ks_method_input *in, void **model, ks_error *e
     if (st == KS_OK)
         st = photon_clusters(p, in->groups, &w, m, err);
     free(w.rep_of);
+    free(w.rank);
     free(w.reps);
     free(w.norm);
     free(w.rep_start);
