@@ -469,6 +469,25 @@ static void test_photon_on_accelsim_traces(void **state)
     assert_int_equal(plan.clusters[2].size, 8);
     assert_int_equal(plan.clusters[3].size, 8);
     ks_plan_free(&plan);
+
+    /* --traces on a time profile of the same launches brings the vectors */
+    ks_profile *t = ks_profile_new();
+    for (size_t i = 0; i < p->n; i++)
+        assert_int_equal(tu_append(t, ks_profile_name(p, i), 1000 + (int64_t)i,
+                                   p->grid + 3 * i, p->block + 3 * i),
+                         KS_OK);
+    if (ks_profile_attach(t, KS_SOURCE_TRACES, dir, &err) != KS_OK)
+        fail_msg("attach: %s", err.message);
+    const ks_sparse_column *a = ks_profile_find_sparse(t, "bbv"),
+                           *b = ks_profile_find_sparse(p, "bbv");
+    assert_non_null(a);
+    assert_int_equal(a->offset[t->n], b->offset[p->n]);
+    assert_memory_equal(a->index, b->index, b->offset[p->n] * sizeof *b->index);
+    assert_non_null(ks_profile_find_metric(t, "warps"));
+    plan = plan_of(t, "photon");
+    assert_int_equal(plan.cluster_count, 4);
+    ks_plan_free(&plan);
+    ks_profile_free(t);
     ks_profile_free(p);
 }
 
