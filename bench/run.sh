@@ -25,6 +25,8 @@ for m in root stem allegro random; do
 done
 /usr/bin/time -f "ksample sample --method root (whole command): %e s, %M KB peak" \
     "$B/ksample" sample "$W" --method root -o "$OUT/plan.json"
+# PKA, Sieve and Photon: fit time on synthetic features (100,000 launches)
+"$B/bench_baselines" "$OUT" 100000 casio-like
 # speedup and error of every method over 5 seeds
 "$B/ksample" eval "$W" --iters 5
 # gzip input

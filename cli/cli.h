@@ -12,6 +12,7 @@
 int cmd_info(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 int cmd_formats(int argc, char **argv);
 int cmd_status(int argc, char **argv);

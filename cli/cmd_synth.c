@@ -24,6 +24,9 @@ static void help(void)
            "  --seed N           random seed (default 1)\n"
            "  -o, --output FILE  output file (default: standard output); written\n"
            "                     atomically\n"
+           "  --ncu FILE         also write matching Nsight Compute metrics (long CSV:\n"
+           "                     PKA's 12 features, gpu__time_duration.sum); needs -o\n"
+           "  --bbv FILE         also write matching Photon basic-block vectors; needs -o\n"
            "  -h, --help         this text\n");
 }
 
@@ -32,16 +35,56 @@ static ks_status write_synth(const void *ctx, FILE *f, ks_error *err)
     return ks_synth_write(ctx, f, err);
 }
 
+typedef struct features_ctx {
+    const ks_profile *p;
+    uint64_t seed;
+} features_ctx;
+
+static ks_status write_ncu(const void *ctx, FILE *f, ks_error *err)
+{
+    const features_ctx *c = ctx;
+    return ks_synth_write_ncu(c->p, c->seed, f, err);
+}
+
+static ks_status write_bbv(const void *ctx, FILE *f, ks_error *err)
+{
+    const features_ctx *c = ctx;
+    return ks_synth_write_bbv(c->p, c->seed, f, err);
+}
+
+/* The features follow the launches as the reader sees them: read the
+ * workload back rather than keep a second copy of the generator's state. */
+static int write_features(const char *output, const char *ncu, const char *bbv, uint64_t seed)
+{
+    ks_error err;
+    ks_error_clear(&err);
+    ks_read_options opt;
+    ks_read_options_init(&opt);
+    ks_profile *p;
+    if (ks_profile_read(output, &opt, &p, &err) != KS_OK)
+        return cli_fail(&err);
+    features_ctx c = {.p = p, .seed = seed};
+    ks_status st = KS_OK;
+    if (ncu)
+        st = ks_write_atomic(ncu, write_ncu, &c, &err);
+    if (st == KS_OK && bbv)
+        st = ks_write_atomic(bbv, write_bbv, &c, &err);
+    ks_profile_free(p);
+    return st == KS_OK ? 0 : cli_fail(&err);
+}
+
 int cmd_synth(int argc, char **argv)
 {
     static const struct option longopts[] = {{"preset", required_argument, NULL, 'p'},
                                              {"seed", required_argument, NULL, 's'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"traces", required_argument, NULL, 't'},
+                                             {"ncu", required_argument, NULL, 'C'},
+                                             {"bbv", required_argument, NULL, 'B'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     ks_synth_options so = {.preset = "casio-like", .n = 100000, .seed = 1};
-    const char *output = "-";
+    const char *output = "-", *ncu = NULL, *bbv = NULL;
     const char *traces = NULL;
     bool n_given = false;
     int opt;
@@ -67,6 +110,12 @@ int cmd_synth(int argc, char **argv)
         case 'o':
             output = optarg;
             break;
+        case 'C':
+            ncu = optarg;
+            break;
+        case 'B':
+            bbv = optarg;
+            break;
         case 'h':
             help();
             return 0;
@@ -76,6 +125,8 @@ int cmd_synth(int argc, char **argv)
     }
     if (optind != argc)
         return cli_usage_error("synth", "unexpected argument '%s'", argv[optind]);
+    if ((ncu || bbv) && strcmp(output, "-") == 0)
+        return cli_usage_error("synth", "--ncu and --bbv need the workload in a file (-o FILE)");
     ks_error err;
     ks_error_clear(&err);
     if (traces) {
@@ -86,5 +137,5 @@ int cmd_synth(int argc, char **argv)
     }
     if (ks_write_atomic(output, write_synth, &so, &err) != KS_OK)
         return cli_fail(&err);
-    return 0;
+    return ncu || bbv ? write_features(output, ncu, bbv, so.seed) : 0;
 }

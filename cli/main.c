@@ -21,6 +21,7 @@ static const command commands[] = {
     {"info", cmd_info, "summarise a profile: invocations, kernels, time, top kernels"},
     {"sample", cmd_sample, "choose invocations to simulate and write the plan"},
     {"eval", cmd_eval, "measure methods' speedup and error on a profile"},
+    {"compare", cmd_compare, "every method side by side, those lacking inputs listed"},
     {"synth", cmd_synth, "write a synthetic workload (nsys kern-exec CSV)"},
     {"formats", cmd_formats, "list the input formats and methods"},
     {"report", cmd_report, "write a self-contained HTML report with charts"},
@@ -50,7 +51,7 @@ static void usage(FILE *f)
 
 int cli_fail(const ks_error *err)
 {
-    char buf[1200];
+    char buf[2100];
     ks_error_format(err, buf, sizeof buf);
     fprintf(stderr, "ksample: %s\n", buf);
     return err->status ? (int)err->status : KS_ERR_INTERNAL;

@@ -42,7 +42,7 @@ typedef struct ks_error {
     char file[512]; /* "" when the error is not about a file */
     long line;      /* 1-based; 0 when not known */
     long column;    /* 1-based; 0 when not known */
-    char message[512];
+    char message[1536]; /* room for PKA's 12 needed and missing metrics */
 } ks_error;
 
 /* Records an error (printf-style message) and returns its status. */
@@ -372,6 +372,9 @@ typedef struct ks_plan {
     double predicted_speedup;
     double bound;            /* promised relative error at `confidence`; 0 = none */
     char bound_scope[32];    /* "total", "per-group" or "none" */
+    /* what a deterministic method chose from the data, for the record (PKA's
+     * k, Sieve's bandwidths); "" = nothing to note */
+    char note[256];
     char input_path[512];
     char input_xxh128[33];
     uint64_t input_bytes;
@@ -574,6 +577,13 @@ typedef struct ks_synth_options {
 const char *const *ks_synth_presets(void);
 /* Writes a synthetic workload in nsys cuda_kern_exec_trace CSV format. */
 ks_status ks_synth_write(const ks_synth_options *opt, FILE *f, ks_error *err);
+/* Features that match the launches of a (synthetic) time profile p, from a
+ * documented model of how work relates to time (lib/synth/synth_features.c):
+ * Nsight Compute metrics in its long CSV form (PKA's 12 features and
+ * gpu__time_duration.sum), and Photon-format basic-block vectors.  The same
+ * seed gives the same bytes; the two files agree with each other. */
+ks_status ks_synth_write_ncu(const ks_profile *p, uint64_t seed, FILE *f, ks_error *err);
+ks_status ks_synth_write_bbv(const ks_profile *p, uint64_t seed, FILE *f, ks_error *err);
 
 /* A synthetic workload as Accel-Sim traces (lib/synth/synth_traces.c): in
  * dir (created if absent) kernelslist.g, kernel-N.traceg (tracer version 5

@@ -3,9 +3,9 @@
 # Run as root (or with sudo available).  The same list by hand:
 #   apt-get install -y cmake make gcc pkg-config zlib1g-dev liblzma-dev \
 #     libzstd-dev libyajl-dev libsqlite3-dev libxxhash-dev libcmocka-dev sqlite3 xz-utils zstd \
-#     clang libclang-rt-14-dev
+#     clang libclang-rt-14-dev liblapacke-dev libopenblas-dev
 set -e
-PKGS="cmake make gcc pkg-config zlib1g-dev liblzma-dev libzstd-dev libyajl-dev libsqlite3-dev libxxhash-dev libcmocka-dev sqlite3 xz-utils zstd gzip xxhash clang libclang-rt-14-dev"
+PKGS="cmake make gcc pkg-config zlib1g-dev liblzma-dev libzstd-dev libyajl-dev libsqlite3-dev libxxhash-dev libcmocka-dev sqlite3 xz-utils zstd gzip xxhash clang libclang-rt-14-dev liblapacke-dev libopenblas-dev"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

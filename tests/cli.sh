@@ -23,7 +23,7 @@ expect() {
 }
 
 # every subcommand explains itself
-for c in info sample eval synth formats report status; do
+for c in info sample eval compare synth formats report status run export estimate refine; do
     expect 0 "$KS" "$c" --help
     grep -q "usage: ksample $c" "$T/out" || bad "$c --help has no usage line"
 done
@@ -162,6 +162,33 @@ expect 2 "$KS" eval --methods root,stem --n-th 10 --iters 2 "$T/small.csv"
 expect 0 "$KS" sample --help
 grep -q -- "--n-min N" "$T/out" || bad "sample --help lacks the method parameters"
 grep -q "(root, allegro; default 64)" "$T/out" || bad "sample --help does not say which methods take --max-depth"
+
+# synth with matching Nsight Compute metrics and basic-block vectors, and
+# compare: all seven methods in one table
+expect 0 "$KS" synth --preset casio-like -n 3000 --seed 5 -o "$T/f.csv" --ncu "$T/f-ncu.csv" --bbv "$T/f-bbv.csv"
+[ "$(wc -l <"$T/f-ncu.csv")" -eq $((3000 * 13 + 1)) ] || bad "synth --ncu wrote $(wc -l <"$T/f-ncu.csv") lines"
+[ "$(grep -c '^Kernel' "$T/f-bbv.csv")" -eq 3000 ] || bad "synth --bbv wrote $(grep -c '^Kernel' "$T/f-bbv.csv") launches"
+expect 0 "$KS" synth --preset casio-like -n 3000 --seed 5 -o "$T/f2.csv" --ncu "$T/f2-ncu.csv" --bbv "$T/f2-bbv.csv"
+cmp -s "$T/f-ncu.csv" "$T/f2-ncu.csv" && cmp -s "$T/f-bbv.csv" "$T/f2-bbv.csv" || bad "synth features are not deterministic"
+expect 2 "$KS" synth -n 10 --ncu "$T/x.csv"
+grep -q "need the workload in a file" "$T/err" || bad "synth --ncu without -o: $(cat "$T/err")"
+expect 0 "$KS" compare --iters 3 --metrics "$T/f-ncu.csv" --bbv "$T/f-bbv.csv" "$T/f.csv"
+for m in root stem allegro random pka sieve photon; do
+    grep -q "^$m  *[0-9]" "$T/out" || bad "compare has no row for $m: $(cat "$T/out")"
+done
+grep -q skipped "$T/out" && bad "compare skipped a method with all inputs: $(cat "$T/out")"
+expect 0 "$KS" compare --iters 2 "$T/f.csv"
+grep -q "^pka  *skipped: pka needs Nsight Compute metrics: pass --metrics" "$T/out" || bad "compare does not say why pka is skipped"
+grep -q "^photon  *skipped: .*--bbv" "$T/out" || bad "compare does not say why photon is skipped"
+grep -q "^root  *[0-9]" "$T/out" || bad "compare without features lost root"
+expect 0 "$KS" compare --iters 2 --json --bbv "$T/f-bbv.csv" "$T/f.csv"
+grep -q '"method": "photon", "samples": ' "$T/out" || bad "compare --json has no photon row"
+grep -q '"method": "sieve", "skipped": ' "$T/out" || bad "compare --json does not list sieve as skipped"
+expect 2 "$KS" sample --method photon "$T/f.csv"
+grep -q "photon needs per-invocation bbv vectors" "$T/err" || bad "photon's missing input: $(cat "$T/err")"
+expect 0 "$KS" sample --method pka --metrics "$T/f-ncu.csv" "$T/f.csv" -o "$T/pka.json"
+grep -q '"note": "k=' "$T/pka.json" || bad "the pka plan does not record its k"
+expect 2 "$KS" compare --no-such-param 3 "$T/f.csv"
 
 echo "cli.sh: $pass passed, $failed failed"
 [ "$failed" = 0 ]

@@ -10,12 +10,18 @@ extern const ks_method ks_method_root;
 extern const ks_method ks_method_stem;
 extern const ks_method ks_method_allegro;
 extern const ks_method ks_method_random;
+extern const ks_method ks_method_pka;
+extern const ks_method ks_method_sieve;
+extern const ks_method ks_method_photon;
 
 static const ks_method *const methods[] = {
     &ks_method_root,
     &ks_method_stem,
     &ks_method_allegro,
     &ks_method_random,
+    &ks_method_pka,
+    &ks_method_sieve,
+    &ks_method_photon,
     NULL,
 };
 

@@ -30,6 +30,21 @@ static void append(ks_error *err, const char *fmt, const char *text)
     snprintf(err->message + n, sizeof err->message - n, fmt, text);
 }
 
+/* Whether an Accel-Sim trace folder supplies every metric m lacks. */
+static bool traces_give_all(const ks_method *m, const ks_profile *p)
+{
+    static const char *const from_traces[] = {"smsp__inst_executed.sum", "launch__grid_size",
+                                              "launch__thread_count"};
+    for (size_t i = 0; m->metrics[i]; i++) {
+        bool given = ks_profile_find_metric(p, m->metrics[i]) != NULL;
+        for (size_t k = 0; k < 3 && !given; k++)
+            given = strcmp(m->metrics[i], from_traces[k]) == 0;
+        if (!given)
+            return false;
+    }
+    return true;
+}
+
 ks_status ks_method_check_inputs(const ks_method *m, const ks_profile *p, ks_error *err)
 {
     if (p->n == 0)
@@ -49,8 +64,11 @@ ks_status ks_method_check_inputs(const ks_method *m, const ks_profile *p, ks_err
             missing += ks_profile_find_metric(p, m->metrics[i]) == NULL;
         if (missing) {
             ks_error_set(err, KS_ERR_USAGE, p->source_path, 0,
-                         "%s needs Nsight Compute metrics: pass %s with:", m->name,
+                         "%s needs Nsight Compute metrics: pass %s", m->name,
                          ks_source_option(KS_SOURCE_METRICS));
+            if (traces_give_all(m, p))
+                append(err, " or %s", ks_source_option(KS_SOURCE_TRACES));
+            append(err, "%s", " with:");
             for (size_t i = 0; m->metrics[i]; i++)
                 append(err, i ? ", %s" : " %s", m->metrics[i]);
             append(err, "%s", " (missing:");
@@ -63,8 +81,9 @@ ks_status ks_method_check_inputs(const ks_method *m, const ks_profile *p, ks_err
     }
     if ((m->needs & KS_NEED_SPARSE) && !ks_profile_find_sparse(p, m->sparse))
         return ks_error_set(err, KS_ERR_USAGE, p->source_path, 0,
-                            "%s needs per-invocation %s vectors: pass %s", m->name, m->sparse,
-                            ks_source_option(KS_SOURCE_BBV));
+                            "%s needs per-invocation %s vectors: pass %s or %s", m->name,
+                            m->sparse, ks_source_option(KS_SOURCE_BBV),
+                            ks_source_option(KS_SOURCE_TRACES));
     if ((m->needs & KS_NEED_DIMS) && !p->grid)
         return ks_error_set(err, KS_ERR_USAGE, p->source_path, 0,
                             "%s needs the grid and block of every launch, which this %s "

@@ -248,7 +248,12 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
     json_number(f, plan->bound > 0 ? pa->confidence : 0);
     fputs(", \"scope\": ", f);
     json_string(f, plan->bound_scope[0] ? plan->bound_scope : "none");
-    fprintf(f, "},\n  \"summary\": {\"samples\": %zu, \"draws\": %llu, \"clusters\": %zu, "
+    fputc('}', f);
+    if (plan->note[0]) {
+        fputs(",\n  \"note\": ", f);
+        json_string(f, plan->note);
+    }
+    fprintf(f, ",\n  \"summary\": {\"samples\": %zu, \"draws\": %llu, \"clusters\": %zu, "
                "\"groups\": %zu, \"sampled_ns\": ",
             plan->sample_count, (unsigned long long)plan->draws, plan->cluster_count,
             plan->group_count);

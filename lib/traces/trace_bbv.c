@@ -140,6 +140,7 @@ typedef struct bbv_pass {
     bool prefixed;
     run_table runs;
     uint64_t warps;
+    uint64_t insts; /* every instruction passes here: the launch's count for free */
     /* grouped traces: the one current warp */
     warp_state current;
     uint64_t cur_block;
@@ -199,6 +200,7 @@ static ks_status on_inst(void *ctx, const ks_trace_kernel *k, const ks_trace_ins
 {
     bbv_pass *b = ctx;
     warp_state *w;
+    b->insts++;
     if (b->prefixed) {
         ks_status st = raw_state(b, inst, &w, err);
         if (st != KS_OK)
@@ -310,6 +312,8 @@ ks_status ks_trace_set_bbv(ks_trace_set *s, size_t i, ks_trace_bbv *out, uint64_
         st = build_vector(&b.runs, out, err);
     if (st == KS_OK && warps)
         *warps = b.warps;
+    if (st == KS_OK) /* a whole pass saw every instruction, as counting does */
+        s->kernels[i].warp_insts = b.insts;
     run_table_free(&b.runs);
     trace_warp_map_free(&b.map);
     free(b.states);

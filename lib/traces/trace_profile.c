@@ -60,7 +60,7 @@ ks_status ks_trace_set_profile(ks_trace_set *s, ks_profile **out, ks_error *err)
     for (size_t i = 0; i < s->kernel_count && st == KS_OK; i++) {
         if (ks_trace_set_stats_usable(s, i))
             s->kernels[i].warp_insts = (uint64_t)ks_trace_set_kernel_stats(s, i)->reported_insts;
-        else
+        else if (!s->kernels[i].warp_insts) /* not yet counted by a BBV pass */
             st = ks_trace_set_count_insts(s, i, NULL, err);
     }
     if (st != KS_OK)

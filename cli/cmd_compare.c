@@ -1,0 +1,191 @@
+/* cmd_compare.c - `ksample compare`: every method of the table side by side
+ * on one profile (the STEM paper's Table 3), the ones lacking inputs listed
+ * with what they need. */
+#include "cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(void)
+{
+    printf("usage: ksample compare [options] PROFILE\n\n"
+           "Runs every method whose inputs the profile has (time for all; Nsight Compute\n"
+           "metrics for pka; instruction counts and grids for sieve; basic-block vectors\n"
+           "for photon) --iters times (seeds seed, seed+1, ...) and prints one row per\n"
+           "method: distinct samples (mean), speedup (harmonic mean), error of the total\n"
+           "time mean and max (%%), planning time (seconds: fit + mean select).  Methods\n"
+           "that lack an input are listed as skipped, with what they need.\n\n"
+           "options:\n"
+           "  --iters N          plans per method (default 10)\n"
+           "  --json             print a JSON list: per method the keys of 'eval --json'\n"
+           "                     (method, samples, speedup_hmean, error_mean_pct,\n"
+           "                     error_max_pct, plan_seconds, fit_seconds), or method and\n"
+           "                     skipped (the reason)\n" CLI_INPUT_HELP
+           "  -h, --help         this text\n");
+    cli_params_help();
+    printf("\nA method parameter applies to the methods that declare it.\n");
+}
+
+static void json_number(double x)
+{
+    if (isfinite(x))
+        printf("%.6g", x);
+    else
+        printf("null");
+}
+
+static void json_text(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            printf("\\u%04x", (unsigned char)*s);
+        else
+            putchar(*s);
+    }
+    putchar('"');
+}
+
+static void print_result(const ks_eval_result *r, bool json, bool first)
+{
+    if (!json) {
+        printf("%-8s %10.1f %11.2fx %12.4f %11.4f %11.6f\n", r->method, r->samples_mean,
+               r->speedup_hmean, r->error_mean_pct, r->error_max_pct, r->plan_seconds);
+        return;
+    }
+    printf("%s{\"method\": \"%s\", \"samples\": ", first ? "" : ",\n ", r->method);
+    json_number(r->samples_mean);
+    printf(", \"speedup_hmean\": ");
+    json_number(r->speedup_hmean);
+    printf(", \"error_mean_pct\": ");
+    json_number(r->error_mean_pct);
+    printf(", \"error_max_pct\": ");
+    json_number(r->error_max_pct);
+    printf(", \"plan_seconds\": ");
+    json_number(r->plan_seconds);
+    printf(", \"fit_seconds\": ");
+    json_number(r->fit_seconds);
+    printf("}");
+}
+
+static void print_skipped(const char *method, const char *reason, bool json, bool first)
+{
+    if (!json) {
+        printf("%-8s skipped: %s\n", method, reason);
+        return;
+    }
+    printf("%s{\"method\": \"%s\", \"skipped\": ", first ? "" : ",\n ", method);
+    json_text(reason);
+    printf("}");
+}
+
+/* every method parameter given must belong to some method */
+static int check_settings(const ks_params *pa)
+{
+    for (size_t s = 0; s < pa->setting_count; s++) {
+        bool used = false;
+        for (const ks_method *const *m = ks_methods(); *m && !used; m++)
+            for (size_t k = 0; k < (*m)->param_count && !used; k++)
+                used = strcmp((*m)->params[k].name, pa->settings[s].name) == 0;
+        if (!used)
+            return cli_usage_error("compare", "--%s is not a parameter of any method",
+                                   pa->settings[s].name);
+    }
+    return 0;
+}
+
+static int compare_run(const ks_profile *p, const ks_params *pa, unsigned iters, bool json)
+{
+    if (json)
+        printf("[");
+    else
+        printf("%-8s %10s %12s %12s %11s %11s\n", "method", "samples", "speedup", "err mean %",
+               "err max %", "plan s");
+    bool first = true;
+    for (const ks_method *const *m = ks_methods(); *m; m++) {
+        ks_error err;
+        ks_error_clear(&err);
+        if (ks_method_check_inputs(*m, p, &err) != KS_OK) {
+            print_skipped((*m)->name, err.message, json, first);
+            first = false;
+            continue;
+        }
+        ks_params run = *pa;
+        run.method = (*m)->name;
+        ks_eval_result r;
+        if (ks_evaluate(p, &run, iters, &r, &err) != KS_OK) {
+            if (json)
+                printf("]\n");
+            return cli_fail(&err);
+        }
+        print_result(&r, json, first);
+        first = false;
+    }
+    if (json)
+        printf("]\n");
+    return 0;
+}
+
+static int compare_main(int argc, char **argv, const struct option *longopts)
+{
+    cli_input input;
+    cli_input_init(&input);
+    ks_params pa;
+    ks_params_init(&pa);
+    pa.strict = 0; /* a method parameter applies to the methods that declare it */
+    uint64_t iters = 10;
+    bool json = false;
+    int opt, rc;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (cli_input_option(&input, opt, optarg, &rc) ||
+            cli_params_option(&pa, opt, optarg, "compare", &rc)) {
+            if (rc)
+                return rc;
+            continue;
+        }
+        switch (opt) {
+        case 'i':
+            if (!cli_parse_u64(optarg, &iters) || iters < 1 || iters > 1000000)
+                return cli_usage_error("compare", "--iters must be in 1..1000000, got '%s'",
+                                       optarg);
+            break;
+        case 'j':
+            json = true;
+            break;
+        case 'h':
+            help();
+            return 0;
+        default:
+            return cli_usage_error("compare", "unknown option");
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("compare", "expected one profile file");
+    if ((rc = check_settings(&pa)))
+        return rc;
+    ks_profile *p;
+    if ((rc = cli_read_profile(argv[optind], &input, &p)))
+        return rc;
+    rc = compare_run(p, &pa, (unsigned)iters, json);
+    ks_profile_free(p);
+    return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    static const struct option own[] = {{"iters", required_argument, NULL, 'i'},
+                                        {"json", no_argument, NULL, 'j'},
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
+    struct option *longopts = cli_sampling_options(own);
+    if (!longopts)
+        return KS_ERR_NOMEM;
+    int code = compare_main(argc, argv, longopts);
+    free(longopts);
+    return code;
+}
