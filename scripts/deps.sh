@@ -2,9 +2,9 @@
 # Installs the Debian 12 packages ksample builds with, when any is missing.
 # Run as root (or with sudo available).  The same list by hand:
 #   apt-get install -y cmake make gcc pkg-config zlib1g-dev liblzma-dev \
-#     libzstd-dev libyajl-dev libsqlite3-dev libxxhash-dev libcmocka-dev sqlite3 xz-utils zstd
+#     libzstd-dev libyajl-dev libsqlite3-dev libxxhash-dev libcmocka-dev libopenblas-dev sqlite3 xz-utils zstd
 set -e
-PKGS="cmake make gcc pkg-config zlib1g-dev liblzma-dev libzstd-dev libyajl-dev libsqlite3-dev libxxhash-dev libcmocka-dev sqlite3 xz-utils zstd gzip xxhash"
+PKGS="cmake make gcc pkg-config zlib1g-dev liblzma-dev libzstd-dev libyajl-dev libsqlite3-dev libxxhash-dev libcmocka-dev libopenblas-dev sqlite3 xz-utils zstd gzip xxhash"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
