@@ -282,10 +282,16 @@ static ks_status model_read_params(model_buf *b, ks_gcl_model *m, ks_error *err)
 static ks_status model_check_header(model_buf *b, const ks_gcl_options *o, uint32_t vocab,
                                     ks_error *err)
 {
+    int small = o->bases <= 64 && o->input_dim <= 4096 && o->proj[0] <= 4096 &&
+                o->proj[1] <= 4096;
+    for (int i = 0; i < GCL_LAYERS; i++)
+        small &= o->hidden[i] <= 4096;
+    if (!small || vocab > (1u << 24)) /* products below cannot overflow now */
+        return ks_error_set(err, KS_ERR_FORMAT, b->name, 0,
+                            "model file is corrupt: dimensions out of range");
     uint64_t dims = (uint64_t)o->input_dim * o->hidden[0] + (uint64_t)o->hidden[0] * o->hidden[1] +
                     (uint64_t)o->hidden[1] * o->hidden[2];
-    if (vocab > (1u << 24) || dims * (o->bases + 1) > (1ull << 28) ||
-        (uint64_t)vocab * o->input_dim > (1ull << 28))
+    if (dims * (o->bases + 1) > (1ull << 28) || (uint64_t)vocab * o->input_dim > (1ull << 28))
         return ks_error_set(err, KS_ERR_FORMAT, b->name, 0,
                             "model file is corrupt: dimensions out of range");
     return KS_OK;
@@ -317,6 +323,15 @@ ks_status ks_gcl_model_parse(const void *data, size_t size, const char *name,
         !get_f64(&b, &loss) || !get_u32(&b, &vocab))
         return model_truncated(&b, err);
     ks_status st = model_check_header(&b, &o, vocab, err);
+    if (st == KS_OK) { /* the smallest rest of a file with these options, before allocating */
+        gcl_dims d;
+        gcl_layout l;
+        gcl_dims_from_options(&o, GCL_TOK_SPECIAL + vocab, &d);
+        gcl_layout_compute(&d, &l);
+        b.what = "vocabulary";
+        if ((b.size - b.at) / 4 < (uint64_t)vocab * 2 + l.total + 4)
+            st = model_truncated(&b, err);
+    }
     ks_gcl_model *m = NULL;
     if (st == KS_OK && (st = gcl_model_alloc(&o, vocab, &m, err)) != KS_OK) {
         char why[sizeof err->message];
