@@ -267,7 +267,7 @@ static ks_status model_read_params(model_buf *b, ks_gcl_model *m, ks_error *err)
     if ((b->size - b->at) / 4 < count)
         return model_truncated(b, err);
     for (size_t i = 0; i < count; i++) {
-        uint32_t u;
+        uint32_t u = 0; /* the length was checked above: get_u32 cannot fail */
         get_u32(b, &u);
         memcpy(&m->param[i], &u, 4);
         if (!isfinite(m->param[i]))
