@@ -24,7 +24,9 @@ struct WORK {
     REAL *rstd[GCL_LAYERS]; /* N */
     uint8_t *keep[GCL_LAYERS]; /* N x dim[l+1] dropout mask */
     REAL *out;              /* N x dim[3]: last layer's output */
-    REAL *dy, *dcat, *row;  /* backward scratch */
+    REAL *dy;               /* backward: N x widest feature */
+    REAL *dcat;             /* backward: N x widest cat row */
+    REAL *row;              /* one cat row */
     double dropout;
     int train;
 };
@@ -67,14 +69,14 @@ static ks_status FN(work_reserve)(const gcl_dims *d, WORK **pw, size_t n, ks_err
     }
     if (n <= w->cap_nodes)
         return KS_OK;
-    size_t widest = 0;
+    size_t widest = 0, feature = d->dim[0]; /* widest cat row; widest node feature */
     int ok = 1;
     for (int l = 0; l < GCL_LAYERS; l++) {
         size_t in = (size_t)(d->bases + 1) * d->dim[l], out = d->dim[l + 1];
         if (in > widest)
             widest = in;
-        if (out > widest)
-            widest = out;
+        if (out > feature)
+            feature = out;
         free(w->cat[l]);
         free(w->xhat[l]);
         free(w->rstd[l]);
@@ -90,7 +92,7 @@ static ks_status FN(work_reserve)(const gcl_dims *d, WORK **pw, size_t n, ks_err
     free(w->dcat);
     free(w->row);
     w->out = malloc(n * d->dim[GCL_LAYERS] * sizeof(REAL));
-    w->dy = malloc(n * widest * sizeof(REAL));
+    w->dy = malloc(n * feature * sizeof(REAL));
     w->dcat = malloc(n * widest * sizeof(REAL));
     w->row = malloc(widest * sizeof(REAL));
     if (!ok || !w->out || !w->dy || !w->dcat || !w->row) {
