@@ -561,6 +561,50 @@ static void test_deterministic(void **state)
     free_graphs(graphs, n);
 }
 
+/* A selection as a plan: one sample per cluster weighted by its size, the
+ * launches of each group timed alike, so the estimate is exact. */
+static void test_plan_fill(void **state)
+{
+    (void)state;
+    static const double group_ns[5] = {1000, 5000, 300, 250, 9000};
+    ks_profile *p = ks_profile_new();
+    ks_error err;
+    uint32_t id;
+    assert_int_equal(ks_profile_intern(p, "k", 1, &id, &err), KS_OK);
+    double total = 0;
+    for (size_t i = 0; i < 16; i++) {
+        ks_invocation inv;
+        ks_invocation_init(&inv);
+        inv.name_id = id;
+        inv.duration_ns = (int64_t)group_ns[hand_truth[i]];
+        total += group_ns[hand_truth[i]];
+        assert_int_equal(ks_profile_append(p, &inv, &err), KS_OK);
+    }
+    ks_gcl_selection s = {16, 5, NULL, NULL, NULL, 1.0};
+    uint32_t cluster[16];
+    memcpy(cluster, hand_truth, sizeof cluster);
+    uint64_t reps[5] = {0, 1, 2, 3, 4};
+    double weight[5] = {3, 4, 3, 3, 3};
+    s.cluster = cluster;
+    s.representative = reps;
+    s.weight = weight;
+    ks_plan plan;
+    ks_plan_init(&plan);
+    assert_int_equal(ks_gcl_plan_fill(&s, p, NULL, &plan, &err), KS_OK);
+    assert_int_equal(ks_plan_finish(&plan, p, &err), KS_OK);
+    assert_int_equal(plan.sample_count, 5);
+    assert_int_equal(plan.cluster_count, 5);
+    assert_true(fabs(ks_plan_estimate_duration(&plan, p) - total) < 1e-6);
+    assert_int_equal(plan.clusters[1].size, 4);
+    assert_true(plan.clusters[1].std_ns == 0 && plan.clusters[1].mean_ns == 5000);
+    ks_plan_free(&plan);
+    s.n = 15; /* a profile of other launches is refused */
+    ks_plan_init(&plan);
+    assert_int_equal(ks_gcl_plan_fill(&s, p, NULL, &plan, &err), KS_ERR_USAGE);
+    ks_plan_free(&plan);
+    ks_profile_free(p);
+}
+
 /* ------------------------------------------------------------ model file */
 
 static unsigned char *slurp(const char *path, size_t *size)
@@ -790,6 +834,7 @@ int main(void)
         cmocka_unit_test(test_training_loss_falls),
         cmocka_unit_test(test_clusters_hand_kernels),
         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_plan_fill),
         cmocka_unit_test(test_model_file),
         cmocka_unit_test(test_model_corpus),
         cmocka_unit_test(test_option_checks),

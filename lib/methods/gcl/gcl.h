@@ -88,6 +88,13 @@ ks_status ks_gcl_graph_builder_stream_fn(void *ctx, const ks_trace_kernel *k,
 /* The reader-side bounds that match the options. */
 void ks_gcl_trace_filter(const ks_gcl_options *o, ks_trace_filter *f);
 
+/* Adds one cluster per selected cluster (durations from p, which must list
+ * the same launches in the same order) and its representative with weight =
+ * cluster size.  groups (may be NULL: group 0) names each cluster's group by
+ * its representative.  No error bound is promised (bound_scope "none"). */
+ks_status ks_gcl_plan_fill(const ks_gcl_selection *s, const ks_profile *p,
+                           const ks_groups *groups, ks_plan *plan, ks_error *err);
+
 /* ------------------------------------------------------------ the model */
 
 typedef struct gcl_dims {
