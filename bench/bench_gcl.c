@@ -1,8 +1,8 @@
 /*
  * bench_gcl.c - GCL-Sampler training speed: seconds per epoch and peak
  * memory against the number of graphs and their size, on synthetic launches
- * of a strided-reduction kernel (tests/gcl_streams.h) whose trip count makes
- * every graph distinct.  --export writes the graphs and options for
+ * of a strided-reduction kernel (tests/gcl_streams.h): the trip count sets
+ * the graph size, a per-launch stride makes every graph distinct.  --export writes the graphs and options for
  * bench/gcl_torch.py, the same model in PyTorch, so the two can be compared
  * on identical inputs (bench/gcl_compare.sh).
  *
@@ -130,7 +130,9 @@ int main(int argc, char **argv)
     ks_gcl_graph_builder_new(&o, &b, &err);
     size_t nodes = 0, edges = 0;
     for (size_t i = 0; i < n; i++) {
-        if (gs_launch(b, i, 1, 64, 32 * warps, trip + (int)i, 0x7f0000000000ull, 1, &g[i], &err)) {
+        /* one trip count (one size), a stride per launch (distinct graphs) */
+        if (gs_launch_variant(b, i, 1, 64, 32 * warps, trip, 0x7f0000000000ull, 1,
+                              (uint32_t)i + 1, &g[i], &err)) {
             fprintf(stderr, "bench_gcl: %s\n", err.message);
             return 1;
         }

@@ -11,8 +11,9 @@ OUT=${BENCH_OUT:-bench/out}
 mkdir -p "$OUT"
 HERE=$(dirname "$0")
 echo "== machine: $(nproc) cores,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2); threads $T, $E epochs"
-# graphs x reduction trip count (the trip count sets the graph size)
-for cfg in "16 5" "64 5" "16 40" "32 40" "64 40"; do
+# graphs x reduction trip count (the trip count sets the graph size):
+# the count at one size, then the size at one count
+for cfg in "16 10" "32 10" "64 10" "16 3" "16 25" "16 50"; do
     set -- $cfg
     f="$OUT/gcl-$1-$2.bin"
     "$B/bench_gcl" --graphs "$1" --trip "$2" --epochs "$E" --threads "$T" --export "$f" 2>/dev/null

@@ -21,6 +21,7 @@ typedef struct gs_emitter {
     ks_gcl_graph_builder *b;
     uint32_t tb[3], warp;
     uint64_t base;  /* buffer address: differs per launch, as in real traces */
+    uint32_t variant; /* > 0: the reduction's stride, so graphs of one size differ */
     ks_status st;
     ks_error err;
     uint64_t addr[32];
@@ -76,7 +77,8 @@ static inline void gs_reduce(gs_emitter *e, int trip)
     gs_emit(e, 0x00, "S2R", 1, GS_R(0), 0, 0, 0, 0, 0, 0, 0);
     gs_emit(e, 0x10, "MOV", 1, GS_R(6), 1, GS_RZ, 0, 0, 0, 0, 0);
     for (int t = 0; t < trip; t++) {
-        gs_emit(e, 0x20, "LDG.E.64", 1, GS_R(2), 1, GS_R(0), 0, 0, 8, (uint64_t)t * 8192, 256);
+        gs_emit(e, 0x20, "LDG.E.64", 1, GS_R(2), 1, GS_R(0), 0, 0, 8, (uint64_t)t * 8192,
+                256 + 8 * (uint64_t)e->variant);
         gs_emit(e, 0x30, "DADD", 1, GS_R(6), 2, GS_R(6), GS_R(2), 0, 0, 0, 0);
         gs_emit(e, 0x40, "IADD3", 1, GS_R(0), 2, GS_R(0), GS_R(7), 0, 0, 0, 0);
         gs_emit(e, 0x50, "ISETP.GE.AND", 1, GS_P(0), 2, GS_R(0), GS_R(8), 0, 0, 0, 0);
@@ -124,10 +126,11 @@ static inline void gs_tile(gs_emitter *e)
 
 /* One launch of kernel `which` over `grid` blocks of `threads` threads,
  * every warp of every block streamed (the builder keeps what its bounds
- * allow).  param: the reduction's trip count. */
-static inline ks_status gs_launch(ks_gcl_graph_builder *b, size_t index, int which,
-                                  uint32_t grid, uint32_t threads, int param, uint64_t base,
-                                  uint32_t blocks_streamed, ks_gcl_graph **out, ks_error *err)
+ * allow).  param: the reduction's trip count; variant: its stride. */
+static inline ks_status gs_launch_variant(ks_gcl_graph_builder *b, size_t index, int which,
+                                          uint32_t grid, uint32_t threads, int param,
+                                          uint64_t base, uint32_t blocks_streamed,
+                                          uint32_t variant, ks_gcl_graph **out, ks_error *err)
 {
     static const char *names[] = {"_Z5saxpyPfS_f", "_Z6reducePdS_i", "_Z7branchyPfS_",
                                   "_Z4tilePfS_S_"};
@@ -149,6 +152,7 @@ static inline ks_status gs_launch(ks_gcl_graph_builder *b, size_t index, int whi
     memset(&e, 0, sizeof e);
     e.b = b;
     e.base = base;
+    e.variant = variant;
     uint32_t blocks = grid < blocks_streamed ? grid : blocks_streamed;
     for (uint32_t tb = 0; tb < blocks && e.st == KS_OK; tb++)
         for (uint32_t w = 0; w < (threads + 31) / 32 && e.st == KS_OK; w++) {
@@ -166,6 +170,14 @@ static inline ks_status gs_launch(ks_gcl_graph_builder *b, size_t index, int whi
         return e.st;
     }
     return ks_gcl_graph_builder_finish(b, out, err);
+}
+
+static inline ks_status gs_launch(ks_gcl_graph_builder *b, size_t index, int which,
+                                  uint32_t grid, uint32_t threads, int param, uint64_t base,
+                                  uint32_t blocks_streamed, ks_gcl_graph **out, ks_error *err)
+{
+    return gs_launch_variant(b, index, which, grid, threads, param, base, blocks_streamed, 0,
+                             out, err);
 }
 
 #endif
