@@ -2,9 +2,10 @@
  * bench_gcl.c - GCL-Sampler training speed: seconds per epoch and peak
  * memory against the number of graphs and their size, on synthetic launches
  * of a strided-reduction kernel (tests/gcl_streams.h): the trip count sets
- * the graph size, a per-launch stride makes every graph distinct.  --export writes the graphs and options for
- * bench/gcl_torch.py, the same model in PyTorch, so the two can be compared
- * on identical inputs (bench/gcl_compare.sh).
+ * the graph size, a per-launch stride makes every graph distinct.  --export
+ * writes the graphs and options for bench/gcl_torch.py, the same model in
+ * PyTorch, so the two can be compared on identical inputs
+ * (bench/gcl_compare.sh).
  *
  * usage: bench_gcl [--graphs N] [--trip T] [--warps W] [--insts I] [--epochs E]
  *                  [--batch B] [--threads T] [--export FILE]

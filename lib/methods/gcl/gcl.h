@@ -59,7 +59,8 @@ struct ks_gcl_graph {
     uint64_t traced_insts;
     uint32_t n_nodes, n_warps, n_edges;
     uint8_t *kind;           /* n_nodes */
-    uint32_t *tok;           /* 2 per node: < GCL_TOK_SPECIAL fixed, else op index + GCL_TOK_SPECIAL */
+    uint32_t *tok;           /* 2 per node: < GCL_TOK_SPECIAL fixed, else GCL_TOK_SPECIAL +
+                                index into ops */
     float *feat;             /* GCL_FEATS per node */
     uint32_t *warp_of;       /* n_nodes */
     uint32_t *edge_src, *edge_dst;

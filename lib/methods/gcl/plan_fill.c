@@ -29,7 +29,8 @@ ks_status ks_gcl_plan_fill(const ks_gcl_selection *s, const ks_profile *p,
         double mean = (double)(sum / (long double)s->weight[c]);
         for (size_t i = 0; i < s->n; i++)
             if (s->cluster[i] == c)
-                sq += (p->duration_ns[i] - (long double)mean) * (p->duration_ns[i] - (long double)mean);
+                sq += ((long double)p->duration_ns[i] - mean) *
+                      ((long double)p->duration_ns[i] - mean);
         char path[32];
         snprintf(path, sizeof path, "%zu", c);
         uint64_t rep = s->representative[c];

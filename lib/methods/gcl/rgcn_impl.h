@@ -114,7 +114,8 @@ static void FN(input_rows)(const gcl_dims *d, const gcl_layout *l, const REAL *p
     const REAL *emb = param + l->emb, *wf = param + l->feat;
     for (size_t i = 0; i < b->n_nodes; i++) {
         REAL *xi = x + i * ld;
-        const REAL *e0 = emb + (size_t)b->tok[2 * i] * d0, *e1 = emb + (size_t)b->tok[2 * i + 1] * d0;
+        const REAL *e0 = emb + (size_t)b->tok[2 * i] * d0;
+        const REAL *e1 = emb + (size_t)b->tok[2 * i + 1] * d0;
         for (size_t j = 0; j < d0; j++)
             xi[j] = e0[j] + e1[j];
         for (size_t f = 0; f < GCL_FEATS; f++) {

@@ -266,6 +266,7 @@ typedef struct gcl_trainer {
     uint32_t **tokmap;
     size_t *order, n_train;
     uint8_t *node_keep, *edge_keep; /* 2 x batch views, each sized to its graph */
+    gcl_batch_part *parts;          /* 2 x (batch + 1) */
     size_t *node_off, *edge_off;
     gcl_batch batch;
     gcl_work_f *work;
@@ -282,6 +283,7 @@ static void trainer_free(gcl_trainer *t, size_t n)
     free(t->order);
     free(t->node_keep);
     free(t->edge_keep);
+    free(t->parts);
     free(t->node_off);
     free(t->edge_off);
     gcl_batch_free(&t->batch);
@@ -310,7 +312,7 @@ static ks_status trainer_batch(gcl_trainer *t, const size_t *ids, size_t nb, ks_
                                ks_error *err)
 {
     const ks_gcl_options *o = &t->m->opt;
-    gcl_batch_part parts[2 * nb];
+    gcl_batch_part *parts = t->parts;
     size_t noff = 0, eoff = 0;
     for (size_t v = 0; v < 2; v++)
         for (size_t k = 0; k < nb; k++) {
@@ -398,6 +400,7 @@ static ks_status trainer_alloc(gcl_trainer *t, ks_gcl_model *m, ks_gcl_graph *co
             most_edges = graphs[i]->n_edges;
     }
     /* every graph appears in both views: 2 b graphs of at most the largest size */
+    t->parts = malloc(2 * b * sizeof *t->parts);
     t->node_keep = malloc(2 * b * most_nodes);
     t->edge_keep = malloc(2 * b * most_edges);
     t->g = malloc(2 * b * dl * sizeof *t->g);
@@ -409,8 +412,8 @@ static ks_status trainer_alloc(gcl_trainer *t, ks_gcl_model *m, ks_gcl_graph *co
     t->grad = calloc(m->layout.total, sizeof *t->grad);
     t->adam_m = calloc(m->layout.total, sizeof *t->adam_m);
     t->adam_v = calloc(m->layout.total, sizeof *t->adam_v);
-    if (!t->node_keep || !t->edge_keep || !t->g || !t->dg || !t->hidden || !t->scratch ||
-        !t->z || !t->dz || !t->grad || !t->adam_m || !t->adam_v)
+    if (!t->parts || !t->node_keep || !t->edge_keep || !t->g || !t->dg || !t->hidden ||
+        !t->scratch || !t->z || !t->dz || !t->grad || !t->adam_m || !t->adam_v)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory (training state)");
     /* identical launches (same content) would be each other's negatives: train
      * on the first of each, embed them all */
