@@ -54,6 +54,61 @@ static double *cluster_features(const double *emb, size_t n, size_t dim, const d
     return x;
 }
 
+/* ------------------------------------------------------------ duplicates */
+
+typedef struct row_ref {
+    const double *row;
+    size_t width, index;
+} row_ref;
+
+static int row_ref_cmp(const void *a, const void *b)
+{
+    const row_ref *x = a, *y = b;
+    int c = memcmp(x->row, y->row, x->width * sizeof *x->row);
+    if (c)
+        return c;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Distinct rows of x in order of first appearance (ux, m rows), how many
+ * launches each stands for (uw) and each launch's row (of).  Launches of one
+ * kernel often embed identically: clustering distinct rows with weights gives
+ * the same clusters as clustering every launch, at a fraction of the cost. */
+static ks_status unique_rows(const double *x, size_t n, size_t w, double **ux, double **uw,
+                             size_t **of, size_t *m, ks_error *err)
+{
+    row_ref *r = malloc(n * sizeof *r);
+    size_t *first = malloc(n * sizeof *first), *slot = malloc(n * sizeof *slot);
+    *ux = malloc(n * w * sizeof **ux);
+    *uw = calloc(n, sizeof **uw);
+    *of = malloc(n * sizeof **of);
+    if (!r || !first || !slot || !*ux || !*uw || !*of) {
+        free(r), free(first), free(slot);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        r[i] = (row_ref){x + i * w, w, i};
+    qsort(r, n, sizeof *r, row_ref_cmp);
+    for (size_t i = 0; i < n; i++) /* first[launch] = first launch with its row */
+        first[r[i].index] = i > 0 && row_ref_cmp(&(row_ref){r[i].row, w, 0},
+                                                 &(row_ref){r[i - 1].row, w, 0}) == 0
+                                ? first[r[i - 1].index]
+                                : r[i].index;
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (first[i] == i) {
+            slot[i] = count;
+            memcpy(*ux + count * w, x + i * w, w * sizeof **ux);
+            count++;
+        }
+        (*of)[i] = slot[first[i]];
+        (*uw)[(*of)[i]] += 1;
+    }
+    *m = count;
+    free(r), free(first), free(slot);
+    return KS_OK;
+}
+
 static ks_status selection_from_labels(const uint32_t *label, size_t n, size_t k,
                                        ks_gcl_selection *out, ks_error *err)
 {
@@ -77,10 +132,10 @@ static ks_status selection_from_labels(const uint32_t *label, size_t n, size_t k
     return KS_OK;
 }
 
-/* Tries K = 2..kmax; keeps the smallest K within tie_tolerance of the best
- * silhouette. */
-static ks_status cluster_choose(const double *x, size_t n, size_t w, size_t kmax,
-                                const ks_gcl_options *o, ks_kmeans_result *best,
+/* Tries K = 2..kmax on the m distinct rows x with weights uw; keeps the
+ * smallest K within tie_tolerance of the best silhouette. */
+static ks_status cluster_choose(const double *x, const double *uw, size_t m, size_t w,
+                                size_t kmax, const ks_gcl_options *o, ks_kmeans_result *best,
                                 double *best_score, ks_error *err)
 {
     double *score = malloc((kmax + 1) * sizeof *score);
@@ -94,11 +149,11 @@ static ks_status cluster_choose(const double *x, size_t n, size_t w, size_t kmax
     for (size_t k = 2; k <= kmax && st == KS_OK; k++) {
         ks_kmeans_options ko;
         ks_kmeans_options_init(&ko, k, o->seed + k);
-        st = ks_kmeans(x, n, w, &ko, &res[k], err);
+        st = ks_kmeans_weighted(x, uw, m, w, &ko, &res[k], err);
         score[k] = -INFINITY;
-        if (st == KS_OK && res[k].k >= 2 && res[k].k <= n - 1)
-            st = ks_silhouette(x, n, w, res[k].label, res[k].k, o->silhouette_cap, o->seed,
-                               &score[k], err);
+        if (st == KS_OK && res[k].k >= 2)
+            st = ks_silhouette_weighted(x, uw, m, w, res[k].label, res[k].k, o->silhouette_cap,
+                                        o->seed, &score[k], err);
         if (st == KS_OK && score[k] > top)
             top = score[k];
     }
@@ -128,30 +183,36 @@ ks_status ks_gcl_cluster(const double *emb, size_t n, size_t dim, const double *
     double *x = cluster_features(emb, n, dim, launch, o->launch_weight, &w);
     if (!x)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    double *ux = NULL, *uw = NULL;
+    size_t *of = NULL, m = 0;
+    ks_status st = unique_rows(x, n, w, &ux, &uw, &of, &m, err);
     /* K above the number of distinct points cannot be told apart, and the
      * silhouette needs K <= n - 1 */
     size_t kmax = o->k_max;
-    size_t distinct = ks_distinct_rows(x, n, w, kmax + 1);
-    if (kmax > distinct)
-        kmax = distinct;
+    if (kmax > m)
+        kmax = m;
     if (kmax > n - 1)
         kmax = n - 1;
-    ks_status st;
-    if (kmax < 2) {
-        uint32_t *zero = calloc(n, sizeof *zero);
-        st = zero ? selection_from_labels(zero, n, 1, out, err)
-                  : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-        free(zero);
-    } else {
+    uint32_t *label = st == KS_OK ? calloc(n, sizeof *label) : NULL;
+    if (st == KS_OK && !label)
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if (st == KS_OK && kmax < 2) {
+        st = selection_from_labels(label, n, 1, out, err);
+    } else if (st == KS_OK) {
         ks_kmeans_result best;
         double score = 0;
-        st = cluster_choose(x, n, w, kmax, o, &best, &score, err);
+        st = cluster_choose(ux, uw, m, w, kmax, o, &best, &score, err);
         if (st == KS_OK) {
-            st = selection_from_labels(best.label, n, best.k, out, err);
+            /* distinct rows are in launch order of first appearance, and
+             * k-means numbers clusters by first appearance: so are these */
+            for (size_t i = 0; i < n; i++)
+                label[i] = best.label[of[i]];
+            st = selection_from_labels(label, n, best.k, out, err);
             out->silhouette = score;
             ks_kmeans_result_free(&best);
         }
     }
+    free(label), free(ux), free(uw), free(of);
     free(x);
     return st;
 }
