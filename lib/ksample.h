@@ -356,6 +356,18 @@ const char *const *ks_synth_presets(void);
 /* Writes a synthetic workload in nsys cuda_kern_exec_trace CSV format. */
 ks_status ks_synth_write(const ks_synth_options *opt, FILE *f, ks_error *err);
 
+/* Synthetic Accel-Sim traces (tracer version 5) of parameterised kernels
+ * (same code over different grids, a data-dependent loop, a branch, a
+ * shared-memory tile): dir/kernelslist.g, dir/kernel-N.traceg, the matching
+ * profile dir/profile.csv (plain CSV: name, duration_ns, grid, block) and the
+ * group each launch was drawn from, dir/groups.csv.  Same seed, same bytes. */
+typedef struct ks_synth_traces_options {
+    uint64_t n;    /* kernel launches */
+    uint64_t seed;
+} ks_synth_traces_options;
+ks_status ks_synth_traces_write(const ks_synth_traces_options *opt, const char *dir,
+                                ks_error *err);
+
 /* ------------------------------------------------------------ GCL-Sampler */
 
 /* GCL-Sampler (Wang et al., arXiv 2603.00551, 2026): one graph per launch
