@@ -903,6 +903,91 @@ typedef struct ks_refine_options {
 ks_status ks_plan_refine(const ks_plan *plan, const ks_profile *p, const double *y,
                          const ks_refine_options *opt, ks_plan *out, ks_error *err);
 
+
+/* ------------------------------------------------------------ GCL-Sampler */
+
+/* GCL-Sampler (Wang et al., arXiv 2603.00551, 2026): one graph per launch
+ * built from its instruction trace, a relational GCN trained by graph
+ * contrastive learning, K-Means on the embeddings.  Graphs are built by the
+ * builder in lib/methods/gcl/gcl.h from a trace stream; docs/methods.md says
+ * which defaults come from the paper and which are this project's choices. */
+typedef struct ks_gcl_options {
+    /* trace graph: the part of each launch read (0 = no limit) */
+    uint64_t max_blocks;         /* thread blocks of linear index < max_blocks (1) */
+    uint32_t max_warps;          /* warps of id < max_warps in each block (4) */
+    uint64_t max_insts_per_warp; /* instructions per warp (256) */
+    int inverse_edges;           /* add the 4 inverse relations (1) */
+    /* encoder: 3 RGCN layers input_dim -> hidden[0] -> hidden[1] -> hidden[2] */
+    uint32_t input_dim;          /* 64 */
+    uint32_t hidden[3];          /* 128 128 256 */
+    uint32_t proj[2];            /* projection head 128 64 */
+    uint32_t bases;              /* basis matrices shared by the relations (4) */
+    double dropout;              /* after each layer but the last (0.1) */
+    uint32_t max_vocab;          /* opcode tokens kept, most frequent first (4096) */
+    /* contrastive training */
+    double node_drop, edge_drop; /* augmentation: fraction dropped (0.15, 0.15) */
+    double feature_noise;        /* Gaussian sigma added to input features (0.01) */
+    double temperature;          /* InfoNCE temperature (0.05) */
+    double learning_rate;        /* Adam (1e-3; betas 0.9, 0.999) */
+    uint32_t epochs;             /* 30 */
+    uint32_t batch;              /* graphs per mini-batch (16) */
+    uint64_t seed;
+    /* clustering */
+    uint32_t k_max;              /* K tried in 2..k_max (20) */
+    double tie_tolerance;        /* smallest K within this of the best silhouette (0.01) */
+    double launch_weight;        /* weight of log2 blocks and log2 instructions (1) */
+    uint32_t silhouette_cap;     /* exact silhouette up to this many launches (2000) */
+} ks_gcl_options;
+
+void ks_gcl_options_init(ks_gcl_options *o);
+
+typedef struct ks_gcl_graph ks_gcl_graph; /* one launch (lib/methods/gcl/gcl.h) */
+typedef struct ks_gcl_model ks_gcl_model;
+void ks_gcl_graph_free(ks_gcl_graph *g);
+
+/* Called after each epoch: mean loss over its mini-batches, seconds since the
+ * start of training. */
+typedef void (*ks_gcl_progress_fn)(void *ctx, unsigned epoch, double loss, double seconds);
+
+/* Trains a model on graphs[0..n) (any number of workloads together).  The
+ * same options and graphs give the same model bytes. */
+ks_status ks_gcl_train(ks_gcl_graph *const *graphs, size_t n, const ks_gcl_options *o,
+                       ks_gcl_progress_fn progress, void *ctx, ks_gcl_model **out,
+                       ks_error *err);
+void ks_gcl_model_free(ks_gcl_model *m);
+const ks_gcl_options *ks_gcl_model_options(const ks_gcl_model *m);
+size_t ks_gcl_embedding_dim(const ks_gcl_model *m); /* hidden[2] */
+/* Embeddings of the un-augmented graphs: emb holds n x ks_gcl_embedding_dim. */
+ks_status ks_gcl_embed(const ks_gcl_model *m, ks_gcl_graph *const *graphs, size_t n,
+                       double *emb, ks_error *err);
+/* Versioned binary model file (.ksm): options, vocabulary, weights, checksum.
+ * Saving is atomic; loading refuses another version, a truncated or a
+ * corrupt file with a message naming it. */
+ks_status ks_gcl_model_save(const ks_gcl_model *m, const char *path, ks_error *err);
+ks_status ks_gcl_model_load(const char *path, ks_gcl_model **out, ks_error *err);
+ks_status ks_gcl_model_parse(const void *data, size_t size, const char *name,
+                             ks_gcl_model **out, ks_error *err);
+
+/* The clustering: cluster[i] for each launch, numbered by first appearance;
+ * representative[c] = first launch of cluster c, weight[c] = its size. */
+typedef struct ks_gcl_selection {
+    size_t n, k;
+    uint32_t *cluster;          /* n */
+    uint64_t *representative;   /* k, increasing */
+    double *weight;             /* k */
+    double silhouette;          /* of the chosen K (0 when K = 1) */
+} ks_gcl_selection;
+
+/* Embeds the graphs and clusters them (K by silhouette; near-tie -> smaller
+ * K; launch-level features joined).  o NULL: the model's options. */
+ks_status ks_gcl_select(const ks_gcl_model *m, ks_gcl_graph *const *graphs, size_t n,
+                        const ks_gcl_options *o, ks_gcl_selection *out, ks_error *err);
+/* The clustering step alone on given embeddings (n x dim) and per-launch
+ * log2 thread blocks / log2 warp instructions (n x 2, or NULL). */
+ks_status ks_gcl_cluster(const double *emb, size_t n, size_t dim, const double *launch,
+                         const ks_gcl_options *o, ks_gcl_selection *out, ks_error *err);
+void ks_gcl_selection_free(ks_gcl_selection *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -199,6 +199,44 @@ static void test_duplicates_and_small_k(void **state)
     assert_int_equal(ks_kmeans(x, 6, 1, &o, &r, &err), KS_ERR_USAGE);
 }
 
+/* Distinct points with counts give what the repeated points give. */
+static void test_weighted_equals_repeated(void **state)
+{
+    (void)state;
+    double ux[] = {0, 1, 10, 11, 30}, uw[] = {3, 1, 2, 1, 4};
+    double x[11];
+    uint32_t ul[] = {0, 0, 1, 1, 2}, l[11];
+    size_t n = 0;
+    for (size_t i = 0; i < 5; i++)
+        for (int c = 0; c < (int)uw[i]; c++) {
+            l[n] = ul[i];
+            x[n++] = ux[i];
+        }
+    double a, b;
+    ks_error err;
+    assert_int_equal(ks_silhouette(x, n, 1, l, 3, 0, 1, &a, &err), KS_OK);
+    assert_int_equal(ks_silhouette_weighted(ux, uw, 5, 1, ul, 3, 0, 1, &b, &err), KS_OK);
+    assert_true(fabs(a - b) < 1e-12);
+    /* sampled: the same draws over the expanded points */
+    assert_int_equal(ks_silhouette(x, n, 1, l, 3, 4, 9, &a, &err), KS_OK);
+    assert_int_equal(ks_silhouette_weighted(ux, uw, 5, 1, ul, 3, 4, 9, &b, &err), KS_OK);
+    assert_true(fabs(a - b) < 1e-12);
+    double bad[] = {1, 0.5, 1, 1, 1};
+    assert_int_equal(ks_silhouette_weighted(ux, bad, 5, 1, ul, 3, 0, 1, &b, &err), KS_ERR_USAGE);
+    /* weighted k-means reaches the repeated set's optimum for k = 3 */
+    ks_kmeans_options o;
+    ks_kmeans_options_init(&o, 3, 4);
+    ks_kmeans_result r, rw;
+    assert_int_equal(ks_kmeans(x, n, 1, &o, &r, &err), KS_OK);
+    assert_int_equal(ks_kmeans_weighted(ux, uw, 5, 1, &o, &rw, &err), KS_OK);
+    assert_true(fabs(r.inertia - rw.inertia) < 1e-9);
+    assert_memory_equal(rw.label, ul, sizeof ul);
+    /* {0 x3, 1}: mean 0.25 */
+    assert_true(fabs(rw.centroid[0] - 0.25) < 1e-12);
+    ks_kmeans_result_free(&r);
+    ks_kmeans_result_free(&rw);
+}
+
 static void test_standardize(void **state)
 {
     (void)state;
@@ -219,6 +257,7 @@ int main(void)
         cmocka_unit_test(test_optimum_inertia),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_duplicates_and_small_k),
+        cmocka_unit_test(test_weighted_equals_repeated),
         cmocka_unit_test(test_standardize),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,10 +40,32 @@ static double kmeans_dist2(const double *a, const double *b, size_t d)
 /* k-means++: each further centre is drawn with probability proportional to
  * the squared distance to the nearest centre chosen so far.  Stops early
  * (returns fewer than k) once every point coincides with a centre. */
-static size_t kmeans_seed_centres(const double *x, size_t n, size_t d, size_t k, ks_rng *rng,
-                                  double *c, double *near)
+/* Index drawn with probability proportional to p[i] w[i] (w NULL: 1); n - 1
+ * if rounding runs past the end. */
+static size_t kmeans_draw(const double *p, const double *w, size_t n, double total, ks_rng *rng)
 {
-    size_t first = (size_t)ks_rng_below(rng, n);
+    double u = ks_rng_uniform(rng) * total, acc = 0;
+    size_t pick = n - 1;
+    for (size_t i = 0; i < n; i++) {
+        double t = (p ? p[i] : 1.0) * (w ? w[i] : 1.0);
+        acc += t;
+        if (u < acc && t > 0) {
+            pick = i;
+            break;
+        }
+    }
+    while (pick > 0 && !((p ? p[pick] : 1.0) * (w ? w[pick] : 1.0) > 0))
+        pick--;
+    return pick;
+}
+
+static size_t kmeans_seed_centres(const double *x, const double *w, size_t n, size_t d,
+                                  size_t k, ks_rng *rng, double *c, double *near)
+{
+    double wtotal = 0;
+    for (size_t i = 0; i < n; i++)
+        wtotal += w ? w[i] : 1.0;
+    size_t first = w ? kmeans_draw(NULL, w, n, wtotal, rng) : (size_t)ks_rng_below(rng, n);
     memcpy(c, x + first * d, d * sizeof *c);
     for (size_t i = 0; i < n; i++)
         near[i] = kmeans_dist2(x + i * d, c, d);
@@ -51,20 +73,10 @@ static size_t kmeans_seed_centres(const double *x, size_t n, size_t d, size_t k,
     while (have < k) {
         double total = 0;
         for (size_t i = 0; i < n; i++)
-            total += near[i];
+            total += near[i] * (w ? w[i] : 1.0);
         if (!(total > 0))
             break;
-        double u = ks_rng_uniform(rng) * total, acc = 0;
-        size_t pick = n - 1;
-        for (size_t i = 0; i < n; i++) {
-            acc += near[i];
-            if (u < acc && near[i] > 0) {
-                pick = i;
-                break;
-            }
-        }
-        while (near[pick] == 0 && pick > 0) /* rounding ran past the end */
-            pick--;
+        size_t pick = kmeans_draw(near, w, n, total, rng);
         double *cn = c + have * d;
         memcpy(cn, x + pick * d, d * sizeof *cn);
         for (size_t i = 0; i < n; i++) {
@@ -79,8 +91,9 @@ static size_t kmeans_seed_centres(const double *x, size_t n, size_t d, size_t k,
 
 /* Nearest centre of every point (lowest index on ties); returns the inertia
  * and whether any label changed. */
-static double kmeans_assign(const double *x, size_t n, size_t d, const double *c, size_t k,
-                            uint32_t *label, double *dist, bool *changed)
+static double kmeans_assign(const double *x, const double *w, size_t n, size_t d,
+                            const double *c, size_t k, uint32_t *label, double *dist,
+                            bool *changed)
 {
     double inertia = 0;
     *changed = false;
@@ -98,7 +111,7 @@ static double kmeans_assign(const double *x, size_t n, size_t d, const double *c
             *changed = true;
         label[i] = arg;
         dist[i] = best;
-        inertia += best;
+        inertia += best * (w ? w[i] : 1.0);
     }
     return inertia;
 }
@@ -106,15 +119,19 @@ static double kmeans_assign(const double *x, size_t n, size_t d, const double *c
 /* Centroids as member means.  An empty cluster takes the point farthest from
  * its centroid (sklearn relocates the same way), so k stays k while there are
  * enough distinct points.  Returns the largest squared centroid move. */
-static double kmeans_update(const double *x, size_t n, size_t d, double *c, size_t k,
-                            uint32_t *label, double *dist, size_t *count, double *sum)
+static double kmeans_update(const double *x, const double *w, size_t n, size_t d, double *c,
+                            size_t k, uint32_t *label, double *dist, size_t *count,
+                            double *sum, double *mass)
 {
     memset(count, 0, k * sizeof *count);
+    memset(mass, 0, k * sizeof *mass);
     memset(sum, 0, k * d * sizeof *sum);
     for (size_t i = 0; i < n; i++) {
+        double wi = w ? w[i] : 1.0;
         count[label[i]]++;
+        mass[label[i]] += wi;
         for (size_t j = 0; j < d; j++)
-            sum[label[i] * d + j] += x[i * d + j];
+            sum[label[i] * d + j] += wi * x[i * d + j];
     }
     for (size_t j = 0; j < k; j++) {
         if (count[j])
@@ -126,13 +143,17 @@ static double kmeans_update(const double *x, size_t n, size_t d, double *c, size
         if (far == n)
             continue; /* no distinct point left to give it */
         uint32_t from = label[far];
+        double wf = w ? w[far] : 1.0;
         count[from]--;
+        mass[from] -= wf;
         for (size_t t = 0; t < d; t++)
-            sum[from * d + t] -= x[far * d + t];
+            sum[from * d + t] -= wf * x[far * d + t];
         label[far] = (uint32_t)j;
         dist[far] = 0;
         count[j] = 1;
-        memcpy(sum + j * d, x + far * d, d * sizeof *sum);
+        mass[j] = wf;
+        for (size_t t = 0; t < d; t++)
+            sum[j * d + t] = wf * x[far * d + t];
     }
     double move = 0;
     for (size_t j = 0; j < k; j++) {
@@ -140,7 +161,7 @@ static double kmeans_update(const double *x, size_t n, size_t d, double *c, size
             continue;
         double m = 0;
         for (size_t t = 0; t < d; t++) {
-            double v = sum[j * d + t] / (double)count[j];
+            double v = sum[j * d + t] / mass[j];
             double diff = v - c[j * d + t];
             m += diff * diff;
             c[j * d + t] = v;
@@ -153,27 +174,28 @@ static double kmeans_update(const double *x, size_t n, size_t d, double *c, size
 
 /* One start: seeding, then Lloyd until labels settle, centres stop moving or
  * max_iter.  Labels and centroids end consistent (centroids = member means). */
-static double kmeans_run(const double *x, size_t n, size_t d, const ks_kmeans_options *opt,
-                         double scale, ks_rng *rng, double *c, uint32_t *label, double *dist,
-                         size_t *count, double *sum, size_t *k_used, unsigned *iters)
+static double kmeans_run(const double *x, const double *w, size_t n, size_t d,
+                         const ks_kmeans_options *opt, double scale, ks_rng *rng, double *c,
+                         uint32_t *label, double *dist, size_t *count, double *sum,
+                         double *mass, size_t *k_used, unsigned *iters)
 {
-    size_t k = kmeans_seed_centres(x, n, d, opt->k, rng, c, dist);
+    size_t k = kmeans_seed_centres(x, w, n, d, opt->k, rng, c, dist);
     for (size_t i = 0; i < n; i++)
         label[i] = UINT32_MAX;
     bool changed;
-    double inertia = kmeans_assign(x, n, d, c, k, label, dist, &changed);
+    double inertia = kmeans_assign(x, w, n, d, c, k, label, dist, &changed);
     unsigned it = 0;
     while (it < opt->max_iter) {
         it++;
-        double move = kmeans_update(x, n, d, c, k, label, dist, count, sum);
-        inertia = kmeans_assign(x, n, d, c, k, label, dist, &changed);
+        double move = kmeans_update(x, w, n, d, c, k, label, dist, count, sum, mass);
+        inertia = kmeans_assign(x, w, n, d, c, k, label, dist, &changed);
         if (!changed || move <= opt->tol * scale)
             break;
     }
-    kmeans_update(x, n, d, c, k, label, dist, count, sum);
+    kmeans_update(x, w, n, d, c, k, label, dist, count, sum, mass);
     inertia = 0;
     for (size_t i = 0; i < n; i++)
-        inertia += kmeans_dist2(x + i * d, c + label[i] * d, d);
+        inertia += kmeans_dist2(x + i * d, c + label[i] * d, d) * (w ? w[i] : 1.0);
     *k_used = k;
     *iters = it;
     return inertia;
@@ -200,6 +222,13 @@ static size_t kmeans_canonical(size_t n, size_t d, size_t k, uint32_t *label, co
 ks_status ks_kmeans(const double *x, size_t n, size_t d, const ks_kmeans_options *opt,
                     ks_kmeans_result *out, ks_error *err)
 {
+    return ks_kmeans_weighted(x, NULL, n, d, opt, out, err);
+}
+
+ks_status ks_kmeans_weighted(const double *x, const double *w, size_t n, size_t d,
+                             const ks_kmeans_options *opt, ks_kmeans_result *out,
+                             ks_error *err)
+{
     memset(out, 0, sizeof *out);
     if (n == 0 || d == 0 || opt->k == 0)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
@@ -213,20 +242,33 @@ ks_status ks_kmeans(const double *x, size_t n, size_t d, const ks_kmeans_options
     double *c = malloc(k * d * sizeof *c), *best_c = malloc(k * d * sizeof *best_c);
     double *sum = malloc(k * d * sizeof *sum), *dist = malloc(n * sizeof *dist);
     size_t *count = malloc(k * sizeof *count);
+    double *mass = malloc(k * sizeof *mass);
     uint32_t *label = malloc(n * sizeof *label), *best = malloc(n * sizeof *best);
     uint32_t *map = malloc(k * sizeof *map);
     out->centroid = malloc(k * d * sizeof *out->centroid);
-    if (!c || !best_c || !sum || !dist || !count || !label || !best || !map || !out->centroid) {
-        free(c), free(best_c), free(sum), free(dist), free(count), free(label), free(map);
+    if (!c || !best_c || !sum || !dist || !count || !mass || !label || !best || !map ||
+        !out->centroid) {
+        free(c), free(best_c), free(sum), free(dist), free(count), free(mass), free(label);
+        free(map);
         free(best);
         ks_kmeans_result_free(out);
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory in k-means (n=%zu, d=%zu)",
                             n, d);
     }
     double scale = 0;
-    for (size_t i = 0; i < n * d; i++)
-        scale += x[i] * x[i];
-    scale = scale / (double)n + 1e-300;
+    double wtotal = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < d; j++)
+            scale += x[i * d + j] * x[i * d + j] * (w ? w[i] : 1.0);
+        wtotal += w ? w[i] : 1.0;
+    }
+    if (!(wtotal > 0)) {
+        free(c), free(best_c), free(sum), free(dist), free(count), free(mass), free(label);
+        free(map), free(best);
+        ks_kmeans_result_free(out);
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "k-means: weights must be positive");
+    }
+    scale = scale / wtotal + 1e-300;
     ks_rng rng;
     ks_rng_seed(&rng, o.seed);
     double best_inertia = INFINITY;
@@ -234,8 +276,8 @@ ks_status ks_kmeans(const double *x, size_t n, size_t d, const ks_kmeans_options
     for (unsigned r = 0; r < o.restarts; r++) {
         size_t k_used;
         unsigned iters;
-        double inertia = kmeans_run(x, n, d, &o, scale, &rng, c, label, dist, count, sum,
-                                    &k_used, &iters);
+        double inertia = kmeans_run(x, w, n, d, &o, scale, &rng, c, label, dist, count, sum,
+                                    mass, &k_used, &iters);
         if (inertia < best_inertia) {
             best_inertia = inertia;
             best_k = k_used;
@@ -247,13 +289,16 @@ ks_status ks_kmeans(const double *x, size_t n, size_t d, const ks_kmeans_options
     out->k = kmeans_canonical(n, d, best_k, best, best_c, out->centroid, map);
     out->label = best;
     out->inertia = best_inertia;
-    free(c), free(best_c), free(sum), free(dist), free(count), free(label), free(map);
+    free(c), free(best_c), free(sum), free(dist), free(count), free(mass), free(label);
+    free(map);
     return KS_OK;
 }
 
-/* s(i) for one point against all n; sums per cluster in acc (k). */
-static double silhouette_point(const double *x, size_t n, size_t d, const uint32_t *label,
-                               const size_t *size, size_t k, size_t i, double *acc)
+/* s(i) for one point against all n (each point j standing for w[j] copies,
+ * so the other copies of i are at distance 0); sums per cluster in acc. */
+static double silhouette_point(const double *x, const double *w, size_t n, size_t d,
+                               const uint32_t *label, const double *size, size_t k, size_t i,
+                               double *acc)
 {
     uint32_t own = label[i];
     if (size[own] <= 1)
@@ -261,11 +306,11 @@ static double silhouette_point(const double *x, size_t n, size_t d, const uint32
     memset(acc, 0, k * sizeof *acc);
     for (size_t j = 0; j < n; j++)
         if (j != i)
-            acc[label[j]] += sqrt(kmeans_dist2(x + i * d, x + j * d, d));
-    double a = acc[own] / (double)(size[own] - 1), b = INFINITY;
+            acc[label[j]] += sqrt(kmeans_dist2(x + i * d, x + j * d, d)) * (w ? w[j] : 1.0);
+    double a = acc[own] / (size[own] - 1), b = INFINITY;
     for (size_t c = 0; c < k; c++)
-        if (c != own && size[c] > 0 && acc[c] / (double)size[c] < b)
-            b = acc[c] / (double)size[c];
+        if (c != own && size[c] > 0 && acc[c] / size[c] < b)
+            b = acc[c] / size[c];
     double m = a > b ? a : b;
     return m > 0 ? (b - a) / m : 0;
 }
@@ -277,43 +322,83 @@ ks_status ks_silhouette(const double *x, size_t n, size_t d, const uint32_t *lab
     if (k < 2 || n < 3 || k > n - 1)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                             "the silhouette needs 2 <= k <= n - 1 (k=%zu, n=%zu)", k, n);
-    size_t *size = calloc(k, sizeof *size);
+    return ks_silhouette_weighted(x, NULL, n, d, label, k, sample_cap, seed, score, err);
+}
+
+/* Index of the unique point that expanded position `pos` falls on. */
+static size_t silhouette_locate(const double *cum, size_t n, double pos)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cum[mid] > pos)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+ks_status ks_silhouette_weighted(const double *x, const double *w, size_t n, size_t d,
+                                 const uint32_t *label, size_t k, size_t sample_cap,
+                                 uint64_t seed, double *score, ks_error *err)
+{
+    *score = 0;
+    double total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (w && !(w[i] >= 1 && w[i] == floor(w[i])))
+            return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                                "silhouette: weights are point counts (whole, >= 1)");
+        total += w ? w[i] : 1.0;
+    }
+    if (k < 2 || total < 3 || (double)k > total - 1)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "the silhouette needs 2 <= k <= n - 1 (k=%zu, n=%.0f)", k, total);
+    double *size = calloc(k, sizeof *size);
     double *acc = malloc(k * sizeof *acc);
     size_t *pick = NULL;
-    size_t m = n;
-    if (sample_cap && n > sample_cap)
+    double *cum = malloc(n * sizeof *cum);
+    size_t expanded = (size_t)total, m = expanded;
+    if (sample_cap && expanded > sample_cap)
         m = sample_cap;
-    if (m < n)
-        pick = malloc(n * sizeof *pick);
-    if (!size || !acc || (m < n && !pick)) {
-        free(size), free(acc), free(pick);
+    if (m < expanded)
+        pick = malloc(expanded * sizeof *pick);
+    if (!size || !acc || !cum || (m < expanded && !pick)) {
+        free(size), free(acc), free(pick), free(cum);
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory in the silhouette");
     }
+    double run = 0;
     for (size_t i = 0; i < n; i++) {
         if (label[i] >= k) {
-            free(size), free(acc), free(pick);
+            free(size), free(acc), free(pick), free(cum);
             return ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "label %u of point %zu >= k=%zu",
                                 label[i], i, k);
         }
-        size[label[i]]++;
+        size[label[i]] += w ? w[i] : 1.0;
+        run += w ? w[i] : 1.0;
+        cum[i] = run;
     }
-    if (pick) { /* partial Fisher-Yates: the first m entries are the sample */
+    double s = 0;
+    if (pick) { /* partial Fisher-Yates over the expanded points: the first m are the sample */
         ks_rng rng;
         ks_rng_seed(&rng, seed);
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < expanded; i++)
             pick[i] = i;
         for (size_t i = 0; i < m; i++) {
-            size_t j = i + (size_t)ks_rng_below(&rng, n - i);
+            size_t j = i + (size_t)ks_rng_below(&rng, expanded - i);
             size_t t = pick[i];
             pick[i] = pick[j];
             pick[j] = t;
         }
+        for (size_t t = 0; t < m; t++)
+            s += silhouette_point(x, w, n, d, label, size, k,
+                                  silhouette_locate(cum, n, (double)pick[t]), acc);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            s += (w ? w[i] : 1.0) * silhouette_point(x, w, n, d, label, size, k, i, acc);
     }
-    double s = 0;
-    for (size_t t = 0; t < m; t++)
-        s += silhouette_point(x, n, d, label, size, k, pick ? pick[t] : t, acc);
     *score = s / (double)m;
-    free(size), free(acc), free(pick);
+    free(size), free(acc), free(pick), free(cum);
     return KS_OK;
 }
 

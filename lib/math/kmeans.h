@@ -35,6 +35,13 @@ void ks_kmeans_options_init(ks_kmeans_options *o, size_t k, uint64_t seed);
 /* Clusters x (n x d).  n >= 1, d >= 1, k >= 1; k > n is clamped to n. */
 ks_status ks_kmeans(const double *x, size_t n, size_t d, const ks_kmeans_options *opt,
                     ks_kmeans_result *out, ks_error *err);
+/* The same with a positive weight per point (w NULL: all 1): centroids are
+ * weighted means, the inertia and the k-means++ draws are weighted.  Whole
+ * weights make it k-means on the points repeated w[i] times, so duplicates
+ * can be clustered once. */
+ks_status ks_kmeans_weighted(const double *x, const double *w, size_t n, size_t d,
+                             const ks_kmeans_options *opt, ks_kmeans_result *out,
+                             ks_error *err);
 void ks_kmeans_result_free(ks_kmeans_result *r);
 
 /* Mean silhouette (Rousseeuw 1987) of a labelling with k clusters:
@@ -47,6 +54,14 @@ void ks_kmeans_result_free(ks_kmeans_result *r);
  * and KS_ERR_USAGE. */
 ks_status ks_silhouette(const double *x, size_t n, size_t d, const uint32_t *label, size_t k,
                         size_t sample_cap, uint64_t seed, double *score, ks_error *err);
+
+/* The silhouette of the points repeated w[i] times (whole weights >= 1; w
+ * NULL: all 1), computed on the n distinct points: the same value as
+ * ks_silhouette on the expanded set, exact when the expanded count is at
+ * most sample_cap, else over sample_cap expanded points drawn with the seed. */
+ks_status ks_silhouette_weighted(const double *x, const double *w, size_t n, size_t d,
+                                 const uint32_t *label, size_t k, size_t sample_cap,
+                                 uint64_t seed, double *score, ks_error *err);
 
 /* In place: every column to zero mean and unit (population) variance.  A
  * constant column becomes all zeros.  mean/std (d each) may be NULL. */

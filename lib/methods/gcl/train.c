@@ -1,0 +1,548 @@
+/*
+ * train.c - contrastive training (GraphCL-style two augmented views per
+ * graph, symmetric InfoNCE) with Adam, and the embedding of un-augmented
+ * graphs.  The library never prints: progress goes to a callback.
+ */
+#include "gcl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <xxhash.h>
+
+void ks_gcl_options_init(ks_gcl_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_blocks = 1;
+    o->max_warps = 4;
+    o->max_insts_per_warp = 256;
+    o->inverse_edges = 1;
+    o->input_dim = 64;
+    o->hidden[0] = 128;
+    o->hidden[1] = 128;
+    o->hidden[2] = 256;
+    o->proj[0] = 128;
+    o->proj[1] = 64;
+    o->bases = 4;
+    o->dropout = 0.1;
+    o->max_vocab = 4096;
+    o->node_drop = 0.15;
+    o->edge_drop = 0.15;
+    o->feature_noise = 0.01;
+    o->temperature = 0.05;
+    o->learning_rate = 1e-3;
+    o->epochs = 30;
+    o->batch = 16;
+    o->seed = 1;
+    o->k_max = 20;
+    o->tie_tolerance = 0.01;
+    o->launch_weight = 1.0;
+    o->silhouette_cap = 2000;
+}
+
+static int prob_ok(double p) { return p >= 0 && p < 1; }
+
+static ks_status gcl_options_check(const ks_gcl_options *o, ks_error *err)
+{
+    const uint32_t dmax = 4096;
+    int dims_ok = o->input_dim >= 1 && o->input_dim <= dmax && o->proj[0] >= 1 &&
+                  o->proj[0] <= dmax && o->proj[1] >= 1 && o->proj[1] <= dmax;
+    for (int i = 0; i < GCL_LAYERS; i++)
+        dims_ok &= o->hidden[i] >= 1 && o->hidden[i] <= dmax;
+    if (!dims_ok)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "gcl: dimensions must be in 1..%u",
+                            dmax);
+    if (o->bases < 1 || o->bases > 64)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "gcl: bases must be in 1..64 (got %u)",
+                            o->bases);
+    if (!prob_ok(o->dropout) || !prob_ok(o->node_drop) || !prob_ok(o->edge_drop))
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "gcl: dropout, node-drop and edge-drop must be in [0, 1)");
+    if (!(o->feature_noise >= 0) || !(o->temperature > 0) || !(o->learning_rate > 0) ||
+        !isfinite(o->feature_noise) || !isfinite(o->temperature) ||
+        !isfinite(o->learning_rate))
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "gcl: noise >= 0, temperature > 0 and learning rate > 0 (finite)");
+    if (o->batch < 2)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "gcl: a batch needs at least 2 graphs (negatives)");
+    if (o->max_vocab > (1u << 24))
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "gcl: max vocabulary is 2^24");
+    return KS_OK;
+}
+
+void ks_gcl_model_free(ks_gcl_model *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->vocab_count; i++)
+        free(m->vocab[i]);
+    free(m->vocab);
+    free(m->param);
+    free(m);
+}
+
+const ks_gcl_options *ks_gcl_model_options(const ks_gcl_model *m) { return &m->opt; }
+size_t ks_gcl_embedding_dim(const ks_gcl_model *m) { return m->dims.dim[GCL_LAYERS]; }
+
+ks_status gcl_model_alloc(const ks_gcl_options *o, size_t vocab_count, ks_gcl_model **out,
+                          ks_error *err)
+{
+    *out = NULL;
+    ks_status st = gcl_options_check(o, err);
+    if (st != KS_OK)
+        return st;
+    ks_gcl_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    m->opt = *o;
+    gcl_dims_from_options(o, (uint32_t)(GCL_TOK_SPECIAL + vocab_count), &m->dims);
+    gcl_layout_compute(&m->dims, &m->layout);
+    m->vocab = calloc(vocab_count ? vocab_count : 1, sizeof *m->vocab);
+    m->param = calloc(m->layout.total, sizeof *m->param);
+    if (!m->vocab || !m->param) {
+        ks_gcl_model_free(m);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory (model parameters)");
+    }
+    m->vocab_count = vocab_count;
+    *out = m;
+    return KS_OK;
+}
+
+/* ------------------------------------------------------------ vocabulary */
+
+typedef struct vocab_entry {
+    const char *text;
+    uint64_t count, first;
+} vocab_entry;
+
+typedef struct vocab_table {
+    vocab_entry *e;
+    size_t n, cap;
+    uint32_t *slots;
+    size_t nslots;
+} vocab_table;
+
+static ks_status vocab_rehash(vocab_table *t, ks_error *err)
+{
+    size_t ns = t->nslots ? t->nslots * 2 : 256;
+    uint32_t *s = calloc(ns, sizeof *s);
+    if (!s)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t i = 0; i < t->n; i++) {
+        size_t h = XXH3_64bits(t->e[i].text, strlen(t->e[i].text)) & (ns - 1);
+        while (s[h])
+            h = (h + 1) & (ns - 1);
+        s[h] = (uint32_t)i + 1;
+    }
+    free(t->slots);
+    t->slots = s;
+    t->nslots = ns;
+    return KS_OK;
+}
+
+static ks_status vocab_count_op(vocab_table *t, const char *text, uint64_t count,
+                                ks_error *err)
+{
+    if (2 * (t->n + 1) > t->nslots) {
+        ks_status st = vocab_rehash(t, err);
+        if (st != KS_OK)
+            return st;
+    }
+    size_t h = XXH3_64bits(text, strlen(text)) & (t->nslots - 1);
+    for (; t->slots[h]; h = (h + 1) & (t->nslots - 1))
+        if (strcmp(t->e[t->slots[h] - 1].text, text) == 0) {
+            t->e[t->slots[h] - 1].count += count;
+            return KS_OK;
+        }
+    ks_status st = ks_grow((void **)&t->e, &t->cap, t->n + 1, sizeof *t->e, err);
+    if (st != KS_OK)
+        return st;
+    t->e[t->n] = (vocab_entry){text, count, t->n};
+    t->slots[h] = (uint32_t)++t->n;
+    return KS_OK;
+}
+
+static int vocab_cmp(const void *a, const void *b)
+{
+    const vocab_entry *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* The max_vocab most frequent opcode tokens over every instruction node of
+ * every graph (ties: first seen first), so the model's token ids depend only
+ * on the graphs and their order. */
+static ks_status vocab_build(ks_gcl_graph *const *graphs, size_t n, uint32_t max_vocab,
+                             vocab_table *t, ks_error *err)
+{
+    ks_status st = KS_OK;
+    for (size_t k = 0; k < n && st == KS_OK; k++) {
+        const ks_gcl_graph *g = graphs[k];
+        uint64_t *count = calloc(g->n_ops ? g->n_ops : 1, sizeof *count);
+        if (!count)
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        for (uint32_t i = 0; i < g->n_nodes; i++)
+            for (int s = 0; s < 2; s++)
+                if (g->tok[2 * i + s] >= GCL_TOK_SPECIAL)
+                    count[g->tok[2 * i + s] - GCL_TOK_SPECIAL]++;
+        for (size_t o = 0; o < g->n_ops && st == KS_OK; o++)
+            st = vocab_count_op(t, g->ops[o], count[o], err);
+        free(count);
+    }
+    if (st == KS_OK) {
+        qsort(t->e, t->n, sizeof *t->e, vocab_cmp);
+        if (t->n > max_vocab)
+            t->n = max_vocab;
+    }
+    return st;
+}
+
+ks_status gcl_token_map(const ks_gcl_model *m, const ks_gcl_graph *g, uint32_t **out,
+                        ks_error *err)
+{
+    uint32_t *map = malloc((g->n_ops ? g->n_ops : 1) * sizeof *map);
+    if (!map)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t o = 0; o < g->n_ops; o++) {
+        map[o] = GCL_TOK_UNKNOWN;
+        for (size_t v = 0; v < m->vocab_count; v++)
+            if (strcmp(m->vocab[v], g->ops[o]) == 0) {
+                map[o] = (uint32_t)(GCL_TOK_SPECIAL + v);
+                break;
+            }
+    }
+    *out = map;
+    return KS_OK;
+}
+
+/* ------------------------------------------------------------ duplicates */
+
+typedef struct graph_key {
+    uint64_t hash;
+    uint32_t nodes, edges;
+    size_t index;
+} graph_key;
+
+static int graph_key_cmp(const void *a, const void *b)
+{
+    const graph_key *x = a, *y = b;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    if (x->nodes != y->nodes)
+        return x->nodes < y->nodes ? -1 : 1;
+    if (x->edges != y->edges)
+        return x->edges < y->edges ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* first[i] = the lowest j with the same content as graph i (j = i for the
+ * first of its kind), in O(n log n). */
+static ks_status gcl_first_same(ks_gcl_graph *const *graphs, size_t n, size_t *first,
+                                ks_error *err)
+{
+    graph_key *k = malloc((n ? n : 1) * sizeof *k);
+    if (!k)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        k[i] = (graph_key){graphs[i]->hash, graphs[i]->n_nodes, graphs[i]->n_edges, i};
+    qsort(k, n, sizeof *k, graph_key_cmp);
+    for (size_t i = 0; i < n; i++) {
+        int same = i > 0 && k[i].hash == k[i - 1].hash && k[i].nodes == k[i - 1].nodes &&
+                   k[i].edges == k[i - 1].edges;
+        first[k[i].index] = same ? first[k[i - 1].index] : k[i].index;
+    }
+    free(k);
+    return KS_OK;
+}
+
+/* ------------------------------------------------------------ training */
+
+typedef struct gcl_trainer {
+    const ks_gcl_model *m;
+    ks_gcl_graph *const *graphs;
+    uint32_t **tokmap;
+    size_t *order, n_train;
+    uint8_t *node_keep, *edge_keep; /* 2 x batch views, each sized to its graph */
+    gcl_batch_part *parts;          /* 2 x (batch + 1) */
+    size_t *node_off, *edge_off;
+    gcl_batch batch;
+    gcl_work_f *work;
+    float *g, *hidden, *z, *dz, *dg, *scratch, *grad, *adam_m, *adam_v;
+    uint64_t step;
+} gcl_trainer;
+
+static void trainer_free(gcl_trainer *t, size_t n)
+{
+    if (t->tokmap)
+        for (size_t i = 0; i < n; i++)
+            free(t->tokmap[i]);
+    free(t->tokmap);
+    free(t->order);
+    free(t->node_keep);
+    free(t->edge_keep);
+    free(t->parts);
+    free(t->node_off);
+    free(t->edge_off);
+    gcl_batch_free(&t->batch);
+    gcl_work_free_f(t->work);
+    free(t->g), free(t->hidden), free(t->z), free(t->dz), free(t->dg), free(t->scratch);
+    free(t->grad), free(t->adam_m), free(t->adam_v);
+}
+
+/* Node drop, edge drop and Gaussian feature noise for one view; a graph
+ * never loses every node. */
+static void augment(const ks_gcl_options *o, const ks_gcl_graph *g, ks_rng *rng,
+                    uint8_t *node_keep, uint8_t *edge_keep)
+{
+    size_t kept = 0;
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        node_keep[i] = ks_rng_uniform(rng) >= o->node_drop;
+        kept += node_keep[i];
+    }
+    if (kept == 0 && g->n_nodes)
+        node_keep[ks_rng_below(rng, g->n_nodes)] = 1;
+    for (uint32_t e = 0; e < g->n_edges; e++)
+        edge_keep[e] = ks_rng_uniform(rng) >= o->edge_drop;
+}
+
+static ks_status trainer_batch(gcl_trainer *t, const size_t *ids, size_t nb, ks_rng *rng,
+                               ks_error *err)
+{
+    const ks_gcl_options *o = &t->m->opt;
+    gcl_batch_part *parts = t->parts;
+    size_t noff = 0, eoff = 0;
+    for (size_t v = 0; v < 2; v++)
+        for (size_t k = 0; k < nb; k++) {
+            const ks_gcl_graph *g = t->graphs[ids[k]];
+            size_t p = v * nb + k;
+            augment(o, g, rng, t->node_keep + noff, t->edge_keep + eoff);
+            parts[p] = (gcl_batch_part){g, t->tokmap[ids[k]], t->node_keep + noff,
+                                        t->edge_keep + eoff};
+            noff += g->n_nodes;
+            eoff += g->n_edges;
+        }
+    ks_status st = gcl_batch_build(&t->batch, parts, 2 * nb, t->m->dims.rels, err);
+    if (st != KS_OK)
+        return st;
+    size_t d0 = t->m->dims.dim[0], cells = t->batch.n_nodes * d0;
+    free(t->batch.noise);
+    t->batch.noise = NULL;
+    if (o->feature_noise > 0) {
+        t->batch.noise = malloc((cells ? cells : 1) * sizeof *t->batch.noise);
+        if (!t->batch.noise)
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory (noise)");
+        for (size_t i = 0; i < cells; i++)
+            t->batch.noise[i] = (float)(o->feature_noise * ks_rng_normal(rng));
+    }
+    return KS_OK;
+}
+
+static void adam_step(gcl_trainer *t, size_t count, float *param, double lr)
+{
+    const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
+    t->step++;
+    double c1 = 1 - pow(b1, (double)t->step), c2 = 1 - pow(b2, (double)t->step);
+    for (size_t i = 0; i < count; i++) {
+        double g = t->grad[i];
+        t->adam_m[i] = (float)(b1 * t->adam_m[i] + (1 - b1) * g);
+        t->adam_v[i] = (float)(b2 * t->adam_v[i] + (1 - b2) * g * g);
+        param[i] -= (float)(lr * (t->adam_m[i] / c1) / (sqrt(t->adam_v[i] / c2) + eps));
+    }
+}
+
+/* One optimisation step on graphs ids[0..nb); returns the batch loss. */
+static ks_status train_step(gcl_trainer *t, ks_gcl_model *m, const size_t *ids, size_t nb,
+                            ks_rng *rng, double *loss, ks_error *err)
+{
+    ks_status st = trainer_batch(t, ids, nb, rng, err);
+    if (st != KS_OK)
+        return st;
+    const gcl_dims *d = &m->dims;
+    const gcl_layout *l = &m->layout;
+    st = gcl_encode_f(d, l, m->param, &t->batch, m->opt.dropout, rng, &t->work, t->g, err);
+    if (st != KS_OK)
+        return st;
+    size_t p1 = d->proj[1];
+    gcl_head_forward_f(d, l, m->param, t->g, 2 * nb, t->hidden, t->z);
+    *loss = gcl_infonce_f(t->z, t->z + nb * p1, nb, p1, m->opt.temperature, t->dz,
+                          t->dz + nb * p1);
+    if (isnan(*loss))
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory (loss)");
+    memset(t->grad, 0, l->total * sizeof *t->grad);
+    gcl_head_backward_f(d, l, m->param, t->g, 2 * nb, t->hidden, t->dz, t->grad, t->dg,
+                        t->scratch);
+    gcl_encode_backward_f(d, l, m->param, &t->batch, t->work, t->dg, t->grad);
+    adam_step(t, l->total, m->param, m->opt.learning_rate);
+    return KS_OK;
+}
+
+static ks_status trainer_alloc(gcl_trainer *t, ks_gcl_model *m, ks_gcl_graph *const *graphs,
+                               size_t n, ks_error *err)
+{
+    size_t b = m->opt.batch + 1, dl = m->dims.dim[GCL_LAYERS], p0 = m->dims.proj[0];
+    size_t p1 = m->dims.proj[1], most_nodes = 1, most_edges = 1;
+    t->m = m;
+    t->graphs = graphs;
+    t->tokmap = calloc(n, sizeof *t->tokmap);
+    t->order = malloc(n * sizeof *t->order);
+    if (!t->tokmap || !t->order)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        ks_status st = gcl_token_map(m, graphs[i], &t->tokmap[i], err);
+        if (st != KS_OK)
+            return st;
+        if (graphs[i]->n_nodes > most_nodes)
+            most_nodes = graphs[i]->n_nodes;
+        if (graphs[i]->n_edges > most_edges)
+            most_edges = graphs[i]->n_edges;
+    }
+    /* every graph appears in both views: 2 b graphs of at most the largest size */
+    t->parts = malloc(2 * b * sizeof *t->parts);
+    t->node_keep = malloc(2 * b * most_nodes);
+    t->edge_keep = malloc(2 * b * most_edges);
+    t->g = malloc(2 * b * dl * sizeof *t->g);
+    t->dg = malloc(2 * b * dl * sizeof *t->dg);
+    t->hidden = malloc(2 * b * p0 * sizeof *t->hidden);
+    t->scratch = malloc(2 * b * p0 * sizeof *t->scratch);
+    t->z = malloc(2 * b * p1 * sizeof *t->z);
+    t->dz = malloc(2 * b * p1 * sizeof *t->dz);
+    t->grad = calloc(m->layout.total, sizeof *t->grad);
+    t->adam_m = calloc(m->layout.total, sizeof *t->adam_m);
+    t->adam_v = calloc(m->layout.total, sizeof *t->adam_v);
+    if (!t->parts || !t->node_keep || !t->edge_keep || !t->g || !t->dg || !t->hidden ||
+        !t->scratch || !t->z || !t->dz || !t->grad || !t->adam_m || !t->adam_v)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory (training state)");
+    /* identical launches (same content) would be each other's negatives: train
+     * on the first of each, embed them all */
+    ks_status st = gcl_first_same(graphs, n, t->order, err);
+    if (st != KS_OK)
+        return st;
+    for (size_t i = 0; i < n; i++)
+        if (t->order[i] == i)
+            t->order[t->n_train++] = i;
+    return KS_OK;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+static ks_status train_epochs(gcl_trainer *t, ks_gcl_model *m, ks_rng *rng,
+                              ks_gcl_progress_fn progress, void *ctx, ks_error *err)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    size_t n = t->n_train, bs = m->opt.batch;
+    for (uint32_t e = 0; e < m->opt.epochs && n >= 2; e++) {
+        for (size_t i = n - 1; i > 0; i--) { /* Fisher-Yates */
+            size_t j = (size_t)ks_rng_below(rng, i + 1), tmp = t->order[i];
+            t->order[i] = t->order[j];
+            t->order[j] = tmp;
+        }
+        double sum = 0;
+        for (size_t at = 0; at < n;) {
+            size_t nb = n - at < bs ? n - at : bs;
+            if (n - at - nb == 1) /* never leave a batch of one: it has no negative */
+                nb++;
+            double loss;
+            ks_status st = train_step(t, m, t->order + at, nb, rng, &loss, err);
+            if (st != KS_OK)
+                return st;
+            sum += loss * (double)nb;
+            at += nb;
+        }
+        m->final_loss = sum / (double)n;
+        m->epochs_run = e + 1;
+        if (progress)
+            progress(ctx, e + 1, m->final_loss, seconds_since(&t0));
+    }
+    m->trained_graphs = n;
+    return KS_OK;
+}
+
+ks_status ks_gcl_train(ks_gcl_graph *const *graphs, size_t n, const ks_gcl_options *o,
+                       ks_gcl_progress_fn progress, void *ctx, ks_gcl_model **out,
+                       ks_error *err)
+{
+    *out = NULL;
+    ks_status st = gcl_options_check(o, err);
+    if (st != KS_OK)
+        return st;
+    if (n == 0)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "gcl: no launches to train on");
+    vocab_table vt = {0};
+    ks_gcl_model *m = NULL;
+    st = vocab_build(graphs, n, o->max_vocab, &vt, err);
+    if (st == KS_OK)
+        st = gcl_model_alloc(o, vt.n, &m, err);
+    for (size_t i = 0; st == KS_OK && i < vt.n; i++)
+        if (!(m->vocab[i] = strdup(vt.e[i].text)))
+            st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    free(vt.e);
+    free(vt.slots);
+    if (st != KS_OK) {
+        ks_gcl_model_free(m);
+        return st;
+    }
+    ks_rng rng;
+    ks_rng_seed(&rng, o->seed);
+    gcl_param_init(&m->dims, &m->layout, &rng, m->param);
+    gcl_trainer t = {0};
+    st = trainer_alloc(&t, m, graphs, n, err);
+    if (st == KS_OK)
+        st = train_epochs(&t, m, &rng, progress, ctx, err);
+    trainer_free(&t, n);
+    if (st != KS_OK) {
+        ks_gcl_model_free(m);
+        return st;
+    }
+    *out = m;
+    return KS_OK;
+}
+
+/* ------------------------------------------------------------ embedding */
+
+/* One graph per encoder pass, so a launch's embedding never depends on which
+ * launches share its batch (BLAS kernels may round differently by position);
+ * identical graphs are embedded once. */
+ks_status ks_gcl_embed(const ks_gcl_model *m, ks_gcl_graph *const *graphs, size_t n,
+                       double *emb, ks_error *err)
+{
+    size_t dl = m->dims.dim[GCL_LAYERS];
+    gcl_batch b = {0};
+    gcl_work_f *w = NULL;
+    float *g = malloc(dl * sizeof *g);
+    size_t *first = malloc((n ? n : 1) * sizeof *first);
+    if (!g || !first) {
+        free(g), free(first);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    ks_status st = gcl_first_same(graphs, n, first, err);
+    for (size_t i = 0; i < n && st == KS_OK; i++) {
+        if (first[i] != i) {
+            memcpy(emb + i * dl, emb + first[i] * dl, dl * sizeof *emb);
+            continue;
+        }
+        uint32_t *map = NULL;
+        st = gcl_token_map(m, graphs[i], &map, err);
+        gcl_batch_part part = {graphs[i], map, NULL, NULL};
+        if (st == KS_OK)
+            st = gcl_batch_build(&b, &part, 1, m->dims.rels, err);
+        if (st == KS_OK)
+            st = gcl_encode_f(&m->dims, &m->layout, m->param, &b, 0, NULL, &w, g, err);
+        for (size_t j = 0; st == KS_OK && j < dl; j++)
+            emb[i * dl + j] = g[j];
+        free(map);
+    }
+    free(g);
+    free(first);
+    gcl_batch_free(&b);
+    gcl_work_free_f(w);
+    return st;
+}
