@@ -17,6 +17,8 @@ int cmd_synth(int argc, char **argv);
 int cmd_formats(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_train(int argc, char **argv);
+int cmd_embed(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);

@@ -18,6 +18,9 @@ static void help(void)
            "  -o, --output FILE  plan file (default: standard output); written\n"
            "                     atomically\n"
            "  --csv              write 'id,weight' CSV instead of the JSON plan\n"
+           "  --model FILE       learned methods (gcl): use this trained model instead of\n"
+           "                     training on the profile's traces\n"
+           "  --save-model FILE  learned methods: keep the model trained here\n"
            CLI_INPUT_HELP "  -h, --help         this text\n");
     cli_params_help();
 }
@@ -38,7 +41,9 @@ int cmd_sample(int argc, char **argv)
 {
     static const struct option own[] = {
         {"method", required_argument, NULL, 'M' + 256}, {"output", required_argument, NULL, 'o'},
-        {"csv", no_argument, NULL, 'C'},           {"help", no_argument, NULL, 'h'},
+        {"csv", no_argument, NULL, 'C'},
+        {"model", required_argument, NULL, 'm' + 256},
+        {"save-model", required_argument, NULL, 'S' + 256},           {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     struct option *longopts = cli_sampling_options(own);
     if (!longopts)
@@ -54,7 +59,7 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
     cli_input_init(&input);
     ks_params pa;
     ks_params_init(&pa);
-    const char *output = "-";
+    const char *output = "-", *model = NULL, *save_model = NULL;
     bool csv = false;
     int opt, rc;
     optind = 1;
@@ -80,6 +85,12 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
         case 'C':
             csv = true;
             break;
+        case 'm' + 256:
+            model = optarg;
+            break;
+        case 'S' + 256:
+            save_model = optarg;
+            break;
         case 'h':
             help();
             return 0;
@@ -87,18 +98,32 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
             return cli_usage_error("sample", "unknown option");
         }
     }
-    if (optind != argc - 1)
+    /* with --traces alone, the trace folder is the profile (launches without
+     * times: a plan, but no time to estimate) */
+    const char *source = optind == argc - 1 ? argv[optind] : NULL;
+    if (!source && optind == argc && input.traces) {
+        source = input.traces;
+        input.traces = NULL;
+    }
+    if (!source)
         return cli_usage_error("sample", "expected one profile file");
-    const char *inputs[] = {argv[optind], input.metrics};
-    if ((rc = cli_check_output("sample", output, inputs, 2)))
+    const char *inputs[] = {source, input.metrics, input.bbv};
+    if ((rc = cli_check_output("sample", output, inputs, 3)))
         return rc;
     ks_profile *p;
-    if ((rc = cli_read_profile(argv[optind], &input, &p)))
+    if ((rc = cli_read_profile(source, &input, &p)))
         return rc;
     ks_error err;
     ks_error_clear(&err);
     ks_plan plan;
-    if (ks_plan_build(p, &pa, &plan, &err) != KS_OK) {
+    ks_fitted *fitted = NULL;
+    ks_status fst = model ? ks_fit_load(p, &pa, model, &fitted, &err) : ks_fit(p, &pa, &fitted, &err);
+    if (fst == KS_OK && save_model)
+        fst = ks_fitted_save(fitted, save_model, &err);
+    if (fst == KS_OK)
+        fst = ks_select(fitted, pa.seed, &plan, &err);
+    ks_fitted_free(fitted);
+    if (fst != KS_OK) {
         ks_profile_free(p);
         return cli_fail(&err);
     }

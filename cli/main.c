@@ -25,6 +25,8 @@ static const command commands[] = {
     {"synth", cmd_synth, "write a synthetic workload (nsys kern-exec CSV)"},
     {"formats", cmd_formats, "list the input formats and methods"},
     {"report", cmd_report, "write a self-contained HTML report with charts"},
+    {"train", cmd_train, "train a GCL-Sampler model on trace folders"},
+    {"embed", cmd_embed, "GCL-Sampler embeddings of a trace folder's launches"},
     {"run", cmd_run, "simulate the sampled kernels as jobs (local pool or Slurm)"},
     {"status", cmd_status, "say which jobs of a run are done, failed or pending"},
     {"export", cmd_export, "write a plan for a tracer or simulator (accelsim, ...)"},

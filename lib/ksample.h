@@ -120,6 +120,7 @@ typedef struct ks_profile {
      * duration column. */
     char duration_source[64];
     char source_path[512];
+    char trace_path[512];     /* the Accel-Sim trace folder of these launches, or "" */
     char source_xxh128[33];   /* XXH3-128 of the file's bytes as stored on disk, as xxh128sum prints it */
     uint64_t source_bytes;
 } ks_profile;
@@ -430,7 +431,8 @@ enum {
     KS_NEED_TIME = 1u << 0,    /* kernel durations (a time profile) */
     KS_NEED_METRICS = 1u << 1, /* the dense metric columns in ks_method.metrics */
     KS_NEED_SPARSE = 1u << 2,  /* the sparse column ks_method.sparse */
-    KS_NEED_DIMS = 1u << 3     /* grid and block of every launch */
+    KS_NEED_DIMS = 1u << 3,    /* grid and block of every launch */
+    KS_NEED_TRACES = 1u << 4   /* instruction traces (profile->trace_path) */
 };
 
 /* What fit and select see: the profile, its groups by the plan's key, the
@@ -465,8 +467,9 @@ typedef struct ks_method {
                         ks_plan *plan, ks_error *err);
     void (*model_free)(void *model);
     /* a model that can be kept in a file (learned methods); may be NULL */
-    ks_status (*model_save)(const void *model, FILE *f, ks_error *err);
-    ks_status (*model_load)(FILE *f, const ks_method_input *in, void **model, ks_error *err);
+    ks_status (*model_save)(const void *model, const char *path, ks_error *err);
+    ks_status (*model_load)(const char *path, const ks_method_input *in, void **model,
+                            ks_error *err);
 } ks_method;
 
 const ks_method *ks_method_find(const char *name);
@@ -488,6 +491,12 @@ ks_status ks_fit(const ks_profile *p, const ks_params *params, ks_fitted **out,
 /* Draws one plan with this seed (the recorded seed). */
 ks_status ks_select(const ks_fitted *f, uint64_t seed, ks_plan *plan, ks_error *err);
 void ks_fitted_free(ks_fitted *f);
+/* ks_fit, except that a learned method loads its model from path instead of
+ * training (the methods with model_load). */
+ks_status ks_fit_load(const ks_profile *p, const ks_params *params, const char *path,
+                      ks_fitted **out, ks_error *err);
+/* Writes a learned method's model (atomically). */
+ks_status ks_fitted_save(const ks_fitted *f, const char *path, ks_error *err);
 const ks_method *ks_fitted_method(const ks_fitted *f);
 
 /* The whole job: ks_fit then ks_select with params->seed. */
@@ -951,6 +960,17 @@ typedef void (*ks_gcl_progress_fn)(void *ctx, unsigned epoch, double loss, doubl
 
 /* Trains a model on graphs[0..n) (any number of workloads together).  The
  * same options and graphs give the same model bytes. */
+/* GCL options from the gcl method's parameters (its table: --epochs,
+ * --learning-rate, --max-warps, ...) as set in params. */
+ks_status ks_gcl_options_from_params(const ks_params *params, ks_gcl_options *o,
+                                     ks_error *err);
+/* The trace graph of every kernel launch of an Accel-Sim trace folder, in
+ * launch order, bounded by o's blocks, warps and instructions per warp. */
+ks_status ks_gcl_graphs_read(const char *dir, const ks_gcl_options *o, ks_gcl_graph ***graphs,
+                             size_t *count, ks_error *err);
+void ks_gcl_graphs_free(ks_gcl_graph **graphs, size_t n);
+/* The kernel name of the launch a graph was built from. */
+const char *ks_gcl_graph_name(const ks_gcl_graph *g);
 ks_status ks_gcl_train(ks_gcl_graph *const *graphs, size_t n, const ks_gcl_options *o,
                        ks_gcl_progress_fn progress, void *ctx, ks_gcl_model **out,
                        ks_error *err);

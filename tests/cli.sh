@@ -176,7 +176,8 @@ expect 0 "$KS" compare --iters 3 --metrics "$T/f-ncu.csv" --bbv "$T/f-bbv.csv" "
 for m in root stem allegro random pka sieve photon; do
     grep -q "^$m  *[0-9]" "$T/out" || bad "compare has no row for $m: $(cat "$T/out")"
 done
-grep -q skipped "$T/out" && bad "compare skipped a method with all inputs: $(cat "$T/out")"
+grep -v "^gcl " "$T/out" | grep -q skipped && bad "compare skipped a method with all inputs: $(cat "$T/out")"
+grep -q "^gcl *skipped: gcl needs the instruction traces" "$T/out" || bad "compare does not say why gcl is skipped"
 expect 0 "$KS" compare --iters 2 "$T/f.csv"
 grep -q "^pka  *skipped: pka needs Nsight Compute metrics: pass --metrics" "$T/out" || bad "compare does not say why pka is skipped"
 grep -q "^photon  *skipped: .*--bbv" "$T/out" || bad "compare does not say why photon is skipped"
@@ -189,6 +190,23 @@ grep -q "photon needs per-invocation bbv vectors" "$T/err" || bad "photon's miss
 expect 0 "$KS" sample --method pka --metrics "$T/f-ncu.csv" "$T/f.csv" -o "$T/pka.json"
 grep -q '"note": "k=' "$T/pka.json" || bad "the pka plan does not record its k"
 expect 2 "$KS" compare --no-such-param 3 "$T/f.csv"
+
+# GCL-Sampler end to end on the real backprop traces: train on two workloads,
+# embed, sample with the trained model and without (trains on the traces)
+BP="$SHARED/accelsim/backprop-h100"
+if [ -d "$BP" ]; then
+    expect 0 "$KS" train --traces "$BP" --traces "$SHARED/accelsim/vectoradd-gtx1080-v4" --epochs 2 -q -o "$T/m.ksm"
+    expect 0 "$KS" embed --model "$T/m.ksm" --traces "$BP" -o "$T/emb.csv"
+    [ "$(wc -l <"$T/emb.csv")" = 34 ] || bad "embed: wanted 33 rows and a header"
+    expect 0 "$KS" sample --traces "$BP" --method gcl --model "$T/m.ksm" -o "$T/gcl.json"
+    [ "$(grep -c '"id"' "$T/gcl.json")" = 4 ] || bad "gcl on backprop: wanted 4 representatives"
+    expect 0 "$KS" sample --traces "$BP" --method gcl --epochs 2 --save-model "$T/m2.ksm" -o "$T/gcl2.json"
+    [ -s "$T/m2.ksm" ] || bad "--save-model wrote nothing"
+    printf 'not a model' >"$T/bad.ksm"
+    expect 4 "$KS" sample --traces "$BP" --method gcl --model "$T/bad.ksm" -o "$T/x.json"
+fi
+expect 2 "$KS" sample --method gcl "$T/small.csv"
+grep -q "gcl needs the instruction traces" "$T/err" || bad "gcl without traces: $(cat "$T/err")"
 
 echo "cli.sh: $pass passed, $failed failed"
 [ "$failed" = 0 ]

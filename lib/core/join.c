@@ -239,5 +239,7 @@ ks_status ks_profile_join(ks_profile *p, const ks_profile *q, const long *q_line
         memcpy(p->grid, q->grid, 3 * p->n * sizeof *p->grid);
         memcpy(p->block, q->block, 3 * p->n * sizeof *p->block);
     }
+    if (st == KS_OK && q->trace_path[0])
+        snprintf(p->trace_path, sizeof p->trace_path, "%s", q->trace_path);
     return st;
 }

@@ -13,6 +13,7 @@ extern const ks_method ks_method_random;
 extern const ks_method ks_method_pka;
 extern const ks_method ks_method_sieve;
 extern const ks_method ks_method_photon;
+extern const ks_method ks_method_gcl;
 
 static const ks_method *const methods[] = {
     &ks_method_root,
@@ -22,6 +23,7 @@ static const ks_method *const methods[] = {
     &ks_method_pka,
     &ks_method_sieve,
     &ks_method_photon,
+    &ks_method_gcl,
     NULL,
 };
 

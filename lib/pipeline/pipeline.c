@@ -89,6 +89,11 @@ ks_status ks_method_check_inputs(const ks_method *m, const ks_profile *p, ks_err
                             "%s needs the grid and block of every launch, which this %s "
                             "profile does not give",
                             m->name, p->source_format[0] ? p->source_format : "");
+    if ((m->needs & KS_NEED_TRACES) && !p->trace_path[0])
+        return ks_error_set(err, KS_ERR_USAGE, p->source_path, 0,
+                            "%s needs the instruction traces of every launch: pass %s, or "
+                            "read the trace folder itself as the profile",
+                            m->name, ks_source_option(KS_SOURCE_TRACES));
     return KS_OK;
 }
 
@@ -130,8 +135,9 @@ static void method_input(const ks_fitted *f, ks_method_input *in)
     in->z = f->z;
 }
 
-ks_status ks_fit(const ks_profile *p, const ks_params *params, ks_fitted **out,
-                 ks_error *err)
+/* ks_fit and ks_fit_load: model_path NULL trains (fit), else loads. */
+static ks_status fit_or_load(const ks_profile *p, const ks_params *params,
+                             const char *model_path, ks_fitted **out, ks_error *err)
 {
     *out = NULL;
     const char *name = params->method ? params->method : ks_methods()[0]->name;
@@ -157,16 +163,43 @@ ks_status ks_fit(const ks_profile *p, const ks_params *params, ks_fitted **out,
         ks_fitted_free(f);
         return st;
     }
-    if (m->fit) {
-        ks_method_input in;
-        method_input(f, &in);
-        if ((st = m->fit(&in, &f->model, err)) != KS_OK) {
-            ks_fitted_free(f);
-            return st;
-        }
+    if (model_path && !m->model_load) {
+        ks_fitted_free(f);
+        return ks_error_set(err, KS_ERR_USAGE, model_path, 0,
+                            "%s learns nothing that could be loaded from a model file", m->name);
+    }
+    ks_method_input in;
+    method_input(f, &in);
+    if (model_path)
+        st = m->model_load(model_path, &in, &f->model, err);
+    else if (m->fit)
+        st = m->fit(&in, &f->model, err);
+    if (st != KS_OK) {
+        ks_fitted_free(f);
+        return st;
     }
     *out = f;
     return KS_OK;
+}
+
+ks_status ks_fit(const ks_profile *p, const ks_params *params, ks_fitted **out,
+                 ks_error *err)
+{
+    return fit_or_load(p, params, NULL, out, err);
+}
+
+ks_status ks_fit_load(const ks_profile *p, const ks_params *params, const char *path,
+                      ks_fitted **out, ks_error *err)
+{
+    return fit_or_load(p, params, path, out, err);
+}
+
+ks_status ks_fitted_save(const ks_fitted *f, const char *path, ks_error *err)
+{
+    if (!f->method->model_save || !f->model)
+        return ks_error_set(err, KS_ERR_USAGE, path, 0, "%s has no model to save",
+                            f->method->name);
+    return f->method->model_save(f->model, path, err);
 }
 
 ks_status ks_select(const ks_fitted *f, uint64_t seed, ks_plan *plan, ks_error *err)

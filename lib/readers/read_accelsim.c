@@ -111,6 +111,8 @@ ks_status ks_read_accelsim_traces(const char *path, ks_profile **out, long **lin
     free(c.value);
     free(c.warps);
     ks_trace_set_free(s);
+    if (st == KS_OK)
+        snprintf((*out)->trace_path, sizeof (*out)->trace_path, "%s", path);
     return st;
 }
 

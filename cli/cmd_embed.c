@@ -1,0 +1,92 @@
+/* cmd_embed.c - `ksample embed`: one GCL-Sampler embedding per kernel launch
+ * of a trace folder, from a trained model, as CSV. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(void)
+{
+    printf("usage: ksample embed --model MODEL.ksm --traces DIR -o EMB.csv\n\n"
+           "Writes the embedding of every kernel launch of the trace folder (the mean\n"
+           "over its warps of the trained encoder's node states, on the un-augmented\n"
+           "graph built with the model's bounds): a header 'id,name,e0,...' and one row\n"
+           "per launch in launch order (id 0-based).\n\n"
+           "options:\n"
+           "  --model FILE       a model written by 'ksample train' or 'sample\n"
+           "                     --save-model'\n"
+           "  --traces DIR       the trace folder\n"
+           "  -o, --output FILE  the CSV (default: standard output); written atomically\n"
+           "  -h, --help         this text\n");
+}
+
+typedef struct embedding {
+    ks_gcl_graph *const *graphs;
+    const double *emb;
+    size_t n, dim;
+} embedding;
+
+static ks_status write_csv(const void *ctx, FILE *f, ks_error *err)
+{
+    const embedding *e = ctx;
+    fputs("id,name", f);
+    for (size_t d = 0; d < e->dim; d++)
+        fprintf(f, ",e%zu", d);
+    fputc('\n', f);
+    for (size_t i = 0; i < e->n; i++) {
+        fprintf(f, "%zu,\"", i);
+        for (const char *c = ks_gcl_graph_name(e->graphs[i]); *c; c++)
+            fputs(*c == '"' ? "\"\"" : (char[2]){*c, 0}, f);
+        fputc('"', f);
+        for (size_t d = 0; d < e->dim; d++)
+            fprintf(f, ",%.9g", e->emb[i * e->dim + d]);
+        fputc('\n', f);
+    }
+    return ferror(f) ? ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed") : KS_OK;
+}
+
+int cmd_embed(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"model", required_argument, NULL, 'm'},
+                                             {"traces", required_argument, NULL, 't'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    const char *model = NULL, *traces = NULL, *output = "-";
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'm': model = optarg; break;
+        case 't': traces = optarg; break;
+        case 'o': output = optarg; break;
+        case 'h': help(); return 0;
+        default: return cli_usage_error("embed", "unknown option");
+        }
+    }
+    if (optind != argc || !model || !traces)
+        return cli_usage_error("embed", "expected --model MODEL and --traces DIR");
+    ks_error err;
+    ks_error_clear(&err);
+    ks_gcl_model *m = NULL;
+    ks_gcl_graph **graphs = NULL;
+    size_t n = 0;
+    double *emb = NULL;
+    int rc = 0;
+    if (ks_gcl_model_load(model, &m, &err) != KS_OK ||
+        ks_gcl_graphs_read(traces, ks_gcl_model_options(m), &graphs, &n, &err) != KS_OK)
+        rc = cli_fail(&err);
+    size_t dim = m ? ks_gcl_embedding_dim(m) : 0;
+    if (!rc && !(emb = malloc((n ? n : 1) * dim * sizeof *emb)))
+        rc = KS_ERR_NOMEM;
+    if (!rc && ks_gcl_embed(m, graphs, n, emb, &err) != KS_OK)
+        rc = cli_fail(&err);
+    embedding e = {graphs, emb, n, dim};
+    if (!rc && ks_write_atomic(output, write_csv, &e, &err) != KS_OK)
+        rc = cli_fail(&err);
+    free(emb);
+    ks_gcl_graphs_free(graphs, n);
+    ks_gcl_model_free(m);
+    return rc;
+}

@@ -1,0 +1,118 @@
+/* cmd_train.c - `ksample train`: a GCL-Sampler model trained on the trace
+ * graphs of one or more workloads, kept in a versioned model file that
+ * `ksample embed` and `ksample sample --method gcl --model` use on others. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(void)
+{
+    printf("usage: ksample train --traces DIR [--traces DIR...] -o MODEL.ksm [options]\n\n"
+           "Builds the trace graph of every kernel launch of each Accel-Sim trace folder\n"
+           "and trains GCL-Sampler's relational GCN on all of them by contrastive\n"
+           "learning (two augmented views per graph, symmetric InfoNCE, Adam).  The model\n"
+           "file records the options it was trained with; 'ksample embed' and 'ksample\n"
+           "sample --method gcl --model' use it on other workloads.  Progress (epoch,\n"
+           "loss, seconds) on stderr; -q silences it.\n\n"
+           "options:\n"
+           "  --traces DIR       a trace folder (kernelslist.g or kernelslist); repeat\n"
+           "                     to train on several workloads at once\n"
+           "  -o, --output FILE  the model file (written atomically)\n"
+           "  -q, --quiet        no progress\n"
+           "  -h, --help         this text\n"
+           "and the gcl method's parameters (see 'ksample sample --help'): --epochs,\n"
+           "--learning-rate, --batch, --bases, --max-blocks, --max-warps, --max-insts,\n"
+           "--gcl-seed.\n");
+}
+
+static void progress(void *ctx, unsigned epoch, double loss, double seconds)
+{
+    if (!*(bool *)ctx)
+        fprintf(stderr, "ksample train: epoch %u, loss %.6f, %.1f s\n", epoch, loss, seconds);
+}
+
+static int train(const char *const *dirs, int ndirs, const char *output, const ks_params *pa,
+                 bool quiet)
+{
+    ks_error err;
+    ks_error_clear(&err);
+    ks_gcl_options o;
+    if (ks_gcl_options_from_params(pa, &o, &err) != KS_OK)
+        return cli_fail(&err);
+    ks_gcl_graph **all = NULL;
+    size_t total = 0;
+    int rc = 0;
+    for (int d = 0; d < ndirs && !rc; d++) {
+        ks_gcl_graph **g;
+        size_t n;
+        if (ks_gcl_graphs_read(dirs[d], &o, &g, &n, &err) != KS_OK) {
+            rc = cli_fail(&err);
+            break;
+        }
+        ks_gcl_graph **grown = realloc(all, (total + n + 1) * sizeof *all);
+        if (!grown) {
+            ks_gcl_graphs_free(g, n);
+            rc = KS_ERR_NOMEM;
+            break;
+        }
+        all = grown;
+        memcpy(all + total, g, n * sizeof *g);
+        total += n;
+        free(g);
+        if (!quiet)
+            fprintf(stderr, "ksample train: %s: %zu launches\n", dirs[d], n);
+    }
+    ks_gcl_model *m = NULL;
+    if (!rc && ks_gcl_train(all, total, &o, progress, &quiet, &m, &err) != KS_OK)
+        rc = cli_fail(&err);
+    if (!rc && ks_gcl_model_save(m, output, &err) != KS_OK)
+        rc = cli_fail(&err);
+    ks_gcl_model_free(m);
+    ks_gcl_graphs_free(all, total);
+    return rc;
+}
+
+int cmd_train(int argc, char **argv)
+{
+    static const struct option own[] = {{"output", required_argument, NULL, 'o'},
+                                        {"quiet", no_argument, NULL, 'q'},
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
+    struct option *longopts = cli_sampling_options(own);
+    if (!longopts)
+        return KS_ERR_NOMEM;
+    const char *dirs[64], *output = NULL;
+    int ndirs = 0, opt, rc = 0;
+    bool quiet = false;
+    ks_params pa;
+    ks_params_init(&pa);
+    pa.method = "gcl";
+    cli_input input;
+    cli_input_init(&input);
+    optind = 1;
+    while (!rc && (opt = getopt_long(argc, argv, "ho:q", longopts, NULL)) != -1) {
+        if (opt == 'X') { /* --traces, repeatable */
+            if (ndirs == 64)
+                rc = cli_usage_error("train", "at most 64 --traces");
+            else
+                dirs[ndirs++] = optarg;
+            continue;
+        }
+        if (cli_params_option(&pa, opt, optarg, "train", &rc))
+            continue;
+        switch (opt) {
+        case 'o': output = optarg; break;
+        case 'q': quiet = true; break;
+        case 'h': help(); free(longopts); return 0;
+        default: rc = cli_usage_error("train", "unknown option");
+        }
+    }
+    free(longopts);
+    if (rc)
+        return rc;
+    if (optind != argc || ndirs == 0 || !output)
+        return cli_usage_error("train", "expected --traces DIR (one or more) and -o MODEL");
+    return train(dirs, ndirs, output, &pa, quiet);
+}
