@@ -25,8 +25,8 @@ static void help(void)
            "  -o, --output FILE  output file (default: standard output); written\n"
            "                     atomically\n"
            "  --ncu FILE         also write matching Nsight Compute metrics (long CSV:\n"
-           "                     PKA's 12 features, gpu__time_duration.sum); needs -o\n"
-           "  --bbv FILE         also write matching Photon basic-block vectors; needs -o\n"
+           "                     PKA's 12 features, gpu__time_duration.sum); needs -o or --traces\n"
+           "  --bbv FILE         also write matching Photon basic-block vectors; needs -o or --traces\n"
            "  -h, --help         this text\n");
 }
 
@@ -125,7 +125,7 @@ int cmd_synth(int argc, char **argv)
     }
     if (optind != argc)
         return cli_usage_error("synth", "unexpected argument '%s'", argv[optind]);
-    if ((ncu || bbv) && strcmp(output, "-") == 0)
+    if ((ncu || bbv) && strcmp(output, "-") == 0 && !traces)
         return cli_usage_error("synth", "--ncu and --bbv need the workload in a file (-o FILE)");
     ks_error err;
     ks_error_clear(&err);
@@ -133,7 +133,13 @@ int cmd_synth(int argc, char **argv)
         ks_synth_traces_options to = {.launches = n_given ? so.n : 20, .seed = so.seed};
         if (to.launches > 100000)
             return cli_usage_error("synth", "--traces: at most 100000 launches");
-        return ks_synth_traces_write(traces, &to, &err) == KS_OK ? 0 : cli_fail(&err);
+        if (ks_synth_traces_write(traces, &to, &err) != KS_OK)
+            return cli_fail(&err);
+        /* Nsight Compute metrics for the traced launches too, so that PKA can be
+         * compared with the trace-based methods on one workload */
+        char time_csv[4096];
+        snprintf(time_csv, sizeof time_csv, "%s/time.csv", traces);
+        return ncu || bbv ? write_features(time_csv, ncu, bbv, so.seed) : 0;
     }
     if (ks_write_atomic(output, write_synth, &so, &err) != KS_OK)
         return cli_fail(&err);
