@@ -25,8 +25,10 @@ static void help(void)
            "  -o, --output FILE  output file (default: standard output); written\n"
            "                     atomically\n"
            "  --ncu FILE         also write matching Nsight Compute metrics (long CSV:\n"
-           "                     PKA's 12 features, gpu__time_duration.sum); needs -o or --traces\n"
-           "  --bbv FILE         also write matching Photon basic-block vectors; needs -o or --traces\n"
+           "                     PKA's 12 features, gpu__time_duration.sum); needs -o\n"
+           "                     or --traces\n"
+           "  --bbv FILE         also write matching Photon basic-block vectors; needs -o\n"
+           "                     or --traces\n"
            "  -h, --help         this text\n");
 }
 
