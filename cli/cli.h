@@ -61,8 +61,9 @@ int cli_read_profile(const char *path, const cli_input *in, ks_profile **out);
     "  --seed N           random seed, recorded in the plan (default 1)\n"               \
     "  --with-replacement stem/root: draw with replacement (the STEM paper's text);\n"   \
     "                     default without (the authors' code)\n"                         \
-    "  --allocation A     root: joint (default: KKT over all leaves, bound on the\n"     \
-    "                     total) or tree (the paper: bound per kernel group)\n"          \
+    "  --allocation A     root: joint (default: cheapest strata and sizes, bound on\n"   \
+    "                     the total), tree (the same, bound per kernel group) or\n"      \
+    "                     paper (the authors' greedy split tree, to reproduce them)\n"   \
     "  --max-depth N      root/allegro: split depth limit (default 64)\n"                \
     "  --n-th N           allegro: split while n >= N (default 50)\n"                    \
     "  --n-min N          allegro: draws per leaf at least N (default 30)\n"             \

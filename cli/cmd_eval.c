@@ -13,13 +13,16 @@ static void help(void)
            "plan's estimate of the total GPU time with the profile's own total.  Prints\n"
            "per method: distinct samples (mean), speedup (harmonic mean), error mean and\n"
            "max (%%), planning time (mean seconds), the promised bound and how often the\n"
-           "error exceeded it.\n\n"
+           "error exceeded it, and for root the predicted relative standard error (%%)\n"
+           "and the expected simulated time over the lower bound no plan of contiguous\n"
+           "strata can beat.\n\n"
            "options:\n"
            "  --methods LIST     comma-separated (default root,stem,allegro,random)\n"
            "  --iters N          plans per method (default 10)\n"
            "  --json             print a JSON list of objects with keys method, samples,\n"
            "                     speedup_hmean, error_mean_pct, error_max_pct,\n"
-           "                     plan_seconds\n" CLI_PARAM_HELP CLI_INPUT_HELP
+           "                     plan_seconds, bound_pct, exceed_fraction,\n"
+           "                     predicted_rse_pct, cost_over_lower_bound\n" CLI_PARAM_HELP CLI_INPUT_HELP
            "  -h, --help         this text\n");
 }
 
@@ -93,8 +96,9 @@ int cmd_eval(int argc, char **argv)
     if (json)
         printf("[");
     else
-        printf("%-8s %10s %12s %12s %11s %11s %9s %8s\n", "method", "samples", "speedup",
-               "err mean %", "err max %", "plan s", "bound %", "exceed");
+        printf("%-8s %10s %12s %12s %11s %11s %9s %8s %10s %8s\n", "method", "samples",
+               "speedup", "err mean %", "err max %", "plan s", "bound %", "exceed", "pred rse %",
+               "cost/LB");
     for (int i = 0; i < count; i++) {
         ks_params run = pa;
         run.method = names[i];
@@ -118,14 +122,27 @@ int cmd_eval(int argc, char **argv)
             json_number(r.error_max_pct);
             printf(", \"plan_seconds\": ");
             json_number(r.plan_seconds);
+            printf(", \"bound_pct\": ");
+            json_number(r.bound_pct);
+            printf(", \"exceed_fraction\": ");
+            json_number(r.exceed_fraction);
+            printf(", \"predicted_rse_pct\": ");
+            json_number(r.predicted_rse_pct);
+            printf(", \"cost_over_lower_bound\": ");
+            json_number(r.cost_over_lower_bound);
             printf("}");
         } else {
             char bound[32] = "none";
             if (r.bound_pct > 0)
                 snprintf(bound, sizeof bound, "%.3g", r.bound_pct);
-            printf("%-8s %10.1f %11.2fx %12.4f %11.4f %11.6f %9s %7.1f%%\n", r.method,
+            char rse[32] = "-", ratio[32] = "-";
+            if (r.predicted_rse_pct > 0)
+                snprintf(rse, sizeof rse, "%.4f", r.predicted_rse_pct);
+            if (r.cost_over_lower_bound > 0)
+                snprintf(ratio, sizeof ratio, "%.4f", r.cost_over_lower_bound);
+            printf("%-8s %10.1f %11.2fx %12.4f %11.4f %11.6f %9s %7.1f%% %10s %8s\n", r.method,
                    r.samples_mean, r.speedup_hmean, r.error_mean_pct, r.error_max_pct,
-                   r.plan_seconds, bound, 100 * r.exceed_fraction);
+                   r.plan_seconds, bound, 100 * r.exceed_fraction, rse, ratio);
         }
     }
     if (json)

@@ -53,8 +53,11 @@ bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd,
             pa->allocation = KS_ALLOC_JOINT;
         else if (strcmp(arg, "tree") == 0)
             pa->allocation = KS_ALLOC_TREE;
+        else if (strcmp(arg, "paper") == 0)
+            pa->allocation = KS_ALLOC_PAPER;
         else
-            *rc = cli_usage_error(cmd, "--allocation must be joint or tree, got '%s'", arg);
+            *rc = cli_usage_error(cmd, "--allocation must be joint, tree or paper, got '%s'",
+                                  arg);
         return true;
     case 'd':
         if (!cli_parse_u64(arg, &u) || u < 1 || u > KS_MAX_DEPTH_LIMIT)

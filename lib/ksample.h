@@ -226,15 +226,13 @@ typedef struct ks_params {
     double fraction;        /* Random: draws = ceil(N * f); 0 = unset */
     uint64_t seed;
     int max_depth;          /* ROOT/Allegro: recursion guard */
-    /* ROOT: how leaves are sized once the tree is built.  KS_ALLOC_JOINT
-     * (default) re-runs STEM's KKT jointly over every leaf of every group, so
-     * the bound holds on the workload total with the fewest samples;
-     * KS_ALLOC_TREE keeps the sizes the split tree gave (the paper's ROOT:
-     * each kernel group within epsilon on its own). */
+    /* ROOT: KS_ALLOC_JOINT (default) the cheapest strata and sizes under
+     * one bound on the workload total; KS_ALLOC_TREE the same with the bound
+     * on each kernel group; KS_ALLOC_PAPER the authors' greedy split tree. */
     int allocation;
 } ks_params;
 
-enum { KS_ALLOC_JOINT = 0, KS_ALLOC_TREE = 1 };
+enum { KS_ALLOC_JOINT = 0, KS_ALLOC_TREE = 1, KS_ALLOC_PAPER = 2 };
 
 /* Deepest split tree allowed; a cluster's path ("0.1.0...") then fits in
  * KS_PATH_SIZE bytes. */
@@ -276,7 +274,15 @@ typedef struct ks_plan {
     double sampled_ns;       /* time of the distinct sampled ids */
     double predicted_speedup;
     double bound;            /* promised relative error at `confidence`; 0 = none */
-    char bound_scope[32];    /* "total", "per-group" or "none" */
+    char bound_scope[32];    /* "total", "per-group", "per-group (paper)" or "none" */
+    /* ROOT only ("" / 0 otherwise): the variance formula the sizes used
+     * ("finite-population" or "with-replacement"), the predicted variance
+     * of the total-time estimate (ns^2) and the lower bound on the expected
+     * simulated time of any plan of contiguous strata under the same bound
+     * (ns; 0 = not computed). */
+    char variance_formula[24];
+    double predicted_variance;
+    double lower_bound_ns;
     char input_path[512];
     char input_xxh128[33];
     uint64_t input_bytes;
@@ -336,6 +342,8 @@ typedef struct ks_eval_result {
     double plan_seconds;    /* mean planning time */
     double bound_pct;       /* promised bound (0 = none) */
     double exceed_fraction; /* iterations whose error exceeded the bound */
+    double predicted_rse_pct;     /* plans' sqrt(predicted variance) / total; 0 = none */
+    double cost_over_lower_bound; /* expected cost / lower bound, mean; 0 = none */
 } ks_eval_result;
 
 /* Plans `iters` times with seeds seed, seed+1, ... and measures each plan's

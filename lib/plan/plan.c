@@ -204,8 +204,11 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
         fputs(", \"fraction\": ", f);
         json_number(f, pa->fraction);
     }
-    if (strcmp(plan->method, "root") == 0)
-        fprintf(f, ", \"max_depth\": %d", pa->max_depth);
+    if (strcmp(plan->method, "root") == 0) {
+        fprintf(f, ", \"max_depth\": %d, \"allocation\": ", pa->max_depth);
+        json_string(f, pa->allocation == KS_ALLOC_PAPER ? "paper"
+                       : pa->allocation == KS_ALLOC_TREE ? "tree" : "joint");
+    }
     fputs("},\n  \"input\": {\"path\": ", f);
     json_string(f, plan->input_path);
     fputs(", \"xxh128\": ", f);
@@ -223,6 +226,16 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
     json_number(f, plan->bound > 0 ? pa->confidence : 0);
     fputs(", \"scope\": ", f);
     json_string(f, plan->bound_scope[0] ? plan->bound_scope : "none");
+    if (plan->variance_formula[0]) {
+        fputs(", \"variance\": ", f);
+        json_string(f, plan->variance_formula);
+        fputs(", \"predicted_variance\": ", f);
+        json_number(f, plan->predicted_variance);
+        fputs(", \"predicted_rse\": ", f);
+        json_number(f, plan->total_ns > 0 ? sqrt(plan->predicted_variance) / plan->total_ns : 0);
+        fputs(", \"lower_bound_cost_ns\": ", f);
+        json_number(f, plan->lower_bound_ns);
+    }
     fprintf(f, "},\n  \"summary\": {\"samples\": %zu, \"draws\": %llu, \"clusters\": %zu, "
                "\"groups\": %zu, \"sampled_ns\": ",
             plan->sample_count, (unsigned long long)plan->draws, plan->cluster_count,
