@@ -35,6 +35,7 @@ void ks_strata_group_free(ks_strata_group *g)
     free(g->s1);
     free(g->s2);
     free(g->pure);
+    free(g->pair);
     free(g->best);
     free(g->cost);
     free(g->var);
@@ -82,6 +83,8 @@ static size_t build_units(ks_strata_group *g, const double *v, size_t n)
     return u;
 }
 
+static stratum_stat stratum_compute(const ks_strata_group *g, size_t a, size_t b);
+
 ks_status ks_strata_group_init(ks_strata_group *g, const double *sorted, size_t n,
                                ks_variance_kind kind, ks_error *err)
 {
@@ -102,6 +105,12 @@ ks_status ks_strata_group_init(ks_strata_group *g, const double *sorted, size_t 
         total += sorted[i];
     g->total = (double)total;
     size_t u = g->units + 1;
+    g->pair = malloc((u * (u - 1) / 2 + 1) * sizeof *g->pair);
+    if (!g->pair)
+        goto nomem;
+    for (size_t b = 1; b < u; b++)
+        for (size_t a = 0; a < b; a++)
+            g->pair[b * (b - 1) / 2 + a] = stratum_compute(g, a, b);
     g->best = malloc(u * sizeof *g->best);
     g->cost = malloc(u * sizeof *g->cost);
     g->var = malloc(u * sizeof *g->var);
@@ -124,11 +133,7 @@ double ks_strata_variance(ks_variance_kind kind, double n, double s2, uint64_t m
     return n * s2 * (n - 1) / md; /* N^2 sigma^2 / m with sigma^2 = S^2 (n-1)/n */
 }
 
-typedef struct stratum_stat {
-    double n, mean, s2;
-} stratum_stat;
-
-static stratum_stat stratum_of(const ks_strata_group *g, size_t a, size_t b)
+static stratum_stat stratum_compute(const ks_strata_group *g, size_t a, size_t b)
 {
     stratum_stat s;
     s.n = (double)(g->start[b] - g->start[a]);
@@ -140,37 +145,54 @@ static stratum_stat stratum_of(const ks_strata_group *g, size_t a, size_t b)
         long double sse = s2 - s1 * s1 / s.n;
         s.s2 = sse > 0 ? (double)(sse / (s.n - 1)) : 0;
     }
+    double scale = g->kind == KS_VARIANCE_FINITE_POPULATION ? s.s2 : s.s2 * (s.n - 1) / s.n;
+    s.k = s.mean > 0 ? s.n * sqrt(scale / s.mean) : INFINITY;
     return s;
+}
+
+/* strata [a, b) are numbered b (b - 1) / 2 + a */
+static const stratum_stat *stratum_of(const ks_strata_group *g, size_t a, size_t b)
+{
+    return &g->pair[b * (b - 1) / 2 + a];
 }
 
 /* The stratum's best m at lambda (floor or ceiling of the continuous
  * optimum, or the census under with-replacement variance, which drops to 0
- * only at m = N); returns m mu + lambda var(m). */
-static double stratum_best(ks_variance_kind kind, const stratum_stat *s, double lambda,
-                           uint64_t *m_out, double *var_out)
+ * only at m = N); returns m mu + lambda var(m).  The hot loop of the
+ * optimiser: the finite-population case is written out. */
+static inline double stratum_best(ks_variance_kind kind, const stratum_stat *s, double lambda,
+                                  double sqrt_lambda, uint64_t *m_out, double *var_out)
 {
-    uint64_t n = (uint64_t)s->n;
-    *var_out = 0;
+    double n = s->n;
     if (n <= 1 || s->s2 <= 0) {
         *m_out = 1;
+        *var_out = 0;
         return s->mean;
     }
     if (!(s->mean > 0) || isinf(lambda)) {
-        *m_out = n;
-        return s->mean * s->n;
+        *m_out = (uint64_t)n;
+        *var_out = 0;
+        return s->mean * n;
     }
-    double scale = kind == KS_VARIANCE_FINITE_POPULATION ? s->s2 : s->s2 * (s->n - 1) / s->n;
-    double mstar = s->n * sqrt(lambda * scale / s->mean);
-    uint64_t f = mstar >= s->n ? n : (uint64_t)mstar;
-    uint64_t cand[3] = {f < 1 ? 1 : f, f + 1 > n ? n : f + 1, n};
-    int k = kind == KS_VARIANCE_FINITE_POPULATION ? 2 : 3;
-    double best = INFINITY;
-    for (int i = 0; i < k; i++) {
-        double v = ks_strata_variance(kind, s->n, s->s2, cand[i]);
-        double val = (double)cand[i] * s->mean + lambda * v;
+    double mstar = s->k * sqrt_lambda;
+    double f = mstar >= n ? n : floor(mstar);
+    double m0 = f < 1 ? 1 : f, m1 = f + 1 > n ? n : f + 1;
+    if (kind == KS_VARIANCE_FINITE_POPULATION) {
+        double a = n * s->s2;
+        double v0 = a * (n - m0) / m0, v1 = a * (n - m1) / m1;
+        double c0 = m0 * s->mean + lambda * v0, c1 = m1 * s->mean + lambda * v1;
+        bool second = c1 < c0;
+        *m_out = (uint64_t)(second ? m1 : m0);
+        *var_out = second ? v1 : v0;
+        return second ? c1 : c0;
+    }
+    double cand[3] = {m0, m1, n}, best = INFINITY;
+    for (int i = 0; i < 3; i++) {
+        double v = ks_strata_variance(kind, n, s->s2, (uint64_t)cand[i]);
+        double val = cand[i] * s->mean + lambda * v;
         if (val < best) {
             best = val;
-            *m_out = cand[i];
+            *m_out = (uint64_t)cand[i];
             *var_out = v;
         }
     }
@@ -183,8 +205,8 @@ static void census(const ks_strata_group *g, double *cost, double *var, ks_strat
     *cost = g->total;
     *var = 0;
     if (out) {
-        stratum_stat s = stratum_of(g, 0, g->units);
-        out[0] = (ks_stratum){0, g->n, g->n, s.mean, s.s2, 0};
+        const stratum_stat *s = stratum_of(g, 0, g->units);
+        out[0] = (ks_stratum){0, g->n, g->n, s->mean, s->s2, 0};
         *count = 1;
     }
 }
@@ -203,18 +225,20 @@ double ks_strata_solve(ks_strata_group *g, double lambda, double *cost, double *
         return *cost;
     }
     size_t U = g->units;
+    double sqrt_lambda = sqrt(lambda);
     g->best[0] = g->cost[0] = g->var[0] = 0;
     for (size_t b = 1; b <= U; b++) {
         double best = INFINITY, bc = 0, bv = 0;
         size_t from = 0;
+        const stratum_stat *row = stratum_of(g, 0, b);
         for (size_t a = 0; a < b; a++) {
-            stratum_stat s = stratum_of(g, a, b);
-            uint64_t m;
-            double v, val = g->best[a] + stratum_best(g->kind, &s, lambda, &m, &v);
+            uint64_t m = 1;
+            double v = 0;
+            double val = g->best[a] + stratum_best(g->kind, &row[a], lambda, sqrt_lambda, &m, &v);
             if (val < best) {
                 best = val;
                 from = a;
-                bc = g->cost[a] + (double)m * s.mean;
+                bc = g->cost[a] + (double)m * row[a].mean;
                 bv = g->var[a] + v;
             }
         }
@@ -232,13 +256,13 @@ double ks_strata_solve(ks_strata_group *g, double lambda, double *cost, double *
         *count = k;
         for (size_t b = U; b > 0; b = g->from[b]) {
             size_t a = g->from[b];
-            stratum_stat s = stratum_of(g, a, b);
+            const stratum_stat *s = stratum_of(g, a, b);
             ks_stratum *o = &out[--k];
             o->lo = g->start[a];
             o->hi = g->start[b];
-            o->mean = s.mean;
-            o->s2 = s.s2;
-            stratum_best(g->kind, &s, lambda, &o->m, &o->var);
+            o->mean = s->mean;
+            o->s2 = s->s2;
+            stratum_best(g->kind, s, lambda, sqrt_lambda, &o->m, &o->var);
         }
     }
     return g->best[U];
@@ -278,8 +302,8 @@ ks_status ks_strata_frontier(ks_strata_group *g, double var_floor, double var_ca
         size_t ib = stack[--top], ia = stack[--top];
         ks_strata_point a = pt[ia], b = pt[ib];
         double dv = a.var - b.var, dc = b.cost - a.cost;
-        if (!(dv > rel_step * a.var) || a.var <= var_floor || b.var >= var_cap ||
-            !(dc > 0) || np == STRATA_MAX_POINTS)
+        if (!(dv > rel_step * a.var) || !(dc > 0.1 * rel_step * a.cost) ||
+            a.var <= var_floor || b.var >= var_cap || np == STRATA_MAX_POINTS)
             continue;
         double lambda = dc / dv, c, v;
         double val = ks_strata_solve(g, lambda, &c, &v, NULL, NULL);
@@ -356,7 +380,7 @@ ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t wo
     for (size_t b = 1; b <= U; b++) {
         size_t nc = 0;
         for (size_t a = 0; a < b; a++) {
-            stratum_stat s = stratum_of(g, a, b);
+            stratum_stat s = *stratum_of(g, a, b);
             uint64_t lo, hi;
             stratum_m_range(&s, &lo, &hi);
             used += g->exact_count[a] * (size_t)(hi - lo + 1);
@@ -437,7 +461,7 @@ void ks_strata_point_strata(ks_strata_group *g, size_t i, ks_stratum *out, size_
     j = pt->ref;
     while (b > 0) {
         const ks_pareto_point *p = &g->exact[b][j];
-        stratum_stat s = stratum_of(g, p->from, b);
+        stratum_stat s = *stratum_of(g, p->from, b);
         out[--k] = (ks_stratum){g->start[p->from], g->start[b], p->m, s.mean, s.s2,
                                 ks_strata_variance(g->kind, s.n, s.s2, p->m)};
         b = p->from;

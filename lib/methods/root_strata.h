@@ -22,7 +22,7 @@
  * n / KS_STRATA_BINS members or spans (max - min) / KS_STRATA_BINS, so there
  * are at most about 2 * KS_STRATA_BINS units and the tail keeps its own
  * bins. */
-#define KS_STRATA_BINS 48
+#define KS_STRATA_BINS 32
 
 typedef enum ks_variance_kind {
     KS_VARIANCE_FINITE_POPULATION = 0, /* N^2 S^2 / m - N S^2, S^2 with n-1 */
@@ -52,11 +52,18 @@ typedef struct ks_stratum {
     double var;
 } ks_stratum;
 
+/* A candidate stratum: members, mean, S^2 (n-1 divisor), and k with the
+ * continuous optimum m* = k sqrt(lambda). */
+typedef struct stratum_stat {
+    double n, mean, s2, k;
+} stratum_stat;
+
 typedef struct ks_strata_group {
     size_t n, units;
     size_t *start;         /* units + 1 */
     long double *s1, *s2;  /* units + 1 prefix sums of v - shift, (v - shift)^2 */
     unsigned char *pure;   /* unit holds a single distinct value */
+    stratum_stat *pair;    /* every stratum [a, b) of units, see stratum_of() */
     double shift, total;
     ks_variance_kind kind;
     double *best, *cost, *var; /* DP scratch, units + 1 */
@@ -81,8 +88,9 @@ double ks_strata_solve(ks_strata_group *g, double lambda, double *cost, double *
                        ks_stratum *out, size_t *count);
 
 /* Collects the group's Lagrangian vertices, refining between two while their
- * variances differ by more than rel_step of the larger, the larger exceeds
- * var_floor and the smaller is below var_cap. */
+ * variances differ by more than rel_step of the larger, their costs by more
+ * than rel_step / 10 of the smaller, the larger variance exceeds var_floor and
+ * the smaller is below var_cap. */
 ks_status ks_strata_frontier(ks_strata_group *g, double var_floor, double var_cap,
                              double rel_step, ks_error *err);
 
