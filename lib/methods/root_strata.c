@@ -268,6 +268,99 @@ double ks_strata_solve(ks_strata_group *g, double lambda, double *cost, double *
     return g->best[U];
 }
 
+/* One greedy move on fixed strata: dir > 0 adds the sample that buys the
+ * most variance per ns, dir < 0 removes the one that costs the least
+ * variance per ns saved.  Returns false when no move is possible. */
+static bool chain_move(ks_variance_kind kind, ks_stratum *st, size_t k, int dir, double *cost,
+                       double *var)
+{
+    size_t best = k;
+    double best_ratio = 0;
+    for (size_t h = 0; h < k; h++) {
+        double n = (double)(st[h].hi - st[h].lo);
+        uint64_t m = st[h].m, to = dir > 0 ? m + 1 : m - 1;
+        if ((dir > 0 && (double)m >= n) || (dir < 0 && m <= 1) || st[h].s2 <= 0)
+            continue;
+        double dv = fabs(ks_strata_variance(kind, n, st[h].s2, to) - st[h].var);
+        double ratio = st[h].mean > 0 ? dv / st[h].mean : (dir > 0 ? INFINITY : 0);
+        if (best == k || (dir > 0 ? ratio > best_ratio : ratio < best_ratio)) {
+            best = h;
+            best_ratio = ratio;
+        }
+    }
+    if (best == k)
+        return false;
+    ks_stratum *h = &st[best];
+    double n = (double)(h->hi - h->lo);
+    h->m = dir > 0 ? h->m + 1 : h->m - 1;
+    double v = ks_strata_variance(kind, n, h->s2, h->m);
+    *var += v - h->var;
+    *cost += dir > 0 ? h->mean : -h->mean;
+    h->var = v;
+    return true;
+}
+
+/* Lagrangian vertices leave gaps (lumpy strata); plans inside a gap are
+ * reached from its ends by greedy moves on the end's strata, at most
+ * CHAIN_STEPS each way. */
+#define CHAIN_STEPS 64
+
+static ks_status add_chains(ks_strata_group *g, size_t vertices, size_t *cap, ks_error *err)
+{
+    ks_stratum *st = malloc((g->units + 1) * sizeof *st);
+    if (!st)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    size_t np = g->points;
+    for (size_t i = 0; i + 1 < vertices; i++) {
+        for (int dir = 1; dir >= -1; dir -= 2) {
+            const ks_strata_point from = g->point[dir > 0 ? i : i + 1];
+            double stop = g->point[dir > 0 ? i + 1 : i].var, c, v;
+            size_t k;
+            ks_strata_solve(g, from.lambda, &c, &v, st, &k);
+            for (int step = 1; step <= CHAIN_STEPS; step++) {
+                if (!chain_move(g->kind, st, k, dir, &c, &v) ||
+                    (dir > 0 ? v <= stop : v >= stop))
+                    break;
+                if (np + 1 > *cap &&
+                    ks_grow((void **)&g->point, cap, np + 1, sizeof *g->point, err) != KS_OK) {
+                    free(st);
+                    return KS_ERR_NOMEM;
+                }
+                g->point[np++] = (ks_strata_point){c, v, from.lambda, 0, dir * step};
+            }
+        }
+    }
+    free(st);
+    g->points = np;
+    return KS_OK;
+}
+
+static int cmp_point_cost(const void *x, const void *y)
+{
+    const ks_strata_point *a = x, *b = y;
+    if (a->cost != b->cost)
+        return a->cost < b->cost ? -1 : 1;
+    if (a->var != b->var)
+        return a->var < b->var ? -1 : 1;
+    if (a->lambda != b->lambda)
+        return a->lambda < b->lambda ? -1 : 1;
+    return a->steps < b->steps ? -1 : (a->steps > b->steps);
+}
+
+/* keep strictly decreasing variance with strictly increasing cost */
+static size_t pareto_points(ks_strata_point *pt, size_t np)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (k > 0 && !(pt[i].var < pt[k - 1].var))
+            continue;
+        while (k > 0 && pt[i].cost <= pt[k - 1].cost)
+            k--;
+        pt[k++] = pt[i];
+    }
+    return k;
+}
+
 static int cmp_point_lambda(const void *x, const void *y)
 {
     const ks_strata_point *a = x, *b = y;
@@ -293,6 +386,8 @@ ks_status ks_strata_frontier(ks_strata_group *g, double var_floor, double var_ca
     pt[0].lambda = 0;
     census(g, &pt[1].cost, &pt[1].var, NULL, NULL);
     pt[1].lambda = INFINITY;
+    pt[0].ref = pt[1].ref = 0;
+    pt[0].steps = pt[1].steps = 0;
     size_t np = 2, top = 0;
     stack[top++] = 0;
     stack[top++] = 1;
@@ -317,7 +412,7 @@ ks_status ks_strata_frontier(ks_strata_group *g, double var_floor, double var_ca
             return KS_ERR_NOMEM;
         }
         pt = g->point;
-        pt[np] = (ks_strata_point){c, v, lambda, 0};
+        pt[np] = (ks_strata_point){c, v, lambda, 0, 0};
         stack[top++] = ia;
         stack[top++] = np;
         stack[top++] = np;
@@ -326,16 +421,12 @@ ks_status ks_strata_frontier(ks_strata_group *g, double var_floor, double var_ca
     }
     free(stack);
     qsort(pt, np, sizeof *pt, cmp_point_lambda);
-    /* keep strictly decreasing variance with strictly increasing cost */
-    size_t k = 0;
-    for (size_t i = 0; i < np; i++) {
-        if (k > 0 && !(pt[i].var < pt[k - 1].var))
-            continue;
-        while (k > 0 && pt[i].cost <= pt[k - 1].cost)
-            k--;
-        pt[k++] = pt[i];
-    }
-    g->points = k;
+    g->points = pareto_points(pt, np);
+    ks_status st = add_chains(g, g->points, &cap, err);
+    if (st != KS_OK)
+        return st;
+    qsort(g->point, g->points, sizeof *g->point, cmp_point_cost);
+    g->points = pareto_points(g->point, g->points);
     return KS_OK;
 }
 
@@ -418,7 +509,7 @@ ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t wo
         goto nomem;
     for (size_t i = 0; i < k; i++) { /* by increasing cost */
         const ks_pareto_point *p = &g->exact[U][k - 1 - i];
-        pt[i] = (ks_strata_point){p->cost, p->var, NAN, k - 1 - i};
+        pt[i] = (ks_strata_point){p->cost, p->var, NAN, k - 1 - i, 0};
     }
     free(g->point);
     g->point = pt;
@@ -447,6 +538,8 @@ void ks_strata_point_strata(ks_strata_group *g, size_t i, ks_stratum *out, size_
     if (!isnan(pt->lambda)) {
         double c, v;
         ks_strata_solve(g, pt->lambda, &c, &v, out, count);
+        for (int step = 0; step < abs(pt->steps); step++)
+            chain_move(g->kind, out, *count, pt->steps > 0 ? 1 : -1, &c, &v);
         return;
     }
     size_t k = 0, b = g->units, j = pt->ref;

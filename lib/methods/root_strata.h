@@ -35,6 +35,7 @@ typedef struct ks_strata_point {
     double lambda; /* a multiplier whose optimum this is; INFINITY: census;
                       NAN: a point of the exact frontier, number ref */
     size_t ref;
+    int steps;     /* then this many greedy moves: > 0 adding, < 0 removing */
 } ks_strata_point;
 
 /* A point of a group's exact frontier over its first b units: the last
