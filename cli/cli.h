@@ -64,7 +64,7 @@ int cli_read_profile(const char *path, const cli_input *in, ks_profile **out);
     "  --allocation A     root: joint (default: cheapest strata and sizes, bound on\n"   \
     "                     the total), tree (the same, bound per kernel group) or\n"      \
     "                     paper (the authors' greedy split tree, to reproduce them)\n"   \
-    "  --max-depth N      root/allegro: split depth limit (default 64)\n"                \
+    "  --max-depth N      allegro, root paper: split depth limit (default 64)\n"        \
     "  --n-th N           allegro: split while n >= N (default 50)\n"                    \
     "  --n-min N          allegro: draws per leaf at least N (default 30)\n"             \
     "  --target-speedup S random: ceil(invocations / S) draws\n"                         \
