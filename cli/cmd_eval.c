@@ -18,7 +18,9 @@ static void help(void)
            "plan's estimate of the total GPU time with the profile's own total.  Prints\n"
            "per method: distinct samples (mean), speedup (harmonic mean), error mean and\n"
            "max (%%), planning time (mean seconds), the promised bound and how often the\n"
-           "error exceeded it.\n\n"
+           "error exceeded it, and for root the predicted relative standard error (%%)\n"
+           "and the expected simulated time over the lower bound no plan of contiguous\n"
+           "strata can beat.\n\n"
            "options:\n"
            "  --methods LIST     comma-separated (default root,stem,allegro,random)\n"
            "  --iters N          plans per method (default 10)\n"
@@ -132,6 +134,8 @@ static void print_json(const eval_row *rows, size_t count, bool metrics)
         json_key_number("fit_seconds", r->fit_seconds);
         json_key_number("bound_pct", r->bound_pct);
         json_key_number("exceed_fraction", r->exceed_fraction);
+        json_key_number("predicted_rse_pct", r->predicted_rse_pct);
+        json_key_number("cost_over_lower_bound", r->cost_over_lower_bound);
         if (d->has_truth) {
             json_key_number("truth_error_mean_pct", d->truth_error_mean_pct);
             json_key_number("truth_error_max_pct", d->truth_error_max_pct);
@@ -147,8 +151,8 @@ static void print_json(const eval_row *rows, size_t count, bool metrics)
 
 static void print_table(const eval_row *rows, size_t count, bool truth)
 {
-    printf("%-8s %10s %12s %12s %11s %11s %9s %8s", "method", "samples", "speedup",
-           "err mean %", "err max %", "plan s", "bound %", "exceed");
+    printf("%-8s %10s %12s %12s %11s %11s %9s %8s %10s %8s", "method", "samples", "speedup",
+           "err mean %", "err max %", "plan s", "bound %", "exceed", "pred rse %", "cost/LB");
     if (truth)
         printf(" %12s %12s %11s", "B err mean %", "B err max %", "B speedup");
     printf("\n");
@@ -157,9 +161,14 @@ static void print_table(const eval_row *rows, size_t count, bool truth)
         char bound[32] = "none";
         if (r->bound_pct > 0)
             snprintf(bound, sizeof bound, "%.3g", r->bound_pct);
-        printf("%-8s %10.1f %11.2fx %12.4f %11.4f %11.6f %9s %7.1f%%", r->method,
+        char rse[32] = "-", lb[32] = "-";
+        if (r->predicted_rse_pct > 0)
+            snprintf(rse, sizeof rse, "%.4f", r->predicted_rse_pct);
+        if (r->cost_over_lower_bound > 0)
+            snprintf(lb, sizeof lb, "%.4f", r->cost_over_lower_bound);
+        printf("%-8s %10.1f %11.2fx %12.4f %11.4f %11.6f %9s %7.1f%% %10s %8s", r->method,
                r->samples_mean, r->speedup_hmean, r->error_mean_pct, r->error_max_pct,
-               r->plan_seconds, bound, 100 * r->exceed_fraction);
+               r->plan_seconds, bound, 100 * r->exceed_fraction, rse, lb);
         if (truth)
             printf(" %12.4f %12.4f %10.2fx", rows[i].d.truth_error_mean_pct,
                    rows[i].d.truth_error_max_pct, rows[i].d.truth_speedup_hmean);

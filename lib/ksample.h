@@ -372,10 +372,18 @@ typedef struct ks_plan {
     double sampled_ns;       /* time of the distinct sampled ids */
     double predicted_speedup;
     double bound;            /* promised relative error at `confidence`; 0 = none */
-    char bound_scope[32];    /* "total", "per-group" or "none" */
+    char bound_scope[32];    /* "total", "per-group", "per-group (paper)" or "none" */
     /* what a deterministic method chose from the data, for the record (PKA's
      * k, Sieve's bandwidths); "" = nothing to note */
     char note[256];
+    /* ROOT only ("" / 0 otherwise): the variance formula the sizes used
+     * ("finite-population" or "with-replacement"), the predicted variance
+     * of the total-time estimate (ns^2) and the lower bound on the expected
+     * simulated time of any plan of contiguous strata under the same bound
+     * (ns; 0 = not computed). */
+    char variance_formula[24];
+    double predicted_variance;
+    double lower_bound_ns;
     char input_path[512];
     char input_xxh128[33];
     uint64_t input_bytes;
@@ -516,6 +524,8 @@ typedef struct ks_eval_result {
     double fit_seconds;     /* the seed-independent part, done once */
     double bound_pct;       /* promised bound (0 = none) */
     double exceed_fraction; /* iterations whose error exceeded the bound */
+    double predicted_rse_pct;     /* plans' sqrt(predicted variance) / total; 0 = none */
+    double cost_over_lower_bound; /* expected cost / lower bound, mean; 0 = none */
 } ks_eval_result;
 
 /* Fits once, then selects `iters` times with seeds seed, seed+1, ... and

@@ -49,14 +49,15 @@ static ks_plan make_plan(const ks_profile *p, const ks_params *pa)
     return plan;
 }
 
-enum { KS_ALLOC_JOINT = 0, KS_ALLOC_TREE = 1 };
+enum { KS_ALLOC_JOINT = 0, KS_ALLOC_TREE = 1, KS_ALLOC_PAPER = 2 };
 
 static ks_params params(const char *method, int allocation, double eps, uint64_t seed)
 {
     ks_params pa;
     ks_params_init(&pa);
     pa.method = method;
-    tu_param(&pa, "allocation", "%s", allocation == KS_ALLOC_TREE ? "tree" : "joint");
+    tu_param(&pa, "allocation", "%s",
+             allocation == KS_ALLOC_PAPER ? "paper" : allocation == KS_ALLOC_TREE ? "tree" : "joint");
     pa.epsilon = eps;
     pa.seed = seed;
     return pa;
@@ -166,11 +167,13 @@ static bool is_close(double a, double b, double rel)
     return fabs(a - b) <= rel * fmax(fabs(a), fabs(b)) + 1e-300;
 }
 
-/* Variance of the time estimate that the plan's sizes promise: N^2 sigma^2 / m
- * per cluster, 0 for a cluster simulated exactly (m = N without
- * replacement). */
+/* Variance of the time estimate that the plan's sizes promise: per cluster
+ * N^2 S^2 / m - N S^2 (S^2 with the n-1 divisor) when the plan says
+ * "finite-population" (ROOT without replacement), else N^2 sigma^2 / m; 0 for
+ * a cluster simulated exactly (m = N). */
 static double promised_variance(const ks_plan *plan, uint32_t group)
 {
+    bool fpc = strcmp(plan->variance_formula, "finite-population") == 0;
     double v = 0;
     for (size_t i = 0; i < plan->cluster_count; i++) {
         const ks_cluster *c = &plan->clusters[i];
@@ -178,8 +181,8 @@ static double promised_variance(const ks_plan *plan, uint32_t group)
             continue;
         if (c->m >= c->size) /* simulated exactly, with or without replacement */
             continue;
-        double n = (double)c->size;
-        v += n * n * c->std_ns * c->std_ns / (double)c->m;
+        double n = (double)c->size, m = (double)c->m, var = c->std_ns * c->std_ns;
+        v += fpc ? n * (var * n / (n - 1)) * (n - m) / m : n * n * var / m;
     }
     return v;
 }
@@ -354,9 +357,9 @@ static void test_deep_tree_paths(void **state)
     for (double v = 1; v < 1e15; v *= 3)
         for (int r = 0; r < 60; r++)
             assert_int_equal(tu_append(p, "k", (int64_t)v + r % 3, NULL, NULL), KS_OK);
-    static const char *const methods[] = {"root", "allegro"};
-    for (int i = 0; i < 2; i++) {
-        ks_params pa = params(methods[i], KS_ALLOC_TREE, 0.05, 1);
+    static const char *const methods[] = {"root", "allegro", "root"};
+    for (int i = 0; i < 3; i++) {
+        ks_params pa = params(methods[i], i == 2 ? KS_ALLOC_PAPER : KS_ALLOC_TREE, 0.05, 1);
         ks_plan plan = make_plan(p, &pa);
         check_plan_structure(p, &plan);
         ks_plan_free(&plan);
@@ -531,235 +534,33 @@ static void check_tree(const ks_profile *p, const ks_plan *plan, bool allegro)
     sorted_groups_free(&sg);
 }
 
-/*
- * ROOT rebuilt here from its description, independently of the library's
- * code, and compared cluster by cluster with the plan.  Growth (both
- * allocations): a node with sample size m_old is split at its 2-means cut
- * only when the children, sized by the KKT under the node's bound, cost less:
- * sum ceil(m_i) mu_i < m_old mu.  Sizing: the leaves are sized by the KKT over
- * the set of leaves the bound covers (a group's leaves under "tree", all
- * leaves under "joint"), unless the unsplit allocation (STEM's) costs less
- * once rounded, in which case the group (tree) or every group (joint) is
- * one cluster.  Under "joint" each group's tree is grown under its share of
- * the total's bound, eps_g = z N sigma / (sqrt(m_g) T_g) with m_g the KKT
- * over the groups.
- */
-typedef struct ref_leaf {
-    uint32_t group;
-    size_t lo, hi; /* in the group's sorted durations */
-    range_stat s;
-    char path[1024];
-} ref_leaf;
-
-typedef struct ref_plan {
-    ref_leaf *leaves;
-    size_t count, cap;
-} ref_plan;
-
-static void ref_add(ref_plan *r, uint32_t group, size_t lo, size_t hi, const range_stat *s,
-                    const char *path)
-{
-    if (r->count == r->cap) {
-        r->cap = r->cap ? 2 * r->cap : 64;
-        r->leaves = realloc(r->leaves, r->cap * sizeof *r->leaves);
-        assert_non_null(r->leaves);
-    }
-    ref_leaf *l = &r->leaves[r->count++];
-    l->group = group;
-    l->lo = lo;
-    l->hi = hi;
-    l->s = *s;
-    snprintf(l->path, sizeof l->path, "%s", path);
-}
-
-static void ref_grow(ref_plan *r, uint32_t group, const int64_t *v, const double *vd, size_t lo,
-                     size_t hi, uint64_t m_old, double eps, double z, int depth, int max_depth,
-                     const char *path)
-{
-    range_stat s = stats_of(v + lo, hi - lo);
-    size_t n = hi - lo;
-    size_t cut = n >= 2 && v[lo] != v[hi - 1] && depth < max_depth
-                     ? ks_two_means_cut(vd + lo, n, NULL)
-                     : 0;
-    if (cut > 0) {
-        range_stat s0 = stats_of(v + lo, cut), s1 = stats_of(v + lo + cut, n - cut);
-        double size[2] = {(double)s0.n, (double)s1.n}, mean[2] = {s0.mean, s1.mean},
-               std[2] = {s0.std, s1.std}, m_real[2];
-        ks_kkt_allocate(2, size, mean, std, eps, z, m_real);
-        uint64_t m0 = ks_round_sample_size(m_real[0], s0.n);
-        uint64_t m1 = ks_round_sample_size(m_real[1], s1.n);
-        if ((double)m0 * s0.mean + (double)m1 * s1.mean < (double)m_old * s.mean) {
-            char child[1024];
-            snprintf(child, sizeof child, "%s.0", path);
-            ref_grow(r, group, v, vd, lo, lo + cut, m0, eps, z, depth + 1, max_depth, child);
-            snprintf(child, sizeof child, "%s.1", path);
-            ref_grow(r, group, v, vd, lo + cut, hi, m1, eps, z, depth + 1, max_depth, child);
-            return;
-        }
-    }
-    ref_add(r, group, lo, hi, &s, path);
-}
-
-/* KKT over leaves[0..k) under eps; rounded sizes into m; returns sum m mu. */
-static double ref_size(const ref_leaf *leaves, size_t k, double eps, double z, uint64_t *m)
-{
-    double *size = malloc((k + 1) * sizeof *size), *mean = malloc((k + 1) * sizeof *mean);
-    double *std = malloc((k + 1) * sizeof *std), *m_real = malloc((k + 1) * sizeof *m_real);
-    assert_true(size && mean && std && m_real);
-    for (size_t i = 0; i < k; i++) {
-        size[i] = (double)leaves[i].s.n;
-        mean[i] = leaves[i].s.mean;
-        std[i] = leaves[i].s.std;
-    }
-    ks_kkt_allocate(k, size, mean, std, eps, z, m_real);
-    double cost = 0;
-    for (size_t i = 0; i < k; i++) {
-        m[i] = ks_round_sample_size(m_real[i], leaves[i].s.n);
-        cost += (double)m[i] * mean[i];
-    }
-    free(size);
-    free(mean);
-    free(std);
-    free(m_real);
-    return cost;
-}
-
-static void check_root_reference(const ks_profile *p, const ks_plan *plan)
-{
-    const ks_params *pa = &plan->params;
-    double eps = pa->epsilon, z = plan->z;
-    bool joint = ks_plan_param(plan, "allocation") == KS_ALLOC_JOINT;
-    sorted_groups sg;
-    sorted_groups_build(p, pa->key, &sg);
-    size_t gk = sg.g.count;
-    double *vd = malloc((p->n + 1) * sizeof *vd);
-    double *g_size = malloc((gk + 1) * sizeof *g_size), *g_mean = malloc((gk + 1) * sizeof *g_mean);
-    double *g_std = malloc((gk + 1) * sizeof *g_std), *g_m = malloc((gk + 1) * sizeof *g_m);
-    uint64_t *m = malloc((p->n + 1) * sizeof *m);
-    assert_true(vd && g_size && g_mean && g_std && g_m && m);
-    for (size_t gi = 0; gi < gk; gi++) {
-        range_stat s = stats_of(sg.v + sg.off[gi], sg.g.size[gi]);
-        g_size[gi] = (double)s.n;
-        g_mean[gi] = s.mean;
-        g_std[gi] = s.std;
-    }
-    if (joint)
-        ks_kkt_allocate(gk, g_size, g_mean, g_std, eps, z, g_m);
-
-    ref_plan r = {0};
-    size_t *first = calloc(gk + 1, sizeof *first);
-    assert_non_null(first);
-    for (size_t gi = 0; gi < gk; gi++) {
-        const int64_t *v = sg.v + sg.off[gi];
-        size_t n = sg.g.size[gi];
-        for (size_t i = 0; i < n; i++)
-            vd[i] = (double)v[i];
-        range_stat s = stats_of(v, n);
-        double total = g_size[gi] * g_mean[gi], eps_g = eps;
-        uint64_t m0;
-        if (joint && g_std[gi] > 0 && total > 0 && isfinite(g_m[gi]) && g_m[gi] > 0) {
-            eps_g = z * g_size[gi] * g_std[gi] / sqrt(g_m[gi]) / total;
-            m0 = ks_round_sample_size(g_m[gi], n);
-        } else {
-            m0 = stem_single_size(&s, eps, z);
-        }
-        first[gi] = r.count;
-        ref_grow(&r, (uint32_t)gi, v, vd, 0, n, m0, eps_g, z, 0, (int)ks_plan_param(plan, "max-depth"), "0");
-    }
-    first[gk] = r.count;
-
-    /* sizes, and which groups stay whole */
-    bool *whole = calloc(gk + 1, sizeof *whole);
-    uint64_t *whole_m = calloc(gk + 1, sizeof *whole_m);
-    assert_true(whole && whole_m);
-    if (joint) {
-        double cost_leaves = ref_size(r.leaves, r.count, eps, z, m), cost_groups = 0;
-        for (size_t gi = 0; gi < gk; gi++) {
-            whole_m[gi] = ks_round_sample_size(g_m[gi], sg.g.size[gi]);
-            cost_groups += (double)whole_m[gi] * g_mean[gi];
-        }
-        for (size_t gi = 0; gi < gk; gi++)
-            whole[gi] = cost_groups < cost_leaves;
-    } else {
-        for (size_t gi = 0; gi < gk; gi++) {
-            double cost_leaves = ref_size(r.leaves + first[gi], first[gi + 1] - first[gi], eps,
-                                          z, m + first[gi]);
-            range_stat s = stats_of(sg.v + sg.off[gi], sg.g.size[gi]);
-            whole_m[gi] = stem_single_size(&s, eps, z);
-            whole[gi] = (double)whole_m[gi] * s.mean < cost_leaves;
-        }
-    }
-
-    /* the plan holds exactly these clusters, group by group, in order */
-    size_t ci = 0;
-    for (size_t gi = 0; gi < gk; gi++) {
-        const int64_t *v = sg.v + sg.off[gi];
-        size_t n = sg.g.size[gi];
-        size_t k = whole[gi] ? 1 : first[gi + 1] - first[gi];
-        for (size_t j = 0; j < k; j++, ci++) {
-            if (ci >= plan->cluster_count)
-                fail_msg("root(%s) eps %g: plan has %zu clusters, the reference more",
-                         joint ? "joint" : "tree", eps, plan->cluster_count);
-            const ks_cluster *c = &plan->clusters[ci];
-            const ref_leaf *l = &r.leaves[first[gi] + j];
-            const char *path = whole[gi] ? "0" : l->path;
-            size_t lo = whole[gi] ? 0 : l->lo, hi = whole[gi] ? n : l->hi;
-            uint64_t want_m = whole[gi] ? whole_m[gi] : m[first[gi] + j];
-            if (c->group != gi || strcmp(c->path, path) != 0 || c->size != hi - lo ||
-                c->min_ns != v[lo] || c->max_ns != v[hi - 1] || c->m != want_m)
-                fail_msg("root(%s) eps %g, cluster %zu: plan has group %u '%s' n=%llu "
-                         "[%lld, %lld] m=%llu; reference group %zu '%s' n=%zu [%lld, %lld] "
-                         "m=%llu%s",
-                         joint ? "joint" : "tree", eps, ci, c->group, c->path,
-                         (unsigned long long)c->size, (long long)c->min_ns,
-                         (long long)c->max_ns, (unsigned long long)c->m, gi, path, hi - lo,
-                         (long long)v[lo], (long long)v[hi - 1], (unsigned long long)want_m,
-                         whole[gi] ? " (kept whole)" : "");
-        }
-    }
-    assert_int_equal(ci, plan->cluster_count);
-    free(first);
-    free(whole);
-    free(whole_m);
-    free(r.leaves);
-    free(vd);
-    free(g_size);
-    free(g_mean);
-    free(g_std);
-    free(g_m);
-    free(m);
-    sorted_groups_free(&sg);
-}
-
-static void test_root_tree_rederived(void **state)
+/* --allocation paper keeps the authors' split tree: its leaves tile each
+ * group and every internal node is split at the exact 2-means cut.  (The
+ * greedy joint/tree allocations that this file re-derived before issue 8 are
+ * rebuilt in tests/test_root_optimal.c as a baseline the optimiser must beat.) */
+static void test_root_paper_tree(void **state)
 {
     (void)state;
     for (int w = 0; w < 3; w++) {
         ks_profile *p = workload(w, 20000, 200 + w);
         for (double eps = 0.01; eps < 0.3; eps *= 2.5) {
-            for (int alloc = 0; alloc < 2; alloc++) {
-                ks_params pa = params("root", alloc, eps, 1);
-                ks_plan plan = make_plan(p, &pa);
-                check_tree(p, &plan, false);
-                check_root_reference(p, &plan);
-                ks_plan_free(&plan);
-            }
+            ks_params pa = params("root", KS_ALLOC_PAPER, eps, 1);
+            ks_plan plan = make_plan(p, &pa);
+            check_tree(p, &plan, false);
+            assert_string_equal(plan.bound_scope, "per-group (paper)");
+            ks_plan_free(&plan);
         }
         ks_profile_free(p);
     }
-    /* one-kernel mixtures of the bound tests below, which split deeply */
     ks_rng rng;
     ks_rng_seed(&rng, 99);
     for (int trial = 0; trial < 40; trial++) {
         double eps;
         ks_profile *p = random_mixture(&rng, &eps);
-        for (int alloc = 0; alloc < 2; alloc++) {
-            ks_params pa = params("root", alloc, eps, 1);
-            ks_plan plan = make_plan(p, &pa);
-            check_tree(p, &plan, false);
-            check_root_reference(p, &plan);
-            ks_plan_free(&plan);
-        }
+        ks_params pa = params("root", KS_ALLOC_PAPER, eps, 1);
+        ks_plan plan = make_plan(p, &pa);
+        check_tree(p, &plan, false);
+        ks_plan_free(&plan);
         ks_profile_free(p);
     }
 }
@@ -894,7 +695,9 @@ static void test_root_degenerate_kernels(void **state)
     ks_profile_free(p);
 }
 
-/* (c) ROOT with joint allocation is never dearer than STEM */
+/* (c) ROOT with joint allocation is never dearer than STEM in expectation
+ * (one seed's draws may simulate more: the optimiser minimises the expected
+ * time) */
 static void test_root_joint_cheaper_than_stem(void **state)
 {
     (void)state;
@@ -910,10 +713,6 @@ static void test_root_joint_cheaper_than_stem(void **state)
                 if (!(rc <= sc * (1 + 1e-12)))
                     fail_msg("%s eps %g: ROOT(joint) expected cost %.6g > STEM %.6g",
                              workload_names[w], eps, rc, sc);
-                if (!(root.sampled_ns <= stem.sampled_ns))
-                    fail_msg("%s eps %g seed %llu: ROOT(joint) simulates %.6g ns > STEM %.6g",
-                             workload_names[w], eps, (unsigned long long)seed,
-                             root.sampled_ns, stem.sampled_ns);
                 ks_plan_free(&root);
                 ks_plan_free(&stem);
             }
@@ -1490,7 +1289,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_structure),
         cmocka_unit_test(test_deep_tree_paths),
-        cmocka_unit_test(test_root_tree_rederived),
+        cmocka_unit_test(test_root_paper_tree),
         cmocka_unit_test(test_root_splits_two_modes),
         cmocka_unit_test(test_root_degenerate_kernels),
         cmocka_unit_test(test_root_joint_cheaper_than_stem),

@@ -17,6 +17,17 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* What the plan simulates on average: m mean per cluster, a census once. */
+static double plan_expected_cost(const ks_plan *plan)
+{
+    long double s = 0;
+    for (size_t i = 0; i < plan->cluster_count; i++) {
+        const ks_cluster *c = &plan->clusters[i];
+        s += (long double)(c->m < c->size ? c->m : c->size) * c->mean_ns;
+    }
+    return (double)s;
+}
+
 ks_status ks_evaluate(const ks_profile *p, const ks_params *params, unsigned iters,
                       ks_eval_result *out, ks_error *err)
 {
@@ -33,6 +44,7 @@ ks_status ks_evaluate_observed(const ks_profile *p, const ks_params *params, uns
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "--iters must be at least 1");
     double truth = ks_profile_total_ns(p);
     double inv_speedup = 0, err_sum = 0, err_max = 0, seconds = 0, samples = 0;
+    double rse = 0, cost_ratio = 0;
     unsigned exceed = 0;
     ks_fitted *fitted;
     double t_fit = now_seconds();
@@ -58,6 +70,10 @@ ks_status ks_evaluate_observed(const ks_profile *p, const ks_params *params, uns
         out->bound_pct = plan.bound * 100;
         if (plan.bound > 0 && e > plan.bound)
             exceed++;
+        if (plan.variance_formula[0] && plan.total_ns > 0)
+            rse += sqrt(plan.predicted_variance) / plan.total_ns;
+        if (plan.lower_bound_ns > 0)
+            cost_ratio += plan_expected_cost(&plan) / plan.lower_bound_ns;
         st = observe ? observe(ctx, &plan, err) : KS_OK;
         ks_plan_free(&plan);
         if (st != KS_OK) {
@@ -73,5 +89,7 @@ ks_status ks_evaluate_observed(const ks_profile *p, const ks_params *params, uns
     out->plan_seconds = out->fit_seconds + seconds / iters;
     ks_fitted_free(fitted);
     out->exceed_fraction = (double)exceed / iters;
+    out->predicted_rse_pct = 100 * rse / iters;
+    out->cost_over_lower_bound = cost_ratio / iters;
     return KS_OK;
 }

@@ -1,313 +1,265 @@
 /*
- * root.c - ROOT (Chung et al., MICRO'25): STEM plus hierarchical
- * splitting of each kernel group on its duration distribution.
+ * root.c - ROOT (Chung et al., MICRO'25): stratify each kernel group on its
+ * durations and size the strata, then draw.
  *
- * Where this deviates from the published code, on purpose:
- *  - the 2-way split is the exact 1-D 2-means optimum (sort once, try every
- *    cut), not a randomly initialised k-means: deterministic and global;
- *  - every non-empty leaf gets at least one sample (the published code drops
- *    zero-variance clusters and loses their time);
- *  - by default (allocation "joint") the error budget is shared across kernel
- *    groups as STEM shares it: the joint KKT over the groups gives each group
- *    g a variance budget V_g = c sqrt(a_g b_g) / sum_j sqrt(a_j b_j), i.e. an
- *    effective bound eps_g = z sqrt(V_g) / T_g, and group g's tree is grown
- *    under eps_g instead of eps.  The leaves are then sized by the KKT jointly
- *    across all groups (or, if rounding makes that dearer, STEM's allocation
- *    on the unsplit groups is kept): the bound holds on the workload total,
- *    as STEM's does, and the plan is never dearer than STEM's.
- *    Allocation "tree" is the paper's ROOT: eps for every group separately.
- *  - the leaves' final sizes come from the KKT over all of a bound's leaves,
- *    not from the tree: the paper's tree sizes promise less than they appear
- *    to, since a child that is split again is re-sized under eps of its own
- *    total, which can exceed the variance its parent's KKT gave it, so the
- *    union of leaves can miss the bound by ~20 % (tests/test_methods.c has a
- *    case).  The tree decides the structure; the KKT sizes it.
+ * Allocations (--allocation):
+ *  - joint (default): the cheapest contiguous duration strata and integer
+ *    sizes of every group together, under one variance bound on the workload
+ *    total (root_strata.c);
+ *  - tree: the same optimiser with the bound on each group's total, the
+ *    scope the paper promises;
+ *  - paper: the authors' greedy split tree as they decide it
+ *    (root_paper.c), to reproduce published numbers.
+ * Sizing uses the finite-population variance N^2 S^2/m - N S^2 for draws
+ * without replacement (so a census costs no variance), and N^2 sigma^2/m
+ * with --with-replacement.  The design (everything before the draws) is
+ * built by ks_root_design_build(); ks_root_design_draw() does the seeded part.
  */
-#include "sampling.h"
+#include "root.h"
 
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { ALLOC_JOINT = 0, ALLOC_TREE = 1 };
+/* Frontier refinement and merge steps, as a relative change of variance, and
+ * the range of variance in which plans are told apart: (eps T / z)^2 for eps
+ * from ROOT_FLOOR_EPS to 1 (the largest --epsilon).  All independent of the
+ * bound, so that a larger epsilon never gives a dearer plan; a bound below
+ * the floor gets a floor of its own (bound / 16). */
+#define ROOT_FRONTIER_STEP 0.02
+#define ROOT_MERGE_STEP 0.005
+#define ROOT_FLOOR_EPS 1e-4
+/* Groups whose exact frontier takes at most this many candidate points get
+ * it (every stratification and allocation); the rest the Lagrangian one. */
+#define ROOT_EXACT_WORK (1u << 13)
 
+void ks_root_design_free(ks_root_design *d)
+{
+    for (size_t i = 0; i < d->count; i++)
+        free(d->leaves[i].path);
+    free(d->leaves);
+    ks_members_free(&d->mem);
+    memset(d, 0, sizeof *d);
+}
+
+ks_status ks_root_add_leaf(ks_root_design *d, uint32_t group, size_t lo, size_t hi, uint64_t m,
+                           double m_real, const char *path, ks_error *err)
+{
+    ks_status st =
+        ks_grow((void **)&d->leaves, &d->capacity, d->count + 1, sizeof *d->leaves, err);
+    if (st != KS_OK)
+        return st;
+    char *copy = strdup(path);
+    if (!copy)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    d->leaves[d->count++] = (ks_root_leaf){group, lo, hi, m, m_real, copy};
+    return KS_OK;
+}
+
+/* A group's chosen point as leaves: strata are named by their rank in
+ * duration order ("0" when the group is one stratum). */
+static ks_status add_group_leaves(ks_root_design *d, ks_strata_group *sg, uint32_t group,
+                                  size_t point, ks_stratum *buf, ks_error *err)
+{
+    size_t k = 0;
+    ks_strata_point_strata(sg, point, buf, &k);
+    ks_status st = KS_OK;
+    for (size_t i = 0; i < k && st == KS_OK; i++) {
+        char path[32];
+        snprintf(path, sizeof path, k == 1 ? "0" : "s%zu", i);
+        st = ks_root_add_leaf(d, group, buf[i].lo, buf[i].hi, buf[i].m, (double)buf[i].m, path,
+                              err);
+    }
+    return st;
+}
+
+static double root_floor(double total, double eps, double z)
+{
+    double floor = pow(ROOT_FLOOR_EPS * total / z, 2), bound = pow(eps * total / z, 2);
+    return bound < floor ? bound / 16 : floor;
+}
+
+static ks_status optimal_leaves(const ks_groups *g, const ks_root_config *pa, double z,
+                                ks_root_design *d, ks_error *err)
+{
+    size_t gk = g->count, largest = 1;
+    ks_status st = KS_OK;
+    ks_strata_group *sg = calloc(gk + 1, sizeof *sg);
+    size_t *choice = calloc(gk + 1, sizeof *choice);
+    for (size_t gi = 0; gi < gk; gi++)
+        largest = g->size[gi] > largest ? g->size[gi] : largest;
+    ks_stratum *buf = malloc((largest + 1) * sizeof *buf);
+    if (!sg || !choice || !buf) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    bool joint = pa->allocation == KS_ALLOC_JOINT;
+    long double total = 0;
+    for (size_t gi = 0; gi < gk && st == KS_OK; gi++) {
+        st = ks_strata_group_init(&sg[gi], d->mem.values + d->mem.offset[gi], g->size[gi],
+                                  d->kind, err);
+        total += st == KS_OK ? sg[gi].total : 0;
+    }
+    for (size_t gi = 0; gi < gk && st == KS_OK; gi++) {
+        double t = joint ? (double)total : sg[gi].total;
+        double floor = root_floor(t, pa->epsilon, z);
+        bool exact;
+        st = ks_strata_exact_frontier(&sg[gi], pow(t / z, 2), ROOT_EXACT_WORK, &exact, err);
+        if (st == KS_OK && !exact)
+            st = ks_strata_frontier(&sg[gi], floor, pow(t / z, 2), ROOT_FRONTIER_STEP, err);
+    }
+    if (st != KS_OK)
+        goto done;
+    if (joint) {
+        double t = (double)total, bound = pow(pa->epsilon * t / z, 2);
+        st = ks_strata_pick_joint(sg, gk, bound, root_floor(t, pa->epsilon, z), pow(t / z, 2),
+                                  ROOT_MERGE_STEP, choice, err);
+        d->lower_bound_ns = ks_strata_lower_bound(sg, gk, bound);
+        snprintf(d->scope, sizeof d->scope, "total");
+    } else {
+        long double lb = 0;
+        for (size_t gi = 0; gi < gk; gi++) {
+            double bound = pow(pa->epsilon * sg[gi].total / z, 2);
+            choice[gi] = ks_strata_pick_single(&sg[gi], bound);
+            lb += ks_strata_lower_bound(&sg[gi], 1, bound);
+        }
+        d->lower_bound_ns = (double)lb;
+        snprintf(d->scope, sizeof d->scope, "per-group");
+    }
+    for (size_t gi = 0; gi < gk && st == KS_OK; gi++)
+        st = add_group_leaves(d, &sg[gi], (uint32_t)gi, choice[gi], buf, err);
+done:
+    for (size_t gi = 0; sg && gi < gk; gi++)
+        ks_strata_group_free(&sg[gi]);
+    free(sg);
+    free(choice);
+    free(buf);
+    return st;
+}
+
+ks_status ks_root_design_build(const ks_profile *p, const ks_groups *g, const ks_root_config *pa,
+                               double z, ks_root_design *d, ks_error *err)
+{
+    memset(d, 0, sizeof *d);
+    d->kind = pa->with_replacement ? KS_VARIANCE_WITH_REPLACEMENT
+                                   : KS_VARIANCE_FINITE_POPULATION;
+    ks_status st = ks_members_build(p, g, &d->mem, err);
+    if (st != KS_OK)
+        return st;
+    if (pa->allocation == KS_ALLOC_PAPER)
+        st = ks_root_paper_leaves(p, g, pa, z, d, err);
+    else
+        st = optimal_leaves(g, pa, z, d, err);
+    if (st != KS_OK)
+        ks_root_design_free(d);
+    return st;
+}
+
+ks_status ks_root_design_draw(const ks_root_design *d, const ks_profile *p,
+                              const ks_root_config *pa, ks_rng *rng, ks_plan *plan, ks_error *err)
+{
+    size_t largest = 1;
+    for (size_t i = 0; i < d->count; i++)
+        largest = d->leaves[i].hi - d->leaves[i].lo > largest ? d->leaves[i].hi - d->leaves[i].lo
+                                                              : largest;
+    uint32_t *scratch = malloc(largest * sizeof *scratch);
+    if (!scratch)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    ks_draw_mode mode =
+        pa->with_replacement ? KS_DRAW_WITH_REPLACEMENT : KS_DRAW_WITHOUT_REPLACEMENT;
+    long double variance = 0;
+    ks_status st = KS_OK;
+    for (size_t i = 0; i < d->count && st == KS_OK; i++) {
+        const ks_root_leaf *l = &d->leaves[i];
+        const uint32_t *ids = d->mem.ids + d->mem.offset[l->group] + l->lo;
+        ks_range_stat s;
+        ks_range_stats(p, ids, d->mem.values + d->mem.offset[l->group] + l->lo, l->hi - l->lo,
+                       &s);
+        variance += ks_strata_variance(d->kind, (double)s.n, s.sample_std * s.sample_std, l->m);
+        ks_cluster c = {.group = l->group, .path = l->path, .size = s.n, .mean_ns = s.mean,
+                        .std_ns = s.std, .min_ns = s.min, .max_ns = s.max, .m = l->m,
+                        .m_real = l->m_real};
+        uint32_t index;
+        if ((st = ks_plan_add_cluster(plan, &c, &index, err)) == KS_OK)
+            st = ks_draw(plan, rng, ids, s.n, c.m, mode, index, scratch, err);
+    }
+    free(scratch);
+    plan->bound = pa->epsilon;
+    snprintf(plan->bound_scope, sizeof plan->bound_scope, "%s", d->scope);
+    snprintf(plan->variance_formula, sizeof plan->variance_formula, "%s",
+             d->kind == KS_VARIANCE_FINITE_POPULATION ? "finite-population"
+                                                      : "with-replacement");
+    plan->predicted_variance = (double)variance;
+    plan->lower_bound_ns = d->lower_bound_ns;
+    return st;
+}
+
+/* The method's own parameters, declared once (lib/methods/method.c's table
+ * row is ks_method_root below). */
 typedef struct root_params {
     int with_replacement;
     int allocation;
     uint64_t max_depth;
 } root_params;
 
-static const char *const allocations[] = {"joint", "tree", NULL};
+static const char *const allocations[] = {"joint", "tree", "paper", NULL};
 
 static const ks_param_def root_param_defs[] = {
     KS_PARAM_WITH_REPLACEMENT(root_params),
-    {"allocation", KS_PARAM_CHOICE, offsetof(root_params, allocation), 0, 0, ALLOC_JOINT,
+    {"allocation", KS_PARAM_CHOICE, offsetof(root_params, allocation), 0, 0, KS_ALLOC_JOINT,
      allocations, "A",
-     "joint (KKT over all leaves, bound on the total) or tree (the paper: bound per kernel "
-     "group)"},
+     "joint (the cheapest strata and sizes with the bound on the total), tree (the bound "
+     "on each kernel group) or paper (the authors' greedy splits and sizes, to reproduce "
+     "published numbers)"},
     KS_PARAM_MAX_DEPTH(root_params),
 };
 
-typedef struct leaf {
-    uint32_t group;
-    size_t lo, hi; /* range in the group's sorted ids */
-    ks_range_stat stat;
-    uint64_t m_tree;
-    double m_tree_real;
-    char *path;
-} leaf;
-
-typedef struct root_ctx {
-    const ks_profile *p;
-    const root_params *pa;
-    double z;
-    double eps;          /* the bound the current group's tree is grown under */
-    const uint32_t *ids;  /* the group's invocations, sorted by duration */
-    const double *values; /* their durations */
-    leaf *leaves;
-    size_t leaf_count, leaf_capacity;
-    uint32_t group;
-    ks_error *err;
-} root_ctx;
-
-static ks_status add_leaf(root_ctx *c, size_t lo, size_t hi, const ks_range_stat *s,
-                          uint64_t m, double m_real, const char *path)
+static ks_status root_fit(const ks_method_input *in, void **model, ks_error *err)
 {
-    ks_status st = ks_grow((void **)&c->leaves, &c->leaf_capacity, c->leaf_count + 1,
-                           sizeof *c->leaves, c->err);
-    if (st != KS_OK)
+    const root_params *rp = in->method_params;
+    ks_root_config cfg = {in->params->epsilon, rp->with_replacement, rp->allocation,
+                          rp->max_depth};
+    ks_root_design *d = malloc(sizeof *d);
+    if (!d)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    ks_status st = ks_root_design_build(in->profile, in->groups, &cfg, in->z, d, err);
+    if (st != KS_OK) {
+        free(d);
         return st;
-    leaf *l = &c->leaves[c->leaf_count];
-    l->group = c->group;
-    l->lo = lo;
-    l->hi = hi;
-    l->stat = *s;
-    l->m_tree = m;
-    l->m_tree_real = m_real;
-    l->path = strdup(path);
-    if (!l->path)
-        return ks_error_set(c->err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    c->leaf_count++;
+    }
+    *model = d;
     return KS_OK;
-}
-
-/* Children sizes by the KKT formula under the same epsilon: exposed for the
- * tests through ks_root_split_costs(). */
-static void child_sizes(const ks_range_stat *s0, const ks_range_stat *s1, double eps, double z,
-                        uint64_t m[2], double m_real[2])
-{
-    double size[2] = {(double)s0->n, (double)s1->n};
-    double mean[2] = {s0->mean, s1->mean}, std[2] = {s0->std, s1->std};
-    ks_kkt_allocate(2, size, mean, std, eps, z, m_real);
-    m[0] = ks_round_sample_size(m_real[0], s0->n);
-    m[1] = ks_round_sample_size(m_real[1], s1->n);
-}
-
-/* s: statistics of [lo, hi), computed once by the caller */
-static ks_status split(root_ctx *c, size_t lo, size_t hi, const ks_range_stat *sp,
-                       uint64_t m_old, double m_old_real, const char *path, int depth)
-{
-    ks_range_stat s = *sp;
-    size_t n = hi - lo;
-    if (n < 2 || s.min == s.max || (uint64_t)depth >= c->pa->max_depth)
-        return add_leaf(c, lo, hi, &s, m_old, m_old_real, path);
-    size_t cut = ks_two_means_cut(c->values + lo, n, NULL);
-    if (cut == 0)
-        return add_leaf(c, lo, hi, &s, m_old, m_old_real, path);
-    ks_range_stat s0, s1;
-    ks_range_stats(c->p, c->ids + lo, c->values + lo, cut, &s0);
-    ks_range_stats(c->p, c->ids + lo + cut, c->values + lo + cut, n - cut, &s1);
-    uint64_t m[2];
-    double m_real[2];
-    child_sizes(&s0, &s1, c->eps, c->z, m, m_real);
-    double tau_old = (double)m_old * s.mean;
-    double tau_new = (double)m[0] * s0.mean + (double)m[1] * s1.mean;
-    if (!(tau_new < tau_old))
-        return add_leaf(c, lo, hi, &s, m_old, m_old_real, path);
-    char child[KS_PATH_SIZE];
-    snprintf(child, sizeof child, "%s.0", path);
-    ks_status st = split(c, lo, lo + cut, &s0, m[0], m_real[0], child, depth + 1);
-    if (st != KS_OK)
-        return st;
-    snprintf(child, sizeof child, "%s.1", path);
-    return split(c, lo + cut, hi, &s1, m[1], m_real[1], child, depth + 1);
 }
 
 static ks_status root_select(const ks_method_input *in, const void *model, ks_rng *rng,
                              ks_plan *plan, ks_error *err)
 {
-    const ks_profile *p = in->profile;
-    const ks_groups *g = in->groups;
-    const root_params *pa = in->method_params;
-    const double epsilon = in->params->epsilon;
-    const ks_members mem = *(const ks_members *)model;
-    ks_status st = KS_OK;
-    root_ctx c = {.p = p, .pa = pa, .z = in->z, .err = err};
-    size_t gk = g->count;
-    uint32_t *scratch = malloc(ks_groups_largest(g) * sizeof *scratch);
-    ks_range_stat *g_stat = malloc((gk + 1) * sizeof *g_stat);
-    double *g_size = malloc((gk + 1) * sizeof *g_size), *g_mean = malloc((gk + 1) * sizeof *g_mean);
-    double *g_std = malloc((gk + 1) * sizeof *g_std), *g_m = malloc((gk + 1) * sizeof *g_m);
-    double *size = NULL, *mean = NULL, *std = NULL, *m_real = NULL;
-    if (!scratch || !g_stat || !g_size || !g_mean || !g_std || !g_m) {
-        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-        goto done;
-    }
-    for (size_t gi = 0; gi < gk; gi++) {
-        ks_range_stats(p, mem.ids + mem.offset[gi], mem.values + mem.offset[gi], g->size[gi],
-                       &g_stat[gi]);
-        g_size[gi] = (double)g_stat[gi].n;
-        g_mean[gi] = g_stat[gi].mean;
-        g_std[gi] = g_stat[gi].std;
-    }
-    bool joint = pa->allocation == ALLOC_JOINT;
-    if (joint)
-        ks_kkt_allocate(gk, g_size, g_mean, g_std, epsilon, c.z, g_m);
-
-    /* grow one tree per group */
-    for (size_t gi = 0; gi < gk && st == KS_OK; gi++) {
-        c.group = (uint32_t)gi;
-        c.ids = mem.ids + mem.offset[gi];
-        c.values = mem.values + mem.offset[gi];
-        size_t n = g->size[gi];
-        double total = g_size[gi] * g_mean[gi];
-        uint64_t m0;
-        double m0_real;
-        c.eps = epsilon;
-        if (joint && g_std[gi] > 0 && total > 0 && isfinite(g_m[gi]) && g_m[gi] > 0) {
-            /* m = N^2 sigma^2 / V_g, so V_g = N^2 sigma^2 / m and
-             * eps_g = z sqrt(V_g) / T_g */
-            c.eps = c.z * g_size[gi] * g_std[gi] / sqrt(g_m[gi]) / total;
-            m0_real = g_m[gi];
-            m0 = ks_round_sample_size(m0_real, n);
-        } else {
-            m0 = ks_stem_single_size(&g_stat[gi], c.eps, c.z);
-            double r = g_mean[gi] > 0 ? c.z * g_std[gi] / (c.eps * g_mean[gi]) : 0;
-            m0_real = r * r;
-        }
-        st = split(&c, 0, n, &g_stat[gi], m0, m0_real, "0", 0);
-    }
-    if (st != KS_OK)
-        goto done;
-
-    size_t k = c.leaf_count;
-    size = malloc((k + 1) * sizeof *size);
-    mean = malloc((k + 1) * sizeof *mean);
-    std = malloc((k + 1) * sizeof *std);
-    m_real = malloc((k + 1) * sizeof *m_real);
-    if (!size || !mean || !std || !m_real) {
-        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < k; i++) {
-        size[i] = (double)c.leaves[i].stat.n;
-        mean[i] = c.leaves[i].stat.mean;
-        std[i] = c.leaves[i].stat.std;
-    }
-    /* Final sizes.  The tree's own sizes do not keep the bound they were
-     * grown under (a child re-split under eps of its own total may take more
-     * variance than its parent's KKT gave it: see the comment at the top), so
-     * leaves are sized by the KKT over a set of leaves that the bound covers:
-     * all leaves jointly (allocation joint: bound on the total), or each
-     * group's leaves (allocation tree: bound per group).  Unrounded, a
-     * refinement never costs more than the unsplit cluster (Cauchy-Schwarz:
-     * sum N_i s_i sqrt(mu_i) never grows); rounding up to whole samples can,
-     * so where the unsplit allocation is cheaper it is kept. */
-    double *m_group = malloc((gk + 1) * sizeof *m_group);  /* m of an unsplit group */
-    bool *collapse = calloc(gk + 1, sizeof *collapse);
-    if (!m_group || !collapse) {
-        free(m_group);
-        free(collapse);
-        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-        goto done;
-    }
-    if (joint) {
-        ks_kkt_allocate(k, size, mean, std, epsilon, c.z, m_real);
-        double cost_leaves = 0, cost_groups = 0;
-        for (size_t i = 0; i < k; i++)
-            cost_leaves += (double)ks_round_sample_size(m_real[i], c.leaves[i].stat.n) * mean[i];
-        for (size_t gi = 0; gi < gk; gi++) {
-            m_group[gi] = g_m[gi];
-            cost_groups += (double)ks_round_sample_size(g_m[gi], g->size[gi]) * g_mean[gi];
-        }
-        for (size_t gi = 0; gi < gk; gi++)
-            collapse[gi] = cost_groups < cost_leaves;
-    } else {
-        size_t first = 0;
-        for (size_t gi = 0; gi < gk; gi++) {
-            size_t last = first;
-            while (last < k && c.leaves[last].group == gi)
-                last++;
-            ks_kkt_allocate(last - first, size + first, mean + first, std + first, epsilon,
-                            c.z, m_real + first);
-            double r = g_mean[gi] > 0 ? c.z * g_std[gi] / (epsilon * g_mean[gi]) : 0;
-            m_group[gi] = r * r;
-            double cost_leaves = 0;
-            for (size_t i = first; i < last; i++)
-                cost_leaves += (double)ks_round_sample_size(m_real[i], c.leaves[i].stat.n) * mean[i];
-            collapse[gi] = (double)ks_stem_single_size(&g_stat[gi], epsilon, c.z) *
-                               g_mean[gi] < cost_leaves;
-            first = last;
-        }
-    }
-    ks_draw_mode mode =
-        pa->with_replacement ? KS_DRAW_WITH_REPLACEMENT : KS_DRAW_WITHOUT_REPLACEMENT;
-    for (size_t i = 0; i < k && st == KS_OK; i++) {
-        const leaf *l = &c.leaves[i];
-        ks_cluster cl = {.group = l->group, .path = l->path, .size = l->stat.n,
-                         .mean_ns = l->stat.mean, .std_ns = l->stat.std,
-                         .min_ns = l->stat.min, .max_ns = l->stat.max, .m_real = m_real[i]};
-        size_t lo = l->lo;
-        if (collapse[l->group]) {
-            if (l->lo != 0)
-                continue; /* emit the group once, at its first leaf */
-            const ks_range_stat *gs = &g_stat[l->group];
-            cl = (ks_cluster){.group = l->group, .path = "0", .size = gs->n,
-                              .mean_ns = gs->mean, .std_ns = gs->std, .min_ns = gs->min,
-                              .max_ns = gs->max, .m_real = m_group[l->group]};
-            lo = 0;
-        }
-        cl.m = collapse[l->group] && !joint
-                   ? ks_stem_single_size(&g_stat[l->group], epsilon, c.z)
-                   : ks_round_sample_size(cl.m_real, cl.size);
-        uint32_t index;
-        if ((st = ks_plan_add_cluster(plan, &cl, &index, err)) == KS_OK)
-            st = ks_draw(plan, rng, mem.ids + mem.offset[l->group] + lo, cl.size, cl.m, mode,
-                         index, scratch, err);
-    }
-    free(m_group);
-    free(collapse);
-    plan->bound = epsilon;
-    plan->with_replacement = pa->with_replacement;
-    snprintf(plan->bound_scope, sizeof plan->bound_scope, "%s", joint ? "total" : "per-group");
-done:
-    free(size);
-    free(mean);
-    free(std);
-    free(m_real);
-    free(g_stat);
-    free(g_size);
-    free(g_mean);
-    free(g_std);
-    free(g_m);
-    for (size_t i = 0; i < c.leaf_count; i++)
-        free(c.leaves[i].path);
-    free(c.leaves);
-    free(scratch);
+    const root_params *rp = in->method_params;
+    ks_root_config cfg = {in->params->epsilon, rp->with_replacement, rp->allocation,
+                          rp->max_depth};
+    ks_status st = ks_root_design_draw(model, in->profile, &cfg, rng, plan, err);
+    plan->with_replacement = rp->with_replacement;
     return st;
+}
+
+static void root_model_free(void *model)
+{
+    if (model)
+        ks_root_design_free(model);
+    free(model);
 }
 
 const ks_method ks_method_root = {
     .name = "root",
-    .summary = "STEM+ROOT: exact hierarchical 2-means splits of each kernel's durations "
+    .summary = "STEM+ROOT: cheapest contiguous duration strata and integer sizes per kernel "
                "(MICRO'25)",
     .default_key = KS_KEY_NAME,
     .needs = KS_NEED_TIME,
     .params = root_param_defs,
     .param_count = sizeof root_param_defs / sizeof root_param_defs[0],
     .params_size = sizeof(root_params),
-    .fit = ks_members_fit,
+    .fit = root_fit,
     .select = root_select,
-    .model_free = ks_members_model_free,
+    .model_free = root_model_free,
 };

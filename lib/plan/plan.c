@@ -248,6 +248,16 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
     json_number(f, plan->bound > 0 ? pa->confidence : 0);
     fputs(", \"scope\": ", f);
     json_string(f, plan->bound_scope[0] ? plan->bound_scope : "none");
+    if (plan->variance_formula[0]) {
+        fputs(", \"variance\": ", f);
+        json_string(f, plan->variance_formula);
+        fputs(", \"predicted_variance\": ", f);
+        json_number(f, plan->predicted_variance);
+        fputs(", \"predicted_rse\": ", f);
+        json_number(f, plan->total_ns > 0 ? sqrt(plan->predicted_variance) / plan->total_ns : 0);
+        fputs(", \"lower_bound_cost_ns\": ", f);
+        json_number(f, plan->lower_bound_ns);
+    }
     fputc('}', f);
     if (plan->note[0]) {
         fputs(",\n  \"note\": ", f);

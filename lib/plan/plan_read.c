@@ -340,6 +340,11 @@ static int on_scalar_number(void *ctx, const char *s, size_t len)
     case SEC_BOUND:
         if (strcmp(ps->key, "epsilon") == 0 && !parse_num(s, len, &pl->bound))
             return fail(ps, "bound.epsilon is not a number%s", "");
+        if (strcmp(ps->key, "predicted_variance") == 0 &&
+            !parse_num(s, len, &pl->predicted_variance))
+            return fail(ps, "bound.predicted_variance is not a number%s", "");
+        if (strcmp(ps->key, "lower_bound_cost_ns") == 0 && !parse_num(s, len, &pl->lower_bound_ns))
+            return fail(ps, "bound.lower_bound_cost_ns is not a number%s", "");
         return 1;
     case SEC_SUMMARY:
         if (strcmp(ps->key, "draws") == 0 && !parse_u64(s, len, &pl->draws))
@@ -407,6 +412,8 @@ static int on_string(void *ctx, const unsigned char *s, size_t len)
     case SEC_BOUND:
         if (strcmp(ps->key, "scope") == 0)
             copy_text(pl->bound_scope, sizeof pl->bound_scope, s, len);
+        else if (strcmp(ps->key, "variance") == 0)
+            copy_text(pl->variance_formula, sizeof pl->variance_formula, s, len);
         return 1;
     case SEC_GROUPS: {
         if (ps->depth != 2)

@@ -1,0 +1,56 @@
+/*
+ * root.h - ROOT's design (internal): the deterministic part of a ROOT plan
+ * (strata and their sizes, from the profile alone) kept apart from the seeded
+ * draws, so the two can run as separate steps.
+ */
+#ifndef KS_ROOT_H
+#define KS_ROOT_H
+
+#include "root_strata.h"
+#include "sampling.h"
+
+/* How leaves are sized (--allocation). */
+enum { KS_ALLOC_JOINT = 0, KS_ALLOC_TREE = 1, KS_ALLOC_PAPER = 2 };
+
+/* ROOT's parameters as its table declares them (lib/methods/root.c), plus
+ * the shared bound: what the design depends on. */
+typedef struct ks_root_config {
+    double epsilon;
+    int with_replacement;
+    int allocation;
+    uint64_t max_depth; /* paper mode's split depth */
+} ks_root_config;
+
+typedef struct ks_root_leaf {
+    uint32_t group;
+    size_t lo, hi; /* range in the group's members sorted by duration */
+    uint64_t m;
+    double m_real;
+    char *path;
+} ks_root_leaf;
+
+typedef struct ks_root_design {
+    ks_members mem;
+    ks_root_leaf *leaves; /* by group, then by duration */
+    size_t count, capacity;
+    ks_variance_kind kind;
+    double lower_bound_ns; /* cheapest any plan of the family can be; 0: not computed */
+    char scope[32];
+} ks_root_design;
+
+/* Everything before the draws: the strata of every group and their sizes. */
+ks_status ks_root_design_build(const ks_profile *p, const ks_groups *g, const ks_root_config *pa,
+                               double z, ks_root_design *d, ks_error *err);
+/* The seeded draws of a design into the plan, with its records (variance
+ * formula, predicted variance, lower bound, bound and scope). */
+ks_status ks_root_design_draw(const ks_root_design *d, const ks_profile *p,
+                              const ks_root_config *pa, ks_rng *rng, ks_plan *plan, ks_error *err);
+void ks_root_design_free(ks_root_design *d);
+
+ks_status ks_root_add_leaf(ks_root_design *d, uint32_t group, size_t lo, size_t hi, uint64_t m,
+                           double m_real, const char *path, ks_error *err);
+/* --allocation paper: the authors' greedy splits (root_paper.c). */
+ks_status ks_root_paper_leaves(const ks_profile *p, const ks_groups *g, const ks_root_config *pa,
+                               double z, ks_root_design *d, ks_error *err);
+
+#endif
