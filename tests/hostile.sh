@@ -66,6 +66,11 @@ if [ -c /dev/null ]; then
     expect 0 "$KS" sample "$T/four.csv" -o /dev/null
     [ -c /dev/null ] || bad "-o /dev/null replaced the device node"
 fi
+# -o /dev/stdout appends through the shell's descriptor, never replaces the file
+echo first >"$T/log"
+"$KS" sample "$T/four.csv" -o /dev/stdout >>"$T/log" 2>/dev/null || bad "-o /dev/stdout failed"
+head -1 "$T/log" | grep -q '^first$' || bad "-o /dev/stdout >> log clobbered the log"
+grep -q '"schema"' "$T/log" || bad "-o /dev/stdout wrote nothing"
 mkdir "$T/dir"
 expect 3 "$KS" sample "$T/four.csv" -o "$T/dir"
 ls "$T" | grep -q 'tmp' && bad "a temporary file was left: $(ls "$T")"

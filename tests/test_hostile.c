@@ -218,6 +218,13 @@ static void test_limits(void **state)
     n += (size_t)sprintf(text + n, "\"}]}");
     read_fails(write_gzip("long.json.gz", text, n), "kineto-json", KS_ERR_FORMAT,
                "longer than 16 MB");
+    /* digits: yajl re-lexed them quadratically too (64 MB took 42 s) */
+    n = (size_t)sprintf(text, "{\"traceEvents\":[{\"ts\":");
+    memset(text + n, '1', big);
+    n += big;
+    n += (size_t)sprintf(text + n, "}]}");
+    read_fails(write_gzip("digits.json.gz", text, n), "kineto-json", KS_ERR_FORMAT,
+               "number or literal is longer than 16 MB");
     free(text);
 
     /* 8,000 launches each with its own metric: 64 M cells asked of 100 KB */

@@ -8,7 +8,9 @@
  * the new one and no temporary.  Where the filesystem has no O_TMPFILE a
  * named temporary (mkstemp) is used, as before.
  *
- * Anything that is not a regular file is never renamed over: a device
+ * The process's own descriptors (/dev/stdout, /dev/fd/N) are written through
+ * the descriptor, so `-o /dev/stdout >> log` appends.
+ * Anything else that is not a regular file is never renamed over: a device
  * (/dev/null), a FIFO or a terminal is opened and written in place, as any
  * program's output redirection would; a symbolic link is followed, so the
  * file it points to is replaced and the link stays (`-o /dev/stdout` as
@@ -59,6 +61,44 @@ static ks_status write_in_place(const char *path, ks_writer_fn fn, const void *c
     FILE *f = fdopen(fd, "w");
     if (!f) {
         close(fd);
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    }
+    return write_and_close(f, path, false, fn, ctx, err);
+}
+
+/* The descriptor a path names when it is one of the process's own
+ * (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), else -1.  Those
+ * are written through the descriptor itself: reopening the name would start
+ * at offset 0 of the file behind it (clobbering `>> log`), and following the
+ * link to rename over that file would replace what the shell opened. */
+static int own_descriptor(const char *path)
+{
+    if (strcmp(path, "/dev/stdout") == 0)
+        return 1;
+    if (strcmp(path, "/dev/stderr") == 0)
+        return 2;
+    const char *digits = NULL;
+    if (strncmp(path, "/dev/fd/", 8) == 0)
+        digits = path + 8;
+    else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+        digits = path + 14;
+    if (!digits || !*digits || strspn(digits, "0123456789") != strlen(digits) ||
+        strlen(digits) > 9)
+        return -1;
+    return atoi(digits);
+}
+
+static ks_status write_descriptor(int fd, const char *path, ks_writer_fn fn, const void *ctx,
+                                  ks_error *err)
+{
+    if (fd == 1)
+        fflush(stdout); /* what the program printed so far comes first */
+    int copy = dup(fd);
+    if (copy < 0)
+        return ks_error_set(err, KS_ERR_IO, path, 0, "cannot write: %s", strerror(errno));
+    FILE *f = fdopen(copy, "w");
+    if (!f) {
+        close(copy);
         return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
     }
     return write_and_close(f, path, false, fn, ctx, err);
@@ -200,6 +240,9 @@ ks_status ks_write_atomic(const char *path, ks_writer_fn fn, const void *ctx, ks
             st = write_failed("<stdout>", errno ? errno : EIO, err);
         return st;
     }
+    int own = own_descriptor(path);
+    if (own >= 0)
+        return write_descriptor(own, path, fn, ctx, err);
     mode_t mask = umask(0);
     umask(mask);
     mode_t mode = 0666 & ~mask;
