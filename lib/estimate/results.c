@@ -7,6 +7,7 @@
  * explicit option (ks_uid_mode) and a run folder's manifest says it per job.
  */
 #include "estimate.h"
+#include "run_internal.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -493,23 +494,12 @@ static ks_status read_uid_map(const char *path, uint64_t **ids, size_t *count, k
 
 /* ---------------------------------------------------------- run folders */
 
-static char *join(const char *a, const char *b)
-{
-    size_t n = strlen(a) + strlen(b) + 2;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/%s", a, b);
-    return p;
-}
-
 /* A job's log numbers its kernels from 1 in the order of the job's id list. */
 static ks_status read_job_log(const char *root, const ks_run_manifest_job *job,
                               const ks_plan *plan, const ks_results_options *opt, ks_results *r,
                               ks_error *err)
 {
-    char *jobdir = job->dir[0] == '/' ? strdup(job->dir) : join(root, job->dir);
-    char *path = jobdir ? join(jobdir, "sim.log") : NULL;
-    free(jobdir);
+    char *path = ks_run_job_file(root, job->dir, "sim.log");
     if (!path)
         return ks_error_set(err, KS_ERR_NOMEM, root, 0, "out of memory");
     uid_map map = {KS_UID_MAP, 0, plan, job->ids, job->id_count, "this job's id list"};
@@ -527,7 +517,7 @@ static ks_status read_job_log(const char *root, const ks_run_manifest_job *job,
 static ks_status read_rundir(const char *root, const ks_plan *plan,
                              const ks_results_options *opt, ks_results *r, ks_error *err)
 {
-    char *path = join(root, "manifest.json");
+    char *path = ks_run_path(root, "manifest.json");
     if (!path)
         return ks_error_set(err, KS_ERR_NOMEM, root, 0, "out of memory");
     ks_run_manifest m;
