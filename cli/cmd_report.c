@@ -16,11 +16,13 @@ static void help(void)
            "(log scale where durations span decades) with the plan's clusters and samples;\n"
            "each method's speedup against error; speedup and error against the error\n"
            "bound (the epsilon sweep); the comparison table; and, with --estimate, the\n"
-           "estimates with their intervals.  The plan is made here with --method and the\n"
-           "sampling options.\n\n"
+           "estimates with their intervals.  The plan drawn is --plan FILE, or one made\n"
+           "here with --method and the sampling options.\n\n"
            "options:\n"
            "  -o, --output FILE  the page (default report.html); written atomically\n"
-           "  --method M         method of the plan drawn (default root)\n"
+           "  --plan FILE        draw this plan (from 'ksample sample'; it must be of\n"
+           "                     PROFILE: the same input digest)\n"
+           "  --method M         method of the plan made when no --plan (default root)\n"
            "  --methods LIST     methods compared (default root,stem,allegro,random)\n"
            "  --iters N          plans per method and epsilon (default 5; 0: compare none)\n"
            "  --epsilons LIST    bounds of the sweep (default 0.01,0.02,0.05,0.1,0.2;\n"
@@ -35,7 +37,7 @@ static void help(void)
 }
 
 typedef struct report_args {
-    const char *output, *estimate, *title;
+    const char *output, *estimate, *title, *plan, *profile;
     char methods[256], epsilons[256];
     uint64_t iters, top;
     bool quiet;
@@ -133,6 +135,28 @@ static ks_status write_page(const void *ctx, FILE *f, ks_error *err)
     return ks_report_write_html(ctx, f, err);
 }
 
+/* The user's plan, refused unless it was made from this very profile: its
+ * ids index the profile's launches. */
+static int read_plan(const ks_profile *p, const char *path, const char *profile_path,
+                     ks_plan *plan)
+{
+    ks_error err;
+    ks_error_clear(&err);
+    if (ks_plan_read(path, plan, &err) != KS_OK)
+        return cli_fail(&err);
+    if (!plan->input_xxh128[0] || strcmp(plan->input_xxh128, p->source_xxh128) != 0) {
+        fprintf(stderr,
+                "ksample: %s: this plan is of another input (%s, XXH3-128 %s), not of the "
+                "profile %s (XXH3-128 %s)\n",
+                path, plan->input_path[0] ? plan->input_path : "(not recorded)",
+                plan->input_xxh128[0] ? plan->input_xxh128 : "(not recorded)", profile_path,
+                p->source_xxh128[0] ? p->source_xxh128 : "(not known)");
+        ks_plan_free(plan);
+        return KS_ERR_FORMAT;
+    }
+    return 0;
+}
+
 static int build(const ks_profile *p, const ks_params *pa, const report_args *a, report_data *d)
 {
     ks_error err;
@@ -140,8 +164,13 @@ static int build(const ks_profile *p, const ks_params *pa, const report_args *a,
     d->in.profile = p;
     d->in.title = a->title;
     d->in.top_kernels = (size_t)a->top;
-    if (ks_plan_build(p, pa, &d->plan, &err) != KS_OK)
+    if (a->plan) {
+        int rc = read_plan(p, a->plan, a->profile, &d->plan);
+        if (rc)
+            return rc;
+    } else if (ks_plan_build(p, pa, &d->plan, &err) != KS_OK) {
         return cli_fail(&err);
+    }
     d->have_plan = true;
     d->in.plan = &d->plan;
     if (a->estimate) {
@@ -171,6 +200,7 @@ static int parse(int argc, char **argv, report_args *a, ks_params *pa, cli_input
         {"epsilons", required_argument, NULL, 'E'}, {"estimate", required_argument, NULL, 'Y'},
         {"top", required_argument, NULL, 't'},      {"title", required_argument, NULL, 'H'},
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
+        {"plan", required_argument, NULL, 'P' + 256},
         {NULL, 0, NULL, 0}};
     struct option *longopts = cli_sampling_options(own);
     if (!longopts)
@@ -202,6 +232,7 @@ static int parse_options(int argc, char **argv, report_args *a, ks_params *pa,
         case 'L': snprintf(a->methods, sizeof a->methods, "%s", optarg); break;
         case 'E': snprintf(a->epsilons, sizeof a->epsilons, "%s", optarg); break;
         case 'Y': a->estimate = optarg; break;
+        case 'P' + 256: a->plan = optarg; break;
         case 'H': a->title = optarg; break;
         case 'q': a->quiet = true; break;
         case 'i':
@@ -236,6 +267,7 @@ int cmd_report(int argc, char **argv)
     cli_progress pr;
     cli_progress_init(&pr, a.quiet, "report");
     char note[600];
+    a.profile = argv[optind];
     snprintf(note, sizeof note, "reading %s", argv[optind]);
     cli_progress_note(&pr, note);
     ks_profile *p;

@@ -66,12 +66,13 @@ for j in 0 1; do
 done
 list0=$(paste -sd, "$T/ids0")
 list1=$(paste -sd, "$T/ids1")
-printf '{"plan": "%s", "jobs": [{"job": 0, "ids": [%s], "dir": "jobs/0000"}, {"job": 1, "ids": [%s], "dir": "jobs/0001"}]}\n' \
-    "$T/plan.json" "$list0" "$list1" >"$T/run/manifest.json"
+digest=$(xxh128sum "$T/plan.json" | cut -d' ' -f1)
+printf '{"plan": "%s", "plan_xxh128": "%s", "jobs": [{"job": 0, "ids": [%s], "dir": "jobs/0000"}, {"job": 1, "ids": [%s], "dir": "jobs/0001"}]}\n' \
+    "$T/plan.json" "$digest" "$list0" "$list1" >"$T/run/manifest.json"
 expect 0 "$KS" estimate --json "$T/plan.json" "$T/run"
 run_est=$(grep '"gpu_sim_cycle"' "$T/out" | sed 's/.*"estimate": \([^,]*\),.*/\1/')
 [ "$run_est" = "$csv_est" ] || bad "run folder estimate $run_est, CSV $csv_est"
-sed 's/^{"plan"/{"plan_xxh128": "00000000000000000000000000000000", "plan"/' "$T/run/manifest.json" >"$T/m2"
+sed "s/$digest/00000000000000000000000000000000/" "$T/run/manifest.json" >"$T/m2"
 cp "$T/run/manifest.json" "$T/m1"
 cp "$T/m2" "$T/run/manifest.json"
 expect 4 "$KS" estimate "$T/plan.json" "$T/run"
@@ -79,7 +80,7 @@ grep -q "another plan" "$T/err" || bad "a run of another plan accepted: $(cat "$
 cp "$T/m1" "$T/run/manifest.json"
 echo 137 >"$T/run/jobs/0001/status"
 expect 4 "$KS" estimate "$T/plan.json" "$T/run"
-grep -q "incomplete run.*1 (jobs/0001)" "$T/err" || bad "incomplete run not named: $(cat "$T/err")"
+grep -q "incomplete run.*jobs/0001 (failed, exit 137)" "$T/err" || bad "incomplete run not named: $(cat "$T/err")"
 
 # refine: values far noisier than the profile
 awk 'BEGIN {srand(3); print "id,gpu_sim_cycle"} {print $1 "," int(1000 + 100000 * rand() * rand())}' "$T/ids" >"$T/noisy.csv"

@@ -74,6 +74,25 @@ printf '[{"metric": "m", "estimate": 1,' >"$T/cut.json"
 [ $? = 2 ] || bad "--epsilons 2 accepted"
 [ -e "$T/x.html" ] && bad "a failed report left a page"
 
+# --plan: the page draws the user's plan, not one made here; a plan of
+# another profile is refused naming both
+EX="$ROOT/examples/casio-like-50k.csv.xz"
+"$KS" sample "$EX" --method stem --epsilon 0.1 --seed 77 -o "$T/user-plan.json" 2>/dev/null ||
+    bad "sample for --plan failed"
+"$KS" report "$EX" --plan "$T/user-plan.json" --iters 0 -q -o "$T/plan.html" 2>"$T/err" ||
+    bad "report --plan failed: $(cat "$T/err")"
+grep -q '<dd>stem, key [^,]*, seed 77</dd>' "$T/plan.html" || bad "report --plan: not the plan given"
+nsamples=$(sed -n 's/.*"summary": {"samples": \([0-9]*\),.*/\1/p' "$T/user-plan.json")
+grep -q "<dd>$nsamples distinct invocations" "$T/plan.html" ||
+    bad "report --plan: not the plan's $nsamples samples"
+"$KS" report "$EX" --iters 0 -q -o "$T/noplan.html" 2>/dev/null
+grep -q '<dd>root, key' "$T/noplan.html" || bad "report without --plan: no root plan made here"
+"$KS" sample "$T/names.csv" --seed 1 -o "$T/other-plan.json" 2>/dev/null || bad "sample names.csv failed"
+"$KS" report "$EX" --plan "$T/other-plan.json" --iters 0 -q -o "$T/x.html" 2>"$T/err"
+[ $? = 4 ] && grep -q "other-plan.json" "$T/err" && grep -q "names.csv" "$T/err" &&
+    grep -q "casio-like-50k.csv.xz" "$T/err" || bad "a plan of another profile accepted: $(cat "$T/err")"
+[ -e "$T/x.html" ] && bad "a refused plan left a page"
+
 # progress only on a terminal, and --quiet silences it
 grep -q "evaluating" "$T/err" && bad "progress printed to a non-terminal"
 if command -v script >/dev/null 2>&1; then

@@ -1,21 +1,22 @@
 #!/bin/sh
-# slurm.sh - the job engine end to end: a sampled plan's kernels run as jobs
-# through the local engine, then through a real single-node Slurm started
-# here (munged, slurmctld and slurmd as root, private state under /tmp).
+# slurm.sh - `ksample run` end to end, then `ksample estimate` of its run
+# folder: a synthetic traced workload (`ksample synth --traces`) is planned
+# with ROOT and its sampled kernels run as jobs through the local engine,
+# then through a real single-node Slurm started here (munged, slurmctld and
+# slurmd as root, private state under /tmp).
 #
-# The simulator is a STAND-IN: Accel-Sim cannot run here, so
-# fake-accelsim.sh writes Accel-Sim-format blocks (kernel_launch_uid,
-# gpu_sim_cycle, gpu_sim_insn) with cycles known in advance, and the estimate
-# from the run's logs must equal the estimate from those values given
-# directly.  (The weighted sum is done in awk until `ksample estimate RUNDIR`
-# is on this branch.)
+# The simulator is a STAND-IN: Accel-Sim cannot run here.  standin-accelsim.sh
+# reads the kernelslist.g each job is given and prints, for each listed
+# kernel-N.traceg, an Accel-Sim statistics block (kernel_launch_uid = its
+# 1-based position in the job's list) with gpu_sim_cycle and gpu_sim_insn
+# computed from N, so the values are known in advance: the estimate from the
+# run folder must equal the estimate from those values given as a CSV.
 #
-# usage: tests/slurm.sh path/to/ksample path/to/run_jobs source-root
+# usage: tests/slurm.sh path/to/ksample source-root
 # Exit 77 (skip) when Slurm cannot be installed or started: the local part
 # has passed by then and says so.
 set -u
 KS=$1
-RUNJOBS=$2
 T=$(mktemp -d /tmp/ks_slurm_XXXXXX)
 chmod 755 "$T"
 PIDS=""
@@ -36,91 +37,118 @@ trap 'exit 1' INT TERM
 failed=0
 bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
-# --- a plan with known simulated values ------------------------------------
-"$KS" synth --preset casio-like -n 3000 --seed 5 -o "$T/w.csv" || exit 1
-"$KS" sample "$T/w.csv" --method root --epsilon 0.2 --seed 2 -o "$T/plan.json" 2>/dev/null || exit 1
-"$KS" sample "$T/w.csv" --method root --epsilon 0.2 --seed 2 --csv -o "$T/plan.csv" 2>/dev/null || exit 1
-tail -n +2 "$T/plan.csv" | cut -d, -f1 >"$T/ids.txt"
+# --- a traced workload and a plan of at least 20 kernels ----------------------
+"$KS" synth --traces "$T/tr" -n 60 --seed 7 2>/dev/null || exit 1
+for eps in 0.05 0.04 0.03 0.02 0.01; do
+    "$KS" sample "$T/tr/time.csv" --method root --epsilon $eps -o "$T/plan.json" 2>/dev/null || exit 1
+    "$KS" export "$T/plan.json" --to ids -o "$T/ids.txt" 2>/dev/null || exit 1
+    [ "$(wc -l <"$T/ids.txt")" -ge 20 ] && break
+done
 NIDS=$(wc -l <"$T/ids.txt")
-BATCH=4
-NJOBS=$(((NIDS + BATCH - 1) / BATCH))
-[ "$NJOBS" -ge 20 ] || bad "plan gives only $NJOBS jobs"
-FAIL_ID=$(sed -n 9p "$T/ids.txt") # in job 2 (ids 9..12 of the list)
+[ "$NIDS" -ge 20 ] || bad "the plan has only $NIDS samples at epsilon $eps"
+# kernel-N.traceg is plan id N - 1
+FAIL_POS=4
+FAIL_FILE=kernel-$(($(sed -n "$((FAIL_POS + 1))p" "$T/ids.txt") + 1)).traceg
 
-cat >"$T/fake-accelsim.sh" <<SIM
+cat >"$T/standin-accelsim.sh" <<'SIM'
 #!/bin/sh
-# STAND-IN for Accel-Sim: prints one Accel-Sim block per kernel id given,
-# with cycles = 1000 + (id * 7919) mod 5000.  Fails on kernel $FAIL_ID while
-# $T/fail exists.  Accel-Sim numbers launches from 1 (uid = id + 1).
-echo "\$*" >>"$T/calls.log"
+# STAND-IN for Accel-Sim (which cannot run here).  usage: LIST OUTDIR FAIL_FILE FLAG CALLS
+# For each kernel-N.traceg that LIST names, in order, an Accel-Sim block with
+# kernel_launch_uid = its 1-based position, gpu_sim_cycle = 1000 + (N * 7919)
+# mod 5000 and gpu_sim_insn = 3 * cycles + N.  Exits 3 on FAIL_FILE while
+# the file FLAG exists.
+echo "$1" >>"$5"
 echo "Accel-Sim [build stand-in]"
-for id in "\$@"; do
-    if [ "\$id" = "$FAIL_ID" ] && [ -e "$T/fail" ]; then
-        echo "fake-accelsim: deliberate failure on kernel \$id" >&2
+uid=0
+while IFS= read -r line; do
+    case "$line" in
+    kernel-*.traceg*) ;;
+    *) continue ;;
+    esac
+    file=${line##*/}
+    if [ "$file" = "$3" ] && [ -e "$4" ]; then
+        echo "standin-accelsim: deliberate failure on $file" >&2
         exit 3
     fi
-    cycles=\$((1000 + (id * 7919) % 5000))
+    n=${file#kernel-}
+    n=${n%%.traceg*}
+    uid=$((uid + 1))
+    cycles=$((1000 + (n * 7919) % 5000))
     echo "kernel_name = _Z6kernelPfi"
-    echo "kernel_launch_uid = \$((id + 1))"
-    echo "gpu_sim_cycle = \$cycles"
-    echo "gpu_sim_insn = \$((cycles * 3))"
-done
+    echo "kernel_launch_uid = $uid"
+    echo "gpu_sim_cycle = $cycles"
+    echo "gpu_sim_insn = $((3 * cycles + n))"
+done <"$1"
 SIM
-chmod +x "$T/fake-accelsim.sh"
+SIM_CMD="sh $T/standin-accelsim.sh {kernelslist} {outdir} $FAIL_FILE $T/fail $T/calls.log"
 
-# sum(weight * cycles): from the logs of RUNDIR, and from the formula
-estimate_from_logs() {
-    cat "$1"/jobs/*/sim.log | awk -v plan="$T/plan.csv" '
-        /^kernel_launch_uid = / { uid = $3 }
-        /^gpu_sim_cycle = / { cyc[uid - 1] = $3 }
-        END {
-            while ((getline line < plan) > 0) {
-                if (line ~ /^id/) continue
-                split(line, f, ",")
-                if (!(f[1] in cyc)) { print "missing " f[1]; exit }
-                s += f[2] * cyc[f[1]]
-            }
-            printf "%.17g\n", s
-        }'
-}
-DIRECT=$(tail -n +2 "$T/plan.csv" | awk -F, '{ s += $2 * (1000 + ($1 * 7919) % 5000) } END { printf "%.17g\n", s }')
+# the same values given directly: id,gpu_sim_cycle,gpu_sim_insn
+{
+    echo "id,gpu_sim_cycle,gpu_sim_insn"
+    while read -r id; do
+        n=$((id + 1))
+        cycles=$((1000 + (n * 7919) % 5000))
+        echo "$id,$cycles,$((3 * cycles + n))"
+    done <"$T/ids.txt"
+} >"$T/values.csv"
+"$KS" estimate "$T/plan.json" "$T/values.csv" --json >"$T/direct.json" 2>"$T/err" ||
+    bad "estimate of values.csv: $(cat "$T/err")"
+grep -q '"metric": "gpu_sim_cycle", "estimate": [1-9]' "$T/direct.json" || bad "no cycle estimate: $(cat "$T/direct.json")"
 
-# check_run ENGINE RUNDIR [options]: a failing job, status, then a rerun
+# check_run ENGINE RUNDIR BATCH [options]: a failing job, status, estimate
+# refused, then a rerun of only that job and the estimate
 check_run() {
     engine=$1
     rd=$2
-    shift 2
+    batch=$3
+    shift 3
+    njobs=$(((NIDS + batch - 1) / batch))
+    fjob=$((FAIL_POS / batch))
+    fdir=$(printf 'jobs/%04d' $fjob)
     : >"$T/calls.log"
     touch "$T/fail"
-    "$RUNJOBS" --engine "$engine" --rundir "$rd" --plan "$T/plan.json" --ids "$T/ids.txt" \
-        --sim "$T/fake-accelsim.sh" --batch $BATCH "$@" >"$T/out" 2>"$T/err"
+    "$KS" run "$T/plan.json" --traces "$T/tr" --simulator "$SIM_CMD" -o "$rd" --engine "$engine" \
+        --batch "$batch" "$@" >"$T/out" 2>&1
     rc=$?
-    [ $rc = 1 ] || bad "$engine: a failing job should give exit 1, got $rc: $(cat "$T/out" "$T/err")"
-    grep -q "^jobs $NJOBS skipped 0 done $((NJOBS - 1)) failed 1 " "$T/out" ||
+    [ $rc = 1 ] || bad "$engine: a failing job should give exit 1, got $rc: $(cat "$T/out")"
+    grep -q "run $rd: $njobs jobs, $((njobs - 1)) done now, 0 done before, 1 failed" "$T/out" ||
         bad "$engine first run: $(head -3 "$T/out")"
-    grep -q "^not done: jobs/0002 failed exit 3: " "$T/out" && grep -q "deliberate failure on kernel $FAIL_ID" "$T/out" ||
+    grep -q "job $fjob ($fdir) failed with exit code 3" "$T/out" &&
+        grep -q "deliberate failure on $FAIL_FILE" "$T/out" ||
         bad "$engine: the failed job is not reported: $(cat "$T/out")"
+    [ "$(wc -l <"$T/calls.log")" = "$njobs" ] || bad "$engine ran $(wc -l <"$T/calls.log") jobs, wanted $njobs"
     "$KS" status "$rd" >"$T/status" 2>&1 || bad "$engine: status failed: $(cat "$T/status")"
-    grep -q "$NJOBS jobs: $((NJOBS - 1)) done, 1 failed, 0 started, 0 pending" "$T/status" ||
+    grep -q "$njobs jobs: $((njobs - 1)) done, 1 failed, 0 started, 0 pending" "$T/status" ||
         bad "$engine: status summary: $(cat "$T/status")"
-    grep -q "failed: job 2 (jobs/0002), exit code 3" "$T/status" || bad "$engine: status lists no failed job"
-    grep -q "deliberate failure on kernel $FAIL_ID" "$T/status" || bad "$engine: status shows no log tail"
-    "$KS" status --json "$rd" | grep -q '"failed_jobs": \[{"job": 2, "dir": "jobs/0002", "exit_code": 3}\]' ||
+    grep -q "failed: job $fjob ($fdir), exit code 3" "$T/status" || bad "$engine: status lists no failed job"
+    grep -q "deliberate failure on $FAIL_FILE" "$T/status" || bad "$engine: status shows no log tail"
+    "$KS" status --json "$rd" | grep -q "\"failed_jobs\": \[{\"job\": $fjob, \"dir\": \"$fdir\", \"exit_code\": 3}\]" ||
         bad "$engine: status --json"
+    # no estimate from a run with a failed job, and the job is named
+    "$KS" estimate "$T/plan.json" "$rd" --json >"$T/est" 2>"$T/err"
+    [ $? = 4 ] && grep -q "incomplete run: 1 of $njobs jobs not done (1 failed): $fdir (failed, exit 3)" "$T/err" ||
+        bad "$engine: estimate of a run with a failed job: $(cat "$T/est" "$T/err")"
     # the rerun runs only the failed job
     rm -f "$T/fail"
     : >"$T/calls.log"
-    "$RUNJOBS" --engine "$engine" --rundir "$rd" --plan "$T/plan.json" --ids "$T/ids.txt" \
-        --sim "$T/fake-accelsim.sh" --batch $BATCH "$@" >"$T/out" 2>"$T/err" ||
-        bad "$engine rerun: $(cat "$T/out" "$T/err")"
-    grep -q "^jobs $NJOBS skipped $((NJOBS - 1)) done 1 failed 0 " "$T/out" || bad "$engine rerun: $(head -3 "$T/out")"
+    "$KS" run "$T/plan.json" --traces "$T/tr" --simulator "$SIM_CMD" -o "$rd" --engine "$engine" \
+        --batch "$batch" "$@" >"$T/out" 2>&1 || bad "$engine rerun: $(cat "$T/out")"
+    grep -q "run $rd: $njobs jobs, 1 done now, $((njobs - 1)) done before, 0 failed" "$T/out" ||
+        bad "$engine rerun: $(head -3 "$T/out")"
     [ "$(wc -l <"$T/calls.log")" = 1 ] || bad "$engine rerun ran $(wc -l <"$T/calls.log") jobs, wanted 1"
-    "$KS" status "$rd" | grep -q "$NJOBS jobs: $NJOBS done, 0 failed" || bad "$engine: status after rerun"
-    got=$(estimate_from_logs "$rd")
-    [ "$got" = "$DIRECT" ] || bad "$engine: estimate from logs $got, from the values directly $DIRECT"
+    "$KS" status "$rd" | grep -q "$njobs jobs: $njobs done, 0 failed" || bad "$engine: status after rerun"
+    check_estimate "$engine" "$rd"
 }
 
-check_run local "$T/run-local" -j 2
+# ksample estimate PLAN RUNDIR --json equals the estimate of values.csv
+check_estimate() {
+    "$KS" estimate "$T/plan.json" "$2" --json >"$T/est" 2>"$T/err" || bad "$1: estimate: $(cat "$T/err")"
+    cmp -s "$T/est" "$T/direct.json" ||
+        bad "$1: estimate of the run folder differs from that of the values: $(diff "$T/est" "$T/direct.json" | head -5)"
+}
+
+# batches of 3: uids restart at 1 in every job's list
+check_run local "$T/run-local" 3 -j 2
 grep -q '"plan_xxh128": "[0-9a-f]\{32\}"' "$T/run-local/manifest.json" || bad "manifest has no plan digest"
 [ -e "$T/run-local/jobs/0000/cmd.sh" ] || bad "no cmd.sh"
 # a run folder that is not one is refused with its name
@@ -130,7 +158,7 @@ if [ $failed -ne 0 ]; then
     echo "$failed check(s) failed (local engine)"
     exit 1
 fi
-echo "local engine: $NJOBS jobs, failure reported, rerun skipped finished jobs, estimate $DIRECT"
+echo "local engine: $NIDS kernels in batches of 3, failure reported and refused by estimate, rerun skipped finished jobs, estimate of the run = estimate of the values"
 
 # --- a private single-node Slurm --------------------------------------------
 skip() {
@@ -204,24 +232,24 @@ until sinfo -h -o %t 2>/dev/null | grep -q '^idle'; do
     sleep 0.5
 done
 
-check_run slurm "$T/run-slurm" --partition kstest --throttle 8
+check_run slurm "$T/run-slurm" 1 --partition kstest --throttle 8
 ls "$T/run-slurm/slurm/"array-*.sh >/dev/null 2>&1 || bad "no array script kept"
 grep -q '^[0-9]' "$T/run-slurm/slurm/job_id" || bad "no job id recorded"
 
 # return at once, then follow with `ksample status`
-"$RUNJOBS" --engine slurm --rundir "$T/run-nowait" --plan "$T/plan.json" --ids "$T/ids.txt" \
-    --sim "$T/fake-accelsim.sh" --batch $BATCH --no-wait >"$T/out" 2>&1 || bad "no-wait: $(cat "$T/out")"
+"$KS" run "$T/plan.json" --traces "$T/tr" --simulator "$SIM_CMD" -o "$T/run-nowait" --engine slurm \
+    --batch 2 --no-wait >"$T/out" 2>&1 || bad "no-wait: $(cat "$T/out")"
+NJ2=$(((NIDS + 1) / 2))
 i=0
-until "$KS" status "$T/run-nowait" | grep -q "$NJOBS jobs: $NJOBS done"; do
+until "$KS" status "$T/run-nowait" | grep -q "$NJ2 jobs: $NJ2 done"; do
     i=$((i + 1))
     [ $i -lt 240 ] || { bad "no-wait run did not finish in 120 s: $("$KS" status "$T/run-nowait")"; break; }
     sleep 0.5
 done
-got=$(estimate_from_logs "$T/run-nowait")
-[ "$got" = "$DIRECT" ] || bad "no-wait: estimate from logs $got, directly $DIRECT"
+check_estimate no-wait "$T/run-nowait"
 
 if [ $failed -ne 0 ]; then
     echo "$failed check(s) failed"
     exit 1
 fi
-echo "slurm engine: $NJOBS jobs as one array (waited, rerun, and returned at once), estimate $DIRECT"
+echo "slurm engine: $NIDS jobs as one array (waited, rerun, and returned at once), estimates of the runs = estimate of the values"

@@ -7,14 +7,13 @@
  * explicit option (ks_uid_mode) and a run folder's manifest says it per job.
  */
 #include "estimate.h"
+#include "run_internal.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <yajl/yajl_tree.h>
 
 struct ks_results_index {
     size_t slot_count; /* power of two */
@@ -495,181 +494,48 @@ static ks_status read_uid_map(const char *path, uint64_t **ids, size_t *count, k
 
 /* ---------------------------------------------------------- run folders */
 
-static char *slurp(const char *path, size_t limit, ks_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ks_error_set(err, KS_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
-    char *buf = malloc(limit + 1);
-    size_t n = buf ? fread(buf, 1, limit, f) : 0;
-    bool more = buf && fgetc(f) != EOF;
-    fclose(f);
-    if (!buf) {
-        ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
-        return NULL;
-    }
-    if (more) {
-        free(buf);
-        ks_error_set(err, KS_ERR_FORMAT, path, 0, "larger than %zu bytes", limit);
-        return NULL;
-    }
-    buf[n] = '\0';
-    return buf;
-}
-
-static ks_status job_ids(yajl_val job, const char *manifest, size_t j, uint64_t **ids,
-                         size_t *count, const char **dir, ks_error *err)
-{
-    static const char *ids_path[] = {"ids", NULL};
-    static const char *dir_path[] = {"dir", NULL};
-    yajl_val a = yajl_tree_get(job, ids_path, yajl_t_array);
-    yajl_val d = yajl_tree_get(job, dir_path, yajl_t_string);
-    if (!a || !d)
-        return ks_error_set(err, KS_ERR_FORMAT, manifest, 0,
-                            "jobs[%zu] needs \"ids\" (array) and \"dir\" (string)", j);
-    *dir = YAJL_GET_STRING(d);
-    *count = a->u.array.len;
-    *ids = malloc((*count ? *count : 1) * sizeof **ids);
-    if (!*ids)
-        return ks_error_set(err, KS_ERR_NOMEM, manifest, 0, "out of memory");
-    for (size_t i = 0; i < *count; i++) {
-        yajl_val v = a->u.array.values[i];
-        if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0) {
-            free(*ids);
-            *ids = NULL;
-            return ks_error_set(err, KS_ERR_FORMAT, manifest, 0,
-                                "jobs[%zu].ids[%zu] is not a launch id", j, i);
-        }
-        (*ids)[i] = (uint64_t)YAJL_GET_INTEGER(v);
-    }
-    return KS_OK;
-}
-
-/* "0" in status means the job ended well; anything else, or no status file
- * (still running, killed), leaves the folder incomplete. */
-static bool job_ok(const char *dir)
-{
-    size_t n = strlen(dir) + 16;
-    char *path = malloc(n);
-    if (!path)
-        return false;
-    snprintf(path, n, "%s/status", dir);
-    FILE *f = fopen(path, "r");
-    free(path);
-    if (!f)
-        return false;
-    char buf[32] = "";
-    bool ok = fgets(buf, sizeof buf, f) != NULL;
-    buf[strcspn(buf, "\r\n")] = '\0';
-    ok = ok && strcmp(ks_trim(buf), "0") == 0;
-    fclose(f);
-    return ok;
-}
-
-static char *join(const char *a, const char *b)
-{
-    size_t n = strlen(a) + strlen(b) + 2;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/%s", a, b);
-    return p;
-}
-
-static ks_status read_job_log(const char *path, const uint64_t *ids, size_t count,
+/* A job's log numbers its kernels from 1 in the order of the job's id list. */
+static ks_status read_job_log(const char *root, const ks_run_manifest_job *job,
                               const ks_plan *plan, const ks_results_options *opt, ks_results *r,
                               ks_error *err)
 {
-    uid_map map = {KS_UID_MAP, 0, plan, ids, count, "this job's id list"};
+    char *path = ks_run_job_file(root, job->dir, "sim.log");
+    if (!path)
+        return ks_error_set(err, KS_ERR_NOMEM, root, 0, "out of memory");
+    uid_map map = {KS_UID_MAP, 0, plan, job->ids, job->id_count, "this job's id list"};
     ks_input *in;
     ks_status st = ks_input_open(path, &in, err);
-    if (st != KS_OK)
-        return st;
-    st = read_log(in, path, &map, opt, r, err);
-    ks_input_close(in);
+    if (st == KS_OK) {
+        st = read_log(in, path, &map, opt, r, err);
+        ks_input_close(in);
+    }
+    free(path);
     return st;
 }
 
-static ks_status check_jobs(yajl_val jobs, const char *root, const char *manifest,
-                            ks_error *err)
-{
-    char bad[400] = "";
-    size_t nbad = 0;
-    static const char *dir_path[] = {"dir", NULL};
-    static const char *job_path[] = {"job", NULL};
-    for (size_t j = 0; j < jobs->u.array.len; j++) {
-        yajl_val d = yajl_tree_get(jobs->u.array.values[j], dir_path, yajl_t_string);
-        yajl_val n = yajl_tree_get(jobs->u.array.values[j], job_path, yajl_t_number);
-        if (!d)
-            return ks_error_set(err, KS_ERR_FORMAT, manifest, 0, "jobs[%zu] has no \"dir\"", j);
-        char *dir = join(root, YAJL_GET_STRING(d));
-        if (!dir)
-            return ks_error_set(err, KS_ERR_NOMEM, manifest, 0, "out of memory");
-        if (!job_ok(dir)) {
-            size_t len = strlen(bad);
-            if (nbad < 10)
-                snprintf(bad + len, sizeof bad - len, "%s%lld (%s)", nbad ? ", " : "",
-                         n && YAJL_IS_INTEGER(n) ? (long long)YAJL_GET_INTEGER(n) : (long long)j,
-                         YAJL_GET_STRING(d));
-            nbad++;
-        }
-        free(dir);
-    }
-    if (nbad)
-        return ks_error_set(err, KS_ERR_FORMAT, root, 0,
-                            "incomplete run: %zu of %zu jobs have no status 0: %s%s", nbad,
-                            jobs->u.array.len, bad, nbad > 10 ? ", ..." : "");
-    return KS_OK;
-}
-
+/* The manifest and the jobs' states are lib/run's (one reader of both). */
 static ks_status read_rundir(const char *root, const ks_plan *plan,
                              const ks_results_options *opt, ks_results *r, ks_error *err)
 {
-    char *manifest = join(root, "manifest.json");
-    if (!manifest)
+    char *path = ks_run_path(root, "manifest.json");
+    if (!path)
         return ks_error_set(err, KS_ERR_NOMEM, root, 0, "out of memory");
-    char *text = slurp(manifest, 64u << 20, err);
-    ks_status st = KS_OK;
-    char msg[256] = "";
-    yajl_val tree = text ? yajl_tree_parse(text, msg, sizeof msg) : NULL;
-    static const char *jobs_path[] = {"jobs", NULL};
-    static const char *digest_path[] = {"plan_xxh128", NULL};
-    yajl_val jobs = tree ? yajl_tree_get(tree, jobs_path, yajl_t_array) : NULL;
-    yajl_val digest = tree ? yajl_tree_get(tree, digest_path, yajl_t_string) : NULL;
-    if (!text)
-        st = err->status;
-    else if (!tree)
-        st = ks_error_set(err, KS_ERR_FORMAT, manifest, 0, "invalid JSON: %s", msg);
-    else if (!jobs)
-        st = ks_error_set(err, KS_ERR_FORMAT, manifest, 0, "no \"jobs\" array");
-    else if (opt->plan_xxh128 && digest && digest->u.string &&
-             strcmp(digest->u.string, opt->plan_xxh128) != 0)
-        st = ks_error_set(err, KS_ERR_FORMAT, manifest, 0,
-                          "this run is of another plan (plan_xxh128 %s; the plan given is %s)",
-                          digest->u.string, opt->plan_xxh128);
-    else
-        st = check_jobs(jobs, root, manifest, err);
-    for (size_t j = 0; st == KS_OK && j < jobs->u.array.len; j++) {
-        uint64_t *ids = NULL;
-        size_t count = 0;
-        const char *dir = NULL;
-        if ((st = job_ids(jobs->u.array.values[j], manifest, j, &ids, &count, &dir, err)) !=
-            KS_OK)
-            break;
-        char *jobdir = join(root, dir);
-        char *log = jobdir ? join(jobdir, "sim.log") : NULL;
-        if (!log)
-            st = ks_error_set(err, KS_ERR_NOMEM, root, 0, "out of memory");
-        else
-            st = read_job_log(log, ids, count, plan, opt, r, err);
-        free(log);
-        free(jobdir);
-        free(ids);
+    ks_run_manifest m;
+    ks_status st = ks_run_manifest_read(path, &m, err);
+    if (st != KS_OK) {
+        free(path);
+        return st;
     }
-    yajl_tree_free(tree);
-    free(text);
-    free(manifest);
+    if (opt->plan_xxh128 && strcmp(m.plan_xxh128, opt->plan_xxh128) != 0)
+        st = ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                          "this run is of another plan (plan_xxh128 %s; the plan given is %s)",
+                          m.plan_xxh128, opt->plan_xxh128);
+    if (st == KS_OK)
+        st = ks_run_check_complete(root, &m, err);
+    for (size_t j = 0; st == KS_OK && j < m.job_count; j++)
+        st = read_job_log(root, &m.jobs[j], plan, opt, r, err);
+    ks_run_manifest_free(&m);
+    free(path);
     return st;
 }
 

@@ -18,9 +18,10 @@
  * (i+1)-th launch, and with `remap` it is the launch of the same (name,
  * grid, block) and the same occurrence of that triple, for a tracer that saw
  * other launches (warm-up kernels, autotuning runs) than the profiler.
- * The header parsing here is minimal; the full trace reader replaces it.
+ * The list and the trace headers are lib/traces' (ks_trace_set).
  */
 #include "export.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -29,38 +30,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-typedef struct trace_kernel {
-    char *file;     /* as the list names it */
-    char *resolved; /* the file present in the folder (may add or drop .xz) */
-    long list_line;
-    bool have_header;
-    char name[512];
-    uint32_t grid[3], block[3];
-} trace_kernel;
-
+/* The trace folder as lib/traces reads it, with the absolute folder that
+ * the output's links point into. */
 typedef struct trace_list {
-    char *dir;       /* absolute */
-    char *list_path;
-    size_t line_count;
-    char **lines;
-    long *kernel_of_line; /* -1 for a memory copy */
+    ks_trace_set *set;
+    char *dir; /* absolute */
     size_t kernel_count;
-    trace_kernel *kernels;
 } trace_list;
 
 static void list_free(trace_list *t)
 {
-    for (size_t i = 0; i < t->line_count; i++)
-        free(t->lines[i]);
-    for (size_t i = 0; i < t->kernel_count; i++) {
-        free(t->kernels[i].file);
-        free(t->kernels[i].resolved);
-    }
-    free(t->lines);
-    free(t->kernel_of_line);
-    free(t->kernels);
+    ks_trace_set_free(t->set);
     free(t->dir);
-    free(t->list_path);
     memset(t, 0, sizeof *t);
 }
 
@@ -73,40 +54,6 @@ static char *path_join(const char *a, const char *b)
     return p;
 }
 
-static bool file_exists(const char *path)
-{
-    struct stat sb;
-    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
-static ks_status add_line(trace_list *t, const char *text, long line, ks_error *err)
-{
-    size_t cap = t->line_count;
-    char **lines = realloc(t->lines, (cap + 1) * sizeof *lines);
-    long *kol = lines ? realloc(t->kernel_of_line, (cap + 1) * sizeof *kol) : NULL;
-    if (lines)
-        t->lines = lines;
-    if (kol)
-        t->kernel_of_line = kol;
-    if (!lines || !kol || !(t->lines[cap] = strdup(text)))
-        return ks_error_set(err, KS_ERR_NOMEM, t->list_path, line, "out of memory");
-    t->kernel_of_line[cap] = -1;
-    t->line_count++;
-    if (strncmp(text, "kernel", 6) != 0)
-        return KS_OK;
-    trace_kernel *k = realloc(t->kernels, (t->kernel_count + 1) * sizeof *k);
-    if (!k)
-        return ks_error_set(err, KS_ERR_NOMEM, t->list_path, line, "out of memory");
-    t->kernels = k;
-    k = &t->kernels[t->kernel_count];
-    memset(k, 0, sizeof *k);
-    k->list_line = line;
-    if (!(k->file = strdup(text)))
-        return ks_error_set(err, KS_ERR_NOMEM, t->list_path, line, "out of memory");
-    t->kernel_of_line[cap] = (long)t->kernel_count++;
-    return KS_OK;
-}
-
 static ks_status list_read(const char *dir, trace_list *t, ks_error *err)
 {
     memset(t, 0, sizeof *t);
@@ -114,105 +61,29 @@ static ks_status list_read(const char *dir, trace_list *t, ks_error *err)
     if (!realpath(dir, resolved))
         return ks_error_set(err, KS_ERR_IO, dir, 0, "cannot open the trace folder: %s",
                             strerror(errno));
-    if (!(t->dir = strdup(resolved)) || !(t->list_path = path_join(resolved, "kernelslist.g")))
+    if (!(t->dir = strdup(resolved)))
         return ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
-    if (!file_exists(t->list_path)) {
-        free(t->list_path);
-        if (!(t->list_path = path_join(resolved, "kernelslist")))
-            return ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
-        if (!file_exists(t->list_path))
-            return ks_error_set(err, KS_ERR_IO, dir, 0,
-                                "no kernelslist.g (or kernelslist) in the trace folder");
-    }
-    ks_input *in = NULL;
-    ks_status st = ks_input_open(t->list_path, &in, err);
-    while (st == KS_OK) {
-        char *line;
-        size_t len;
-        bool truncated;
-        if ((st = ks_input_getline(in, &line, &len, &truncated, err)) != KS_OK || !line)
-            break;
-        char *text = ks_trim(line);
-        if (*text)
-            st = add_line(t, text, ks_input_line_number(in), err);
-    }
-    if (in)
-        ks_input_close(in);
-    if (st == KS_OK && t->kernel_count == 0)
-        st = ks_error_set(err, KS_ERR_FORMAT, t->list_path, 0, "lists no kernel trace file");
-    return st;
-}
-
-/* The file the list names, or its .xz twin (or the uncompressed one). */
-static ks_status resolve(const trace_list *t, trace_kernel *k, ks_error *err)
-{
-    if (k->resolved)
-        return KS_OK;
-    size_t n = strlen(k->file);
-    char *alt = malloc(n + 4);
-    if (!alt)
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    if (n > 3 && strcmp(k->file + n - 3, ".xz") == 0)
-        snprintf(alt, n + 4, "%.*s", (int)(n - 3), k->file);
-    else
-        snprintf(alt, n + 4, "%s.xz", k->file);
-    const char *names[2] = {k->file, alt};
-    for (int i = 0; i < 2; i++) {
-        char *p = path_join(t->dir, names[i]);
-        bool ok = p && file_exists(p);
-        free(p);
-        if (ok) {
-            k->resolved = strdup(names[i]);
-            free(alt);
-            return k->resolved ? KS_OK : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-        }
-    }
-    free(alt);
-    return ks_error_set(err, KS_ERR_IO, t->list_path, k->list_line,
-                        "%s (or its .xz) is not in %s", k->file, t->dir);
-}
-
-static ks_status read_header(const trace_list *t, trace_kernel *k, ks_error *err)
-{
-    if (k->have_header)
-        return KS_OK;
-    ks_status st = resolve(t, k, err);
+    ks_status st = ks_trace_set_open(t->dir, &t->set, err);
     if (st != KS_OK)
         return st;
-    char *path = path_join(t->dir, k->resolved);
-    if (!path)
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    ks_input *in = NULL;
-    st = ks_input_open(path, &in, err);
-    bool name = false, grid = false, block = false;
-    for (int i = 0; st == KS_OK && i < 64 && !(name && grid && block); i++) {
-        char *line;
-        size_t len;
-        bool truncated;
-        if ((st = ks_input_getline(in, &line, &len, &truncated, err)) != KS_OK || !line)
-            break;
-        const char *eq = strchr(line, '=');
-        if (line[0] != '-' || !eq)
-            continue;
-        char *v = ks_trim((char *)eq + 1);
-        if (strncmp(line, "-kernel name", 12) == 0) {
-            snprintf(k->name, sizeof k->name, "%s", v);
-            name = true;
-        } else if (strncmp(line, "-grid dim", 9) == 0) {
-            grid = ks_parse_dim3(v, k->grid);
-        } else if (strncmp(line, "-block dim", 10) == 0) {
-            block = ks_parse_dim3(v, k->block);
-        }
-    }
-    if (in)
-        ks_input_close(in);
-    if (st == KS_OK && !(name && grid && block))
-        st = ks_error_set(err, KS_ERR_FORMAT, path, 0,
-                          "no '-kernel name', '-grid dim' and '-block dim' header lines: not "
-                          "an Accel-Sim trace");
-    free(path);
-    k->have_header = st == KS_OK;
-    return st;
+    t->kernel_count = ks_trace_set_kernel_count(t->set);
+    if (t->kernel_count == 0)
+        return ks_error_set(err, KS_ERR_FORMAT, dir, 0, "the list names no kernel trace file");
+    return KS_OK;
+}
+
+static const ks_trace_kernel *kernel_at(const trace_list *t, size_t i)
+{
+    return ks_trace_set_kernel(t->set, i);
+}
+
+/* The trace file present in the folder (the listed name, or its compressed
+ * copy), relative to the folder: the name the output lists and links. */
+static const char *file_of(const trace_list *t, size_t i)
+{
+    const char *path = kernel_at(t, i)->path;
+    size_t n = strlen(t->dir);
+    return strncmp(path, t->dir, n) == 0 && path[n] == '/' ? path + n + 1 : path;
 }
 
 /* ------------------------------------------------------------ id checks */
@@ -233,7 +104,7 @@ static void launch_text(const ks_profile *p, uint64_t id, char *buf, size_t size
         snprintf(buf, size, "%.200s", ks_profile_name(p, id));
 }
 
-static bool same_launch(const ks_profile *p, uint64_t id, const trace_kernel *k)
+static bool same_launch(const ks_profile *p, uint64_t id, const ks_trace_kernel *k)
 {
     char a[512], b[512];
     ks_export_base_name(ks_profile_name(p, id), a, sizeof a);
@@ -249,15 +120,16 @@ static bool same_launch(const ks_profile *p, uint64_t id, const trace_kernel *k)
 static ks_status mismatch(const ks_profile *p, uint64_t id, const trace_list *t, size_t kidx,
                           ks_error *err)
 {
-    const trace_kernel *k = &t->kernels[kidx];
+    const ks_trace_kernel *k = kernel_at(t, kidx);
     char want[400];
     launch_text(p, id, want, sizeof want);
-    return ks_error_set(err, KS_ERR_FORMAT, t->list_path, k->list_line,
+    /* located at the trace file whose header disagrees */
+    return ks_error_set(err, KS_ERR_FORMAT, k->path, 0,
                         "plan id %llu is profile launch %llu (%s) but the trace's launch %zu "
                         "(%s) is %.200s grid (%u,%u,%u) block (%u,%u,%u); if the tracer saw "
                         "other launches than the profiler, use --remap",
                         (unsigned long long)id, (unsigned long long)id + 1, want, kidx + 1,
-                        k->file, k->name, k->grid[0], k->grid[1], k->grid[2], k->block[0],
+                        file_of(t, kidx), k->name, k->grid[0], k->grid[1], k->grid[2], k->block[0],
                         k->block[1], k->block[2]);
 }
 
@@ -267,17 +139,14 @@ static ks_status map_by_position(const ks_plan *plan, const ks_profile *p, trace
     for (size_t i = 0; i < plan->sample_count; i++) {
         uint64_t id = plan->samples[i].id;
         if (id >= t->kernel_count)
-            return ks_error_set(err, KS_ERR_FORMAT, t->list_path, 0,
+            return ks_error_set(err, KS_ERR_FORMAT, t->dir, 0,
                                 "plan id %llu but the trace folder has %zu launches; if the "
                                 "tracer saw other launches than the profiler, use --remap",
                                 (unsigned long long)id, t->kernel_count);
         kernel_of_sample[i] = (size_t)id;
         if (!p)
             continue;
-        ks_status st = read_header(t, &t->kernels[id], err);
-        if (st != KS_OK)
-            return st;
-        if (!same_launch(p, id, &t->kernels[id]))
+        if (!same_launch(p, id, kernel_at(t, (size_t)id)))
             return mismatch(p, id, t, (size_t)id, err);
     }
     return KS_OK;
@@ -366,14 +235,12 @@ static void key_table_free(key_table *kt)
 static ks_status remap_traces(trace_list *t, key_table *kt, bool dims, ks_error *err)
 {
     for (size_t i = 0; i < t->kernel_count; i++) {
-        ks_status st = read_header(t, &t->kernels[i], err);
-        if (st != KS_OK)
-            return st;
+        const ks_trace_kernel *k = kernel_at(t, i);
         char key[700];
         key_entry *e;
-        key_of(t->kernels[i].name, t->kernels[i].grid, t->kernels[i].block, dims, key,
-               sizeof key);
-        if ((st = key_find(kt, key, &e, err)) != KS_OK)
+        key_of(k->name, k->grid, k->block, dims, key, sizeof key);
+        ks_status st = key_find(kt, key, &e, err);
+        if (st != KS_OK)
             return st;
         if ((st = ks_grow((void **)&e->trace, &e->trace_capacity, e->trace_count + 1,
                           sizeof *e->trace, err)) != KS_OK)
@@ -412,7 +279,7 @@ static ks_status map_by_key(const ks_plan *plan, const ks_profile *p, trace_list
         char want[400];
         launch_text(p, plan->samples[i].id, want, sizeof want);
         if (e->trace_count != e->profile_count)
-            st = ks_error_set(err, KS_ERR_FORMAT, t->list_path, 0,
+            st = ks_error_set(err, KS_ERR_FORMAT, t->dir, 0,
                               "--remap: plan id %llu (%s): the profile has %zu launches of it "
                               "and the traces %zu, so its occurrence is ambiguous",
                               (unsigned long long)plan->samples[i].id, want, e->profile_count,
@@ -438,12 +305,13 @@ typedef struct out_ctx {
 static ks_status write_list(const void *vctx, FILE *f, ks_error *err)
 {
     const out_ctx *c = vctx;
-    for (size_t i = 0; i < c->t->line_count; i++) {
-        long k = c->t->kernel_of_line[i];
-        if (k < 0)
-            fprintf(f, "%s\n", c->t->lines[i]);
-        else if (c->sample_of_kernel[k] != SIZE_MAX)
-            fprintf(f, "%s\n", c->t->kernels[k].resolved);
+    size_t n = ks_trace_set_event_count(c->t->set);
+    for (size_t i = 0; i < n; i++) {
+        const ks_trace_event *e = ks_trace_set_event(c->t->set, i);
+        if (!e->is_kernel)
+            fprintf(f, "%s\n", e->text);
+        else if (c->sample_of_kernel[e->kernel] != SIZE_MAX)
+            fprintf(f, "%s\n", file_of(c->t, e->kernel));
     }
     if (ferror(f))
         return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
@@ -467,7 +335,7 @@ static ks_status write_weights(const void *vctx, FILE *f, ks_error *err)
         if (s == SIZE_MAX)
             continue;
         fprintf(f, "%zu,%llu,%.17g,%zu,%s\n", ++uid, (unsigned long long)c->plan->samples[s].id,
-                c->plan->samples[s].weight, k + 1, c->t->kernels[k].resolved);
+                c->plan->samples[s].weight, k + 1, file_of(c->t, k));
     }
     if (ferror(f))
         return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
@@ -479,8 +347,8 @@ static ks_status link_traces(const out_ctx *c, const char *out, ks_error *err)
     for (size_t k = 0; k < c->t->kernel_count; k++) {
         if (c->sample_of_kernel[k] == SIZE_MAX)
             continue;
-        char *target = path_join(c->t->dir, c->t->kernels[k].resolved);
-        char *link = path_join(out, c->t->kernels[k].resolved);
+        char *target = path_join(c->t->dir, file_of(c->t, k));
+        char *link = path_join(out, file_of(c->t, k));
         ks_status st = KS_OK;
         if (!target || !link)
             st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
@@ -507,9 +375,6 @@ static ks_status write_folder(const out_ctx *c, const char *out, ks_error *err)
     ks_status st = list && weights
                        ? KS_OK
                        : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    for (size_t k = 0; st == KS_OK && k < c->t->kernel_count; k++)
-        if (c->sample_of_kernel[k] != SIZE_MAX)
-            st = resolve(c->t, &c->t->kernels[k], err);
     if (st == KS_OK)
         st = link_traces(c, out, err);
     if (st == KS_OK)

@@ -84,6 +84,14 @@ static char *join_job(const char *rundir, const char *dir)
     return dir[0] == '/' ? strdup(dir) : ks_run_path(rundir, dir);
 }
 
+char *ks_run_job_file(const char *rundir, const char *dir, const char *name)
+{
+    char *jobdir = join_job(rundir, dir);
+    char *path = jobdir ? ks_run_path(jobdir, name) : NULL;
+    free(jobdir);
+    return path;
+}
+
 ks_status ks_run_job_state(const char *rundir, const char *dir, ks_job_state *state,
                            int *exit_code, ks_error *err)
 {
@@ -130,9 +138,7 @@ ks_status ks_run_log_tail(const char *rundir, const char *dir, size_t lines, cha
                           ks_error *err)
 {
     *text = NULL;
-    char *jobdir = join_job(rundir, dir);
-    char *path = jobdir ? ks_run_path(jobdir, "sim.log") : NULL;
-    free(jobdir);
+    char *path = ks_run_job_file(rundir, dir, "sim.log");
     if (!path)
         return ks_error_set(err, KS_ERR_NOMEM, rundir, 0, "out of memory");
     char *buf;

@@ -1,6 +1,8 @@
 /*
  * run_internal.h - shared by the job engine's files (run.c, run_local.c,
- * run_slurm.c, job_state.c): path helpers and the progress tracker.
+ * run_slurm.c, job_state.c): path helpers and the progress tracker; the
+ * estimate's run-folder reader (lib/estimate/results.c) uses
+ * ks_run_job_file.
  */
 #ifndef KS_RUN_INTERNAL_H
 #define KS_RUN_INTERNAL_H
@@ -28,6 +30,9 @@ void ks_run_report(ks_run_tracker *t, bool force);
 
 /* "a/b" joined; malloc'd, NULL when out of memory. */
 char *ks_run_path(const char *dir, const char *name);
+/* rundir/dir/name for a job folder dir as the manifest records it
+ * (relative to rundir, or absolute); malloc'd, NULL when out of memory. */
+char *ks_run_job_file(const char *rundir, const char *dir, const char *name);
 /* mkdir -p */
 ks_status ks_run_mkdirs(const char *path, ks_error *err);
 /* Writes text to path through a temporary file and a rename (no fsync). */
