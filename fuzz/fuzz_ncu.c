@@ -25,7 +25,7 @@ static void fuzz_attach(const uint8_t *data, size_t size)
             abort();
     }
     if (p) {
-        ks_status st = ks_profile_attach_metrics(p, f.path, &err);
+        ks_status st = ks_profile_attach(p, KS_SOURCE_METRICS, f.path, &err);
         if (st == KS_OK)
             for (size_t m = 0; m < p->metric_count; m++)
                 if (!p->metrics[m].name || !p->metrics[m].values)
