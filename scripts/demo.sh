@@ -16,4 +16,7 @@ echo
 echo "== ksample eval $EX --methods root,stem,allegro,random --iters 10"
 "$KS" eval "$EX" --methods root,stem,allegro,random --iters 10
 echo
-echo "plan written to $OUT/plan.json"
+echo "== ksample report $EX --plan $OUT/plan.json --iters 3 -o $OUT/report.html"
+"$KS" report "$EX" --plan "$OUT/plan.json" --iters 3 -q -o "$OUT/report.html"
+echo
+echo "plan written to $OUT/plan.json; open $OUT/report.html in a browser"
