@@ -87,6 +87,12 @@ void cli_install_cleanup(void);
 /* rc, or KS_ERR_IO when what a command printed could not all be written. */
 int cli_finish_stdout(int rc);
 
+/* JSON on standard output for the commands' --json: a number with 6
+ * significant digits (null when not finite) and a string escaped by the
+ * library's rule (always valid UTF-8, as plans are written). */
+void cli_json_number(double x);
+void cli_json_string(const char *s);
+
 bool cli_parse_double(const char *s, double *v);
 bool cli_parse_u64(const char *s, uint64_t *v);
 

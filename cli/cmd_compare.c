@@ -28,28 +28,6 @@ static void help(void)
     printf("\nA method parameter applies to the methods that declare it.\n");
 }
 
-static void json_number(double x)
-{
-    if (isfinite(x))
-        printf("%.6g", x);
-    else
-        printf("null");
-}
-
-static void json_text(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            printf("\\u%04x", (unsigned char)*s);
-        else
-            putchar(*s);
-    }
-    putchar('"');
-}
-
 static void print_result(const ks_eval_result *r, bool json, bool first)
 {
     if (!json) {
@@ -58,17 +36,17 @@ static void print_result(const ks_eval_result *r, bool json, bool first)
         return;
     }
     printf("%s{\"method\": \"%s\", \"samples\": ", first ? "" : ",\n ", r->method);
-    json_number(r->samples_mean);
+    cli_json_number(r->samples_mean);
     printf(", \"speedup_hmean\": ");
-    json_number(r->speedup_hmean);
+    cli_json_number(r->speedup_hmean);
     printf(", \"error_mean_pct\": ");
-    json_number(r->error_mean_pct);
+    cli_json_number(r->error_mean_pct);
     printf(", \"error_max_pct\": ");
-    json_number(r->error_max_pct);
+    cli_json_number(r->error_max_pct);
     printf(", \"plan_seconds\": ");
-    json_number(r->plan_seconds);
+    cli_json_number(r->plan_seconds);
     printf(", \"fit_seconds\": ");
-    json_number(r->fit_seconds);
+    cli_json_number(r->fit_seconds);
     printf("}");
 }
 
@@ -79,7 +57,7 @@ static void print_skipped(const char *method, const char *reason, bool json, boo
         return;
     }
     printf("%s{\"method\": \"%s\", \"skipped\": ", first ? "" : ",\n ", method);
-    json_text(reason);
+    cli_json_string(reason);
     printf("}");
 }
 

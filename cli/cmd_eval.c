@@ -67,32 +67,10 @@ typedef struct eval_row {
 
 /* ------------------------------------------------------------- output */
 
-static void json_number(double x)
-{
-    if (isfinite(x))
-        printf("%.6g", x);
-    else
-        printf("null");
-}
-
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            printf("\\u%04x", (unsigned char)*s);
-        else
-            putchar(*s);
-    }
-    putchar('"');
-}
-
 static void json_key_number(const char *key, double x)
 {
     printf(", \"%s\": ", key);
-    json_number(x);
+    cli_json_number(x);
 }
 
 static void json_metrics(const ks_eval_detail *d)
@@ -100,9 +78,9 @@ static void json_metrics(const ks_eval_detail *d)
     printf(", \"metrics\": {");
     for (size_t m = 0; m < d->metric_count; m++) {
         printf("%s", m ? ", " : "");
-        json_string(d->metrics[m].name);
+        cli_json_string(d->metrics[m].name);
         printf(": {\"error_mean_pct\": ");
-        json_number(d->metrics[m].error_mean_pct);
+        cli_json_number(d->metrics[m].error_mean_pct);
         json_key_number("error_max_pct", d->metrics[m].error_max_pct);
         json_key_number("total", d->metrics[m].total);
         printf("}");
@@ -110,9 +88,9 @@ static void json_metrics(const ks_eval_detail *d)
     printf("}, \"metrics_skipped\": {");
     for (size_t m = 0; m < d->skipped_count; m++) {
         printf("%s", m ? ", " : "");
-        json_string(d->skipped[m].name);
+        cli_json_string(d->skipped[m].name);
         printf(": ");
-        json_string(d->skipped[m].reason);
+        cli_json_string(d->skipped[m].reason);
     }
     printf("}");
 }
@@ -124,7 +102,7 @@ static void print_json(const eval_row *rows, size_t count, bool metrics)
         const ks_eval_result *r = &rows[i].r;
         const ks_eval_detail *d = &rows[i].d;
         printf("%s{\"method\": ", i ? ", " : "");
-        json_string(r->method);
+        cli_json_string(r->method);
         json_key_number("epsilon", rows[i].epsilon);
         json_key_number("samples", r->samples_mean);
         json_key_number("speedup_hmean", r->speedup_hmean);

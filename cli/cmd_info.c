@@ -34,11 +34,6 @@ static int by_total(const void *a, const void *b)
     return x->group < y->group ? -1 : (x->group > y->group);
 }
 
-static void json_str(const char *s)
-{
-    ks_json_write_string(stdout, s);
-}
-
 int cmd_info(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -120,27 +115,27 @@ int cmd_info(int argc, char **argv)
     size_t shown = top == 0 || top > g.count ? g.count : (size_t)top;
     if (json) {
         printf("{\"file\": ");
-        json_str(p->source_path);
+        cli_json_string(p->source_path);
         printf(", \"format\": ");
-        json_str(p->source_format);
+        cli_json_string(p->source_format);
         printf(", \"device\": ");
-        json_str(p->device_name);
+        cli_json_string(p->device_name);
         printf(", \"duration_source\": ");
-        json_str(p->duration_source);
+        cli_json_string(p->duration_source);
         printf(", \"invocations\": %zu, \"names\": %zu, \"key\": \"%s\", \"groups\": %zu, "
                "\"total_ns\": %.0Lf, \"metrics\": [",
                p->n, p->name_count, ks_key_to_string(key), g.count, total);
         for (size_t m = 0; m < p->metric_count; m++) {
             if (m)
                 printf(", ");
-            json_str(p->metrics[m].name);
+            cli_json_string(p->metrics[m].name);
         }
         printf("], \"top\": [");
         for (size_t i = 0; i < shown; i++) {
             row *r = &rows[i];
             long double mean = r->total / r->count;
             printf("%s{\"key\": ", i ? ", " : "");
-            json_str(g.labels[r->group]);
+            cli_json_string(g.labels[r->group]);
             printf(", \"count\": %llu, \"total_ns\": %.0Lf, \"share\": %.6Lf, \"mean_ns\": %.3Lf, "
                    "\"cv\": %.6Lf}",
                    (unsigned long long)r->count, r->total, total > 0 ? r->total / total : 0,

@@ -77,6 +77,16 @@ void cli_input_init(cli_input *in)
 }
 
 /* strtod also reads "nan", "inf" and hex floats: no option means those */
+void cli_json_number(double x)
+{
+    if (isfinite(x))
+        printf("%.6g", x);
+    else
+        printf("null");
+}
+
+void cli_json_string(const char *s) { ks_json_write_string(stdout, s); }
+
 bool cli_parse_double(const char *s, double *v)
 {
     char *end;
