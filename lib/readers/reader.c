@@ -65,6 +65,20 @@ static const ks_reader *find_reader(const char *name)
     return NULL;
 }
 
+/* What every read ends with: an empty profile is an error; the profile
+ * records its reader and path. */
+static ks_status check_read(ks_profile *p, const ks_reader *reader, const char *path,
+                            ks_error *err)
+{
+    if (p->n == 0)
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                            "no kernel invocations found (read as %s)", reader->name);
+    if (!p->source_format[0])
+        snprintf(p->source_format, sizeof p->source_format, "%s", reader->name);
+    snprintf(p->source_path, sizeof p->source_path, "%s", path);
+    return KS_OK;
+}
+
 /* A folder: the folder reader that recognises it best. */
 static ks_status read_folder(const char *path, const ks_reader *reader,
                              const ks_read_options *opt, ks_profile **out, ks_error *err)
@@ -85,16 +99,12 @@ static ks_status read_folder(const char *path, const ks_reader *reader,
                             "is a folder of no known kind (see 'ksample formats')");
     ks_profile *p = NULL;
     ks_status st = reader->read_dir(path, opt, &p, err);
-    if (st == KS_OK && p->n == 0)
-        st = ks_error_set(err, KS_ERR_FORMAT, path, 0, "no kernel invocations found (read as %s)",
-                          reader->name);
+    if (st == KS_OK)
+        st = check_read(p, reader, path, err);
     if (st != KS_OK) {
         ks_profile_free(p);
         return st;
     }
-    if (!p->source_format[0])
-        snprintf(p->source_format, sizeof p->source_format, "%s", reader->name);
-    snprintf(p->source_path, sizeof p->source_path, "%s", path);
     *out = p;
     return KS_OK;
 }
@@ -165,9 +175,8 @@ ks_status ks_profile_read(const char *path, const ks_read_options *opt_in, ks_pr
         return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
     }
     st = reader->read(in, opt, p, err);
-    if (st == KS_OK && p->n == 0)
-        st = ks_error_set(err, KS_ERR_FORMAT, path, 0, "no kernel invocations found (read as %s)",
-                          reader->name);
+    if (st == KS_OK)
+        st = check_read(p, reader, path, err);
     if (st == KS_OK)
         st = ks_input_finish_digest(in, p->source_xxh128, &p->source_bytes, err);
     ks_input_close(in);
@@ -178,9 +187,6 @@ ks_status ks_profile_read(const char *path, const ks_read_options *opt_in, ks_pr
         ks_profile_free(p);
         return st;
     }
-    if (!p->source_format[0])
-        snprintf(p->source_format, sizeof p->source_format, "%s", reader->name);
-    snprintf(p->source_path, sizeof p->source_path, "%s", path);
     *out = p;
     return KS_OK;
 }
