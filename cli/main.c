@@ -95,42 +95,7 @@ bool cli_parse_double(const char *s, double *v)
     return end != s && *end == '\0' && isfinite(*v) && errno != ERANGE;
 }
 
-bool cli_parse_u64(const char *s, uint64_t *v)
-{
-    char *end;
-    while (*s == ' ')
-        s++;
-    if (*s == '-' || *s == '+')
-        return false;
-    /* plain digits exactly, to 2^64 - 1 (a seed above 2^53 must not round) */
-    size_t digits = strspn(s, "0123456789");
-    if (digits > 0 && s[digits] == '\0') {
-        errno = 0;
-        unsigned long long x = strtoull(s, &end, 10);
-        if (errno == ERANGE || *end != '\0')
-            return false;
-        *v = x;
-        return true;
-    }
-    /* also 1e7 and 10M, while exact in a double (below 2^53) */
-    for (const char *c = s; *c; c++)
-        if (!strchr("0123456789.eE+-kKMG", *c))
-            return false; /* nan, inf, hex */
-    errno = 0;
-    double d = strtod(s, &end);
-    if (end == s)
-        return false;
-    if (*end == 'k' || *end == 'K')
-        d *= 1e3, end++;
-    else if (*end == 'M')
-        d *= 1e6, end++;
-    else if (*end == 'G')
-        d *= 1e9, end++;
-    if (*end != '\0' || !(d >= 0 && d <= 9007199254740992.0) || d != floor(d))
-        return false;
-    *v = (uint64_t)d;
-    return true;
-}
+bool cli_parse_u64(const char *s, uint64_t *v) { return ks_parse_count(s, v); }
 
 bool cli_input_option(cli_input *in, int opt, const char *arg, int *rc)
 {

@@ -14,6 +14,7 @@
 #ifndef KSAMPLE_H
 #define KSAMPLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -313,6 +314,9 @@ typedef struct ks_param_def {
     const char *help;
 } ks_param_def;
 
+/* A count as users write it: 10000000 (exact to 2^64 - 1), 1e7 or 10M
+ * (exact below 2^53); false for nan, inf, hex, signs, fractions, overflow. */
+bool ks_parse_count(const char *s, uint64_t *v);
 /* Parses value as def's type and range into *out (a double; UINT and CHOICE
  * as exact integers).  Errors say which option and why. */
 ks_status ks_param_parse(const ks_param_def *def, const char *value, double *out,

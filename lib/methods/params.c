@@ -6,6 +6,7 @@
  */
 #include "internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,17 +42,32 @@ ks_status ks_params_set(ks_params *p, const char *name, const char *value, ks_er
     return KS_OK;
 }
 
-/* Integers as users write them: 10000000, 1e7, 10M; never nan, inf or a
- * fraction. */
-static bool parse_uint(const char *s, double *v)
+/* Integers as users write them: 10000000 (exact to 2^64 - 1), 1e7 and 10M
+ * (while exact in a double); never nan, inf, hex, a sign or a fraction. */
+bool ks_parse_count(const char *s, uint64_t *v)
 {
     char *end;
     while (*s == ' ')
         s++;
-    if (*s == '-' || *s == '\0')
+    if (*s == '-' || *s == '+')
         return false;
+    /* plain digits exactly, to 2^64 - 1 (a seed above 2^53 must not round) */
+    size_t digits = strspn(s, "0123456789");
+    if (digits > 0 && s[digits] == '\0') {
+        errno = 0;
+        unsigned long long x = strtoull(s, &end, 10);
+        if (errno == ERANGE || *end != '\0')
+            return false;
+        *v = x;
+        return true;
+    }
+    /* also 1e7 and 10M, while exact in a double (below 2^53) */
+    for (const char *c = s; *c; c++)
+        if (!strchr("0123456789.eE+-kKMG", *c))
+            return false; /* nan, inf, hex */
+    errno = 0;
     double d = strtod(s, &end);
-    if (end == s || !isfinite(d))
+    if (end == s)
         return false;
     if (*end == 'k' || *end == 'K')
         d *= 1e3, end++;
@@ -59,9 +75,18 @@ static bool parse_uint(const char *s, double *v)
         d *= 1e6, end++;
     else if (*end == 'G')
         d *= 1e9, end++;
-    if (*end != '\0' || d < 0 || d >= 18446744073709551616.0 || d != floor(d))
+    if (*end != '\0' || !(d >= 0 && d <= 9007199254740992.0) || d != floor(d))
         return false;
-    *v = d;
+    *v = (uint64_t)d;
+    return true;
+}
+
+static bool parse_uint(const char *s, double *v)
+{
+    uint64_t u;
+    if (!ks_parse_count(s, &u))
+        return false;
+    *v = (double)u;
     return true;
 }
 
