@@ -48,6 +48,9 @@ const char *ks_input_path(const ks_input *in);
 const char *ks_input_compression(const ks_input *in);
 /* Peeks at the first decompressed bytes without consuming them. */
 ks_status ks_input_peek(ks_input *in, const char **data, size_t *len, ks_error *err);
+/* Decoding threads for compressed input: -1 (the default) one per core,
+ * 0 none (decoded in the caller's thread); before the first read. */
+void ks_input_set_decompress_threads(ks_input *in, int threads);
 /* Reads the rest of the raw file so the digest covers it; then fills hex. */
 ks_status ks_input_finish_digest(ks_input *in, char hex[33], uint64_t *bytes, ks_error *err);
 

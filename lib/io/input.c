@@ -9,6 +9,7 @@
  * machine and took 59 % of the time to read a 2.8 GB profile (bench/, see
  * docs/design.md); XXH3 runs at memory speed.
  */
+#include "decompress.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -46,6 +47,11 @@ struct ks_input {
     lzma_stream xz;
     bool xz_init;
     ZSTD_DStream *zstd;
+    /* compressed input decodes on threads of its own, ahead of the reader
+     * (decompress.h); threads = 0 decodes here, in the caller's thread */
+    ks_dpipe *pipe;
+    int threads;
+    bool pipe_ended; /* stopped by ks_input_finish_digest */
 
     /* decompressed bytes not yet handed out */
     char *buf;
@@ -98,6 +104,7 @@ ks_status ks_input_open(const char *path, ks_input **out, ks_error *err)
     if (!in)
         return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
     snprintf(in->path, sizeof in->path, "%s", path);
+    in->threads = -1;
     in->hash = XXH3_createState();
     if (!in->hash || XXH3_128bits_reset(in->hash) != XXH_OK) {
         XXH3_freeState(in->hash);
@@ -157,6 +164,7 @@ void ks_input_close(ks_input *in)
 {
     if (!in)
         return;
+    ks_dpipe_free(in->pipe); /* joins its threads before the file goes */
     if (in->file && in->file != stdin)
         fclose(in->file);
     if (in->zs_init)
@@ -186,11 +194,40 @@ static ks_status corrupt(ks_input *in, const char *what, ks_error *err)
                         what);
 }
 
+void ks_input_set_decompress_threads(ks_input *in, int threads)
+{
+    if (!in->pipe)
+        in->threads = threads;
+}
+
+/* Hands the stored bytes read so far to the threads; false when they cannot
+ * start (the caller then decodes serially). */
+static bool start_pipe(ks_input *in)
+{
+    static const ks_dpipe_format formats[] = {0, KS_DPIPE_GZIP, KS_DPIPE_XZ, KS_DPIPE_ZSTD};
+    ks_dpipe_source src = {in->file, in->hash, &in->raw_bytes, &in->raw_eof, in->path};
+    int workers = in->threads < 0 ? ks_dpipe_default_workers() : in->threads;
+    ks_error ignored;
+    if (ks_dpipe_start(formats[in->comp], &src, in->raw + in->raw_pos,
+                       in->raw_len - in->raw_pos, workers, &in->pipe, &ignored) != KS_OK) {
+        in->threads = 0;
+        return false;
+    }
+    in->raw_pos = in->raw_len;
+    return true;
+}
+
 /* Decompresses into dst (at most cap bytes); *got = 0 only at the end. */
 static ks_status produce(ks_input *in, unsigned char *dst, size_t cap, size_t *got,
                          ks_error *err)
 {
     *got = 0;
+    if (in->pipe)
+        return ks_dpipe_read(in->pipe, dst, cap, got, err);
+    if (in->pipe_ended)
+        return KS_OK;
+    if (in->comp != COMP_NONE && in->threads != 0 && !in->stream_end && start_pipe(in))
+        return ks_dpipe_read(in->pipe, dst, cap, got, err);
     if (in->comp == COMP_NONE && in->raw_pos == in->raw_len && !in->raw_eof && cap >= RAW_CHUNK)
         return read_raw_into(in, dst, cap, got, err);
     while (*got == 0) {
@@ -418,6 +455,11 @@ ks_status ks_input_getline(ks_input *in, char **line, size_t *len, bool *truncat
 
 ks_status ks_input_finish_digest(ks_input *in, char hex[33], uint64_t *bytes, ks_error *err)
 {
+    if (in->pipe) {
+        ks_dpipe_free(in->pipe);
+        in->pipe = NULL;
+        in->pipe_ended = true;
+    }
     /* consume the raw file to its end so the digest covers every byte */
     while (!in->raw_eof) {
         in->raw_pos = in->raw_len;
