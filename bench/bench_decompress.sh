@@ -17,25 +17,41 @@ set -eu
 K=$1
 B=${2:-}
 N=${3:-10000000}
-D=$(mktemp -d /tmp/ksbench-decompress-XXXXXX)
-trap 'rm -rf "$D"' EXIT INT TERM
+# BENCH_KEEP=DIR: use (or fill) DIR and keep it, e.g. to measure again
+# without compressing 2.8 GB again (xz alone takes minutes)
+if [ -n "${BENCH_KEEP:-}" ]; then
+    D=$BENCH_KEEP
+    mkdir -p "$D"
+else
+    D=$(mktemp -d /tmp/ksbench-decompress-XXXXXX)
+    trap 'rm -rf "$D"' EXIT INT TERM
+fi
+
+# make FILE CMD...: CMD's output into $D/FILE unless it is there already
+make() {
+    f=$1
+    shift
+    [ -s "$D/$f" ] || nice "$@" > "$D/$f.tmp" && mv "$D/$f.tmp" "$D/$f" 2>/dev/null || true
+}
 
 echo "# $(nproc) cores; $(uname -m); launches $N"
-nice "$K" synth --preset casio-like -n "$N" -o "$D/p.csv"
+[ -s "$D/p.csv" ] || nice "$K" synth --preset casio-like -n "$N" -o "$D/p.csv"
 echo "# plain: $(stat -c %s "$D/p.csv") bytes"
-nice zstd -q -3 -T2 "$D/p.csv" -o "$D/single.zst"
-nice split -b 4M --filter='zstd -q -3 -c' "$D/p.csv" > "$D/multi.zst"
-nice gzip -1 -c "$D/p.csv" > "$D/single.gz"
-nice split -b 4M --filter='gzip -1 -c' "$D/p.csv" > "$D/multi.gz"
-nice xz -1 -T1 -c "$D/p.csv" > "$D/single.xz"
-nice xz -1 -T2 -c "$D/p.csv" > "$D/multi.xz"
+make single.zst zstd -q -3 -T2 -c "$D/p.csv"
+make multi.zst split -b 4M --filter='zstd -q -3 -c' "$D/p.csv"
+make single.gz gzip -1 -c "$D/p.csv"
+make multi.gz split -b 4M --filter='gzip -1 -c' "$D/p.csv"
+make single.xz xz -1 -T1 -c "$D/p.csv"
+make multi.xz xz -1 -T2 -c "$D/p.csv"
 
-# measure LABEL CMD...: one line "LABEL wall_s cpu_s peak_rss_MiB load1"
+# measure LABEL OUT CMD...: one line "LABEL wall_s cpu_s peak_rss_MiB load1";
+# CMD's output goes to OUT (/dev/null for the decompressors)
 measure() {
     label=$1
-    shift
+    out=$2
+    shift 2
     load=$(cut -d' ' -f1 /proc/loadavg)
-    /usr/bin/time -f '%e %U %S %M' -o "$D/time" "$@" > "$D/out" 2> "$D/err" || {
+    /usr/bin/time -f '%e %U %S %M' -o "$D/time" "$@" > "$out" 2> "$D/err" || {
         echo "$label FAILED: $(cat "$D/err")"
         return
     }
@@ -47,16 +63,15 @@ measure() {
 for f in single.zst multi.zst single.xz multi.xz single.gz multi.gz; do
     echo "# $f: $(stat -c %s "$D/$f") bytes"
     case $f in
-    *.zst) measure "$f zstdcat" zstdcat "$D/$f" ;;
-    *.xz) measure "$f xzcat" xzcat "$D/$f" ;;
-    *.gz) measure "$f zcat" zcat "$D/$f" ;;
+    *.zst) measure "$f zstdcat" /dev/null zstdcat "$D/$f" ;;
+    *.xz) measure "$f xzcat" /dev/null xzcat "$D/$f" ;;
+    *.gz) measure "$f zcat" /dev/null zcat "$D/$f" ;;
     esac
-    measure "$f ksample info" "$K" info "$D/$f"
-    cp "$D/out" "$D/out.after"
+    measure "$f ksample info" "$D/out.after" "$K" info "$D/$f"
     if [ -n "$B" ]; then
-        measure "$f before info" "$B" info "$D/$f"
-        cmp -s "$D/out" "$D/out.after" || echo "$f: OUTPUT DIFFERS from the earlier build"
+        measure "$f before info" "$D/out.before" "$B" info "$D/$f"
+        cmp -s "$D/out.before" "$D/out.after" || echo "$f: OUTPUT DIFFERS from the earlier build"
     fi
 done
-measure "plain cat" cat "$D/p.csv"
-measure "plain ksample info" "$K" info "$D/p.csv"
+measure "plain cat" /dev/null cat "$D/p.csv"
+measure "plain ksample info" /dev/null "$K" info "$D/p.csv"
