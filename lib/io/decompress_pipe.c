@@ -48,20 +48,31 @@ static void free_chunks(dp_chunk *c)
     }
 }
 
-static void free_pieces(dp_piece *pc)
-{
-    while (pc) {
-        dp_piece *next = pc->next;
-        free(pc);
-        pc = next;
-    }
-}
-
 static void free_job(dp_job *j)
 {
     free_chunks(j->in_head);
-    free_pieces(j->out_head);
+    free_chunks(j->out_head);
     free(j);
+}
+
+/* Called with the lock held where others see the list. */
+static void list_append(dp_chunk **head, dp_chunk **tail, unsigned *count, dp_chunk *c)
+{
+    c->next = NULL;
+    if (*tail)
+        (*tail)->next = c;
+    else
+        *head = c;
+    *tail = c;
+    (*count)++;
+}
+
+static size_t bytes_left(const dp_chunk *c)
+{
+    size_t n = 0;
+    for (; c; c = c->next)
+        n += c->len - c->pos;
+    return n;
 }
 
 /* ------------------------------------------------------------ splitter side */
@@ -137,12 +148,7 @@ int dp_feed(ks_dpipe *p, dp_job *j, dp_chunk *c)
         pthread_cond_wait(&p->cv_split, &p->mu);
     int r = p->stop ? -1 : p->unit_ended ? 0 : 1;
     if (r == 1) {
-        if (j->in_tail)
-            j->in_tail->next = c;
-        else
-            j->in_head = c;
-        j->in_tail = c;
-        j->in_count++;
+        list_append(&j->in_head, &j->in_tail, &j->in_count, c);
         pthread_cond_broadcast(&p->cv_work);
     }
     pthread_mutex_unlock(&p->mu);
@@ -178,9 +184,7 @@ int dp_wait_unit_end(ks_dpipe *p)
         return 1;
     }
     /* the leftover is what followed the unit: it goes before the window */
-    size_t extra = 0;
-    for (dp_chunk *c = left; c; c = c->next)
-        extra += c->len - c->pos;
+    size_t extra = bytes_left(left);
     size_t keep = p->win_len - p->win_pos;
     if (extra) {
         unsigned char *w = malloc(extra + keep + 1);
@@ -357,14 +361,8 @@ static void decoders_free(dp_worker *w)
 /* Hands a filled buffer to the reader (called with the lock held). */
 static void push_piece(ks_dpipe *p, dp_job *j, dp_piece *pc)
 {
-    pc->next = NULL;
     pc->pos = 0;
-    if (j->out_tail)
-        j->out_tail->next = pc;
-    else
-        j->out_head = pc;
-    j->out_tail = pc;
-    j->out_count++;
+    list_append(&j->out_head, &j->out_tail, &j->out_count, pc);
     pthread_cond_broadcast(&p->cv_read);
 }
 
@@ -413,10 +411,7 @@ static void end_job(dp_worker *w, dp_job *j, dp_piece *pc, ks_status st, const k
     j->in_count = 0;
     if (st == KS_OK && left && !j->streamed) {
         /* a unit cut to its exact size decoded short of its end */
-        size_t extra = 0;
-        for (dp_chunk *c = left; c; c = c->next)
-            extra += c->len - c->pos;
-        if (extra) {
+        if (bytes_left(left)) {
             ks_error e2;
             st = corrupt(p, &e2);
             j->err = e2;
@@ -660,7 +655,7 @@ void ks_dpipe_free(ks_dpipe *p)
         free_job(j);
     }
     free_chunks(p->unit_leftover);
-    free_pieces(p->free_pieces);
+    free_chunks(p->free_pieces);
     free(p->win);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv_work);

@@ -32,19 +32,14 @@ enum {
 };
 #endif
 
-/* Stored (compressed) bytes; pos = how many a decoder has used. */
+/* Bytes in a list: stored ones (a chunk; pos = how many a decoder has used)
+ * or decompressed ones (a piece; pos = how many the reader has taken). */
 typedef struct dp_chunk {
     struct dp_chunk *next;
     size_t len, pos;
     unsigned char data[];
 } dp_chunk;
-
-/* Decompressed bytes; pos = how many the reader has taken. */
-typedef struct dp_piece {
-    struct dp_piece *next;
-    size_t len, pos;
-    unsigned char data[];
-} dp_piece;
+typedef dp_chunk dp_piece;
 
 typedef struct dp_job {
     struct dp_job *next;
