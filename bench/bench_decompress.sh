@@ -27,22 +27,25 @@ else
     trap 'rm -rf "$D"' EXIT INT TERM
 fi
 
-# make FILE CMD...: CMD's output into $D/FILE unless it is there already
-make() {
+# prepare FILE CMD...: CMD's output into $D/FILE unless it is there already
+prepare() {
     f=$1
     shift
-    [ -s "$D/$f" ] || nice "$@" > "$D/$f.tmp" && mv "$D/$f.tmp" "$D/$f" 2>/dev/null || true
+    if [ ! -s "$D/$f" ]; then
+        nice "$@" > "$D/$f.tmp"
+        mv "$D/$f.tmp" "$D/$f"
+    fi
 }
 
 echo "# $(nproc) cores; $(uname -m); launches $N"
 [ -s "$D/p.csv" ] || nice "$K" synth --preset casio-like -n "$N" -o "$D/p.csv"
 echo "# plain: $(stat -c %s "$D/p.csv") bytes"
-make single.zst zstd -q -3 -T2 -c "$D/p.csv"
-make multi.zst split -b 4M --filter='zstd -q -3 -c' "$D/p.csv"
-make single.gz gzip -1 -c "$D/p.csv"
-make multi.gz split -b 4M --filter='gzip -1 -c' "$D/p.csv"
-make single.xz xz -1 -T1 -c "$D/p.csv"
-make multi.xz xz -1 -T2 -c "$D/p.csv"
+prepare single.zst zstd -q -3 -T2 -c "$D/p.csv"
+prepare multi.zst split -b 4M --filter='zstd -q -3 -c' "$D/p.csv"
+prepare single.gz gzip -1 -c "$D/p.csv"
+prepare multi.gz split -b 4M --filter='gzip -1 -c' "$D/p.csv"
+prepare single.xz xz -1 -T1 -c "$D/p.csv"
+prepare multi.xz xz -1 -T2 -c "$D/p.csv"
 
 # measure LABEL OUT CMD...: one line "LABEL wall_s cpu_s peak_rss_MiB load1";
 # CMD's output goes to OUT (/dev/null for the decompressors)
