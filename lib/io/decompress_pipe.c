@@ -473,6 +473,7 @@ static void decode_job(dp_worker *w, dp_job *j)
     if (!decoder_begin(w, j)) {
         corrupt(p, &e);
         end_job(w, j, NULL, KS_ERR_FORMAT, &e);
+        release_filters(w);
         return;
     }
     for (;;) {
