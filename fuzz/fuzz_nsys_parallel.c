@@ -23,6 +23,7 @@ static outcome read_nsys(const char *path, bool kern_exec, const ks_lines_option
         return o;
     ks_read_options opt;
     ks_read_options_init(&opt);
+    opt.keep_start = true; /* compared too */
     o.p = ks_profile_new();
     if (!o.p)
         abort();
@@ -57,8 +58,10 @@ static void same_outcome(const outcome *a, const outcome *b)
     same_column(x->duration_ns, y->duration_ns, n * 8);
     same_column(x->name_id, y->name_id, n * 4);
     same_column(x->start_ns, y->start_ns, n * 8);
-    same_column(x->grid, y->grid, n * 12);
-    same_column(x->block, y->block, n * 12);
+    same_column(x->dims_id, y->dims_id, n * 4);
+    if (x->dims_count != y->dims_count)
+        abort();
+    same_column(x->dims, y->dims, x->dims_count * 24);
     same_column(x->stream, y->stream, n * 4);
     same_column(x->device, y->device, n * 4);
     same_column(x->correlation, y->correlation, n * 8);

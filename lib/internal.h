@@ -190,7 +190,7 @@ typedef struct ks_rows {
     int64_t *duration_ns;
     uint32_t *name_id; /* local: index into names */
     int64_t *start_ns;
-    uint32_t *grid, *block; /* 3 per row */
+    uint32_t *dims_id; /* local: index into dims */
     uint32_t *stream, *device;
     int64_t *correlation;
     bool any_start, any_grid, any_stream, any_device, any_correlation;
@@ -199,8 +199,15 @@ typedef struct ks_rows {
     const char **names; /* not owned: the text the block was parsed from */
     size_t *name_len;
     uint64_t *name_hash;
-    uint32_t *name_global; /* filled by ks_profile_append_rows */
+    uint32_t *name_global; /* filled by ks_profile_reserve_rows */
     ks_hash_index name_index;
+
+    /* distinct (grid, block) 6-tuples, local ids in order of first
+     * appearance; a row without grid/block has 0 0 0 0 0 0 */
+    size_t dims_count, dims_capacity;
+    uint32_t *dims; /* 6 per tuple */
+    uint32_t *dims_global; /* filled by ks_profile_reserve_rows */
+    ks_hash_index dims_index;
 } ks_rows;
 
 void ks_rows_clear(ks_rows *r); /* keeps the memory for the next block */
@@ -210,8 +217,33 @@ void ks_rows_free(ks_rows *r);
 ks_status ks_rows_add(ks_rows *r, const ks_invocation *inv, const char *name, size_t len,
                       ks_error *err);
 /* Appends every row, interning names in order of first appearance: the same
- * profile as ks_profile_intern + ks_profile_append row by row. */
+ * profile as ks_profile_intern + ks_profile_append row by row.  It is
+ * ks_profile_reserve_rows and then ks_profile_place_rows. */
 ks_status ks_profile_append_rows(ks_profile *p, ks_rows *r, ks_error *err);
+/* Called before a change that moves or adds a column of the profile, so that
+ * rows being placed on other threads are placed first. */
+typedef struct ks_rows_quiesce {
+    void (*wait)(void *ctx);
+    void *ctx;
+} ks_rows_quiesce;
+/* The part of appending that must run in file order, on one thread at a
+ * time: interns r's names and grid/block pairs, starts the optional columns
+ * r needs, grows the columns (after quiesce, when not NULL) and counts r's
+ * rows in p->n.  *at is r's first row; until ks_profile_place_rows has run,
+ * rows at..at+r->n-1 hold no values. */
+ks_status ks_profile_reserve_rows(ks_profile *p, ks_rows *r, const ks_rows_quiesce *quiesce,
+                                  size_t *at, ks_error *err);
+/* Writes r's rows at row `at` reserved for them.  Several threads may place
+ * different blocks at once; none may reserve meanwhile without quiescing. */
+void ks_profile_place_rows(ks_profile *p, const ks_rows *r, size_t at);
+/* The id of a (grid, block) 6-tuple in p's table, added if new. */
+ks_status ks_profile_intern_dims(ks_profile *p, const uint32_t tuple[6], uint64_t hash,
+                                 uint32_t *id, ks_error *err);
+uint64_t ks_dims_hash(const uint32_t tuple[6]);
+/* Allocations for columns of a launch each: large ones are backed by huge
+ * pages where the kernel offers them (first touch of 4 KiB pages was a
+ * fifth of reading a large profile). */
+void *ks_column_realloc(void *old, size_t bytes);
 /* The hash ks_profile_intern uses, so that names hashed in a block need not be
  * hashed again. */
 uint64_t ks_name_hash(const char *name, size_t len);

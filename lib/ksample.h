@@ -88,9 +88,18 @@ typedef struct ks_profile {
     size_t capacity;
     int64_t *duration_ns; /* always present */
     uint32_t *name_id;    /* always present: index into names */
-    int64_t *start_ns;    /* NULL if the input has no start times */
-    uint32_t *grid;       /* NULL, or 3 per invocation (x, y, z) */
-    uint32_t *block;      /* NULL, or 3 per invocation (x, y, z) */
+    /* Start times order launches while a reader runs (ks_profile_order_by)
+     * and are freed before ks_profile_read returns: no method uses them, and
+     * at 8 bytes a launch they were a fifth of a large profile. */
+    int64_t *start_ns;
+    /* Grid and block: NULL, or per invocation an index into dims, the table
+     * of distinct (grid x, y, z, block x, y, z) 6-tuples, stored once each
+     * (a profile has a few thousand at most; 24 bytes a launch were half of
+     * a large profile).  Read them with ks_profile_grid / ks_profile_block. */
+    uint32_t *dims_id;
+    uint32_t *dims;       /* 6 per distinct pair */
+    size_t dims_count, dims_capacity;
+    ks_hash_index dims_index;
     /* Sparse-until-needed columns: allocated (and back-filled with 0) only
      * when the first non-zero value arrives, so a single-GPU single-stream
      * profile pays nothing for them. */
@@ -147,6 +156,25 @@ typedef struct ks_invocation {
 void ks_invocation_init(ks_invocation *inv);
 ks_status ks_profile_append(ks_profile *p, const ks_invocation *inv, ks_error *err);
 const char *ks_profile_name(const ks_profile *p, size_t i); /* name of invocation i */
+/* Grid and block (x, y, z) of invocation i; only where ks_profile_has_dims. */
+static inline bool ks_profile_has_dims(const ks_profile *p)
+{
+    return p->dims_id != NULL;
+}
+static inline const uint32_t *ks_profile_grid(const ks_profile *p, size_t i)
+{
+    return p->dims + 6 * (size_t)p->dims_id[i];
+}
+static inline const uint32_t *ks_profile_block(const ks_profile *p, size_t i)
+{
+    return p->dims + 6 * (size_t)p->dims_id[i] + 3;
+}
+/* Sets the grid and block of invocation i (grid/block NULL: 0 0 0),
+ * starting the column (every other invocation 0 0 0) if there is none. */
+ks_status ks_profile_set_dims(ks_profile *p, size_t i, const uint32_t *grid,
+                              const uint32_t *block, ks_error *err);
+/* Frees the start times (readers call it once launches are in order). */
+void ks_profile_drop_start(ks_profile *p);
 /* Adds (or finds) a metric column named name; values are NAN-filled. */
 ks_status ks_profile_metric(ks_profile *p, const char *name, ks_metric_column **col,
                             ks_error *err);
@@ -197,6 +225,7 @@ typedef struct ks_read_options {
     const char *format;    /* NULL or "auto": detect from content */
     int device;            /* -1: all devices; otherwise keep only this device */
     const char *name_kind; /* nsys sqlite: "demangled" (default), "short", "mangled" */
+    bool keep_start;       /* keep start_ns after reading (tests of the readers) */
 } ks_read_options;
 
 void ks_read_options_init(ks_read_options *opt);

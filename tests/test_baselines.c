@@ -458,7 +458,8 @@ static void test_photon_on_accelsim_traces(void **state)
         for (size_t j = i + 1; j < plan.sample_count; j++)
             if (plan.clusters[plan.samples[j].cluster].group ==
                 plan.clusters[plan.samples[i].cluster].group)
-                assert_true(p->grid[3 * id] != p->grid[3 * plan.samples[j].id]);
+                assert_true(ks_profile_grid(p, id)[0] !=
+                            ks_profile_grid(p, plan.samples[j].id)[0]);
     }
     ks_plan_free(&plan);
     /* Sieve from the traces' instruction counts: forward and output are
@@ -477,7 +478,7 @@ static void test_photon_on_accelsim_traces(void **state)
     ks_profile *t = ks_profile_new();
     for (size_t i = 0; i < p->n; i++)
         assert_int_equal(tu_append(t, ks_profile_name(p, i), 1000 + (int64_t)i,
-                                   p->grid + 3 * i, p->block + 3 * i),
+                                   ks_profile_grid(p, i), ks_profile_block(p, i)),
                          KS_OK);
     if (ks_profile_attach(t, KS_SOURCE_TRACES, dir, &err) != KS_OK)
         fail_msg("attach: %s", err.message);

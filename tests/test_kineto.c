@@ -34,6 +34,7 @@ static ks_profile *read_ok(const char *path, const char *format, int device)
 {
     ks_read_options opt;
     ks_read_options_init(&opt);
+    opt.keep_start = true; /* start times are checked here */
     opt.format = format;
     opt.device = device;
     ks_profile *p = NULL;
@@ -56,6 +57,7 @@ static ks_error read_bad(const char *path)
 {
     ks_read_options opt;
     ks_read_options_init(&opt);
+    opt.keep_start = true; /* start times are checked here */
     ks_profile *p = NULL;
     ks_error err;
     ks_error_clear(&err);
@@ -163,14 +165,14 @@ static void test_real_traces(void **state)
         assert_int_equal(p->name_count, r->names);
         assert_string_equal(p->device_name, r->device_name);
         if (r->has_grid) {
-            assert_non_null(p->grid);
-            assert_non_null(p->block);
+            assert_true(ks_profile_has_dims(p));
+            assert_true(ks_profile_has_dims(p));
             for (size_t i = 0; i < p->n; i++)
                 for (int k = 0; k < 3; k++) /* every kernel runs at least one block */
-                    assert_true(p->grid[3 * i + k] > 0 && p->block[3 * i + k] > 0);
+                    assert_true(ks_profile_grid(p, i)[k] > 0 && ks_profile_block(p, i)[k] > 0);
         } else {
-            assert_null(p->grid);
-            assert_null(p->block);
+            assert_false(ks_profile_has_dims(p));
+            assert_false(ks_profile_has_dims(p));
         }
         /* none of these traces records a zero-length kernel */
         int64_t sum = 0;
@@ -207,6 +209,7 @@ static void test_real_device_filter(void **state)
 
     ks_read_options opt;
     ks_read_options_init(&opt);
+    opt.keep_start = true; /* start times are checked here */
     opt.device = 0;
     ks_error err;
     ks_profile *q = NULL;
@@ -241,12 +244,12 @@ static void test_minimal(void **state)
     assert_string_equal(ks_profile_name(p, 0), "void gemm<float>(float*)");
     assert_int_equal(p->start_ns[0], INT64_C(1695835585863852000));
     assert_int_equal(p->duration_ns[0], 5000);
-    assert_int_equal(p->grid[0], 32);
-    assert_int_equal(p->grid[1], 8);
-    assert_int_equal(p->grid[2], 1);
-    assert_int_equal(p->block[0], 32);
-    assert_int_equal(p->block[1], 16);
-    assert_int_equal(p->block[2], 1);
+    assert_int_equal(ks_profile_grid(p, 0)[0], 32);
+    assert_int_equal(ks_profile_grid(p, 0)[1], 8);
+    assert_int_equal(ks_profile_grid(p, 0)[2], 1);
+    assert_int_equal(ks_profile_block(p, 0)[0], 32);
+    assert_int_equal(ks_profile_block(p, 0)[1], 16);
+    assert_int_equal(ks_profile_block(p, 0)[2], 1);
     assert_non_null(p->stream);
     assert_int_equal(p->stream[0], 7);
     assert_int_equal(p->correlation[0], 5889);
@@ -288,11 +291,11 @@ static void test_odd_key_order(void **state)
     assert_string_equal(ks_profile_name(p, 1), "k_late_cat");
     assert_int_equal(p->start_ns[0], 100000);
     assert_int_equal(p->duration_ns[1], 2000);
-    assert_int_equal(p->grid[3], 4);
-    assert_int_equal(p->grid[4], 2);
-    assert_int_equal(p->block[3], 64);
+    assert_int_equal(ks_profile_grid(p, 1)[0], 4);
+    assert_int_equal(ks_profile_grid(p, 1)[1], 2);
+    assert_int_equal(ks_profile_block(p, 1)[0], 64);
     /* k_early gave no grid: zeros, not a copy of its neighbour's */
-    assert_int_equal(p->grid[0], 0);
+    assert_int_equal(ks_profile_grid(p, 0)[0], 0);
     assert_int_equal(p->stream[1], 9);
     assert_int_equal(p->correlation[1], 3);
     assert_int_equal(p->correlation[0], KS_MISSING_I64);
@@ -422,6 +425,7 @@ static void test_device_filter(void **state)
 
     ks_read_options opt;
     ks_read_options_init(&opt);
+    opt.keep_start = true; /* start times are checked here */
     opt.device = 5;
     ks_profile *none = NULL;
     ks_error err;
@@ -586,6 +590,7 @@ static void test_bad_args(void **state)
         const char *path = write_text("badargs.json", json);
         ks_read_options opt;
         ks_read_options_init(&opt);
+    opt.keep_start = true; /* start times are checked here */
         ks_profile *p = NULL;
         ks_error err;
         ks_error_clear(&err);
@@ -637,6 +642,7 @@ static void test_no_kernels(void **state)
     const char *path = write_text("other.json", "{\"hello\": [1, 2, 3]}\n");
     ks_read_options opt;
     ks_read_options_init(&opt);
+    opt.keep_start = true; /* start times are checked here */
     opt.format = "kineto-json";
     ks_profile *p = NULL;
     assert_int_equal(ks_profile_read(path, &opt, &p, &err), KS_ERR_FORMAT);

@@ -18,6 +18,7 @@ static ks_profile *read_ok(const char *path, const char *format)
 {
     ks_read_options opt;
     ks_read_options_init(&opt);
+    opt.keep_start = true; /* start times are checked here */
     opt.format = format;
     ks_profile *p = NULL;
     ks_error err;
@@ -84,8 +85,8 @@ static void test_gpu_trace_new_header(void **state)
     assert_int_equal(p->n, 2);
     assert_int_equal(p->duration_ns[0], 2707098);
     assert_int_equal(p->start_ns[0], 9961685);
-    assert_int_equal(p->grid[2], 2304);
-    assert_int_equal(p->block[0], 128);
+    assert_int_equal(ks_profile_grid(p, 0)[2], 2304);
+    assert_int_equal(ks_profile_block(p, 0)[0], 128);
     assert_int_equal(p->stream[0], 7);
     assert_int_equal(p->correlation[1], 68);
     assert_string_equal(ks_profile_name(p, 1), "void at::native::foo<float, 4>(int, float*)");
@@ -109,6 +110,7 @@ static void test_gpu_trace_old_header_sorted_by_start(void **state)
 
     ks_read_options opt;
     ks_read_options_init(&opt);
+    opt.keep_start = true; /* start times are checked here */
     opt.device = 0;
     ks_error err;
     ks_error_clear(&err);
@@ -132,10 +134,10 @@ static void test_kern_exec(void **state)
     assert_int_equal(p->n, 2);
     assert_int_equal(p->duration_ns[0], 75200);
     assert_int_equal(p->duration_ns[1], 1234);
-    assert_int_equal(p->grid[0], 148);
-    assert_int_equal(p->block[0], 256);
-    assert_int_equal(p->grid[3], 1);
-    assert_int_equal(p->block[3], 32);
+    assert_int_equal(ks_profile_grid(p, 0)[0], 148);
+    assert_int_equal(ks_profile_block(p, 0)[0], 256);
+    assert_int_equal(ks_profile_grid(p, 1)[0], 1);
+    assert_int_equal(ks_profile_block(p, 1)[0], 32);
     assert_string_equal(ks_profile_name(p, 0), "void gemm<cutlass::half_t, 128>(Params, int)");
     ks_profile_free(p);
 }
@@ -153,8 +155,8 @@ static void test_plain_csv_ids_reorder(void **state)
     assert_string_equal(ks_profile_name(p, 0), "a");
     assert_int_equal(p->duration_ns[0], 10);
     assert_string_equal(ks_profile_name(p, 2), "c, with comma");
-    assert_int_equal(p->grid[3], 4);
-    assert_int_equal(p->block[3], 32);
+    assert_int_equal(ks_profile_grid(p, 1)[0], 4);
+    assert_int_equal(ks_profile_block(p, 1)[0], 32);
     ks_profile_free(p);
 
     expect_refused("plain_dup.csv", "id,name,duration_ns\n0,a,1\n0,b,2\n", 0, "twice");
@@ -323,6 +325,7 @@ static void test_plain_csv_device_refused(void **state)
     const char *path = write_text("dev.csv", "name,duration_ns\na,1\n");
     ks_read_options opt;
     ks_read_options_init(&opt);
+    opt.keep_start = true; /* start times are checked here */
     opt.device = 1;
     ks_profile *p = NULL;
     ks_error err;
@@ -338,6 +341,7 @@ static void test_unknown_format_option(void **state)
     const char *path = write_text("u.csv", "name,duration_ns\na,1\n");
     ks_read_options opt;
     ks_read_options_init(&opt);
+    opt.keep_start = true; /* start times are checked here */
     opt.format = "nonsense";
     ks_profile *p = NULL;
     ks_error err;

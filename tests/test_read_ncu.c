@@ -239,7 +239,7 @@ static void test_long_old(void **state)
     assert_int_equal(p->duration_ns[0], 12500);   /* 12.50 usecond */
     assert_int_equal(p->duration_ns[1], 1500000); /* 1.5 msecond */
     assert_int_equal(p->duration_ns[2], 900);
-    assert_null(p->grid);
+    assert_false(ks_profile_has_dims(p));
     assert_null(p->start_ns);
     assert_int_equal(p->metric_count, 3);
     const ks_metric_column *dram = metric(p, "dram__bytes_read.sum");
@@ -273,13 +273,13 @@ static void test_long_middle(void **state)
     assert_int_equal(p->duration_ns[0], 3200);
     assert_int_equal(p->duration_ns[1], 1250000);
     assert_int_equal(p->duration_ns[2], 2500);
-    assert_non_null(p->grid);
-    assert_non_null(p->block);
+    assert_true(ks_profile_has_dims(p));
+    assert_true(ks_profile_has_dims(p));
     uint32_t g1[3] = {16, 16, 2}, b1[3] = {32, 8, 1}, g2[3] = {8, 1, 1}, b0[3] = {256, 1, 1};
-    assert_memory_equal(p->grid + 3, g1, sizeof g1);
-    assert_memory_equal(p->block + 3, b1, sizeof b1);
-    assert_memory_equal(p->grid + 6, g2, sizeof g2);
-    assert_memory_equal(p->block, b0, sizeof b0);
+    assert_memory_equal(ks_profile_grid(p, 1), g1, sizeof g1);
+    assert_memory_equal(ks_profile_block(p, 1), b1, sizeof b1);
+    assert_memory_equal(ks_profile_grid(p, 2), g2, sizeof g2);
+    assert_memory_equal(ks_profile_block(p, 0), b0, sizeof b0);
     assert_non_null(p->device);
     assert_int_equal(p->device[1], 1);
     assert_int_equal(p->stream[1], 13);
@@ -324,7 +324,7 @@ static void test_long_newest(void **state)
     assert_int_equal(p->metric_count, 2); /* rule rows add nothing */
     assert_close(metric(p, "Elapsed Cycles")->values[1], 4000000);
     uint32_t g[3] = {1024, 1, 1};
-    assert_memory_equal(p->grid, g, sizeof g);
+    assert_memory_equal(ks_profile_grid(p, 0), g, sizeof g);
     ks_profile_free(p);
 }
 
@@ -394,8 +394,8 @@ static void test_wide(void **state)
     assert_true(isnan(sm->values[0]));
     assert_close(sm->values[1], 12.5);
     uint32_t g0[3] = {80, 2, 1}, b0[3] = {128, 1, 1};
-    assert_memory_equal(p->grid, g0, sizeof g0);
-    assert_memory_equal(p->block, b0, sizeof b0);
+    assert_memory_equal(ks_profile_grid(p, 0), g0, sizeof g0);
+    assert_memory_equal(ks_profile_block(p, 0), b0, sizeof b0);
     ks_profile_free(p);
 
     /* ncu-csv takes the raw layout too (the header decides); ncu-raw-csv
@@ -741,7 +741,11 @@ static void test_attach_refusals(void **state)
     /* same names, different launch configuration */
     const char *names[] = {"foo<int>", "bar", "ns::baz"};
     p = time_profile(names, 3, true);
-    p->grid[3 * 2] = 8;
+    uint32_t g8[3], b2[3];
+    memcpy(g8, ks_profile_grid(p, 2), sizeof g8);
+    memcpy(b2, ks_profile_block(p, 2), sizeof b2);
+    g8[0] = 8;
+    assert_int_equal(ks_profile_set_dims(p, 2, g8, b2, &err), KS_OK);
     assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
     assert_contains(err.message, "launch 2");
     assert_contains(err.message, "grid (8, 1, 1)");

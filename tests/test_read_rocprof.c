@@ -30,6 +30,7 @@ static ks_profile *read_ok(const char *path, const char *format, int device)
 {
     ks_read_options opt;
     ks_read_options_init(&opt);
+    opt.keep_start = true; /* start times are checked here */
     opt.format = format;
     opt.device = device;
     ks_profile *p = NULL;
@@ -48,6 +49,7 @@ static ks_status read_fail(const char *path, const char *format, int device, ks_
 {
     ks_read_options opt;
     ks_read_options_init(&opt);
+    opt.keep_start = true; /* start times are checked here */
     opt.format = format;
     opt.device = device;
     ks_profile *p = NULL;
@@ -172,8 +174,8 @@ static void check_v3(const ks_profile *p)
     static const uint32_t block[4][3] = {{256, 1, 1}, {64, 1, 1}, {64, 4, 1}, {256, 1, 1}};
     for (size_t i = 0; i < 4; i++)
         for (size_t k = 0; k < 3; k++) {
-            assert_int_equal(p->grid[3 * i + k], grid[i][k]);
-            assert_int_equal(p->block[3 * i + k], block[i][k]);
+            assert_int_equal(ks_profile_grid(p, i)[k], grid[i][k]);
+            assert_int_equal(ks_profile_block(p, i)[k], block[i][k]);
         }
 }
 
@@ -213,7 +215,7 @@ static void check_v3_old(const ks_profile *p)
     /* queues numbered 1, 2... in file order: Queue_Id may be a 64-bit handle */
     assert_int_equal(p->stream[0], 2);
     assert_int_equal(p->stream[1], 1);
-    assert_null(p->grid);
+    assert_false(ks_profile_has_dims(p));
 }
 
 /* Older rocprofv3: numeric Agent_Id, no Dispatch_Id/Stream_Id (order by start,
@@ -350,11 +352,11 @@ static void check_v1(const ks_profile *p)
     assert_string_equal(ks_profile_name(p, 1), "heavy_kernel(float*, int)");
     assert_string_equal(ks_profile_name(p, 2), "__omp_offloading_fd00_5871764_main_l28");
     /* 20971520 work-items / 256 = 81920 workgroups; 257 / 64 rounds up to 5 */
-    assert_int_equal(p->grid[0], 81920);
-    assert_int_equal(p->grid[1], 1);
-    assert_int_equal(p->block[0], 256);
-    assert_int_equal(p->grid[6], 5);
-    assert_int_equal(p->block[6], 64);
+    assert_int_equal(ks_profile_grid(p, 0)[0], 81920);
+    assert_int_equal(ks_profile_grid(p, 0)[1], 1);
+    assert_int_equal(ks_profile_block(p, 0)[0], 256);
+    assert_int_equal(ks_profile_grid(p, 2)[0], 5);
+    assert_int_equal(ks_profile_block(p, 2)[0], 64);
     assert_int_equal(p->device[0], 1);
     assert_int_equal(p->device[2], 2);
     assert_int_equal(p->stream[2], 1);
@@ -379,7 +381,7 @@ static void check_v1_counters(const ks_profile *p)
     assert_int_equal(p->duration_ns[0], 300);
     assert_int_equal(p->duration_ns[1], 300);
     assert_int_equal(p->start_ns[0], 1200);
-    assert_int_equal(p->grid[0], 16384);
+    assert_int_equal(ks_profile_grid(p, 0)[0], 16384);
     assert_int_equal(p->name_count, 1);
     assert_string_equal(ks_profile_name(p, 1), "copy_kernel(float*, float*, int, int)");
 }

@@ -137,6 +137,7 @@ static ks_profile *read_ok(const char *path, const char *format, int device,
 {
     ks_read_options opt;
     ks_read_options_init(&opt);
+    opt.keep_start = true; /* start times are checked here */
     opt.format = format;
     opt.device = device;
     opt.name_kind = name_kind;
@@ -158,6 +159,7 @@ static ks_status read_fail(const char *path, const char *format, int device,
 {
     ks_read_options opt;
     ks_read_options_init(&opt);
+    opt.keep_start = true; /* start times are checked here */
     opt.format = format;
     opt.device = device;
     opt.name_kind = name_kind;
@@ -188,14 +190,14 @@ static void check_old(const ks_profile *p)
     assert_string_equal(ks_profile_name(p, 1), "reduce(int*)");
     assert_string_equal(ks_profile_name(p, 3), "void gemm<float>(float*, int)");
     assert_int_equal(p->name_count, 2);
-    assert_non_null(p->grid);
-    assert_int_equal(p->grid[0], 64);
-    assert_int_equal(p->grid[1], 2);
-    assert_int_equal(p->grid[2], 1);
-    assert_int_equal(p->block[0], 128);
-    assert_int_equal(p->block[1], 1);
-    assert_int_equal(p->grid[3], 8);
-    assert_int_equal(p->block[3], 256);
+    assert_true(ks_profile_has_dims(p));
+    assert_int_equal(ks_profile_grid(p, 0)[0], 64);
+    assert_int_equal(ks_profile_grid(p, 0)[1], 2);
+    assert_int_equal(ks_profile_grid(p, 0)[2], 1);
+    assert_int_equal(ks_profile_block(p, 0)[0], 128);
+    assert_int_equal(ks_profile_block(p, 0)[1], 1);
+    assert_int_equal(ks_profile_grid(p, 1)[0], 8);
+    assert_int_equal(ks_profile_block(p, 1)[0], 256);
     assert_non_null(p->stream);
     assert_int_equal(p->stream[0], 7);
     assert_int_equal(p->stream[1], 13);
@@ -246,10 +248,10 @@ static void check_new_all(const ks_profile *p)
         assert_int_equal(p->device[i], device[i]);
     }
     assert_string_equal(ks_profile_name(p, 1), "void flash_fwd<128>(Params)");
-    assert_int_equal(p->grid[3 * 1 + 0], 108);
-    assert_int_equal(p->grid[3 * 1 + 1], 4);
-    assert_int_equal(p->grid[3 * 1 + 2], 1);
-    assert_int_equal(p->block[3 * 1 + 0], 128);
+    assert_int_equal(ks_profile_grid(p, 1)[0], 108);
+    assert_int_equal(ks_profile_grid(p, 1)[1], 4);
+    assert_int_equal(ks_profile_grid(p, 1)[2], 1);
+    assert_int_equal(ks_profile_block(p, 1)[0], 128);
     assert_string_equal(p->device_name, "NVIDIA H100 80GB HBM3");
 }
 
@@ -298,7 +300,7 @@ static void test_order_by_start_without_correlation(void **state)
     assert_int_equal(p->start_ns[2], 30);
     assert_int_equal(p->duration_ns[1], 7);
     assert_string_equal(ks_profile_name(p, 0), "a");
-    assert_null(p->grid);        /* no launch shape in this export */
+    assert_false(ks_profile_has_dims(p));        /* no launch shape in this export */
     assert_null(p->correlation); /* nor correlation ids */
     ks_profile_free(p);
 

@@ -121,8 +121,8 @@ static void test_reads_back(void **state)
         assert_int_equal(k->kernel_id, i + 1);
         /* the time profile lines up with the traces by launch order */
         assert_string_equal(ks_profile_name(time, i), k->name);
-        assert_int_equal(time->grid[3 * i], k->grid[0]);
-        assert_int_equal(time->block[3 * i], k->block[0]);
+        assert_int_equal(ks_profile_grid(time, i)[0], k->grid[0]);
+        assert_int_equal(ks_profile_block(time, i)[0], k->block[0]);
         /* stats.csv is what counting finds */
         assert_true(ks_trace_set_stats_usable(s, i));
         uint64_t n;
@@ -145,7 +145,7 @@ static void test_reads_back(void **state)
     assert_true(worst > 0); /* the noise is there */
     assert_int_equal(time->name_count, 5);
     /* one name, several grids */
-    assert_int_not_equal(time->grid[0], time->grid[3 * 5]);
+    assert_int_not_equal(ks_profile_grid(time, 0)[0], ks_profile_grid(time, 5)[0]);
     ks_profile_free(time);
 
     /* the profile from the traces: stats.csv numbers */

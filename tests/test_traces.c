@@ -484,8 +484,8 @@ static void test_profile_counted(void **state)
     assert_string_equal(ks_profile_name(p, 0), "_Z4loopv");
     assert_string_equal(ks_profile_name(p, 1), "_Z5modesPf");
     assert_int_equal(p->name_id[0], p->name_id[2]);
-    assert_int_equal(p->grid[0], 2);
-    assert_int_equal(p->block[0], 64);
+    assert_int_equal(ks_profile_grid(p, 0)[0], 2);
+    assert_int_equal(ks_profile_block(p, 0)[0], 64);
     assert_int_equal(p->duration_ns[0], 0);
     assert_int_equal(p->metric_count, 3);
     assert_string_equal(p->metrics[0].name, "smsp__inst_executed.sum");

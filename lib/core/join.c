@@ -174,11 +174,11 @@ ks_status ks_profile_check_aligned(const ks_profile *p, const ks_profile *q, con
                             "%s: kernel names differ at launch %zu: profile "
                             "\"%.150s\", here \"%.150s\"",
                             what, bad, ks_profile_name(p, bad), ks_profile_name(q, bad));
-    if (!p->grid || !q->grid)
+    if (!ks_profile_has_dims(p) || !ks_profile_has_dims(q))
         return KS_OK;
     for (size_t i = 0; i < common; i++) {
-        const uint32_t *pg = p->grid + 3 * i, *qg = q->grid + 3 * i;
-        const uint32_t *pb = p->block + 3 * i, *qb = q->block + 3 * i;
+        const uint32_t *pg = ks_profile_grid(p, i), *qg = ks_profile_grid(q, i);
+        const uint32_t *pb = ks_profile_block(p, i), *qb = ks_profile_block(q, i);
         if (dims_differ(pg, qg) || dims_differ(pb, qb))
             return ks_error_set(err, KS_ERR_FORMAT, q_path, line_of(q_lines, i),
                                 "%s: launch %zu (\"%.100s\") has grid (%u, %u, %u) "
@@ -227,18 +227,8 @@ ks_status ks_profile_join(ks_profile *p, const ks_profile *q, const long *q_line
     }
     for (size_t k = 0; k < q->sparse_count && st == KS_OK; k++)
         st = copy_sparse(p, &q->sparse[k], err);
-    if (st == KS_OK && !p->grid && q->grid) {
-        p->grid = malloc((p->capacity ? p->capacity : 1) * 3 * sizeof *p->grid);
-        p->block = malloc((p->capacity ? p->capacity : 1) * 3 * sizeof *p->block);
-        if (!p->grid || !p->block) {
-            free(p->grid);
-            free(p->block);
-            p->grid = p->block = NULL;
-            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-        }
-        memcpy(p->grid, q->grid, 3 * p->n * sizeof *p->grid);
-        memcpy(p->block, q->block, 3 * p->n * sizeof *p->block);
-    }
+    for (size_t i = 0; st == KS_OK && !p->dims_id && ks_profile_has_dims(q) && i < p->n; i++)
+        st = ks_profile_set_dims(p, i, ks_profile_grid(q, i), ks_profile_block(q, i), err);
     if (st == KS_OK && q->trace_path[0])
         snprintf(p->trace_path, sizeof p->trace_path, "%s", q->trace_path);
     return st;

@@ -185,7 +185,7 @@ ks_status ks_groups_build(const ks_profile *p, ks_key key, ks_groups *g, ks_erro
     if (st != KS_OK)
         goto done;
 
-    if (key != KS_KEY_NAME_GRID_BLOCK || !p->grid) {
+    if (key != KS_KEY_NAME_GRID_BLOCK || !ks_profile_has_dims(p)) {
         /* groups numbered by first appearance in launch order */
         part_group = malloc((part_count ? part_count : 1) * sizeof *part_group);
         if (!part_group) {
@@ -216,8 +216,7 @@ ks_status ks_groups_build(const ks_profile *p, ks_key key, ks_groups *g, ks_erro
     }
     for (size_t i = 0; i < p->n; i++) {
         tuple_slot t = {.part = part_of_name[p->name_id[i]]};
-        memcpy(t.dims, p->grid + 3 * i, 3 * sizeof(uint32_t));
-        memcpy(t.dims + 3, p->block + 3 * i, 3 * sizeof(uint32_t));
+        memcpy(t.dims, ks_profile_grid(p, i), 6 * sizeof(uint32_t));
         uint64_t h = mix(0, t.part);
         for (int k = 0; k < 6; k++)
             h = mix(h, t.dims[k]);

@@ -9,6 +9,7 @@
 #include <xxhash.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 struct ks_arena_block {
     struct ks_arena_block *next;
@@ -29,8 +30,9 @@ void ks_profile_free(ks_profile *p)
     free(p->duration_ns);
     free(p->name_id);
     free(p->start_ns);
-    free(p->grid);
-    free(p->block);
+    free(p->dims_id);
+    free(p->dims);
+    ks_hash_free(&p->dims_index);
     free(p->stream);
     free(p->device);
     free(p->correlation);
@@ -142,6 +144,110 @@ ks_status ks_profile_intern_hashed(ks_profile *p, const char *name, size_t len, 
     return KS_OK;
 }
 
+/* 2 MiB: the x86-64 huge page; smaller columns gain nothing from one. */
+enum { HUGE_PAGE = 2 << 20 };
+
+void *ks_column_realloc(void *old, size_t bytes)
+{
+    void *q = realloc(old, bytes ? bytes : 1);
+#ifdef MADV_HUGEPAGE
+    /* malloc serves a block this large with mmap of its own, so the advice
+     * touches nothing else; the whole pages inside the block are enough.
+     * Kernels without transparent huge pages refuse it, which is harmless. */
+    if (q && bytes >= 2 * (size_t)HUGE_PAGE) {
+        uintptr_t lo = ((uintptr_t)q + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+        uintptr_t hi = ((uintptr_t)q + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
+        if (hi > lo)
+            (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    }
+#endif
+    return q;
+}
+
+uint64_t ks_dims_hash(const uint32_t tuple[6])
+{
+    return XXH3_64bits(tuple, 6 * sizeof(uint32_t));
+}
+
+typedef struct dims_key {
+    const ks_profile *p;
+    const uint32_t *tuple;
+} dims_key;
+
+static bool dims_equals(const void *ctx, uint32_t id)
+{
+    const dims_key *k = ctx;
+    return memcmp(k->p->dims + 6 * (size_t)id, k->tuple, 6 * sizeof(uint32_t)) == 0;
+}
+
+static uint64_t dims_hash_of(const void *ctx, uint32_t id)
+{
+    return ks_dims_hash(((const ks_profile *)ctx)->dims + 6 * (size_t)id);
+}
+
+ks_status ks_profile_intern_dims(ks_profile *p, const uint32_t tuple[6], uint64_t hash,
+                                 uint32_t *id, ks_error *err)
+{
+    ks_status st = ks_hash_reserve(&p->dims_index, p->dims_count + 1, dims_hash_of, p, err);
+    if (st != KS_OK)
+        return st;
+    dims_key key = {p, tuple};
+    size_t slot;
+    if (ks_hash_find(&p->dims_index, hash, dims_equals, &key, id, &slot))
+        return KS_OK;
+    if (p->dims_count >= UINT32_MAX - 1)
+        return ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "too many distinct grid and block sizes");
+    if ((st = ks_grow((void **)&p->dims, &p->dims_capacity, p->dims_count + 1,
+                      6 * sizeof *p->dims, err)) != KS_OK)
+        return st;
+    memcpy(p->dims + 6 * p->dims_count, tuple, 6 * sizeof(uint32_t));
+    ks_hash_put(&p->dims_index, slot, (uint32_t)p->dims_count);
+    *id = (uint32_t)p->dims_count++;
+    return KS_OK;
+}
+
+static ks_status dims_of(ks_profile *p, const uint32_t *grid, const uint32_t *block,
+                         uint32_t *id, ks_error *err)
+{
+    uint32_t t[6] = {0};
+    if (grid)
+        memcpy(t, grid, 3 * sizeof *t);
+    if (block)
+        memcpy(t + 3, block, 3 * sizeof *t);
+    return ks_profile_intern_dims(p, t, ks_dims_hash(t), id, err);
+}
+
+/* The grid/block column, appearing at row p->n: rows before it are 0 0 0. */
+static ks_status start_dims(ks_profile *p, ks_error *err)
+{
+    uint32_t zero;
+    ks_status st = dims_of(p, NULL, NULL, &zero, err);
+    if (st != KS_OK)
+        return st;
+    uint32_t *q = ks_column_realloc(NULL, p->capacity * sizeof *q);
+    if (!q)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t j = 0; j < p->n; j++)
+        q[j] = zero;
+    p->dims_id = q;
+    return KS_OK;
+}
+
+ks_status ks_profile_set_dims(ks_profile *p, size_t i, const uint32_t *grid,
+                              const uint32_t *block, ks_error *err)
+{
+    ks_status st;
+    if (!p->dims_id && (st = start_dims(p, err)) != KS_OK)
+        return st;
+    return dims_of(p, grid, block, &p->dims_id[i], err);
+}
+
+void ks_profile_drop_start(ks_profile *p)
+{
+    free(p->start_ns);
+    p->start_ns = NULL;
+}
+
 void ks_invocation_init(ks_invocation *inv)
 {
     memset(inv, 0, sizeof *inv);
@@ -152,7 +258,7 @@ void ks_invocation_init(ks_invocation *inv)
 static ks_status grow_column(void **col, size_t elem, size_t cap, size_t old_cap,
                              ks_error *err)
 {
-    void *q = realloc(*col, cap * elem);
+    void *q = ks_column_realloc(*col, cap * elem);
     if (!q)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory (%zu invocations)",
                             cap);
@@ -166,7 +272,7 @@ static ks_status grow_column(void **col, size_t elem, size_t cap, size_t old_cap
 static ks_status start_column(ks_profile *p, void **col, size_t elem, int fill,
                               ks_error *err)
 {
-    void *q = malloc(p->capacity * elem);
+    void *q = ks_column_realloc(NULL, p->capacity * elem);
     if (!q)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     memset(q, fill, p->n * elem);
@@ -190,14 +296,13 @@ static ks_status reserve(ks_profile *p, size_t need, ks_error *err)
     if ((st = grow_column((void **)&p->name_id, sizeof(uint32_t), cap, p->capacity, err)))
         return st;
     GROW(start_ns, sizeof(int64_t));
-    GROW(grid, 3 * sizeof(uint32_t));
-    GROW(block, 3 * sizeof(uint32_t));
+    GROW(dims_id, sizeof(uint32_t));
     GROW(stream, sizeof(uint32_t));
     GROW(device, sizeof(uint32_t));
     GROW(correlation, sizeof(int64_t));
 #undef GROW
     for (size_t i = 0; i < p->metric_count; i++) {
-        double *v = realloc(p->metrics[i].values, cap * sizeof(double));
+        double *v = ks_column_realloc(p->metrics[i].values, cap * sizeof(double));
         if (!v)
             return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         p->metrics[i].values = v;
@@ -218,11 +323,8 @@ ks_status ks_profile_append(ks_profile *p, const ks_invocation *inv, ks_error *e
         for (size_t j = 0; j < i; j++)
             p->start_ns[j] = KS_MISSING_I64;
     }
-    if ((inv->grid || inv->block) && !p->grid) {
-        if ((st = start_column(p, (void **)&p->grid, 3 * sizeof(uint32_t), 0, err)) ||
-            (st = start_column(p, (void **)&p->block, 3 * sizeof(uint32_t), 0, err)))
-            return st;
-    }
+    if ((inv->grid || inv->block) && !p->dims_id && (st = start_dims(p, err)) != KS_OK)
+        return st;
     if (inv->stream && !p->stream &&
         (st = start_column(p, (void **)&p->stream, sizeof(uint32_t), 0, err)))
         return st;
@@ -239,12 +341,8 @@ ks_status ks_profile_append(ks_profile *p, const ks_invocation *inv, ks_error *e
     p->name_id[i] = inv->name_id;
     if (p->start_ns)
         p->start_ns[i] = inv->start_ns;
-    if (p->grid) {
-        for (int k = 0; k < 3; k++) {
-            p->grid[3 * i + k] = inv->grid ? inv->grid[k] : 0;
-            p->block[3 * i + k] = inv->block ? inv->block[k] : 0;
-        }
-    }
+    if (p->dims_id && (st = dims_of(p, inv->grid, inv->block, &p->dims_id[i], err)) != KS_OK)
+        return st;
     if (p->stream)
         p->stream[i] = inv->stream;
     if (p->device)
@@ -257,33 +355,37 @@ ks_status ks_profile_append(ks_profile *p, const ks_invocation *inv, ks_error *e
     return KS_OK;
 }
 
-ks_status ks_profile_append_rows(ks_profile *p, ks_rows *r, ks_error *err)
+ks_status ks_profile_reserve_rows(ks_profile *p, ks_rows *r, const ks_rows_quiesce *quiesce,
+                                  size_t *at, ks_error *err)
 {
     /* the block's names in order of first appearance: new names get the ids
-     * they would have got row by row */
+     * they would have got row by row; the same for grid/block pairs */
     ks_status st;
+    *at = p->n;
     for (size_t j = 0; j < r->name_count; j++)
         if ((st = ks_profile_intern_hashed(p, r->names[j], r->name_len[j], r->name_hash[j],
                                            &r->name_global[j], err)) != KS_OK)
             return st;
     if (r->n == 0)
         return KS_OK;
+    bool moves = p->n + r->n > p->capacity || (r->any_start && !p->start_ns) ||
+                 (r->any_grid && !p->dims_id) || (r->any_stream && !p->stream) ||
+                 (r->any_device && !p->device) || (r->any_correlation && !p->correlation);
+    if (moves && quiesce)
+        quiesce->wait(quiesce->ctx);
     if ((st = reserve(p, p->n + r->n, err)) != KS_OK)
         return st;
     /* optional columns start exactly where ks_profile_append would start them:
      * the rows before this block get the default value */
-    size_t i = p->n, n = r->n;
+    size_t i = p->n;
     if (r->any_start && !p->start_ns) {
         if ((st = start_column(p, (void **)&p->start_ns, sizeof(int64_t), 0, err)))
             return st;
         for (size_t j = 0; j < i; j++)
             p->start_ns[j] = KS_MISSING_I64;
     }
-    if (r->any_grid && !p->grid) {
-        if ((st = start_column(p, (void **)&p->grid, 3 * sizeof(uint32_t), 0, err)) ||
-            (st = start_column(p, (void **)&p->block, 3 * sizeof(uint32_t), 0, err)))
-            return st;
-    }
+    if (r->any_grid && !p->dims_id && (st = start_dims(p, err)) != KS_OK)
+        return st;
     if (r->any_stream && !p->stream &&
         (st = start_column(p, (void **)&p->stream, sizeof(uint32_t), 0, err)))
         return st;
@@ -296,26 +398,44 @@ ks_status ks_profile_append_rows(ks_profile *p, ks_rows *r, ks_error *err)
         for (size_t j = 0; j < i; j++)
             p->correlation[j] = KS_MISSING_I64;
     }
-    memcpy(p->duration_ns + i, r->duration_ns, n * sizeof(int64_t));
+    /* after start_dims: 0 0 0 0 0 0 gets its id first, as row by row */
+    for (size_t j = 0; p->dims_id && j < r->dims_count; j++)
+        if ((st = ks_profile_intern_dims(p, r->dims + 6 * j, ks_dims_hash(r->dims + 6 * j),
+                                         &r->dims_global[j], err)) != KS_OK)
+            return st;
+    p->n += r->n;
+    return KS_OK;
+}
+
+void ks_profile_place_rows(ks_profile *p, const ks_rows *r, size_t at)
+{
+    size_t n = r->n;
+    memcpy(p->duration_ns + at, r->duration_ns, n * sizeof(int64_t));
     for (size_t j = 0; j < n; j++)
-        p->name_id[i + j] = r->name_global[r->name_id[j]];
+        p->name_id[at + j] = r->name_global[r->name_id[j]];
     if (p->start_ns)
-        memcpy(p->start_ns + i, r->start_ns, n * sizeof(int64_t));
-    if (p->grid) {
-        memcpy(p->grid + 3 * i, r->grid, 3 * n * sizeof(uint32_t));
-        memcpy(p->block + 3 * i, r->block, 3 * n * sizeof(uint32_t));
-    }
+        memcpy(p->start_ns + at, r->start_ns, n * sizeof(int64_t));
+    if (p->dims_id)
+        for (size_t j = 0; j < n; j++)
+            p->dims_id[at + j] = r->dims_global[r->dims_id[j]];
     if (p->stream)
-        memcpy(p->stream + i, r->stream, n * sizeof(uint32_t));
+        memcpy(p->stream + at, r->stream, n * sizeof(uint32_t));
     if (p->device)
-        memcpy(p->device + i, r->device, n * sizeof(uint32_t));
+        memcpy(p->device + at, r->device, n * sizeof(uint32_t));
     if (p->correlation)
-        memcpy(p->correlation + i, r->correlation, n * sizeof(int64_t));
+        memcpy(p->correlation + at, r->correlation, n * sizeof(int64_t));
     for (size_t m = 0; m < p->metric_count; m++)
         for (size_t j = 0; j < n; j++)
-            p->metrics[m].values[i + j] = NAN;
-    p->n += n;
-    return KS_OK;
+            p->metrics[m].values[at + j] = NAN;
+}
+
+ks_status ks_profile_append_rows(ks_profile *p, ks_rows *r, ks_error *err)
+{
+    size_t at;
+    ks_status st = ks_profile_reserve_rows(p, r, NULL, &at, err);
+    if (st == KS_OK)
+        ks_profile_place_rows(p, r, at);
+    return st;
 }
 
 const char *ks_profile_name(const ks_profile *p, size_t i)
@@ -404,8 +524,8 @@ size_t ks_profile_column_bytes(const ks_profile *p)
     size_t per = sizeof(int64_t) + sizeof(uint32_t);
     if (p->start_ns)
         per += sizeof(int64_t);
-    if (p->grid)
-        per += 6 * sizeof(uint32_t);
+    if (p->dims_id)
+        per += sizeof(uint32_t);
     if (p->stream)
         per += sizeof(uint32_t);
     if (p->device)
@@ -413,7 +533,7 @@ size_t ks_profile_column_bytes(const ks_profile *p)
     if (p->correlation)
         per += sizeof(int64_t);
     per += p->metric_count * sizeof(double);
-    return per * p->n;
+    return per * p->n + p->dims_count * 6 * sizeof(uint32_t);
 }
 
 double ks_profile_total_ns(const ks_profile *p)
@@ -428,7 +548,7 @@ double ks_profile_total_ns(const ks_profile *p)
 #define PERMUTE(col, type, width)                                                          \
     do {                                                                                   \
         if (p->col) {                                                                      \
-            type *tmp = malloc(p->capacity * (width) * sizeof(type));                      \
+            type *tmp = ks_column_realloc(NULL, p->capacity * (width) * sizeof(type)); \
             if (!tmp) {                                                                    \
                 return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");          \
             }                                                                              \
@@ -444,13 +564,12 @@ ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err)
 {
     PERMUTE(duration_ns, int64_t, 1);
     PERMUTE(name_id, uint32_t, 1);
-    PERMUTE(grid, uint32_t, 3);
-    PERMUTE(block, uint32_t, 3);
+    PERMUTE(dims_id, uint32_t, 1);
     PERMUTE(stream, uint32_t, 1);
     PERMUTE(device, uint32_t, 1);
     PERMUTE(correlation, int64_t, 1);
     for (size_t m = 0; m < p->metric_count; m++) {
-        double *tmp = malloc(p->capacity * sizeof(double));
+        double *tmp = ks_column_realloc(NULL, p->capacity * sizeof(double));
         if (!tmp) {
             return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         }

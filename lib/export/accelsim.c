@@ -90,17 +90,19 @@ static const char *file_of(const trace_list *t, size_t i)
 
 static bool has_dims(const ks_profile *p, uint64_t id)
 {
-    return p->grid && p->block &&
-           (p->grid[3 * id] | p->grid[3 * id + 1] | p->grid[3 * id + 2]) != 0;
+    if (!ks_profile_has_dims(p))
+        return false;
+    const uint32_t *g = ks_profile_grid(p, id);
+    return (g[0] | g[1] | g[2]) != 0;
 }
 
 static void launch_text(const ks_profile *p, uint64_t id, char *buf, size_t size)
 {
-    if (has_dims(p, id))
+    if (has_dims(p, id)) {
+        const uint32_t *g = ks_profile_grid(p, id), *b = ks_profile_block(p, id);
         snprintf(buf, size, "%.200s grid (%u,%u,%u) block (%u,%u,%u)", ks_profile_name(p, id),
-                 p->grid[3 * id], p->grid[3 * id + 1], p->grid[3 * id + 2], p->block[3 * id],
-                 p->block[3 * id + 1], p->block[3 * id + 2]);
-    else
+                 g[0], g[1], g[2], b[0], b[1], b[2]);
+    } else
         snprintf(buf, size, "%.200s", ks_profile_name(p, id));
 }
 
@@ -113,8 +115,8 @@ static bool same_launch(const ks_profile *p, uint64_t id, const ks_trace_kernel 
         return false;
     if (!has_dims(p, id))
         return true;
-    return memcmp(p->grid + 3 * id, k->grid, sizeof k->grid) == 0 &&
-           memcmp(p->block + 3 * id, k->block, sizeof k->block) == 0;
+    return memcmp(ks_profile_grid(p, id), k->grid, sizeof k->grid) == 0 &&
+           memcmp(ks_profile_block(p, id), k->block, sizeof k->block) == 0;
 }
 
 static ks_status mismatch(const ks_profile *p, uint64_t id, const trace_list *t, size_t kidx,
@@ -254,7 +256,7 @@ static ks_status map_by_key(const ks_plan *plan, const ks_profile *p, trace_list
                             size_t *kernel_of_sample, ks_error *err)
 {
     key_table kt = {0};
-    bool dims = p->grid && p->block;
+    bool dims = ks_profile_has_dims(p);
     ks_status st = remap_traces(t, &kt, dims, err);
     key_entry **entry = calloc(plan->sample_count + 1, sizeof *entry);
     size_t *occurrence = calloc(plan->sample_count + 1, sizeof *occurrence);
@@ -264,8 +266,8 @@ static ks_status map_by_key(const ks_plan *plan, const ks_profile *p, trace_list
     for (uint64_t id = 0; st == KS_OK && id < p->n; id++) {
         char key[700];
         key_entry *e;
-        key_of(ks_profile_name(p, id), dims ? p->grid + 3 * id : NULL,
-               dims ? p->block + 3 * id : NULL, dims, key, sizeof key);
+        key_of(ks_profile_name(p, id), dims ? ks_profile_grid(p, id) : NULL,
+               dims ? ks_profile_block(p, id) : NULL, dims, key, sizeof key);
         if ((st = key_find(&kt, key, &e, err)) != KS_OK)
             break;
         if (next < plan->sample_count && plan->samples[next].id == id) {

@@ -5,14 +5,17 @@
  * long as `cat`, nearly all of it parsing.  Here the input is cut into blocks
  * of whole lines; worker threads take turns reading a block (reading,
  * decompressing and digesting stay sequential, in file order, under one lock)
- * and then parse it on their own into a ks_rows batch; the calling thread
- * merges the batches into the profile strictly in block order.  Because a
- * batch interns its names in order of first appearance and the merge interns
- * them in that order, the profile gets the same ids and name ids as a
- * line-by-line read; because each block keeps only its first error, with a
- * line number counted from the block's start, and the merge stops at the
- * first block that failed, the error is the one the line-by-line read would
- * report, at the same file line.
+ * and then parse it on their own into a ks_rows batch.  Each block is then
+ * committed strictly in block order (its names and grid/block pairs interned
+ * into the profile, its rows given their place: ks_profile_reserve_rows) and
+ * the worker writes its rows into that place itself, while later blocks
+ * commit (ks_profile_place_rows): one merging thread that copied every row
+ * was the bottleneck at 50 M launches.  Because a batch interns its names in
+ * order of first appearance and the commit interns them in that order, the
+ * profile gets the same ids and name ids as a line-by-line read; because
+ * each block keeps only its first error, with a line number counted from the
+ * block's start, and commits stop at the first block that failed, the error
+ * is the one the line-by-line read would report, at the same file line.
  *
  * An input that ends within the first block is parsed on the calling thread
  * and never starts a thread.
@@ -46,6 +49,8 @@ void ks_rows_clear(ks_rows *r)
     r->any_start = r->any_grid = r->any_stream = r->any_device = r->any_correlation = false;
     r->name_count = 0;
     ks_hash_clear(&r->name_index);
+    r->dims_count = 0;
+    ks_hash_clear(&r->dims_index);
 }
 
 void ks_rows_free(ks_rows *r)
@@ -53,8 +58,7 @@ void ks_rows_free(ks_rows *r)
     free(r->duration_ns);
     free(r->name_id);
     free(r->start_ns);
-    free(r->grid);
-    free(r->block);
+    free(r->dims_id);
     free(r->stream);
     free(r->device);
     free(r->correlation);
@@ -63,6 +67,9 @@ void ks_rows_free(ks_rows *r)
     free(r->name_hash);
     free(r->name_global);
     ks_hash_free(&r->name_index);
+    free(r->dims);
+    free(r->dims_global);
+    ks_hash_free(&r->dims_index);
     memset(r, 0, sizeof *r);
 }
 
@@ -81,8 +88,7 @@ static ks_status rows_grow(ks_rows *r, ks_error *err)
     GROW(duration_ns, 1);
     GROW(name_id, 1);
     GROW(start_ns, 1);
-    GROW(grid, 3);
-    GROW(block, 3);
+    GROW(dims_id, 1);
     GROW(stream, 1);
     GROW(device, 1);
     GROW(correlation, 1);
@@ -152,6 +158,55 @@ static ks_status rows_intern(ks_rows *r, const char *name, size_t len, uint32_t 
     return KS_OK;
 }
 
+static bool row_dims_equals(const void *ctx, uint32_t id)
+{
+    const ks_rows *r = ((const ks_rows *const *)ctx)[0];
+    const uint32_t *t = ((const uint32_t *const *)ctx)[1];
+    return memcmp(r->dims + 6 * (size_t)id, t, 6 * sizeof *t) == 0;
+}
+
+static uint64_t row_dims_hash_of(const void *ctx, uint32_t id)
+{
+    return ks_dims_hash(((const ks_rows *)ctx)->dims + 6 * (size_t)id);
+}
+
+/* The block's id of a (grid, block) pair; consecutive launches mostly
+ * repeat the one before, which needs no hashing. */
+static ks_status rows_intern_dims(ks_rows *r, const uint32_t t[6], uint32_t *id,
+                                  ks_error *err)
+{
+    if (r->n > 0) {
+        uint32_t last = r->dims_id[r->n - 1];
+        if (memcmp(r->dims + 6 * (size_t)last, t, 6 * sizeof *t) == 0) {
+            *id = last;
+            return KS_OK;
+        }
+    }
+    ks_status st = ks_hash_reserve(&r->dims_index, r->dims_count + 1, row_dims_hash_of, r, err);
+    if (st != KS_OK)
+        return st;
+    const void *key[2] = {r, t};
+    size_t slot;
+    if (ks_hash_find(&r->dims_index, ks_dims_hash(t), row_dims_equals, key, id, &slot))
+        return KS_OK;
+    if (r->dims_count == r->dims_capacity) {
+        size_t cap = r->dims_capacity ? 2 * r->dims_capacity : 64;
+        uint32_t *d = realloc(r->dims, cap * 6 * sizeof *d);
+        if (d)
+            r->dims = d;
+        uint32_t *g = realloc(r->dims_global, cap * sizeof *g);
+        if (g)
+            r->dims_global = g;
+        if (!d || !g)
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        r->dims_capacity = cap;
+    }
+    memcpy(r->dims + 6 * r->dims_count, t, 6 * sizeof *t);
+    ks_hash_put(&r->dims_index, slot, (uint32_t)r->dims_count);
+    *id = (uint32_t)r->dims_count++;
+    return KS_OK;
+}
+
 ks_status ks_rows_add(ks_rows *r, const ks_invocation *inv, const char *name, size_t len,
                       ks_error *err)
 {
@@ -166,10 +221,13 @@ ks_status ks_rows_add(ks_rows *r, const ks_invocation *inv, const char *name, si
     r->duration_ns[i] = inv->duration_ns;
     r->start_ns[i] = inv->start_ns;
     r->any_start |= inv->start_ns != KS_MISSING_I64;
-    for (int k = 0; k < 3; k++) {
-        r->grid[3 * i + k] = inv->grid ? inv->grid[k] : 0;
-        r->block[3 * i + k] = inv->block ? inv->block[k] : 0;
-    }
+    uint32_t t[6] = {0};
+    if (inv->grid)
+        memcpy(t, inv->grid, 3 * sizeof *t);
+    if (inv->block)
+        memcpy(t + 3, inv->block, 3 * sizeof *t);
+    if ((st = rows_intern_dims(r, t, &r->dims_id[i], err)) != KS_OK)
+        return st;
     r->any_grid |= inv->grid || inv->block;
     r->stream[i] = inv->stream;
     r->any_stream |= inv->stream != 0;
@@ -194,7 +252,8 @@ typedef struct block {
     long lines;       /* lines parsed */
     ks_status status; /* first parse error; err->line counts from the block */
     ks_error err;
-    bool parsed;      /* guarded by engine.lock */
+    uint64_t seq;     /* place in file order */
+    bool busy;        /* guarded by engine.lock: read, not yet placed */
 } block;
 
 typedef struct engine {
@@ -202,6 +261,8 @@ typedef struct engine {
     ks_line_parser parse;
     const void *ctx;
     size_t block_bytes;
+    ks_profile *p;
+    bool threaded;
 
     /* the partial line after the last block read: guarded by read_lock */
     char *carry;
@@ -210,14 +271,20 @@ typedef struct engine {
     block *slots;
     size_t nslots;
 
+    /* owned by the thread whose turn it is to commit (see finish_block) */
+    long base;         /* file line before the next block to commit */
+    ks_status status;  /* the first failure in file order */
+    ks_error err;
+
     pthread_mutex_t read_lock; /* one reader at a time keeps blocks in file order */
     pthread_mutex_t lock;
     pthread_cond_t changed;
     /* guarded by lock */
     uint64_t next_read; /* blocks claimed by readers */
-    uint64_t merged;    /* blocks merged into the profile */
+    uint64_t committed; /* blocks whose rows have their place in the profile */
+    size_t placing;     /* committed blocks whose rows are being written */
     bool input_done;    /* the last block has been claimed and read */
-    bool stop;          /* the merge failed: read no more */
+    bool stop;          /* a block failed: read and commit no more */
 } engine;
 
 /* Last '\n' in [p, p + n), or NULL (memrchr is a GNU extension; this runs
@@ -358,60 +425,119 @@ static void parse_block(const engine *e, block *b)
     b->lines = number;
 }
 
-/* Appends b to the profile, or returns the block's error with its line
- * number in the file; *base is the file line before the block. */
-static ks_status merge_block(block *b, long *base, ks_profile *p, ks_error *err)
+/* Waits until no rows are being placed: the profile's columns are about to
+ * move or a column to appear. */
+static void wait_placed(void *arg)
 {
+    engine *e = arg;
+    pthread_mutex_lock(&e->lock);
+    while (e->placing > 0)
+        pthread_cond_wait(&e->changed, &e->lock);
+    pthread_mutex_unlock(&e->lock);
+}
+
+/* The in-order part of adding b to the profile: its rows get their place
+ * (*reserved), or e->err gets the block's error with its line number in the
+ * file.  Runs on one thread at a time, in block order. */
+static ks_status commit_block(engine *e, block *b, size_t *at, bool *reserved)
+{
+    *reserved = false;
     if (b->status != KS_OK) {
-        *err = b->err;
-        if (err->line > 0)
-            err->line += *base;
+        e->err = b->err;
+        if (e->err.line > 0)
+            e->err.line += e->base;
         return b->status;
     }
-    ks_status st = ks_profile_append_rows(p, &b->rows, err);
+    ks_rows_quiesce quiesce = {wait_placed, e};
+    ks_status st = ks_profile_reserve_rows(e->p, &b->rows, e->threaded ? &quiesce : NULL, at,
+                                           &e->err);
     if (st != KS_OK)
         return st;
+    *reserved = true;
     if (b->read_status != KS_OK) {
-        *err = b->read_err;
+        e->err = b->read_err;
         return b->read_status;
     }
-    *base += b->lines;
+    e->base += b->lines;
     return KS_OK;
+}
+
+/* After b is parsed: waits for b's turn, commits it, and writes its rows
+ * into the profile while later blocks commit and earlier ones are still
+ * being written; the merge on one thread used to copy every row itself. */
+static void finish_block(engine *e, block *b)
+{
+    pthread_mutex_lock(&e->lock);
+    while (e->committed != b->seq && !e->stop)
+        pthread_cond_wait(&e->changed, &e->lock);
+    bool turn = !e->stop;
+    pthread_mutex_unlock(&e->lock);
+    size_t at = 0;
+    bool reserved = false;
+    ks_status st = KS_OK;
+    if (turn)
+        st = commit_block(e, b, &at, &reserved);
+    pthread_mutex_lock(&e->lock);
+    if (turn) {
+        if (st != KS_OK) {
+            e->status = st;
+            e->stop = true;
+        }
+        e->committed++;
+        e->placing += reserved;
+        pthread_cond_broadcast(&e->changed);
+    }
+    pthread_mutex_unlock(&e->lock);
+    if (!reserved) {
+        pthread_mutex_lock(&e->lock);
+        b->busy = false;
+        pthread_cond_broadcast(&e->changed);
+        pthread_mutex_unlock(&e->lock);
+        return;
+    }
+    ks_profile_place_rows(e->p, &b->rows, at);
+    pthread_mutex_lock(&e->lock);
+    e->placing--;
+    b->busy = false;
+    pthread_cond_broadcast(&e->changed);
+    pthread_mutex_unlock(&e->lock);
+}
+
+/* Claims the next slot and reads the next block into it, in file order;
+ * NULL once the input is done or a block failed. */
+static block *claim_block(engine *e)
+{
+    pthread_mutex_lock(&e->read_lock);
+    pthread_mutex_lock(&e->lock);
+    /* a slot is free once the rows of the block that used it are placed */
+    while (!e->stop && !e->input_done && e->slots[e->next_read % e->nslots].busy)
+        pthread_cond_wait(&e->changed, &e->lock);
+    block *b = NULL;
+    if (!e->stop && !e->input_done) {
+        b = &e->slots[e->next_read % e->nslots];
+        b->busy = true;
+        b->seq = e->next_read++;
+    }
+    pthread_mutex_unlock(&e->lock);
+    if (b && read_block(e, b)) {
+        pthread_mutex_lock(&e->lock);
+        e->input_done = true;
+        pthread_cond_broadcast(&e->changed);
+        pthread_mutex_unlock(&e->lock);
+    }
+    pthread_mutex_unlock(&e->read_lock);
+    return b;
 }
 
 static void *worker(void *arg)
 {
     engine *e = arg;
-    for (;;) {
-        pthread_mutex_lock(&e->read_lock);
-        pthread_mutex_lock(&e->lock);
-        /* a slot is free once the block that used it has been merged */
-        while (!e->stop && !e->input_done && e->next_read - e->merged >= e->nslots)
-            pthread_cond_wait(&e->changed, &e->lock);
-        if (e->stop || e->input_done) {
-            pthread_mutex_unlock(&e->lock);
-            pthread_mutex_unlock(&e->read_lock);
-            return NULL;
-        }
-        block *b = &e->slots[e->next_read % e->nslots];
-        e->next_read++;
-        pthread_mutex_unlock(&e->lock);
-
-        bool ends = read_block(e, b);
-        if (ends) {
-            pthread_mutex_lock(&e->lock);
-            e->input_done = true;
-            pthread_cond_broadcast(&e->changed);
-            pthread_mutex_unlock(&e->lock);
-        }
-        pthread_mutex_unlock(&e->read_lock);
-
+    block *b;
+    while ((b = claim_block(e)) != NULL) {
         parse_block(e, b);
-        pthread_mutex_lock(&e->lock);
-        b->parsed = true;
-        pthread_cond_broadcast(&e->changed);
-        pthread_mutex_unlock(&e->lock);
+        finish_block(e, b);
     }
+    return NULL;
 }
 
 static int default_threads(void)
@@ -420,37 +546,34 @@ static int default_threads(void)
     return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 
-/* Merges blocks in order as the workers finish them.  Block 0 was read by
- * the caller; this thread parses it while the workers start on the next. */
-static ks_status run_parallel(engine *e, pthread_t *tid, int workers, long *base,
-                              ks_profile *p, ks_error *err)
+/* Block 0 was read by the caller; it parses and commits that block while
+ * the workers start on the next, then works as one of them. */
+static void run_parallel(engine *e, pthread_t *tid, int workers)
 {
     parse_block(e, &e->slots[0]);
-    ks_status st = KS_OK;
-    for (uint64_t seq = 0;; seq++) {
-        block *b = &e->slots[seq % e->nslots];
-        pthread_mutex_lock(&e->lock);
-        if (seq == 0)
-            b->parsed = true;
-        while (!(seq < e->next_read && b->parsed) && !(e->input_done && seq == e->next_read))
-            pthread_cond_wait(&e->changed, &e->lock);
-        bool finished = seq == e->next_read;
-        pthread_mutex_unlock(&e->lock);
-        if (finished)
-            break;
-        st = merge_block(b, base, p, err);
-        pthread_mutex_lock(&e->lock);
-        b->parsed = false;
-        e->merged = seq + 1;
-        e->stop = st != KS_OK;
-        pthread_cond_broadcast(&e->changed);
-        pthread_mutex_unlock(&e->lock);
-        if (st != KS_OK)
-            break;
-    }
+    finish_block(e, &e->slots[0]);
+    worker(e);
     for (int t = 0; t < workers; t++)
         pthread_join(tid[t], NULL);
-    return st;
+}
+
+/* One thread: the same blocks, parsed, committed and placed one after
+ * another. */
+static void run_serial(engine *e, bool ends)
+{
+    block *b = &e->slots[0];
+    for (;;) {
+        parse_block(e, b);
+        size_t at;
+        bool reserved;
+        e->status = commit_block(e, b, &at, &reserved);
+        if (reserved)
+            ks_profile_place_rows(e->p, &b->rows, at);
+        if (e->status != KS_OK || ends)
+            break;
+        ends = read_block(e, b);
+        e->next_read++;
+    }
 }
 
 ks_status ks_read_lines(ks_input *in, ks_line_parser parse, const void *ctx, ks_profile *p,
@@ -467,21 +590,22 @@ ks_status ks_read_lines(ks_input *in, ks_line_parser parse, const void *ctx, ks_
         .parse = parse,
         .ctx = ctx,
         .block_bytes = options->block_bytes ? options->block_bytes : DEFAULT_BLOCK_BYTES,
+        .p = p,
+        .base = ks_input_line_number(in),
     };
     /* two blocks per worker: one being parsed, one read and waiting, so a
-     * worker never idles while the merge catches up */
+     * worker never idles while an earlier block is placed */
     e.nslots = threads > 1 ? 2 * (size_t)threads + 2 : 1;
     e.slots = calloc(e.nslots, sizeof *e.slots);
     if (!e.slots)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    long base = ks_input_line_number(in);
-    ks_status st = KS_OK;
     int workers = 0;
     pthread_t tid[MAX_THREADS];
 
+    e.slots[0].busy = true;
+    e.next_read = 1;
     bool ends = read_block(&e, &e.slots[0]);
     if (threads > 1 && !ends) {
-        e.next_read = 1;
         bool locks = pthread_mutex_init(&e.read_lock, NULL) == 0;
         if (locks && pthread_mutex_init(&e.lock, NULL) != 0) {
             pthread_mutex_destroy(&e.read_lock);
@@ -492,10 +616,11 @@ ks_status ks_read_lines(ks_input *in, ks_line_parser parse, const void *ctx, ks_
             pthread_mutex_destroy(&e.lock);
             locks = false;
         }
+        e.threaded = locks;
         while (locks && workers < threads && pthread_create(&tid[workers], NULL, worker, &e) == 0)
             workers++;
         if (workers > 0)
-            st = run_parallel(&e, tid, workers, &base, p, err);
+            run_parallel(&e, tid, workers);
         if (locks) {
             pthread_cond_destroy(&e.changed);
             pthread_mutex_destroy(&e.lock);
@@ -503,17 +628,11 @@ ks_status ks_read_lines(ks_input *in, ks_line_parser parse, const void *ctx, ks_
         }
     }
     if (workers == 0) {
-        /* one thread: the same blocks, parsed and merged one after another */
-        block *b = &e.slots[0];
-        e.next_read = 1;
-        for (;;) {
-            parse_block(&e, b);
-            if ((st = merge_block(b, &base, p, err)) != KS_OK || ends)
-                break;
-            ends = read_block(&e, b);
-            e.next_read++;
-        }
+        e.threaded = false;
+        run_serial(&e, ends);
     }
+    if (e.status != KS_OK)
+        *err = e.err;
     if (options->stats) {
         options->stats->blocks = (size_t)e.next_read;
         options->stats->threads = workers > 0 ? workers + 1 : 1;
@@ -524,5 +643,5 @@ ks_status ks_read_lines(ks_input *in, ks_line_parser parse, const void *ctx, ks_
     }
     free(e.slots);
     free(e.carry);
-    return st;
+    return e.status;
 }

@@ -131,7 +131,7 @@ static double cv_of(const double *inst, const uint32_t *ids, size_t n)
 
 static uint64_t thread_count(const ks_profile *p, uint32_t i)
 {
-    const uint32_t *g = p->grid + 3 * (size_t)i, *b = p->block + 3 * (size_t)i;
+    const uint32_t *g = ks_profile_grid(p, i), *b = ks_profile_block(p, i);
     return (uint64_t)g[0] * g[1] * g[2] * ((uint64_t)b[0] * b[1] * b[2]);
 }
 

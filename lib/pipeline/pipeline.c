@@ -84,7 +84,7 @@ ks_status ks_method_check_inputs(const ks_method *m, const ks_profile *p, ks_err
                             "%s needs per-invocation %s vectors: pass %s or %s", m->name,
                             m->sparse, ks_source_option(KS_SOURCE_BBV),
                             ks_source_option(KS_SOURCE_TRACES));
-    if ((m->needs & KS_NEED_DIMS) && !p->grid)
+    if ((m->needs & KS_NEED_DIMS) && !ks_profile_has_dims(p))
         return ks_error_set(err, KS_ERR_USAGE, p->source_path, 0,
                             "%s needs the grid and block of every launch, which this %s "
                             "profile does not give",

@@ -33,6 +33,7 @@ typedef struct row_format {
     int nfields;          /* header's field count */
     int need;             /* fields a row must have */
     int device;           /* opt->device */
+    bool keep_start;      /* opt->keep_start: else kern_exec checks start but keeps none */
     int col[MAX_COLUMNS]; /* field index of each column the reader uses; -1 if absent */
     ks_cell_kind kinds[MAX_FIELDS]; /* what the fast path expects in each field */
     bool fast;            /* try the fast path first */
@@ -116,6 +117,7 @@ static ks_status read_report(ks_input *in, const ks_read_options *opt,
 {
     char *header[MAX_FIELDS];
     row_format f = {.report = r, .path = ks_input_path(in), .device = opt->device,
+                    .keep_start = opt->keep_start,
                     .fast = !(lines && lines->slow_only)};
     ks_status st = ks_csv_read_header(in, r->anchor, r->required, header, MAX_FIELDS,
                                       &f.nfields, err);
@@ -379,7 +381,9 @@ static ks_status kern_exec_fast(const row_format *f, const ks_cell *cells, ks_ro
     if (dur->missing)
         goto slow;
     inv.duration_ns = dur->value;
-    if (col[K_START] >= 0 && !cells[col[K_START]].missing)
+    /* the report lists launches in order: start times are checked (on the
+     * general path) but only kept on request */
+    if (f->keep_start && col[K_START] >= 0 && !cells[col[K_START]].missing)
         inv.start_ns = cells[col[K_START]].value;
     if (col[K_DEVICE] >= 0 && !cells[col[K_DEVICE]].missing) {
         if (cells[col[K_DEVICE]].value > UINT32_MAX)
@@ -413,10 +417,11 @@ static ks_status kern_exec_row(const row_format *f, char **fields, long number, 
         inv.duration_ns < 0)
         return bad_cell(f, number, K_DUR, fields[col[K_DUR]], err);
     if (col[K_START] >= 0) {
-        if (!ks_parse_i64(fields[col[K_START]], &inv.start_ns, &missing))
+        int64_t start;
+        if (!ks_parse_i64(fields[col[K_START]], &start, &missing))
             return bad_cell(f, number, K_START, fields[col[K_START]], err);
-        if (missing)
-            inv.start_ns = KS_MISSING_I64;
+        if (f->keep_start && !missing)
+            inv.start_ns = start;
     }
     if (col[K_DEVICE] >= 0) {
         int64_t d = 0; /* stays 0 when the cell is empty or n/a */

@@ -68,7 +68,7 @@ static const ks_reader *find_reader(const char *name)
 /* What every read ends with: an empty profile is an error; the profile
  * records its reader and path. */
 static ks_status check_read(ks_profile *p, const ks_reader *reader, const char *path,
-                            ks_error *err)
+                            const ks_read_options *opt, ks_error *err)
 {
     if (p->n == 0)
         return ks_error_set(err, KS_ERR_FORMAT, path, 0,
@@ -76,6 +76,10 @@ static ks_status check_read(ks_profile *p, const ks_reader *reader, const char *
     if (!p->source_format[0])
         snprintf(p->source_format, sizeof p->source_format, "%s", reader->name);
     snprintf(p->source_path, sizeof p->source_path, "%s", path);
+    /* launches are in order by now, and nothing after reading uses start
+     * times (see ks_profile) */
+    if (!opt->keep_start)
+        ks_profile_drop_start(p);
     return KS_OK;
 }
 
@@ -100,7 +104,7 @@ static ks_status read_folder(const char *path, const ks_reader *reader,
     ks_profile *p = NULL;
     ks_status st = reader->read_dir(path, opt, &p, err);
     if (st == KS_OK)
-        st = check_read(p, reader, path, err);
+        st = check_read(p, reader, path, opt, err);
     if (st != KS_OK) {
         ks_profile_free(p);
         return st;
@@ -176,7 +180,7 @@ ks_status ks_profile_read(const char *path, const ks_read_options *opt_in, ks_pr
     }
     st = reader->read(in, opt, p, err);
     if (st == KS_OK)
-        st = check_read(p, reader, path, err);
+        st = check_read(p, reader, path, opt, err);
     if (st == KS_OK)
         st = ks_input_finish_digest(in, p->source_xxh128, &p->source_bytes, err);
     ks_input_close(in);

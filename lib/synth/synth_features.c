@@ -114,8 +114,8 @@ static void launch_of(const ks_profile *p, size_t i, const kernel_character *k, 
     ks_rng r;
     ks_rng_seed(&r, seed * 0x9E3779B97F4A7C15ull + i + 1);
     double grid = 1, threads = 1;
-    if (p->grid) {
-        const uint32_t *g = p->grid + 3 * i, *b = p->block + 3 * i;
+    if (ks_profile_has_dims(p)) {
+        const uint32_t *g = ks_profile_grid(p, i), *b = ks_profile_block(p, i);
         grid = (double)g[0] * g[1] * g[2];
         threads = (double)b[0] * b[1] * b[2];
     }
@@ -191,8 +191,8 @@ ks_status ks_synth_write_ncu(const ks_profile *p, uint64_t seed, FILE *f, ks_err
         launch_features lf;
         launch_of(p, i, &k[p->name_id[i]], seed, &lf);
         char dims[96] = "\"(1, 1, 1)\",\"(1, 1, 1)\"";
-        if (p->grid) {
-            const uint32_t *g = p->grid + 3 * i, *b = p->block + 3 * i;
+        if (ks_profile_has_dims(p)) {
+            const uint32_t *g = ks_profile_grid(p, i), *b = ks_profile_block(p, i);
             snprintf(dims, sizeof dims, "\"(%u, %u, %u)\",\"(%u, %u, %u)\"", b[0], b[1], b[2],
                      g[0], g[1], g[2]);
         }
