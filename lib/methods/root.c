@@ -144,7 +144,11 @@ ks_status ks_root_design_build(const ks_profile *p, const ks_groups *g, const ks
     memset(d, 0, sizeof *d);
     d->kind = pa->with_replacement ? KS_VARIANCE_WITH_REPLACEMENT
                                    : KS_VARIANCE_FINITE_POPULATION;
-    ks_status st = ks_members_build(p, g, &d->mem, err);
+    ks_status st = KS_OK;
+    if (pa->members)
+        ks_members_share(pa->members, &d->mem);
+    else
+        st = ks_members_build(p, g, &d->mem, err);
     if (st != KS_OK)
         return st;
     if (pa->allocation == KS_ALLOC_PAPER)
@@ -219,11 +223,14 @@ static ks_status root_fit(const ks_method_input *in, void **model, ks_error *err
 {
     const root_params *rp = in->method_params;
     ks_root_config cfg = {in->params->epsilon, rp->with_replacement, rp->allocation,
-                          rp->max_depth};
+                          rp->max_depth, NULL};
+    ks_status st = ks_method_members(in, &cfg.members, err);
+    if (st != KS_OK)
+        return st;
     ks_root_design *d = malloc(sizeof *d);
     if (!d)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    ks_status st = ks_root_design_build(in->profile, in->groups, &cfg, in->z, d, err);
+    st = ks_root_design_build(in->profile, in->groups, &cfg, in->z, d, err);
     if (st != KS_OK) {
         free(d);
         return st;
@@ -237,7 +244,7 @@ static ks_status root_select(const ks_method_input *in, const void *model, ks_rn
 {
     const root_params *rp = in->method_params;
     ks_root_config cfg = {in->params->epsilon, rp->with_replacement, rp->allocation,
-                          rp->max_depth};
+                          rp->max_depth, NULL};
     ks_status st = ks_root_design_draw(model, in->profile, &cfg, rng, plan, err);
     plan->with_replacement = rp->with_replacement;
     return st;

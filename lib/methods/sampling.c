@@ -12,6 +12,10 @@
 
 void ks_members_free(ks_members *m)
 {
+    if (m->borrowed) {
+        memset(m, 0, sizeof *m);
+        return;
+    }
     free(m->ids);
     free(m->values);
     free(m->offset);
@@ -248,26 +252,10 @@ uint64_t ks_stem_single_size(const ks_range_stat *s, double epsilon, double z)
     return ks_round_sample_size(r * r, s->n);
 }
 
-ks_status ks_members_fit(const ks_method_input *in, void **model, ks_error *err)
+void ks_members_share(const ks_members *src, ks_members *dst)
 {
-    ks_members *m = malloc(sizeof *m);
-    if (!m)
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    ks_status st = ks_members_build(in->profile, in->groups, m, err);
-    if (st != KS_OK) {
-        free(m);
-        return st;
-    }
-    *model = m;
-    return KS_OK;
-}
-
-void ks_members_model_free(void *model)
-{
-    if (!model)
-        return;
-    ks_members_free(model);
-    free(model);
+    *dst = *src;
+    dst->borrowed = true;
 }
 
 size_t ks_groups_largest(const ks_groups *g)
