@@ -36,7 +36,7 @@ ks_status ks_evaluate_observed(const ks_profile *p, const ks_params *params, uns
     snprintf(out->method, sizeof out->method, "%s", params->method);
     if (iters == 0)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "--iters must be at least 1");
-    double truth = ks_profile_total_ns(p);
+    double truth = cache ? ks_plan_cache_total_ns(cache) : ks_profile_total_ns(p);
     double inv_speedup = 0, err_sum = 0, err_max = 0, seconds = 0, samples = 0;
     double rse = 0, cost_ratio = 0;
     unsigned exceed = 0;

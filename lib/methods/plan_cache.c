@@ -33,6 +33,8 @@ struct ks_plan_cache {
     cache_entry entry[KEY_COUNT];
     uint32_t *scratch;
     size_t scratch_size;
+    double total_ns; /* the profile's, once summed */
+    bool have_total;
     unsigned fit;   /* fits begun so far */
     double reused;  /* seconds, since the current fit began */
 };
@@ -68,6 +70,15 @@ void ks_plan_cache_free(ks_plan_cache *c)
 }
 
 const ks_profile *ks_plan_cache_profile(const ks_plan_cache *c) { return c->profile; }
+
+double ks_plan_cache_total_ns(ks_plan_cache *c)
+{
+    if (!c->have_total) {
+        c->total_ns = ks_profile_total_ns(c->profile);
+        c->have_total = true;
+    }
+    return c->total_ns;
+}
 
 void ks_plan_cache_begin(ks_plan_cache *c)
 {

@@ -16,6 +16,8 @@ struct ks_members;
 double ks_now_seconds(void);
 
 const ks_profile *ks_plan_cache_profile(const ks_plan_cache *c);
+/* ks_profile_total_ns of the profile, summed once. */
+double ks_plan_cache_total_ns(ks_plan_cache *c);
 /* A fit starts: what it reuses from earlier fits is counted from here. */
 void ks_plan_cache_begin(ks_plan_cache *c);
 /* Seconds that the parts used since ks_plan_cache_begin took to build in

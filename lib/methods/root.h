@@ -30,6 +30,7 @@ typedef struct ks_root_leaf {
     uint64_t m;
     double m_real;
     char *path;
+    ks_range_stat stat; /* of the leaf's durations, for every seed's draws */
 } ks_root_leaf;
 
 typedef struct ks_root_design {

@@ -61,88 +61,138 @@ static int cmp_key_id(const void *x, const void *y)
     return a->id < b->id ? -1 : (a->id > b->id);
 }
 
-static void insertion_sort_ids(uint32_t *ids, size_t n, const int64_t *key)
+/* Packed words are unique (the id is in them), so ordering them whole is
+ * ordering by (duration, id): a stable sort of launch order by duration. */
+static void insertion_sort_packed(uint64_t *a, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
-        uint32_t x = ids[i];
+        uint64_t x = a[i];
         size_t j = i;
-        while (j > 0 && key[ids[j - 1]] > key[x]) {
-            ids[j] = ids[j - 1];
+        while (j > 0 && a[j - 1] > x) {
+            a[j] = a[j - 1];
             j--;
         }
-        ids[j] = x;
+        a[j] = x;
     }
 }
 
+/* A group whose durations span 2^32 ns or more (4.3 s: rare) cannot pack its
+ * key beside the id; its words hold the id alone until this sorts them. */
+static ks_status sort_wide_group(const ks_profile *p, uint64_t *words, size_t n,
+                                 ks_error *err)
+{
+    key_id *kv = malloc(n * sizeof *kv);
+    if (!kv)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t k = 0; k < n; k++)
+        kv[k] = (key_id){p->duration_ns[(uint32_t)words[k]], (uint32_t)words[k]};
+    qsort(kv, n, sizeof *kv, cmp_key_id);
+    for (size_t k = 0; k < n; k++)
+        words[k] = kv[k].id;
+    free(kv);
+    return KS_OK;
+}
+
+/* Each group's smallest duration and the bits its span needs (33: too wide
+ * to pack), in one sequential pass over the launches. */
+static ks_status group_spans(const ks_profile *p, const ks_groups *g, int64_t *lo, int *bits,
+                             ks_error *err)
+{
+    int64_t *hi = malloc((g->count ? g->count : 1) * sizeof *hi);
+    if (!hi)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t gi = 0; gi < g->count; gi++) {
+        lo[gi] = INT64_MAX;
+        hi[gi] = INT64_MIN;
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        uint32_t gi = g->group_of[i];
+        int64_t d = p->duration_ns[i];
+        lo[gi] = d < lo[gi] ? d : lo[gi];
+        hi[gi] = d > hi[gi] ? d : hi[gi];
+    }
+    for (size_t gi = 0; gi < g->count; gi++) {
+        uint64_t range = g->size[gi] ? (uint64_t)(hi[gi] - lo[gi]) : 0;
+        int b = 0;
+        while (b < 33 && (range >> b))
+            b++;
+        bits[gi] = b;
+    }
+    free(hi);
+    return KS_OK;
+}
+
+/*
+ * One scatter of packed (duration - group minimum) << 32 | id words into
+ * their groups' ranges (launch order within each), a sort of each range, and
+ * one sequential pass that unpacks ids and durations.  Looking durations up
+ * by id (duration[ids[k]]) in separate gather, pack and fill passes missed
+ * the cache on every launch and was most of the members' cost at 10 M.  The
+ * packed words live in the array that becomes `values` (8 bytes a launch
+ * either way).
+ */
 ks_status ks_members_build(const ks_profile *p, const ks_groups *g, ks_members *out,
                            ks_error *err)
 {
     memset(out, 0, sizeof *out);
     out->count = g->count;
-    out->ids = malloc((p->n ? p->n : 1) * sizeof *out->ids);
+    size_t gk = g->count ? g->count : 1, n = p->n ? p->n : 1;
+    out->ids = malloc(n * sizeof *out->ids);
     out->offset = calloc(g->count + 1, sizeof *out->offset);
-    if (!out->ids || !out->offset)
-        goto nomem;
-    for (size_t gi = 0; gi < g->count; gi++)
-        out->offset[gi + 1] = out->offset[gi] + g->size[gi];
-    size_t *fill = malloc((g->count ? g->count : 1) * sizeof *fill);
-    if (!fill)
-        goto nomem;
-    memcpy(fill, out->offset, g->count * sizeof *fill);
-    /* in launch order within each group, so equal durations stay in id order */
-    for (size_t i = 0; i < p->n; i++)
-        out->ids[fill[g->group_of[i]]++] = (uint32_t)i;
-    free(fill);
-    size_t largest = 0;
-    for (size_t gi = 0; gi < g->count; gi++)
-        if (g->size[gi] > largest)
-            largest = g->size[gi];
-    uint64_t *packed = malloc(2 * (largest ? largest : 1) * sizeof *packed);
-    if (!packed)
-        goto nomem;
-    for (size_t gi = 0; gi < g->count; gi++) {
-        uint32_t *ids = out->ids + out->offset[gi];
-        size_t n = g->size[gi];
-        if (n < 64) {
-            insertion_sort_ids(ids, n, p->duration_ns);
-            continue;
-        }
-        int64_t lo = INT64_MAX, hi = INT64_MIN;
-        for (size_t k = 0; k < n; k++) {
-            int64_t d = p->duration_ns[ids[k]];
-            lo = d < lo ? d : lo;
-            hi = d > hi ? d : hi;
-        }
-        uint64_t range = (uint64_t)(hi - lo);
-        if (range >> 32) {
-            /* durations spread over more than 4.3 s: rare; sort pairs */
-            key_id *kv = (key_id *)packed;
-            for (size_t k = 0; k < n; k++)
-                kv[k] = (key_id){p->duration_ns[ids[k]], ids[k]};
-            qsort(kv, n, sizeof *kv, cmp_key_id);
-            for (size_t k = 0; k < n; k++)
-                ids[k] = kv[k].id;
-            continue;
-        }
-        int bits = 0;
-        while (bits < 32 && (range >> bits))
-            bits++;
-        for (size_t k = 0; k < n; k++)
-            packed[k] = (uint64_t)(p->duration_ns[ids[k]] - lo) << 32 | ids[k];
-        radix_sort_packed(packed, packed + largest, n, bits);
-        for (size_t k = 0; k < n; k++)
-            ids[k] = (uint32_t)packed[k];
+    out->values = malloc(n * sizeof *out->values);
+    size_t *fill = malloc(gk * sizeof *fill);
+    int64_t *lo = malloc(gk * sizeof *lo);
+    int *bits = malloc(gk * sizeof *bits);
+    uint64_t *tmp = NULL;
+    ks_status st = KS_OK;
+    if (!out->ids || !out->offset || !out->values || !fill || !lo || !bits) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
     }
-    free(packed);
-    out->values = malloc((p->n ? p->n : 1) * sizeof *out->values);
-    if (!out->values)
-        goto nomem;
-    for (size_t k = 0; k < p->n; k++)
-        out->values[k] = (double)p->duration_ns[out->ids[k]];
-    return KS_OK;
-nomem:
-    ks_members_free(out);
-    return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if ((st = group_spans(p, g, lo, bits, err)) != KS_OK)
+        goto done;
+    size_t largest = 1;
+    for (size_t gi = 0; gi < g->count; gi++) {
+        out->offset[gi + 1] = out->offset[gi] + g->size[gi];
+        largest = g->size[gi] > largest ? g->size[gi] : largest;
+    }
+    memcpy(fill, out->offset, g->count * sizeof *fill);
+    uint64_t *words = (uint64_t *)out->values;
+    for (size_t i = 0; i < p->n; i++) {
+        uint32_t gi = g->group_of[i];
+        uint64_t key = bits[gi] > 32 ? 0 : (uint64_t)(p->duration_ns[i] - lo[gi]);
+        words[fill[gi]++] = key << 32 | i;
+    }
+    if (!(tmp = malloc(largest * sizeof *tmp))) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    for (size_t gi = 0; gi < g->count && st == KS_OK; gi++) {
+        uint64_t *w = words + out->offset[gi];
+        if (bits[gi] > 32)
+            st = sort_wide_group(p, w, g->size[gi], err);
+        else if (g->size[gi] < 64)
+            insertion_sort_packed(w, g->size[gi]);
+        else
+            radix_sort_packed(w, tmp, g->size[gi], bits[gi]);
+    }
+    for (size_t gi = 0; gi < g->count && st == KS_OK; gi++) {
+        for (size_t k = out->offset[gi]; k < out->offset[gi + 1]; k++) {
+            uint64_t w = words[k];
+            uint32_t id = (uint32_t)w;
+            out->ids[k] = id;
+            out->values[k] = bits[gi] > 32 ? (double)p->duration_ns[id]
+                                           : (double)(lo[gi] + (int64_t)(w >> 32));
+        }
+    }
+done:
+    free(fill);
+    free(lo);
+    free(bits);
+    free(tmp);
+    if (st != KS_OK)
+        ks_members_free(out);
+    return st;
 }
 
 void ks_range_stats(const ks_profile *p, const uint32_t *ids, const double *v, size_t n,

@@ -248,7 +248,7 @@ ks_status ks_select(const ks_fitted *f, uint64_t seed, ks_plan *plan, ks_error *
         st = m->select(&in, f->model, &rng, plan, err);
     }
     if (st == KS_OK)
-        st = ks_plan_finish(plan, f->profile, err);
+        st = ks_plan_finish_total(plan, f->profile, ks_plan_cache_total_ns(f->cache), err);
     if (st != KS_OK)
         ks_plan_free(plan);
     return st;
