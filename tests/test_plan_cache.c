@@ -22,6 +22,7 @@
 
 #include "ksample.h"
 #include "sampling.h"
+#include "test_util.h"
 
 enum { SEEDS = 4 };
 
@@ -37,11 +38,9 @@ static ks_profile *load(const char *path)
 {
     if (access(path, R_OK) != 0)
         return NULL;
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    ks_profile *p;
     ks_error err;
-    if (ks_profile_read(path, &opt, &p, &err) != KS_OK)
+    ks_profile *p = tu_read_profile(path, &err);
+    if (!p)
         fail_msg("%s: %s", path, err.message);
     return p;
 }
@@ -66,17 +65,6 @@ static void params_for(ks_params *pa, size_t config)
     assert_int_equal(ks_params_set(pa, name, eq ? eq + 1 : "", &err), KS_OK);
 }
 
-static char *json_of(const ks_plan *plan, size_t *len)
-{
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-    assert_non_null(f);
-    ks_error err;
-    assert_int_equal(ks_plan_write_json(plan, f, &err), KS_OK);
-    fclose(f);
-    return buf;
-}
-
 static void check_profile(const ks_profile *p, const char *what)
 {
     ks_error err;
@@ -98,7 +86,9 @@ static void check_profile(const ks_profile *p, const char *what)
             one.seed = seed;
             assert_int_equal(ks_plan_build(p, &one, &alone, &err), KS_OK);
             size_t n_shared, n_alone;
-            char *a = json_of(&shared, &n_shared), *b = json_of(&alone, &n_alone);
+            char *a = tu_plan_json(&shared, &n_shared), *b = tu_plan_json(&alone, &n_alone);
+            assert_non_null(a);
+            assert_non_null(b);
             if (n_shared != n_alone || memcmp(a, b, n_alone) != 0)
                 fail_msg("%s %s %s seed %llu: the plan from the shared cache differs from "
                          "ks_plan_build's", what, configs[c][0], configs[c][1],
