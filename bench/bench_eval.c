@@ -4,9 +4,12 @@
  * plan cache shared by all methods, as `ksample eval` runs them, and the
  * same methods each with a cache of its own (grouping and sorting redone
  * per method, as before the cache).  Wall and CPU seconds per step (CPU is
- * the steadier figure on a loaded machine) and the load average.
+ * the steadier figure on a loaded machine) and the load average.  MODE
+ * shared or own runs one of the two: the second run of one process reuses
+ * pages the first faulted in, so compare modes across two processes.
  *
- * usage: bench_eval PROFILE [ITERS [METHODS]]   (default 10, root,stem,allegro,random)
+ * usage: bench_eval PROFILE [ITERS [METHODS [MODE]]]
+ *        (default 10, root,stem,allegro,random, both)
  */
 #include "ksample.h"
 
@@ -87,7 +90,7 @@ static int run_methods(const ks_profile *p, char **methods, int count, unsigned 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_eval PROFILE [ITERS [METHODS]]\n");
+        fprintf(stderr, "usage: bench_eval PROFILE [ITERS [METHODS [shared|own|both]]]\n");
         return 2;
     }
     unsigned iters = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 10;
@@ -109,15 +112,21 @@ int main(int argc, char **argv)
     }
     clocks read = since(t0);
     printf("read: %zu launches, wall %.3f s, cpu %.3f s\n", p->n, read.wall, read.cpu);
+    const char *mode = argc > 4 ? argv[4] : "both";
     clocks shared, own;
-    int rc = run_methods(p, methods, count, iters, true, &shared);
-    printf("  all methods, one shared cache: wall %.3f s, cpu %.3f s (load %.2f)\n",
-           shared.wall, shared.cpu, load_average());
-    if (!rc)
+    int rc = 0;
+    if (strcmp(mode, "own") != 0) {
+        rc = run_methods(p, methods, count, iters, true, &shared);
+        if (!rc)
+            printf("  all methods, one shared cache: wall %.3f s, cpu %.3f s (load %.2f)\n",
+                   shared.wall, shared.cpu, load_average());
+    }
+    if (!rc && strcmp(mode, "shared") != 0) {
         rc = run_methods(p, methods, count, iters, false, &own);
-    if (!rc)
-        printf("  all methods, a cache each:     wall %.3f s, cpu %.3f s (load %.2f)\n",
-               own.wall, own.cpu, load_average());
+        if (!rc)
+            printf("  all methods, a cache each:     wall %.3f s, cpu %.3f s (load %.2f)\n",
+                   own.wall, own.cpu, load_average());
+    }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("peak RSS %.1f MiB\n", (double)ru.ru_maxrss / 1024);
