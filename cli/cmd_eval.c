@@ -302,7 +302,7 @@ static void print_notes(const eval_row *rows, size_t count, const eval_opts *o,
 static int report(const ks_profile *p, const ks_profile *q, const ks_params *pa,
                   const eval_opts *o)
 {
-    ks_eval_options eo = {q, o->truth, o->metric_errors};
+    ks_eval_options eo = {q, o->truth, o->metric_errors, NULL};
     if (q) {
         ks_error err;
         ks_error_clear(&err);
@@ -312,7 +312,13 @@ static int report(const ks_profile *p, const ks_profile *q, const ks_params *pa,
     }
     eval_row *rows = NULL;
     size_t count = 0;
+    /* grouping and sorting by duration done once for every method and seed */
+    ks_error err;
+    ks_error_clear(&err);
+    if (ks_plan_cache_new(p, &eo.cache, &err) != KS_OK)
+        return cli_fail(&err);
     int rc = run_all(p, pa, o, &eo, &rows, &count);
+    ks_plan_cache_free(eo.cache);
     if (rc)
         return rc;
     if (o->json) {

@@ -484,6 +484,10 @@ typedef struct ks_method_input {
     const ks_params *params;
     const void *method_params; /* the method's parameter struct */
     double z;                  /* for params->confidence */
+    /* the seed-independent work shared by every fit on this profile (groups
+     * by key, members sorted by duration) and the draw buffers; reached
+     * through sampling.h's ks_method_members and ks_method_scratch */
+    struct ks_plan_cache *cache;
 } ks_method_input;
 
 /* A sampling method: one file in lib/methods and one row in the table
@@ -529,6 +533,18 @@ typedef struct ks_fitted ks_fitted;
 /* Resolves and checks everything, groups p by the key and fits. */
 ks_status ks_fit(const ks_profile *p, const ks_params *params, ks_fitted **out,
                  ks_error *err);
+/* What every fit on one profile shares: its groups by each key, each group's
+ * members sorted by duration (built on first use), and the buffers draws
+ * reuse from plan to plan.  Owned by the caller (eval holds one for all its
+ * methods and seeds); it must outlive every ks_fitted made with it, and
+ * selects from fits that share one cache must not run concurrently. */
+typedef struct ks_plan_cache ks_plan_cache;
+ks_status ks_plan_cache_new(const ks_profile *p, ks_plan_cache **out, ks_error *err);
+void ks_plan_cache_free(ks_plan_cache *c);
+/* ks_fit with a cache shared with other fits on the same profile (cache
+ * NULL: a cache of the fit's own, as ks_fit). */
+ks_status ks_fit_cached(const ks_profile *p, const ks_params *params, ks_plan_cache *cache,
+                        ks_fitted **out, ks_error *err);
 /* Draws one plan with this seed (the recorded seed). */
 ks_status ks_select(const ks_fitted *f, uint64_t seed, ks_plan *plan, ks_error *err);
 void ks_fitted_free(ks_fitted *f);
@@ -577,6 +593,9 @@ typedef struct ks_eval_options {
     const char *truth_path; /* for its refusal; may be NULL */
     /* non-zero: the error of every additive metric column of the profile */
     int metrics;
+    /* shared by the evaluations of several methods on this profile (may be
+     * NULL); plan_seconds still counts the shared work a plan used */
+    ks_plan_cache *cache;
 } ks_eval_options;
 
 typedef struct ks_eval_metric {

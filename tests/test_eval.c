@@ -105,7 +105,7 @@ static void test_truth_by_hand(void **state)
     const char *methods[] = {"root", "stem"};
     for (int m = 0; m < 2; m++) {
         ks_params pa = params(methods[m], 0.05, 1);
-        ks_eval_options opt = {b, "B.csv", 0};
+        ks_eval_options opt = {b, "B.csv", 0, NULL};
         ks_eval_result r;
         ks_eval_detail d;
         evaluate(a, &pa, 40, &opt, &r, &d);
@@ -136,7 +136,7 @@ static void test_truth_rederived(void **state)
     const char *methods[] = {"root", "stem", "allegro", "random"};
     for (int m = 0; m < 4; m++) {
         ks_params pa = params(methods[m], 0.05, 11);
-        ks_eval_options opt = {b, NULL, 0};
+        ks_eval_options opt = {b, NULL, 0, NULL};
         ks_eval_result r;
         ks_eval_detail d;
         const unsigned iters = 6;
@@ -178,7 +178,7 @@ static void test_truth_rederived(void **state)
 static void expect_refusal(const ks_profile *a, const ks_profile *b, const char *const *parts)
 {
     ks_params pa = params("root", 0.05, 1);
-    ks_eval_options opt = {b, "B.csv", 0};
+    ks_eval_options opt = {b, "B.csv", 0, NULL};
     ks_eval_result r;
     ks_eval_detail d;
     ks_error err;
@@ -233,7 +233,7 @@ static void test_truth_refused(void **state)
                                             "void ka(float*)", "kb()",            "void ka(float*)"};
     ks_profile *m = from_list(mangled, ns, 6), *dm = from_list(demangled, ns, 6);
     ks_params pa = params("root", 0.05, 1);
-    ks_eval_options opt = {m, NULL, 0};
+    ks_eval_options opt = {m, NULL, 0, NULL};
     ks_eval_result r;
     ks_eval_detail d;
     evaluate(dm, &pa, 2, &opt, &r, &d);
@@ -251,7 +251,7 @@ static void test_truth_self(void **state)
     ks_profile *a = tu_named_workload(2, 30000, 9);
     assert_non_null(a);
     ks_params pa = params("root", 0.05, 3);
-    ks_eval_options opt = {a, NULL, 0};
+    ks_eval_options opt = {a, NULL, 0, NULL};
     ks_eval_result r;
     ks_eval_detail d;
     evaluate(a, &pa, 5, &opt, &r, &d);
@@ -317,7 +317,7 @@ static void test_metric_errors(void **state)
     const char *methods[] = {"root", "stem", "allegro", "random"};
     for (int m = 0; m < 4; m++) {
         ks_params pa = params(methods[m], 0.05, 21);
-        ks_eval_options opt = {NULL, NULL, 1};
+        ks_eval_options opt = {NULL, NULL, 1, NULL};
         ks_eval_result r;
         ks_eval_detail d;
         evaluate(p, &pa, 8, &opt, &r, &d);
@@ -567,7 +567,7 @@ static void test_real_ncu_metrics(void **state)
     if (st != KS_OK)
         fail_with(st, &err);
     ks_params pa = params("root", 0.05, 1);
-    ks_eval_options opt = {NULL, NULL, 1};
+    ks_eval_options opt = {NULL, NULL, 1, NULL};
     ks_eval_result r;
     ks_eval_detail d;
     evaluate(p, &pa, 3, &opt, &r, &d);

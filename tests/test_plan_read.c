@@ -12,27 +12,16 @@
 
 #include <cmocka.h>
 
-static char *plan_text(const ks_plan *plan, size_t *len)
-{
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-    assert_non_null(f);
-    ks_error err;
-    assert_int_equal(ks_plan_write_json(plan, f, &err), KS_OK);
-    fclose(f);
-    return buf;
-}
-
 static void round_trip(const ks_plan *plan)
 {
     size_t len, len2;
-    char *text = plan_text(plan, &len);
+    char *text = tu_plan_json(plan, &len);
     ks_plan back;
     ks_error err;
     ks_status st = ks_plan_read_buffer(text, len, "plan.json", &back, &err);
     if (st != KS_OK)
         fail_msg("read back: %s", err.message);
-    char *again = plan_text(&back, &len2);
+    char *again = tu_plan_json(&back, &len2);
     assert_int_equal(len, len2);
     assert_memory_equal(text, again, len);
     assert_int_equal(back.sample_count, plan->sample_count);
@@ -88,7 +77,7 @@ static void test_parent_and_unknown_params_survive(void **state)
     snprintf(plan.parent_path, sizeof plan.parent_path, "runs/plan.json");
     snprintf(plan.parent_xxh128, sizeof plan.parent_xxh128, "0123456789abcdef0123456789abcdef");
     size_t len;
-    char *text = plan_text(&plan, &len);
+    char *text = tu_plan_json(&plan, &len);
     /* a parameter of a later version, of each JSON kind */
     const char *at = strstr(text, "\"max_depth\": 64");
     assert_non_null(at);
@@ -103,7 +92,7 @@ static void test_parent_and_unknown_params_survive(void **state)
     assert_int_equal(back.extra_param_count, 7);
     assert_string_equal(back.parent_path, "runs/plan.json");
     size_t len2;
-    char *again = plan_text(&back, &len2);
+    char *again = tu_plan_json(&back, &len2);
     assert_string_equal(again, edited);
     free(again);
     free(edited);
@@ -146,7 +135,7 @@ static void test_refusals(void **state)
     assert_int_equal(ks_plan_build(p, &pa, &plan, &err), KS_OK);
     assert_true(plan.sample_count > 3);
     size_t len;
-    char *text = plan_text(&plan, &len);
+    char *text = tu_plan_json(&plan, &len);
     char id0[64], id1[64];
     snprintf(id0, sizeof id0, "{\"id\": %llu,", (unsigned long long)plan.samples[0].id);
     snprintf(id1, sizeof id1, "{\"id\": %llu,", (unsigned long long)plan.samples[1].id);

@@ -204,4 +204,30 @@ static inline double tu_plan_cost(const ks_plan *plan)
     return s;
 }
 
+/* The plan's JSON text (free it), or NULL if it could not be written. */
+static inline char *tu_plan_json(const ks_plan *plan, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (!f)
+        return NULL;
+    ks_error err;
+    ks_status st = ks_plan_write_json(plan, f, &err);
+    fclose(f);
+    if (st != KS_OK) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* The profile in path (format detected), or NULL with err filled. */
+static inline ks_profile *tu_read_profile(const char *path, ks_error *err)
+{
+    ks_read_options opt;
+    ks_read_options_init(&opt);
+    ks_profile *p;
+    return ks_profile_read(path, &opt, &p, err) == KS_OK ? p : NULL;
+}
+
 #endif

@@ -5,17 +5,11 @@
  */
 #include "internal.h"
 #include "eval_internal.h"
+#include "plan_cache.h"
 
 #include <math.h>
 #include <string.h>
 #include <time.h>
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* What the plan simulates on average: m mean per cluster, a census once. */
 static double plan_expected_cost(const ks_plan *plan)
@@ -31,32 +25,34 @@ static double plan_expected_cost(const ks_plan *plan)
 ks_status ks_evaluate(const ks_profile *p, const ks_params *params, unsigned iters,
                       ks_eval_result *out, ks_error *err)
 {
-    return ks_evaluate_observed(p, params, iters, NULL, NULL, out, err);
+    return ks_evaluate_observed(p, params, iters, NULL, NULL, NULL, out, err);
 }
 
 ks_status ks_evaluate_observed(const ks_profile *p, const ks_params *params, unsigned iters,
-                               ks_eval_observer observe, void *ctx, ks_eval_result *out,
-                               ks_error *err)
+                               ks_plan_cache *cache, ks_eval_observer observe, void *ctx,
+                               ks_eval_result *out, ks_error *err)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->method, sizeof out->method, "%s", params->method);
     if (iters == 0)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "--iters must be at least 1");
-    double truth = ks_profile_total_ns(p);
+    double truth = cache ? ks_plan_cache_total_ns(cache) : ks_profile_total_ns(p);
     double inv_speedup = 0, err_sum = 0, err_max = 0, seconds = 0, samples = 0;
     double rse = 0, cost_ratio = 0;
     unsigned exceed = 0;
     ks_fitted *fitted;
-    double t_fit = now_seconds();
-    ks_status st = ks_fit(p, params, &fitted, err);
-    out->fit_seconds = now_seconds() - t_fit;
+    double t_fit = ks_now_seconds();
+    ks_status st = ks_fit_cached(p, params, cache, &fitted, err);
+    /* a plan's cost from the profile alone: the shared work it used counts
+     * as if this fit had done it */
+    out->fit_seconds = ks_now_seconds() - t_fit + (cache ? ks_plan_cache_reused_seconds(cache) : 0);
     if (st != KS_OK)
         return st;
     for (unsigned it = 0; it < iters; it++) {
         ks_plan plan;
-        double t0 = now_seconds();
+        double t0 = ks_now_seconds();
         st = ks_select(fitted, params->seed + it, &plan, err);
-        seconds += now_seconds() - t0;
+        seconds += ks_now_seconds() - t0;
         if (st != KS_OK) {
             ks_fitted_free(fitted);
             return st;

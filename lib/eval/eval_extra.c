@@ -250,7 +250,8 @@ ks_status ks_evaluate_ex(const ks_profile *p, const ks_params *params, unsigned 
     if (st == KS_OK && opt && opt->metrics)
         st = classify_metrics(p, detail, &c.metric, err);
     if (st == KS_OK)
-        st = ks_evaluate_observed(p, params, iters, observe, &c, out, err);
+        st = ks_evaluate_observed(p, params, iters, opt ? opt->cache : NULL, observe, &c, out,
+                                  err);
     if (st == KS_OK && c.truth) {
         detail->has_truth = 1;
         detail->truth_total_ns = c.truth_total;

@@ -12,10 +12,10 @@
  * the plan is freed; a status other than KS_OK stops the evaluation. */
 typedef ks_status (*ks_eval_observer)(void *ctx, const ks_plan *plan, ks_error *err);
 
-/* ks_evaluate, calling observe(ctx, plan, err) on each plan (observe may be
- * NULL). */
+/* ks_evaluate, fitting with cache (may be NULL) and calling observe(ctx,
+ * plan, err) on each plan (observe may be NULL). */
 ks_status ks_evaluate_observed(const ks_profile *p, const ks_params *params, unsigned iters,
-                               ks_eval_observer observe, void *ctx, ks_eval_result *out,
-                               ks_error *err);
+                               ks_plan_cache *cache, ks_eval_observer observe, void *ctx,
+                               ks_eval_result *out, ks_error *err);
 
 #endif

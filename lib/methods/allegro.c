@@ -30,6 +30,24 @@ static const ks_param_def allegro_param_defs[] = {
     KS_PARAM_MAX_DEPTH(allegro_params),
 };
 
+/* A leaf of the split tree: a duration range of one group and its draws. */
+typedef struct allegro_leaf {
+    uint32_t group;
+    size_t lo, hi; /* in the group's members */
+    ks_range_stat stat;
+    double n_real;
+    uint64_t m;
+    char *path;
+} allegro_leaf;
+
+/* The split tree of every group, built once (it does not depend on the
+ * seed), in the order the leaves are drawn. */
+typedef struct allegro_model {
+    const ks_members *mem;
+    allegro_leaf *leaves;
+    size_t count, capacity, largest;
+} allegro_model;
+
 typedef struct allegro_ctx {
     const ks_profile *p;
     const ks_params *pa;
@@ -38,10 +56,8 @@ typedef struct allegro_ctx {
     const uint32_t *ids;
     const double *values;
     uint32_t group;
-    ks_plan *plan;
-    ks_rng *rng;
+    allegro_model *model;
     uint64_t draws; /* so far, in this plan */
-    uint32_t *scratch;
     ks_error *err;
 } allegro_ctx;
 
@@ -83,39 +99,76 @@ static ks_status visit(allegro_ctx *c, size_t lo, size_t hi, const char *path, i
                             (unsigned long long)KS_MAX_DRAWS);
     uint64_t m = want < 1 ? 1 : (uint64_t)want;
     c->draws += m;
-    ks_cluster cl = {.group = c->group, .path = (char *)path, .size = s.n, .mean_ns = s.mean,
-                     .std_ns = s.std, .min_ns = s.min, .max_ns = s.max, .m = m,
-                     .m_real = n_real};
-    uint32_t index;
-    ks_status st = ks_plan_add_cluster(c->plan, &cl, &index, c->err);
+    allegro_model *am = c->model;
+    ks_status st = ks_grow((void **)&am->leaves, &am->capacity, am->count + 1,
+                           sizeof *am->leaves, c->err);
     if (st != KS_OK)
         return st;
-    /* with replacement always: the scripts draw with numpy's choice(replace=True) */
-    return ks_draw(c->plan, c->rng, c->ids + lo, s.n, m, KS_DRAW_ALWAYS_REPLACEMENT, index,
-                   c->scratch, c->err);
+    char *copy = strdup(path);
+    if (!copy)
+        return ks_error_set(c->err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    am->leaves[am->count++] = (allegro_leaf){.group = c->group, .lo = lo, .hi = hi,
+                                             .stat = s, .n_real = n_real, .m = m,
+                                             .path = copy};
+    return KS_OK;
+}
+
+static void allegro_model_free(void *model)
+{
+    allegro_model *am = model;
+    if (!am)
+        return;
+    for (size_t i = 0; i < am->count; i++)
+        free(am->leaves[i].path);
+    free(am->leaves);
+    free(am);
+}
+
+static ks_status allegro_fit(const ks_method_input *in, void **model, ks_error *err)
+{
+    const ks_groups *g = in->groups;
+    allegro_model *am = calloc(1, sizeof *am);
+    if (!am)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    allegro_ctx c = {.p = in->profile, .pa = in->params, .ap = in->method_params, .z = in->z,
+                     .model = am, .err = err};
+    ks_status st = ks_method_members(in, &am->mem, err);
+    for (size_t gi = 0; gi < g->count && st == KS_OK; gi++) {
+        c.group = (uint32_t)gi;
+        c.ids = am->mem->ids + am->mem->offset[gi];
+        c.values = am->mem->values + am->mem->offset[gi];
+        st = visit(&c, 0, g->size[gi], "0", 0);
+    }
+    am->largest = ks_groups_largest(g);
+    if (st != KS_OK)
+        allegro_model_free(am);
+    else
+        *model = am;
+    return st;
 }
 
 static ks_status allegro_select(const ks_method_input *in, const void *model, ks_rng *rng,
                                 ks_plan *plan, ks_error *err)
 {
-    const ks_groups *g = in->groups;
-    const ks_members mem = *(const ks_members *)model;
-    ks_status st = KS_OK;
-    allegro_ctx c = {.p = in->profile, .pa = in->params, .ap = in->method_params, .z = in->z,
-                     .plan = plan, .rng = rng, .err = err};
-    c.scratch = malloc(ks_groups_largest(g) * sizeof *c.scratch);
-    if (!c.scratch)
-        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    for (size_t gi = 0; gi < g->count && st == KS_OK; gi++) {
-        c.group = (uint32_t)gi;
-        c.ids = mem.ids + mem.offset[gi];
-        c.values = mem.values + mem.offset[gi];
-        st = visit(&c, 0, g->size[gi], "0", 0);
+    const allegro_model *am = model;
+    uint32_t *scratch;
+    ks_status st = ks_method_scratch(in, am->largest, &scratch, err);
+    for (size_t i = 0; i < am->count && st == KS_OK; i++) {
+        const allegro_leaf *l = &am->leaves[i];
+        ks_cluster cl = {.group = l->group, .path = l->path, .size = l->stat.n,
+                         .mean_ns = l->stat.mean, .std_ns = l->stat.std,
+                         .min_ns = l->stat.min, .max_ns = l->stat.max, .m = l->m,
+                         .m_real = l->n_real};
+        uint32_t index;
+        if ((st = ks_plan_add_cluster(plan, &cl, &index, err)) != KS_OK)
+            break;
+        /* with replacement always: the scripts draw with numpy's choice(replace=True) */
+        st = ks_draw(plan, rng, am->mem->ids + am->mem->offset[l->group] + l->lo, l->stat.n,
+                     l->m, KS_DRAW_ALWAYS_REPLACEMENT, index, scratch, err);
     }
     plan->bound = in->params->epsilon;
-    plan->with_replacement = 1; /* always: see visit() */
+    plan->with_replacement = 1; /* always: see allegro_select() */
     snprintf(plan->bound_scope, sizeof plan->bound_scope, "per-group");
-    free(c.scratch);
     return st;
 }
 
@@ -128,7 +181,7 @@ const ks_method ks_method_allegro = {
     .params = allegro_param_defs,
     .param_count = sizeof allegro_param_defs / sizeof allegro_param_defs[0],
     .params_size = sizeof(allegro_params),
-    .fit = ks_members_fit,
+    .fit = allegro_fit,
     .select = allegro_select,
-    .model_free = ks_members_model_free,
+    .model_free = allegro_model_free,
 };

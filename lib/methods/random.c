@@ -29,10 +29,38 @@ static ks_status random_check(const void *params, ks_error *err)
     return KS_OK;
 }
 
+/* The one cluster's statistics: two passes over every launch, done once
+ * rather than per seed. */
+static ks_status random_fit(const ks_method_input *in, void **model, ks_error *err)
+{
+    const ks_profile *p = in->profile;
+    ks_range_stat *s = calloc(1, sizeof *s);
+    if (!s)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    long double sum = 0, sq = 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; i < p->n; i++) {
+        int64_t d = p->duration_ns[i];
+        sum += d;
+        lo = d < lo ? d : lo;
+        hi = d > hi ? d : hi;
+    }
+    s->mean = p->n ? (double)(sum / p->n) : 0;
+    for (size_t i = 0; i < p->n; i++)
+        sq += (p->duration_ns[i] - (long double)s->mean) *
+              (p->duration_ns[i] - (long double)s->mean);
+    s->std = p->n ? (double)sqrtl(sq / p->n) : 0;
+    s->n = p->n;
+    s->min = lo;
+    s->max = hi;
+    *model = s;
+    return KS_OK;
+}
+
 static ks_status random_select(const ks_method_input *in, const void *model, ks_rng *rng,
                                ks_plan *plan, ks_error *err)
 {
-    (void)model;
+    const ks_range_stat *s = model;
     const ks_profile *p = in->profile;
     const random_params *pa = in->method_params;
     double draws_real;
@@ -49,19 +77,6 @@ static ks_status random_select(const ks_method_input *in, const void *model, ks_
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                             "random: --fraction must be in (0, 1] or --target-speedup > 0");
     uint64_t draws = ks_round_sample_size(draws_real, UINT64_MAX);
-    ks_range_stat s = {0};
-    long double sum = 0, sq = 0;
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (size_t i = 0; i < p->n; i++) {
-        int64_t d = p->duration_ns[i];
-        sum += d;
-        lo = d < lo ? d : lo;
-        hi = d > hi ? d : hi;
-    }
-    s.mean = p->n ? (double)(sum / p->n) : 0;
-    for (size_t i = 0; i < p->n; i++)
-        sq += (p->duration_ns[i] - (long double)s.mean) * (p->duration_ns[i] - (long double)s.mean);
-    s.std = p->n ? (double)sqrtl(sq / p->n) : 0;
     /* the plan's single group is "all" whatever key built the groups */
     for (size_t i = 0; i < plan->group_count; i++)
         free(plan->group_labels[i]);
@@ -73,8 +88,8 @@ static ks_status random_select(const ks_method_input *in, const void *model, ks_
     snprintf(all, 4, "all");
     plan->group_labels[0] = all;
     plan->group_count = 1;
-    ks_cluster c = {.group = 0, .path = "0", .size = p->n, .mean_ns = s.mean, .std_ns = s.std,
-                    .min_ns = lo, .max_ns = hi, .m = draws, .m_real = draws_real};
+    ks_cluster c = {.group = 0, .path = "0", .size = p->n, .mean_ns = s->mean, .std_ns = s->std,
+                    .min_ns = s->min, .max_ns = s->max, .m = draws, .m_real = draws_real};
     uint32_t index;
     ks_status st = ks_plan_add_cluster(plan, &c, &index, err);
     double weight = (double)p->n / (double)draws;
@@ -95,5 +110,7 @@ const ks_method ks_method_random = {
     .param_count = sizeof random_param_defs / sizeof random_param_defs[0],
     .params_size = sizeof(random_params),
     .check = random_check,
+    .fit = random_fit,
     .select = random_select,
+    .model_free = free,
 };

@@ -53,7 +53,7 @@ ks_status ks_root_add_leaf(ks_root_design *d, uint32_t group, size_t lo, size_t 
     char *copy = strdup(path);
     if (!copy)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    d->leaves[d->count++] = (ks_root_leaf){group, lo, hi, m, m_real, copy};
+    d->leaves[d->count++] = (ks_root_leaf){group, lo, hi, m, m_real, copy, {0}};
     return KS_OK;
 }
 
@@ -144,16 +144,27 @@ ks_status ks_root_design_build(const ks_profile *p, const ks_groups *g, const ks
     memset(d, 0, sizeof *d);
     d->kind = pa->with_replacement ? KS_VARIANCE_WITH_REPLACEMENT
                                    : KS_VARIANCE_FINITE_POPULATION;
-    ks_status st = ks_members_build(p, g, &d->mem, err);
+    ks_status st = KS_OK;
+    if (pa->members)
+        ks_members_share(pa->members, &d->mem);
+    else
+        st = ks_members_build(p, g, &d->mem, err);
     if (st != KS_OK)
         return st;
     if (pa->allocation == KS_ALLOC_PAPER)
         st = ks_root_paper_leaves(p, g, pa, z, d, err);
     else
         st = optimal_leaves(g, pa, z, d, err);
-    if (st != KS_OK)
+    if (st != KS_OK) {
         ks_root_design_free(d);
-    return st;
+        return st;
+    }
+    for (size_t i = 0; i < d->count; i++) {
+        ks_root_leaf *l = &d->leaves[i];
+        size_t at = d->mem.offset[l->group] + l->lo;
+        ks_range_stats(p, d->mem.ids + at, d->mem.values + at, l->hi - l->lo, &l->stat);
+    }
+    return KS_OK;
 }
 
 ks_status ks_root_design_draw(const ks_root_design *d, const ks_profile *p,
@@ -173,9 +184,7 @@ ks_status ks_root_design_draw(const ks_root_design *d, const ks_profile *p,
     for (size_t i = 0; i < d->count && st == KS_OK; i++) {
         const ks_root_leaf *l = &d->leaves[i];
         const uint32_t *ids = d->mem.ids + d->mem.offset[l->group] + l->lo;
-        ks_range_stat s;
-        ks_range_stats(p, ids, d->mem.values + d->mem.offset[l->group] + l->lo, l->hi - l->lo,
-                       &s);
+        ks_range_stat s = l->stat;
         variance += ks_strata_variance(d->kind, (double)s.n, s.sample_std * s.sample_std, l->m);
         ks_cluster c = {.group = l->group, .path = l->path, .size = s.n, .mean_ns = s.mean,
                         .std_ns = s.std, .min_ns = s.min, .max_ns = s.max, .m = l->m,
@@ -219,11 +228,14 @@ static ks_status root_fit(const ks_method_input *in, void **model, ks_error *err
 {
     const root_params *rp = in->method_params;
     ks_root_config cfg = {in->params->epsilon, rp->with_replacement, rp->allocation,
-                          rp->max_depth};
+                          rp->max_depth, NULL};
+    ks_status st = ks_method_members(in, &cfg.members, err);
+    if (st != KS_OK)
+        return st;
     ks_root_design *d = malloc(sizeof *d);
     if (!d)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    ks_status st = ks_root_design_build(in->profile, in->groups, &cfg, in->z, d, err);
+    st = ks_root_design_build(in->profile, in->groups, &cfg, in->z, d, err);
     if (st != KS_OK) {
         free(d);
         return st;
@@ -237,7 +249,7 @@ static ks_status root_select(const ks_method_input *in, const void *model, ks_rn
 {
     const root_params *rp = in->method_params;
     ks_root_config cfg = {in->params->epsilon, rp->with_replacement, rp->allocation,
-                          rp->max_depth};
+                          rp->max_depth, NULL};
     ks_status st = ks_root_design_draw(model, in->profile, &cfg, rng, plan, err);
     plan->with_replacement = rp->with_replacement;
     return st;

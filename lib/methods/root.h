@@ -19,6 +19,9 @@ typedef struct ks_root_config {
     int with_replacement;
     int allocation;
     uint64_t max_depth; /* paper mode's split depth */
+    /* the groups' members sorted by duration, shared with other fits
+     * (ks_method_members); NULL: the design sorts its own */
+    const ks_members *members;
 } ks_root_config;
 
 typedef struct ks_root_leaf {
@@ -27,6 +30,7 @@ typedef struct ks_root_leaf {
     uint64_t m;
     double m_real;
     char *path;
+    ks_range_stat stat; /* of the leaf's durations, for every seed's draws */
 } ks_root_leaf;
 
 typedef struct ks_root_design {

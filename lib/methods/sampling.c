@@ -7,11 +7,17 @@
 #include "sampling.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 void ks_members_free(ks_members *m)
 {
+    if (m->borrowed) {
+        memset(m, 0, sizeof *m);
+        return;
+    }
     free(m->ids);
     free(m->values);
     free(m->offset);
@@ -19,23 +25,29 @@ void ks_members_free(ks_members *m)
 }
 
 /* Stable LSD radix sort of packed (key << 32 | id) words on the key bits
- * only, 11 bits a pass over the bits the range needs.  Packing keeps each
- * pass sequential in memory: sorting ids by looking their durations up
+ * only, up to 11 bits a pass over the bits the range needs.  Packing keeps
+ * each pass sequential in memory: sorting ids by looking their durations up
  * (key[ids[k]]) missed the cache on every element and took 27 % of the
- * planning time at 10 M invocations (bench/bench_sample). */
+ * planning time at 10 M invocations (bench/bench_sample).  A group of a few
+ * hundred takes narrower digits: clearing and summing 2048 counters three
+ * times per group was most of the sorting on 10 k-launch traces. */
 static void radix_sort_packed(uint64_t *a, uint64_t *tmp, size_t n, int key_bits)
 {
-    enum { BITS = 11, BUCKETS = 1 << BITS };
+    enum { MAX_BITS = 11 };
+    int bits = 4;
+    while (bits < MAX_BITS && ((size_t)2 << bits) <= n)
+        bits++;
+    size_t buckets = (size_t)1 << bits, mask = buckets - 1;
     uint64_t *src = a, *dst = tmp;
-    for (int shift = 32; shift < 32 + key_bits; shift += BITS) {
-        size_t count[BUCKETS + 1];
-        memset(count, 0, sizeof count);
+    for (int shift = 32; shift < 32 + key_bits; shift += bits) {
+        size_t count[(1 << MAX_BITS) + 1];
+        memset(count, 0, (buckets + 1) * sizeof *count);
         for (size_t k = 0; k < n; k++)
-            count[((src[k] >> shift) & (BUCKETS - 1)) + 1]++;
-        for (int b = 0; b < BUCKETS; b++)
+            count[((src[k] >> shift) & mask) + 1]++;
+        for (size_t b = 0; b < buckets; b++)
             count[b + 1] += count[b];
         for (size_t k = 0; k < n; k++)
-            dst[count[(src[k] >> shift) & (BUCKETS - 1)]++] = src[k];
+            dst[count[(src[k] >> shift) & mask]++] = src[k];
         uint64_t *t = src;
         src = dst;
         dst = t;
@@ -57,88 +69,159 @@ static int cmp_key_id(const void *x, const void *y)
     return a->id < b->id ? -1 : (a->id > b->id);
 }
 
-static void insertion_sort_ids(uint32_t *ids, size_t n, const int64_t *key)
+/* Packed words are unique (the id is in them), so ordering them whole is
+ * ordering by (duration, id): a stable sort of launch order by duration. */
+static void insertion_sort_packed(uint64_t *a, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
-        uint32_t x = ids[i];
+        uint64_t x = a[i];
         size_t j = i;
-        while (j > 0 && key[ids[j - 1]] > key[x]) {
-            ids[j] = ids[j - 1];
+        while (j > 0 && a[j - 1] > x) {
+            a[j] = a[j - 1];
             j--;
         }
-        ids[j] = x;
+        a[j] = x;
     }
 }
 
+/* A group whose durations span 2^32 ns or more (4.3 s: rare) cannot pack its
+ * key beside the id; its words hold the id alone until this sorts them. */
+static ks_status sort_wide_group(const ks_profile *p, uint64_t *words, size_t n,
+                                 ks_error *err)
+{
+    key_id *kv = malloc(n * sizeof *kv);
+    if (!kv)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t k = 0; k < n; k++)
+        kv[k] = (key_id){p->duration_ns[(uint32_t)words[k]], (uint32_t)words[k]};
+    qsort(kv, n, sizeof *kv, cmp_key_id);
+    for (size_t k = 0; k < n; k++)
+        words[k] = kv[k].id;
+    free(kv);
+    return KS_OK;
+}
+
+/* Each group's smallest duration and the bits its span needs (33: too wide
+ * to pack), in one sequential pass over the launches. */
+static ks_status group_spans(const ks_profile *p, const ks_groups *g, int64_t *lo, int *bits,
+                             ks_error *err)
+{
+    int64_t *hi = malloc((g->count ? g->count : 1) * sizeof *hi);
+    if (!hi)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t gi = 0; gi < g->count; gi++) {
+        lo[gi] = INT64_MAX;
+        hi[gi] = INT64_MIN;
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        uint32_t gi = g->group_of[i];
+        int64_t d = p->duration_ns[i];
+        lo[gi] = d < lo[gi] ? d : lo[gi];
+        hi[gi] = d > hi[gi] ? d : hi[gi];
+    }
+    for (size_t gi = 0; gi < g->count; gi++) {
+        uint64_t range = g->size[gi] ? (uint64_t)(hi[gi] - lo[gi]) : 0;
+        int b = 0;
+        while (b < 33 && (range >> b))
+            b++;
+        bits[gi] = b;
+    }
+    free(hi);
+    return KS_OK;
+}
+
+/* 2 MiB: the x86-64 huge page. */
+enum { HUGE_PAGE = 2 << 20 };
+
+/* malloc, with transparent huge pages asked for a large block: the members
+ * are written once in scattered order, and first-touch faults on 4 KiB pages
+ * were a fifth of the planning CPU at 10 M launches.  Kernels without them
+ * refuse the advice, which is harmless. */
+static void *members_alloc(size_t bytes)
+{
+    void *q = malloc(bytes ? bytes : 1);
+#ifdef MADV_HUGEPAGE
+    if (q && bytes >= 2 * (size_t)HUGE_PAGE) {
+        uintptr_t lo = ((uintptr_t)q + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+        uintptr_t hi = ((uintptr_t)q + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
+        if (hi > lo)
+            (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    }
+#endif
+    return q;
+}
+
+/*
+ * One scatter of packed (duration - group minimum) << 32 | id words into
+ * their groups' ranges (launch order within each), a sort of each range, and
+ * one sequential pass that unpacks ids and durations.  Looking durations up
+ * by id (duration[ids[k]]) in separate gather, pack and fill passes missed
+ * the cache on every launch and was most of the members' cost at 10 M.  The
+ * packed words live in the array that becomes `values` (8 bytes a launch
+ * either way).
+ */
 ks_status ks_members_build(const ks_profile *p, const ks_groups *g, ks_members *out,
                            ks_error *err)
 {
     memset(out, 0, sizeof *out);
     out->count = g->count;
-    out->ids = malloc((p->n ? p->n : 1) * sizeof *out->ids);
+    size_t gk = g->count ? g->count : 1, n = p->n ? p->n : 1;
+    out->ids = members_alloc(n * sizeof *out->ids);
     out->offset = calloc(g->count + 1, sizeof *out->offset);
-    if (!out->ids || !out->offset)
-        goto nomem;
-    for (size_t gi = 0; gi < g->count; gi++)
-        out->offset[gi + 1] = out->offset[gi] + g->size[gi];
-    size_t *fill = malloc((g->count ? g->count : 1) * sizeof *fill);
-    if (!fill)
-        goto nomem;
-    memcpy(fill, out->offset, g->count * sizeof *fill);
-    /* in launch order within each group, so equal durations stay in id order */
-    for (size_t i = 0; i < p->n; i++)
-        out->ids[fill[g->group_of[i]]++] = (uint32_t)i;
-    free(fill);
-    size_t largest = 0;
-    for (size_t gi = 0; gi < g->count; gi++)
-        if (g->size[gi] > largest)
-            largest = g->size[gi];
-    uint64_t *packed = malloc(2 * (largest ? largest : 1) * sizeof *packed);
-    if (!packed)
-        goto nomem;
-    for (size_t gi = 0; gi < g->count; gi++) {
-        uint32_t *ids = out->ids + out->offset[gi];
-        size_t n = g->size[gi];
-        if (n < 64) {
-            insertion_sort_ids(ids, n, p->duration_ns);
-            continue;
-        }
-        int64_t lo = INT64_MAX, hi = INT64_MIN;
-        for (size_t k = 0; k < n; k++) {
-            int64_t d = p->duration_ns[ids[k]];
-            lo = d < lo ? d : lo;
-            hi = d > hi ? d : hi;
-        }
-        uint64_t range = (uint64_t)(hi - lo);
-        if (range >> 32) {
-            /* durations spread over more than 4.3 s: rare; sort pairs */
-            key_id *kv = (key_id *)packed;
-            for (size_t k = 0; k < n; k++)
-                kv[k] = (key_id){p->duration_ns[ids[k]], ids[k]};
-            qsort(kv, n, sizeof *kv, cmp_key_id);
-            for (size_t k = 0; k < n; k++)
-                ids[k] = kv[k].id;
-            continue;
-        }
-        int bits = 0;
-        while (bits < 32 && (range >> bits))
-            bits++;
-        for (size_t k = 0; k < n; k++)
-            packed[k] = (uint64_t)(p->duration_ns[ids[k]] - lo) << 32 | ids[k];
-        radix_sort_packed(packed, packed + largest, n, bits);
-        for (size_t k = 0; k < n; k++)
-            ids[k] = (uint32_t)packed[k];
+    out->values = members_alloc(n * sizeof *out->values);
+    size_t *fill = malloc(gk * sizeof *fill);
+    int64_t *lo = malloc(gk * sizeof *lo);
+    int *bits = malloc(gk * sizeof *bits);
+    uint64_t *tmp = NULL;
+    ks_status st = KS_OK;
+    if (!out->ids || !out->offset || !out->values || !fill || !lo || !bits) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
     }
-    free(packed);
-    out->values = malloc((p->n ? p->n : 1) * sizeof *out->values);
-    if (!out->values)
-        goto nomem;
-    for (size_t k = 0; k < p->n; k++)
-        out->values[k] = (double)p->duration_ns[out->ids[k]];
-    return KS_OK;
-nomem:
-    ks_members_free(out);
-    return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if ((st = group_spans(p, g, lo, bits, err)) != KS_OK)
+        goto done;
+    size_t largest = 1;
+    for (size_t gi = 0; gi < g->count; gi++) {
+        out->offset[gi + 1] = out->offset[gi] + g->size[gi];
+        largest = g->size[gi] > largest ? g->size[gi] : largest;
+    }
+    memcpy(fill, out->offset, g->count * sizeof *fill);
+    uint64_t *words = (uint64_t *)out->values;
+    for (size_t i = 0; i < p->n; i++) {
+        uint32_t gi = g->group_of[i];
+        uint64_t key = bits[gi] > 32 ? 0 : (uint64_t)(p->duration_ns[i] - lo[gi]);
+        words[fill[gi]++] = key << 32 | i;
+    }
+    if (!(tmp = malloc(largest * sizeof *tmp))) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    for (size_t gi = 0; gi < g->count && st == KS_OK; gi++) {
+        uint64_t *w = words + out->offset[gi];
+        if (bits[gi] > 32)
+            st = sort_wide_group(p, w, g->size[gi], err);
+        else if (g->size[gi] < 64)
+            insertion_sort_packed(w, g->size[gi]);
+        else
+            radix_sort_packed(w, tmp, g->size[gi], bits[gi]);
+    }
+    for (size_t gi = 0; gi < g->count && st == KS_OK; gi++) {
+        for (size_t k = out->offset[gi]; k < out->offset[gi + 1]; k++) {
+            uint64_t w = words[k];
+            uint32_t id = (uint32_t)w;
+            out->ids[k] = id;
+            out->values[k] = bits[gi] > 32 ? (double)p->duration_ns[id]
+                                           : (double)(lo[gi] + (int64_t)(w >> 32));
+        }
+    }
+done:
+    free(fill);
+    free(lo);
+    free(bits);
+    free(tmp);
+    if (st != KS_OK)
+        ks_members_free(out);
+    return st;
 }
 
 void ks_range_stats(const ks_profile *p, const uint32_t *ids, const double *v, size_t n,
@@ -248,26 +331,10 @@ uint64_t ks_stem_single_size(const ks_range_stat *s, double epsilon, double z)
     return ks_round_sample_size(r * r, s->n);
 }
 
-ks_status ks_members_fit(const ks_method_input *in, void **model, ks_error *err)
+void ks_members_share(const ks_members *src, ks_members *dst)
 {
-    ks_members *m = malloc(sizeof *m);
-    if (!m)
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    ks_status st = ks_members_build(in->profile, in->groups, m, err);
-    if (st != KS_OK) {
-        free(m);
-        return st;
-    }
-    *model = m;
-    return KS_OK;
-}
-
-void ks_members_model_free(void *model)
-{
-    if (!model)
-        return;
-    ks_members_free(model);
-    free(model);
+    *dst = *src;
+    dst->borrowed = true;
 }
 
 size_t ks_groups_largest(const ks_groups *g)

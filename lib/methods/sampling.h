@@ -5,6 +5,7 @@
 #define KS_SAMPLING_H
 
 #include "internal.h"
+#include "plan_cache.h"
 
 #include <stddef.h>
 
@@ -15,11 +16,22 @@ typedef struct ks_members {
     uint32_t *ids;
     double *values; /* durations of ids[], so scans are sequential in memory */
     size_t *offset;
+    bool borrowed; /* the arrays belong to a ks_plan_cache: free leaves them */
 } ks_members;
 
 ks_status ks_members_build(const ks_profile *p, const ks_groups *g, ks_members *out,
                            ks_error *err);
 void ks_members_free(ks_members *m);
+/* dst uses src's arrays without owning them (src outlives dst). */
+void ks_members_share(const ks_members *src, ks_members *dst);
+
+/* The members of in->groups sorted by duration, built by the first fit on
+ * this profile and key that asks and shared with every later one. */
+ks_status ks_method_members(const ks_method_input *in, const ks_members **out, ks_error *err);
+/* A draw buffer of at least n ids, reused by every plan of the cache: valid
+ * until the next call. */
+ks_status ks_method_scratch(const ks_method_input *in, size_t n, uint32_t **out,
+                            ks_error *err);
 
 typedef struct ks_range_stat {
     size_t n;
@@ -52,10 +64,6 @@ ks_status ks_plan_set_groups(ks_plan *plan, const ks_groups *g, ks_error *err);
  * sigma = 0 gives 1 (the paper's literal 0 would lose the cluster's time). */
 uint64_t ks_stem_single_size(const ks_range_stat *s, double epsilon, double z);
 
-/* fit for the methods that sample by duration within groups: the members of
- * every group sorted by duration, built once and shared by every seed. */
-ks_status ks_members_fit(const ks_method_input *in, void **model, ks_error *err);
-void ks_members_model_free(void *model);
 /* Size of the largest group, for draw scratch buffers. */
 size_t ks_groups_largest(const ks_groups *g);
 

@@ -15,54 +15,85 @@ static const ks_param_def stem_param_defs[] = {
     KS_PARAM_WITH_REPLACEMENT(stem_params),
 };
 
-static ks_status stem_select(const ks_method_input *in, const void *model, ks_rng *rng,
-                             ks_plan *plan, ks_error *err)
+/* Everything but the draws: each group's statistics and KKT size. */
+typedef struct stem_model {
+    const ks_members *mem;
+    ks_range_stat *stat;
+    double *m_real;
+    size_t largest;
+} stem_model;
+
+static void stem_model_free(void *model)
 {
-    const ks_profile *p = in->profile;
+    stem_model *sm = model;
+    if (!sm)
+        return;
+    free(sm->stat);
+    free(sm->m_real);
+    free(sm);
+}
+
+static ks_status stem_fit(const ks_method_input *in, void **model, ks_error *err)
+{
     const ks_groups *g = in->groups;
-    const ks_params *pa = in->params;
-    const stem_params *sp = in->method_params;
-    const ks_members mem = *(const ks_members *)model;
-    ks_status st = KS_OK;
     size_t k = g->count;
+    stem_model *sm = calloc(1, sizeof *sm);
     double *size = malloc((k + 1) * sizeof *size), *mean = malloc((k + 1) * sizeof *mean);
-    double *std = malloc((k + 1) * sizeof *std), *m_real = malloc((k + 1) * sizeof *m_real);
-    ks_range_stat *stat = malloc((k + 1) * sizeof *stat);
-    uint32_t *scratch = malloc(ks_groups_largest(g) * sizeof *scratch);
-    if (!size || !mean || !std || !m_real || !stat || !scratch) {
+    double *std = malloc((k + 1) * sizeof *std);
+    ks_status st = KS_OK;
+    if (!sm || !size || !mean || !std ||
+        !(sm->stat = malloc((k + 1) * sizeof *sm->stat)) ||
+        !(sm->m_real = malloc((k + 1) * sizeof *sm->m_real))) {
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         goto done;
     }
+    if ((st = ks_method_members(in, &sm->mem, err)) != KS_OK)
+        goto done;
     for (size_t gi = 0; gi < k; gi++) {
-        ks_range_stats(p, mem.ids + mem.offset[gi], mem.values + mem.offset[gi], g->size[gi],
-                       &stat[gi]);
+        ks_range_stats(in->profile, sm->mem->ids + sm->mem->offset[gi],
+                       sm->mem->values + sm->mem->offset[gi], g->size[gi], &sm->stat[gi]);
         size[gi] = (double)g->size[gi];
-        mean[gi] = stat[gi].mean;
-        std[gi] = stat[gi].std;
+        mean[gi] = sm->stat[gi].mean;
+        std[gi] = sm->stat[gi].std;
     }
-    ks_kkt_allocate(k, size, mean, std, pa->epsilon, plan->z, m_real);
-    for (size_t gi = 0; gi < k && st == KS_OK; gi++) {
-        ks_cluster c = {.group = (uint32_t)gi, .path = "0", .size = g->size[gi],
-                        .mean_ns = mean[gi], .std_ns = std[gi], .min_ns = stat[gi].min,
-                        .max_ns = stat[gi].max, .m_real = m_real[gi]};
-        c.m = ks_round_sample_size(m_real[gi], g->size[gi]);
-        uint32_t index;
-        if ((st = ks_plan_add_cluster(plan, &c, &index, err)) == KS_OK)
-            st = ks_draw(plan, rng, mem.ids + mem.offset[gi], g->size[gi], c.m,
-                         sp->with_replacement ? KS_DRAW_WITH_REPLACEMENT
-                                              : KS_DRAW_WITHOUT_REPLACEMENT,
-                         index, scratch, err);
-    }
-    plan->bound = pa->epsilon;
-    plan->with_replacement = sp->with_replacement;
-    snprintf(plan->bound_scope, sizeof plan->bound_scope, "total");
+    ks_kkt_allocate(k, size, mean, std, in->params->epsilon, in->z, sm->m_real);
+    sm->largest = ks_groups_largest(g);
 done:
     free(size);
     free(mean);
     free(std);
-    free(m_real);
-    free(stat);
-    free(scratch);
+    if (st != KS_OK)
+        stem_model_free(sm);
+    else
+        *model = sm;
+    return st;
+}
+
+static ks_status stem_select(const ks_method_input *in, const void *model, ks_rng *rng,
+                             ks_plan *plan, ks_error *err)
+{
+    const ks_groups *g = in->groups;
+    const stem_params *sp = in->method_params;
+    const stem_model *sm = model;
+    const ks_members *mem = sm->mem;
+    uint32_t *scratch;
+    ks_status st = ks_method_scratch(in, sm->largest, &scratch, err);
+    for (size_t gi = 0; gi < g->count && st == KS_OK; gi++) {
+        const ks_range_stat *s = &sm->stat[gi];
+        ks_cluster c = {.group = (uint32_t)gi, .path = "0", .size = g->size[gi],
+                        .mean_ns = s->mean, .std_ns = s->std, .min_ns = s->min,
+                        .max_ns = s->max, .m_real = sm->m_real[gi]};
+        c.m = ks_round_sample_size(sm->m_real[gi], g->size[gi]);
+        uint32_t index;
+        if ((st = ks_plan_add_cluster(plan, &c, &index, err)) == KS_OK)
+            st = ks_draw(plan, rng, mem->ids + mem->offset[gi], g->size[gi], c.m,
+                         sp->with_replacement ? KS_DRAW_WITH_REPLACEMENT
+                                              : KS_DRAW_WITHOUT_REPLACEMENT,
+                         index, scratch, err);
+    }
+    plan->bound = in->params->epsilon;
+    plan->with_replacement = sp->with_replacement;
+    snprintf(plan->bound_scope, sizeof plan->bound_scope, "total");
     return st;
 }
 
@@ -74,7 +105,7 @@ const ks_method ks_method_stem = {
     .params = stem_param_defs,
     .param_count = sizeof stem_param_defs / sizeof stem_param_defs[0],
     .params_size = sizeof(stem_params),
-    .fit = ks_members_fit,
+    .fit = stem_fit,
     .select = stem_select,
-    .model_free = ks_members_model_free,
+    .model_free = stem_model_free,
 };

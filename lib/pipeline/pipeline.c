@@ -17,7 +17,9 @@ struct ks_fitted {
     const ks_profile *profile;
     ks_params params;
     unsigned char method_params[KS_METHOD_PARAMS_MAX];
-    ks_groups groups;
+    const ks_groups *groups; /* in cache */
+    ks_plan_cache *cache;
+    bool own_cache;          /* made for this fit alone (ks_fit) */
     double z;
     void *model;
 };
@@ -122,22 +124,39 @@ void ks_fitted_free(ks_fitted *f)
         return;
     if (f->model && f->method->model_free)
         f->method->model_free(f->model);
-    ks_groups_free(&f->groups);
+    if (f->own_cache)
+        ks_plan_cache_free(f->cache);
     free(f);
 }
 
 static void method_input(const ks_fitted *f, ks_method_input *in)
 {
     in->profile = f->profile;
-    in->groups = &f->groups;
+    in->groups = f->groups;
     in->params = &f->params;
     in->method_params = f->method_params;
     in->z = f->z;
+    in->cache = f->cache;
+}
+
+/* The fit's cache: the caller's, or one of its own. */
+static ks_status attach_cache(ks_fitted *f, ks_plan_cache *cache, ks_error *err)
+{
+    if (cache && ks_plan_cache_profile(cache) != f->profile)
+        return ks_error_set(err, KS_ERR_INTERNAL, NULL, 0,
+                            "plan cache made for another profile");
+    f->own_cache = !cache;
+    f->cache = cache;
+    ks_status st = cache ? KS_OK : ks_plan_cache_new(f->profile, &f->cache, err);
+    if (st == KS_OK)
+        ks_plan_cache_begin(f->cache);
+    return st;
 }
 
 /* ks_fit and ks_fit_load: model_path NULL trains (fit), else loads. */
 static ks_status fit_or_load(const ks_profile *p, const ks_params *params,
-                             const char *model_path, ks_fitted **out, ks_error *err)
+                             const char *model_path, ks_plan_cache *cache, ks_fitted **out,
+                             ks_error *err)
 {
     *out = NULL;
     const char *name = params->method ? params->method : ks_methods()[0]->name;
@@ -159,7 +178,8 @@ static ks_status fit_or_load(const ks_profile *p, const ks_params *params,
     f->z = ks_z_for_confidence(params->confidence);
     if ((st = ks_method_resolve(m, params, f->method_params, err)) != KS_OK ||
         (st = ks_method_check_inputs(m, p, err)) != KS_OK ||
-        (st = ks_groups_build(p, f->params.key, &f->groups, err)) != KS_OK) {
+        (st = attach_cache(f, cache, err)) != KS_OK ||
+        (st = ks_plan_cache_groups(f->cache, f->params.key, &f->groups, err)) != KS_OK) {
         ks_fitted_free(f);
         return st;
     }
@@ -185,13 +205,19 @@ static ks_status fit_or_load(const ks_profile *p, const ks_params *params,
 ks_status ks_fit(const ks_profile *p, const ks_params *params, ks_fitted **out,
                  ks_error *err)
 {
-    return fit_or_load(p, params, NULL, out, err);
+    return fit_or_load(p, params, NULL, NULL, out, err);
+}
+
+ks_status ks_fit_cached(const ks_profile *p, const ks_params *params, ks_plan_cache *cache,
+                        ks_fitted **out, ks_error *err)
+{
+    return fit_or_load(p, params, NULL, cache, out, err);
 }
 
 ks_status ks_fit_load(const ks_profile *p, const ks_params *params, const char *path,
                       ks_fitted **out, ks_error *err)
 {
-    return fit_or_load(p, params, path, out, err);
+    return fit_or_load(p, params, path, NULL, out, err);
 }
 
 ks_status ks_fitted_save(const ks_fitted *f, const char *path, ks_error *err)
@@ -213,7 +239,7 @@ ks_status ks_select(const ks_fitted *f, uint64_t seed, ks_plan *plan, ks_error *
     plan->param_count = m->param_count;
     memcpy(plan->param_values, f->method_params, m->params_size);
     plan->z = f->z;
-    ks_status st = ks_plan_set_groups(plan, &f->groups, err);
+    ks_status st = ks_plan_set_groups(plan, f->groups, err);
     if (st == KS_OK) {
         ks_method_input in;
         method_input(f, &in);
@@ -222,7 +248,7 @@ ks_status ks_select(const ks_fitted *f, uint64_t seed, ks_plan *plan, ks_error *
         st = m->select(&in, f->model, &rng, plan, err);
     }
     if (st == KS_OK)
-        st = ks_plan_finish(plan, f->profile, err);
+        st = ks_plan_finish_total(plan, f->profile, ks_plan_cache_total_ns(f->cache), err);
     if (st != KS_OK)
         ks_plan_free(plan);
     return st;

@@ -73,6 +73,12 @@ static int cmp_sample(const void *a, const void *b)
 
 ks_status ks_plan_finish(ks_plan *plan, const ks_profile *p, ks_error *err)
 {
+    return ks_plan_finish_total(plan, p, ks_profile_total_ns(p), err);
+}
+
+ks_status ks_plan_finish_total(ks_plan *plan, const ks_profile *p, double total_ns,
+                               ks_error *err)
+{
     qsort(plan->samples, plan->sample_count, sizeof *plan->samples, cmp_sample);
     size_t out = 0;
     for (size_t i = 0; i < plan->sample_count; i++) {
@@ -88,7 +94,7 @@ ks_status ks_plan_finish(ks_plan *plan, const ks_profile *p, ks_error *err)
     }
     plan->sample_count = out;
     plan->population = p->n;
-    plan->total_ns = ks_profile_total_ns(p);
+    plan->total_ns = total_ns;
     double sampled = 0;
     for (size_t i = 0; i < out; i++) {
         if (plan->samples[i].id >= p->n)
