@@ -68,7 +68,7 @@ void ks_rows_free(ks_rows *r)
 
 static ks_status rows_grow(ks_rows *r, ks_error *err)
 {
-    size_t cap = r->capacity ? r->capacity * 2 : 4096;
+    size_t cap = r->capacity ? r->capacity * 2 : KS_FUZZ_SMALL(4096, 4);
     /* capacity changes only once every column has grown, so a failure part
      * way leaves the rows consistent */
 #define GROW(col, width)                                                                   \

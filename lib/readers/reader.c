@@ -109,6 +109,53 @@ static ks_status read_folder(const char *path, const ks_reader *reader,
     return KS_OK;
 }
 
+/* The file part of ks_profile_read: detection unless reader is given, the
+ * reader, the checks and the digest.  Leaves in open. */
+static ks_status read_opened(ks_input *in, const ks_reader *reader, const ks_read_options *opt,
+                             ks_profile **out, ks_error *err)
+{
+    const char *path = ks_input_path(in);
+    ks_status st;
+    if (!reader) {
+        const char *head;
+        size_t len;
+        if ((st = ks_input_peek(in, &head, &len, err)) != KS_OK)
+            return st;
+        if (len == 0)
+            return ks_error_set(err, KS_ERR_FORMAT, path, 0, "file is empty");
+        int best = 0;
+        for (size_t i = 0; readers[i]; i++) {
+            int score = readers[i]->detect ? readers[i]->detect(head, len, path) : 0;
+            if (score > best) {
+                best = score;
+                reader = readers[i];
+            }
+        }
+        if (!reader)
+            return ks_error_set(err, KS_ERR_FORMAT, path, 1,
+                                "unrecognised profile format (use --format; see "
+                                "'ksample formats')");
+    }
+
+    ks_profile *p = ks_profile_new();
+    if (!p)
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    st = reader->read(in, opt, p, err);
+    if (st == KS_OK)
+        st = check_read(p, reader, path, err);
+    if (st == KS_OK)
+        st = ks_input_finish_digest(in, p->source_xxh128, &p->source_bytes, err);
+    if (st != KS_OK) {
+        /* helpers below the reader (interning, tables) know no file name */
+        if (!err->file[0])
+            snprintf(err->file, sizeof err->file, "%s", path);
+        ks_profile_free(p);
+        return st;
+    }
+    *out = p;
+    return KS_OK;
+}
+
 ks_status ks_profile_read(const char *path, const ks_read_options *opt_in, ks_profile **out,
                           ks_error *err)
 {
@@ -142,51 +189,24 @@ ks_status ks_profile_read(const char *path, const ks_read_options *opt_in, ks_pr
     ks_status st = ks_input_open(path, &in, err);
     if (st != KS_OK)
         return st;
-    if (!reader) {
-        const char *head;
-        size_t len;
-        if ((st = ks_input_peek(in, &head, &len, err)) != KS_OK) {
-            ks_input_close(in);
-            return st;
-        }
-        if (len == 0) {
-            ks_input_close(in);
-            return ks_error_set(err, KS_ERR_FORMAT, path, 0, "file is empty");
-        }
-        int best = 0;
-        for (size_t i = 0; readers[i]; i++) {
-            int score = readers[i]->detect ? readers[i]->detect(head, len, path) : 0;
-            if (score > best) {
-                best = score;
-                reader = readers[i];
-            }
-        }
-        if (!reader) {
-            ks_input_close(in);
-            return ks_error_set(err, KS_ERR_FORMAT, path, 1,
-                                "unrecognised profile format (use --format; see "
-                                "'ksample formats')");
-        }
-    }
-
-    ks_profile *p = ks_profile_new();
-    if (!p) {
-        ks_input_close(in);
-        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
-    }
-    st = reader->read(in, opt, p, err);
-    if (st == KS_OK)
-        st = check_read(p, reader, path, err);
-    if (st == KS_OK)
-        st = ks_input_finish_digest(in, p->source_xxh128, &p->source_bytes, err);
+    st = read_opened(in, reader, opt, out, err);
     ks_input_close(in);
-    if (st != KS_OK) {
-        /* helpers below the reader (interning, tables) know no file name */
-        if (!err->file[0])
-            snprintf(err->file, sizeof err->file, "%s", path);
-        ks_profile_free(p);
-        return st;
+    return st;
+}
+
+ks_status ks_profile_read_input(ks_input *in, const ks_read_options *opt_in, ks_profile **out,
+                                ks_error *err)
+{
+    ks_read_options defaults;
+    ks_read_options_init(&defaults);
+    const ks_read_options *opt = opt_in ? opt_in : &defaults;
+    *out = NULL;
+    const ks_reader *reader = NULL;
+    if (opt->format && strcmp(opt->format, "auto") != 0) {
+        reader = find_reader(opt->format);
+        if (!reader || !reader->read)
+            return ks_error_set(err, KS_ERR_USAGE, ks_input_path(in), 0,
+                                "format '%s' does not read a single stream", opt->format);
     }
-    *out = p;
-    return KS_OK;
+    return read_opened(in, reader, opt, out, err);
 }
