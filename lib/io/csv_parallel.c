@@ -414,9 +414,12 @@ static void *worker(void *arg)
     }
 }
 
+/* Fuzzing builds read on one thread unless told otherwise: with tiny blocks
+ * every input would start threads, the dearest part of a short read, and
+ * fuzz_nsys_parallel asks for several to check them against one. */
 static int default_threads(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    long n = KS_FUZZ_SMALL(sysconf(_SC_NPROCESSORS_ONLN), 1);
     return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 
