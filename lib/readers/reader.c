@@ -109,6 +109,23 @@ static ks_status read_folder(const char *path, const ks_reader *reader,
     return KS_OK;
 }
 
+/* The reader opt->format names, or NULL for detection. */
+static ks_status reader_of(const ks_read_options *opt, const ks_reader **reader, ks_error *err)
+{
+    *reader = NULL;
+    if (!opt->format || strcmp(opt->format, "auto") == 0)
+        return KS_OK;
+    *reader = find_reader(opt->format);
+    if (*reader)
+        return KS_OK;
+    ks_error_set(err, KS_ERR_USAGE, NULL, 0, "unknown format '%s'; known:", opt->format);
+    for (size_t i = 0; readers[i]; i++) {
+        size_t n = strlen(err->message);
+        snprintf(err->message + n, sizeof err->message - n, " %s", readers[i]->name);
+    }
+    return KS_ERR_USAGE;
+}
+
 /* The file part of ks_profile_read: detection unless reader is given, the
  * reader, the checks and the digest.  Leaves in open. */
 static ks_status read_opened(ks_input *in, const ks_reader *reader, const ks_read_options *opt,
@@ -163,20 +180,10 @@ ks_status ks_profile_read(const char *path, const ks_read_options *opt_in, ks_pr
     ks_read_options_init(&defaults);
     const ks_read_options *opt = opt_in ? opt_in : &defaults;
     *out = NULL;
-
-    const ks_reader *reader = NULL;
-    if (opt->format && strcmp(opt->format, "auto") != 0) {
-        reader = find_reader(opt->format);
-        if (!reader) {
-            ks_error_set(err, KS_ERR_USAGE, NULL, 0, "unknown format '%s'; known:",
-                         opt->format);
-            for (size_t i = 0; readers[i]; i++) {
-                size_t n = strlen(err->message);
-                snprintf(err->message + n, sizeof err->message - n, " %s", readers[i]->name);
-            }
-            return KS_ERR_USAGE;
-        }
-    }
+    const ks_reader *reader;
+    ks_status st = reader_of(opt, &reader, err);
+    if (st != KS_OK)
+        return st;
 
     struct stat sb;
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
@@ -186,8 +193,7 @@ ks_status ks_profile_read(const char *path, const ks_read_options *opt_in, ks_pr
                             reader->name);
 
     ks_input *in;
-    ks_status st = ks_input_open(path, &in, err);
-    if (st != KS_OK)
+    if ((st = ks_input_open(path, &in, err)) != KS_OK)
         return st;
     st = read_opened(in, reader, opt, out, err);
     ks_input_close(in);
@@ -201,12 +207,12 @@ ks_status ks_profile_read_input(ks_input *in, const ks_read_options *opt_in, ks_
     ks_read_options_init(&defaults);
     const ks_read_options *opt = opt_in ? opt_in : &defaults;
     *out = NULL;
-    const ks_reader *reader = NULL;
-    if (opt->format && strcmp(opt->format, "auto") != 0) {
-        reader = find_reader(opt->format);
-        if (!reader || !reader->read)
-            return ks_error_set(err, KS_ERR_USAGE, ks_input_path(in), 0,
-                                "format '%s' does not read a single stream", opt->format);
-    }
+    const ks_reader *reader;
+    ks_status st = reader_of(opt, &reader, err);
+    if (st != KS_OK)
+        return st;
+    if (reader && !reader->read)
+        return ks_error_set(err, KS_ERR_USAGE, ks_input_path(in), 0,
+                            "format %s reads folders, not files", reader->name);
     return read_opened(in, reader, opt, out, err);
 }
