@@ -51,6 +51,11 @@
  *   (device__attribute_display_name, "Function Cache Configuration") is not
  *   a metric and is dropped (the display name becomes the profile's
  *   device_name); a column with both numbers and text is an error.
+ *   While reading, the table holds only the values given ((column, launch,
+ *   value) cells), so memory follows the file's values; the profile's dense
+ *   columns are made at the end, after checking metrics times launches
+ *   against KS_MAX_METRIC_CELLS (8,000 metrics each on one of 8,000 launches
+ *   is refused there having used 10 MB, not 1.27 GB).
  * - Truncation.  A last line cut inside a quoted field is an error.  A file
  *   cut exactly at a line end is caught, for the details layout, when its
  *   last kernel has fewer metric rows than every earlier launch of the same
