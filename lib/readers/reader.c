@@ -173,15 +173,24 @@ static ks_status read_opened(ks_input *in, const ks_reader *reader, const ks_rea
     return KS_OK;
 }
 
-ks_status ks_profile_read(const char *path, const ks_read_options *opt_in, ks_profile **out,
+/* What both entry points start with: default options for NULL, no profile
+ * yet, the reader the options name. */
+static ks_status read_setup(const ks_read_options **opt, ks_read_options *defaults,
+                            const ks_reader **reader, ks_profile **out, ks_error *err)
+{
+    ks_read_options_init(defaults);
+    if (!*opt)
+        *opt = defaults;
+    *out = NULL;
+    return reader_of(*opt, reader, err);
+}
+
+ks_status ks_profile_read(const char *path, const ks_read_options *opt, ks_profile **out,
                           ks_error *err)
 {
     ks_read_options defaults;
-    ks_read_options_init(&defaults);
-    const ks_read_options *opt = opt_in ? opt_in : &defaults;
-    *out = NULL;
     const ks_reader *reader;
-    ks_status st = reader_of(opt, &reader, err);
+    ks_status st = read_setup(&opt, &defaults, &reader, out, err);
     if (st != KS_OK)
         return st;
 
@@ -200,15 +209,12 @@ ks_status ks_profile_read(const char *path, const ks_read_options *opt_in, ks_pr
     return st;
 }
 
-ks_status ks_profile_read_input(ks_input *in, const ks_read_options *opt_in, ks_profile **out,
+ks_status ks_profile_read_input(ks_input *in, const ks_read_options *opt, ks_profile **out,
                                 ks_error *err)
 {
     ks_read_options defaults;
-    ks_read_options_init(&defaults);
-    const ks_read_options *opt = opt_in ? opt_in : &defaults;
-    *out = NULL;
     const ks_reader *reader;
-    ks_status st = reader_of(opt, &reader, err);
+    ks_status st = read_setup(&opt, &defaults, &reader, out, err);
     if (st != KS_OK)
         return st;
     if (reader && !reader->read)
