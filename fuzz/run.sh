@@ -9,7 +9,10 @@
 # Exits non-zero when any target found something.
 # Environment: FUZZ_MAX_LEN (default 65536: long enough to cross the small
 # buffers of a fuzzing build many times), FUZZ_RSS_MB (default 2048),
-# FUZZ_JOBS (targets run at once, default 1).
+# FUZZ_JOBS (targets run at once, default 1), FUZZ_RUNS (stop each target
+# after this many executions too: for volume runs, with a large SECONDS),
+# FUZZ_TIMEOUT (seconds one input may take, default 25; raise it on a loaded
+# machine, where a starved process trips it on inputs that take 0.5 s).
 set -u
 build=${1:?usage: fuzz/run.sh BUILD_DIR SECONDS [TARGET...]}
 seconds=${2:?usage: fuzz/run.sh BUILD_DIR SECONDS [TARGET...]}
@@ -40,8 +43,8 @@ for name in $targets; do
   # detect_leaks: a leak on an error path is a finding like a crash
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
   UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-    "$bin" -max_total_time="$seconds" -max_len="${FUZZ_MAX_LEN:-65536}" \
-      -rss_limit_mb="${FUZZ_RSS_MB:-2048}" -timeout=25 -print_final_stats=1 \
+    "$bin" -max_total_time="$seconds" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} -max_len="${FUZZ_MAX_LEN:-65536}" \
+      -rss_limit_mb="${FUZZ_RSS_MB:-2048}" -timeout="${FUZZ_TIMEOUT:-25}" -print_final_stats=1 \
       -artifact_prefix="$art/" $dirs >"$log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

@@ -7,6 +7,7 @@
 #include "ksample.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* --------------------------------------------------------- resource limits */
 
@@ -16,6 +17,16 @@
  * kernel name; a dense metric table of 2^25 cells is 256 MB (1,000 metrics
  * over 33,000 launches).  Fuzzing builds lower them so that short inputs
  * reach the checks. */
+/* A buffer or first capacity: `normal`, or `fuzzing` in a fuzzing build,
+ * where each input would otherwise pay for megabytes it never uses (a 1 MB
+ * malloc and free under ASan cost more than parsing a short input) and small
+ * sizes make short inputs take the paths that grow them. */
+#ifdef KS_FUZZ_BUFFERS
+#define KS_FUZZ_SMALL(normal, fuzzing) (fuzzing)
+#else
+#define KS_FUZZ_SMALL(normal, fuzzing) (normal)
+#endif
+
 #ifdef KS_FUZZ_BUFFERS
 #define KS_MAX_LINE_BYTES ((size_t)4096)
 #define KS_MAX_TOKEN_BYTES ((size_t)4096)
@@ -34,6 +45,14 @@
 typedef struct ks_input ks_input;
 
 ks_status ks_input_open(const char *path, ks_input **out, ks_error *err);
+/* The same over an open stream, which the input then owns (closes), named
+ * path in errors. */
+ks_status ks_input_open_stream(FILE *file, const char *path, ks_input **out, ks_error *err);
+/* The same over size bytes at data, which must outlive the input and are not
+ * copied (lib/io/input_memory.c): a fuzzing target reads thousands of inputs
+ * a second without a file system call. */
+ks_status ks_input_open_memory(const void *data, size_t size, const char *name, ks_input **out,
+                               ks_error *err);
 void ks_input_close(ks_input *in);
 /* Reads up to size decompressed bytes; *got = 0 at end of input. */
 ks_status ks_input_read(ks_input *in, void *buf, size_t size, size_t *got, ks_error *err);
@@ -169,12 +188,22 @@ ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err);
 ks_status ks_profile_order_by(ks_profile *p, const int64_t *first, const int64_t *second,
                               const char *path, ks_error *err);
 
+/* ks_profile_read over an input already open (a file's stream or memory):
+ * detection unless opt->format names a file reader, then that reader.  The
+ * caller closes in. */
+ks_status ks_profile_read_input(ks_input *in, const ks_read_options *opt, ks_profile **out,
+                                ks_error *err);
+
 /* Reads lines until the CSV header: the first line whose fields include
  * `anchor` (preamble lines such as nsys NOTICEs are skipped).  Then checks that
  * every name in required[] is a column.  The header's fields stay valid until
  * the next ks_input_getline; *count is the field count. */
 ks_status ks_csv_read_header(ks_input *in, const char *anchor, const char *const *required,
                              char **fields, int max, int *count, ks_error *err);
+/* ks_csv_read_header for a header of any width: *fields is grown as
+ * ks_csv_split_grow grows it (the caller frees it). */
+ks_status ks_csv_read_header_grow(ks_input *in, const char *anchor, const char *const *required,
+                                  char ***fields, int *capacity, int *count, ks_error *err);
 
 /* ------------------------------------------------------ rows in blocks */
 

@@ -16,7 +16,7 @@ struct ks_arena_block {
     char data[];
 };
 
-enum { ARENA_BLOCK = 1 << 20 };
+enum { ARENA_BLOCK = KS_FUZZ_SMALL(1 << 20, 256) };
 
 ks_profile *ks_profile_new(void)
 {
@@ -284,7 +284,7 @@ static ks_status reserve(ks_profile *p, size_t need, ks_error *err)
 {
     if (need <= p->capacity)
         return KS_OK;
-    size_t cap = p->capacity ? p->capacity + p->capacity / 2 : 4096;
+    size_t cap = p->capacity ? p->capacity + p->capacity / 2 : KS_FUZZ_SMALL(4096, 4);
     if (cap < need)
         cap = need;
     ks_status st;

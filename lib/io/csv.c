@@ -604,41 +604,94 @@ bool ks_is_memcpy_name(const char *name, size_t len)
            (len >= 20 && memcmp(name, "[CUDA Unified Memory", 20) == 0);
 }
 
-ks_status ks_csv_read_header(ks_input *in, const char *anchor, const char *const *required,
-                             char **fields, int max, int *count, ks_error *err)
+/* What every header must satisfy once split: the required columns, each
+ * column once. */
+static ks_status header_checks(char **fields, int n, const char *const *required,
+                               const char *path, long line, ks_error *err)
 {
-    const char *path = ks_input_path(in);
+    for (size_t i = 0; required && required[i]; i++)
+        if (ks_csv_find(fields, n, required[i]) < 0)
+            return ks_error_set(err, KS_ERR_FORMAT, path, line,
+                                "required column '%s' is missing from the header",
+                                required[i]);
+    const char *twice = ks_csv_duplicate(fields, n);
+    if (twice)
+        return ks_error_set(err, KS_ERR_FORMAT, path, line,
+                            "column '%s' appears twice in the header: which one holds "
+                            "the data is unknown",
+                            twice);
+    return KS_OK;
+}
+
+/* The next line holding anchor as a column name, split into *fields (grown
+ * when *capacity is not NULL, else at most max entries); *count = -1 at the
+ * end of the input. */
+static ks_status find_header_line(ks_input *in, const char *anchor, char ***fields,
+                                  int *capacity, int max, int *count, ks_error *err)
+{
     for (;;) {
         char *line;
         size_t len;
         ks_status st = ks_input_getline(in, &line, &len, NULL, err);
         if (st != KS_OK)
             return st;
+        *count = -1;
         if (!line)
-            return ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
-                                "no header line with a '%s' column found", anchor);
+            return KS_OK;
         if (!strstr(line, anchor))
             continue;
-        int n = ks_csv_split(line, len, fields, max);
-        if (n < 0 || ks_csv_find(fields, n < max ? n : max, anchor) < 0)
+        int n;
+        if (capacity) {
+            st = ks_csv_split_grow(line, len, fields, capacity, &n, ks_input_path(in),
+                                   ks_input_line_number(in), err);
+            if (st != KS_OK)
+                return st;
+            max = *capacity;
+        } else {
+            n = ks_csv_split(line, len, *fields, max);
+        }
+        if (n < 0 || ks_csv_find(*fields, n < max ? n : max, anchor) < 0)
             continue; /* the anchor text inside a preamble sentence */
-        if (n > max)
-            return ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
-                                "header has %d columns; at most %d are supported", n, max);
-        for (size_t i = 0; required && required[i]; i++)
-            if (ks_csv_find(fields, n, required[i]) < 0)
-                return ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
-                                    "required column '%s' is missing from the header",
-                                    required[i]);
-        const char *twice = ks_csv_duplicate(fields, n);
-        if (twice)
-            return ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
-                                "column '%s' appears twice in the header: which one holds "
-                                "the data is unknown",
-                                twice);
         *count = n;
         return KS_OK;
     }
+}
+
+ks_status ks_csv_read_header(ks_input *in, const char *anchor, const char *const *required,
+                             char **fields, int max, int *count, ks_error *err)
+{
+    const char *path = ks_input_path(in);
+    int n;
+    ks_status st = find_header_line(in, anchor, &fields, NULL, max, &n, err);
+    if (st != KS_OK)
+        return st;
+    if (n < 0)
+        return ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
+                            "no header line with a '%s' column found", anchor);
+    if (n > max)
+        return ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
+                            "header has %d columns; at most %d are supported", n, max);
+    if ((st = header_checks(fields, n, required, path, ks_input_line_number(in), err)))
+        return st;
+    *count = n;
+    return KS_OK;
+}
+
+ks_status ks_csv_read_header_grow(ks_input *in, const char *anchor, const char *const *required,
+                                  char ***fields, int *capacity, int *count, ks_error *err)
+{
+    const char *path = ks_input_path(in);
+    int n;
+    ks_status st = find_header_line(in, anchor, fields, capacity, 0, &n, err);
+    if (st != KS_OK)
+        return st;
+    if (n < 0)
+        return ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
+                            "no header line with a '%s' column found", anchor);
+    if ((st = header_checks(*fields, n, required, path, ks_input_line_number(in), err)))
+        return st;
+    *count = n;
+    return KS_OK;
 }
 
 const char *ks_csv_duplicate(char *const *fields, int count)

@@ -75,7 +75,7 @@ void ks_rows_free(ks_rows *r)
 
 static ks_status rows_grow(ks_rows *r, ks_error *err)
 {
-    size_t cap = r->capacity ? r->capacity * 2 : 4096;
+    size_t cap = r->capacity ? r->capacity * 2 : KS_FUZZ_SMALL(4096, 4);
     /* capacity changes only once every column has grown, so a failure part
      * way leaves the rows consistent */
 #define GROW(col, width)                                                                   \
@@ -540,9 +540,12 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* Fuzzing builds read on one thread unless told otherwise: with tiny blocks
+ * every input would start threads, the dearest part of a short read, and
+ * fuzz_nsys_parallel asks for several to check them against one. */
 static int default_threads(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    long n = KS_FUZZ_SMALL(sysconf(_SC_NPROCESSORS_ONLN), 1);
     return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 

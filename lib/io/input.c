@@ -100,24 +100,29 @@ static ks_status read_raw_into(ks_input *in, unsigned char *dst, size_t cap, siz
 ks_status ks_input_open(const char *path, ks_input **out, ks_error *err)
 {
     *out = NULL;
+    FILE *file = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!file)
+        return ks_error_set(err, KS_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
+    return ks_input_open_stream(file, path, out, err);
+}
+
+ks_status ks_input_open_stream(FILE *file, const char *path, ks_input **out, ks_error *err)
+{
+    *out = NULL;
     ks_input *in = calloc(1, sizeof *in);
-    if (!in)
+    if (in)
+        in->hash = XXH3_createState();
+    if (!in || !in->hash || XXH3_128bits_reset(in->hash) != XXH_OK) {
+        if (in)
+            XXH3_freeState(in->hash);
+        free(in);
+        if (file != stdin)
+            fclose(file);
         return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    }
     snprintf(in->path, sizeof in->path, "%s", path);
     in->threads = -1;
-    in->hash = XXH3_createState();
-    if (!in->hash || XXH3_128bits_reset(in->hash) != XXH_OK) {
-        XXH3_freeState(in->hash);
-        free(in);
-        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
-    }
-    in->file = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!in->file) {
-        ks_error_set(err, KS_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
-        XXH3_freeState(in->hash);
-        free(in);
-        return KS_ERR_IO;
-    }
+    in->file = file;
     in->raw = malloc(RAW_CHUNK);
     in->buf_cap = OUT_CHUNK * 2;
     in->buf = malloc(in->buf_cap + 1);

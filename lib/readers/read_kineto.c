@@ -22,7 +22,7 @@
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
-enum { CHUNK = 1 << 20, MAX_DEPTH = 8, DEVICE_NAME_MAX = 128 };
+enum { CHUNK = KS_FUZZ_SMALL(1 << 20, 509), MAX_DEPTH = 8, DEVICE_NAME_MAX = 128 };
 
 /* What the container on top of the stack is. */
 typedef enum {

@@ -51,11 +51,17 @@
  *   (device__attribute_display_name, "Function Cache Configuration") is not
  *   a metric and is dropped (the display name becomes the profile's
  *   device_name); a column with both numbers and text is an error.
+ *   While reading, the table holds only the values given ((column, launch,
+ *   value) cells), so memory follows the file's values; the profile's dense
+ *   columns are made at the end, after checking metrics times launches
+ *   against KS_MAX_METRIC_CELLS (8,000 metrics each on one of 8,000 launches
+ *   is refused there having used 10 MB, not 1.27 GB).
  * - Truncation.  A last line cut inside a quoted field is an error.  A file
  *   cut exactly at a line end is caught, for the details layout, when its
  *   last kernel has fewer metric rows than every earlier launch of the same
  *   kernel (same code, same sections, so the same rows).
  */
+#include "hash.h"
 #include "internal.h"
 
 #include <ctype.h>
@@ -271,16 +277,34 @@ typedef struct ncu_column {
     col_state state;
     long first_line; /* where the state was decided */
     char first_text[TEXT_SAMPLE];
-    double *values; /* one per kept invocation */
+    uint32_t last_row; /* row of the column's latest cell, when it has one */
+    uint32_t last_cell;
+    bool has_cells;
+    bool clash; /* another numeric column has the same metric name */
+    size_t out; /* its profile metric, once made */
 } ncu_column;
+
+/* One value as read: the table stores only the cells a file gives, so a file
+ * naming thousands of metrics each for a few launches costs memory in
+ * proportion to its values, not to metrics times launches. */
+typedef struct ncu_cell {
+    uint32_t column, row;
+    double value;
+} ncu_cell;
 
 typedef struct ncu_table {
     ncu_column *cols;
     size_t count, capacity;
     uint32_t *slots; /* open addressing over (section, metric); index + 1 */
     size_t slot_count;
-    size_t rows, row_capacity;
+    size_t rows;
     size_t guess; /* kernels list their metrics in the same order */
+    ncu_cell *cells;
+    size_t cell_count, cell_capacity;
+    /* (column, row) -> cell, built only once a value arrives for a row
+     * before a column's latest one (processes merged by launch ID) */
+    ks_hash_index cell_index;
+    bool indexed;
 } ncu_table;
 
 static uint64_t key_hash(const char *section, const char *metric)
@@ -300,10 +324,11 @@ static void table_free(ncu_table *t)
         free(t->cols[i].section);
         free(t->cols[i].metric);
         free(t->cols[i].unit);
-        free(t->cols[i].values);
     }
     free(t->cols);
     free(t->slots);
+    free(t->cells);
+    ks_hash_free(&t->cell_index);
 }
 
 static ks_status table_rehash(ncu_table *t, size_t size, ks_error *err)
@@ -323,9 +348,10 @@ static ks_status table_rehash(ncu_table *t, size_t size, ks_error *err)
     return KS_OK;
 }
 
-/* The table is dense (every metric for every launch), so metrics times
- * launches is bounded: a few KB of compressed input naming thousands of
- * sparse metrics must not ask for gigabytes. */
+/* The profile's metric columns are dense (every metric for every launch), so
+ * metrics times launches is bounded: a few KB of compressed input naming
+ * thousands of sparse metrics must not ask for gigabytes.  The table itself
+ * holds only the values read, so the check comes once, at the end. */
 static ks_status check_cells(size_t columns, size_t rows, ks_error *err)
 {
     if (columns > 0 && rows > KS_MAX_METRIC_CELLS / columns)
@@ -364,52 +390,118 @@ static ks_status table_column(ncu_table *t, const char *section, const char *met
     }
     if (t->count >= UINT32_MAX - 1)
         return ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "too many metric columns");
-    if ((st = check_cells(t->count + 1, t->rows, err)) != KS_OK)
-        return st;
     if ((st = ks_grow((void **)&t->cols, &t->capacity, t->count + 1, sizeof *t->cols, err)))
         return st;
     ncu_column *c = &t->cols[t->count];
     memset(c, 0, sizeof *c);
     c->section = strdup(section);
     c->metric = strdup(metric);
-    c->values = malloc((t->row_capacity ? t->row_capacity : 1) * sizeof(double));
-    if (!c->section || !c->metric || !c->values) {
+    if (!c->section || !c->metric) {
         free(c->section);
         free(c->metric);
-        free(c->values);
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     }
-    for (size_t r = 0; r < t->rows; r++)
-        c->values[r] = NAN;
     t->slots[h] = (uint32_t)t->count + 1;
     *index = t->count++;
     t->guess = *index + 1;
     return KS_OK;
 }
 
-/* One more invocation: every column gets a NAN cell for it. */
+/* One more invocation (its cells come later). */
 static ks_status table_add_row(ncu_table *t, ks_error *err)
 {
-    if (t->rows == t->row_capacity) {
-        size_t cap = t->row_capacity ? t->row_capacity * 2 : 256;
-        ks_status st = check_cells(t->count, t->rows + 1, err);
-        if (st != KS_OK)
-            return st;
-        if (t->count > 0 && cap > KS_MAX_METRIC_CELLS / t->count)
-            cap = KS_MAX_METRIC_CELLS / t->count;
-        for (size_t i = 0; i < t->count; i++) {
-            double *v = realloc(t->cols[i].values, cap * sizeof(double));
-            if (!v)
-                return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-            t->cols[i].values = v;
-        }
-        t->row_capacity = cap;
-    }
-    for (size_t i = 0; i < t->count; i++)
-        t->cols[i].values[t->rows] = NAN;
+    if (t->rows >= UINT32_MAX - 1)
+        return ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "too many kernel launches");
     t->rows++;
     t->guess = 0;
     return KS_OK;
+}
+
+static uint64_t cell_hash(uint32_t column, uint32_t row)
+{
+    uint64_t h = ((uint64_t)column << 32 | row) * 0x9e3779b97f4a7c15ULL;
+    return h ^ h >> 29;
+}
+
+static uint64_t cell_hash_of(const void *ctx, uint32_t id)
+{
+    const ncu_cell *c = &((const ncu_table *)ctx)->cells[id];
+    return cell_hash(c->column, c->row);
+}
+
+typedef struct cell_key {
+    const ncu_table *t;
+    uint32_t column, row;
+} cell_key;
+
+static bool cell_equals(const void *ctx, uint32_t id)
+{
+    const cell_key *k = ctx;
+    return k->t->cells[id].column == k->column && k->t->cells[id].row == k->row;
+}
+
+static ks_status index_cell(ncu_table *t, uint32_t id, ks_error *err)
+{
+    ks_status st = ks_hash_reserve(&t->cell_index, (size_t)id + 1, cell_hash_of, t, err);
+    if (st != KS_OK)
+        return st;
+    const ncu_cell *c = &t->cells[id];
+    cell_key key = {t, c->column, c->row};
+    uint32_t found;
+    size_t slot;
+    if (!ks_hash_find(&t->cell_index, cell_hash(c->column, c->row), cell_equals, &key, &found,
+                      &slot))
+        ks_hash_put(&t->cell_index, slot, id);
+    return KS_OK;
+}
+
+/* The cell of (column, row), or NULL.  Launches arrive in order, so only a
+ * later process revisiting earlier launches needs the index. */
+static ks_status table_find_cell(ncu_table *t, size_t column, size_t row, ncu_cell **cell,
+                                 ks_error *err)
+{
+    ncu_column *c = &t->cols[column];
+    *cell = NULL;
+    if (!c->has_cells || row > c->last_row)
+        return KS_OK;
+    if (row == c->last_row) {
+        *cell = &t->cells[c->last_cell];
+        return KS_OK;
+    }
+    if (!t->indexed) {
+        for (size_t i = 0; i < t->cell_count; i++) {
+            ks_status st = index_cell(t, (uint32_t)i, err);
+            if (st != KS_OK)
+                return st;
+        }
+        t->indexed = true;
+    }
+    cell_key key = {t, (uint32_t)column, (uint32_t)row};
+    uint32_t id;
+    size_t slot;
+    if (ks_hash_find(&t->cell_index, cell_hash(key.column, key.row), cell_equals, &key, &id,
+                     &slot))
+        *cell = &t->cells[id];
+    return KS_OK;
+}
+
+static ks_status table_add_cell(ncu_table *t, size_t column, size_t row, double v, ks_error *err)
+{
+    if (t->cell_count >= UINT32_MAX - 1)
+        return ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "too many metric values");
+    ks_status st = ks_grow((void **)&t->cells, &t->cell_capacity, t->cell_count + 1,
+                           sizeof *t->cells, err);
+    if (st != KS_OK)
+        return st;
+    uint32_t id = (uint32_t)t->cell_count++;
+    t->cells[id] = (ncu_cell){(uint32_t)column, (uint32_t)row, v};
+    ncu_column *c = &t->cols[column];
+    if (!c->has_cells || row > c->last_row) {
+        c->has_cells = true;
+        c->last_row = (uint32_t)row;
+        c->last_cell = id;
+    }
+    return t->indexed ? index_cell(t, id, err) : KS_OK;
 }
 
 /* ----------------------------------------------------------- reader state */
@@ -853,11 +945,15 @@ static ks_status store_value(ncu_read *r, size_t column, const char *cell, const
                         c->metric, (long long)r->current_id, unit, c->unit, c->first_line);
         v *= factor;
     }
-    double old = c->values[row];
-    if (!isnan(old) && fabs(old - v) > 1e-9 * fmax(fabs(old), fabs(v)))
+    ncu_cell *old;
+    ks_status st = table_find_cell(&r->table, column, row, &old, r->err);
+    if (st != KS_OK)
+        return st;
+    if (!old)
+        return table_add_cell(&r->table, column, row, v, r->err);
+    if (fabs(old->value - v) > 1e-9 * fmax(fabs(old->value), fabs(v)))
         return fail(r, line, "metric \"%s\" of kernel ID %lld is given twice, as %g and %g",
-                    c->metric, (long long)r->current_id, old, v);
-    c->values[row] = v;
+                    c->metric, (long long)r->current_id, old->value, v);
     return KS_OK;
 }
 
@@ -1036,6 +1132,30 @@ static ks_status resolve_durations(ncu_read *r, long last_line)
     return KS_OK;
 }
 
+static int by_metric_name(const void *a, const void *b)
+{
+    const ncu_column *x = *(const ncu_column *const *)a, *y = *(const ncu_column *const *)b;
+    return strcmp(x->metric, y->metric);
+}
+
+/* Sorted by name, not pairwise: a raw page may hold thousands of metrics. */
+static ks_status mark_clashes(ncu_table *t, ks_error *err)
+{
+    ncu_column **order = malloc((t->count ? t->count : 1) * sizeof *order);
+    if (!order)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < t->count; i++)
+        if (t->cols[i].state != COL_TEXT)
+            order[n++] = &t->cols[i];
+    qsort(order, n, sizeof *order, by_metric_name);
+    for (size_t i = 0; i + 1 < n; i++)
+        if (strcmp(order[i]->metric, order[i + 1]->metric) == 0)
+            order[i]->clash = order[i + 1]->clash = true;
+    free(order);
+    return KS_OK;
+}
+
 static ks_status finish(ncu_read *r, long last_line)
 {
     ks_profile *p = r->p;
@@ -1062,6 +1182,14 @@ static ks_status finish(ncu_read *r, long last_line)
         return st;
 
     ncu_table *t = &r->table;
+    /* the profile's metric columns are dense: check their size before any
+     * is made */
+    size_t numeric = 0;
+    for (size_t i = 0; i < t->count; i++)
+        numeric += t->cols[i].state != COL_TEXT;
+    if ((st = check_cells(numeric, p->n, r->err)) != KS_OK ||
+        (st = mark_clashes(t, r->err)) != KS_OK)
+        return st;
     for (size_t i = 0; i < t->count; i++) {
         ncu_column *c = &t->cols[i];
         if (c->state == COL_TEXT) {
@@ -1069,12 +1197,8 @@ static ks_status finish(ncu_read *r, long last_line)
                 snprintf(p->device_name, sizeof p->device_name, "%s", c->first_text);
             continue;
         }
-        bool clash = false;
-        for (size_t j = 0; j < t->count && !clash; j++)
-            clash = j != i && t->cols[j].state != COL_TEXT &&
-                    strcmp(t->cols[j].metric, c->metric) == 0;
         char name[512];
-        if (clash && c->section[0])
+        if (c->clash && c->section[0])
             snprintf(name, sizeof name, "%s: %s", c->section, c->metric);
         else
             snprintf(name, sizeof name, "%s", c->metric);
@@ -1084,10 +1208,15 @@ static ks_status finish(ncu_read *r, long last_line)
             return st;
         if (p->metric_count == before)
             return fail(r, c->first_line, "two metric columns would both be named \"%s\"", name);
-        memcpy(col->values, c->values, p->n * sizeof(double));
+        c->out = before;
         /* kept so that eval can tell totals from rates ("%", "byte/second") */
         if (c->unit && !(col->unit = strdup(c->unit)))
             return ks_error_set(r->err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    for (size_t k = 0; k < t->cell_count; k++) {
+        const ncu_cell *cell = &t->cells[k];
+        if (t->cols[cell->column].state != COL_TEXT)
+            p->metrics[t->cols[cell->column].out].values[cell->row] = cell->value;
     }
     return KS_OK;
 }

@@ -498,7 +498,7 @@ static ks_status copy_to_temp(ks_input *in, char *tmp_path, size_t size, int *sl
                             "database into: %s",
                             dir, strerror(e));
     }
-    enum { CHUNK = 1 << 20 };
+    enum { CHUNK = KS_FUZZ_SMALL(1 << 20, 4096) };
     char *buf = malloc(CHUNK);
     if (!buf) {
         close(fd);

@@ -10,26 +10,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_FIELDS = 64 };
-
+/* The whole header line counts, however many columns it has, and a CRLF
+ * file's "\r" is no part of its last column name. */
 static int detect_plain(const char *head, size_t len, const char *path)
 {
     (void)path;
-    size_t n = strcspn(head, "\n");
-    if (n > len)
-        n = len;
-    char line[4096];
-    if (n >= sizeof line)
+    const char *nl = memchr(head, '\n', len);
+    size_t n = nl ? (size_t)(nl - head) : len;
+    if (n > 0 && head[n - 1] == '\r')
+        n--;
+    char *line = malloc(n + 1);
+    char **fields = NULL;
+    int cap = 0, count = 0, score = 0;
+    if (!line)
         return 0;
     memcpy(line, head, n);
     line[n] = '\0';
-    char *fields[MAX_FIELDS];
-    int count = ks_csv_split(line, n, fields, MAX_FIELDS);
-    if (count < 2 || count > MAX_FIELDS)
-        return 0;
-    if (ks_csv_find(fields, count, "duration_ns") < 0)
-        return 0;
-    return ks_csv_find(fields, count, "name") >= 0 ? 80 : 40;
+    ks_error ignored;
+    if (ks_csv_split_grow(line, n, &fields, &cap, &count, NULL, 1, &ignored) == KS_OK &&
+        count >= 2 && ks_csv_find(fields, count, "duration_ns") >= 0)
+        score = ks_csv_find(fields, count, "name") >= 0 ? 80 : 40;
+    free(fields);
+    free(line);
+    return score;
 }
 
 static ks_status read_plain(ks_input *in, const ks_read_options *opt, ks_profile *p,
@@ -42,12 +45,13 @@ static ks_status read_plain(ks_input *in, const ks_read_options *opt, ks_profile
         return ks_error_set(err, KS_ERR_USAGE, path, 0,
                             "--device: a plain CSV profile has no device column");
     static const char *const required[] = {"name", "duration_ns", NULL};
-    char *fields[MAX_FIELDS];
-    int nfields;
-    ks_status st = ks_csv_read_header(in, "duration_ns", required, fields, MAX_FIELDS,
-                                      &nfields, err);
+    char **fields = NULL;
+    int nfields, fields_cap = 0;
+    int64_t *ids = NULL;
+    ks_status st = ks_csv_read_header_grow(in, "duration_ns", required, &fields, &fields_cap,
+                                           &nfields, err);
     if (st != KS_OK)
-        return st;
+        goto fail;
     int c_name = ks_csv_find(fields, nfields, "name");
     int c_dur = ks_csv_find(fields, nfields, "duration_ns");
     int c_id = ks_csv_find(fields, nfields, "id");
@@ -61,7 +65,6 @@ static ks_status read_plain(ks_input *in, const ks_read_options *opt, ks_profile
             need = cols[i] + 1;
     snprintf(p->source_format, sizeof p->source_format, "plain-csv");
 
-    int64_t *ids = NULL;
     size_t ids_cap = 0;
     bool ids_in_order = true;
     for (;;) {
@@ -74,7 +77,9 @@ static ks_status read_plain(ks_input *in, const ks_read_options *opt, ks_profile
         long ln = ks_input_line_number(in);
         if (len == 0)
             continue;
-        int n = ks_csv_split(line, len, fields, MAX_FIELDS);
+        /* only the first `need` fields are read: a longer row's rest is not
+         * stored */
+        int n = ks_csv_split(line, len, fields, fields_cap);
         if (n < 0) {
             st = ks_error_set(err, KS_ERR_FORMAT, path, ln, "unterminated quoted field");
             goto fail;
@@ -178,6 +183,7 @@ static ks_status read_plain(ks_input *in, const ks_read_options *opt, ks_profile
         free(order);
     }
 fail:
+    free(fields);
     free(ids);
     return st;
 }

@@ -113,50 +113,37 @@ static ks_status read_folder(const char *path, const ks_reader *reader,
     return KS_OK;
 }
 
-ks_status ks_profile_read(const char *path, const ks_read_options *opt_in, ks_profile **out,
-                          ks_error *err)
+/* The reader opt->format names, or NULL for detection. */
+static ks_status reader_of(const ks_read_options *opt, const ks_reader **reader, ks_error *err)
 {
-    ks_read_options defaults;
-    ks_read_options_init(&defaults);
-    const ks_read_options *opt = opt_in ? opt_in : &defaults;
-    *out = NULL;
-
-    const ks_reader *reader = NULL;
-    if (opt->format && strcmp(opt->format, "auto") != 0) {
-        reader = find_reader(opt->format);
-        if (!reader) {
-            ks_error_set(err, KS_ERR_USAGE, NULL, 0, "unknown format '%s'; known:",
-                         opt->format);
-            for (size_t i = 0; readers[i]; i++) {
-                size_t n = strlen(err->message);
-                snprintf(err->message + n, sizeof err->message - n, " %s", readers[i]->name);
-            }
-            return KS_ERR_USAGE;
-        }
+    *reader = NULL;
+    if (!opt->format || strcmp(opt->format, "auto") == 0)
+        return KS_OK;
+    *reader = find_reader(opt->format);
+    if (*reader)
+        return KS_OK;
+    ks_error_set(err, KS_ERR_USAGE, NULL, 0, "unknown format '%s'; known:", opt->format);
+    for (size_t i = 0; readers[i]; i++) {
+        size_t n = strlen(err->message);
+        snprintf(err->message + n, sizeof err->message - n, " %s", readers[i]->name);
     }
+    return KS_ERR_USAGE;
+}
 
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return read_folder(path, reader, opt, out, err);
-    if (reader && !reader->read)
-        return ks_error_set(err, KS_ERR_USAGE, path, 0, "format %s reads folders, not files",
-                            reader->name);
-
-    ks_input *in;
-    ks_status st = ks_input_open(path, &in, err);
-    if (st != KS_OK)
-        return st;
+/* The file part of ks_profile_read: detection unless reader is given, the
+ * reader, the checks and the digest.  Leaves in open. */
+static ks_status read_opened(ks_input *in, const ks_reader *reader, const ks_read_options *opt,
+                             ks_profile **out, ks_error *err)
+{
+    const char *path = ks_input_path(in);
+    ks_status st;
     if (!reader) {
         const char *head;
         size_t len;
-        if ((st = ks_input_peek(in, &head, &len, err)) != KS_OK) {
-            ks_input_close(in);
+        if ((st = ks_input_peek(in, &head, &len, err)) != KS_OK)
             return st;
-        }
-        if (len == 0) {
-            ks_input_close(in);
+        if (len == 0)
             return ks_error_set(err, KS_ERR_FORMAT, path, 0, "file is empty");
-        }
         int best = 0;
         for (size_t i = 0; readers[i]; i++) {
             int score = readers[i]->detect ? readers[i]->detect(head, len, path) : 0;
@@ -165,25 +152,20 @@ ks_status ks_profile_read(const char *path, const ks_read_options *opt_in, ks_pr
                 reader = readers[i];
             }
         }
-        if (!reader) {
-            ks_input_close(in);
+        if (!reader)
             return ks_error_set(err, KS_ERR_FORMAT, path, 1,
                                 "unrecognised profile format (use --format; see "
                                 "'ksample formats')");
-        }
     }
 
     ks_profile *p = ks_profile_new();
-    if (!p) {
-        ks_input_close(in);
+    if (!p)
         return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
-    }
     st = reader->read(in, opt, p, err);
     if (st == KS_OK)
         st = check_read(p, reader, path, opt, err);
     if (st == KS_OK)
         st = ks_input_finish_digest(in, p->source_xxh128, &p->source_bytes, err);
-    ks_input_close(in);
     if (st != KS_OK) {
         /* helpers below the reader (interning, tables) know no file name */
         if (!err->file[0])
@@ -193,4 +175,54 @@ ks_status ks_profile_read(const char *path, const ks_read_options *opt_in, ks_pr
     }
     *out = p;
     return KS_OK;
+}
+
+/* What both entry points start with: default options for NULL, no profile
+ * yet, the reader the options name. */
+static ks_status read_setup(const ks_read_options **opt, ks_read_options *defaults,
+                            const ks_reader **reader, ks_profile **out, ks_error *err)
+{
+    ks_read_options_init(defaults);
+    if (!*opt)
+        *opt = defaults;
+    *out = NULL;
+    return reader_of(*opt, reader, err);
+}
+
+ks_status ks_profile_read(const char *path, const ks_read_options *opt, ks_profile **out,
+                          ks_error *err)
+{
+    ks_read_options defaults;
+    const ks_reader *reader;
+    ks_status st = read_setup(&opt, &defaults, &reader, out, err);
+    if (st != KS_OK)
+        return st;
+
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return read_folder(path, reader, opt, out, err);
+    if (reader && !reader->read)
+        return ks_error_set(err, KS_ERR_USAGE, path, 0, "format %s reads folders, not files",
+                            reader->name);
+
+    ks_input *in;
+    if ((st = ks_input_open(path, &in, err)) != KS_OK)
+        return st;
+    st = read_opened(in, reader, opt, out, err);
+    ks_input_close(in);
+    return st;
+}
+
+ks_status ks_profile_read_input(ks_input *in, const ks_read_options *opt, ks_profile **out,
+                                ks_error *err)
+{
+    ks_read_options defaults;
+    const ks_reader *reader;
+    ks_status st = read_setup(&opt, &defaults, &reader, out, err);
+    if (st != KS_OK)
+        return st;
+    if (reader && !reader->read)
+        return ks_error_set(err, KS_ERR_USAGE, ks_input_path(in), 0,
+                            "format %s reads folders, not files", reader->name);
+    return read_opened(in, reader, opt, out, err);
 }
