@@ -80,7 +80,7 @@ static double root_floor(double total, double eps, double z)
     return bound < floor ? bound / 16 : floor;
 }
 
-static ks_status optimal_leaves(const ks_groups *g, const ks_root_config *pa, double z,
+static ks_status optimal_leaves(const ks_profile *p, const ks_groups *g, const ks_root_config *pa, double z,
                                 ks_root_design *d, ks_error *err)
 {
     size_t gk = g->count, largest = 1;
@@ -129,6 +129,8 @@ static ks_status optimal_leaves(const ks_groups *g, const ks_root_config *pa, do
     }
     for (size_t gi = 0; gi < gk && st == KS_OK; gi++)
         st = add_group_leaves(d, &sg[gi], (uint32_t)gi, choice[gi], buf, err);
+    if (st == KS_OK)
+        st = ks_root_keep_cheapest(p, g, pa, z, d, err);
 done:
     for (size_t gi = 0; sg && gi < gk; gi++)
         ks_strata_group_free(&sg[gi]);
@@ -150,7 +152,7 @@ ks_status ks_root_design_build(const ks_profile *p, const ks_groups *g, const ks
     if (pa->allocation == KS_ALLOC_PAPER)
         st = ks_root_paper_leaves(p, g, pa, z, d, err);
     else
-        st = optimal_leaves(g, pa, z, d, err);
+        st = optimal_leaves(p, g, pa, z, d, err);
     if (st != KS_OK)
         ks_root_design_free(d);
     return st;

@@ -53,4 +53,11 @@ ks_status ks_root_add_leaf(ks_root_design *d, uint32_t group, size_t lo, size_t 
 ks_status ks_root_paper_leaves(const ks_profile *p, const ks_groups *g, const ks_root_config *pa,
                                double z, ks_root_design *d, ks_error *err);
 
+/* Where STEM, the pre-issue-8 greedy ROOT or the paper's tree is cheaper
+ * within the same bound (per group for tree, on the total for joint), d
+ * takes that design instead (root_baselines.c). */
+ks_status ks_root_keep_cheapest(const ks_profile *p, const ks_groups *g,
+                                const ks_root_config *pa, double z, ks_root_design *d,
+                                ks_error *err);
+
 #endif
