@@ -115,14 +115,20 @@ static ks_status optimal_leaves(const ks_profile *p, const ks_groups *g, const k
         double t = (double)total, bound = pow(pa->epsilon * t / z, 2);
         st = ks_strata_pick_joint(sg, gk, bound, root_floor(t, pa->epsilon, z), pow(t / z, 2),
                                   ROOT_MERGE_STEP, choice, err);
-        d->lower_bound_ns = ks_strata_lower_bound(sg, gk, bound);
+        double lambda, lb = ks_strata_lower_bound(sg, gk, bound, &lambda);
+        if (st == KS_OK)
+            st = ks_strata_lower_bound_exact(sg, gk, bound, lambda, &lb, err);
+        d->lower_bound_ns = lb;
         snprintf(d->scope, sizeof d->scope, "total");
     } else {
         long double lb = 0;
         for (size_t gi = 0; gi < gk; gi++) {
             double bound = pow(pa->epsilon * sg[gi].total / z, 2);
             choice[gi] = ks_strata_pick_single(&sg[gi], bound);
-            lb += ks_strata_lower_bound(&sg[gi], 1, bound);
+            double lambda, one = ks_strata_lower_bound(&sg[gi], 1, bound, &lambda);
+            if (st == KS_OK)
+                st = ks_strata_lower_bound_exact(&sg[gi], 1, bound, lambda, &one, err);
+            lb += one;
         }
         d->lower_bound_ns = (double)lb;
         snprintf(d->scope, sizeof d->scope, "per-group");

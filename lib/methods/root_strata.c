@@ -741,25 +741,29 @@ static double dual_value(ks_strata_group *g, size_t count, double lambda, double
     return (double)(sum - (long double)lambda * bound);
 }
 
-double ks_strata_lower_bound(ks_strata_group *g, size_t count, double bound)
+double ks_strata_lower_bound(ks_strata_group *g, size_t count, double bound, double *lambda)
 {
     /* the dual is concave in lambda; its maximum is where the optimum's
      * variance crosses the bound: find that on the frontiers (cheap), then
      * evaluate the exact dual around it (every value is a valid bound) */
     double lo = -120, hi = 120; /* log2 lambda */
     for (int it = 0; it < 100; it++) {
-        double mid = 0.5 * (lo + hi), lambda = exp2(mid), v = 0;
+        double mid = 0.5 * (lo + hi), v = 0;
         for (size_t gi = 0; gi < count; gi++)
-            v += envelope_var(&g[gi], lambda);
+            v += envelope_var(&g[gi], exp2(mid));
         if (v > bound)
             lo = mid;
         else
             hi = mid;
     }
     double best = dual_value(g, count, 0, bound);
+    *lambda = exp2(hi);
     for (int k = -4; k <= 4; k++) {
         double val = dual_value(g, count, exp2(hi + k / 16.0), bound);
-        best = val > best ? val : best;
+        if (val > best) {
+            best = val;
+            *lambda = exp2(hi + k / 16.0);
+        }
     }
     return best;
 }

@@ -119,7 +119,13 @@ ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, d
 
 /* max over lambda of sum_g G_g(lambda) - lambda * bound, with G_g the exact
  * Lagrangian optimum: no plan of contiguous unit strata with integer sizes
- * and total variance <= bound costs less. */
-double ks_strata_lower_bound(ks_strata_group *g, size_t count, double bound);
+ * and total variance <= bound costs less.  *lambda: where it was taken. */
+double ks_strata_lower_bound(ks_strata_group *g, size_t count, double bound, double *lambda);
+
+/* Raises *lb to the integer-aware bound (root_bound.c): the groups with an
+ * exact frontier merged exactly, the others relaxed around the multiplier
+ * lambda.  Leaves *lb where that would be too much work. */
+ks_status ks_strata_lower_bound_exact(ks_strata_group *g, size_t count, double bound,
+                                      double lambda, double *lb, ks_error *err);
 
 #endif
