@@ -56,15 +56,15 @@ static ks_status kkt_resize(const base_ctx *c, ks_root_design *b, size_t from, s
 }
 
 /* The pre-issue-8 growth: split at the exact 2-means cut while the children's
- * KKT sizes (under eps) cost less than the parent's size. */
+ * KKT sizes (under eps) cost less than the parent's size.  s: the node's
+ * statistics, computed by the parent (each range is scanned once). */
 static ks_status greedy_grow(const base_ctx *c, ks_root_design *b, uint32_t g, size_t lo,
-                             size_t hi, uint64_t m_old, double eps, int depth)
+                             size_t hi, const ks_range_stat *s, uint64_t m_old, double eps,
+                             int depth)
 {
-    ks_range_stat s;
-    leaf_stats(c, g, lo, hi, &s);
     const double *v = c->d->mem.values + c->d->mem.offset[g];
     size_t n = hi - lo;
-    size_t cut = n >= 2 && s.min != s.max && depth < BASE_MAX_DEPTH
+    size_t cut = n >= 2 && s->min != s->max && depth < BASE_MAX_DEPTH
                      ? ks_two_means_cut(v + lo, n, NULL)
                      : 0;
     if (cut > 0) {
@@ -76,9 +76,10 @@ static ks_status greedy_grow(const base_ctx *c, ks_root_design *b, uint32_t g, s
         ks_kkt_allocate(2, size, mean, std, eps, c->z, m_real);
         uint64_t m0 = ks_round_sample_size(m_real[0], s0.n);
         uint64_t m1 = ks_round_sample_size(m_real[1], s1.n);
-        if ((double)m0 * s0.mean + (double)m1 * s1.mean < (double)m_old * s.mean) {
-            ks_status st = greedy_grow(c, b, g, lo, lo + cut, m0, eps, depth + 1);
-            return st != KS_OK ? st : greedy_grow(c, b, g, lo + cut, hi, m1, eps, depth + 1);
+        if ((double)m0 * s0.mean + (double)m1 * s1.mean < (double)m_old * s->mean) {
+            ks_status st = greedy_grow(c, b, g, lo, lo + cut, &s0, m0, eps, depth + 1);
+            return st != KS_OK ? st
+                               : greedy_grow(c, b, g, lo + cut, hi, &s1, m1, eps, depth + 1);
         }
     }
     return ks_root_add_leaf(b, g, lo, hi, m_old, (double)m_old, "g", c->err);
@@ -108,7 +109,7 @@ static ks_status greedy_tree_design(const base_ctx *c, const ks_groups *g, doubl
         leaf_stats(c, (uint32_t)gi, 0, g->size[gi], &s);
         uint64_t one = ks_stem_single_size(&s, eps, c->z);
         size_t first = b->count;
-        st = greedy_grow(c, b, (uint32_t)gi, 0, g->size[gi], one, eps, 0);
+        st = greedy_grow(c, b, (uint32_t)gi, 0, g->size[gi], &s, one, eps, 0);
         if (st == KS_OK)
             st = kkt_resize(c, b, first, b->count, eps, c->err);
         double leaves = 0;
@@ -146,7 +147,7 @@ static ks_status greedy_joint_design(const base_ctx *c, const ks_groups *g, doub
         } else {
             m0 = ks_stem_single_size(&s, eps, c->z);
         }
-        st = greedy_grow(c, b, (uint32_t)gi, 0, g->size[gi], m0, eps_g, 0);
+        st = greedy_grow(c, b, (uint32_t)gi, 0, g->size[gi], &s, m0, eps_g, 0);
     }
     if (st == KS_OK)
         st = kkt_resize(c, b, 0, b->count, eps, c->err);

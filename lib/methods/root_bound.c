@@ -16,7 +16,6 @@
 #include "root_strata.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,20 +65,9 @@ static size_t bucket_count(void)
     return 2 + (size_t)(-log2(BOUND_FLOOR) / log2(1 + BOUND_STEP));
 }
 
-/* log2 from the exponent and the mantissa read as a fraction: monotone and
- * within 0.09 of the true log2, so buckets are at most BOUND_STEP x 1.1 wide
- * in relative variance (a bucket's width does not affect validity) */
-static double fast_log2(double v)
-{
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    return (double)((int)(bits >> 52) - 1023) +
-           (double)(bits & ((UINT64_C(1) << 52) - 1)) * 0x1p-52;
-}
-
 static size_t bucket_of(double v, double log_floor, double inv_step, size_t nb)
 {
-    double x = (fast_log2(v) - log_floor) * inv_step;
+    double x = (ks_rough_log2(v) - log_floor) * inv_step;
     if (!(x > 0))
         return 0;
     size_t k = 1 + (size_t)x;
@@ -100,7 +88,7 @@ static ks_status merge_exact(const ks_strata_group *g, cv **cur, size_t *ncur, d
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     for (size_t k = 0; k < nb; k++)
         bk[k] = (cv){INFINITY, INFINITY};
-    double log_floor = fast_log2(BOUND_FLOOR * bound), inv_step = 1 / log2(1 + BOUND_STEP);
+    double log_floor = ks_rough_log2(BOUND_FLOOR * bound), inv_step = 1 / log2(1 + BOUND_STEP);
     for (size_t j = 0; j < g->points; j++)
         for (size_t i = 0; i < *ncur; i++) {
             double v = (*cur)[i].var + g->point[j].var;

@@ -575,16 +575,6 @@ typedef struct merged {
     uint32_t prev, pt;
 } merged;
 
-/* log2 linear between powers of two: monotone, which is all the thinning
- * needs, and many times cheaper than log() in the merge's inner loop */
-static double rough_log2(double v)
-{
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    return (double)((int)(bits >> 52) - 1023) +
-           (double)(bits & ((UINT64_C(1) << 52) - 1)) * 0x1p-52;
-}
-
 static int cmp_merged(const void *x, const void *y)
 {
     const merged *a = x, *b = y;
@@ -599,7 +589,7 @@ static int cmp_merged(const void *x, const void *y)
 
 static size_t bucket_of(double v, double log_floor, double log_step)
 {
-    double x = (rough_log2(v) - log_floor) / log_step;
+    double x = (ks_rough_log2(v) - log_floor) / log_step;
     return x > 0 ? 1 + (size_t)x : 0;
 }
 
@@ -607,12 +597,12 @@ ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, d
                                double var_cap, double rel_step, size_t *choice, ks_error *err)
 {
     ks_status st = KS_OK;
-    double floor = rough_log2(var_floor > DBL_MIN ? var_floor : DBL_MIN);
+    double floor = ks_rough_log2(var_floor > DBL_MIN ? var_floor : DBL_MIN);
     double step = log2(1 + rel_step);
     size_t nb = bucket_of(var_cap, floor, step) + 1;
     if (nb > STRATA_MAX_BUCKETS) { /* coarser where the variances span too far */
         nb = STRATA_MAX_BUCKETS;
-        step = (rough_log2(var_cap) - floor) / (double)(nb - 2);
+        step = (ks_rough_log2(var_cap) - floor) / (double)(nb - 2);
     }
     double inv_step = 1 / step;
     merged **steps = calloc(count + 1, sizeof *steps);
@@ -672,7 +662,7 @@ ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, d
                     double c = cur[i].cost + pt->cost, v = cur[i].var + pt->var;
                     if (v > var_cap)
                         break; /* cur is by increasing variance */
-                    double x = (rough_log2(v) - floor) * inv_step;
+                    double x = (ks_rough_log2(v) - floor) * inv_step;
                     size_t k = x > 0 ? 1 + (size_t)x : 0;
                     k = k < nb ? k : nb - 1;
                     used = k + 1 > used ? k + 1 : used;
