@@ -53,7 +53,7 @@ ks_status ks_root_add_leaf(ks_root_design *d, uint32_t group, size_t lo, size_t 
     char *copy = strdup(path);
     if (!copy)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    d->leaves[d->count++] = (ks_root_leaf){group, lo, hi, m, m_real, copy};
+    d->leaves[d->count++] = (ks_root_leaf){group, lo, hi, m, m_real, copy, {0}};
     return KS_OK;
 }
 

@@ -27,6 +27,7 @@ typedef struct ks_root_leaf {
     uint64_t m;
     double m_real;
     char *path;
+    ks_range_stat stat; /* the range's statistics where known (n = hi - lo), else n = 0 */
 } ks_root_leaf;
 
 typedef struct ks_root_design {

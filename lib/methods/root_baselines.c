@@ -28,6 +28,23 @@ static void leaf_stats(const base_ctx *c, uint32_t g, size_t lo, size_t hi, ks_r
     ks_range_stats(c->p, c->d->mem.ids + off + lo, c->d->mem.values + off + lo, hi - lo, s);
 }
 
+/* A leaf's statistics, computed once (a scan of its range) and kept. */
+static const ks_range_stat *leaf_stat(const base_ctx *c, ks_root_leaf *l)
+{
+    if (l->stat.n != l->hi - l->lo || l->stat.n == 0)
+        leaf_stats(c, l->group, l->lo, l->hi, &l->stat);
+    return &l->stat;
+}
+
+static ks_status add_leaf_with(const base_ctx *c, ks_root_design *b, uint32_t g, size_t lo,
+                               size_t hi, uint64_t m, const ks_range_stat *s)
+{
+    ks_status st = ks_root_add_leaf(b, g, lo, hi, m, (double)m, "g", c->err);
+    if (st == KS_OK)
+        b->leaves[b->count - 1].stat = *s;
+    return st;
+}
+
 /* Leaves [from, to) of design b: the greedy growth's shape, sized by the KKT
  * under eps together (the old ROOT re-sized its leaves this way). */
 static ks_status kkt_resize(const base_ctx *c, ks_root_design *b, size_t from, size_t to,
@@ -39,12 +56,10 @@ static ks_status kkt_resize(const base_ctx *c, ks_root_design *b, size_t from, s
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     double *size = buf, *mean = buf + k, *std = buf + 2 * k, *m = buf + 3 * k;
     for (size_t i = 0; i < k; i++) {
-        ks_root_leaf *l = &b->leaves[from + i];
-        ks_range_stat s;
-        leaf_stats(c, l->group, l->lo, l->hi, &s);
-        size[i] = (double)s.n;
-        mean[i] = s.mean;
-        std[i] = s.std;
+        const ks_range_stat *s = leaf_stat(c, &b->leaves[from + i]);
+        size[i] = (double)s->n;
+        mean[i] = s->mean;
+        std[i] = s->std;
     }
     ks_kkt_allocate(k, size, mean, std, eps, c->z, m);
     for (size_t i = 0; i < k; i++) {
@@ -82,7 +97,7 @@ static ks_status greedy_grow(const base_ctx *c, ks_root_design *b, uint32_t g, s
                                : greedy_grow(c, b, g, lo + cut, hi, &s1, m1, eps, depth + 1);
         }
     }
-    return ks_root_add_leaf(b, g, lo, hi, m_old, (double)m_old, "g", c->err);
+    return add_leaf_with(c, b, g, lo, hi, m_old, s);
 }
 
 /* STEM: one leaf per group, sizes from the joint KKT under eps. */
@@ -90,7 +105,9 @@ static ks_status stem_design(const base_ctx *c, const ks_groups *g, double eps,
                              ks_root_design *b)
 {
     for (size_t gi = 0; gi < g->count; gi++) {
-        ks_status st = ks_root_add_leaf(b, (uint32_t)gi, 0, g->size[gi], 1, 1, "0", c->err);
+        ks_root_leaf whole = {(uint32_t)gi, 0, g->size[gi], 1, 1, NULL, {0}};
+        ks_status st = add_leaf_with(c, b, (uint32_t)gi, 0, g->size[gi], 1,
+                                     leaf_stat(c, &whole));
         if (st != KS_OK)
             return st;
     }
@@ -101,29 +118,25 @@ static ks_status stem_design(const base_ctx *c, const ks_groups *g, double eps,
  * under eps, its leaves re-sized by the KKT; the group's single STEM cluster
  * is kept where that is cheaper. */
 static ks_status greedy_tree_design(const base_ctx *c, const ks_groups *g, double eps,
-                                    ks_root_design *b)
+                                    const ks_root_design *stem, ks_root_design *b)
 {
     ks_status st = KS_OK;
     for (size_t gi = 0; gi < g->count && st == KS_OK; gi++) {
-        ks_range_stat s;
-        leaf_stats(c, (uint32_t)gi, 0, g->size[gi], &s);
+        ks_range_stat s = stem->leaves[gi].stat; /* the whole group */
         uint64_t one = ks_stem_single_size(&s, eps, c->z);
         size_t first = b->count;
         st = greedy_grow(c, b, (uint32_t)gi, 0, g->size[gi], &s, one, eps, 0);
         if (st == KS_OK)
             st = kkt_resize(c, b, first, b->count, eps, c->err);
         double leaves = 0;
-        for (size_t i = first; i < b->count; i++) {
-            ks_range_stat ls;
-            leaf_stats(c, (uint32_t)gi, b->leaves[i].lo, b->leaves[i].hi, &ls);
-            leaves += (double)b->leaves[i].m * ls.mean;
-        }
+        for (size_t i = first; i < b->count; i++)
+            leaves += (double)b->leaves[i].m * leaf_stat(c, &b->leaves[i])->mean;
         if (st == KS_OK && !((double)one * s.mean >= leaves)) {
             for (size_t i = first + 1; i < b->count; i++)
                 free(b->leaves[i].path);
             b->count = first + 1;
             b->leaves[first] = (ks_root_leaf){(uint32_t)gi, 0, g->size[gi], one, (double)one,
-                                              b->leaves[first].path};
+                                              b->leaves[first].path, s};
         }
     }
     return st;
@@ -132,14 +145,12 @@ static ks_status greedy_tree_design(const base_ctx *c, const ks_groups *g, doubl
 /* The old ROOT with the bound on the total: each group grown under its
  * share of the bound (from STEM's joint KKT), every leaf re-sized together. */
 static ks_status greedy_joint_design(const base_ctx *c, const ks_groups *g, double eps,
-                                     ks_root_design *b)
+                                     const ks_root_design *stem, ks_root_design *b)
 {
-    ks_root_design stem = {0};
-    ks_status st = stem_design(c, g, eps, &stem);
+    ks_status st = KS_OK;
     for (size_t gi = 0; gi < g->count && st == KS_OK; gi++) {
-        ks_range_stat s;
-        leaf_stats(c, (uint32_t)gi, 0, g->size[gi], &s);
-        double gm = stem.leaves[gi].m_real, total = (double)s.n * s.mean, eps_g = eps;
+        ks_range_stat s = stem->leaves[gi].stat;
+        double gm = stem->leaves[gi].m_real, total = (double)s.n * s.mean, eps_g = eps;
         uint64_t m0;
         if (s.std > 0 && total > 0 && isfinite(gm) && gm > 0) {
             eps_g = c->z * (double)s.n * s.std / sqrt(gm) / total;
@@ -151,7 +162,6 @@ static ks_status greedy_joint_design(const base_ctx *c, const ks_groups *g, doub
     }
     if (st == KS_OK)
         st = kkt_resize(c, b, 0, b->count, eps, c->err);
-    ks_root_design_free(&stem);
     return st;
 }
 
@@ -174,12 +184,11 @@ static ks_status cand_eval(const base_ctx *c, size_t groups, cand *k, ks_error *
     for (size_t g = 0; g < groups; g++) {
         k->first[g] = i;
         for (; i < k->d.count && k->d.leaves[i].group == g; i++) {
-            const ks_root_leaf *l = &k->d.leaves[i];
-            ks_range_stat s;
-            leaf_stats(c, (uint32_t)g, l->lo, l->hi, &s);
-            k->cost[g] += (double)l->m * s.mean;
-            k->var[g] += ks_strata_variance(c->d->kind, (double)s.n,
-                                            s.sample_std * s.sample_std, l->m);
+            ks_root_leaf *l = &k->d.leaves[i];
+            const ks_range_stat *s = leaf_stat(c, l);
+            k->cost[g] += (double)l->m * s->mean;
+            k->var[g] += ks_strata_variance(c->d->kind, (double)s->n,
+                                            s->sample_std * s->sample_std, l->m);
         }
     }
     k->first[groups] = i;
@@ -214,9 +223,10 @@ static ks_status build_candidates(const base_ctx *c, const ks_groups *g,
     }
     st = stem_design(c, g, pa->epsilon, &k[CAND_STEM].d);
     if (st == KS_OK)
-        st = greedy_tree_design(c, g, pa->epsilon, &k[CAND_GREEDY_TREE].d);
+        st = greedy_tree_design(c, g, pa->epsilon, &k[CAND_STEM].d, &k[CAND_GREEDY_TREE].d);
     if (st == KS_OK && pa->allocation == KS_ALLOC_JOINT)
-        st = greedy_joint_design(c, g, pa->epsilon, &k[CAND_GREEDY_JOINT].d);
+        st = greedy_joint_design(c, g, pa->epsilon, &k[CAND_STEM].d,
+                                 &k[CAND_GREEDY_JOINT].d);
     if (st == KS_OK)
         st = ks_root_paper_leaves(c->p, g, pa, c->z, &k[CAND_PAPER].d, c->err);
     for (int i = 0; i < CAND_COUNT && st == KS_OK; i++) {
@@ -288,9 +298,8 @@ ks_status ks_root_keep_cheapest(const ks_profile *p, const ks_groups *g,
         goto done;
     long double total = 0;
     for (size_t gi = 0; gi < groups; gi++) {
-        ks_range_stat s;
-        leaf_stats(&c, (uint32_t)gi, 0, g->size[gi], &s);
-        double t = (double)s.n * s.mean;
+        const ks_range_stat *s = &k[CAND_STEM].d.leaves[gi].stat; /* the whole group */
+        double t = (double)s->n * s->mean;
         bound[gi] = pow(pa->epsilon * t / z, 2);
         total += t;
     }
