@@ -415,9 +415,11 @@ static void test_never_dearer_than_baselines(void **state)
     int64_t *v = malloc(4 * 420 * sizeof *v);
     assert_non_null(v);
     int workloads = FEW ? 200 : 1000, paper_compared = 0;
-    double worst[4] = {0, 0, 0, 0}; /* root / baseline - 1, largest seen */
-    int dearer[4] = {0, 0, 0, 0};
-    double excess = 0;
+    enum { B_GREEDY_JOINT, B_STEM, B_TREE, B_PAPER_TOTAL, B_GREEDY_TREE, B_PAPER, B_COUNT };
+    const char *names[B_COUNT] = {"greedy joint", "stem",        "root tree",
+                                  "paper (total)", "greedy tree", "paper"};
+    double worst[B_COUNT] = {0}; /* root / baseline - 1, most negative seen */
+    int dearer = 0;
     for (int w = 0; w < workloads; w++) {
         size_t off[5], gk;
         ks_profile *p = random_workload(&rng, v, off, &gk);
@@ -427,45 +429,33 @@ static void test_never_dearer_than_baselines(void **state)
         ks_plan stem = make_plan(p, "stem", 0, eps, 1);
         ks_plan paper = make_plan(p, "root", KS_ALLOC_PAPER, eps, 1);
         double z = joint.z, cj = plan_cost(&joint), ct = plan_cost(&tree);
-        double base[4] = {greedy_cost(v, off, gk, eps, z, true), plan_cost(&stem),
-                          greedy_cost(v, off, gk, eps, z, false), INFINITY};
-        /* the paper's tree is a fair baseline only where it keeps its own
-         * per-group bound (often it does not: docs/methods.md) */
+        double base[B_COUNT] = {greedy_cost(v, off, gk, eps, z, true),
+                                plan_cost(&stem),
+                                ct,
+                                INFINITY,
+                                greedy_cost(v, off, gk, eps, z, false),
+                                INFINITY};
+        /* the paper's tree is a fair baseline only where it keeps the bound
+         * compared at (often it does not: docs/methods.md): per group for
+         * tree, on the total for joint */
         bool paper_ok = true;
         for (uint32_t g = 0; g < paper.group_count; g++)
             paper_ok &= plan_variance(&paper, g) <=
-                        pow(eps * group_total(&paper, g) / z, 2) * (1 + 1e-9);
+                        pow(eps * group_total(&paper, g) / z, 2) * (1 - 1e-9);
         if (paper_ok) {
-            base[3] = plan_cost(&paper);
+            base[B_PAPER] = plan_cost(&paper);
             paper_compared++;
         }
-        const char *names[4] = {"greedy joint", "stem", "greedy tree", "paper"};
-        for (int b = 0; b < 4; b++) {
-            double c = b < 2 ? cj : ct;
-            if (!(c <= base[b] * (1 + 1e-9)) && getenv("DUMP")) {
-                for (size_t g = 0; g < gk; g++) {
-                    fprintf(stderr, "group %zu:", g);
-                    for (size_t i = off[g]; i < off[g + 1]; i++)
-                        fprintf(stderr, " %lld", (long long)v[i]);
-                    fprintf(stderr, "\n");
-                }
-                ks_plan *pl = b < 2 ? &joint : &tree;
-                for (size_t i = 0; i < pl->cluster_count; i++)
-                    fprintf(stderr, "cluster g%u n=%llu m=%llu mean=%g std=%g\n",
-                            pl->clusters[i].group, (unsigned long long)pl->clusters[i].size,
-                            (unsigned long long)pl->clusters[i].m, pl->clusters[i].mean_ns,
-                            pl->clusters[i].std_ns);
-                fprintf(stderr, "var %g bound %g\n", plan_variance(pl, UINT32_MAX),
-                        pow(eps * pl->total_ns / z, 2));
-            }
+        if (plan_variance(&paper, UINT32_MAX) <= pow(eps * paper.total_ns / z, 2) * (1 - 1e-9))
+            base[B_PAPER_TOTAL] = plan_cost(&paper);
+        for (int b = 0; b < B_COUNT; b++) {
+            double c = b < B_GREEDY_TREE ? cj : ct;
             if (!(c <= base[b] * (1 + 1e-9))) {
-                dearer[b]++;
+                dearer++;
                 print_message("workload %d (%zu kernels, %zu launches, eps %.4f): root %s "
                               "costs %.10g > %s %.10g (+%.3f %%)\n",
-                              w, gk, p->n, eps, b < 2 ? "joint" : "tree", c, names[b],
-                              base[b], 100 * (c / base[b] - 1));
-                if (c / base[b] - 1 > excess)
-                    excess = c / base[b] - 1;
+                              w, gk, p->n, eps, b < B_GREEDY_TREE ? "joint" : "tree", c,
+                              names[b], base[b], 100 * (c / base[b] - 1));
             }
             if (isfinite(base[b]) && c / base[b] - 1 < worst[b])
                 worst[b] = c / base[b] - 1;
@@ -476,17 +466,15 @@ static void test_never_dearer_than_baselines(void **state)
         ks_plan_free(&paper);
         ks_profile_free(p);
     }
-    print_message("%d workloads (paper compared on %d): largest saving vs greedy joint "
-                  "%.1f %%, stem %.1f %%, greedy tree %.1f %%, paper %.1f %%; dearer than "
-                  "them on %d, %d, %d, %d workloads, by at most %.3f %%\n",
-                  workloads, paper_compared, -100 * worst[0], -100 * worst[1], -100 * worst[2],
-                  -100 * worst[3], dearer[0], dearer[1], dearer[2], dearer[3], 100 * excess);
-    /* The frontiers between Lagrangian vertices of large groups are filled
-     * by greedy moves, not exactly: a baseline that lands in such a gap can
-     * be cheaper by a little (measured: 11 of 4,000 comparisons, at most
-     * 2.2 %; docs/methods.md).  Allow that, and no more. */
-    assert_true(excess <= 0.025);
-    assert_true(dearer[0] + dearer[1] + dearer[2] + dearer[3] <= workloads / 50);
+    print_message("%d workloads (paper compared per group on %d): largest saving of joint vs "
+                  "greedy joint %.1f %%, stem %.1f %%, tree %.1f %%, paper %.1f %%; of tree "
+                  "vs greedy tree %.1f %%, paper %.1f %%\n",
+                  workloads, paper_compared, -100 * worst[B_GREEDY_JOINT], -100 * worst[B_STEM],
+                  -100 * worst[B_TREE], -100 * worst[B_PAPER_TOTAL],
+                  -100 * worst[B_GREEDY_TREE], -100 * worst[B_PAPER]);
+    /* root_baselines.c keeps the cheapest of these designs within the bound,
+     * so the optimiser's plan is never dearer: always, not as a rate */
+    assert_int_equal(dearer, 0);
     free(v);
 }
 
@@ -605,6 +593,10 @@ static void test_cost_near_lower_bound(void **state)
             for (size_t e = 0; e < sizeof eps_list / sizeof *eps_list; e++) {
                 double lb, c = design_cost(p, alloc, eps_list[e], &lb);
                 assert_true(lb > 0 && lb <= c * (1 + 1e-9));
+                /* joint: within 2 % of the integer-aware bound (issue 8) */
+                if (alloc == KS_ALLOC_JOINT && !(c <= 1.02 * lb))
+                    fail_msg("%s eps %.2f: joint cost %.6g is %.2f %% above its lower bound",
+                             line, eps_list[e], c, 100 * (c / lb - 1));
                 len += snprintf(line + len, sizeof line - len, " %.4f", c / lb);
             }
             print_message("%s\n", line);

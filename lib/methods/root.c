@@ -80,7 +80,7 @@ static double root_floor(double total, double eps, double z)
     return bound < floor ? bound / 16 : floor;
 }
 
-static ks_status optimal_leaves(const ks_groups *g, const ks_root_config *pa, double z,
+static ks_status optimal_leaves(const ks_profile *p, const ks_groups *g, const ks_root_config *pa, double z,
                                 ks_root_design *d, ks_error *err)
 {
     size_t gk = g->count, largest = 1;
@@ -115,20 +115,28 @@ static ks_status optimal_leaves(const ks_groups *g, const ks_root_config *pa, do
         double t = (double)total, bound = pow(pa->epsilon * t / z, 2);
         st = ks_strata_pick_joint(sg, gk, bound, root_floor(t, pa->epsilon, z), pow(t / z, 2),
                                   ROOT_MERGE_STEP, choice, err);
-        d->lower_bound_ns = ks_strata_lower_bound(sg, gk, bound);
+        double lambda, lb = ks_strata_lower_bound(sg, gk, bound, &lambda);
+        if (st == KS_OK)
+            st = ks_strata_lower_bound_exact(sg, gk, bound, lambda, &lb, err);
+        d->lower_bound_ns = lb;
         snprintf(d->scope, sizeof d->scope, "total");
     } else {
         long double lb = 0;
         for (size_t gi = 0; gi < gk; gi++) {
             double bound = pow(pa->epsilon * sg[gi].total / z, 2);
             choice[gi] = ks_strata_pick_single(&sg[gi], bound);
-            lb += ks_strata_lower_bound(&sg[gi], 1, bound);
+            double lambda, one = ks_strata_lower_bound(&sg[gi], 1, bound, &lambda);
+            if (st == KS_OK)
+                st = ks_strata_lower_bound_exact(&sg[gi], 1, bound, lambda, &one, err);
+            lb += one;
         }
         d->lower_bound_ns = (double)lb;
         snprintf(d->scope, sizeof d->scope, "per-group");
     }
     for (size_t gi = 0; gi < gk && st == KS_OK; gi++)
         st = add_group_leaves(d, &sg[gi], (uint32_t)gi, choice[gi], buf, err);
+    if (st == KS_OK)
+        st = ks_root_keep_cheapest(p, g, pa, z, d, err);
 done:
     for (size_t gi = 0; sg && gi < gk; gi++)
         ks_strata_group_free(&sg[gi]);
@@ -154,13 +162,15 @@ ks_status ks_root_design_build(const ks_profile *p, const ks_groups *g, const ks
     if (pa->allocation == KS_ALLOC_PAPER)
         st = ks_root_paper_leaves(p, g, pa, z, d, err);
     else
-        st = optimal_leaves(g, pa, z, d, err);
+        st = optimal_leaves(p, g, pa, z, d, err);
     if (st != KS_OK) {
         ks_root_design_free(d);
         return st;
     }
     for (size_t i = 0; i < d->count; i++) {
         ks_root_leaf *l = &d->leaves[i];
+        if (l->stat.n == l->hi - l->lo && l->stat.n > 0)
+            continue; /* known from the step that chose the leaf */
         size_t at = d->mem.offset[l->group] + l->lo;
         ks_range_stats(p, d->mem.ids + at, d->mem.values + at, l->hi - l->lo, &l->stat);
     }

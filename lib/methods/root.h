@@ -30,7 +30,7 @@ typedef struct ks_root_leaf {
     uint64_t m;
     double m_real;
     char *path;
-    ks_range_stat stat; /* of the leaf's durations, for every seed's draws */
+    ks_range_stat stat; /* of the leaf's durations (n = hi - lo once known), for every seed's draws */
 } ks_root_leaf;
 
 typedef struct ks_root_design {
@@ -56,5 +56,12 @@ ks_status ks_root_add_leaf(ks_root_design *d, uint32_t group, size_t lo, size_t 
 /* --allocation paper: the authors' greedy splits (root_paper.c). */
 ks_status ks_root_paper_leaves(const ks_profile *p, const ks_groups *g, const ks_root_config *pa,
                                double z, ks_root_design *d, ks_error *err);
+
+/* Where STEM, the pre-issue-8 greedy ROOT or the paper's tree is cheaper
+ * within the same bound (per group for tree, on the total for joint), d
+ * takes that design instead (root_baselines.c). */
+ks_status ks_root_keep_cheapest(const ks_profile *p, const ks_groups *g,
+                                const ks_root_config *pa, double z, ks_root_design *d,
+                                ks_error *err);
 
 #endif

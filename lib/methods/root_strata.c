@@ -575,16 +575,6 @@ typedef struct merged {
     uint32_t prev, pt;
 } merged;
 
-/* log2 linear between powers of two: monotone, which is all the thinning
- * needs, and many times cheaper than log() in the merge's inner loop */
-static double rough_log2(double v)
-{
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    return (double)((int)(bits >> 52) - 1023) +
-           (double)(bits & ((UINT64_C(1) << 52) - 1)) * 0x1p-52;
-}
-
 static int cmp_merged(const void *x, const void *y)
 {
     const merged *a = x, *b = y;
@@ -599,7 +589,7 @@ static int cmp_merged(const void *x, const void *y)
 
 static size_t bucket_of(double v, double log_floor, double log_step)
 {
-    double x = (rough_log2(v) - log_floor) / log_step;
+    double x = (ks_rough_log2(v) - log_floor) / log_step;
     return x > 0 ? 1 + (size_t)x : 0;
 }
 
@@ -607,12 +597,12 @@ ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, d
                                double var_cap, double rel_step, size_t *choice, ks_error *err)
 {
     ks_status st = KS_OK;
-    double floor = rough_log2(var_floor > DBL_MIN ? var_floor : DBL_MIN);
+    double floor = ks_rough_log2(var_floor > DBL_MIN ? var_floor : DBL_MIN);
     double step = log2(1 + rel_step);
     size_t nb = bucket_of(var_cap, floor, step) + 1;
     if (nb > STRATA_MAX_BUCKETS) { /* coarser where the variances span too far */
         nb = STRATA_MAX_BUCKETS;
-        step = (rough_log2(var_cap) - floor) / (double)(nb - 2);
+        step = (ks_rough_log2(var_cap) - floor) / (double)(nb - 2);
     }
     double inv_step = 1 / step;
     merged **steps = calloc(count + 1, sizeof *steps);
@@ -672,7 +662,7 @@ ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, d
                     double c = cur[i].cost + pt->cost, v = cur[i].var + pt->var;
                     if (v > var_cap)
                         break; /* cur is by increasing variance */
-                    double x = (rough_log2(v) - floor) * inv_step;
+                    double x = (ks_rough_log2(v) - floor) * inv_step;
                     size_t k = x > 0 ? 1 + (size_t)x : 0;
                     k = k < nb ? k : nb - 1;
                     used = k + 1 > used ? k + 1 : used;
@@ -741,25 +731,29 @@ static double dual_value(ks_strata_group *g, size_t count, double lambda, double
     return (double)(sum - (long double)lambda * bound);
 }
 
-double ks_strata_lower_bound(ks_strata_group *g, size_t count, double bound)
+double ks_strata_lower_bound(ks_strata_group *g, size_t count, double bound, double *lambda)
 {
     /* the dual is concave in lambda; its maximum is where the optimum's
      * variance crosses the bound: find that on the frontiers (cheap), then
      * evaluate the exact dual around it (every value is a valid bound) */
     double lo = -120, hi = 120; /* log2 lambda */
     for (int it = 0; it < 100; it++) {
-        double mid = 0.5 * (lo + hi), lambda = exp2(mid), v = 0;
+        double mid = 0.5 * (lo + hi), v = 0;
         for (size_t gi = 0; gi < count; gi++)
-            v += envelope_var(&g[gi], lambda);
+            v += envelope_var(&g[gi], exp2(mid));
         if (v > bound)
             lo = mid;
         else
             hi = mid;
     }
     double best = dual_value(g, count, 0, bound);
+    *lambda = exp2(hi);
     for (int k = -4; k <= 4; k++) {
         double val = dual_value(g, count, exp2(hi + k / 16.0), bound);
-        best = val > best ? val : best;
+        if (val > best) {
+            best = val;
+            *lambda = exp2(hi + k / 16.0);
+        }
     }
     return best;
 }

@@ -16,6 +16,7 @@
 #ifndef KS_ROOT_STRATA_H
 #define KS_ROOT_STRATA_H
 
+#include <string.h>
 #include "internal.h"
 
 /* Groups with more distinct durations are binned: a bin closes when it holds
@@ -119,7 +120,24 @@ ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, d
 
 /* max over lambda of sum_g G_g(lambda) - lambda * bound, with G_g the exact
  * Lagrangian optimum: no plan of contiguous unit strata with integer sizes
- * and total variance <= bound costs less. */
-double ks_strata_lower_bound(ks_strata_group *g, size_t count, double bound);
+ * and total variance <= bound costs less.  *lambda: where it was taken. */
+double ks_strata_lower_bound(ks_strata_group *g, size_t count, double bound, double *lambda);
+
+/* log2 linear between powers of two (exponent plus mantissa as a fraction,
+ * within 0.09 of log2): monotone, which is all variance buckets need, and
+ * many times cheaper than log() in the merges' inner loops. */
+static inline double ks_rough_log2(double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return (double)((int)(bits >> 52) - 1023) +
+           (double)(bits & ((UINT64_C(1) << 52) - 1)) * 0x1p-52;
+}
+
+/* Raises *lb to the integer-aware bound (root_bound.c): the groups with an
+ * exact frontier merged exactly, the others relaxed around the multiplier
+ * lambda.  Leaves *lb where that would be too much work. */
+ks_status ks_strata_lower_bound_exact(ks_strata_group *g, size_t count, double bound,
+                                      double lambda, double *lb, ks_error *err);
 
 #endif

@@ -1,0 +1,171 @@
+/*
+ * root_bound.c - an integer-aware lower bound on ROOT's cost.
+ *
+ * The Lagrangian bound (ks_strata_lower_bound) is loose where a few lumpy
+ * groups dominate: integer sizes of strata with six 24 ms calls leave a
+ * duality gap that no plan can close.  Groups whose exact (cost, variance)
+ * frontier is known (ks_strata_exact_frontier) need no relaxation: their
+ * frontiers are merged exactly, and only the other groups are relaxed.  For a
+ * merged point (c, v) the rest must fit in V - v, and by weak duality costs at
+ * least max_lambda H(lambda) - lambda (V - v), H the sum of the rest's exact
+ * Lagrangian optima; so
+ *     LB = min over merged points with v <= V of c + max_lambda [H(lambda) - lambda (V - v)]
+ * bounds every design of the unit family.  With every group exact it is the
+ * optimum itself.  Any lambda gives a valid bound, so a grid of them will do.
+ */
+#include "root_strata.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* the exact merge gives up beyond this many pairs (the groups left over are
+ * relaxed instead) */
+#define BOUND_MAX_PAIRS (1u << 22)
+/* lambda grid: this many points per octave over BOUND_OCTAVES around the
+ * Lagrangian bound's own multiplier */
+#define BOUND_PER_OCTAVE 4
+#define BOUND_OCTAVES 20
+#define BOUND_GRID (BOUND_PER_OCTAVE * BOUND_OCTAVES + 1)
+/* the rest's dual is evaluated only while this is at most this much work
+ * (units^2 per group per lambda) */
+#define BOUND_MAX_WORK 200000000.0
+
+typedef struct cv {
+    double cost, var;
+} cv;
+
+typedef struct by_total {
+    double total;
+    size_t group;
+} by_total;
+
+/* by decreasing total, so the exact merge takes the heaviest groups first */
+static int cmp_by_total(const void *x, const void *y)
+{
+    const by_total *a = x, *b = y;
+    if (a->total != b->total)
+        return a->total > b->total ? -1 : 1;
+    return a->group < b->group ? -1 : (a->group > b->group);
+}
+
+/* Merged points are kept per bucket of relative variance BOUND_STEP (below
+ * BOUND_FLOOR times the bound, one bucket) as the bucket's lower-left corner:
+ * its least cost and least variance.  A corner is below every point it
+ * stands for, so the bound stays valid, and the sets stay small. */
+#define BOUND_STEP 0.001
+/* Corners compound over merges (each may lower the variance by a step), so
+ * only the heaviest groups are merged exactly; the rest are relaxed, which
+ * loses little where a group is one of many. */
+#define BOUND_EXACT_GROUPS 16
+#define BOUND_FLOOR 1e-7
+
+static size_t bucket_count(void)
+{
+    return 2 + (size_t)(-log2(BOUND_FLOOR) / log2(1 + BOUND_STEP));
+}
+
+static size_t bucket_of(double v, double log_floor, double inv_step, size_t nb)
+{
+    double x = (ks_rough_log2(v) - log_floor) * inv_step;
+    if (!(x > 0))
+        return 0;
+    size_t k = 1 + (size_t)x;
+    return k < nb ? k : nb - 1;
+}
+
+/* merges group g's exact frontier into cur (corners by increasing
+ * variance, falling cost); false when that would take too many pairs */
+static ks_status merge_exact(const ks_strata_group *g, cv **cur, size_t *ncur, double bound,
+                             bool *merged, ks_error *err)
+{
+    *merged = false;
+    if ((double)*ncur * (double)g->points > BOUND_MAX_PAIRS)
+        return KS_OK;
+    size_t nb = bucket_count();
+    cv *bk = malloc(nb * sizeof *bk);
+    if (!bk)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t k = 0; k < nb; k++)
+        bk[k] = (cv){INFINITY, INFINITY};
+    double log_floor = ks_rough_log2(BOUND_FLOOR * bound), inv_step = 1 / log2(1 + BOUND_STEP);
+    for (size_t j = 0; j < g->points; j++)
+        for (size_t i = 0; i < *ncur; i++) {
+            double v = (*cur)[i].var + g->point[j].var;
+            if (v > bound)
+                break; /* cur is by increasing variance */
+            double c = (*cur)[i].cost + g->point[j].cost;
+            cv *b = &bk[bucket_of(v, log_floor, inv_step, nb)];
+            b->cost = c < b->cost ? c : b->cost;
+            b->var = v < b->var ? v : b->var;
+        }
+    size_t k = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (bk[i].cost < INFINITY && (k == 0 || bk[i].cost < bk[k - 1].cost))
+            bk[k++] = bk[i];
+    free(*cur);
+    *cur = bk;
+    *ncur = k;
+    *merged = true;
+    return KS_OK;
+}
+
+ks_status ks_strata_lower_bound_exact(ks_strata_group *g, size_t count, double bound,
+                                      double lambda, double *lb, ks_error *err)
+{
+    by_total *order = malloc((count + 1) * sizeof *order);
+    bool *in = calloc(count + 1, sizeof *in);
+    cv *cur = malloc(sizeof *cur);
+    double *h = malloc(BOUND_GRID * sizeof *h);
+    ks_status st = KS_OK;
+    if (!order || !in || !cur || !h) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    cur[0] = (cv){0, 0};
+    size_t ncur = 1, exact = 0;
+    for (size_t i = 0; i < count; i++)
+        order[i] = (by_total){g[i].total, i};
+    qsort(order, count, sizeof *order, cmp_by_total);
+    for (size_t i = 0; i < count && st == KS_OK; i++) {
+        size_t gi = order[i].group;
+        if (!g[gi].exact || exact == BOUND_EXACT_GROUPS)
+            continue;
+        st = merge_exact(&g[gi], &cur, &ncur, bound, &in[gi], err);
+        exact += in[gi];
+    }
+    double work = 0;
+    for (size_t i = 0; i < count; i++)
+        work += in[i] ? 0 : (double)g[i].units * (double)g[i].units * BOUND_GRID;
+    if (st != KS_OK || exact == 0 || ncur == 0 || work > BOUND_MAX_WORK ||
+        !(lambda > 0) || !isfinite(lambda))
+        goto done;
+    double base = log2(lambda) - BOUND_OCTAVES / 4.0;
+    for (int k = 0; k < BOUND_GRID; k++) {
+        double lam = exp2(base + (double)k / BOUND_PER_OCTAVE), c, v;
+        long double sum = 0;
+        for (size_t i = 0; i < count; i++)
+            sum += in[i] ? 0 : ks_strata_solve(&g[i], lam, &c, &v, NULL, NULL);
+        h[k] = (double)sum;
+    }
+    double h0 = 0, c0, v0; /* lambda = 0: the rest's cheapest design at any variance */
+    for (size_t i = 0; i < count; i++)
+        h0 += in[i] ? 0 : ks_strata_solve(&g[i], 0, &c0, &v0, NULL, NULL);
+    double best = INFINITY;
+    for (size_t i = 0; i < ncur; i++) {
+        double w = bound - cur[i].var, rest = exact == count ? 0 : h0;
+        for (int k = 0; exact < count && k < BOUND_GRID; k++) {
+            double val = h[k] - exp2(base + (double)k / BOUND_PER_OCTAVE) * w;
+            rest = val > rest ? val : rest;
+        }
+        best = cur[i].cost + rest < best ? cur[i].cost + rest : best;
+    }
+    if (isfinite(best) && best > *lb)
+        *lb = best;
+done:
+    free(order);
+    free(in);
+    free(cur);
+    free(h);
+    return st;
+}
