@@ -410,6 +410,8 @@ ks_status ks_profile_reserve_rows(ks_profile *p, ks_rows *r, const ks_rows_quies
 void ks_profile_place_rows(ks_profile *p, const ks_rows *r, size_t at)
 {
     size_t n = r->n;
+    if (n == 0) /* the columns may not exist yet */
+        return;
     memcpy(p->duration_ns + at, r->duration_ns, n * sizeof(int64_t));
     for (size_t j = 0; j < n; j++)
         p->name_id[at + j] = r->name_global[r->name_id[j]];
