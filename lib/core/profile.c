@@ -150,7 +150,8 @@ enum { HUGE_PAGE = 2 << 20 };
 void *ks_column_realloc(void *old, size_t bytes)
 {
     void *q = realloc(old, bytes ? bytes : 1);
-#ifdef MADV_HUGEPAGE
+/* -DKS_NO_HUGE_PAGES builds without the advice, to measure what it buys */
+#if defined(MADV_HUGEPAGE) && !defined(KS_NO_HUGE_PAGES)
     /* malloc serves a block this large with mmap of its own, so the advice
      * touches nothing else; the whole pages inside the block are enough.
      * Kernels without transparent huge pages refuse it, which is harmless. */
