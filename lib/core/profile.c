@@ -150,7 +150,8 @@ enum { HUGE_PAGE = 2 << 20 };
 void *ks_column_realloc(void *old, size_t bytes)
 {
     void *q = realloc(old, bytes ? bytes : 1);
-#ifdef MADV_HUGEPAGE
+/* -DKS_NO_HUGE_PAGES builds without the advice, to measure what it buys */
+#if defined(MADV_HUGEPAGE) && !defined(KS_NO_HUGE_PAGES)
     /* malloc serves a block this large with mmap of its own, so the advice
      * touches nothing else; the whole pages inside the block are enough.
      * Kernels without transparent huge pages refuse it, which is harmless. */
@@ -410,6 +411,8 @@ ks_status ks_profile_reserve_rows(ks_profile *p, ks_rows *r, const ks_rows_quies
 void ks_profile_place_rows(ks_profile *p, const ks_rows *r, size_t at)
 {
     size_t n = r->n;
+    if (n == 0) /* the columns may not exist yet */
+        return;
     memcpy(p->duration_ns + at, r->duration_ns, n * sizeof(int64_t));
     for (size_t j = 0; j < n; j++)
         p->name_id[at + j] = r->name_global[r->name_id[j]];
