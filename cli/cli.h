@@ -70,6 +70,10 @@ int cli_read_profile(const char *path, const cli_input *in, ks_profile **out);
 /* own[] (ending with a zero entry) followed by the input options, the shared
  * parameters and every method parameter; free() the result. */
 struct option *cli_sampling_options(const struct option *own);
+/* run(argc, argv, those options): the exit code, or KS_ERR_NOMEM. */
+int cli_with_sampling_options(const struct option *own,
+                              int (*run)(int argc, char **argv, const struct option *longopts),
+                              int argc, char **argv);
 /* Handles a shared or method parameter option; returns false if opt is
  * neither. */
 bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd, int *rc);
@@ -77,6 +81,31 @@ bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd,
 void cli_params_help(void);
 /* "root (default), stem, ..." into buf */
 void cli_method_names(char *buf, size_t size);
+
+/* options.c: one command's option loop.  Set the fields, then
+ *     while ((opt = cli_loop_next(&l, argc, argv)) != -1)
+ *         switch (opt) { the command's own options }
+ *     if (l.exit >= 0)
+ *         return l.exit;
+ * and the command's operands are argv[optind..argc). */
+typedef struct cli_loop {
+    const char *cmd;               /* in messages: "ksample CMD: ..." */
+    const struct option *longopts;
+    const char *shortopts;         /* NULL: "h" */
+    void (*help)(void);            /* --help prints this, then exit is 0 */
+    bool *json;                    /* NULL: no --json ('j') */
+    cli_input *input;              /* NULL: no input options */
+    ks_params *params;             /* NULL: no sampling parameters */
+    struct cli_results *results;   /* NULL: no simulator-results options */
+    int operands;                  /* how many after the options; -1: the command checks */
+    const char *operands_are;      /* "one profile file", for the usage error */
+    int exit;                      /* once the loop is over: -1 go on, else the exit code */
+    bool started;
+} cli_loop;
+
+/* The next option for the command's own switch, or -1 when the loop is over
+ * (then see l->exit). */
+int cli_loop_next(cli_loop *l, int argc, char **argv);
 
 /* output.c: 0, or the exit code after saying why output (a path or "-")
  * must not be written: it is one of the inputs (NULL entries are skipped). */

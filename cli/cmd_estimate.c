@@ -148,15 +148,11 @@ int cmd_estimate(int argc, char **argv)
     const char **metrics = calloc((size_t)argc + 1, sizeof *metrics);
     const char **ratios = calloc((size_t)argc + 1, sizeof *ratios);
     bool json = false;
+    cli_loop l = {.cmd = "estimate", .longopts = longopts, .help = help, .json = &json,
+                  .results = &cr, .operands = -1};
     int opt, rc = 0;
-    optind = 1;
-    while (rc == 0 && (opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (cli_results_option(&cr, opt, optarg, "estimate", &rc))
-            continue;
+    while (rc == 0 && (opt = cli_loop_next(&l, argc, argv)) != -1) {
         switch (opt) {
-        case 'j':
-            json = true;
-            break;
         case 'm':
             metrics[eo.metric_count++] = optarg;
             break;
@@ -168,14 +164,10 @@ int cmd_estimate(int argc, char **argv)
                 rc = cli_usage_error("estimate", "--epsilon must be in (0, 1), got '%s'",
                                      optarg);
             break;
-        case 'h':
-            help();
-            rc = -1;
-            break;
-        default:
-            rc = cli_usage_error("estimate", "unknown option");
         }
     }
+    if (rc == 0 && l.exit >= 0)
+        rc = l.exit ? l.exit : -1; /* -1: --help, nothing to run */
     if (rc == 0 && argc - optind < 2)
         rc = cli_usage_error("estimate", "expected a plan and at least one results file");
     eo.metrics = metrics;

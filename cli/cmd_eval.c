@@ -337,12 +337,7 @@ int cmd_eval(int argc, char **argv)
         {"truth", required_argument, NULL, 'T'},   {"truth-format", required_argument, NULL, 'U'},
         {"metric-errors", no_argument, NULL, 'E'}, {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0}};
-    struct option *longopts = cli_sampling_options(own);
-    if (!longopts)
-        return KS_ERR_NOMEM;
-    int code = eval_main(argc, argv, longopts);
-    free(longopts);
-    return code;
+    return cli_with_sampling_options(own, eval_main, argc, argv);
 }
 
 static int read_inputs(const char *path, const cli_input *input, const eval_opts *o,
@@ -376,21 +371,18 @@ static int eval_main(int argc, char **argv, const struct option *longopts)
     eval_opts o;
     memset(&o, 0, sizeof o);
     o.iters = 10;
+    /* --epsilon is a list here, so the sampling parameters come after the
+     * command's own options */
+    cli_loop l = {.cmd = "eval", .longopts = longopts, .shortopts = "hq", .help = help,
+                  .json = &o.json, .input = &input, .operands = 1,
+                  .operands_are = "one profile file"};
     int opt, rc;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
-        if (opt == 'e') {
+    while ((opt = cli_loop_next(&l, argc, argv)) != -1) {
+        switch (opt) {
+        case 'e':
             if ((rc = parse_epsilons(optarg, &o)))
                 return rc;
-            continue;
-        }
-        if (cli_input_option(&input, opt, optarg, &rc) ||
-            cli_params_option(&pa, opt, optarg, "eval", &rc)) {
-            if (rc)
-                return rc;
-            continue;
-        }
-        switch (opt) {
+            break;
         case 'L':
             snprintf(methods_buf, sizeof methods_buf, "%s", optarg);
             break;
@@ -398,9 +390,6 @@ static int eval_main(int argc, char **argv, const struct option *longopts)
             if (!cli_parse_u64(optarg, &o.iters) || o.iters < 1 || o.iters > 1000000)
                 return cli_usage_error("eval", "--iters must be in 1..1000000, got '%s'",
                                        optarg);
-            break;
-        case 'j':
-            o.json = true;
             break;
         case 'T':
             o.truth = optarg;
@@ -414,15 +403,13 @@ static int eval_main(int argc, char **argv, const struct option *longopts)
         case 'q':
             o.quiet = true;
             break;
-        case 'h':
-            help();
-            return 0;
         default:
-            return cli_usage_error("eval", "unknown option");
+            if (cli_params_option(&pa, opt, optarg, "eval", &rc) && rc)
+                return rc;
         }
     }
-    if (optind != argc - 1)
-        return cli_usage_error("eval", "expected one profile file");
+    if (l.exit >= 0)
+        return l.exit;
     if (o.truth_format && !o.truth)
         return cli_usage_error("eval", "--truth-format without --truth");
     o.metric_errors |= input.metrics != NULL;

@@ -213,15 +213,11 @@ static int parse(int argc, char **argv, report_args *a, ks_params *pa, cli_input
 static int parse_options(int argc, char **argv, report_args *a, ks_params *pa,
                          cli_input *input, const struct option *longopts)
 {
-    int opt, rc;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "ho:q", longopts, NULL)) != -1) {
-        if (cli_input_option(input, opt, optarg, &rc) ||
-            cli_params_option(pa, opt, optarg, "report", &rc)) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    cli_loop l = {.cmd = "report", .longopts = longopts, .shortopts = "ho:q", .help = help,
+                  .input = input, .params = pa, .operands = 1,
+                  .operands_are = "one profile file"};
+    int opt;
+    while ((opt = cli_loop_next(&l, argc, argv)) != -1) {
         switch (opt) {
         case 'o': a->output = optarg; break;
         case 'M' + 256:
@@ -243,13 +239,9 @@ static int parse_options(int argc, char **argv, report_args *a, ks_params *pa,
             if (!cli_parse_u64(optarg, &a->top) || a->top < 1 || a->top > 100)
                 return cli_usage_error("report", "--top must be in 1..100, got '%s'", optarg);
             break;
-        case 'h': help(); return -1;
-        default: return cli_usage_error("report", "unknown option");
         }
     }
-    if (optind != argc - 1)
-        return cli_usage_error("report", "expected one profile file");
-    return 0;
+    return l.exit == 0 ? -1 : l.exit < 0 ? 0 : l.exit; /* -1: --help, nothing to do */
 }
 
 int cmd_report(int argc, char **argv)
