@@ -77,10 +77,18 @@ int cli_with_sampling_options(const struct option *own,
 /* Handles a shared or method parameter option; returns false if opt is
  * neither. */
 bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd, int *rc);
+/* Default reading and parameters of a command that samples; strict false
+ * (compare, eval): a method parameter applies to the methods that
+ * declare it and is not refused by the others. */
+void cli_sampling_init(cli_input *in, ks_params *pa, bool strict);
 /* Prints the help of the shared and method parameters. */
 void cli_params_help(void);
 /* "root (default), stem, ..." into buf */
 void cli_method_names(char *buf, size_t size);
+/* options.c: 0 if name is a method, else the usage error listing them. */
+int cli_method_check(const char *cmd, const char *name);
+/* Splits the comma-separated list (in place) into at most max method names. */
+int cli_method_list(const char *cmd, char *list, const char **names, int max, int *count);
 
 /* options.c: one command's option loop.  Set the fields, then
  *     while ((opt = cli_loop_next(&l, argc, argv)) != -1)
@@ -121,6 +129,9 @@ int cli_finish_stdout(int rc);
  * library's rule (always valid UTF-8, as plans are written). */
 void cli_json_number(double x);
 void cli_json_string(const char *s);
+/* `, "key": x` (output.c) */
+void cli_json_field(const char *key, double x);
+void cli_json_text_field(const char *key, const char *s);
 
 bool cli_parse_double(const char *s, double *v);
 bool cli_parse_u64(const char *s, uint64_t *v);

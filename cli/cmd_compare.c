@@ -35,18 +35,13 @@ static void print_result(const ks_eval_result *r, bool json, bool first)
                r->speedup_hmean, r->error_mean_pct, r->error_max_pct, r->plan_seconds);
         return;
     }
-    printf("%s{\"method\": \"%s\", \"samples\": ", first ? "" : ",\n ", r->method);
-    cli_json_number(r->samples_mean);
-    printf(", \"speedup_hmean\": ");
-    cli_json_number(r->speedup_hmean);
-    printf(", \"error_mean_pct\": ");
-    cli_json_number(r->error_mean_pct);
-    printf(", \"error_max_pct\": ");
-    cli_json_number(r->error_max_pct);
-    printf(", \"plan_seconds\": ");
-    cli_json_number(r->plan_seconds);
-    printf(", \"fit_seconds\": ");
-    cli_json_number(r->fit_seconds);
+    printf("%s{\"method\": \"%s\"", first ? "" : ",\n ", r->method);
+    cli_json_field("samples", r->samples_mean);
+    cli_json_field("speedup_hmean", r->speedup_hmean);
+    cli_json_field("error_mean_pct", r->error_mean_pct);
+    cli_json_field("error_max_pct", r->error_max_pct);
+    cli_json_field("plan_seconds", r->plan_seconds);
+    cli_json_field("fit_seconds", r->fit_seconds);
     printf("}");
 }
 
@@ -111,10 +106,8 @@ static int compare_run(const ks_profile *p, const ks_params *pa, unsigned iters,
 static int compare_main(int argc, char **argv, const struct option *longopts)
 {
     cli_input input;
-    cli_input_init(&input);
     ks_params pa;
-    ks_params_init(&pa);
-    pa.strict = 0; /* a method parameter applies to the methods that declare it */
+    cli_sampling_init(&input, &pa, false);
     uint64_t iters = 10;
     bool json = false;
     cli_loop l = {.cmd = "compare", .longopts = longopts, .help = help, .json = &json,

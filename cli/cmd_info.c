@@ -104,12 +104,9 @@ int cmd_info(int argc, char **argv)
     if (json) {
         printf("{\"file\": ");
         cli_json_string(p->source_path);
-        printf(", \"format\": ");
-        cli_json_string(p->source_format);
-        printf(", \"device\": ");
-        cli_json_string(p->device_name);
-        printf(", \"duration_source\": ");
-        cli_json_string(p->duration_source);
+        cli_json_text_field("format", p->source_format);
+        cli_json_text_field("device", p->device_name);
+        cli_json_text_field("duration_source", p->duration_source);
         printf(", \"invocations\": %zu, \"names\": %zu, \"key\": \"%s\", \"groups\": %zu, "
                "\"total_ns\": %.0Lf, \"metrics\": [",
                p->n, p->name_count, ks_key_to_string(key), g.count, total);

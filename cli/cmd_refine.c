@@ -86,16 +86,16 @@ static int refine_with(const ks_plan *plan, const char *plan_path, const ks_prof
 static int run(const char *plan_path, char **paths, int count, cli_results *cr,
                const refine_args *a)
 {
+    ks_plan plan;
+    ks_results r;
+    int rc = cli_plan_results_read(cr, plan_path, paths, count, &plan, &r);
+    if (rc)
+        return rc;
     ks_error err;
     ks_error_clear(&err);
-    ks_plan plan;
-    if (ks_plan_read(plan_path, &plan, &err) != KS_OK)
-        return cli_fail(&err);
-    ks_results r;
-    int rc = cli_results_read(cr, plan_path, &plan, paths, count, &r);
     double *y = malloc((plan.sample_count + 1) * sizeof *y);
     ks_profile *p = NULL;
-    if (rc == 0 && !y)
+    if (!y)
         rc = KS_ERR_NOMEM;
     if (rc == 0)
         rc = values_of(&plan, &r, a->metric, y);

@@ -51,9 +51,8 @@ int cmd_sample(int argc, char **argv)
 static int sample_main(int argc, char **argv, const struct option *longopts)
 {
     cli_input input;
-    cli_input_init(&input);
     ks_params pa;
-    ks_params_init(&pa);
+    cli_sampling_init(&input, &pa, true);
     const char *output = "-", *model = NULL, *save_model = NULL;
     bool csv = false;
     cli_loop l = {.cmd = "sample", .longopts = longopts, .shortopts = "ho:", .help = help,
@@ -62,11 +61,8 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
     while ((opt = cli_loop_next(&l, argc, argv)) != -1) {
         switch (opt) {
         case 'M' + 256:
-            if (!ks_method_find(optarg)) {
-                char names[256];
-                cli_method_names(names, sizeof names);
-                return cli_usage_error("sample", "unknown method '%s' (%s)", optarg, names);
-            }
+            if ((rc = cli_method_check("sample", optarg)))
+                return rc;
             pa.method = optarg;
             break;
         case 'o':

@@ -7,6 +7,7 @@
 
 #include <getopt.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* One of the options every command may share; false if opt is none of them. */
 static bool loop_shared_option(cli_loop *l, int opt, const char *arg, int *rc)
@@ -67,4 +68,34 @@ int cli_with_sampling_options(const struct option *own,
     int code = run(argc, argv, longopts);
     free(longopts);
     return code;
+}
+
+void cli_sampling_init(cli_input *in, ks_params *pa, bool strict)
+{
+    cli_input_init(in);
+    ks_params_init(pa);
+    pa->strict = strict;
+}
+
+int cli_method_check(const char *cmd, const char *name)
+{
+    if (ks_method_find(name))
+        return 0;
+    char known[256];
+    cli_method_names(known, sizeof known);
+    return cli_usage_error(cmd, "unknown method '%s' (%s)", name, known);
+}
+
+int cli_method_list(const char *cmd, char *list, const char **names, int max, int *count)
+{
+    *count = 0;
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        int rc = cli_method_check(cmd, tok);
+        if (rc)
+            return rc;
+        if (*count == max)
+            return cli_usage_error(cmd, "at most %d methods", max);
+        names[(*count)++] = tok;
+    }
+    return 0;
 }

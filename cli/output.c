@@ -55,3 +55,17 @@ void cli_install_cleanup(void)
         sigaction(sigs[i], &sa, NULL);
     }
 }
+
+/* `, "key": x`, x as cli_json_number writes it */
+void cli_json_field(const char *key, double x)
+{
+    printf(", \"%s\": ", key);
+    cli_json_number(x);
+}
+
+/* `, "key": "s"`, s as cli_json_string writes it */
+void cli_json_text_field(const char *key, const char *s)
+{
+    printf(", \"%s\": ", key);
+    cli_json_string(s);
+}

@@ -635,6 +635,20 @@ static ks_profile *time_profile(const char *const *names, size_t n, bool with_gr
     return p;
 }
 
+/* Attaching path to a time profile of names must be refused as malformed,
+ * saying `says` and attaching nothing; returns the error for more checks. */
+static ks_error attach_refused(const char *const *names, size_t n, bool with_grid,
+                               const char *path, const char *says)
+{
+    ks_profile *p = time_profile(names, n, with_grid);
+    ks_error err;
+    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
+    assert_contains(err.message, says);
+    assert_int_equal(p->metric_count, 0);
+    ks_profile_free(p);
+    return err;
+}
+
 #define ATTACH_ROW(id, name, metric, unit, value)                                          \
     MID_ROW(id, name, "7", "(256, 1, 1)", "(4, 1, 1)", "0", "S", metric, unit, value)
 
@@ -682,44 +696,30 @@ static void test_attach_refusals(void **state)
 
     /* a name that does not line up */
     const char *wrong[] = {"void foo<int>(float*)", "void qux(double)", "void ns::baz(int)"};
-    ks_profile *p = time_profile(wrong, 3, true);
-    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
-    assert_contains(err.message, "launch 1");
+    err = attach_refused(wrong, 3, true, path, "launch 1");
     assert_contains(err.message, "\"void qux(double)\"");
     assert_contains(err.message, "\"bar\"");
     assert_string_equal(err.file, path);
     assert_int_equal(err.line, 5); /* the first row of ncu's kernel 1 */
-    assert_int_equal(p->metric_count, 0);
-    ks_profile_free(p);
 
     /* a template argument that differs is a different kernel */
     const char *other_template[] = {"void foo<float>(float*)", "bar", "ns::baz"};
-    p = time_profile(other_template, 3, false);
-    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
-    assert_contains(err.message, "launch 0");
-    ks_profile_free(p);
+    attach_refused(other_template, 3, false, path, "launch 0");
 
     /* counts differ */
     const char *four[] = {"foo<int>", "bar", "ns::baz", "bar"};
-    p = time_profile(four, 4, true);
-    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
-    assert_contains(err.message, "3 kernel launches");
+    err = attach_refused(four, 4, true, path, "3 kernel launches");
     assert_contains(err.message, "profile 4");
-    assert_int_equal(p->metric_count, 0);
-    ks_profile_free(p);
 
     /* counts differ and a name too: both are said */
     const char *two[] = {"foo<int>", "quux"};
-    p = time_profile(two, 2, true);
-    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
-    assert_contains(err.message, "profile 2");
+    err = attach_refused(two, 2, true, path, "profile 2");
     assert_contains(err.message, "launch 1");
     assert_contains(err.message, "\"quux\"");
-    ks_profile_free(p);
 
     /* same names, different launch configuration */
     const char *names[] = {"foo<int>", "bar", "ns::baz"};
-    p = time_profile(names, 3, true);
+    ks_profile *p = time_profile(names, 3, true);
     p->grid[3 * 2] = 8;
     assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
     assert_contains(err.message, "launch 2");
@@ -728,9 +728,8 @@ static void test_attach_refusals(void **state)
 
     /* not an ncu file */
     const char *other = write_text("nsys.csv", "Start (ns),Duration (ns),Name\n1,2,k\n");
+    attach_refused(names, 3, true, other, "not an Nsight Compute CSV");
     p = time_profile(names, 3, true);
-    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, other, &err), KS_ERR_FORMAT);
-    assert_contains(err.message, "not an Nsight Compute CSV");
     assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, "/nonexistent/ncu.csv", &err), KS_ERR_IO);
     ks_profile_free(p);
 }
@@ -751,17 +750,9 @@ static void test_attach_name_cut(void **state)
     ks_profile_free(p);
 
     const char *anon[] = {"void (anonymous namespace)::k2(float*)", "void scale<(int)2>(float*)"};
-    p = time_profile(anon, 2, false);
-    ks_error err;
-    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
-    assert_contains(err.message, "launch 0");
-    ks_profile_free(p);
-
+    attach_refused(anon, 2, false, path, "launch 0");
     const char *tmpl[] = {"void (anonymous namespace)::k1(float*)", "void scale<(int)3>(float*)"};
-    p = time_profile(tmpl, 2, false);
-    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
-    assert_contains(err.message, "launch 1");
-    ks_profile_free(p);
+    attach_refused(tmpl, 2, false, path, "launch 1");
 }
 
 static void test_attach_tolerates_partial_durations(void **state)

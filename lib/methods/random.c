@@ -91,9 +91,7 @@ const ks_method ks_method_random = {
     .summary = "uniform random baseline, with replacement (--target-speedup S or --fraction f)",
     .default_key = KS_KEY_NAME,
     .needs = KS_NEED_TIME,
-    .params = random_param_defs,
-    .param_count = sizeof random_param_defs / sizeof random_param_defs[0],
-    .params_size = sizeof(random_params),
+    KS_METHOD_PARAMS(random_param_defs, random_params),
     .check = random_check,
     .select = random_select,
 };
