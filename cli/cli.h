@@ -132,6 +132,9 @@ void cli_json_string(const char *s);
 /* `, "key": x` (output.c) */
 void cli_json_field(const char *key, double x);
 void cli_json_text_field(const char *key, const char *s);
+/* samples, speedup_hmean, error_mean_pct, error_max_pct, plan_seconds and
+ * fit_seconds of r, as fields */
+void cli_json_eval_fields(const ks_eval_result *r);
 
 bool cli_parse_double(const char *s, double *v);
 bool cli_parse_u64(const char *s, uint64_t *v);

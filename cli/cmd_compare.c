@@ -36,12 +36,7 @@ static void print_result(const ks_eval_result *r, bool json, bool first)
         return;
     }
     printf("%s{\"method\": \"%s\"", first ? "" : ",\n ", r->method);
-    cli_json_field("samples", r->samples_mean);
-    cli_json_field("speedup_hmean", r->speedup_hmean);
-    cli_json_field("error_mean_pct", r->error_mean_pct);
-    cli_json_field("error_max_pct", r->error_max_pct);
-    cli_json_field("plan_seconds", r->plan_seconds);
-    cli_json_field("fit_seconds", r->fit_seconds);
+    cli_json_eval_fields(r);
     printf("}");
 }
 

@@ -98,12 +98,7 @@ static void print_json(const eval_row *rows, size_t count, bool metrics)
         printf("%s{\"method\": ", i ? ", " : "");
         cli_json_string(r->method);
         cli_json_field("epsilon", rows[i].epsilon);
-        cli_json_field("samples", r->samples_mean);
-        cli_json_field("speedup_hmean", r->speedup_hmean);
-        cli_json_field("error_mean_pct", r->error_mean_pct);
-        cli_json_field("error_max_pct", r->error_max_pct);
-        cli_json_field("plan_seconds", r->plan_seconds);
-        cli_json_field("fit_seconds", r->fit_seconds);
+        cli_json_eval_fields(r);
         cli_json_field("bound_pct", r->bound_pct);
         cli_json_field("exceed_fraction", r->exceed_fraction);
         cli_json_field("predicted_rse_pct", r->predicted_rse_pct);

@@ -69,3 +69,14 @@ void cli_json_text_field(const char *key, const char *s)
     printf(", \"%s\": ", key);
     cli_json_string(s);
 }
+
+/* The fields of an evaluation that compare and eval both report. */
+void cli_json_eval_fields(const ks_eval_result *r)
+{
+    cli_json_field("samples", r->samples_mean);
+    cli_json_field("speedup_hmean", r->speedup_hmean);
+    cli_json_field("error_mean_pct", r->error_mean_pct);
+    cli_json_field("error_max_pct", r->error_max_pct);
+    cli_json_field("plan_seconds", r->plan_seconds);
+    cli_json_field("fit_seconds", r->fit_seconds);
+}
