@@ -70,13 +70,50 @@ int cli_read_profile(const char *path, const cli_input *in, ks_profile **out);
 /* own[] (ending with a zero entry) followed by the input options, the shared
  * parameters and every method parameter; free() the result. */
 struct option *cli_sampling_options(const struct option *own);
+/* run(argc, argv, those options): the exit code, or KS_ERR_NOMEM. */
+int cli_with_sampling_options(const struct option *own,
+                              int (*run)(int argc, char **argv, const struct option *longopts),
+                              int argc, char **argv);
 /* Handles a shared or method parameter option; returns false if opt is
  * neither. */
 bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd, int *rc);
+/* Default reading and parameters of a command that samples; strict false
+ * (compare, eval): a method parameter applies to the methods that
+ * declare it and is not refused by the others. */
+void cli_sampling_init(cli_input *in, ks_params *pa, bool strict);
 /* Prints the help of the shared and method parameters. */
 void cli_params_help(void);
 /* "root (default), stem, ..." into buf */
 void cli_method_names(char *buf, size_t size);
+/* options.c: 0 if name is a method, else the usage error listing them. */
+int cli_method_check(const char *cmd, const char *name);
+/* Splits the comma-separated list (in place) into at most max method names. */
+int cli_method_list(const char *cmd, char *list, const char **names, int max, int *count);
+
+/* options.c: one command's option loop.  Set the fields, then
+ *     while ((opt = cli_loop_next(&l, argc, argv)) != -1)
+ *         switch (opt) { the command's own options }
+ *     if (l.exit >= 0)
+ *         return l.exit;
+ * and the command's operands are argv[optind..argc). */
+typedef struct cli_loop {
+    const char *cmd;               /* in messages: "ksample CMD: ..." */
+    const struct option *longopts;
+    const char *shortopts;         /* NULL: "h" */
+    void (*help)(void);            /* --help prints this, then exit is 0 */
+    bool *json;                    /* NULL: no --json ('j') */
+    cli_input *input;              /* NULL: no input options */
+    ks_params *params;             /* NULL: no sampling parameters */
+    struct cli_results *results;   /* NULL: no simulator-results options */
+    int operands;                  /* how many after the options; -1: the command checks */
+    const char *operands_are;      /* "one profile file", for the usage error */
+    int exit;                      /* once the loop is over: -1 go on, else the exit code */
+    bool started;
+} cli_loop;
+
+/* The next option for the command's own switch, or -1 when the loop is over
+ * (then see l->exit). */
+int cli_loop_next(cli_loop *l, int argc, char **argv);
 
 /* output.c: 0, or the exit code after saying why output (a path or "-")
  * must not be written: it is one of the inputs (NULL entries are skipped). */
@@ -92,6 +129,12 @@ int cli_finish_stdout(int rc);
  * library's rule (always valid UTF-8, as plans are written). */
 void cli_json_number(double x);
 void cli_json_string(const char *s);
+/* `, "key": x` (output.c) */
+void cli_json_field(const char *key, double x);
+void cli_json_text_field(const char *key, const char *s);
+/* samples, speedup_hmean, error_mean_pct, error_max_pct, plan_seconds and
+ * fit_seconds of r, as fields */
+void cli_json_eval_fields(const ks_eval_result *r);
 
 bool cli_parse_double(const char *s, double *v);
 bool cli_parse_u64(const char *s, uint64_t *v);

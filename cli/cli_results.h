@@ -39,5 +39,9 @@ bool cli_results_option(cli_results *r, int opt, const char *arg, const char *cm
 /* Reads every RESULTS argument; returns 0 or the exit code. */
 int cli_results_read(cli_results *r, const char *plan_path, const ks_plan *plan, char **paths,
                      int count, ks_results *out);
+/* Reads the plan, then every RESULTS argument; 0, or the exit code with
+ * nothing left to free. */
+int cli_plan_results_read(cli_results *r, const char *plan_path, char **paths, int count,
+                          ks_plan *plan, ks_results *out);
 
 #endif

@@ -35,18 +35,8 @@ static void print_result(const ks_eval_result *r, bool json, bool first)
                r->speedup_hmean, r->error_mean_pct, r->error_max_pct, r->plan_seconds);
         return;
     }
-    printf("%s{\"method\": \"%s\", \"samples\": ", first ? "" : ",\n ", r->method);
-    cli_json_number(r->samples_mean);
-    printf(", \"speedup_hmean\": ");
-    cli_json_number(r->speedup_hmean);
-    printf(", \"error_mean_pct\": ");
-    cli_json_number(r->error_mean_pct);
-    printf(", \"error_max_pct\": ");
-    cli_json_number(r->error_max_pct);
-    printf(", \"plan_seconds\": ");
-    cli_json_number(r->plan_seconds);
-    printf(", \"fit_seconds\": ");
-    cli_json_number(r->fit_seconds);
+    printf("%s{\"method\": \"%s\"", first ? "" : ",\n ", r->method);
+    cli_json_eval_fields(r);
     printf("}");
 }
 
@@ -111,39 +101,19 @@ static int compare_run(const ks_profile *p, const ks_params *pa, unsigned iters,
 static int compare_main(int argc, char **argv, const struct option *longopts)
 {
     cli_input input;
-    cli_input_init(&input);
     ks_params pa;
-    ks_params_init(&pa);
-    pa.strict = 0; /* a method parameter applies to the methods that declare it */
+    cli_sampling_init(&input, &pa, false);
     uint64_t iters = 10;
     bool json = false;
+    cli_loop l = {.cmd = "compare", .longopts = longopts, .help = help, .json = &json,
+                  .input = &input, .params = &pa, .operands = 1,
+                  .operands_are = "one profile file"};
     int opt, rc;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (cli_input_option(&input, opt, optarg, &rc) ||
-            cli_params_option(&pa, opt, optarg, "compare", &rc)) {
-            if (rc)
-                return rc;
-            continue;
-        }
-        switch (opt) {
-        case 'i':
-            if (!cli_parse_u64(optarg, &iters) || iters < 1 || iters > 1000000)
-                return cli_usage_error("compare", "--iters must be in 1..1000000, got '%s'",
-                                       optarg);
-            break;
-        case 'j':
-            json = true;
-            break;
-        case 'h':
-            help();
-            return 0;
-        default:
-            return cli_usage_error("compare", "unknown option");
-        }
-    }
-    if (optind != argc - 1)
-        return cli_usage_error("compare", "expected one profile file");
+    while ((opt = cli_loop_next(&l, argc, argv)) != -1)
+        if (opt == 'i' && (!cli_parse_u64(optarg, &iters) || iters < 1 || iters > 1000000))
+            return cli_usage_error("compare", "--iters must be in 1..1000000, got '%s'", optarg);
+    if (l.exit >= 0)
+        return l.exit;
     if ((rc = check_settings(&pa)))
         return rc;
     ks_profile *p;
@@ -160,10 +130,5 @@ int cmd_compare(int argc, char **argv)
                                         {"json", no_argument, NULL, 'j'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
-    struct option *longopts = cli_sampling_options(own);
-    if (!longopts)
-        return KS_ERR_NOMEM;
-    int code = compare_main(argc, argv, longopts);
-    free(longopts);
-    return code;
+    return cli_with_sampling_options(own, compare_main, argc, argv);
 }

@@ -54,17 +54,18 @@ int cmd_embed(int argc, char **argv)
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     const char *model = NULL, *traces = NULL, *output = "-";
+    cli_loop l = {.cmd = "embed", .longopts = longopts, .shortopts = "ho:", .help = help,
+                  .operands = -1};
     int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+    while ((opt = cli_loop_next(&l, argc, argv)) != -1) {
         switch (opt) {
         case 'm': model = optarg; break;
         case 't': traces = optarg; break;
         case 'o': output = optarg; break;
-        case 'h': help(); return 0;
-        default: return cli_usage_error("embed", "unknown option");
         }
     }
+    if (l.exit >= 0)
+        return l.exit;
     if (optind != argc || !model || !traces)
         return cli_usage_error("embed", "expected --model MODEL and --traces DIR");
     ks_error err;

@@ -30,12 +30,14 @@ static void help(void)
            "  -h, --help         this text\n");
 }
 
-static void json_number(double x)
+/* `, "key": x` with every digit of x: an estimate is a result others compute
+ * with, unlike the 6 digits of the other commands' reports */
+static void json_field_exact(const char *key, double x)
 {
     if (isfinite(x))
-        printf("%.17g", x);
+        printf(", \"%s\": %.17g", key, x);
     else
-        printf("null");
+        printf(", \"%s\": null", key);
 }
 
 static void print_json(const ks_estimate *e, ks_single_mode single)
@@ -43,23 +45,12 @@ static void print_json(const ks_estimate *e, ks_single_mode single)
     printf("[");
     for (size_t i = 0; i < e->count; i++) {
         const ks_metric_estimate *m = &e->metrics[i];
-        printf("%s\n  {\"metric\": \"", i ? "," : "");
-        for (const unsigned char *c = (const unsigned char *)m->name; *c; c++) {
-            if (*c == '"' || *c == '\\')
-                printf("\\%c", *c);
-            else if (*c < 0x20)
-                printf("\\u%04x", *c);
-            else
-                putchar(*c);
-        }
-        printf("\", \"estimate\": ");
-        json_number(m->estimate);
-        printf(", \"ci_low\": ");
-        json_number(m->ci_low);
-        printf(", \"ci_high\": ");
-        json_number(m->ci_high);
-        printf(", \"rel_halfwidth\": ");
-        json_number(m->rel_halfwidth);
+        printf("%s\n  {\"metric\": ", i ? "," : "");
+        cli_json_string(m->name);
+        json_field_exact("estimate", m->estimate);
+        json_field_exact("ci_low", m->ci_low);
+        json_field_exact("ci_high", m->ci_high);
+        json_field_exact("rel_halfwidth", m->rel_halfwidth);
         printf(", \"bound_met\": %s, \"ratio\": %s, \"single_sample_strata\": %zu, "
                "\"single_sample\": \"%s\"}",
                m->bound_met < 0 ? "null" : m->bound_met ? "true" : "false",
@@ -107,17 +98,13 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
 static int run(const char *plan_path, char **paths, int count, cli_results *cr,
                ks_estimate_options *eo, bool json)
 {
+    ks_plan plan;
+    ks_results r;
+    int rc = cli_plan_results_read(cr, plan_path, paths, count, &plan, &r);
+    if (rc)
+        return rc;
     ks_error err;
     ks_error_clear(&err);
-    ks_plan plan;
-    if (ks_plan_read(plan_path, &plan, &err) != KS_OK)
-        return cli_fail(&err);
-    ks_results r;
-    int rc = cli_results_read(cr, plan_path, &plan, paths, count, &r);
-    if (rc) {
-        ks_plan_free(&plan);
-        return rc;
-    }
     eo->single = cr->single;
     ks_estimate e;
     if (ks_estimate_compute(&plan, &r, eo, &e, &err) != KS_OK) {
@@ -148,15 +135,11 @@ int cmd_estimate(int argc, char **argv)
     const char **metrics = calloc((size_t)argc + 1, sizeof *metrics);
     const char **ratios = calloc((size_t)argc + 1, sizeof *ratios);
     bool json = false;
+    cli_loop l = {.cmd = "estimate", .longopts = longopts, .help = help, .json = &json,
+                  .results = &cr, .operands = -1};
     int opt, rc = 0;
-    optind = 1;
-    while (rc == 0 && (opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (cli_results_option(&cr, opt, optarg, "estimate", &rc))
-            continue;
+    while (rc == 0 && (opt = cli_loop_next(&l, argc, argv)) != -1) {
         switch (opt) {
-        case 'j':
-            json = true;
-            break;
         case 'm':
             metrics[eo.metric_count++] = optarg;
             break;
@@ -168,14 +151,10 @@ int cmd_estimate(int argc, char **argv)
                 rc = cli_usage_error("estimate", "--epsilon must be in (0, 1), got '%s'",
                                      optarg);
             break;
-        case 'h':
-            help();
-            rc = -1;
-            break;
-        default:
-            rc = cli_usage_error("estimate", "unknown option");
         }
     }
+    if (rc == 0 && l.exit >= 0)
+        rc = l.exit ? l.exit : -1; /* -1: --help, nothing to run */
     if (rc == 0 && argc - optind < 2)
         rc = cli_usage_error("estimate", "expected a plan and at least one results file");
     eo.metrics = metrics;

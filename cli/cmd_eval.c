@@ -67,12 +67,6 @@ typedef struct eval_row {
 
 /* ------------------------------------------------------------- output */
 
-static void json_key_number(const char *key, double x)
-{
-    printf(", \"%s\": ", key);
-    cli_json_number(x);
-}
-
 static void json_metrics(const ks_eval_detail *d)
 {
     printf(", \"metrics\": {");
@@ -81,8 +75,8 @@ static void json_metrics(const ks_eval_detail *d)
         cli_json_string(d->metrics[m].name);
         printf(": {\"error_mean_pct\": ");
         cli_json_number(d->metrics[m].error_mean_pct);
-        json_key_number("error_max_pct", d->metrics[m].error_max_pct);
-        json_key_number("total", d->metrics[m].total);
+        cli_json_field("error_max_pct", d->metrics[m].error_max_pct);
+        cli_json_field("total", d->metrics[m].total);
         printf("}");
     }
     printf("}, \"metrics_skipped\": {");
@@ -103,22 +97,17 @@ static void print_json(const eval_row *rows, size_t count, bool metrics)
         const ks_eval_detail *d = &rows[i].d;
         printf("%s{\"method\": ", i ? ", " : "");
         cli_json_string(r->method);
-        json_key_number("epsilon", rows[i].epsilon);
-        json_key_number("samples", r->samples_mean);
-        json_key_number("speedup_hmean", r->speedup_hmean);
-        json_key_number("error_mean_pct", r->error_mean_pct);
-        json_key_number("error_max_pct", r->error_max_pct);
-        json_key_number("plan_seconds", r->plan_seconds);
-        json_key_number("fit_seconds", r->fit_seconds);
-        json_key_number("bound_pct", r->bound_pct);
-        json_key_number("exceed_fraction", r->exceed_fraction);
-        json_key_number("predicted_rse_pct", r->predicted_rse_pct);
-        json_key_number("cost_over_lower_bound", r->cost_over_lower_bound);
+        cli_json_field("epsilon", rows[i].epsilon);
+        cli_json_eval_fields(r);
+        cli_json_field("bound_pct", r->bound_pct);
+        cli_json_field("exceed_fraction", r->exceed_fraction);
+        cli_json_field("predicted_rse_pct", r->predicted_rse_pct);
+        cli_json_field("cost_over_lower_bound", r->cost_over_lower_bound);
         if (d->has_truth) {
-            json_key_number("truth_error_mean_pct", d->truth_error_mean_pct);
-            json_key_number("truth_error_max_pct", d->truth_error_max_pct);
-            json_key_number("truth_speedup_hmean", d->truth_speedup_hmean);
-            json_key_number("truth_exceed_fraction", d->truth_exceed_fraction);
+            cli_json_field("truth_error_mean_pct", d->truth_error_mean_pct);
+            cli_json_field("truth_error_max_pct", d->truth_error_max_pct);
+            cli_json_field("truth_speedup_hmean", d->truth_speedup_hmean);
+            cli_json_field("truth_exceed_fraction", d->truth_exceed_fraction);
         }
         if (metrics)
             json_metrics(d);
@@ -202,19 +191,10 @@ static int parse_epsilons(const char *arg, eval_opts *o)
 
 static int parse_methods(char *list, eval_opts *o)
 {
-    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-        if (!ks_method_find(tok)) {
-            char known[256];
-            cli_method_names(known, sizeof known);
-            return cli_usage_error("eval", "unknown method '%s' (%s)", tok, known);
-        }
-        if (o->method_count == MAX_METHODS)
-            return cli_usage_error("eval", "at most %d methods", MAX_METHODS);
-        o->names[o->method_count++] = tok;
-    }
-    if (o->method_count == 0)
+    int rc = cli_method_list("eval", list, o->names, MAX_METHODS, &o->method_count);
+    if (rc == 0 && o->method_count == 0)
         return cli_usage_error("eval", "--methods is empty");
-    return 0;
+    return rc;
 }
 
 /* every method parameter given must belong to one of the methods */
@@ -343,12 +323,7 @@ int cmd_eval(int argc, char **argv)
         {"truth", required_argument, NULL, 'T'},   {"truth-format", required_argument, NULL, 'U'},
         {"metric-errors", no_argument, NULL, 'E'}, {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0}};
-    struct option *longopts = cli_sampling_options(own);
-    if (!longopts)
-        return KS_ERR_NOMEM;
-    int code = eval_main(argc, argv, longopts);
-    free(longopts);
-    return code;
+    return cli_with_sampling_options(own, eval_main, argc, argv);
 }
 
 static int read_inputs(const char *path, const cli_input *input, const eval_opts *o,
@@ -374,29 +349,24 @@ static int read_inputs(const char *path, const cli_input *input, const eval_opts
 static int eval_main(int argc, char **argv, const struct option *longopts)
 {
     cli_input input;
-    cli_input_init(&input);
     ks_params pa;
-    ks_params_init(&pa);
-    pa.strict = 0; /* a method parameter applies to the methods that declare it */
+    cli_sampling_init(&input, &pa, false);
     char methods_buf[256] = "root,stem,allegro,random";
     eval_opts o;
     memset(&o, 0, sizeof o);
     o.iters = 10;
+    /* --epsilon is a list here, so the sampling parameters come after the
+     * command's own options */
+    cli_loop l = {.cmd = "eval", .longopts = longopts, .shortopts = "hq", .help = help,
+                  .json = &o.json, .input = &input, .operands = 1,
+                  .operands_are = "one profile file"};
     int opt, rc;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
-        if (opt == 'e') {
+    while ((opt = cli_loop_next(&l, argc, argv)) != -1) {
+        switch (opt) {
+        case 'e':
             if ((rc = parse_epsilons(optarg, &o)))
                 return rc;
-            continue;
-        }
-        if (cli_input_option(&input, opt, optarg, &rc) ||
-            cli_params_option(&pa, opt, optarg, "eval", &rc)) {
-            if (rc)
-                return rc;
-            continue;
-        }
-        switch (opt) {
+            break;
         case 'L':
             snprintf(methods_buf, sizeof methods_buf, "%s", optarg);
             break;
@@ -404,9 +374,6 @@ static int eval_main(int argc, char **argv, const struct option *longopts)
             if (!cli_parse_u64(optarg, &o.iters) || o.iters < 1 || o.iters > 1000000)
                 return cli_usage_error("eval", "--iters must be in 1..1000000, got '%s'",
                                        optarg);
-            break;
-        case 'j':
-            o.json = true;
             break;
         case 'T':
             o.truth = optarg;
@@ -420,15 +387,13 @@ static int eval_main(int argc, char **argv, const struct option *longopts)
         case 'q':
             o.quiet = true;
             break;
-        case 'h':
-            help();
-            return 0;
         default:
-            return cli_usage_error("eval", "unknown option");
+            if (cli_params_option(&pa, opt, optarg, "eval", &rc) && rc)
+                return rc;
         }
     }
-    if (optind != argc - 1)
-        return cli_usage_error("eval", "expected one profile file");
+    if (l.exit >= 0)
+        return l.exit;
     if (o.truth_format && !o.truth)
         return cli_usage_error("eval", "--truth-format without --truth");
     o.metric_errors |= input.metrics != NULL;

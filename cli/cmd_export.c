@@ -62,9 +62,10 @@ int cmd_export(int argc, char **argv)
         {NULL, 0, NULL, 0}};
     const char *to = NULL, *out = NULL, *profile_path = NULL, *exclude = NULL;
     ks_export_options eo = {0};
+    cli_loop l = {.cmd = "export", .longopts = longopts, .shortopts = "ho:", .help = help,
+                  .operands = 1, .operands_are = "one plan file"};
     int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+    while ((opt = cli_loop_next(&l, argc, argv)) != -1) {
         switch (opt) {
         case 't':
             to = optarg;
@@ -84,15 +85,10 @@ int cmd_export(int argc, char **argv)
         case 'x':
             exclude = optarg;
             break;
-        case 'h':
-            help();
-            return 0;
-        default:
-            return cli_usage_error("export", "unknown option");
         }
     }
-    if (optind != argc - 1)
-        return cli_usage_error("export", "expected one plan file");
+    if (l.exit >= 0)
+        return l.exit;
     if (!to || !out)
         return cli_usage_error("export", "--to FORMAT and -o OUT are required");
     const ks_exporter *ex = ks_exporter_find(to);

@@ -47,14 +47,10 @@ int cmd_info(int argc, char **argv)
     bool json = false;
     ks_error err;
     ks_error_clear(&err);
+    cli_loop l = {.cmd = "info", .longopts = longopts, .help = help, .json = &json,
+                  .input = &input, .operands = 1, .operands_are = "one profile file"};
     int opt, rc;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (cli_input_option(&input, opt, optarg, &rc)) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((opt = cli_loop_next(&l, argc, argv)) != -1) {
         switch (opt) {
         case 'k':
             if (ks_key_parse(optarg, &key, &err) != KS_OK)
@@ -64,18 +60,10 @@ int cmd_info(int argc, char **argv)
             if (!cli_parse_u64(optarg, &top))
                 return cli_usage_error("info", "--top needs a count, got '%s'", optarg);
             break;
-        case 'j':
-            json = true;
-            break;
-        case 'h':
-            help();
-            return 0;
-        default:
-            return cli_usage_error("info", "unknown option");
         }
     }
-    if (optind != argc - 1)
-        return cli_usage_error("info", "expected one profile file");
+    if (l.exit >= 0)
+        return l.exit;
     ks_profile *p;
     if ((rc = cli_read_profile(argv[optind], &input, &p)))
         return rc;
@@ -116,12 +104,9 @@ int cmd_info(int argc, char **argv)
     if (json) {
         printf("{\"file\": ");
         cli_json_string(p->source_path);
-        printf(", \"format\": ");
-        cli_json_string(p->source_format);
-        printf(", \"device\": ");
-        cli_json_string(p->device_name);
-        printf(", \"duration_source\": ");
-        cli_json_string(p->duration_source);
+        cli_json_text_field("format", p->source_format);
+        cli_json_text_field("device", p->device_name);
+        cli_json_text_field("duration_source", p->duration_source);
         printf(", \"invocations\": %zu, \"names\": %zu, \"key\": \"%s\", \"groups\": %zu, "
                "\"total_ns\": %.0Lf, \"metrics\": [",
                p->n, p->name_count, ks_key_to_string(key), g.count, total);

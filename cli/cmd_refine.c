@@ -86,16 +86,16 @@ static int refine_with(const ks_plan *plan, const char *plan_path, const ks_prof
 static int run(const char *plan_path, char **paths, int count, cli_results *cr,
                const refine_args *a)
 {
+    ks_plan plan;
+    ks_results r;
+    int rc = cli_plan_results_read(cr, plan_path, paths, count, &plan, &r);
+    if (rc)
+        return rc;
     ks_error err;
     ks_error_clear(&err);
-    ks_plan plan;
-    if (ks_plan_read(plan_path, &plan, &err) != KS_OK)
-        return cli_fail(&err);
-    ks_results r;
-    int rc = cli_results_read(cr, plan_path, &plan, paths, count, &r);
     double *y = malloc((plan.sample_count + 1) * sizeof *y);
     ks_profile *p = NULL;
-    if (rc == 0 && !y)
+    if (!y)
         rc = KS_ERR_NOMEM;
     if (rc == 0)
         rc = values_of(&plan, &r, a->metric, y);
@@ -120,14 +120,10 @@ int cmd_refine(int argc, char **argv)
     cli_results cr;
     cli_results_init(&cr);
     refine_args a = {0};
-    int opt, rc;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-        if (cli_results_option(&cr, opt, optarg, "refine", &rc)) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    cli_loop l = {.cmd = "refine", .longopts = longopts, .shortopts = "ho:", .help = help,
+                  .results = &cr, .operands = -1};
+    int opt;
+    while ((opt = cli_loop_next(&l, argc, argv)) != -1) {
         switch (opt) {
         case 'o':
             a.output = optarg;
@@ -148,13 +144,10 @@ int cmd_refine(int argc, char **argv)
                 return cli_usage_error("refine", "--seed needs a non-negative integer");
             a.seed_given = true;
             break;
-        case 'h':
-            help();
-            return 0;
-        default:
-            return cli_usage_error("refine", "unknown option");
         }
     }
+    if (l.exit >= 0)
+        return l.exit;
     if (argc - optind < 2 || !a.output)
         return cli_usage_error("refine", "expected a plan, results and -o NEWPLAN");
     return run(argv[optind], argv + optind + 1, argc - optind - 1, &cr, &a);

@@ -52,19 +52,6 @@ typedef struct report_data {
     ks_estimate_row *estimates;
 } report_data;
 
-static int split_methods(char *list, const char **names, int *count)
-{
-    *count = 0;
-    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-        if (!ks_method_find(tok))
-            return cli_usage_error("report", "unknown method '%s'", tok);
-        if (*count == 16)
-            return cli_usage_error("report", "at most 16 methods");
-        names[(*count)++] = tok;
-    }
-    return 0;
-}
-
 static int split_epsilons(char *list, double *eps, int *count)
 {
     *count = 0;
@@ -89,7 +76,7 @@ static int evaluate(const ks_profile *p, const ks_params *pa, const report_args 
     const char *names[16];
     double eps[32];
     int count, neps, rc;
-    if ((rc = split_methods(methods, names, &count)) || (rc = split_epsilons(epsilons, eps, &neps)))
+    if ((rc = cli_method_list("report", methods, names, 16, &count)) || (rc = split_epsilons(epsilons, eps, &neps)))
         return rc;
     if (a->iters == 0)
         return 0;
@@ -213,20 +200,16 @@ static int parse(int argc, char **argv, report_args *a, ks_params *pa, cli_input
 static int parse_options(int argc, char **argv, report_args *a, ks_params *pa,
                          cli_input *input, const struct option *longopts)
 {
+    cli_loop l = {.cmd = "report", .longopts = longopts, .shortopts = "ho:q", .help = help,
+                  .input = input, .params = pa, .operands = 1,
+                  .operands_are = "one profile file"};
     int opt, rc;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "ho:q", longopts, NULL)) != -1) {
-        if (cli_input_option(input, opt, optarg, &rc) ||
-            cli_params_option(pa, opt, optarg, "report", &rc)) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((opt = cli_loop_next(&l, argc, argv)) != -1) {
         switch (opt) {
         case 'o': a->output = optarg; break;
         case 'M' + 256:
-            if (!ks_method_find(optarg))
-                return cli_usage_error("report", "unknown method '%s'", optarg);
+            if ((rc = cli_method_check("report", optarg)))
+                return rc;
             pa->method = optarg;
             break;
         case 'L': snprintf(a->methods, sizeof a->methods, "%s", optarg); break;
@@ -243,13 +226,9 @@ static int parse_options(int argc, char **argv, report_args *a, ks_params *pa,
             if (!cli_parse_u64(optarg, &a->top) || a->top < 1 || a->top > 100)
                 return cli_usage_error("report", "--top must be in 1..100, got '%s'", optarg);
             break;
-        case 'h': help(); return -1;
-        default: return cli_usage_error("report", "unknown option");
         }
     }
-    if (optind != argc - 1)
-        return cli_usage_error("report", "expected one profile file");
-    return 0;
+    return l.exit == 0 ? -1 : l.exit < 0 ? 0 : l.exit; /* -1: --help, nothing to do */
 }
 
 int cmd_report(int argc, char **argv)
@@ -258,9 +237,8 @@ int cmd_report(int argc, char **argv)
                      .methods = "root,stem,allegro,random",
                      .epsilons = "0.01,0.02,0.05,0.1,0.2"};
     ks_params pa;
-    ks_params_init(&pa);
     cli_input input;
-    cli_input_init(&input);
+    cli_sampling_init(&input, &pa, true);
     int rc = parse(argc, argv, &a, &pa, &input);
     if (rc)
         return rc < 0 ? 0 : rc;

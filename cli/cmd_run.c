@@ -317,9 +317,10 @@ int cmd_run(int argc, char **argv)
     ks_run_options_init(&a.run);
     a.run.wait = 1;
     uint64_t v;
+    cli_loop l = {.cmd = "run", .longopts = longopts, .shortopts = "ho:j:q", .help = help,
+                  .operands = 1, .operands_are = "one plan file"};
     int opt, rc;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "ho:j:q", longopts, NULL)) != -1) {
+    while ((opt = cli_loop_next(&l, argc, argv)) != -1) {
         switch (opt) {
         case 'T': a.traces = optarg; break;
         case 'S': a.simulator = optarg; break;
@@ -354,12 +355,10 @@ int cmd_run(int argc, char **argv)
             else
                 return cli_usage_error("run", "--engine must be local or slurm, got '%s'", optarg);
             break;
-        case 'h': help(); return 0;
-        default: return cli_usage_error("run", "unknown option");
         }
     }
-    if (optind != argc - 1)
-        return cli_usage_error("run", "expected one plan file");
+    if (l.exit >= 0)
+        return l.exit;
     a.plan = argv[optind];
     if (!a.traces || !a.simulator || !a.rundir)
         return cli_usage_error("run", "--traces, --simulator and -o RUNDIR are required");

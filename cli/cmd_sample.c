@@ -45,38 +45,24 @@ int cmd_sample(int argc, char **argv)
         {"model", required_argument, NULL, 'm' + 256},
         {"save-model", required_argument, NULL, 'S' + 256},           {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    struct option *longopts = cli_sampling_options(own);
-    if (!longopts)
-        return KS_ERR_NOMEM;
-    int code = sample_main(argc, argv, longopts);
-    free(longopts);
-    return code;
+    return cli_with_sampling_options(own, sample_main, argc, argv);
 }
 
 static int sample_main(int argc, char **argv, const struct option *longopts)
 {
     cli_input input;
-    cli_input_init(&input);
     ks_params pa;
-    ks_params_init(&pa);
+    cli_sampling_init(&input, &pa, true);
     const char *output = "-", *model = NULL, *save_model = NULL;
     bool csv = false;
+    cli_loop l = {.cmd = "sample", .longopts = longopts, .shortopts = "ho:", .help = help,
+                  .input = &input, .params = &pa, .operands = -1};
     int opt, rc;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-        if (cli_input_option(&input, opt, optarg, &rc) ||
-            cli_params_option(&pa, opt, optarg, "sample", &rc)) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((opt = cli_loop_next(&l, argc, argv)) != -1) {
         switch (opt) {
         case 'M' + 256:
-            if (!ks_method_find(optarg)) {
-                char names[256];
-                cli_method_names(names, sizeof names);
-                return cli_usage_error("sample", "unknown method '%s' (%s)", optarg, names);
-            }
+            if ((rc = cli_method_check("sample", optarg)))
+                return rc;
             pa.method = optarg;
             break;
         case 'o':
@@ -91,13 +77,10 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
         case 'S' + 256:
             save_model = optarg;
             break;
-        case 'h':
-            help();
-            return 0;
-        default:
-            return cli_usage_error("sample", "unknown option");
         }
     }
+    if (l.exit >= 0)
+        return l.exit;
     /* with --traces alone, the trace folder is the profile (launches without
      * times: a plan, but no time to estimate) */
     const char *source = optind == argc - 1 ? argv[optind] : NULL;

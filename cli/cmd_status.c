@@ -107,27 +107,14 @@ int cmd_status(int argc, char **argv)
                                              {NULL, 0, NULL, 0}};
     uint64_t lines = 5;
     bool json = false;
+    cli_loop l = {.cmd = "status", .longopts = longopts, .help = help, .json = &json,
+                  .operands = 1, .operands_are = "one run folder"};
     int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'n':
-            if (!cli_parse_u64(optarg, &lines) || lines > 10000)
-                return cli_usage_error("status", "--lines must be in 0..10000, got '%s'",
-                                       optarg);
-            break;
-        case 'j':
-            json = true;
-            break;
-        case 'h':
-            help();
-            return 0;
-        default:
-            return cli_usage_error("status", "unknown option");
-        }
-    }
-    if (optind != argc - 1)
-        return cli_usage_error("status", "expected one run folder");
+    while ((opt = cli_loop_next(&l, argc, argv)) != -1)
+        if (opt == 'n' && (!cli_parse_u64(optarg, &lines) || lines > 10000))
+            return cli_usage_error("status", "--lines must be in 0..10000, got '%s'", optarg);
+    if (l.exit >= 0)
+        return l.exit;
     const char *rundir = argv[optind];
     char path[4200];
     snprintf(path, sizeof path, "%s/manifest.json", rundir);

@@ -89,9 +89,10 @@ int cmd_synth(int argc, char **argv)
     const char *output = "-", *ncu = NULL, *bbv = NULL;
     const char *traces = NULL;
     bool n_given = false;
+    cli_loop l = {.cmd = "synth", .longopts = longopts, .shortopts = "hn:o:", .help = help,
+                  .operands = -1};
     int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "hn:o:", longopts, NULL)) != -1) {
+    while ((opt = cli_loop_next(&l, argc, argv)) != -1) {
         switch (opt) {
         case 'p':
             so.preset = optarg;
@@ -118,13 +119,10 @@ int cmd_synth(int argc, char **argv)
         case 'B':
             bbv = optarg;
             break;
-        case 'h':
-            help();
-            return 0;
-        default:
-            return cli_usage_error("synth", "unknown option");
         }
     }
+    if (l.exit >= 0)
+        return l.exit;
     if (optind != argc)
         return cli_usage_error("synth", "unexpected argument '%s'", argv[optind]);
     if ((ncu || bbv) && strcmp(output, "-") == 0 && !traces)

@@ -74,44 +74,45 @@ static int train(const char *const *dirs, int ndirs, const char *output, const k
     return rc;
 }
 
+static int train_main(int argc, char **argv, const struct option *longopts);
+
 int cmd_train(int argc, char **argv)
 {
     static const struct option own[] = {{"output", required_argument, NULL, 'o'},
                                         {"quiet", no_argument, NULL, 'q'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
-    struct option *longopts = cli_sampling_options(own);
-    if (!longopts)
-        return KS_ERR_NOMEM;
+    return cli_with_sampling_options(own, train_main, argc, argv);
+}
+
+static int train_main(int argc, char **argv, const struct option *longopts)
+{
     const char *dirs[64], *output = NULL;
     int ndirs = 0, opt, rc = 0;
     bool quiet = false;
     ks_params pa;
     ks_params_init(&pa);
     pa.method = "gcl";
-    cli_input input;
-    cli_input_init(&input);
-    optind = 1;
-    while (!rc && (opt = getopt_long(argc, argv, "ho:q", longopts, NULL)) != -1) {
-        if (opt == 'X') { /* --traces, repeatable */
+    /* no input options: --traces is the command's own, repeatable */
+    cli_loop l = {.cmd = "train", .longopts = longopts, .shortopts = "ho:q", .help = help,
+                  .params = &pa, .operands = -1};
+    while (!rc && (opt = cli_loop_next(&l, argc, argv)) != -1) {
+        switch (opt) {
+        case 'X':
             if (ndirs == 64)
                 rc = cli_usage_error("train", "at most 64 --traces");
             else
                 dirs[ndirs++] = optarg;
-            continue;
-        }
-        if (cli_params_option(&pa, opt, optarg, "train", &rc))
-            continue;
-        switch (opt) {
+            break;
         case 'o': output = optarg; break;
         case 'q': quiet = true; break;
-        case 'h': help(); free(longopts); return 0;
         default: rc = cli_usage_error("train", "unknown option");
         }
     }
-    free(longopts);
     if (rc)
         return rc;
+    if (l.exit >= 0)
+        return l.exit;
     if (optind != argc || ndirs == 0 || !output)
         return cli_usage_error("train", "expected --traces DIR (one or more) and -o MODEL");
     return train(dirs, ndirs, output, &pa, quiet);

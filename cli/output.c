@@ -55,3 +55,28 @@ void cli_install_cleanup(void)
         sigaction(sigs[i], &sa, NULL);
     }
 }
+
+/* `, "key": x`, x as cli_json_number writes it */
+void cli_json_field(const char *key, double x)
+{
+    printf(", \"%s\": ", key);
+    cli_json_number(x);
+}
+
+/* `, "key": "s"`, s as cli_json_string writes it */
+void cli_json_text_field(const char *key, const char *s)
+{
+    printf(", \"%s\": ", key);
+    cli_json_string(s);
+}
+
+/* The fields of an evaluation that compare and eval both report. */
+void cli_json_eval_fields(const ks_eval_result *r)
+{
+    cli_json_field("samples", r->samples_mean);
+    cli_json_field("speedup_hmean", r->speedup_hmean);
+    cli_json_field("error_mean_pct", r->error_mean_pct);
+    cli_json_field("error_max_pct", r->error_max_pct);
+    cli_json_field("plan_seconds", r->plan_seconds);
+    cli_json_field("fit_seconds", r->fit_seconds);
+}

@@ -517,6 +517,10 @@ typedef struct ks_method {
                             ks_error *err);
 } ks_method;
 
+/* A method's own parameters in its ks_method: the table and its struct. */
+#define KS_METHOD_PARAMS(defs, type)                                                       \
+    .params = (defs), .param_count = sizeof(defs) / sizeof((defs)[0]), .params_size = sizeof(type)
+
 const ks_method *ks_method_find(const char *name);
 /* NULL-terminated list of every method */
 const ks_method *const *ks_methods(void);

@@ -1,26 +1,10 @@
 #!/bin/sh
 # cli.sh - end-to-end tests of the ksample binary, as a user runs it.
 # usage: tests/cli.sh path/to/ksample path/to/source-root
-set -u
 KS=$1
 ROOT=$2
 SHARED="$ROOT/../shared/data"
-T=$(mktemp -d /tmp/ks_cli_XXXXXX)
-trap 'rm -rf "$T"' EXIT
-pass=0
-failed=0
-
-ok() { pass=$((pass + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-# expect CODE CMD...: runs CMD, checks its exit status
-expect() {
-    want=$1
-    shift
-    "$@" >"$T/out" 2>"$T/err"
-    got=$?
-    if [ "$got" = "$want" ]; then ok; else bad "$* -> exit $got, wanted $want: $(head -c 300 "$T/err")"; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # every subcommand explains itself
 for c in info sample eval compare synth formats report status run export estimate refine; do
@@ -208,5 +192,4 @@ fi
 expect 2 "$KS" sample --method gcl "$T/small.csv"
 grep -q "gcl needs the instruction traces" "$T/err" || bad "gcl without traces: $(cat "$T/err")"
 
-echo "cli.sh: $pass passed, $failed failed"
-[ "$failed" = 0 ]
+summary

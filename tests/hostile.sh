@@ -2,21 +2,8 @@
 # hostile.sh - issue 14's hostile inputs and options, end to end: each line
 # that misbehaved before the fix is a check here.
 # usage: tests/hostile.sh path/to/ksample
-set -u
 KS=$1
-T=$(mktemp -d /tmp/ks_hostile_XXXXXX)
-trap 'rm -rf "$T"' EXIT
-pass=0
-failed=0
-ok() { pass=$((pass + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-expect() {
-    want=$1
-    shift
-    "$@" >"$T/out" 2>"$T/err"
-    got=$?
-    if [ "$got" = "$want" ]; then ok; else bad "$* -> exit $got, wanted $want: $(head -c 300 "$T/err")"; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 printf 'name,duration_ns\na,10\na,12\nb,5\nb,50\n' >"$T/four.csv"
 
@@ -113,5 +100,4 @@ expect 4 "$KS" sample "$T/notime.csv" -o "$T/n.json"
 expect 4 "$KS" info "$T/long.csv.gz"
 grep -q 'longer than 16 MB' "$T/err" || bad "long line: $(cat "$T/err")"
 
-echo "hostile.sh: $pass passed, $failed failed"
-[ "$failed" = 0 ]
+summary

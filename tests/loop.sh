@@ -2,23 +2,10 @@
 # loop.sh - end-to-end checks of closing the loop: export, estimate (from
 # CSVs, simulator logs and run folders), refine, as a user runs them.
 # usage: tests/loop.sh path/to/ksample path/to/source-root
-set -u
 KS=$1
 ROOT=$2
 SHARED="$ROOT/../shared/data"
-T=$(mktemp -d /tmp/ks_loop_XXXXXX)
-trap 'rm -rf "$T"' EXIT
-pass=0
-failed=0
-ok() { pass=$((pass + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-expect() {
-    want=$1
-    shift
-    "$@" >"$T/out" 2>"$T/err"
-    got=$?
-    if [ "$got" = "$want" ]; then ok; else bad "$* -> exit $got, wanted $want: $(head -c 300 "$T/err")"; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 for c in export estimate refine; do
     expect 0 "$KS" "$c" --help
@@ -123,5 +110,4 @@ else
     echo "SKIP: $SHARED absent, real simulator log check skipped"
 fi
 
-echo "loop.sh: $pass passed, $failed failed"
-[ "$failed" = 0 ]
+summary

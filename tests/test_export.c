@@ -43,6 +43,15 @@ static void export_to(const ks_plan *plan, const char *format, const ks_export_o
         fail_msg("export %s: %s", format, err.message);
 }
 
+/* The text of a one-file export of plan with default options (caller frees). */
+static char *exported_text(const ks_plan *plan, const char *format, const char *name)
+{
+    ks_export_options o = {0};
+    export_to(plan, format, &o, in_dir(name));
+    size_t len;
+    return read_file(in_dir(name), &len);
+}
+
 static bool sampled(const ks_plan *plan, uint64_t id)
 {
     for (size_t i = 0; i < plan->sample_count; i++)
@@ -58,10 +67,7 @@ static void test_ids_file(void **state)
     (void)state;
     ks_profile *p = tu_named_workload(2, 5000, 4);
     ks_plan plan = plan_of(p, "root", 0.05, 3);
-    ks_export_options o = {0};
-    export_to(&plan, "ids", &o, in_dir("kernel_ids.txt"));
-    size_t len;
-    char *text = read_file(in_dir("kernel_ids.txt"), &len);
+    char *text = exported_text(&plan, "ids", "kernel_ids.txt");
     size_t i = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"), i++) {
         for (char *c = line; *c; c++)
@@ -80,10 +86,7 @@ static void test_accelsim_tracer_env(void **state)
     (void)state;
     ks_profile *p = tu_named_workload(0, 3000, 8);
     ks_plan plan = plan_of(p, "stem", 0.02, 5);
-    ks_export_options o = {0};
-    export_to(&plan, "accelsim-tracer", &o, in_dir("trace.env"));
-    size_t len;
-    char *text = read_file(in_dir("trace.env"), &len);
+    char *text = exported_text(&plan, "accelsim-tracer", "trace.env");
     int regions = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         if (line[0] == '#')
@@ -123,10 +126,7 @@ static void test_macsim_tracer_list(void **state)
     (void)state;
     ks_profile *p = tu_named_workload(1, 8000, 2);
     ks_plan plan = plan_of(p, "allegro", 0.05, 9); /* repeats merged */
-    ks_export_options o = {0};
-    export_to(&plan, "macsim-tracer", &o, in_dir("sampled_kernels_info.txt"));
-    size_t len;
-    char *text = read_file(in_dir("sampled_kernels_info.txt"), &len);
+    char *text = exported_text(&plan, "macsim-tracer", "sampled_kernels_info.txt");
     int line_no = 0;
     size_t ids = 0, clusters = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"), line_no++) {

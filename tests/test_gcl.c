@@ -249,14 +249,21 @@ static void free_graphs(ks_gcl_graph **g, size_t n)
     free(g);
 }
 
+/* The network's shape: input, the three hidden layers, the two projections. */
+static void set_dims(ks_gcl_options *o, uint32_t input, uint32_t h0, uint32_t h1, uint32_t h2,
+                     uint32_t p0, uint32_t p1)
+{
+    o->input_dim = input;
+    o->hidden[0] = h0;
+    o->hidden[1] = h1;
+    o->hidden[2] = h2;
+    o->proj[0] = p0;
+    o->proj[1] = p1;
+}
+
 static void small_dims(ks_gcl_options *o)
 {
-    o->input_dim = 6;
-    o->hidden[0] = 5;
-    o->hidden[1] = 4;
-    o->hidden[2] = 7;
-    o->proj[0] = 5;
-    o->proj[1] = 3;
+    set_dims(o, 6, 5, 4, 7, 5, 3);
     o->bases = 2;
 }
 
@@ -403,12 +410,7 @@ static void test_loss_gradient(void **state)
 static void fast_options(ks_gcl_options *o)
 {
     ks_gcl_options_init(o);
-    o->input_dim = 16;
-    o->hidden[0] = 32;
-    o->hidden[1] = 32;
-    o->hidden[2] = 32;
-    o->proj[0] = 32;
-    o->proj[1] = 16;
+    set_dims(o, 16, 32, 32, 32, 32, 16);
     o->epochs = 20;
     o->batch = 4;
     o->learning_rate = 3e-3;

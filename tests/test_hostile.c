@@ -12,33 +12,20 @@
 #include <stdbool.h>
 
 #include "ksample.h"
+#include "test_read.h"
 
 static ks_profile *read_ok(const char *path, const char *format)
 {
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    opt.format = format;
-    ks_profile *p = NULL;
-    ks_error err;
-    ks_error_clear(&err);
-    if (ks_profile_read(path, &opt, &p, &err) != KS_OK)
-        fail_msg("%s: %s:%ld: %s", path, err.file, err.line, err.message);
-    return p;
+    return tr_read_ok(path, format, -1);
 }
 
 /* Reads path expecting failure with status st and msg in the message. */
 static void read_fails(const char *path, const char *format, ks_status st, const char *msg)
 {
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    opt.format = format;
-    ks_profile *p = NULL;
     ks_error err;
-    ks_error_clear(&err);
-    ks_status got = ks_profile_read(path, &opt, &p, &err);
+    ks_status got = tr_read_fails(path, format, -1, &err);
     if (got != st || !strstr(err.message, msg))
         fail_msg("%s: status %d '%s', expected %d with '%s'", path, got, err.message, st, msg);
-    assert_null(p);
     assert_string_equal(err.file, path);
 }
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ksample.h"
+#include "test_read.h"
 #include "tmpdir.h"
 
 /* ----------------------------------------------------------------- helpers */
@@ -32,21 +33,7 @@ static int setup(void **state)
 
 static ks_profile *read_ok(const char *path, const char *format, int device)
 {
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    opt.keep_start = true; /* start times are checked here */
-    opt.format = format;
-    opt.device = device;
-    ks_profile *p = NULL;
-    ks_error err;
-    ks_error_clear(&err);
-    ks_status st = ks_profile_read(path, &opt, &p, &err);
-    if (st != KS_OK) {
-        char buf[1200];
-        ks_error_format(&err, buf, sizeof buf);
-        fail_msg("%s", buf);
-    }
-    assert_non_null(p);
+    ks_profile *p = tr_read_ok(path, format, device);
     assert_string_equal(p->source_format, "kineto-json");
     return p;
 }
@@ -55,19 +42,10 @@ static ks_profile *read_ok(const char *path, const char *format, int device)
  * returns it so the caller can check the line and the message. */
 static ks_error read_bad(const char *path)
 {
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    opt.keep_start = true; /* start times are checked here */
-    ks_profile *p = NULL;
     ks_error err;
-    ks_error_clear(&err);
-    ks_status st = ks_profile_read(path, &opt, &p, &err);
-    assert_int_equal(st, KS_ERR_FORMAT);
-    assert_null(p);
-    assert_int_equal(err.status, KS_ERR_FORMAT);
+    assert_int_equal(tr_read_fails(path, NULL, -1, &err), KS_ERR_FORMAT);
     assert_string_equal(err.file, path);
     assert_true(err.line > 0);
-    assert_true(err.message[0] != '\0');
     return err;
 }
 
@@ -207,13 +185,8 @@ static void test_real_device_filter(void **state)
         assert_int_equal(p->device[i], 2);
     ks_profile_free(p);
 
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    opt.keep_start = true; /* start times are checked here */
-    opt.device = 0;
     ks_error err;
-    ks_profile *q = NULL;
-    assert_int_equal(ks_profile_read(path, &opt, &q, &err), KS_ERR_FORMAT);
+    assert_int_equal(tr_read_fails(path, NULL, 0, &err), KS_ERR_FORMAT);
     assert_contains(err.message, "no kernel events on device 0");
     assert_contains(err.message, "devices: 2");
 }
@@ -423,13 +396,8 @@ static void test_device_filter(void **state)
     assert_string_equal(zero->device_name, "GPU Zero");
     ks_profile_free(zero);
 
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    opt.keep_start = true; /* start times are checked here */
-    opt.device = 5;
-    ks_profile *none = NULL;
     ks_error err;
-    assert_int_equal(ks_profile_read(path, &opt, &none, &err), KS_ERR_FORMAT);
+    assert_int_equal(tr_read_fails(path, NULL, 5, &err), KS_ERR_FORMAT);
     assert_string_equal(err.file, path);
     assert_int_equal(err.line, 3);
     assert_contains(err.message, "no kernel events on device 5");
@@ -588,13 +556,8 @@ static void test_bad_args(void **state)
                  "\"dur\": 1,\n\"args\": %s}]}",
                  cases[i].args);
         const char *path = write_text("badargs.json", json);
-        ks_read_options opt;
-        ks_read_options_init(&opt);
-    opt.keep_start = true; /* start times are checked here */
-        ks_profile *p = NULL;
         ks_error err;
-        ks_error_clear(&err);
-        assert_int_equal(ks_profile_read(path, &opt, &p, &err), KS_ERR_FORMAT);
+        assert_int_equal(tr_read_fails(path, NULL, -1, &err), KS_ERR_FORMAT);
         assert_int_equal(err.line, 3);
         assert_contains(err.message, cases[i].message);
     }

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "ksample.h"
+#include "test_read.h"
 #include "tmpdir.h"
 
 #include <stdio.h>
@@ -16,17 +17,7 @@
 
 static ks_profile *read_ok(const char *path, const char *format)
 {
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    opt.keep_start = true; /* start times are checked here */
-    opt.format = format;
-    ks_profile *p = NULL;
-    ks_error err;
-    ks_error_clear(&err);
-    ks_status st = ks_profile_read(path, &opt, &p, &err);
-    if (st != KS_OK)
-        fail_msg("read %s: %s (line %ld)", path, err.message, err.line);
-    return p;
+    return tr_read_ok(path, format, -1);
 }
 
 static ks_error read_fails(const char *path, ks_status expect)
@@ -108,13 +99,7 @@ static void test_gpu_trace_old_header_sorted_by_start(void **state)
     assert_int_equal(p->duration_ns[2], 7);
     ks_profile_free(p);
 
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    opt.keep_start = true; /* start times are checked here */
-    opt.device = 0;
-    ks_error err;
-    ks_error_clear(&err);
-    assert_int_equal(ks_profile_read(path, &opt, &p, &err), KS_OK);
+    p = tr_read_ok(path, NULL, 0);
     assert_int_equal(p->n, 1);
     assert_string_equal(ks_profile_name(p, 0), "c");
     ks_profile_free(p);
@@ -323,15 +308,8 @@ static void test_plain_csv_device_refused(void **state)
 {
     (void)state;
     const char *path = write_text("dev.csv", "name,duration_ns\na,1\n");
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    opt.keep_start = true; /* start times are checked here */
-    opt.device = 1;
-    ks_profile *p = NULL;
     ks_error err;
-    ks_error_clear(&err);
-    assert_int_equal(ks_profile_read(path, &opt, &p, &err), KS_ERR_USAGE);
-    assert_null(p);
+    assert_int_equal(tr_read_fails(path, NULL, 1, &err), KS_ERR_USAGE);
     assert_non_null(strstr(err.message, "no device column"));
 }
 
@@ -339,14 +317,8 @@ static void test_unknown_format_option(void **state)
 {
     (void)state;
     const char *path = write_text("u.csv", "name,duration_ns\na,1\n");
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    opt.keep_start = true; /* start times are checked here */
-    opt.format = "nonsense";
-    ks_profile *p = NULL;
     ks_error err;
-    ks_error_clear(&err);
-    assert_int_equal(ks_profile_read(path, &opt, &p, &err), KS_ERR_USAGE);
+    assert_int_equal(tr_read_fails(path, "nonsense", -1, &err), KS_ERR_USAGE);
     assert_non_null(strstr(err.message, "plain-csv"));
 }
 

@@ -19,34 +19,13 @@
 #include <string.h>
 
 #include "ksample.h"
+#include "test_read.h"
 #include "tmpdir.h"
 
 static int setup(void **state)
 {
     (void)state;
     return tmpdir_setup("ks-test-ncu");
-}
-
-static ks_status read_as(const char *path, const char *format, int device, ks_profile **p,
-                         ks_error *err)
-{
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    opt.format = format;
-    opt.device = device;
-    ks_error_clear(err);
-    return ks_profile_read(path, &opt, p, err);
-}
-
-/* Reads path as format (NULL: detected), failing the test with the located
- * error if it cannot. */
-static ks_profile *read_ok(const char *path, const char *format, int device)
-{
-    ks_profile *p;
-    ks_error err;
-    if (read_as(path, format, device, &p, &err) != KS_OK)
-        fail_msg("%s:%ld: %s", err.file, err.line, err.message);
-    return p;
 }
 
 /* Attaches the metrics of path to p, failing the test with the located error
@@ -230,7 +209,7 @@ static void test_long_old(void **state)
 {
     (void)state;
     const char *path = write_text("old.csv", LONG_OLD);
-    ks_profile *p = read_ok(path, NULL, -1); /* detected */
+    ks_profile *p = tr_read_ok(path, NULL, -1); /* detected */
     assert_string_equal(p->source_format, "ncu-csv");
     assert_int_equal(p->n, 3);
     assert_string_equal(ks_profile_name(p, 0), "void foo<int, 2>(float *, int)");
@@ -258,7 +237,7 @@ static void test_long_old(void **state)
 
     /* the same file named explicitly, and stream 7 recorded */
     ks_error err;
-    assert_int_equal(read_as(path, "ncu-csv", -1, &p, &err), KS_OK);
+    assert_int_equal(tr_read(path, "ncu-csv", -1, &p, &err), KS_OK);
     assert_non_null(p->stream);
     assert_int_equal(p->stream[1], 7);
     ks_profile_free(p);
@@ -268,7 +247,7 @@ static void test_long_middle(void **state)
 {
     (void)state;
     const char *path = write_text("middle.csv", LONG_MIDDLE);
-    ks_profile *p = read_ok(path, NULL, -1);
+    ks_profile *p = tr_read_ok(path, NULL, -1);
     assert_int_equal(p->n, 3);
     assert_int_equal(p->duration_ns[0], 3200);
     assert_int_equal(p->duration_ns[1], 1250000);
@@ -299,7 +278,7 @@ static void test_long_middle(void **state)
     ks_profile_free(p);
 
     /* the device filter keeps the launches of device 1 only */
-    p = read_ok(path, "ncu-csv", 1);
+    p = tr_read_ok(path, "ncu-csv", 1);
     assert_int_equal(p->n, 1);
     assert_string_equal(ks_profile_name(p, 0), "k_b");
     assert_int_equal(p->duration_ns[0], 1250000);
@@ -308,7 +287,7 @@ static void test_long_middle(void **state)
 
     /* a device with no launches */
     ks_error err;
-    assert_int_equal(read_as(path, "ncu-csv", 5, &p, &err), KS_ERR_FORMAT);
+    assert_int_equal(tr_read(path, "ncu-csv", 5, &p, &err), KS_ERR_FORMAT);
     assert_null(p);
 }
 
@@ -316,7 +295,7 @@ static void test_long_newest(void **state)
 {
     (void)state;
     const char *path = write_text("newest.csv", LONG_NEWEST);
-    ks_profile *p = read_ok(path, NULL, -1);
+    ks_profile *p = tr_read_ok(path, NULL, -1);
     assert_int_equal(p->n, 2);
     assert_string_equal(ks_profile_name(p, 1), "ampere_sgemm_32x128_tn");
     assert_int_equal(p->duration_ns[0], 5060);
@@ -332,7 +311,7 @@ static void test_long_nvtx(void **state)
 {
     (void)state;
     const char *path = write_text("nvtx.csv", LONG_NVTX);
-    ks_profile *p = read_ok(path, NULL, -1);
+    ks_profile *p = tr_read_ok(path, NULL, -1);
     assert_int_equal(p->n, 2);
     assert_string_equal(ks_profile_name(p, 0), "conv");
     /* no duration metric: every duration is 0, metrics still usable */
@@ -355,7 +334,7 @@ static void test_unquoted_and_odd_values(void **state)
         "some output of the program\n"
         "1,1,app,h,k,t,1,7,S,ipc,inst/cycle,nan\n"
         "2,1,app,h,k,t,1,7,S,ipc,inst/cycle,-inf\n");
-    ks_profile *p = read_ok(path, "ncu-csv", -1);
+    ks_profile *p = tr_read_ok(path, "ncu-csv", -1);
     assert_int_equal(p->n, 3);
     const ks_metric_column *ipc = metric(p, "ipc");
     assert_close(ipc->values[0], 1.5);
@@ -365,7 +344,7 @@ static void test_unquoted_and_odd_values(void **state)
 
     path = write_text("big-id.csv", OLD_HEADER OLD_ROW("999", "k", "m", "%", "1")
                                         OLD_ROW("1,000", "k", "m", "%", "2"));
-    p = read_ok(path, NULL, -1);
+    p = tr_read_ok(path, NULL, -1);
     assert_int_equal(p->n, 2);
     ks_profile_free(p);
     /* and a malformed row with such an ID is an error, not noise */
@@ -380,7 +359,7 @@ static void test_wide(void **state)
 {
     (void)state;
     const char *path = write_text("raw.csv", WIDE);
-    ks_profile *p = read_ok(path, NULL, -1);
+    ks_profile *p = tr_read_ok(path, NULL, -1);
     assert_string_equal(p->source_format, "ncu-raw-csv");
     assert_int_equal(p->n, 2);
     assert_string_equal(ks_profile_name(p, 1), "k2<float>(float*, int)");
@@ -400,12 +379,12 @@ static void test_wide(void **state)
 
     /* ncu-csv takes the raw layout too (the header decides); ncu-raw-csv
      * refuses the details layout and says which to use */
-    p = read_ok(path, "ncu-csv", -1);
+    p = tr_read_ok(path, "ncu-csv", -1);
     assert_string_equal(p->source_format, "ncu-raw-csv");
     assert_int_equal(p->duration_ns[1], 3000);
     ks_profile_free(p);
     ks_error err;
-    assert_int_equal(read_as(write_text("old.csv", LONG_OLD), "ncu-raw-csv", -1, &p, &err),
+    assert_int_equal(tr_read(write_text("old.csv", LONG_OLD), "ncu-raw-csv", -1, &p, &err),
                      KS_ERR_FORMAT);
     assert_contains(err.message, "ncu-csv");
     assert_int_equal(err.line, 7);
@@ -431,7 +410,7 @@ static void test_long_preamble(void **state)
         len += strlen(tables[t]);
         const char *path = write_file("preamble.csv", text, len);
         free(text);
-        ks_profile *p = read_ok(path, NULL, -1);
+        ks_profile *p = tr_read_ok(path, NULL, -1);
         assert_string_equal(p->source_format, formats[t]);
         assert_true(p->n >= 2);
         ks_profile_free(p);
@@ -448,7 +427,7 @@ static void test_wide_without_units(void **state)
                                   "\"(1, 1, 1)\",\"0\",\"9.0\",\"X\",\"1\",\"2\",\"3\",\"4\"\n");
     ks_profile *p;
     ks_error err;
-    assert_int_equal(read_as(path, NULL, -1, &p, &err), KS_ERR_FORMAT);
+    assert_int_equal(tr_read(path, NULL, -1, &p, &err), KS_ERR_FORMAT);
     assert_contains(err.message, "units row");
     assert_int_equal(err.line, 2);
 
@@ -457,7 +436,7 @@ static void test_wide_without_units(void **state)
                       RAW_HEADER RAW_UNITS
                       "\"0\",\"1\",\"app\",\"h\",\"k1\",\"1\",\"7\",\"(1, 1, 1)\","
                       "\"(1, 1, 1)\",\"0\",\"9.0\",\"X\",\"1\",\"2\",\"3\",\"4\"\n" RAW_UNITS);
-    assert_int_equal(read_as(path, NULL, -1, &p, &err), KS_ERR_FORMAT);
+    assert_int_equal(tr_read(path, NULL, -1, &p, &err), KS_ERR_FORMAT);
     assert_int_equal(err.line, 4);
 }
 
@@ -465,7 +444,7 @@ static void test_gzip(void **state)
 {
     (void)state;
     const char *path = write_gzip("old.csv.gz", LONG_OLD, strlen(LONG_OLD));
-    ks_profile *p = read_ok(path, NULL, -1);
+    ks_profile *p = tr_read_ok(path, NULL, -1);
     assert_string_equal(p->source_format, "ncu-csv");
     assert_int_equal(p->n, 3);
     assert_int_equal(p->duration_ns[1], 1500000);
@@ -481,7 +460,7 @@ static void expect_error(const char *name, const char *text, const char *format,
     const char *path = write_text(name, text);
     ks_profile *p = (ks_profile *)1;
     ks_error err;
-    ks_status st = read_as(path, format, -1, &p, &err);
+    ks_status st = tr_read(path, format, -1, &p, &err);
     if (st == KS_OK)
         fail_msg("%s: read without error", name);
     assert_int_equal(st, KS_ERR_FORMAT);
@@ -511,7 +490,7 @@ static void test_missing_column(void **state)
     const char *path = write_text("old.csv", LONG_OLD);
     ks_profile *p;
     ks_error err;
-    assert_int_equal(read_as(path, "ncu-csv", 0, &p, &err), KS_ERR_FORMAT);
+    assert_int_equal(tr_read(path, "ncu-csv", 0, &p, &err), KS_ERR_FORMAT);
     assert_contains(err.message, "\"Device\"");
     assert_int_equal(err.line, 7);
 }
@@ -586,7 +565,7 @@ static void test_truncated(void **state)
     const char *path = write_file("cut-mid.csv", LONG_OLD, mid);
     ks_profile *p;
     ks_error err;
-    assert_int_equal(read_as(path, NULL, -1, &p, &err), KS_ERR_FORMAT);
+    assert_int_equal(tr_read(path, NULL, -1, &p, &err), KS_ERR_FORMAT);
     assert_contains(err.message, "truncated");
     assert_int_equal(err.line, 17);
 
@@ -594,12 +573,12 @@ static void test_truncated(void **state)
     const char *last_rows = strstr(cut + 1, "\"2\",\"4242\"");
     assert_non_null(last_rows);
     path = write_file("cut-line.csv", LONG_OLD, (size_t)(last_rows - LONG_OLD));
-    assert_int_equal(read_as(path, NULL, -1, &p, &err), KS_ERR_FORMAT);
+    assert_int_equal(tr_read(path, NULL, -1, &p, &err), KS_ERR_FORMAT);
     assert_contains(err.message, "truncated");
 
     /* a whole last row without its newline is fine */
     path = write_file("no-newline.csv", LONG_OLD, len - 1);
-    assert_int_equal(read_as(path, NULL, -1, &p, &err), KS_OK);
+    assert_int_equal(tr_read(path, NULL, -1, &p, &err), KS_OK);
     assert_int_equal(p->n, 3);
     ks_profile_free(p);
 
@@ -656,6 +635,20 @@ static ks_profile *time_profile(const char *const *names, size_t n, bool with_gr
     return p;
 }
 
+/* Attaching path to a time profile of names must be refused as malformed,
+ * saying `says` and attaching nothing; returns the error for more checks. */
+static ks_error attach_refused(const char *const *names, size_t n, bool with_grid,
+                               const char *path, const char *says)
+{
+    ks_profile *p = time_profile(names, n, with_grid);
+    ks_error err;
+    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
+    assert_contains(err.message, says);
+    assert_int_equal(p->metric_count, 0);
+    ks_profile_free(p);
+    return err;
+}
+
 #define ATTACH_ROW(id, name, metric, unit, value)                                          \
     MID_ROW(id, name, "7", "(256, 1, 1)", "(4, 1, 1)", "0", "S", metric, unit, value)
 
@@ -703,44 +696,30 @@ static void test_attach_refusals(void **state)
 
     /* a name that does not line up */
     const char *wrong[] = {"void foo<int>(float*)", "void qux(double)", "void ns::baz(int)"};
-    ks_profile *p = time_profile(wrong, 3, true);
-    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
-    assert_contains(err.message, "launch 1");
+    err = attach_refused(wrong, 3, true, path, "launch 1");
     assert_contains(err.message, "\"void qux(double)\"");
     assert_contains(err.message, "\"bar\"");
     assert_string_equal(err.file, path);
     assert_int_equal(err.line, 5); /* the first row of ncu's kernel 1 */
-    assert_int_equal(p->metric_count, 0);
-    ks_profile_free(p);
 
     /* a template argument that differs is a different kernel */
     const char *other_template[] = {"void foo<float>(float*)", "bar", "ns::baz"};
-    p = time_profile(other_template, 3, false);
-    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
-    assert_contains(err.message, "launch 0");
-    ks_profile_free(p);
+    attach_refused(other_template, 3, false, path, "launch 0");
 
     /* counts differ */
     const char *four[] = {"foo<int>", "bar", "ns::baz", "bar"};
-    p = time_profile(four, 4, true);
-    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
-    assert_contains(err.message, "3 kernel launches");
+    err = attach_refused(four, 4, true, path, "3 kernel launches");
     assert_contains(err.message, "profile 4");
-    assert_int_equal(p->metric_count, 0);
-    ks_profile_free(p);
 
     /* counts differ and a name too: both are said */
     const char *two[] = {"foo<int>", "quux"};
-    p = time_profile(two, 2, true);
-    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
-    assert_contains(err.message, "profile 2");
+    err = attach_refused(two, 2, true, path, "profile 2");
     assert_contains(err.message, "launch 1");
     assert_contains(err.message, "\"quux\"");
-    ks_profile_free(p);
 
     /* same names, different launch configuration */
     const char *names[] = {"foo<int>", "bar", "ns::baz"};
-    p = time_profile(names, 3, true);
+    ks_profile *p = time_profile(names, 3, true);
     uint32_t g8[3], b2[3];
     memcpy(g8, ks_profile_grid(p, 2), sizeof g8);
     memcpy(b2, ks_profile_block(p, 2), sizeof b2);
@@ -753,9 +732,8 @@ static void test_attach_refusals(void **state)
 
     /* not an ncu file */
     const char *other = write_text("nsys.csv", "Start (ns),Duration (ns),Name\n1,2,k\n");
+    attach_refused(names, 3, true, other, "not an Nsight Compute CSV");
     p = time_profile(names, 3, true);
-    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, other, &err), KS_ERR_FORMAT);
-    assert_contains(err.message, "not an Nsight Compute CSV");
     assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, "/nonexistent/ncu.csv", &err), KS_ERR_IO);
     ks_profile_free(p);
 }
@@ -776,17 +754,9 @@ static void test_attach_name_cut(void **state)
     ks_profile_free(p);
 
     const char *anon[] = {"void (anonymous namespace)::k2(float*)", "void scale<(int)2>(float*)"};
-    p = time_profile(anon, 2, false);
-    ks_error err;
-    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
-    assert_contains(err.message, "launch 0");
-    ks_profile_free(p);
-
+    attach_refused(anon, 2, false, path, "launch 0");
     const char *tmpl[] = {"void (anonymous namespace)::k1(float*)", "void scale<(int)3>(float*)"};
-    p = time_profile(tmpl, 2, false);
-    assert_int_equal(ks_profile_attach(p, KS_SOURCE_METRICS, path, &err), KS_ERR_FORMAT);
-    assert_contains(err.message, "launch 1");
-    ks_profile_free(p);
+    attach_refused(tmpl, 2, false, path, "launch 1");
 }
 
 static void test_attach_tolerates_partial_durations(void **state)

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ksample.h"
+#include "test_read.h"
 #include "tmpdir.h"
 
 static int setup(void **state)
@@ -26,37 +27,9 @@ static int setup(void **state)
     return tmpdir_setup("ks-test-rocprof");
 }
 
-static ks_profile *read_ok(const char *path, const char *format, int device)
-{
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    opt.keep_start = true; /* start times are checked here */
-    opt.format = format;
-    opt.device = device;
-    ks_profile *p = NULL;
-    ks_error err;
-    ks_error_clear(&err);
-    if (ks_profile_read(path, &opt, &p, &err) != KS_OK) {
-        char msg[1200];
-        ks_error_format(&err, msg, sizeof msg);
-        fail_msg("reading %s as %s: %s", path, format ? format : "auto", msg);
-    }
-    assert_non_null(p);
-    return p;
-}
-
 static ks_status read_fail(const char *path, const char *format, int device, ks_error *err)
 {
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    opt.keep_start = true; /* start times are checked here */
-    opt.format = format;
-    opt.device = device;
-    ks_profile *p = NULL;
-    ks_error_clear(err);
-    ks_status st = ks_profile_read(path, &opt, &p, err);
-    assert_int_not_equal(st, KS_OK);
-    assert_null(p);
+    ks_status st = tr_read_fails(path, format, device, err);
     assert_string_equal(err->file, path);
     return st;
 }
@@ -67,7 +40,7 @@ static void read_both_ways(const char *path, const char *format, void (*check)(c
 {
     const char *formats[] = {NULL, format};
     for (int i = 0; i < 2; i++) {
-        ks_profile *p = read_ok(path, formats[i], -1);
+        ks_profile *p = tr_read_ok(path, formats[i], -1);
         check(p);
         ks_profile_free(p);
     }
@@ -186,11 +159,11 @@ static void test_v3_values(void **state)
     read_both_ways(path, "rocprof-v3-csv", check_v3);
 
     /* --device keeps one agent */
-    ks_profile *p = read_ok(path, NULL, 5);
+    ks_profile *p = tr_read_ok(path, NULL, 5);
     assert_int_equal(p->n, 1);
     assert_string_equal(ks_profile_name(p, 0), "multiply_kernel");
     ks_profile_free(p);
-    p = read_ok(path, "rocprof-v3-csv", 4);
+    p = tr_read_ok(path, "rocprof-v3-csv", 4);
     assert_int_equal(p->n, 3);
     assert_int_equal(p->duration_ns[2], 400);
     ks_profile_free(p);
@@ -244,7 +217,7 @@ static void test_v3_agent_forms(void **state)
                        "\"GPU 2\",k,50,60\n"
                        "n/a,k,70,80\n";
     const char *path = write_text("agents.csv", text);
-    ks_profile *p = read_ok(path, NULL, -1);
+    ks_profile *p = tr_read_ok(path, NULL, -1);
     assert_string_equal(p->source_format, "rocprof-v3-csv");
     assert_int_equal(p->n, 4);
     assert_int_equal(p->device[0], 4);
@@ -259,7 +232,7 @@ static void test_v3_agent_forms(void **state)
     const char *known = strstr(text, "\"Agent_Id\"");
     char without_na[512];
     snprintf(without_na, sizeof without_na, "%.*s", (int)(strstr(text, "n/a") - known), known);
-    p = read_ok(write_text("agents2.csv", without_na), "rocprof-v3-csv", 2);
+    p = tr_read_ok(write_text("agents2.csv", without_na), "rocprof-v3-csv", 2);
     assert_int_equal(p->n, 1);
     assert_int_equal(p->start_ns[0], 50);
     ks_profile_free(p);
@@ -368,7 +341,7 @@ static void test_v1_values(void **state)
     const char *path = write_text("results.csv", v1_text);
     read_both_ways(path, "rocprof-v1-csv", check_v1);
 
-    ks_profile *p = read_ok(path, NULL, 2);
+    ks_profile *p = tr_read_ok(path, NULL, 2);
     assert_int_equal(p->n, 1);
     assert_int_equal(p->duration_ns[0], 22559);
     ks_profile_free(p);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "ksample.h"
+#include "test_read.h"
 #include "tmpdir.h"
 
 static int setup(void **state)
@@ -135,42 +136,17 @@ static const char new_schema[] =
 static ks_profile *read_ok(const char *path, const char *format, int device,
                            const char *name_kind)
 {
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    opt.keep_start = true; /* start times are checked here */
-    opt.format = format;
-    opt.device = device;
+    ks_read_options opt = tr_options(format, device);
     opt.name_kind = name_kind;
-    ks_profile *p = NULL;
-    ks_error err;
-    ks_error_clear(&err);
-    ks_status st = ks_profile_read(path, &opt, &p, &err);
-    if (st != KS_OK) {
-        char msg[1200];
-        ks_error_format(&err, msg, sizeof msg);
-        fail_msg("reading %s: %s", path, msg);
-    }
-    assert_non_null(p);
-    return p;
+    return tr_read_ok_opt(path, &opt);
 }
 
 static ks_status read_fail(const char *path, const char *format, int device,
                            const char *name_kind, ks_error *err)
 {
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    opt.keep_start = true; /* start times are checked here */
-    opt.format = format;
-    opt.device = device;
+    ks_read_options opt = tr_options(format, device);
     opt.name_kind = name_kind;
-    ks_profile *p = NULL;
-    ks_error_clear(err);
-    ks_status st = ks_profile_read(path, &opt, &p, err);
-    assert_int_not_equal(st, KS_OK);
-    assert_null(p);
-    assert_int_equal(err->status, st);
-    assert_true(err->message[0] != '\0');
-    return st;
+    return tr_read_fails_opt(path, &opt, err);
 }
 
 static void check_old(const ks_profile *p)

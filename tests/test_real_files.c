@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "ksample.h"
+#include "test_read.h"
 
 typedef struct real_file {
     const char *path;          /* under KS_SHARED_DATA */
@@ -60,16 +61,7 @@ static bool shared_data_present(void)
 
 static ks_profile *read_as(const char *path, const char *format)
 {
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    opt.format = format;
-    ks_profile *p = NULL;
-    ks_error err;
-    ks_error_clear(&err);
-    if (ks_profile_read(path, &opt, &p, &err) != KS_OK)
-        fail_msg("%s (format %s): %s:%ld: %s", path, format ? format : "auto", err.file,
-                 err.line, err.message);
-    return p;
+    return tr_read_ok(path, format, -1);
 }
 
 static void check_counts(const real_file *f, const ks_profile *p, const char *how)

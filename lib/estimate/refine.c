@@ -24,29 +24,31 @@ typedef struct members {
     uint32_t *ids;
 } members;
 
-static int cmp_label(const void *a, const void *b, void *labels)
-{
-    char **l = labels;
-    return strcmp(l[*(const uint32_t *)a], l[*(const uint32_t *)b]);
-}
+typedef int (*index_cmp)(uint32_t a, uint32_t b, const void *ctx);
 
-/* Merge sort of indexes by label: qsort has no context argument in C11 and
- * a file-scope pointer would be global state. */
-static void sort_by_label(uint32_t *idx, uint32_t *tmp, size_t n, char **labels)
+/* Stable merge sort of indexes by cmp: qsort has no context argument in C11
+ * and a file-scope pointer would be global state. */
+static void sort_indexes(uint32_t *idx, uint32_t *tmp, size_t n, index_cmp cmp, const void *ctx)
 {
     if (n < 2)
         return;
     size_t h = n / 2;
-    sort_by_label(idx, tmp, h, labels);
-    sort_by_label(idx + h, tmp, n - h, labels);
+    sort_indexes(idx, tmp, h, cmp, ctx);
+    sort_indexes(idx + h, tmp, n - h, cmp, ctx);
     size_t i = 0, j = h, k = 0;
     while (i < h && j < n)
-        tmp[k++] = cmp_label(&idx[j], &idx[i], labels) < 0 ? idx[j++] : idx[i++];
+        tmp[k++] = cmp(idx[j], idx[i], ctx) < 0 ? idx[j++] : idx[i++];
     while (i < h)
         tmp[k++] = idx[i++];
     while (j < n)
         tmp[k++] = idx[j++];
     memcpy(idx, tmp, n * sizeof *idx);
+}
+
+static int cmp_label(uint32_t a, uint32_t b, const void *labels)
+{
+    char *const *l = labels;
+    return strcmp(l[a], l[b]);
 }
 
 /* plan group of each profile group, or UINT32_MAX */
@@ -62,7 +64,7 @@ static ks_status match_groups(const ks_plan *plan, const ks_groups *g, uint32_t 
     }
     for (size_t i = 0; i < n; i++)
         idx[i] = (uint32_t)i;
-    sort_by_label(idx, tmp, n, plan->group_labels);
+    sort_indexes(idx, tmp, n, cmp_label, plan->group_labels);
     for (size_t pg = 0; pg < g->count; pg++) {
         size_t lo = 0, hi = n;
         plan_group[pg] = UINT32_MAX;
@@ -103,30 +105,14 @@ static long cluster_of(const ks_plan *plan, const uint32_t *order, size_t first,
     return d <= c->max_ns ? (long)order[lo - 1] : -1;
 }
 
-static int cmp_cluster_min(const void *a, const void *b, const ks_plan *plan)
+static int cmp_cluster_min(uint32_t a, uint32_t b, const void *ctx)
 {
-    const ks_cluster *x = &plan->clusters[*(const uint32_t *)a];
-    const ks_cluster *y = &plan->clusters[*(const uint32_t *)b];
+    const ks_plan *plan = ctx;
+    const ks_cluster *x = &plan->clusters[a];
+    const ks_cluster *y = &plan->clusters[b];
     if (x->group != y->group)
         return x->group < y->group ? -1 : 1;
     return x->min_ns < y->min_ns ? -1 : (x->min_ns > y->min_ns);
-}
-
-static void sort_clusters(uint32_t *idx, uint32_t *tmp, size_t n, const ks_plan *plan)
-{
-    if (n < 2)
-        return;
-    size_t h = n / 2;
-    sort_clusters(idx, tmp, h, plan);
-    sort_clusters(idx + h, tmp, n - h, plan);
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n)
-        tmp[k++] = cmp_cluster_min(&idx[j], &idx[i], plan) < 0 ? idx[j++] : idx[i++];
-    while (i < h)
-        tmp[k++] = idx[i++];
-    while (j < n)
-        tmp[k++] = idx[j++];
-    memcpy(idx, tmp, n * sizeof *idx);
 }
 
 static ks_status check_ranges(const ks_plan *plan, const uint32_t *order, ks_error *err)
@@ -182,7 +168,7 @@ static ks_status build_members(const ks_plan *plan, const ks_profile *p, members
     if (st == KS_OK) {
         for (size_t i = 0; i < k; i++)
             order[i] = (uint32_t)i;
-        sort_clusters(order, tmp, k, plan);
+        sort_indexes(order, tmp, k, cmp_cluster_min, plan);
         for (size_t i = 0; i < k; i++)
             group_first[plan->clusters[order[i]].group + 1]++;
         for (size_t gi = 0; gi < plan->group_count; gi++)

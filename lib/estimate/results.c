@@ -338,8 +338,7 @@ static ks_status read_log(ks_input *in, const char *path, const uid_map *map,
     for (;;) {
         char *line;
         size_t len;
-        bool truncated;
-        if ((st = ks_input_getline(in, &line, &len, &truncated, err)) != KS_OK || !line)
+        if ((st = ks_input_getline(in, &line, &len, NULL, err)) != KS_OK || !line)
             break;
         if ((st = ks_simlog_line(s, line, len, ks_input_line_number(in), err)) != KS_OK)
             break;
@@ -359,21 +358,29 @@ static ks_status read_log(ks_input *in, const char *path, const uid_map *map,
 
 /* ------------------------------------------------------------------ CSV */
 
+/* The next line of a CSV that is neither empty nor a '#' comment; *line is
+ * NULL at the end. */
+static ks_status next_csv_line(ks_input *in, char **line, size_t *len, ks_error *err)
+{
+    ks_status st;
+    while ((st = ks_input_getline(in, line, len, NULL, err)) == KS_OK && *line &&
+           (*len == 0 || (*line)[0] == '#'))
+        ;
+    return st;
+}
+
 static ks_status read_csv(ks_input *in, const char *path, ks_results *r, ks_error *err)
 {
     uint32_t source;
     ks_status st = add_source(r, path, &source, err);
     char **fields = NULL, **header = NULL;
     int capacity = 0, count = 0, columns = 0;
-    for (long rows = 0; st == KS_OK; rows++) {
+    while (st == KS_OK) {
         char *line;
         size_t len;
-        bool truncated;
-        if ((st = ks_input_getline(in, &line, &len, &truncated, err)) != KS_OK || !line)
+        if ((st = next_csv_line(in, &line, &len, err)) != KS_OK || !line)
             break;
         long number = ks_input_line_number(in);
-        if (len == 0 || line[0] == '#')
-            continue;
         if ((st = ks_csv_split_grow(line, len, &fields, &capacity, &count, path, number, err)) !=
             KS_OK)
             break;
@@ -449,12 +456,9 @@ static ks_status read_uid_map(const char *path, uint64_t **ids, size_t *count, k
     for (;;) {
         char *line;
         size_t len;
-        bool truncated;
-        if ((st = ks_input_getline(in, &line, &len, &truncated, err)) != KS_OK || !line)
+        if ((st = next_csv_line(in, &line, &len, err)) != KS_OK || !line)
             break;
         long number = ks_input_line_number(in);
-        if (len == 0 || line[0] == '#')
-            continue;
         int n = ks_csv_split(line, len, fields, 8);
         if (n > 8)
             n = 8;

@@ -10,9 +10,7 @@
  */
 #include "export.h"
 
-#include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 static ks_status write_list(const void *ctx, FILE *f, ks_error *err)
 {
@@ -48,8 +46,6 @@ static ks_status write_list(const void *ctx, FILE *f, ks_error *err)
     }
     free(start);
     free(order);
-    if (ferror(f))
-        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
     return KS_OK;
 }
 

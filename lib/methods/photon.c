@@ -217,12 +217,7 @@ static ks_status photon_fit(const ks_method_input *in, void **model, ks_error *e
     free(w.norm);
     free(w.rep_start);
     free(w.rep_count);
-    if (st != KS_OK) {
-        ks_rep_model_free(m);
-        return st;
-    }
-    *model = m;
-    return KS_OK;
+    return ks_rep_fit_end(m, st, model);
 }
 
 const ks_method ks_method_photon = {
@@ -232,9 +227,7 @@ const ks_method ks_method_photon = {
     .default_key = KS_KEY_NAME,
     .needs = KS_NEED_SPARSE,
     .sparse = "bbv",
-    .params = photon_param_defs,
-    .param_count = sizeof photon_param_defs / sizeof photon_param_defs[0],
-    .params_size = sizeof(photon_params),
+    KS_METHOD_PARAMS(photon_param_defs, photon_params),
     .fit = photon_fit,
     .select = ks_rep_select,
     .model_free = ks_rep_model_free,

@@ -248,12 +248,7 @@ static ks_status pka_fit(const ks_method_input *in, void **model, ks_error *err)
     free(best.label);
     free(x);
     free(y);
-    if (st != KS_OK) {
-        ks_rep_model_free(m);
-        return st;
-    }
-    *model = m;
-    return KS_OK;
+    return ks_rep_fit_end(m, st, model);
 }
 
 const ks_method ks_method_pka = {
@@ -263,9 +258,7 @@ const ks_method ks_method_pka = {
     .default_key = KS_KEY_NAME,
     .needs = KS_NEED_TIME | KS_NEED_METRICS,
     .metrics = pka_metrics,
-    .params = pka_param_defs,
-    .param_count = sizeof pka_param_defs / sizeof pka_param_defs[0],
-    .params_size = sizeof(pka_params),
+    KS_METHOD_PARAMS(pka_param_defs, pka_params),
     .fit = pka_fit,
     .select = ks_rep_select,
     .model_free = ks_rep_model_free,

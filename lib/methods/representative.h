@@ -37,6 +37,9 @@ uint32_t ks_rep_first(const uint32_t *ids, size_t n);
 ks_status ks_rep_select(const ks_method_input *in, const void *model, ks_rng *rng,
                         ks_plan *plan, ks_error *err);
 void ks_rep_model_free(void *model);
+/* The end of a baseline's fit: st, with *model = m when it is KS_OK and m
+ * freed otherwise. */
+ks_status ks_rep_fit_end(ks_rep_model *m, ks_status st, void **model);
 /* Appends printf-style text to m->note, ending it with "..." when full. */
 void ks_rep_note(ks_rep_model *m, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -283,12 +283,7 @@ static ks_status sieve_fit(const ks_method_input *in, void **model, ks_error *er
     }
     free(start);
     free(ids);
-    if (st != KS_OK) {
-        ks_rep_model_free(m);
-        return st;
-    }
-    *model = m;
-    return KS_OK;
+    return ks_rep_fit_end(m, st, model);
 }
 
 const ks_method ks_method_sieve = {
@@ -298,9 +293,7 @@ const ks_method ks_method_sieve = {
     .default_key = KS_KEY_NAME,
     .needs = KS_NEED_METRICS | KS_NEED_DIMS,
     .metrics = sieve_metrics,
-    .params = sieve_param_defs,
-    .param_count = sizeof sieve_param_defs / sizeof sieve_param_defs[0],
-    .params_size = sizeof(sieve_params),
+    KS_METHOD_PARAMS(sieve_param_defs, sieve_params),
     .fit = sieve_fit,
     .select = ks_rep_select,
     .model_free = ks_rep_model_free,

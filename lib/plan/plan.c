@@ -175,6 +175,19 @@ static void json_number(FILE *f, double x)
     fputs(buf, f);
 }
 
+/* `, "key": value` */
+static void json_string_field(FILE *f, const char *key, const char *s)
+{
+    fprintf(f, ", \"%s\": ", key);
+    json_string(f, s);
+}
+
+static void json_number_field(FILE *f, const char *key, double x)
+{
+    fprintf(f, ", \"%s\": ", key);
+    json_number(f, x);
+}
+
 /* The method's own parameters, in its table's order, named as the options
  * are with '_' for '-'. */
 static void write_method_params(const ks_plan *plan, FILE *f)
@@ -218,12 +231,9 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
     json_string(f, plan->method);
     fputs(",\n  \"params\": {\"key\": ", f);
     json_string(f, ks_key_to_string(pa->key));
-    fputs(", \"epsilon\": ", f);
-    json_number(f, pa->epsilon);
-    fputs(", \"confidence\": ", f);
-    json_number(f, pa->confidence);
-    fputs(", \"z\": ", f);
-    json_number(f, plan->z);
+    json_number_field(f, "epsilon", pa->epsilon);
+    json_number_field(f, "confidence", pa->confidence);
+    json_number_field(f, "z", plan->z);
     fprintf(f, ", \"seed\": %llu", (unsigned long long)pa->seed);
     write_method_params(plan, f);
     for (size_t i = 0; i < plan->extra_param_count; i++) {
@@ -233,8 +243,7 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
     }
     fputs("},\n  \"input\": {\"path\": ", f);
     json_string(f, plan->input_path);
-    fputs(", \"xxh128\": ", f);
-    json_string(f, plan->input_xxh128);
+    json_string_field(f, "xxh128", plan->input_xxh128);
     fprintf(f, ", \"bytes\": %llu, \"format\": ", (unsigned long long)plan->input_bytes);
     json_string(f, plan->input_format);
     fprintf(f, ", \"invocations\": %llu, \"total_ns\": ",
@@ -243,26 +252,20 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
     if (plan->parent_path[0]) {
         fputs("},\n  \"parent\": {\"path\": ", f);
         json_string(f, plan->parent_path);
-        fputs(", \"xxh128\": ", f);
-        json_string(f, plan->parent_xxh128);
+        json_string_field(f, "xxh128", plan->parent_xxh128);
     }
     fputs("},\n  \"predicted_speedup\": ", f);
     json_number(f, plan->predicted_speedup);
     fputs(",\n  \"bound\": {\"epsilon\": ", f);
     json_number(f, plan->bound);
-    fputs(", \"confidence\": ", f);
-    json_number(f, plan->bound > 0 ? pa->confidence : 0);
-    fputs(", \"scope\": ", f);
-    json_string(f, plan->bound_scope[0] ? plan->bound_scope : "none");
+    json_number_field(f, "confidence", plan->bound > 0 ? pa->confidence : 0);
+    json_string_field(f, "scope", plan->bound_scope[0] ? plan->bound_scope : "none");
     if (plan->variance_formula[0]) {
-        fputs(", \"variance\": ", f);
-        json_string(f, plan->variance_formula);
-        fputs(", \"predicted_variance\": ", f);
-        json_number(f, plan->predicted_variance);
-        fputs(", \"predicted_rse\": ", f);
-        json_number(f, plan->total_ns > 0 ? sqrt(plan->predicted_variance) / plan->total_ns : 0);
-        fputs(", \"lower_bound_cost_ns\": ", f);
-        json_number(f, plan->lower_bound_ns);
+        json_string_field(f, "variance", plan->variance_formula);
+        json_number_field(f, "predicted_variance", plan->predicted_variance);
+        json_number_field(f, "predicted_rse",
+                          plan->total_ns > 0 ? sqrt(plan->predicted_variance) / plan->total_ns : 0);
+        json_number_field(f, "lower_bound_cost_ns", plan->lower_bound_ns);
     }
     fputc('}', f);
     if (plan->note[0]) {
@@ -286,12 +289,10 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
         fputs(i ? ",\n    " : "\n    ", f);
         fprintf(f, "{\"index\": %zu, \"group\": %u, \"key\": ", i, c->group);
         json_string(f, c->group < plan->group_count ? plan->group_labels[c->group] : "");
-        fputs(", \"path\": ", f);
-        json_string(f, c->path);
+        json_string_field(f, "path", c->path);
         fprintf(f, ", \"size\": %llu, \"mean_ns\": ", (unsigned long long)c->size);
         json_number(f, c->mean_ns);
-        fputs(", \"std_ns\": ", f);
-        json_number(f, c->std_ns);
+        json_number_field(f, "std_ns", c->std_ns);
         fprintf(f, ", \"min_ns\": %lld, \"max_ns\": %lld, \"m\": %llu, \"m_real\": ",
                 (long long)c->min_ns, (long long)c->max_ns, (unsigned long long)c->m);
         json_number(f, c->m_real);

@@ -43,21 +43,14 @@ typedef struct launch_features {
     double metric[13];
 } launch_features;
 
-static const char *const synth_metric_names[13] = {
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
-    "smsp__inst_executed_op_global_ld.sum",
-    "smsp__inst_executed_op_global_st.sum",
-    "smsp__inst_executed_op_local_ld.sum",
-    "smsp__inst_executed_op_shared_ld.sum",
-    "smsp__inst_executed_op_shared_st.sum",
-    "smsp__sass_inst_executed_op_global_atom.sum",
-    "smsp__inst_executed.sum",
-    "smsp__thread_inst_executed_per_inst_executed.ratio",
-    "launch__grid_size",
-    "gpu__time_duration.sum",
-};
+/* The metrics written are PKA's 12 features (its table, so that the two
+ * cannot drift apart), then the duration. */
+extern const ks_method ks_method_pka;
+
+static const char *synth_metric_name(int m)
+{
+    return m < 12 ? ks_method_pka.metrics[m] : "gpu__time_duration.sum";
+}
 static const char *const synth_metric_units[13] = {
     "sector", "sector", "sector", "inst", "inst", "inst", "inst",
     "inst",   "inst",   "inst",   "",     "",     "nsecond",
@@ -200,7 +193,7 @@ ks_status ks_synth_write_ncu(const ks_profile *p, uint64_t seed, FILE *f, ks_err
             fprintf(f, "\"%zu\",\"1\",\"synth\",\"localhost\",", i);
             csv_quoted(f, ks_profile_name(p, i));
             fprintf(f, ",\"1\",\"7\",%s,\"0\",\"9.0\",\"synth\",\"%s\",\"%s\",", dims,
-                    synth_metric_names[m], synth_metric_units[m]);
+                    synth_metric_name(m), synth_metric_units[m]);
             if (m == 10)
                 fprintf(f, "\"%.4f\"\n", lf.metric[m]);
             else

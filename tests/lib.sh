@@ -1,0 +1,28 @@
+#!/bin/sh
+# lib.sh - what every end-to-end script shares, sourced after KS is set:
+# a scratch folder $T removed on exit, pass/fail counters, `expect` and the
+# closing summary (whose status is the script's).
+# usage: . "$(dirname "$0")/lib.sh"
+set -u
+T=$(mktemp -d "/tmp/ks_$(basename "$0" .sh)_XXXXXX")
+trap 'rm -rf "$T"' EXIT
+pass=0
+failed=0
+
+ok() { pass=$((pass + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# expect CODE CMD...: runs CMD (stdout to $T/out, stderr to $T/err), checks its exit status
+expect() {
+    want=$1
+    shift
+    "$@" >"$T/out" 2>"$T/err"
+    got=$?
+    if [ "$got" = "$want" ]; then ok; else bad "$* -> exit $got, wanted $want: $(head -c 300 "$T/err")"; fi
+}
+
+# summary: the counts, then succeed only when nothing failed
+summary() {
+    echo "$(basename "$0"): $pass passed, $failed failed"
+    [ "$failed" = 0 ]
+}

@@ -1,0 +1,86 @@
+/*
+ * test_read.h - reading a profile in a test: the options a test names
+ * (format, device), a read that must succeed (a failed test naming the
+ * located error otherwise) and one that must fail with a located error.
+ * Header-only, like tmpdir.h, because each test file is its own program.
+ */
+#ifndef KS_TEST_READ_H
+#define KS_TEST_READ_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "ksample.h"
+
+/* format NULL: detection; device -1: every device. */
+static inline ks_read_options tr_options(const char *format, int device)
+{
+    ks_read_options opt;
+    ks_read_options_init(&opt);
+    opt.keep_start = true; /* reader tests check the start times read */
+    opt.format = format;
+    opt.device = device;
+    return opt;
+}
+
+/* The reader's status, with *p NULL and *err cleared before it runs. */
+static inline ks_status tr_read_opt(const char *path, const ks_read_options *opt, ks_profile **p,
+                                    ks_error *err)
+{
+    *p = NULL;
+    ks_error_clear(err);
+    return ks_profile_read(path, opt, p, err);
+}
+
+static inline ks_status tr_read(const char *path, const char *format, int device, ks_profile **p,
+                                ks_error *err)
+{
+    ks_read_options opt = tr_options(format, device);
+    return tr_read_opt(path, &opt, p, err);
+}
+
+static inline ks_profile *tr_read_ok_opt(const char *path, const ks_read_options *opt)
+{
+    ks_profile *p;
+    ks_error err;
+    if (tr_read_opt(path, opt, &p, &err) != KS_OK) {
+        char msg[1200];
+        ks_error_format(&err, msg, sizeof msg);
+        fail_msg("reading %s as %s: %s", path, opt->format ? opt->format : "detected", msg);
+    }
+    assert_non_null(p);
+    return p;
+}
+
+static inline ks_profile *tr_read_ok(const char *path, const char *format, int device)
+{
+    ks_read_options opt = tr_options(format, device);
+    return tr_read_ok_opt(path, &opt);
+}
+
+/* A read that must fail: no profile, and an error that says its status and
+ * something about it.  Returns the status for the caller to check. */
+static inline ks_status tr_read_fails_opt(const char *path, const ks_read_options *opt,
+                                          ks_error *err)
+{
+    ks_profile *p;
+    ks_status st = tr_read_opt(path, opt, &p, err);
+    assert_int_not_equal(st, KS_OK);
+    assert_null(p);
+    assert_int_equal(err->status, st);
+    assert_true(err->message[0] != '\0');
+    return st;
+}
+
+static inline ks_status tr_read_fails(const char *path, const char *format, int device,
+                                      ks_error *err)
+{
+    ks_read_options opt = tr_options(format, device);
+    return tr_read_fails_opt(path, &opt, err);
+}
+
+#endif
