@@ -3,9 +3,10 @@
  *
  * Reading a 2.8 GB nsys export line by line on one thread took six times as
  * long as `cat`, nearly all of it parsing.  Here the input is cut into blocks
- * of whole lines; worker threads take turns reading a block (reading,
- * decompressing and digesting stay sequential, in file order, under one lock)
- * and then parse it on their own into a ks_rows batch.  Each block is then
+ * of whole lines; worker threads take turns reading a block (taking bytes from
+ * the input stays sequential, in file order, under one lock; compressed input
+ * is decoded ahead on the input's own threads, so the lock covers a copy) and
+ * then parse it on their own into a ks_rows batch.  Each block is then
  * committed strictly in block order (its names and grid/block pairs interned
  * into the profile, its rows given their place: ks_profile_reserve_rows) and
  * the worker writes its rows into that place itself, while later blocks
