@@ -329,7 +329,7 @@ static void at_samples(const ks_plan *plan, const double *all, double *y)
 static void test_coverage(void **state)
 {
     (void)state;
-    const int runs = 240;
+    const int runs = 1000;
     for (int shape = 0; shape < 3; shape++) {
         ks_profile *p = tu_named_workload(shape, 20000, 100 + (uint64_t)shape);
         double *cyc = malloc(p->n * sizeof *cyc), *ins = malloc(p->n * sizeof *ins);
@@ -338,16 +338,18 @@ static void test_coverage(void **state)
         for (size_t i = 0; i < p->n; i++)
             tc += cyc[i], ti += ins[i];
         double truth_c = (double)tc, truth_r = (double)(ti / tc);
+        ks_params pa;
+        ks_params_init(&pa);
+        ks_fitted *fit;
+        ks_error err;
+        assert_int_equal(ks_fit(p, &pa, &fit, &err), KS_OK);
         for (int mode = 0; mode < 2; mode++) {
             int cover_c = 0, cover_r = 0;
             double width = 0;
+            long double err_sum = 0, err_sq = 0, var_sum = 0;
             for (int run = 0; run < runs; run++) {
-                ks_params pa;
-                ks_params_init(&pa);
-                pa.seed = 1000 + (uint64_t)run;
                 ks_plan plan;
-                ks_error err;
-                assert_int_equal(ks_plan_build(p, &pa, &plan, &err), KS_OK);
+                assert_int_equal(ks_select(fit, 1000 + (uint64_t)run, &plan, &err), KS_OK);
                 double *y = malloc(plan.sample_count * sizeof *y);
                 double *x = malloc(plan.sample_count * sizeof *x);
                 at_samples(&plan, cyc, y);
@@ -358,6 +360,9 @@ static void test_coverage(void **state)
                 double half = ks_student_t_quantile(0.975, df) * sqrt(var);
                 cover_c += fabs(est - truth_c) <= half;
                 width += half / est;
+                err_sum += est - truth_c;
+                err_sq += (long double)(est - truth_c) * (est - truth_c);
+                var_sum += var;
                 at_samples(&plan, ins, x);
                 assert_int_equal(ks_plan_ratio_variance(&plan, x, y, (ks_single_mode)mode, &est,
                                                         &var, &df, NULL, &err),
@@ -368,20 +373,29 @@ static void test_coverage(void **state)
                 ks_plan_free(&plan);
             }
             double rc = (double)cover_c / runs, rr = (double)cover_r / runs;
-            printf("# coverage %-10s %-10s time %.3f ratio %.3f mean rel half-width %.4f\n",
+            double mean_err = (double)(err_sum / runs);
+            double var_seen = (double)(err_sq / runs) - mean_err * mean_err;
+            double var_ratio = (double)(var_sum / runs) / var_seen;
+            printf("# coverage %-10s %-10s time %.3f ratio %.3f mean rel half-width %.4f "
+                   "variance estimated/seen %.3f\n",
                    shape == 0 ? "multimodal" : shape == 1 ? "lognormal" : "mixed",
-                   mode ? "profile-cv" : "collapse", rc, rr, width / runs);
-            /* 95 % nominal; 240 runs give a binomial sd of 1.4 points.  The
-             * profile's CV undercovers here by design of the test: the
-             * simulated noise (30 %) is far above the profiled spread.
-             * Since ROOT's optimal strata (issue 8) most strata hold one or
-             * two samples, and the collapsed-strata variance undercovers a
-             * little on the mixed workload (0.896 for time at 240 runs,
-             * about 4 sd under 0.95): the floor is 0.88 until the
-             * one-sample estimator is made more conservative. */
-            if (mode == KS_SINGLE_COLLAPSE)
-                assert_true(rc >= 0.88 && rr >= 0.88);
+                   mode ? "profile-cv" : "collapse", rc, rr, width / runs, var_ratio);
+            /* 95 % nominal; 1,000 runs give a binomial sd of 0.7 points.
+             * The profile's CV alone undercovers here by design of the
+             * test: the simulated noise (30 %) is far above the profiled
+             * spread.  Collapsed strata: the variance estimate is unbiased
+             * over seeds (within sampling error of its own), and coverage
+             * is nominal within 3 sd, except on the multimodal workload,
+             * whose plan is 9 samples in 8 strata (Satterthwaite df ~2):
+             * there the estimate and its variance are low together on the
+             * lognormal noise's short side, and coverage is 0.92. */
+            if (mode == KS_SINGLE_COLLAPSE) {
+                double floor = shape == 0 ? 0.90 : 0.95 - 3 * sqrt(0.95 * 0.05 / runs);
+                assert_true(rc >= floor && rr >= floor);
+                assert_true(var_ratio > 0.85 && var_ratio < 1.25);
+            }
         }
+        ks_fitted_free(fit);
         free(cyc);
         free(ins);
         ks_profile_free(p);

@@ -178,49 +178,110 @@ static double pooled_relative_s2(const ks_plan *plan, const strata *st, size_t c
     return (double)(sq / (n - 1));
 }
 
+/* The profile's CV^2 of cluster c (n-1 divisor); 0 when it has none. */
+static double profile_cv2(const ks_cluster *cl)
+{
+    double N = (double)cl->size;
+    if (!(cl->mean_ns > 0) || cl->size < 2)
+        return 0;
+    double cv = cl->std_ns / cl->mean_ns * sqrt(N / (N - 1));
+    return cv * cv;
+}
+
 /* S^2 of a cluster with one sample.  Collapsed with the nearest cluster j of
  * its kernel group: the values of both, each divided by its cluster's
  * profiled mean duration, are pooled and their sample variance, scaled back
  * by this cluster's mean, stands for S_h^2 (collapsed strata, Cochran
  * 5A.12, in relative units so that ROOT's designed differences between
  * duration strata do not count as spread, while any departure of the
- * simulator from the profile's proportions does: conservative). */
-static double single_s2(const ks_plan *plan, const strata *st, size_t c, long nb,
+ * simulator from the profile's proportions does: conservative).
+ *
+ * A cluster alone in its group has no neighbour: it borrows the relative
+ * spread the simulator shows everywhere else (within_cv2, pooled over the
+ * clusters with several samples and the collapsed pairs), or its profiled
+ * CV if that is larger.  The profiled CV alone ignores the simulator's own
+ * variation, which is what the pooled figure measures: with it alone the
+ * intervals of plans made of one-sample strata covered 86-90 % at 95 %. */
+static double single_s2(const ks_plan *plan, const strata *st, size_t c, const long *nb,
                         const double *v, double scale, ks_single_mode mode, double within_cv2,
-                        double within_df, double *df)
+                        double within_df, double *df, size_t *source)
 {
     const ks_cluster *cl = &plan->clusters[c];
-    double N = (double)cl->size;
+    double cv2 = profile_cv2(cl);
     if (mode == KS_SINGLE_COLLAPSE) {
         double unit = 1;
-        double s2 = nb >= 0 ? pooled_relative_s2(plan, st, c, (size_t)nb, v, &unit, df) : NAN;
-        if (!isnan(s2))
+        long j = nb[c];
+        double s2 = j >= 0 ? pooled_relative_s2(plan, st, c, (size_t)j, v, &unit, df) : NAN;
+        if (!isnan(s2)) {
+            /* a mutual pair shares one estimate; else it leans on j's */
+            *source = nb[j] == (long)c && (size_t)j > c ? c : (size_t)j;
             return s2 * unit * unit;
-        /* alone in its group: the simulator's own relative spread inside
-         * the clusters that have several samples */
-        if (!isnan(within_cv2)) {
+        }
+        if (!isnan(within_cv2) && within_cv2 >= cv2) {
             *df = within_df;
+            *source = plan->cluster_count;
             return within_cv2 * scale * scale;
         }
     }
     *df = INFINITY;
-    if (!(cl->mean_ns > 0) || cl->size < 2)
-        return 0;
-    /* the plan records the population deviation; S uses the n-1 divisor */
-    double cv = cl->std_ns / cl->mean_ns * sqrt(N / (N - 1));
-    return cv * cv * scale * scale;
+    return cv2 * scale * scale;
 }
 
-/* Pooled squared coefficient of variation inside the clusters with two or
- * more distinct samples, each cluster's s^2 relative to its mean of scale
- * (the values themselves for totals), weighted by degrees of freedom; NAN
- * when no cluster has two samples. */
+/* The relative spread of a one-sample cluster c collapsed with its
+ * neighbour j: the values of both in units of their clusters' profiled
+ * means, their sample variance over the squared mean of scale in the same
+ * units; NAN with fewer than two values or a zero mean. */
+static double pair_cv2(const ks_plan *plan, const strata *st, size_t c, size_t j,
+                       const double *v, const double *scale, double *n_out)
+{
+    size_t which[2] = {c, j};
+    double unit[2] = {1, 1};
+    if (plan->clusters[c].mean_ns > 0 && plan->clusters[j].mean_ns > 0) {
+        unit[0] = plan->clusters[c].mean_ns;
+        unit[1] = plan->clusters[j].mean_ns;
+    }
+    long double sv = 0, ss = 0, n = 0;
+    for (int w = 0; w < 2; w++)
+        for (size_t k = st->start[which[w]]; k < st->start[which[w] + 1]; k++, n++) {
+            sv += v[st->order[k]] / unit[w];
+            ss += scale[st->order[k]] / unit[w];
+        }
+    *n_out = (double)n;
+    if (n < 2 || !(fabsl(ss) > 0))
+        return NAN;
+    long double mv = sv / n, ms = ss / n, sq = 0;
+    for (int w = 0; w < 2; w++)
+        for (size_t k = st->start[which[w]]; k < st->start[which[w] + 1]; k++) {
+            long double d = v[st->order[k]] / unit[w] - mv;
+            sq += d * d;
+        }
+    return (double)(sq / (n - 1) / (ms * ms));
+}
+
+/* Pooled squared coefficient of variation of the simulator's values inside
+ * strata, weighted by degrees of freedom: each sampled cluster with two or
+ * more distinct samples on its own (s^2 relative to its mean of scale), and
+ * each one-sample cluster collapsed with its neighbour (a mutual pair once).
+ * NAN when there is neither. */
 static double pooled_within_cv2(const ks_plan *plan, const strata *st, const double *v,
-                                const double *scale, bool wr, double *df_out)
+                                const double *scale, const long *nb, bool wr, double *df_out)
 {
     long double num = 0, df = 0;
     for (size_t c = 0; c < plan->cluster_count; c++) {
-        if (st->start[c + 1] - st->start[c] < 2)
+        size_t have = st->start[c + 1] - st->start[c];
+        if (have == 1 && nb[c] >= 0) {
+            size_t j = (size_t)nb[c];
+            bool j_single = st->start[j + 1] - st->start[j] == 1;
+            if (j_single && nb[j] == (long)c && j < c)
+                continue; /* a mutual pair counts once */
+            double n, cv2 = pair_cv2(plan, st, c, j, v, scale, &n);
+            if (!isnan(cv2)) {
+                num += (n - 1) * (long double)cv2;
+                df += n - 1;
+            }
+            continue;
+        }
+        if (have < 2)
             continue;
         stratum_stat s = stratum_of(plan, st, c, v, wr);
         stratum_stat m = stratum_of(plan, st, c, scale, wr);
@@ -243,8 +304,6 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
         return status;
     bool wr = plan_with_replacement(plan);
     size_t ones = 0;
-    double within_df = 0;
-    double within_cv2 = pooled_within_cv2(plan, &st, v, scale, wr, &within_df);
     long *nb = malloc((plan->cluster_count + 1) * sizeof *nb);
     status = nb ? neighbours_build(plan, &st, nb, err)
                 : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
@@ -253,9 +312,12 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
         strata_free(&st);
         return status;
     }
+    double within_df = 0;
+    double within_cv2 = pooled_within_cv2(plan, &st, v, scale, nb, wr, &within_df);
     for (size_t c = 0; c < plan->cluster_count; c++) {
         ks_stratum_spread *o = &out[c];
         memset(o, 0, sizeof *o);
+        o->source = c;
         if (st.start[c + 1] == st.start[c])
             continue;
         stratum_stat s = stratum_of(plan, &st, c, v, wr);
@@ -268,8 +330,8 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
             continue;
         if (s.distinct < 2) {
             size_t first = st.order[st.start[c]];
-            o->s2 = single_s2(plan, &st, c, nb[c], v, scale[first], mode, within_cv2,
-                              within_df, &o->df);
+            o->s2 = single_s2(plan, &st, c, nb, v, scale[first], mode, within_cv2,
+                              within_df, &o->df, &o->source);
             o->single = true;
             ones++;
         } else {
@@ -285,27 +347,47 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
 }
 
 /* V of sum_h N_h mean_h(v), and its Satterthwaite degrees of freedom
- * (Cochran 5.4): df = V^2 / sum_h (v_h^2 / df_h).  scale[i]: what a
- * one-sample stratum's CV multiplies (the value itself for totals). */
+ * (Cochran 5.4): df = V^2 / sum_s (v_s^2 / df_s), where v_s sums the
+ * strata whose spread comes from one source (a collapsed pair, the pooled
+ * spread): they err together, so counting them apart would overstate df.
+ * scale[i]: what a one-sample stratum's CV multiplies (the value itself
+ * for totals). */
 static ks_status stratified_variance(const ks_plan *plan, const double *v, const double *scale,
                                      bool residual, ks_single_mode mode, double *variance,
                                      double *df, size_t *single, ks_error *err)
 {
-    ks_stratum_spread *sp = malloc((plan->cluster_count + 1) * sizeof *sp);
-    if (!sp)
+    size_t k = plan->cluster_count;
+    ks_stratum_spread *sp = malloc((k + 1) * sizeof *sp);
+    long double *by_source = calloc(k + 1, sizeof *by_source);
+    double *df_source = malloc((k + 1) * sizeof *df_source);
+    if (!sp || !by_source || !df_source) {
+        free(sp);
+        free(by_source);
+        free(df_source);
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
     ks_status st = ks_strata_spread(plan, v, scale, residual, mode, sp, single, err);
     long double var = 0, denom = 0;
-    for (size_t c = 0; st == KS_OK && c < plan->cluster_count; c++) {
+    for (size_t c = 0; c <= k; c++)
+        df_source[c] = INFINITY;
+    for (size_t c = 0; st == KS_OK && c < k; c++) {
         if (sp[c].census || sp[c].n == 0)
             continue;
         double N = (double)plan->clusters[c].size;
         long double vh = (long double)N * N * sp[c].fpc * sp[c].s2 / sp[c].n;
         var += vh;
-        if (isfinite(sp[c].df) && sp[c].df > 0)
-            denom += vh * vh / sp[c].df;
+        if (isfinite(sp[c].df) && sp[c].df > 0) {
+            size_t s = sp[c].source <= k ? sp[c].source : c;
+            by_source[s] += vh;
+            df_source[s] = fmin(df_source[s], sp[c].df);
+        }
     }
+    for (size_t s = 0; st == KS_OK && s <= k; s++)
+        if (by_source[s] > 0)
+            denom += by_source[s] * by_source[s] / df_source[s];
     free(sp);
+    free(by_source);
+    free(df_source);
     *variance = (double)var;
     if (df)
         *df = denom > 0 ? (double)(var * var / denom) : INFINITY;

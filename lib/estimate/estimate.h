@@ -46,6 +46,9 @@ typedef struct ks_stratum_spread {
     double fpc; /* 1 - n/N without replacement, 1 with */
     double df;  /* degrees of freedom of s2; INFINITY when borrowed from
                  * the profile */
+    size_t source; /* clusters with the same source share one estimate of
+                    * spread (a collapsed pair; cluster_count: the pooled
+                    * spread), so their errors move together */
     bool census;
     bool single;
 } ks_stratum_spread;
