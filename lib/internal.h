@@ -269,10 +269,11 @@ void ks_profile_place_rows(ks_profile *p, const ks_rows *r, size_t at);
 ks_status ks_profile_intern_dims(ks_profile *p, const uint32_t tuple[6], uint64_t hash,
                                  uint32_t *id, ks_error *err);
 uint64_t ks_dims_hash(const uint32_t tuple[6]);
-/* Allocations for columns of a launch each: large ones are backed by huge
- * pages where the kernel offers them (first touch of 4 KiB pages was a
- * fifth of reading a large profile). */
+/* Allocations for columns of a launch each (lib/core/column.c): large ones
+ * are mappings backed by huge pages where the kernel offers them, grown
+ * without copying.  Freed only with ks_column_free. */
 void *ks_column_realloc(void *old, size_t bytes);
+void ks_column_free(void *col);
 /* The hash ks_profile_intern uses, so that names hashed in a block need not be
  * hashed again. */
 uint64_t ks_name_hash(const char *name, size_t len);
