@@ -230,6 +230,11 @@ typedef struct ks_rows {
     uint64_t *name_hash;
     uint32_t *name_global; /* filled by ks_profile_reserve_rows */
     ks_hash_index name_index;
+    /* ks_rows_add's shortcuts past hashing (csv_parallel.c): a name's id by
+     * a cheap fingerprint, and the (grid, block) id a name last had; each
+     * holds id + 1, 0 for none */
+    uint32_t name_cache[256];
+    uint32_t *name_dims;
 
     /* distinct (grid, block) 6-tuples, local ids in order of first
      * appearance; a row without grid/block has 0 0 0 0 0 0 */
