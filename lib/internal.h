@@ -230,6 +230,11 @@ typedef struct ks_rows {
     uint64_t *name_hash;
     uint32_t *name_global; /* filled by ks_profile_reserve_rows */
     ks_hash_index name_index;
+    /* ks_rows_add's shortcuts past hashing (csv_parallel.c): a name's id by
+     * a cheap fingerprint, and the (grid, block) id a name last had; each
+     * holds id + 1, 0 for none */
+    uint32_t name_cache[256];
+    uint32_t *name_dims;
 
     /* distinct (grid, block) 6-tuples, local ids in order of first
      * appearance; a row without grid/block has 0 0 0 0 0 0 */
@@ -269,10 +274,11 @@ void ks_profile_place_rows(ks_profile *p, const ks_rows *r, size_t at);
 ks_status ks_profile_intern_dims(ks_profile *p, const uint32_t tuple[6], uint64_t hash,
                                  uint32_t *id, ks_error *err);
 uint64_t ks_dims_hash(const uint32_t tuple[6]);
-/* Allocations for columns of a launch each: large ones are backed by huge
- * pages where the kernel offers them (first touch of 4 KiB pages was a
- * fifth of reading a large profile). */
+/* Allocations for columns of a launch each (lib/core/column.c): large ones
+ * are mappings backed by huge pages where the kernel offers them, grown
+ * without copying.  Freed only with ks_column_free. */
 void *ks_column_realloc(void *old, size_t bytes);
+void ks_column_free(void *col);
 /* The hash ks_profile_intern uses, so that names hashed in a block need not be
  * hashed again. */
 uint64_t ks_name_hash(const char *name, size_t len);

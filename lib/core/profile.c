@@ -9,7 +9,6 @@
 #include <xxhash.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 struct ks_arena_block {
     struct ks_arena_block *next;
@@ -27,15 +26,15 @@ void ks_profile_free(ks_profile *p)
 {
     if (!p)
         return;
-    free(p->duration_ns);
-    free(p->name_id);
-    free(p->start_ns);
-    free(p->dims_id);
+    ks_column_free(p->duration_ns);
+    ks_column_free(p->name_id);
+    ks_column_free(p->start_ns);
+    ks_column_free(p->dims_id);
     free(p->dims);
     ks_hash_free(&p->dims_index);
-    free(p->stream);
-    free(p->device);
-    free(p->correlation);
+    ks_column_free(p->stream);
+    ks_column_free(p->device);
+    ks_column_free(p->correlation);
     free(p->names);
     ks_hash_free(&p->name_index);
     struct ks_arena_block *b = p->arena_blocks;
@@ -46,7 +45,7 @@ void ks_profile_free(ks_profile *p)
     }
     for (size_t i = 0; i < p->metric_count; i++) {
         free(p->metrics[i].name);
-        free(p->metrics[i].values);
+        ks_column_free(p->metrics[i].values);
         free(p->metrics[i].unit);
     }
     free(p->metrics);
@@ -144,27 +143,6 @@ ks_status ks_profile_intern_hashed(ks_profile *p, const char *name, size_t len, 
     return KS_OK;
 }
 
-/* 2 MiB: the x86-64 huge page; smaller columns gain nothing from one. */
-enum { HUGE_PAGE = 2 << 20 };
-
-void *ks_column_realloc(void *old, size_t bytes)
-{
-    void *q = realloc(old, bytes ? bytes : 1);
-/* -DKS_NO_HUGE_PAGES builds without the advice, to measure what it buys */
-#if defined(MADV_HUGEPAGE) && !defined(KS_NO_HUGE_PAGES)
-    /* malloc serves a block this large with mmap of its own, so the advice
-     * touches nothing else; the whole pages inside the block are enough.
-     * Kernels without transparent huge pages refuse it, which is harmless. */
-    if (q && bytes >= 2 * (size_t)HUGE_PAGE) {
-        uintptr_t lo = ((uintptr_t)q + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-        uintptr_t hi = ((uintptr_t)q + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
-        if (hi > lo)
-            (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-    }
-#endif
-    return q;
-}
-
 uint64_t ks_dims_hash(const uint32_t tuple[6])
 {
     return XXH3_64bits(tuple, 6 * sizeof(uint32_t));
@@ -245,7 +223,7 @@ ks_status ks_profile_set_dims(ks_profile *p, size_t i, const uint32_t *grid,
 
 void ks_profile_drop_start(ks_profile *p)
 {
-    free(p->start_ns);
+    ks_column_free(p->start_ns);
     p->start_ns = NULL;
 }
 
@@ -463,10 +441,10 @@ ks_status ks_profile_metric(ks_profile *p, const char *name, ks_metric_column **
     size_t cap = p->capacity ? p->capacity : 1;
     c->name = strdup(name);
     c->unit = NULL;
-    c->values = malloc(cap * sizeof(double));
+    c->values = ks_column_realloc(NULL, cap * sizeof(double));
     if (!c->name || !c->values) {
         free(c->name);
-        free(c->values);
+        ks_column_free(c->values);
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     }
     for (size_t i = 0; i < p->n; i++)
@@ -558,7 +536,7 @@ double ks_profile_total_ns(const ks_profile *p)
             for (size_t i = 0; i < p->n; i++)                                              \
                 memcpy(tmp + (width) * i, p->col + (width) * (size_t)order[i],             \
                        (width) * sizeof(type));                                            \
-            free(p->col);                                                                  \
+            ks_column_free(p->col);                                                        \
             p->col = tmp;                                                                  \
         }                                                                                  \
     } while (0)
@@ -578,7 +556,7 @@ ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err)
         }
         for (size_t i = 0; i < p->n; i++)
             tmp[i] = p->metrics[m].values[order[i]];
-        free(p->metrics[m].values);
+        ks_column_free(p->metrics[m].values);
         p->metrics[m].values = tmp;
     }
     PERMUTE(start_ns, int64_t, 1);

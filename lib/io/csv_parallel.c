@@ -50,6 +50,7 @@ void ks_rows_clear(ks_rows *r)
     r->any_start = r->any_grid = r->any_stream = r->any_device = r->any_correlation = false;
     r->name_count = 0;
     ks_hash_clear(&r->name_index);
+    memset(r->name_cache, 0, sizeof r->name_cache);
     r->dims_count = 0;
     ks_hash_clear(&r->dims_index);
 }
@@ -67,6 +68,7 @@ void ks_rows_free(ks_rows *r)
     free(r->name_len);
     free(r->name_hash);
     free(r->name_global);
+    free(r->name_dims);
     ks_hash_free(&r->name_index);
     free(r->dims);
     free(r->dims_global);
@@ -113,7 +115,10 @@ static ks_status names_grow(ks_rows *r, ks_error *err)
     void *d = realloc(r->name_global, cap * sizeof *r->name_global);
     if (d)
         r->name_global = d;
-    if (!a || !b || !c || !d)
+    void *e = realloc(r->name_dims, cap * sizeof *r->name_dims);
+    if (e)
+        r->name_dims = e;
+    if (!a || !b || !c || !d || !e)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     r->name_capacity = cap;
     return KS_OK;
@@ -154,9 +159,57 @@ static ks_status rows_intern(ks_rows *r, const char *name, size_t len, uint32_t 
     r->names[k] = name;
     r->name_len[k] = len;
     r->name_hash[k] = key.hash;
+    r->name_dims[k] = 0;
     ks_hash_put(&r->name_index, slot, (uint32_t)k);
     *id = (uint32_t)k;
     return KS_OK;
+}
+
+/* The name_cache slot of a name of at least 8 bytes, from its length and
+ * three 8-byte pieces: kernel names share long prefixes ("void
+ * at::native::") and differ in the middle or at the end. */
+static size_t name_slot(const char *name, size_t len)
+{
+    uint64_t head, middle, tail;
+    memcpy(&head, name, 8);
+    memcpy(&middle, name + (len - 8) / 2, 8);
+    memcpy(&tail, name + len - 8, 8);
+    uint64_t x = head ^ (middle << 1 | middle >> 63) ^ (tail << 7 | tail >> 57) ^ len;
+    return (size_t)((x * 0x9e3779b97f4a7c15ULL) >> 56);
+}
+
+/* rows_intern, checking the name's cache slot first: a block holds few
+ * distinct names, and one comparison is cheaper than hashing a name of
+ * hundreds of bytes and probing. */
+static ks_status rows_intern_cached(ks_rows *r, const char *name, size_t len, uint32_t *id,
+                                    ks_error *err)
+{
+    if (len < 8)
+        return rows_intern(r, name, len, id, err);
+    size_t slot = name_slot(name, len);
+    uint32_t hit = r->name_cache[slot];
+    if (hit && r->name_len[hit - 1] == len && memcmp(r->names[hit - 1], name, len) == 0) {
+        *id = hit - 1;
+        return KS_OK;
+    }
+    ks_status st = rows_intern(r, name, len, id, err);
+    if (st == KS_OK)
+        r->name_cache[slot] = *id + 1;
+    return st;
+}
+
+/* The rows' own table of (grid, block) pairs hashes them with a multiply
+ * and shifts, inline: ids follow first appearance whatever the hash, and a
+ * library call per row cost more than the probe. */
+static uint64_t dims_mix(const uint32_t t[6])
+{
+    uint64_t a, b, c;
+    memcpy(&a, t, 8);
+    memcpy(&b, t + 2, 8);
+    memcpy(&c, t + 4, 8);
+    uint64_t x = (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL) ^
+                 (c * 0x165667b19e3779f9ULL);
+    return x ^ (x >> 29);
 }
 
 static bool row_dims_equals(const void *ctx, uint32_t id)
@@ -168,7 +221,7 @@ static bool row_dims_equals(const void *ctx, uint32_t id)
 
 static uint64_t row_dims_hash_of(const void *ctx, uint32_t id)
 {
-    return ks_dims_hash(((const ks_rows *)ctx)->dims + 6 * (size_t)id);
+    return dims_mix(((const ks_rows *)ctx)->dims + 6 * (size_t)id);
 }
 
 /* The block's id of a (grid, block) pair; consecutive launches mostly
@@ -188,7 +241,7 @@ static ks_status rows_intern_dims(ks_rows *r, const uint32_t t[6], uint32_t *id,
         return st;
     const void *key[2] = {r, t};
     size_t slot;
-    if (ks_hash_find(&r->dims_index, ks_dims_hash(t), row_dims_equals, key, id, &slot))
+    if (ks_hash_find(&r->dims_index, dims_mix(t), row_dims_equals, key, id, &slot))
         return KS_OK;
     if (r->dims_count == r->dims_capacity) {
         size_t cap = r->dims_capacity ? 2 * r->dims_capacity : 64;
@@ -215,8 +268,10 @@ ks_status ks_rows_add(ks_rows *r, const ks_invocation *inv, const char *name, si
     if (r->n == r->capacity && (st = rows_grow(r, err)) != KS_OK)
         return st;
     size_t i = r->n;
-    if ((st = rows_intern(r, name, len, &r->name_id[i], err)) != KS_OK)
+    uint32_t name_id;
+    if ((st = rows_intern_cached(r, name, len, &name_id, err)) != KS_OK)
         return st;
+    r->name_id[i] = name_id;
     /* the values ks_profile_append would store, whether or not the profile
      * ends up with the column */
     r->duration_ns[i] = inv->duration_ns;
@@ -227,8 +282,15 @@ ks_status ks_rows_add(ks_rows *r, const ks_invocation *inv, const char *name, si
         memcpy(t, inv->grid, 3 * sizeof *t);
     if (inv->block)
         memcpy(t + 3, inv->block, 3 * sizeof *t);
-    if ((st = rows_intern_dims(r, t, &r->dims_id[i], err)) != KS_OK)
-        return st;
+    /* a kernel mostly launches with the shape it had last time */
+    uint32_t seen = r->name_dims[name_id];
+    if (seen && memcmp(r->dims + 6 * (size_t)(seen - 1), t, sizeof t) == 0) {
+        r->dims_id[i] = seen - 1;
+    } else {
+        if ((st = rows_intern_dims(r, t, &r->dims_id[i], err)) != KS_OK)
+            return st;
+        r->name_dims[name_id] = r->dims_id[i] + 1;
+    }
     r->any_grid |= inv->grid || inv->block;
     r->stream[i] = inv->stream;
     r->any_stream |= inv->stream != 0;

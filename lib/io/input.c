@@ -16,6 +16,7 @@
 #include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <xxhash.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -32,6 +33,7 @@ typedef enum { COMP_NONE, COMP_GZIP, COMP_XZ, COMP_ZSTD } compression;
 
 struct ks_input {
     FILE *file;
+    int fd; /* file's descriptor, read without stdio; -1: read through file */
     char path[512];
     compression comp;
     XXH3_state_t *hash;
@@ -61,41 +63,54 @@ struct ks_input {
     long line_number;
 };
 
+/* Up to cap stored bytes into dst, fewer only at the end of the file; they
+ * go into the digest.  A file opened here is read with read(2) straight into
+ * dst: stdio would copy the tail of each request through its own buffer. */
+static ks_status read_stored(ks_input *in, unsigned char *dst, size_t cap, size_t *got,
+                             ks_error *err)
+{
+    size_t n = 0;
+    if (in->fd >= 0) {
+        while (n < cap) {
+            ssize_t r = read(in->fd, dst + n, cap - n);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r < 0)
+                return ks_error_set(err, KS_ERR_IO, in->path, 0, "read failed: %s",
+                                    strerror(errno));
+            if (r == 0)
+                break;
+            n += (size_t)r;
+        }
+    } else {
+        n = fread(dst, 1, cap, in->file);
+        if (n < cap && ferror(in->file))
+            return ks_error_set(err, KS_ERR_IO, in->path, 0, "read failed: %s",
+                                strerror(errno));
+    }
+    if (n < cap)
+        in->raw_eof = true;
+    XXH3_128bits_update(in->hash, dst, n);
+    in->raw_bytes += n;
+    *got = n;
+    return KS_OK;
+}
+
 static ks_status fill_raw(ks_input *in, ks_error *err)
 {
     if (in->raw_pos < in->raw_len || in->raw_eof)
         return KS_OK;
-    size_t got = fread(in->raw, 1, RAW_CHUNK, in->file);
-    if (got < RAW_CHUNK) {
-        if (ferror(in->file))
-            return ks_error_set(err, KS_ERR_IO, in->path, 0, "read failed: %s",
-                                strerror(errno));
-        in->raw_eof = true;
-    }
-    XXH3_128bits_update(in->hash, in->raw, got);
-    in->raw_bytes += got;
+    size_t got;
+    ks_status st = read_stored(in, in->raw, RAW_CHUNK, &got, err);
+    if (st != KS_OK)
+        return st;
     in->raw_pos = 0;
     in->raw_len = got;
     return KS_OK;
 }
 
-/* Uncompressed input read straight into the caller's buffer: going through
- * the raw buffer cost a copy of every byte (8 % of the time to read a large
- * CSV). */
-static ks_status read_raw_into(ks_input *in, unsigned char *dst, size_t cap, size_t *got,
-                               ks_error *err)
-{
-    *got = fread(dst, 1, cap, in->file);
-    if (*got < cap) {
-        if (ferror(in->file))
-            return ks_error_set(err, KS_ERR_IO, in->path, 0, "read failed: %s",
-                                strerror(errno));
-        in->raw_eof = true;
-    }
-    XXH3_128bits_update(in->hash, dst, *got);
-    in->raw_bytes += *got;
-    return KS_OK;
-}
+static ks_status open_input(FILE *file, int fd, const char *path, ks_input **out,
+                            ks_error *err);
 
 ks_status ks_input_open(const char *path, ks_input **out, ks_error *err)
 {
@@ -103,10 +118,18 @@ ks_status ks_input_open(const char *path, ks_input **out, ks_error *err)
     FILE *file = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!file)
         return ks_error_set(err, KS_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
-    return ks_input_open_stream(file, path, out, err);
+    /* nothing has gone through the stream's buffer yet, so reading its
+     * descriptor directly skips no byte */
+    return open_input(file, fileno(file), path, out, err);
 }
 
 ks_status ks_input_open_stream(FILE *file, const char *path, ks_input **out, ks_error *err)
+{
+    return open_input(file, -1, path, out, err);
+}
+
+static ks_status open_input(FILE *file, int fd, const char *path, ks_input **out,
+                            ks_error *err)
 {
     *out = NULL;
     ks_input *in = calloc(1, sizeof *in);
@@ -123,6 +146,7 @@ ks_status ks_input_open_stream(FILE *file, const char *path, ks_input **out, ks_
     snprintf(in->path, sizeof in->path, "%s", path);
     in->threads = -1;
     in->file = file;
+    in->fd = fd;
     in->raw = malloc(RAW_CHUNK);
     in->buf_cap = OUT_CHUNK * 2;
     in->buf = malloc(in->buf_cap + 1);
@@ -237,7 +261,7 @@ static ks_status produce(ks_input *in, unsigned char *dst, size_t cap, size_t *g
     if (in->comp != COMP_NONE && in->threads != 0 && !small && start_pipe(in))
         return ks_dpipe_read(in->pipe, dst, cap, got, err);
     if (in->comp == COMP_NONE && in->raw_pos == in->raw_len && !in->raw_eof && cap >= RAW_CHUNK)
-        return read_raw_into(in, dst, cap, got, err);
+        return read_stored(in, dst, cap, got, err);
     while (*got == 0) {
         ks_status st = fill_raw(in, err);
         if (st != KS_OK)
