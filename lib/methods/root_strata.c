@@ -13,6 +13,7 @@
  * groups in the merged frontier.
  */
 #include "root_strata.h"
+#include "root_sort.h"
 
 #include <float.h>
 #include <math.h>
@@ -147,6 +148,7 @@ static stratum_stat stratum_compute(const ks_strata_group *g, size_t a, size_t b
     }
     double scale = g->kind == KS_VARIANCE_FINITE_POPULATION ? s.s2 : s.s2 * (s.n - 1) / s.n;
     s.k = s.mean > 0 ? s.n * sqrt(scale / s.mean) : INFINITY;
+    s.ns2 = s.n * s.s2;
     return s;
 }
 
@@ -156,12 +158,21 @@ static const stratum_stat *stratum_of(const ks_strata_group *g, size_t a, size_t
     return &g->pair[b * (b - 1) / 2 + a];
 }
 
+/* floor of a non-negative x below 2^63 by truncation: the same double as
+ * floor(), which is a library call or a long sequence on x86-64's baseline */
+static inline double floor_nonneg(double x)
+{
+    return x >= 0 && x < 0x1p63 ? (double)(int64_t)x : floor(x);
+}
+
 /* The stratum's best m at lambda (floor or ceiling of the continuous
  * optimum, or the census under with-replacement variance, which drops to 0
  * only at m = N); returns m mu + lambda var(m).  The hot loop of the
- * optimiser: the finite-population case is written out. */
+ * optimiser: the finite-population case is written out, and m is returned as
+ * the integer-valued double it is computed as (the caller converts it only
+ * for the strata it keeps). */
 static inline double stratum_best(ks_variance_kind kind, const stratum_stat *s, double lambda,
-                                  double sqrt_lambda, uint64_t *m_out, double *var_out)
+                                  double sqrt_lambda, double *m_out, double *var_out)
 {
     double n = s->n;
     if (n <= 1 || s->s2 <= 0) {
@@ -170,19 +181,19 @@ static inline double stratum_best(ks_variance_kind kind, const stratum_stat *s, 
         return s->mean;
     }
     if (!(s->mean > 0) || isinf(lambda)) {
-        *m_out = (uint64_t)n;
+        *m_out = n;
         *var_out = 0;
         return s->mean * n;
     }
     double mstar = s->k * sqrt_lambda;
-    double f = mstar >= n ? n : floor(mstar);
+    double f = mstar >= n ? n : floor_nonneg(mstar);
     double m0 = f < 1 ? 1 : f, m1 = f + 1 > n ? n : f + 1;
     if (kind == KS_VARIANCE_FINITE_POPULATION) {
-        double a = n * s->s2;
+        double a = s->ns2;
         double v0 = a * (n - m0) / m0, v1 = a * (n - m1) / m1;
         double c0 = m0 * s->mean + lambda * v0, c1 = m1 * s->mean + lambda * v1;
         bool second = c1 < c0;
-        *m_out = (uint64_t)(second ? m1 : m0);
+        *m_out = second ? m1 : m0;
         *var_out = second ? v1 : v0;
         return second ? c1 : c0;
     }
@@ -192,7 +203,7 @@ static inline double stratum_best(ks_variance_kind kind, const stratum_stat *s, 
         double val = cand[i] * s->mean + lambda * v;
         if (val < best) {
             best = val;
-            *m_out = (uint64_t)cand[i];
+            *m_out = (double)(uint64_t)cand[i];
             *var_out = v;
         }
     }
@@ -226,19 +237,23 @@ double ks_strata_solve(ks_strata_group *g, double lambda, double *cost, double *
     }
     size_t U = g->units;
     double sqrt_lambda = sqrt(lambda);
+    bool prune = lambda >= 0; /* then no stratum's value is below its mean */
     g->best[0] = g->cost[0] = g->var[0] = 0;
     for (size_t b = 1; b <= U; b++) {
         double best = INFINITY, bc = 0, bv = 0;
         size_t from = 0;
         const stratum_stat *row = stratum_of(g, 0, b);
         for (size_t a = 0; a < b; a++) {
-            uint64_t m = 1;
-            double v = 0;
+            /* every size costs at least one draw of the mean, and rounding
+             * keeps that order, so such an a cannot beat best */
+            if (prune && row[a].mean > 0 && g->best[a] + row[a].mean >= best)
+                continue;
+            double m = 1, v = 0;
             double val = g->best[a] + stratum_best(g->kind, &row[a], lambda, sqrt_lambda, &m, &v);
             if (val < best) {
                 best = val;
                 from = a;
-                bc = g->cost[a] + (double)m * row[a].mean;
+                bc = g->cost[a] + m * row[a].mean;
                 bv = g->var[a] + v;
             }
         }
@@ -262,7 +277,9 @@ double ks_strata_solve(ks_strata_group *g, double lambda, double *cost, double *
             o->hi = g->start[b];
             o->mean = s->mean;
             o->s2 = s->s2;
-            stratum_best(g->kind, s, lambda, sqrt_lambda, &o->m, &o->var);
+            double m = 1;
+            stratum_best(g->kind, s, lambda, sqrt_lambda, &m, &o->var);
+            o->m = (uint64_t)m;
         }
     }
     return g->best[U];
@@ -442,6 +459,8 @@ static int cmp_pareto(const void *x, const void *y)
     return a->m < b->m ? -1 : (a->m > b->m);
 }
 
+KS_STABLE_SORT(sort_pareto, ks_pareto_point, cmp_pareto)
+
 /* The sizes worth trying for a stratum: every m, except where more samples
  * cannot lower the variance (no spread: one; no time: the census). */
 static void stratum_m_range(const stratum_stat *s, uint64_t *lo, uint64_t *hi)
@@ -459,8 +478,8 @@ ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t wo
                                    ks_error *err)
 {
     *done = false;
-    size_t U = g->units, used = 0, cap = 0;
-    ks_pareto_point *cand = NULL;
+    size_t U = g->units, used = 0, cap = 0, sort_cap = 0;
+    ks_pareto_point *cand = NULL, *sort_tmp = NULL;
     g->exact = calloc(U + 1, sizeof *g->exact);
     g->exact_count = calloc(U + 1, sizeof *g->exact_count);
     g->exact[0] = malloc(sizeof **g->exact);
@@ -491,7 +510,8 @@ ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t wo
                 }
             }
         }
-        qsort(cand, nc, sizeof *cand, cmp_pareto);
+        if (!sort_pareto(cand, nc, &sort_tmp, &sort_cap))
+            goto nomem;
         size_t k = 0;
         for (size_t i = 0; i < nc; i++)
             if (k == 0 || cand[i].cost < cand[k - 1].cost)
@@ -503,6 +523,7 @@ ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t wo
         g->exact_count[b] = k;
     }
     free(cand);
+    free(sort_tmp);
     size_t k = g->exact_count[U];
     ks_strata_point *pt = malloc((k ? k : 1) * sizeof *pt);
     if (!pt)
@@ -518,6 +539,7 @@ ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t wo
     return KS_OK;
 give_up:
     free(cand);
+    free(sort_tmp);
     for (size_t b = 0; b <= U; b++)
         free(g->exact[b]);
     free(g->exact);
@@ -529,6 +551,7 @@ nomem:
     ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
 fail:
     free(cand);
+    free(sort_tmp);
     return KS_ERR_NOMEM;
 }
 
@@ -586,6 +609,8 @@ static int cmp_merged(const void *x, const void *y)
         return a->prev < b->prev ? -1 : 1;
     return a->pt < b->pt ? -1 : (a->pt > b->pt);
 }
+
+KS_STABLE_SORT(sort_merged, merged, cmp_merged)
 
 static size_t bucket_of(double v, double log_floor, double log_step)
 {
@@ -681,8 +706,9 @@ ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, d
     merged **steps = calloc(count + 1, sizeof *steps);
     merged *bk = malloc(nb * sizeof *bk);
     merged origin = {0, 0, 0, 0}, *pairs = NULL;
-    size_t pair_cap = 0, below_cap = 0;
+    size_t pair_cap = 0, below_cap = 0, sort_cap = 0;
     double *below = NULL;
+    merged *sort_tmp = NULL;
     const merged *cur = &origin;
     size_t ncur = 1;
     if (!steps || !bk)
@@ -704,7 +730,8 @@ ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, d
                         goto fail;
                     pairs[nc++] = (merged){c, v, (uint32_t)i, (uint32_t)j};
                 }
-            qsort(pairs, nc, sizeof *pairs, cmp_merged);
+            if (!sort_merged(pairs, nc, &sort_tmp, &sort_cap))
+                goto nomem;
             for (size_t i = 0; i < nc; i++)
                 if (nn == 0 || pairs[i].cost < pairs[nn - 1].cost)
                     pairs[nn++] = pairs[i];
@@ -774,6 +801,7 @@ done:
     free(bk);
     free(pairs);
     free(below);
+    free(sort_tmp);
     return st;
 }
 
