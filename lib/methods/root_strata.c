@@ -624,10 +624,22 @@ typedef struct merge_scale {
     size_t nb;
 } merge_scale;
 
+/* ks_rough_log2 for v >= +0, the same double: the bits less the exponent
+ * bias are (exponent - 1023) 2^52 + mantissa exactly, and one rounding of
+ * that, scaled by a power of two, is the one rounding of the sum there. */
+static inline double rough_log2_nonneg(double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    if (bits >> 63)
+        return ks_rough_log2(v);
+    return (double)(int64_t)(bits - (UINT64_C(1023) << 52)) * 0x1p-52;
+}
+
 static inline size_t merge_bucket(const merge_scale *sc, double v)
 {
-    double x = (ks_rough_log2(v) - sc->floor) * sc->inv_step;
-    size_t k = x > 0 ? 1 + (size_t)x : 0;
+    double x = (rough_log2_nonneg(v) - sc->floor) * sc->inv_step;
+    size_t k = x > 0 ? 1 + (x < 0x1p62 ? (size_t)(int64_t)x : (size_t)x) : 0;
     return k < sc->nb ? k : sc->nb - 1;
 }
 
@@ -703,19 +715,26 @@ ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, d
         step = (ks_rough_log2(var_cap) - floor) / (double)(nb - 2);
     }
     double inv_step = 1 / step;
-    merged **steps = calloc(count + 1, sizeof *steps);
-    merged *bk = malloc(nb * sizeof *bk);
+    /* each level's (prev, pt) links, one arena: level gi's start at at[gi];
+     * the points themselves only for the level being merged into (two
+     * buffers, swapped) */
+    size_t *at = calloc(count + 1, sizeof *at), link_cap = 0, buf_cap[2] = {nb, nb};
+    uint32_t *link = NULL;
+    merged *buf[2] = {malloc(nb * sizeof(merged)), malloc(nb * sizeof(merged))};
+    int side = 0;
+    merged *bk = buf[0];
     merged origin = {0, 0, 0, 0}, *pairs = NULL;
     size_t pair_cap = 0, below_cap = 0, sort_cap = 0;
     double *below = NULL;
     merged *sort_tmp = NULL;
     const merged *cur = &origin;
     size_t ncur = 1;
-    if (!steps || !bk)
+    if (!at || !buf[0] || !buf[1])
         goto nomem;
     for (size_t gi = 0; gi < count; gi++) {
         const ks_strata_group *gg = &g[gi];
         size_t nn = 0;
+        bk = buf[side];
         if (ncur * gg->points <= STRATA_EXACT_PAIRS) {
             /* small: every pair, Pareto-filtered; thinned only if still long */
             size_t nc = 0;
@@ -745,15 +764,24 @@ ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, d
                         pairs[kept++] = pairs[i];
                 nn = kept;
             }
-            if (nn > nb) {
-                merged *t = realloc(bk, nn * sizeof *bk);
+            if (nn > nb)
+                nb = nn;
+            if (nb > buf_cap[side]) {
+                merged *t = realloc(buf[side], nb * sizeof *t);
                 if (!t)
                     goto nomem;
-                bk = t;
-                nb = nn;
+                buf[side] = bk = t;
+                buf_cap[side] = nb;
             }
             memcpy(bk, pairs, nn * sizeof *bk);
         } else {
+            if (nb > buf_cap[side]) {
+                merged *t = realloc(buf[side], nb * sizeof *t);
+                if (!t)
+                    goto nomem;
+                buf[side] = bk = t;
+                buf_cap[side] = nb;
+            }
             for (size_t k = 0; k < nb; k++)
                 bk[k].cost = INFINITY;
             size_t used = 0;
@@ -772,12 +800,17 @@ ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, d
                 if (bk[k].cost < INFINITY && (nn == 0 || bk[k].cost < bk[nn - 1].cost))
                     bk[nn++] = bk[k];
         }
-        steps[gi] = malloc((nn ? nn : 1) * sizeof **steps);
-        if (!steps[gi])
-            goto nomem;
-        memcpy(steps[gi], bk, nn * sizeof *bk);
-        cur = steps[gi];
+        at[gi + 1] = at[gi] + nn;
+        if (at[gi + 1] * 2 > link_cap &&
+            ks_grow((void **)&link, &link_cap, at[gi + 1] * 2, sizeof *link, err) != KS_OK)
+            goto fail;
+        for (size_t i = 0; i < nn; i++) {
+            link[2 * (at[gi] + i)] = bk[i].prev;
+            link[2 * (at[gi] + i) + 1] = bk[i].pt;
+        }
+        cur = bk;
         ncur = nn;
+        side = 1 - side;
     }
     /* ascending variance, descending cost: the last point under the bound */
     size_t pick = 0;
@@ -785,8 +818,8 @@ ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, d
         if (cur[i].var <= bound)
             pick = i;
     for (size_t gi = count; gi-- > 0;) {
-        choice[gi] = steps[gi][pick].pt;
-        pick = steps[gi][pick].prev;
+        choice[gi] = link[2 * (at[gi] + pick) + 1];
+        pick = link[2 * (at[gi] + pick)];
     }
     goto done;
 nomem:
@@ -795,10 +828,10 @@ nomem:
 fail:
     st = KS_ERR_NOMEM;
 done:
-    for (size_t gi = 0; steps && gi < count; gi++)
-        free(steps[gi]);
-    free(steps);
-    free(bk);
+    free(at);
+    free(link);
+    free(buf[0]);
+    free(buf[1]);
     free(pairs);
     free(below);
     free(sort_tmp);
