@@ -654,7 +654,7 @@ static inline size_t merge_bucket(const merge_scale *sc, double v)
  * (the first pair of every block) in lower buckets.  On real profiles nine in
  * ten pairs are skipped so; the result is the same pair for pair.
  */
-#define MERGE_BLOCK 8
+#define MERGE_BLOCK 16
 
 static void merge_witnesses(const merge_scale *sc, const merged *cur, size_t ncur,
                             const ks_strata_group *gg, double *below)
