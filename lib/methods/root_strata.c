@@ -703,6 +703,19 @@ static void merge_point(const merge_scale *sc, const merged *cur, size_t ncur,
     }
 }
 
+/* grows a merge buffer to hold nb points; false: out of memory */
+static bool merge_buffer_fit(merged **buf, size_t *cap, size_t nb)
+{
+    if (nb <= *cap)
+        return true;
+    merged *t = realloc(*buf, nb * sizeof *t);
+    if (!t)
+        return false;
+    *buf = t;
+    *cap = nb;
+    return true;
+}
+
 ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, double var_floor,
                                double var_cap, double rel_step, size_t *choice, ks_error *err)
 {
@@ -766,22 +779,14 @@ ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, d
             }
             if (nn > nb)
                 nb = nn;
-            if (nb > buf_cap[side]) {
-                merged *t = realloc(buf[side], nb * sizeof *t);
-                if (!t)
-                    goto nomem;
-                buf[side] = bk = t;
-                buf_cap[side] = nb;
-            }
+            if (!merge_buffer_fit(&buf[side], &buf_cap[side], nb))
+                goto nomem;
+            bk = buf[side];
             memcpy(bk, pairs, nn * sizeof *bk);
         } else {
-            if (nb > buf_cap[side]) {
-                merged *t = realloc(buf[side], nb * sizeof *t);
-                if (!t)
-                    goto nomem;
-                buf[side] = bk = t;
-                buf_cap[side] = nb;
-            }
+            if (!merge_buffer_fit(&buf[side], &buf_cap[side], nb))
+                goto nomem;
+            bk = buf[side];
             for (size_t k = 0; k < nb; k++)
                 bk[k].cost = INFINITY;
             size_t used = 0;
