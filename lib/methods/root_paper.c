@@ -38,12 +38,17 @@ static double paper_ceil(double m)
     return ceil(m - fmax(1e-9, DBL_EPSILON * m));
 }
 
-static ks_status paper_leaf(paper_ctx *c, size_t lo, size_t hi, double m_old,
-                            const char *path)
+/* s: the leaf's statistics, known from the split that made it, kept so the
+ * design need not scan the leaf again */
+static ks_status paper_leaf(paper_ctx *c, size_t lo, size_t hi, const ks_range_stat *s,
+                            double m_old, const char *path)
 {
     double n = (double)(hi - lo);
     uint64_t m = !(m_old < n) ? hi - lo : (m_old < 1 ? 1 : (uint64_t)m_old);
-    return ks_root_add_leaf(c->d, c->group, lo, hi, m, m_old, path, c->err);
+    ks_status st = ks_root_add_leaf(c->d, c->group, lo, hi, m, m_old, path, c->err);
+    if (st == KS_OK)
+        c->d->leaves[c->d->count - 1].stat = *s;
+    return st;
 }
 
 static ks_status paper_split(paper_ctx *c, size_t lo, size_t hi, const ks_range_stat *s,
@@ -51,10 +56,10 @@ static ks_status paper_split(paper_ctx *c, size_t lo, size_t hi, const ks_range_
 {
     size_t n = hi - lo;
     if (n < 2 || s->min == s->max || depth >= c->max_depth)
-        return paper_leaf(c, lo, hi, m_old, path);
+        return paper_leaf(c, lo, hi, s, m_old, path);
     size_t cut = ks_two_means_cut(c->values + lo, n, NULL);
     if (cut == 0)
-        return paper_leaf(c, lo, hi, m_old, path);
+        return paper_leaf(c, lo, hi, s, m_old, path);
     ks_range_stat s0, s1;
     ks_range_stats(c->p, c->ids + lo, c->values + lo, cut, &s0);
     ks_range_stats(c->p, c->ids + lo + cut, c->values + lo + cut, n - cut, &s1);
@@ -63,7 +68,7 @@ static ks_status paper_split(paper_ctx *c, size_t lo, size_t hi, const ks_range_
     ks_kkt_allocate(2, size, mean, std, c->eps, c->z, m_real);
     double m0 = paper_ceil(m_real[0]), m1 = paper_ceil(m_real[1]);
     if (!(m0 * s0.mean + m1 * s1.mean < m_old * s->mean))
-        return paper_leaf(c, lo, hi, m_old, path);
+        return paper_leaf(c, lo, hi, s, m_old, path);
     char child[KS_PATH_SIZE];
     snprintf(child, sizeof child, "%s.0", path);
     ks_status st = paper_split(c, lo, lo + cut, &s0, m0, child, depth + 1);

@@ -13,6 +13,7 @@
  * groups in the merged frontier.
  */
 #include "root_strata.h"
+#include "root_sort.h"
 
 #include <float.h>
 #include <math.h>
@@ -147,6 +148,7 @@ static stratum_stat stratum_compute(const ks_strata_group *g, size_t a, size_t b
     }
     double scale = g->kind == KS_VARIANCE_FINITE_POPULATION ? s.s2 : s.s2 * (s.n - 1) / s.n;
     s.k = s.mean > 0 ? s.n * sqrt(scale / s.mean) : INFINITY;
+    s.ns2 = s.n * s.s2;
     return s;
 }
 
@@ -156,12 +158,21 @@ static const stratum_stat *stratum_of(const ks_strata_group *g, size_t a, size_t
     return &g->pair[b * (b - 1) / 2 + a];
 }
 
+/* floor of a non-negative x below 2^63 by truncation: the same double as
+ * floor(), which is a library call or a long sequence on x86-64's baseline */
+static inline double floor_nonneg(double x)
+{
+    return x >= 0 && x < 0x1p63 ? (double)(int64_t)x : floor(x);
+}
+
 /* The stratum's best m at lambda (floor or ceiling of the continuous
  * optimum, or the census under with-replacement variance, which drops to 0
  * only at m = N); returns m mu + lambda var(m).  The hot loop of the
- * optimiser: the finite-population case is written out. */
+ * optimiser: the finite-population case is written out, and m is returned as
+ * the integer-valued double it is computed as (the caller converts it only
+ * for the strata it keeps). */
 static inline double stratum_best(ks_variance_kind kind, const stratum_stat *s, double lambda,
-                                  double sqrt_lambda, uint64_t *m_out, double *var_out)
+                                  double sqrt_lambda, double *m_out, double *var_out)
 {
     double n = s->n;
     if (n <= 1 || s->s2 <= 0) {
@@ -170,19 +181,19 @@ static inline double stratum_best(ks_variance_kind kind, const stratum_stat *s, 
         return s->mean;
     }
     if (!(s->mean > 0) || isinf(lambda)) {
-        *m_out = (uint64_t)n;
+        *m_out = n;
         *var_out = 0;
         return s->mean * n;
     }
     double mstar = s->k * sqrt_lambda;
-    double f = mstar >= n ? n : floor(mstar);
+    double f = mstar >= n ? n : floor_nonneg(mstar);
     double m0 = f < 1 ? 1 : f, m1 = f + 1 > n ? n : f + 1;
     if (kind == KS_VARIANCE_FINITE_POPULATION) {
-        double a = n * s->s2;
+        double a = s->ns2;
         double v0 = a * (n - m0) / m0, v1 = a * (n - m1) / m1;
         double c0 = m0 * s->mean + lambda * v0, c1 = m1 * s->mean + lambda * v1;
         bool second = c1 < c0;
-        *m_out = (uint64_t)(second ? m1 : m0);
+        *m_out = second ? m1 : m0;
         *var_out = second ? v1 : v0;
         return second ? c1 : c0;
     }
@@ -192,7 +203,7 @@ static inline double stratum_best(ks_variance_kind kind, const stratum_stat *s, 
         double val = cand[i] * s->mean + lambda * v;
         if (val < best) {
             best = val;
-            *m_out = (uint64_t)cand[i];
+            *m_out = (double)(uint64_t)cand[i];
             *var_out = v;
         }
     }
@@ -226,19 +237,23 @@ double ks_strata_solve(ks_strata_group *g, double lambda, double *cost, double *
     }
     size_t U = g->units;
     double sqrt_lambda = sqrt(lambda);
+    bool prune = lambda >= 0; /* then no stratum's value is below its mean */
     g->best[0] = g->cost[0] = g->var[0] = 0;
     for (size_t b = 1; b <= U; b++) {
         double best = INFINITY, bc = 0, bv = 0;
         size_t from = 0;
         const stratum_stat *row = stratum_of(g, 0, b);
         for (size_t a = 0; a < b; a++) {
-            uint64_t m = 1;
-            double v = 0;
+            /* every size costs at least one draw of the mean, and rounding
+             * keeps that order, so such an a cannot beat best */
+            if (prune && row[a].mean > 0 && g->best[a] + row[a].mean >= best)
+                continue;
+            double m = 1, v = 0;
             double val = g->best[a] + stratum_best(g->kind, &row[a], lambda, sqrt_lambda, &m, &v);
             if (val < best) {
                 best = val;
                 from = a;
-                bc = g->cost[a] + (double)m * row[a].mean;
+                bc = g->cost[a] + m * row[a].mean;
                 bv = g->var[a] + v;
             }
         }
@@ -262,7 +277,9 @@ double ks_strata_solve(ks_strata_group *g, double lambda, double *cost, double *
             o->hi = g->start[b];
             o->mean = s->mean;
             o->s2 = s->s2;
-            stratum_best(g->kind, s, lambda, sqrt_lambda, &o->m, &o->var);
+            double m = 1;
+            stratum_best(g->kind, s, lambda, sqrt_lambda, &m, &o->var);
+            o->m = (uint64_t)m;
         }
     }
     return g->best[U];
@@ -442,6 +459,8 @@ static int cmp_pareto(const void *x, const void *y)
     return a->m < b->m ? -1 : (a->m > b->m);
 }
 
+KS_STABLE_SORT(sort_pareto, ks_pareto_point, cmp_pareto)
+
 /* The sizes worth trying for a stratum: every m, except where more samples
  * cannot lower the variance (no spread: one; no time: the census). */
 static void stratum_m_range(const stratum_stat *s, uint64_t *lo, uint64_t *hi)
@@ -459,8 +478,8 @@ ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t wo
                                    ks_error *err)
 {
     *done = false;
-    size_t U = g->units, used = 0, cap = 0;
-    ks_pareto_point *cand = NULL;
+    size_t U = g->units, used = 0, cap = 0, sort_cap = 0;
+    ks_pareto_point *cand = NULL, *sort_tmp = NULL;
     g->exact = calloc(U + 1, sizeof *g->exact);
     g->exact_count = calloc(U + 1, sizeof *g->exact_count);
     g->exact[0] = malloc(sizeof **g->exact);
@@ -491,7 +510,8 @@ ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t wo
                 }
             }
         }
-        qsort(cand, nc, sizeof *cand, cmp_pareto);
+        if (!sort_pareto(cand, nc, &sort_tmp, &sort_cap))
+            goto nomem;
         size_t k = 0;
         for (size_t i = 0; i < nc; i++)
             if (k == 0 || cand[i].cost < cand[k - 1].cost)
@@ -503,6 +523,7 @@ ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t wo
         g->exact_count[b] = k;
     }
     free(cand);
+    free(sort_tmp);
     size_t k = g->exact_count[U];
     ks_strata_point *pt = malloc((k ? k : 1) * sizeof *pt);
     if (!pt)
@@ -518,6 +539,7 @@ ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t wo
     return KS_OK;
 give_up:
     free(cand);
+    free(sort_tmp);
     for (size_t b = 0; b <= U; b++)
         free(g->exact[b]);
     free(g->exact);
@@ -529,6 +551,7 @@ nomem:
     ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
 fail:
     free(cand);
+    free(sort_tmp);
     return KS_ERR_NOMEM;
 }
 
@@ -587,10 +610,110 @@ static int cmp_merged(const void *x, const void *y)
     return a->pt < b->pt ? -1 : (a->pt > b->pt);
 }
 
+KS_STABLE_SORT(sort_merged, merged, cmp_merged)
+
 static size_t bucket_of(double v, double log_floor, double log_step)
 {
     double x = (ks_rough_log2(v) - log_floor) / log_step;
     return x > 0 ? 1 + (size_t)x : 0;
+}
+
+/* The merge's variance buckets: it keeps one point of each. */
+typedef struct merge_scale {
+    double floor, inv_step, var_cap;
+    size_t nb;
+} merge_scale;
+
+/* ks_rough_log2 for v >= +0, the same double: the bits less the exponent
+ * bias are (exponent - 1023) 2^52 + mantissa exactly, and one rounding of
+ * that, scaled by a power of two, is the one rounding of the sum there. */
+static inline double rough_log2_nonneg(double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    if (bits >> 63)
+        return ks_rough_log2(v);
+    return (double)(int64_t)(bits - (UINT64_C(1023) << 52)) * 0x1p-52;
+}
+
+static inline size_t merge_bucket(const merge_scale *sc, double v)
+{
+    double x = (rough_log2_nonneg(v) - sc->floor) * sc->inv_step;
+    size_t k = x > 0 ? 1 + (x < 0x1p62 ? (size_t)(int64_t)x : (size_t)x) : 0;
+    return k < sc->nb ? k : sc->nb - 1;
+}
+
+/*
+ * Pairs (cur[i], point j) are offered to the buckets in blocks of
+ * MERGE_BLOCK consecutive i.  A pair whose cost is at least that of some
+ * pair in a lower bucket can never matter: were it its bucket's cheapest,
+ * the bucket would be dropped by the falling-cost filter anyway, and if it is
+ * not, the bucket's winner is the same without it.  So a whole block is
+ * skipped when its cheapest pair (its last: cur's cost falls with i) costs at
+ * least below[bucket of its first pair], the least cost of the witnesses
+ * (the first pair of every block) in lower buckets.  On real profiles nine in
+ * ten pairs are skipped so; the result is the same pair for pair.
+ */
+#define MERGE_BLOCK 16
+
+static void merge_witnesses(const merge_scale *sc, const merged *cur, size_t ncur,
+                            const ks_strata_group *gg, double *below)
+{
+    for (size_t k = 0; k < sc->nb; k++)
+        below[k] = INFINITY;
+    for (size_t j = 0; j < gg->points; j++) {
+        double pv = gg->point[j].var, pc = gg->point[j].cost;
+        for (size_t i = 0; i < ncur; i += MERGE_BLOCK) {
+            double v = cur[i].var + pv, c = cur[i].cost + pc;
+            if (v > sc->var_cap)
+                break;
+            size_t k = merge_bucket(sc, v);
+            below[k] = c < below[k] ? c : below[k];
+        }
+    }
+    double least = INFINITY; /* now: the least over lower buckets */
+    for (size_t k = 0; k < sc->nb; k++) {
+        double here = below[k];
+        below[k] = least;
+        least = here < least ? here : least;
+    }
+}
+
+static void merge_point(const merge_scale *sc, const merged *cur, size_t ncur,
+                        const ks_strata_point *pt, uint32_t j, const double *below, merged *bk,
+                        size_t *used)
+{
+    double pv = pt->var, pc = pt->cost;
+    for (size_t i0 = 0; i0 < ncur; i0 += MERGE_BLOCK) {
+        size_t i1 = i0 + MERGE_BLOCK < ncur ? i0 + MERGE_BLOCK : ncur;
+        double v0 = cur[i0].var + pv;
+        if (v0 > sc->var_cap)
+            return;
+        if (cur[i1 - 1].cost + pc >= below[merge_bucket(sc, v0)])
+            continue;
+        for (size_t i = i0; i < i1; i++) {
+            double c = cur[i].cost + pc, v = cur[i].var + pv;
+            if (v > sc->var_cap)
+                return; /* cur is by increasing variance */
+            size_t k = merge_bucket(sc, v);
+            *used = k + 1 > *used ? k + 1 : *used;
+            if (c < bk[k].cost || (c == bk[k].cost && v < bk[k].var))
+                bk[k] = (merged){c, v, (uint32_t)i, j};
+        }
+    }
+}
+
+/* grows a merge buffer to hold nb points; false: out of memory */
+static bool merge_buffer_fit(merged **buf, size_t *cap, size_t nb)
+{
+    if (nb <= *cap)
+        return true;
+    merged *t = realloc(*buf, nb * sizeof *t);
+    if (!t)
+        return false;
+    *buf = t;
+    *cap = nb;
+    return true;
 }
 
 ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, double var_floor,
@@ -605,17 +728,26 @@ ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, d
         step = (ks_rough_log2(var_cap) - floor) / (double)(nb - 2);
     }
     double inv_step = 1 / step;
-    merged **steps = calloc(count + 1, sizeof *steps);
-    merged *bk = malloc(nb * sizeof *bk);
+    /* each level's (prev, pt) links, one arena: level gi's start at at[gi];
+     * the points themselves only for the level being merged into (two
+     * buffers, swapped) */
+    size_t *at = calloc(count + 1, sizeof *at), link_cap = 0, buf_cap[2] = {nb, nb};
+    uint32_t *link = NULL;
+    merged *buf[2] = {malloc(nb * sizeof(merged)), malloc(nb * sizeof(merged))};
+    int side = 0;
+    merged *bk = buf[0];
     merged origin = {0, 0, 0, 0}, *pairs = NULL;
-    size_t pair_cap = 0;
+    size_t pair_cap = 0, below_cap = 0, sort_cap = 0;
+    double *below = NULL;
+    merged *sort_tmp = NULL;
     const merged *cur = &origin;
     size_t ncur = 1;
-    if (!steps || !bk)
+    if (!at || !buf[0] || !buf[1])
         goto nomem;
     for (size_t gi = 0; gi < count; gi++) {
         const ks_strata_group *gg = &g[gi];
         size_t nn = 0;
+        bk = buf[side];
         if (ncur * gg->points <= STRATA_EXACT_PAIRS) {
             /* small: every pair, Pareto-filtered; thinned only if still long */
             size_t nc = 0;
@@ -630,7 +762,8 @@ ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, d
                         goto fail;
                     pairs[nc++] = (merged){c, v, (uint32_t)i, (uint32_t)j};
                 }
-            qsort(pairs, nc, sizeof *pairs, cmp_merged);
+            if (!sort_merged(pairs, nc, &sort_tmp, &sort_cap))
+                goto nomem;
             for (size_t i = 0; i < nc; i++)
                 if (nn == 0 || pairs[i].cost < pairs[nn - 1].cost)
                     pairs[nn++] = pairs[i];
@@ -644,43 +777,45 @@ ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, d
                         pairs[kept++] = pairs[i];
                 nn = kept;
             }
-            if (nn > nb) {
-                merged *t = realloc(bk, nn * sizeof *bk);
-                if (!t)
-                    goto nomem;
-                bk = t;
+            if (nn > nb)
                 nb = nn;
-            }
+            if (!merge_buffer_fit(&buf[side], &buf_cap[side], nb))
+                goto nomem;
+            bk = buf[side];
             memcpy(bk, pairs, nn * sizeof *bk);
         } else {
+            if (!merge_buffer_fit(&buf[side], &buf_cap[side], nb))
+                goto nomem;
+            bk = buf[side];
             for (size_t k = 0; k < nb; k++)
                 bk[k].cost = INFINITY;
             size_t used = 0;
-            for (size_t j = 0; j < gg->points; j++) {
-                const ks_strata_point *pt = &gg->point[j];
-                for (size_t i = 0; i < ncur; i++) {
-                    double c = cur[i].cost + pt->cost, v = cur[i].var + pt->var;
-                    if (v > var_cap)
-                        break; /* cur is by increasing variance */
-                    double x = (ks_rough_log2(v) - floor) * inv_step;
-                    size_t k = x > 0 ? 1 + (size_t)x : 0;
-                    k = k < nb ? k : nb - 1;
-                    used = k + 1 > used ? k + 1 : used;
-                    if (c < bk[k].cost || (c == bk[k].cost && v < bk[k].var))
-                        bk[k] = (merged){c, v, (uint32_t)i, (uint32_t)j};
-                }
+            merge_scale sc = {floor, inv_step, var_cap, nb};
+            if (!below || below_cap < nb) {
+                free(below);
+                below_cap = nb;
+                if (!(below = malloc(nb * sizeof *below)))
+                    goto nomem;
             }
+            merge_witnesses(&sc, cur, ncur, gg, below);
+            for (size_t j = 0; j < gg->points; j++)
+                merge_point(&sc, cur, ncur, &gg->point[j], (uint32_t)j, below, bk, &used);
             /* ascending variance, keep only strictly falling cost */
             for (size_t k = 0; k < used; k++)
                 if (bk[k].cost < INFINITY && (nn == 0 || bk[k].cost < bk[nn - 1].cost))
                     bk[nn++] = bk[k];
         }
-        steps[gi] = malloc((nn ? nn : 1) * sizeof **steps);
-        if (!steps[gi])
-            goto nomem;
-        memcpy(steps[gi], bk, nn * sizeof *bk);
-        cur = steps[gi];
+        at[gi + 1] = at[gi] + nn;
+        if (at[gi + 1] * 2 > link_cap &&
+            ks_grow((void **)&link, &link_cap, at[gi + 1] * 2, sizeof *link, err) != KS_OK)
+            goto fail;
+        for (size_t i = 0; i < nn; i++) {
+            link[2 * (at[gi] + i)] = bk[i].prev;
+            link[2 * (at[gi] + i) + 1] = bk[i].pt;
+        }
+        cur = bk;
         ncur = nn;
+        side = 1 - side;
     }
     /* ascending variance, descending cost: the last point under the bound */
     size_t pick = 0;
@@ -688,8 +823,8 @@ ks_status ks_strata_pick_joint(ks_strata_group *g, size_t count, double bound, d
         if (cur[i].var <= bound)
             pick = i;
     for (size_t gi = count; gi-- > 0;) {
-        choice[gi] = steps[gi][pick].pt;
-        pick = steps[gi][pick].prev;
+        choice[gi] = link[2 * (at[gi] + pick) + 1];
+        pick = link[2 * (at[gi] + pick)];
     }
     goto done;
 nomem:
@@ -698,11 +833,13 @@ nomem:
 fail:
     st = KS_ERR_NOMEM;
 done:
-    for (size_t gi = 0; steps && gi < count; gi++)
-        free(steps[gi]);
-    free(steps);
-    free(bk);
+    free(at);
+    free(link);
+    free(buf[0]);
+    free(buf[1]);
     free(pairs);
+    free(below);
+    free(sort_tmp);
     return st;
 }
 

@@ -54,10 +54,12 @@ typedef struct ks_stratum {
     double var;
 } ks_stratum;
 
-/* A candidate stratum: members, mean, S^2 (n-1 divisor), and k with the
- * continuous optimum m* = k sqrt(lambda). */
+/* A candidate stratum: members, mean, S^2 (n-1 divisor), k with the
+ * continuous optimum m* = k sqrt(lambda), and n S^2 (the finite-population
+ * variance is ns2 (n - m) / m), kept so the optimiser's inner loop does not
+ * recompute it. */
 typedef struct stratum_stat {
-    double n, mean, s2, k;
+    double n, mean, s2, k, ns2;
 } stratum_stat;
 
 typedef struct ks_strata_group {

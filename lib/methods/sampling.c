@@ -224,6 +224,34 @@ done:
     return st;
 }
 
+/* The sum of sorted integer-valued v, exactly as a long double running sum
+ * gives it.  Where every partial sum stays below 2^53 in magnitude (checked
+ * on the ends, which bound |v|), doubles add integers exactly in any order,
+ * so four running sums in doubles give the same exact value without the x87
+ * chain: the first pass of the statistics was a sixth of --allocation
+ * paper's plan at 85 k launches. */
+static long double range_sum(const double *v, size_t n)
+{
+    double big = fabs(v[0]) > fabs(v[n - 1]) ? fabs(v[0]) : fabs(v[n - 1]);
+    if (!(big * (double)n < 0x1p53)) {
+        long double sum = 0;
+        for (size_t k = 0; k < n; k++)
+            sum += v[k];
+        return sum;
+    }
+    double a[4] = {0, 0, 0, 0};
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        a[0] += v[k];
+        a[1] += v[k + 1];
+        a[2] += v[k + 2];
+        a[3] += v[k + 3];
+    }
+    for (; k < n; k++)
+        a[0] += v[k];
+    return (long double)((a[0] + a[1]) + (a[2] + a[3]));
+}
+
 void ks_range_stats(const ks_profile *p, const uint32_t *ids, const double *v, size_t n,
                     ks_range_stat *s)
 {
@@ -231,10 +259,7 @@ void ks_range_stats(const ks_profile *p, const uint32_t *ids, const double *v, s
     s->n = n;
     if (n == 0)
         return;
-    long double sum = 0;
-    for (size_t k = 0; k < n; k++)
-        sum += v[k];
-    long double mean = sum / n, sq = 0;
+    long double mean = range_sum(v, n) / n, sq = 0;
     for (size_t k = 0; k < n; k++) {
         long double d = v[k] - mean;
         sq += d * d;

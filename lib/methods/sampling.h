@@ -41,7 +41,7 @@ typedef struct ks_range_stat {
 
 /* Statistics of sorted durations v[0..n) of invocations ids[0..n); min and
  * max come from the profile's exact integers (doubles lose nanoseconds past
- * 2^53). */
+ * 2^53).  v holds integers, as ks_members' values do (the sums rely on it). */
 void ks_range_stats(const ks_profile *p, const uint32_t *ids, const double *v, size_t n,
                     ks_range_stat *s);
 
