@@ -80,6 +80,12 @@ ks_status ks_input_finish_digest(ks_input *in, char hex[33], uint64_t *bytes, ks
 int ks_temp_register(const char *path);
 void ks_temp_forget(int slot);
 
+/* Writes fn's bytes to a temporary next to path and renames it over path
+ * (mode: the new file's permission bits); sync false skips the fsync, for
+ * files whose loss after a crash costs nothing (the job engine's status). */
+ks_status ks_write_renamed(const char *path, unsigned mode, bool sync, ks_writer_fn fn,
+                           const void *ctx, ks_error *err);
+
 /* ------------------------------------------------------------------- CSV */
 
 /* Splits one CSV line in place.  Quoted fields may hold commas and doubled

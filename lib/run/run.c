@@ -3,6 +3,7 @@
  * log and status removed), skips jobs that finished in an earlier run, and
  * hands the rest to the local pool or to Slurm.
  */
+#include "internal.h"
 #include "run_internal.h"
 
 #include <errno.h>
@@ -85,43 +86,19 @@ ks_status ks_run_mkdirs(const char *path, ks_error *err)
     return st;
 }
 
-/* Write to a temporary name, then rename: a reader sees the old file or the
- * whole new one.  No fsync (unlike ks_write_atomic): two per job cost more
- * than a short job itself, and after a crash a lost or empty status only
- * means the job runs again (an empty status reads as "started"). */
+static ks_status put_text(const void *ctx, FILE *f, ks_error *err)
+{
+    (void)err;
+    fputs(ctx, f);
+    return KS_OK;
+}
+
+/* No fsync (unlike ks_write_atomic): two per job cost more than a short job
+ * itself, and after a crash a lost or empty status only means the job runs
+ * again (an empty status reads as "started"). */
 ks_status ks_run_write_text(const char *path, const char *text, ks_error *err)
 {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp)
-        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
-    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        ks_error_set(err, KS_ERR_IO, path, 0, "cannot create: %s", strerror(errno));
-        free(tmp);
-        return KS_ERR_IO;
-    }
-    fchmod(fd, 0644);
-    size_t len = strlen(text), done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, text + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        done += (size_t)w;
-    }
-    ks_status st = KS_OK;
-    if (close(fd) != 0 || done < len)
-        st = ks_error_set(err, KS_ERR_IO, path, 0, "write failed: %s", strerror(errno));
-    if (st == KS_OK && rename(tmp, path) != 0)
-        st = ks_error_set(err, KS_ERR_IO, path, 0, "cannot rename into place: %s",
-                          strerror(errno));
-    if (st != KS_OK)
-        unlink(tmp);
-    free(tmp);
-    return st;
+    return ks_write_renamed(path, 0644, false, put_text, text, err);
 }
 
 static ks_status remove_if_present(const char *dir, const char *name, ks_error *err)
