@@ -80,6 +80,10 @@ ks_status ks_input_finish_digest(ks_input *in, char hex[33], uint64_t *bytes, ks
 int ks_temp_register(const char *path);
 void ks_temp_forget(int slot);
 
+/* "dir/name" (no second slash when dir ends in one); malloc'd, NULL when
+ * out of memory. */
+char *ks_path_join(const char *dir, const char *name);
+
 /* Writes fn's bytes to a temporary next to path and renames it over path
  * (mode: the new file's permission bits); sync false skips the fsync, for
  * files whose loss after a crash costs nothing (the job engine's status). */

@@ -521,7 +521,7 @@ static ks_status read_job_log(const char *root, const ks_run_manifest_job *job,
 static ks_status read_rundir(const char *root, const ks_plan *plan,
                              const ks_results_options *opt, ks_results *r, ks_error *err)
 {
-    char *path = ks_run_path(root, "manifest.json");
+    char *path = ks_path_join(root, "manifest.json");
     if (!path)
         return ks_error_set(err, KS_ERR_NOMEM, root, 0, "out of memory");
     ks_run_manifest m;

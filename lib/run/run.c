@@ -45,20 +45,6 @@ void ks_run_report(ks_run_tracker *t, bool force)
     t->cb(p, t->ctx);
 }
 
-char *ks_run_path(const char *dir, const char *name)
-{
-    size_t a = strlen(dir), b = strlen(name);
-    char *s = malloc(a + b + 2);
-    if (!s)
-        return NULL;
-    memcpy(s, dir, a);
-    size_t k = a;
-    if (a > 0 && dir[a - 1] != '/')
-        s[k++] = '/';
-    memcpy(s + k, name, b + 1);
-    return s;
-}
-
 ks_status ks_run_mkdirs(const char *path, ks_error *err)
 {
     char *buf = strdup(path);
@@ -103,7 +89,7 @@ ks_status ks_run_write_text(const char *path, const char *text, ks_error *err)
 
 static ks_status remove_if_present(const char *dir, const char *name, ks_error *err)
 {
-    char *path = ks_run_path(dir, name);
+    char *path = ks_path_join(dir, name);
     if (!path)
         return ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
     ks_status st = KS_OK;
@@ -128,7 +114,7 @@ static ks_status prepare_job(const char *dir, const ks_run_job *job, bool *finis
     *finished = state == KS_JOB_DONE;
     if (*finished)
         return KS_OK;
-    char *cmd = ks_run_path(dir, "cmd.sh");
+    char *cmd = ks_path_join(dir, "cmd.sh");
     size_t len = strlen(job->command);
     char *text = malloc(len + 64);
     if (!cmd || !text) {
@@ -165,7 +151,7 @@ static ks_status prepare_all(ks_run_tracker *t, const ks_run_job *jobs, size_t n
         ks_status st = check_job(&jobs[i], i, err);
         if (st != KS_OK)
             return st;
-        char *dir = jobs[i].dir[0] == '/' ? strdup(jobs[i].dir) : ks_run_path(rundir, jobs[i].dir);
+        char *dir = jobs[i].dir[0] == '/' ? strdup(jobs[i].dir) : ks_path_join(rundir, jobs[i].dir);
         if (!dir)
             return ks_error_set(err, KS_ERR_NOMEM, rundir, 0, "out of memory");
         bool finished = false;
