@@ -112,25 +112,13 @@ static void sorted_groups_free(sorted_groups *s)
     free(s->off);
 }
 
-/* first index in v[0..n) with v >= x / with v > x */
-static size_t lower_bound(const int64_t *v, size_t n, int64_t x)
+/* first index in v[0..n) with v >= x, or with v > x when past_equal */
+static size_t bound_index(const int64_t *v, size_t n, int64_t x, bool past_equal)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-static size_t upper_bound(const int64_t *v, size_t n, int64_t x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] <= x)
+        if (v[mid] < x || (past_equal && v[mid] == x))
             lo = mid + 1;
         else
             hi = mid;
@@ -148,12 +136,8 @@ static range_stat stats_of(const int64_t *v, size_t n)
     range_stat s = {n, 0, 0, 0};
     if (n == 0)
         return s;
-    long double sum = 0, sq = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += v[i];
-    long double mean = sum / n;
-    for (size_t i = 0; i < n; i++)
-        sq += (v[i] - mean) * (v[i] - mean);
+    long double mean;
+    long double sq = tu_sum_squares(v, n, &mean);
     s.mean = (double)mean;
     if (v[0] != v[n - 1]) {
         s.std = (double)sqrtl(sq / n);
@@ -185,15 +169,6 @@ static double promised_variance(const ks_plan *plan, uint32_t group)
         v += fpc ? n * (var * n / (n - 1)) * (n - m) / m : n * n * var / m;
     }
     return v;
-}
-
-static double group_total(const ks_plan *plan, uint32_t group)
-{
-    double t = 0;
-    for (size_t i = 0; i < plan->cluster_count; i++)
-        if (plan->clusters[i].group == group)
-            t += (double)plan->clusters[i].size * plan->clusters[i].mean_ns;
-    return t;
 }
 
 /* ------------------------------------------------------------ structure */
@@ -302,7 +277,8 @@ static void check_plan_structure(const ks_profile *p, const ks_plan *plan)
             const ks_cluster *c = &plan->clusters[ci];
             const int64_t *v = sg.v + sg.off[c->group];
             size_t n = sg.g.size[c->group];
-            size_t lo = lower_bound(v, n, c->min_ns), hi = upper_bound(v, n, c->max_ns);
+            size_t lo = bound_index(v, n, c->min_ns, false);
+            size_t hi = bound_index(v, n, c->max_ns, true);
             if (hi - lo != c->size)
                 fail_msg("%s: cluster %zu (%s) [%lld, %lld] has size %llu, but %zu members "
                          "of its group lie in that range",
@@ -437,8 +413,8 @@ static void node_range(const tree_ctx *t, const char *path, size_t *lo, size_t *
     const ks_cluster *c = find_leaf(t, path);
     if (c) {
         assert_false(has_descendant(t, path));
-        *lo = lower_bound(t->v, t->n, c->min_ns);
-        *hi = upper_bound(t->v, t->n, c->max_ns);
+        *lo = bound_index(t->v, t->n, c->min_ns, false);
+        *hi = bound_index(t->v, t->n, c->max_ns, true);
         assert_int_equal(*hi - *lo, c->size);
         return;
     }
@@ -738,7 +714,7 @@ static void test_root_bounds_on_workloads(void **state)
                 ks_plan plan = make_plan(p, &pa);
                 for (uint32_t gi = 0; gi < plan.group_count; gi++) {
                     bool joint = alloc == KS_ALLOC_JOINT;
-                    double total = joint ? plan.total_ns : group_total(&plan, gi);
+                    double total = joint ? plan.total_ns : tu_group_total(&plan, gi);
                     double c = pow(eps * total / plan.z, 2);
                     double v = promised_variance(&plan, joint ? UINT32_MAX : gi);
                     if (!(v <= c * (1 + 1e-9)))
@@ -786,7 +762,7 @@ static void test_root_bounds_on_mixtures(void **state)
             ks_params pa = params("root", alloc, eps, 1);
             ks_plan plan = make_plan(p, &pa);
             for (uint32_t gi = 0; gi < plan.group_count; gi++) {
-                double total = alloc == KS_ALLOC_JOINT ? plan.total_ns : group_total(&plan, gi);
+                double total = alloc == KS_ALLOC_JOINT ? plan.total_ns : tu_group_total(&plan, gi);
                 double c = pow(eps * total / plan.z, 2);
                 double v = promised_variance(&plan, alloc == KS_ALLOC_JOINT ? UINT32_MAX : gi);
                 if (!(v <= c * (1 + 1e-9))) {

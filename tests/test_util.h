@@ -230,4 +230,44 @@ static inline ks_profile *tu_read_profile(const char *path, ks_error *err)
     return ks_profile_read(path, &opt, &p, err) == KS_OK ? p : NULL;
 }
 
+/* Size times mean over the plan's clusters of group g: the group's total
+ * time as the plan's statistics give it. */
+static inline double tu_group_total(const ks_plan *plan, uint32_t g)
+{
+    double t = 0;
+    for (size_t i = 0; i < plan->cluster_count; i++)
+        if (plan->clusters[i].group == g)
+            t += (double)plan->clusters[i].size * plan->clusters[i].mean_ns;
+    return t;
+}
+
+/* Sum of squared deviations of v[0..n) (n > 0) from their mean, in long
+ * double: the tests' own reference, independent of lib/math. */
+static inline long double tu_sum_squares(const int64_t *v, size_t n, long double *mean)
+{
+    long double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += v[i];
+    *mean = sum / n;
+    long double sq = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double d = v[i] - *mean;
+        sq += d * d;
+    }
+    return sq;
+}
+
+#ifdef fail_msg /* for files that include cmocka first */
+/* The plan for pa, or the test fails naming the method and the error. */
+static inline ks_plan tu_plan_ok(const ks_profile *p, const ks_params *pa)
+{
+    ks_plan plan;
+    ks_error err;
+    ks_error_clear(&err);
+    if (ks_plan_build(p, pa, &plan, &err) != KS_OK)
+        fail_msg("%s: %s", pa->method, err.message);
+    return plan;
+}
+#endif
+
 #endif
