@@ -258,6 +258,39 @@ static inline long double tu_sum_squares(const int64_t *v, size_t n, long double
 }
 
 #ifdef fail_msg /* for files that include cmocka first */
+/* What fn writes, in memory (free it; len may be NULL); the test fails
+ * unless fn returns want. */
+/* not inlined: there gcc 12 takes buf for a dangling local */
+__attribute__((noinline, unused))
+static char *tu_written(ks_writer_fn fn, const void *ctx, ks_status want, size_t *len)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    assert_non_null(f);
+    ks_error err;
+    ks_error_clear(&err);
+    ks_status st = fn(ctx, f, &err);
+    assert_int_equal(fclose(f), 0);
+    if (st != want)
+        fail_msg("writer returned %d, expected %d: %s", (int)st, (int)want, err.message);
+    if (len)
+        *len = n;
+    return buf;
+}
+
+static inline ks_status tu_synth_writer(const void *opt, FILE *f, ks_error *err)
+{
+    return ks_synth_write(opt, f, err);
+}
+
+/* The CSV ks_synth_write gives for preset, n and seed (free it). */
+static inline char *tu_synth(const char *preset, uint64_t n, uint64_t seed, size_t *len)
+{
+    ks_synth_options opt = {preset, n, seed};
+    return tu_written(tu_synth_writer, &opt, KS_OK, len);
+}
+
 /* The plan for pa, or the test fails naming the method and the error. */
 static inline ks_plan tu_plan_ok(const ks_profile *p, const ks_params *pa)
 {
