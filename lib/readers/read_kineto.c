@@ -928,14 +928,8 @@ static ks_status string_guard(parser *ps, const unsigned char *b, size_t n)
 static ks_status read_kineto(ks_input *in, const ks_read_options *opt, ks_profile *p,
                              ks_error *err)
 {
-    parser ps;
-    memset(&ps, 0, sizeof ps);
-    ps.path = ks_input_path(in);
-    ps.opt = opt;
-    ps.profile = p;
-    ps.err = err;
-    ps.line = 1;
-    ps.only_device = -1;
+    parser ps = {.path = ks_input_path(in), .opt = opt, .profile = p, .err = err, .line = 1,
+                 .only_device = -1};
     ps.stack[ps.depth++] = CTX_BEFORE_ROOT;
 
     unsigned char *buf = malloc(CHUNK);
