@@ -179,12 +179,7 @@ ks_status ks_run_execute(const ks_run_options *o, const ks_run_job *jobs, size_t
     ks_status st = ks_run_mkdirs(o->rundir, err);
     if (st != KS_OK)
         return st;
-    ks_run_tracker t;
-    memset(&t, 0, sizeof t);
-    t.options = o;
-    t.cb = cb;
-    t.ctx = ctx;
-    t.progress.total = n;
+    ks_run_tracker t = {.options = o, .cb = cb, .ctx = ctx, .progress.total = n};
     t.dirs = calloc(n ? n : 1, sizeof *t.dirs);
     if (!t.dirs)
         return ks_error_set(err, KS_ERR_NOMEM, o->rundir, 0, "out of memory");
