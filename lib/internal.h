@@ -354,6 +354,10 @@ ks_status ks_read_accelsim_traces(const char *path, ks_profile **out, long **lin
 
 /* Growable buffer helpers */
 ks_status ks_grow(void **ptr, size_t *capacity, size_t need, size_t elem, ks_error *err);
+/* Resizes the n parallel arrays *cols[i] (columns of one table) to rows
+ * rows of row_bytes[i] each; one realloc could not move stays as it was, so
+ * every pointer stays valid.  false when any failed. */
+bool ks_resize_columns(void **const cols[], const size_t row_bytes[], size_t n, size_t rows);
 
 
 /* ks_plan_finish with the profile's total time already known (eval finishes

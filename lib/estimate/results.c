@@ -172,16 +172,9 @@ static ks_status row_for(ks_results *r, uint64_t id, uint32_t source, long line,
     }
     if (r->row_count == r->row_capacity) {
         size_t cap = r->row_capacity ? r->row_capacity * 2 : 64;
-        uint64_t *ids = realloc(r->ids, cap * sizeof *ids);
-        if (ids)
-            r->ids = ids;
-        uint32_t *src = realloc(r->source, cap * sizeof *src);
-        if (src)
-            r->source = src;
-        long *lines = realloc(r->source_line, cap * sizeof *lines);
-        if (lines)
-            r->source_line = lines;
-        if (!ids || !src || !lines)
+        void **const cols[] = {(void **)&r->ids, (void **)&r->source, (void **)&r->source_line};
+        const size_t bytes[] = {sizeof *r->ids, sizeof *r->source, sizeof *r->source_line};
+        if (!ks_resize_columns(cols, bytes, 3, cap))
             return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         for (size_t m = 0; m < r->metric_count; m++) {
             double *col = realloc(r->values[m], cap * sizeof *col);
