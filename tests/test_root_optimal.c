@@ -41,13 +41,7 @@
 static ks_plan make_plan(const ks_profile *p, const char *method, int allocation, double eps,
                          uint64_t seed)
 {
-    ks_params pa;
-    ks_params_init(&pa);
-    pa.method = method;
-    tu_param(&pa, "allocation", "%s",
-             allocation == KS_ALLOC_PAPER ? "paper" : allocation == KS_ALLOC_TREE ? "tree" : "joint");
-    pa.epsilon = eps;
-    pa.seed = seed;
+    ks_params pa = tu_params(method, allocation, eps, seed);
     return tu_plan_ok(p, &pa);
 }
 

@@ -230,6 +230,20 @@ static inline ks_profile *tu_read_profile(const char *path, ks_error *err)
     return ks_profile_read(path, &opt, &p, err) == KS_OK ? p : NULL;
 }
 
+/* method's parameters with epsilon, seed and ROOT's allocation (0 joint,
+ * 1 tree, 2 paper: root.h's KS_ALLOC_*), which other methods ignore. */
+static inline ks_params tu_params(const char *method, int allocation, double eps, uint64_t seed)
+{
+    static const char *const alloc_names[] = {"joint", "tree", "paper"};
+    ks_params pa;
+    ks_params_init(&pa);
+    pa.method = method;
+    tu_param(&pa, "allocation", "%s", alloc_names[allocation]);
+    pa.epsilon = eps;
+    pa.seed = seed;
+    return pa;
+}
+
 /* Size times mean over the plan's clusters of group g: the group's total
  * time as the plan's statistics give it. */
 static inline double tu_group_total(const ks_plan *plan, uint32_t g)
