@@ -66,7 +66,6 @@ static ks_profile *parse(char *buf, size_t len, uint64_t n, bool *saw_quotes)
     int64_t last_api = -1, last_start = -1;
     uint64_t rows = 0;
     *saw_quotes = false;
-    ks_error err;
     while (line < end) {
         nl = memchr(line, '\n', (size_t)(end - line));
         assert_non_null(nl); /* every row ends with a newline */
@@ -113,14 +112,7 @@ static ks_profile *parse(char *buf, size_t len, uint64_t n, bool *saw_quotes)
         assert_true(name_len > 0);
         assert_true(f[13][0] != ' ' && f[13][name_len - 1] != ' ');
 
-        ks_invocation inv;
-        ks_invocation_init(&inv);
-        inv.duration_ns = dur;
-        inv.start_ns = start;
-        inv.grid = grid;
-        inv.block = block;
-        assert_int_equal(ks_profile_intern(p, f[13], name_len, &inv.name_id, &err), KS_OK);
-        assert_int_equal(ks_profile_append(p, &inv, &err), KS_OK);
+        assert_int_equal(tu_append_at(p, f[13], dur, start, grid, block), KS_OK);
         last_api = api;
         last_start = start;
         rows++;

@@ -82,22 +82,28 @@ static inline int64_t tu_duration(const tu_kernel *k, ks_rng *rng)
     return (int64_t)llround(d);
 }
 
-/* Appends one invocation of kernel `name` (interned on the fly). */
-static inline ks_status tu_append(ks_profile *p, const char *name, int64_t duration,
-                           const uint32_t *grid, const uint32_t *block)
+/* Appends one invocation of kernel `name` (interned on the fly) that
+ * started at start (KS_MISSING_I64: unknown). */
+static inline ks_status tu_append_at(ks_profile *p, const char *name, int64_t duration,
+                                     int64_t start, const uint32_t *grid, const uint32_t *block)
 {
     ks_error err;
-    uint32_t id;
-    ks_status st = ks_profile_intern(p, name, strlen(name), &id, &err);
-    if (st != KS_OK)
-        return st;
     ks_invocation inv;
     ks_invocation_init(&inv);
+    ks_status st = ks_profile_intern(p, name, strlen(name), &inv.name_id, &err);
+    if (st != KS_OK)
+        return st;
     inv.duration_ns = duration;
-    inv.name_id = id;
+    inv.start_ns = start;
     inv.grid = grid;
     inv.block = block;
     return ks_profile_append(p, &inv, &err);
+}
+
+static inline ks_status tu_append(ks_profile *p, const char *name, int64_t duration,
+                                  const uint32_t *grid, const uint32_t *block)
+{
+    return tu_append_at(p, name, duration, KS_MISSING_I64, grid, block);
 }
 
 /* n invocations of the kernels in k[0..count), in a random launch order. */
