@@ -76,15 +76,20 @@ int cli_results_read(cli_results *r, const char *plan_path, const ks_plan *plan,
     return 0;
 }
 
-int cli_plan_results_read(cli_results *r, const char *plan_path, char **paths, int count,
-                          ks_plan *plan, ks_results *out)
+int cli_with_plan_results(cli_results *r, const char *plan_path, char **paths, int count,
+                          cli_plan_results_fn use, void *ctx)
 {
     ks_error err;
     ks_error_clear(&err);
-    if (ks_plan_read(plan_path, plan, &err) != KS_OK)
+    ks_plan plan;
+    if (ks_plan_read(plan_path, &plan, &err) != KS_OK)
         return cli_fail(&err);
-    int rc = cli_results_read(r, plan_path, plan, paths, count, out);
-    if (rc)
-        ks_plan_free(plan);
+    ks_results results;
+    int rc = cli_results_read(r, plan_path, &plan, paths, count, &results);
+    if (rc == 0) {
+        rc = use(&plan, &results, ctx);
+        ks_results_free(&results);
+    }
+    ks_plan_free(&plan);
     return rc;
 }

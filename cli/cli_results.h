@@ -39,9 +39,11 @@ bool cli_results_option(cli_results *r, int opt, const char *arg, const char *cm
 /* Reads every RESULTS argument; returns 0 or the exit code. */
 int cli_results_read(cli_results *r, const char *plan_path, const ks_plan *plan, char **paths,
                      int count, ks_results *out);
-/* Reads the plan, then every RESULTS argument; 0, or the exit code with
- * nothing left to free. */
-int cli_plan_results_read(cli_results *r, const char *plan_path, char **paths, int count,
-                          ks_plan *plan, ks_results *out);
+/* What a subcommand does with a plan and its results; returns the exit code. */
+typedef int (*cli_plan_results_fn)(const ks_plan *plan, const ks_results *results, void *ctx);
+/* Reads the plan, then every RESULTS argument, hands both to use and frees
+ * them; use's exit code, or the reading's. */
+int cli_with_plan_results(cli_results *r, const char *plan_path, char **paths, int count,
+                          cli_plan_results_fn use, void *ctx);
 
 #endif

@@ -95,30 +95,27 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
     }
 }
 
-static int run(const char *plan_path, char **paths, int count, cli_results *cr,
-               ks_estimate_options *eo, bool json)
+typedef struct estimate_run {
+    const cli_results *cr;
+    ks_estimate_options *eo;
+    bool json;
+} estimate_run;
+
+static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
 {
-    ks_plan plan;
-    ks_results r;
-    int rc = cli_plan_results_read(cr, plan_path, paths, count, &plan, &r);
-    if (rc)
-        return rc;
+    const estimate_run *a = ctx;
     ks_error err;
     ks_error_clear(&err);
-    eo->single = cr->single;
+    a->eo->single = a->cr->single;
     ks_estimate e;
-    if (ks_estimate_compute(&plan, &r, eo, &e, &err) != KS_OK) {
-        rc = cli_fail(&err);
-    } else {
-        if (json)
-            print_json(&e, cr->single);
-        else
-            print_text(&plan, &r, cr, &e);
-        ks_estimate_free(&e);
-    }
-    ks_results_free(&r);
-    ks_plan_free(&plan);
-    return rc;
+    if (ks_estimate_compute(plan, r, a->eo, &e, &err) != KS_OK)
+        return cli_fail(&err);
+    if (a->json)
+        print_json(&e, a->cr->single);
+    else
+        print_text(plan, r, a->cr, &e);
+    ks_estimate_free(&e);
+    return 0;
 }
 
 int cmd_estimate(int argc, char **argv)
@@ -160,7 +157,8 @@ int cmd_estimate(int argc, char **argv)
     eo.metrics = metrics;
     eo.ratios = ratios;
     if (rc == 0)
-        rc = run(argv[optind], argv + optind + 1, argc - optind - 1, &cr, &eo, json);
+        rc = cli_with_plan_results(&cr, argv[optind], argv + optind + 1, argc - optind - 1,
+                                   estimate_with, &(estimate_run){&cr, &eo, json});
     free(metrics);
     free(ratios);
     return rc < 0 ? 0 : rc;

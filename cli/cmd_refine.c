@@ -83,30 +83,26 @@ static int refine_with(const ks_plan *plan, const char *plan_path, const ks_prof
     return st == KS_OK ? 0 : cli_fail(&err);
 }
 
-static int run(const char *plan_path, char **paths, int count, cli_results *cr,
-               const refine_args *a)
+typedef struct refine_run {
+    const char *plan_path;
+    cli_results *cr;
+    const refine_args *a;
+} refine_run;
+
+static int refine_from(const ks_plan *plan, const ks_results *r, void *ctx)
 {
-    ks_plan plan;
-    ks_results r;
-    int rc = cli_plan_results_read(cr, plan_path, paths, count, &plan, &r);
-    if (rc)
-        return rc;
+    const refine_run *run = ctx;
     ks_error err;
     ks_error_clear(&err);
-    double *y = malloc((plan.sample_count + 1) * sizeof *y);
+    double *y = malloc((plan->sample_count + 1) * sizeof *y);
     ks_profile *p = NULL;
-    if (!y)
-        rc = KS_ERR_NOMEM;
-    if (rc == 0)
-        rc = values_of(&plan, &r, a->metric, y);
-    if (rc == 0 && ks_plan_open_profile(&plan, a->profile, &p, &err) != KS_OK)
+    int rc = y ? values_of(plan, r, run->a->metric, y) : KS_ERR_NOMEM;
+    if (rc == 0 && ks_plan_open_profile(plan, run->a->profile, &p, &err) != KS_OK)
         rc = cli_fail(&err);
     if (rc == 0)
-        rc = refine_with(&plan, plan_path, p, y, a, cr);
+        rc = refine_with(plan, run->plan_path, p, y, run->a, run->cr);
     ks_profile_free(p);
     free(y);
-    ks_results_free(&r);
-    ks_plan_free(&plan);
     return rc;
 }
 
@@ -150,5 +146,6 @@ int cmd_refine(int argc, char **argv)
         return l.exit;
     if (argc - optind < 2 || !a.output)
         return cli_usage_error("refine", "expected a plan, results and -o NEWPLAN");
-    return run(argv[optind], argv + optind + 1, argc - optind - 1, &cr, &a);
+    return cli_with_plan_results(&cr, argv[optind], argv + optind + 1, argc - optind - 1,
+                                 refine_from, &(refine_run){argv[optind], &cr, &a});
 }

@@ -2,28 +2,16 @@
  * fuzz_estimate_json.c - the reader of `ksample estimate --json` output that
  * the report shows (lib/report/estimate_json.c): rows or an error naming the
  * file, never a crash or a leak.  The bytes reach the reader as an
- * in-memory file (memfd).
+ * in-memory file (fuzz_input.h).
  */
-#define _GNU_SOURCE
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include "ksample.h"
+#include "fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int fd = memfd_create("ksample-fuzz-estimate", 0);
-    if (fd < 0 || write(fd, data, size) != (ssize_t)size) {
-        if (fd >= 0)
-            close(fd);
+    fuzz_file file;
+    if (fuzz_file_open(&file, data, size) != 0)
         return 0;
-    }
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    const char *path = file.path;
     ks_estimate_row *rows = NULL;
     size_t n = 0;
     ks_error err;
@@ -38,6 +26,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     }
     free(rows);
-    close(fd);
+    fuzz_file_close(&file);
     return 0;
 }

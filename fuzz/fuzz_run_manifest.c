@@ -2,27 +2,16 @@
  * fuzz_run_manifest.c - the run manifest reader (lib/run/manifest.c): any
  * bytes give a manifest whose every job has a folder and ids, or an error
  * naming the file; never a crash or a leak.  The bytes reach the reader as
- * an in-memory file (memfd), since it starts from a path.
+ * an in-memory file (fuzz_input.h), since it starts from a path.
  */
-#define _GNU_SOURCE
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include "ksample.h"
+#include "fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int fd = memfd_create("ksample-fuzz-manifest", 0);
-    if (fd < 0 || write(fd, data, size) != (ssize_t)size) {
-        if (fd >= 0)
-            close(fd);
+    fuzz_file file;
+    if (fuzz_file_open(&file, data, size) != 0)
         return 0;
-    }
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    const char *path = file.path;
     ks_run_manifest m;
     ks_error err;
     ks_error_clear(&err);
@@ -37,6 +26,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (!err.message[0] || st == KS_ERR_INTERNAL || m.jobs) {
         abort();
     }
-    close(fd);
+    fuzz_file_close(&file);
     return 0;
 }

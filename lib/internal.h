@@ -80,6 +80,16 @@ ks_status ks_input_finish_digest(ks_input *in, char hex[33], uint64_t *bytes, ks
 int ks_temp_register(const char *path);
 void ks_temp_forget(int slot);
 
+/* "dir/name" (no second slash when dir ends in one); malloc'd, NULL when
+ * out of memory. */
+char *ks_path_join(const char *dir, const char *name);
+
+/* Writes fn's bytes to a temporary next to path and renames it over path
+ * (mode: the new file's permission bits); sync false skips the fsync, for
+ * files whose loss after a crash costs nothing (the job engine's status). */
+ks_status ks_write_renamed(const char *path, unsigned mode, bool sync, ks_writer_fn fn,
+                           const void *ctx, ks_error *err);
+
 /* ------------------------------------------------------------------- CSV */
 
 /* Splits one CSV line in place.  Quoted fields may hold commas and doubled
@@ -350,6 +360,10 @@ ks_status ks_read_accelsim_traces(const char *path, ks_profile **out, long **lin
 
 /* Growable buffer helpers */
 ks_status ks_grow(void **ptr, size_t *capacity, size_t need, size_t elem, ks_error *err);
+/* Resizes the n parallel arrays *cols[i] (columns of one table) to rows
+ * rows of row_bytes[i] each; one realloc could not move stays as it was, so
+ * every pointer stays valid.  false when any failed. */
+bool ks_resize_columns(void **const cols[], const size_t row_bytes[], size_t n, size_t rows);
 
 
 /* ks_plan_finish with the profile's total time already known (eval finishes

@@ -148,11 +148,7 @@ static inline ks_status gs_launch_variant(ks_gcl_graph_builder *b, size_t index,
     ks_status st = ks_gcl_graph_builder_begin(b, &k, err);
     if (st != KS_OK)
         return st;
-    gs_emitter e;
-    memset(&e, 0, sizeof e);
-    e.b = b;
-    e.base = base;
-    e.variant = variant;
+    gs_emitter e = {.b = b, .base = base, .variant = variant};
     uint32_t blocks = grid < blocks_streamed ? grid : blocks_streamed;
     for (uint32_t tb = 0; tb < blocks && e.st == KS_OK; tb++)
         for (uint32_t w = 0; w < (threads + 31) / 32 && e.st == KS_OK; w++) {

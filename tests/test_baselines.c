@@ -19,12 +19,7 @@ static ks_plan plan_of(const ks_profile *p, const char *method)
     ks_params pa;
     ks_params_init(&pa);
     pa.method = method;
-    ks_plan plan;
-    ks_error err;
-    ks_error_clear(&err);
-    if (ks_plan_build(p, &pa, &plan, &err) != KS_OK)
-        fail_msg("%s: %s", method, err.message);
-    return plan;
+    return tu_plan_ok(p, &pa);
 }
 
 static void set_metric(ks_profile *p, const char *name, const double *v)

@@ -417,6 +417,17 @@ static void fast_options(ks_gcl_options *o)
     o->seed = 11;
 }
 
+/* BLAS on one thread, fast options with epochs (0: fast_options'), and the
+ * hand-made graphs under them. */
+static ks_gcl_graph **fast_graphs(ks_gcl_options *o, uint32_t epochs, size_t *n)
+{
+    set_blas_threads(1);
+    fast_options(o);
+    if (epochs)
+        o->epochs = epochs;
+    return hand_graphs(o, n);
+}
+
 typedef struct loss_log {
     double loss[64];
     unsigned n;
@@ -434,11 +445,9 @@ static void record_loss(void *ctx, unsigned epoch, double loss, double seconds)
 static void test_training_loss_falls(void **state)
 {
     (void)state;
-    set_blas_threads(1);
     ks_gcl_options o;
-    fast_options(&o);
     size_t n;
-    ks_gcl_graph **graphs = hand_graphs(&o, &n);
+    ks_gcl_graph **graphs = fast_graphs(&o, 0, &n);
     loss_log log = {{0}, 0};
     ks_gcl_model *m;
     ks_error err;
@@ -477,11 +486,9 @@ static double adjusted_rand(const uint32_t *a, const uint32_t *b, size_t n)
 static void test_clusters_hand_kernels(void **state)
 {
     (void)state;
-    set_blas_threads(1);
     ks_gcl_options o;
-    fast_options(&o);
     size_t n;
-    ks_gcl_graph **graphs = hand_graphs(&o, &n);
+    ks_gcl_graph **graphs = fast_graphs(&o, 0, &n);
     ks_gcl_model *m;
     ks_error err;
     assert_int_equal(ks_gcl_train(graphs, n, &o, NULL, NULL, &m, &err), KS_OK);
@@ -637,12 +644,9 @@ static void expect_refusal(const unsigned char *d, size_t size, const char *need
 static void test_model_file(void **state)
 {
     (void)state;
-    set_blas_threads(1);
     ks_gcl_options o;
-    fast_options(&o);
-    o.epochs = 2;
     size_t n;
-    ks_gcl_graph **graphs = hand_graphs(&o, &n);
+    ks_gcl_graph **graphs = fast_graphs(&o, 2, &n);
     ks_gcl_model *m, *back;
     ks_error err;
     assert_int_equal(ks_gcl_train(graphs, n, &o, NULL, NULL, &m, &err), KS_OK);

@@ -67,8 +67,7 @@ static void test_ncu_time_order(void **state)
         NCU_ROW("1", "1", "k", "gpu__time_duration.max", "nsecond", "9,000");
     ks_profile *p = read_ok(write_text("order.csv", both), NULL);
     assert_string_equal(p->duration_source, "gpu__time_duration.sum");
-    assert_int_equal(p->duration_ns[0], 2000);
-    assert_int_equal(p->duration_ns[1], 3000);
+    tr_expect_durations(p, (const int64_t[]){2000, 3000}, 2);
     ks_profile_free(p);
     /* .sum for one kernel only: the one every kernel has (.max) is used */
     const char *partial = NCU_HEADER
@@ -191,34 +190,35 @@ static void test_bom_and_nul(void **state)
 static void test_limits(void **state)
 {
     (void)state;
+    static const struct {
+        const char *name, *before, *after, *format, *message;
+        char fill;
+    } longest[] = {
+        {"long.csv.gz", "name,duration_ns\n", ",5\n", NULL, "longer than 16 MB", 'a'},
+        {"long.json.gz", "{\"traceEvents\":[{\"name\":\"", "\"}]}", "kineto-json",
+         "longer than 16 MB", 'b'},
+        /* digits: yajl re-lexed them quadratically too (64 MB took 42 s) */
+        {"digits.json.gz", "{\"traceEvents\":[{\"ts\":", "}]}", "kineto-json",
+         "number or literal is longer than 16 MB", '1'},
+    };
     size_t big = ((size_t)16 << 20) + 100;
     char *text = malloc(big + 64);
     assert_non_null(text);
-    size_t n = (size_t)sprintf(text, "name,duration_ns\n");
-    memset(text + n, 'a', big);
-    n += big;
-    n += (size_t)sprintf(text + n, ",5\n");
-    read_fails(write_gzip("long.csv.gz", text, n), NULL, KS_ERR_FORMAT, "longer than 16 MB");
-    n = (size_t)sprintf(text, "{\"traceEvents\":[{\"name\":\"");
-    memset(text + n, 'b', big);
-    n += big;
-    n += (size_t)sprintf(text + n, "\"}]}");
-    read_fails(write_gzip("long.json.gz", text, n), "kineto-json", KS_ERR_FORMAT,
-               "longer than 16 MB");
-    /* digits: yajl re-lexed them quadratically too (64 MB took 42 s) */
-    n = (size_t)sprintf(text, "{\"traceEvents\":[{\"ts\":");
-    memset(text + n, '1', big);
-    n += big;
-    n += (size_t)sprintf(text + n, "}]}");
-    read_fails(write_gzip("digits.json.gz", text, n), "kineto-json", KS_ERR_FORMAT,
-               "number or literal is longer than 16 MB");
+    for (size_t i = 0; i < sizeof longest / sizeof longest[0]; i++) {
+        size_t n = (size_t)sprintf(text, "%s", longest[i].before);
+        memset(text + n, longest[i].fill, big);
+        n += big;
+        n += (size_t)sprintf(text + n, "%s", longest[i].after);
+        read_fails(write_gzip(longest[i].name, text, n), longest[i].format, KS_ERR_FORMAT,
+                   longest[i].message);
+    }
     free(text);
 
     /* 8,000 launches each with its own metric: 64 M cells asked of 100 KB */
     size_t cap = (size_t)8000 * 200 + 1024;
     text = malloc(cap);
     assert_non_null(text);
-    n = (size_t)snprintf(text, cap, "%s", NCU_HEADER);
+    size_t n = (size_t)snprintf(text, cap, "%s", NCU_HEADER);
     for (int k = 0; k < 8000; k++)
         n += (size_t)snprintf(text + n, cap - n,
                               "\"%d\",\"1\",\"p\",\"h\",\"k\",\"1\",\"7\",\"(1, 1, 1)\","

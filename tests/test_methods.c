@@ -51,18 +51,6 @@ static ks_plan make_plan(const ks_profile *p, const ks_params *pa)
 
 enum { KS_ALLOC_JOINT = 0, KS_ALLOC_TREE = 1, KS_ALLOC_PAPER = 2 };
 
-static ks_params params(const char *method, int allocation, double eps, uint64_t seed)
-{
-    ks_params pa;
-    ks_params_init(&pa);
-    pa.method = method;
-    tu_param(&pa, "allocation", "%s",
-             allocation == KS_ALLOC_PAPER ? "paper" : allocation == KS_ALLOC_TREE ? "tree" : "joint");
-    pa.epsilon = eps;
-    pa.seed = seed;
-    return pa;
-}
-
 static ks_profile *workload(int which, size_t n, uint64_t seed)
 {
     ks_profile *p = tu_named_workload(which, n, seed);
@@ -112,25 +100,13 @@ static void sorted_groups_free(sorted_groups *s)
     free(s->off);
 }
 
-/* first index in v[0..n) with v >= x / with v > x */
-static size_t lower_bound(const int64_t *v, size_t n, int64_t x)
+/* first index in v[0..n) with v >= x, or with v > x when past_equal */
+static size_t bound_index(const int64_t *v, size_t n, int64_t x, bool past_equal)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-static size_t upper_bound(const int64_t *v, size_t n, int64_t x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] <= x)
+        if (v[mid] < x || (past_equal && v[mid] == x))
             lo = mid + 1;
         else
             hi = mid;
@@ -148,12 +124,8 @@ static range_stat stats_of(const int64_t *v, size_t n)
     range_stat s = {n, 0, 0, 0};
     if (n == 0)
         return s;
-    long double sum = 0, sq = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += v[i];
-    long double mean = sum / n;
-    for (size_t i = 0; i < n; i++)
-        sq += (v[i] - mean) * (v[i] - mean);
+    long double mean;
+    long double sq = tu_sum_squares(v, n, &mean);
     s.mean = (double)mean;
     if (v[0] != v[n - 1]) {
         s.std = (double)sqrtl(sq / n);
@@ -185,15 +157,6 @@ static double promised_variance(const ks_plan *plan, uint32_t group)
         v += fpc ? n * (var * n / (n - 1)) * (n - m) / m : n * n * var / m;
     }
     return v;
-}
-
-static double group_total(const ks_plan *plan, uint32_t group)
-{
-    double t = 0;
-    for (size_t i = 0; i < plan->cluster_count; i++)
-        if (plan->clusters[i].group == group)
-            t += (double)plan->clusters[i].size * plan->clusters[i].mean_ns;
-    return t;
 }
 
 /* ------------------------------------------------------------ structure */
@@ -302,7 +265,8 @@ static void check_plan_structure(const ks_profile *p, const ks_plan *plan)
             const ks_cluster *c = &plan->clusters[ci];
             const int64_t *v = sg.v + sg.off[c->group];
             size_t n = sg.g.size[c->group];
-            size_t lo = lower_bound(v, n, c->min_ns), hi = upper_bound(v, n, c->max_ns);
+            size_t lo = bound_index(v, n, c->min_ns, false);
+            size_t hi = bound_index(v, n, c->max_ns, true);
             if (hi - lo != c->size)
                 fail_msg("%s: cluster %zu (%s) [%lld, %lld] has size %llu, but %zu members "
                          "of its group lie in that range",
@@ -336,7 +300,7 @@ static void test_plan_structure(void **state)
         ks_profile *p = workload(w, 5000, 100 + w);
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             for (double eps = 0.02; eps < 0.3; eps *= 3) {
-                ks_params pa = params(cases[i].method, cases[i].allocation, eps, 3);
+                ks_params pa = tu_params(cases[i].method, cases[i].allocation, eps, 3);
                 tu_param(&pa, "with-replacement", "%d", (int)(cases[i].replacement));
                 if ((strcmp(cases[i].method, "random") == 0 ? 0.01 : 0) > 0) tu_param(&pa, "fraction", "%.17g", (double)(strcmp(cases[i].method, "random") == 0 ? 0.01 : 0));
                 ks_plan plan = make_plan(p, &pa);
@@ -359,7 +323,7 @@ static void test_deep_tree_paths(void **state)
             assert_int_equal(tu_append(p, "k", (int64_t)v + r % 3, NULL, NULL), KS_OK);
     static const char *const methods[] = {"root", "allegro", "root"};
     for (int i = 0; i < 3; i++) {
-        ks_params pa = params(methods[i], i == 2 ? KS_ALLOC_PAPER : KS_ALLOC_TREE, 0.05, 1);
+        ks_params pa = tu_params(methods[i], i == 2 ? KS_ALLOC_PAPER : KS_ALLOC_TREE, 0.05, 1);
         ks_plan plan = make_plan(p, &pa);
         check_plan_structure(p, &plan);
         ks_plan_free(&plan);
@@ -437,8 +401,8 @@ static void node_range(const tree_ctx *t, const char *path, size_t *lo, size_t *
     const ks_cluster *c = find_leaf(t, path);
     if (c) {
         assert_false(has_descendant(t, path));
-        *lo = lower_bound(t->v, t->n, c->min_ns);
-        *hi = upper_bound(t->v, t->n, c->max_ns);
+        *lo = bound_index(t->v, t->n, c->min_ns, false);
+        *hi = bound_index(t->v, t->n, c->max_ns, true);
         assert_int_equal(*hi - *lo, c->size);
         return;
     }
@@ -544,7 +508,7 @@ static void test_root_paper_tree(void **state)
     for (int w = 0; w < 3; w++) {
         ks_profile *p = workload(w, 20000, 200 + w);
         for (double eps = 0.01; eps < 0.3; eps *= 2.5) {
-            ks_params pa = params("root", KS_ALLOC_PAPER, eps, 1);
+            ks_params pa = tu_params("root", KS_ALLOC_PAPER, eps, 1);
             ks_plan plan = make_plan(p, &pa);
             check_tree(p, &plan, false);
             assert_string_equal(plan.bound_scope, "per-group (paper)");
@@ -557,7 +521,7 @@ static void test_root_paper_tree(void **state)
     for (int trial = 0; trial < 40; trial++) {
         double eps;
         ks_profile *p = random_mixture(&rng, &eps);
-        ks_params pa = params("root", KS_ALLOC_PAPER, eps, 1);
+        ks_params pa = tu_params("root", KS_ALLOC_PAPER, eps, 1);
         ks_plan plan = make_plan(p, &pa);
         check_tree(p, &plan, false);
         ks_plan_free(&plan);
@@ -580,9 +544,9 @@ static void test_root_splits_two_modes(void **state)
                          KS_OK);
     }
     for (int alloc = 0; alloc < 2; alloc++) {
-        ks_params pa = params("root", alloc, 0.05, 1);
+        ks_params pa = tu_params("root", alloc, 0.05, 1);
         ks_plan root = make_plan(p, &pa);
-        pa = params("stem", 0, 0.05, 1);
+        pa = tu_params("stem", 0, 0.05, 1);
         ks_plan stem = make_plan(p, &pa);
         assert_int_equal(stem.cluster_count, 1);
         assert_true(root.cluster_count >= 2);
@@ -606,7 +570,7 @@ static void test_root_splits_two_modes(void **state)
 
     /* per kernel in a mixed workload, allocation tree */
     p = workload(0, 20000, 9);
-    ks_params pa = params("root", KS_ALLOC_TREE, 0.05, 1);
+    ks_params pa = tu_params("root", KS_ALLOC_TREE, 0.05, 1);
     ks_plan root = make_plan(p, &pa);
     sorted_groups sg;
     sorted_groups_build(p, KS_KEY_NAME, &sg);
@@ -655,7 +619,7 @@ static void test_root_degenerate_kernels(void **state)
     } cases[] = {{"root", KS_ALLOC_JOINT}, {"root", KS_ALLOC_TREE}, {"stem", 0}};
     for (size_t k = 0; k < 3; k++) {
         for (int repl = 0; repl < 2; repl++) {
-            ks_params pa = params(cases[k].method, cases[k].allocation, 0.05, 11);
+            ks_params pa = tu_params(cases[k].method, cases[k].allocation, 0.05, 11);
             tu_param(&pa, "with-replacement", "%d", (int)(repl));
             ks_plan plan = make_plan(p, &pa);
             check_plan_structure(p, &plan);
@@ -705,9 +669,9 @@ static void test_root_joint_cheaper_than_stem(void **state)
         ks_profile *p = workload(w, 20000, 300 + w);
         for (uint64_t seed = 1; seed <= 3; seed++) {
             for (double eps = 0.02; eps < 0.2; eps *= 2) {
-                ks_params pa = params("root", KS_ALLOC_JOINT, eps, seed);
+                ks_params pa = tu_params("root", KS_ALLOC_JOINT, eps, seed);
                 ks_plan root = make_plan(p, &pa);
-                pa = params("stem", 0, eps, seed);
+                pa = tu_params("stem", 0, eps, seed);
                 ks_plan stem = make_plan(p, &pa);
                 double rc = tu_plan_cost(&root), sc = tu_plan_cost(&stem);
                 if (!(rc <= sc * (1 + 1e-12)))
@@ -733,12 +697,12 @@ static void test_root_bounds_on_workloads(void **state)
         for (double eps = 0.01; eps < 0.3; eps *= 2) {
             for (int k = 0; k < 4; k++) {
                 int alloc = k & 1, repl = k >> 1;
-                ks_params pa = params("root", alloc, eps, 1);
+                ks_params pa = tu_params("root", alloc, eps, 1);
                 tu_param(&pa, "with-replacement", "%d", (int)(repl));
                 ks_plan plan = make_plan(p, &pa);
                 for (uint32_t gi = 0; gi < plan.group_count; gi++) {
                     bool joint = alloc == KS_ALLOC_JOINT;
-                    double total = joint ? plan.total_ns : group_total(&plan, gi);
+                    double total = joint ? plan.total_ns : tu_group_total(&plan, gi);
                     double c = pow(eps * total / plan.z, 2);
                     double v = promised_variance(&plan, joint ? UINT32_MAX : gi);
                     if (!(v <= c * (1 + 1e-9)))
@@ -783,10 +747,10 @@ static void test_root_bounds_on_mixtures(void **state)
         double eps;
         ks_profile *p = random_mixture(&rng, &eps);
         for (int alloc = 0; alloc < 2; alloc++) {
-            ks_params pa = params("root", alloc, eps, 1);
+            ks_params pa = tu_params("root", alloc, eps, 1);
             ks_plan plan = make_plan(p, &pa);
             for (uint32_t gi = 0; gi < plan.group_count; gi++) {
-                double total = alloc == KS_ALLOC_JOINT ? plan.total_ns : group_total(&plan, gi);
+                double total = alloc == KS_ALLOC_JOINT ? plan.total_ns : tu_group_total(&plan, gi);
                 double c = pow(eps * total / plan.z, 2);
                 double v = promised_variance(&plan, alloc == KS_ALLOC_JOINT ? UINT32_MAX : gi);
                 if (!(v <= c * (1 + 1e-9))) {
@@ -815,7 +779,7 @@ static void test_stem_sizes(void **state)
     const tu_kernel *shape = tu_shape(1, &count, &name);
     ks_profile *p = tu_workload(shape, 1, 50000, 17); /* conv_a alone */
     assert_non_null(p);
-    ks_params pa = params("stem", 0, 0.03, 1);
+    ks_params pa = tu_params("stem", 0, 0.03, 1);
     ks_plan plan = make_plan(p, &pa);
     sorted_groups sg;
     sorted_groups_build(p, KS_KEY_NAME, &sg);
@@ -830,7 +794,7 @@ static void test_stem_sizes(void **state)
 
     /* several kernels: the KKT over the kernels' statistics */
     p = workload(2, 20000, 18);
-    pa = params("stem", 0, 0.04, 1);
+    pa = tu_params("stem", 0, 0.04, 1);
     plan = make_plan(p, &pa);
     sorted_groups_build(p, KS_KEY_NAME, &sg);
     size_t k = sg.g.count;
@@ -894,7 +858,7 @@ static void test_full_cluster_exact(void **state)
     } cases[] = {{"stem", 0}, {"root", KS_ALLOC_TREE}, {"root", KS_ALLOC_JOINT}};
     for (size_t k = 0; k < 3; k++) {
         for (int repl = 0; repl < 2; repl++) {
-            ks_params pa = params(cases[k].method, cases[k].allocation, 0.01, 5);
+            ks_params pa = tu_params(cases[k].method, cases[k].allocation, 0.01, 5);
             tu_param(&pa, "with-replacement", "%d", (int)(repl));
             ks_plan plan = make_plan(p, &pa);
             if (strcmp(cases[k].method, "stem") == 0)
@@ -991,7 +955,7 @@ static void test_statistics(void **state)
     for (int w = 0; w < 3; w++) {
         ks_profile *p = workload(w, STAT_N, 500 + w);
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-            ks_params pa = params(cases[i].method, cases[i].allocation, 0.05, 0);
+            ks_params pa = tu_params(cases[i].method, cases[i].allocation, 0.05, 0);
             pa.confidence = 1 - alpha;
             if ((strcmp(cases[i].method, "random") == 0 ? 0.01 : 0) > 0) tu_param(&pa, "fraction", "%.17g", (double)(strcmp(cases[i].method, "random") == 0 ? 0.01 : 0));
             run_stats r = repeat(p, &pa, seeds);
@@ -1022,7 +986,7 @@ static void test_zero_duration_profile(void **state)
     for (int i = 0; i < 50; i++)
         assert_int_equal(tu_append(zero, "a", 0, NULL, NULL), KS_OK);
     for (int mi = 0; mi < 4; mi++) {
-        ks_params pa = params(methods[mi], 0, 0.05, 2);
+        ks_params pa = tu_params(methods[mi], 0, 0.05, 2);
         ks_plan plan;
         ks_error err;
         ks_error_clear(&err);
@@ -1039,7 +1003,7 @@ static void test_zero_duration_profile(void **state)
     double total = ks_profile_total_ns(p);
     for (int mi = 0; mi < 4; mi++) {
         for (int alloc = 0; alloc < 2; alloc++) {
-            ks_params pa = params(methods[mi], alloc, 0.05, 2);
+            ks_params pa = tu_params(methods[mi], alloc, 0.05, 2);
             ks_plan plan = make_plan(p, &pa);
             check_plan_structure(p, &plan);
             double est = ks_plan_estimate_duration(&plan, p);
@@ -1109,7 +1073,7 @@ static void plan_wide_span(void)
     ks_profile *p = wide_span_profile(span_top);
     static const char *const methods[] = {"stem", "root", "allegro"};
     for (int i = 0; i < 3; i++) {
-        ks_params pa = params(methods[i], 0, 0.05, 1);
+        ks_params pa = tu_params(methods[i], 0, 0.05, 1);
         ks_plan plan;
         ks_error err;
         if (ks_plan_build(p, &pa, &plan, &err) != KS_OK)
@@ -1137,7 +1101,7 @@ static void test_wide_duration_spans(void **state)
         assert_non_null(p);
         static const char *const methods[] = {"stem", "root", "allegro"};
         for (int i = 0; i < 3; i++) {
-            ks_params pa = params(methods[i], 0, 0.05, 1);
+            ks_params pa = tu_params(methods[i], 0, 0.05, 1);
             ks_plan plan = make_plan(p, &pa);
             check_plan_structure(p, &plan);
             ks_plan_free(&plan);
@@ -1163,7 +1127,7 @@ static void test_allegro_key_and_draws(void **state)
     }
     for (int i = 0; i < 5; i++) /* a tiny group: n_min draws from 5 */
         assert_int_equal(tu_append(p, "tiny", 100 + i, grid_a, block), KS_OK);
-    ks_params pa = params("allegro", 0, 0.05, 4);
+    ks_params pa = tu_params("allegro", 0, 0.05, 4);
     ks_plan plan = make_plan(p, &pa);
     check_plan_structure(p, &plan);
     assert_int_equal(plan.params.key, KS_KEY_NAME_GRID_BLOCK);
@@ -1206,7 +1170,7 @@ static void test_allegro_thresholds(void **state)
         static const double n_th[] = {50, 10, 500};
         static const uint64_t n_min[] = {30, 1, 5};
         for (int i = 0; i < 3; i++) {
-            ks_params pa = params("allegro", 0, 0.05, 1);
+            ks_params pa = tu_params("allegro", 0, 0.05, 1);
             tu_param(&pa, "n-th", "%.17g", (double)(n_th[i]));
             tu_param(&pa, "n-min", "%llu", (unsigned long long)(n_min[i]));
             ks_plan plan = make_plan(p, &pa);
@@ -1215,7 +1179,7 @@ static void test_allegro_thresholds(void **state)
             ks_plan_free(&plan);
         }
         /* n_th out of reach: no splits, one leaf per group */
-        ks_params pa = params("allegro", 0, 0.05, 1);
+        ks_params pa = tu_params("allegro", 0, 0.05, 1);
         tu_param(&pa, "n-th", "%.17g", (double)(1e300));
         ks_plan plan = make_plan(p, &pa);
         assert_int_equal(plan.cluster_count, plan.group_count);
@@ -1233,7 +1197,7 @@ static void check_random_draws(size_t n, double speedup, double fraction, uint64
     for (size_t i = 0; i < n; i++)
         assert_int_equal(tu_append(p, i % 2 ? "a" : "b", 100 + (int64_t)(i % 17), NULL, NULL),
                          KS_OK);
-    ks_params pa = params("random", 0, 0.05, 9);
+    ks_params pa = tu_params("random", 0, 0.05, 9);
     if ((speedup) > 0) tu_param(&pa, "target-speedup", "%.17g", (double)(speedup));
     if ((fraction) > 0) tu_param(&pa, "fraction", "%.17g", (double)(fraction));
     ks_plan plan = make_plan(p, &pa);
@@ -1281,7 +1245,7 @@ static void test_random_bad_params(void **state)
 {
     (void)state;
     ks_profile *p = tu_named_workload(2, 100, 1);
-    ks_params pa = params("random", 0, 0.05, 1);
+    ks_params pa = tu_params("random", 0, 0.05, 1);
     if ((10) > 0) tu_param(&pa, "target-speedup", "%.17g", (double)(10));
     if ((0.1) > 0) tu_param(&pa, "fraction", "%.17g", (double)(0.1));
     ks_plan plan;

@@ -83,4 +83,14 @@ static inline ks_status tr_read_fails(const char *path, const char *format, int 
     return tr_read_fails_opt(path, &opt, err);
 }
 
+/* p's first launches last want[0..count) ns. */
+static inline void tr_expect_durations(const ks_profile *p, const int64_t *want, size_t count)
+{
+    assert_true(p->n >= count);
+    for (size_t i = 0; i < count; i++)
+        if (p->duration_ns[i] != want[i])
+            fail_msg("launch %zu lasts %lld ns, expected %lld", i, (long long)p->duration_ns[i],
+                     (long long)want[i]);
+}
+
 #endif

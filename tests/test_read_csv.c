@@ -117,8 +117,7 @@ static void test_kern_exec(void **state)
     ks_profile *p = read_ok(path, NULL);
     assert_string_equal(p->source_format, "nsys-kern-exec-csv");
     assert_int_equal(p->n, 2);
-    assert_int_equal(p->duration_ns[0], 75200);
-    assert_int_equal(p->duration_ns[1], 1234);
+    tr_expect_durations(p, (const int64_t[]){75200, 1234}, 2);
     assert_int_equal(ks_profile_grid(p, 0)[0], 148);
     assert_int_equal(ks_profile_block(p, 0)[0], 256);
     assert_int_equal(ks_profile_grid(p, 1)[0], 1);

@@ -28,6 +28,7 @@
 
 #include "internal.h"
 #include "tmpdir.h"
+#include "test_util.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -175,20 +176,6 @@ static outcome check_all(const char *path, int device)
 
 /* ---------------------------------------------------------------- inputs */
 
-static char *synth(const char *preset, uint64_t n, uint64_t seed, size_t *len)
-{
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-    assert_non_null(f);
-    ks_synth_options opt = {preset, n, seed};
-    ks_error err;
-    ks_error_clear(&err);
-    if (ks_synth_write(&opt, f, &err) != KS_OK)
-        fail_msg("ks_synth_write(%s): %s", preset, err.message);
-    assert_int_equal(fclose(f), 0);
-    return buf;
-}
-
 /* A text as an array of lines (without their "\n"), for editing. */
 typedef struct lines {
     char **line;
@@ -304,7 +291,7 @@ static void test_synth_presets(void **state)
     for (size_t i = 0; i < COUNT(presets); i++) {
         for (size_t k = 0; k < COUNT(sizes); k++) {
             size_t len;
-            char *text = synth(presets[i], sizes[k], 11 + k, &len);
+            char *text = tu_synth(presets[i], sizes[k], 11 + k, &len);
             char name[64];
             snprintf(name, sizeof name, "%s-%llu.csv", presets[i],
                      (unsigned long long)sizes[k]);
@@ -323,7 +310,7 @@ static void test_default_goes_parallel_only_when_large(void **state)
 {
     (void)state;
     size_t len;
-    char *text = synth("casio-like", 40000, 3, &len); /* about 11 MB */
+    char *text = tu_synth("casio-like", 40000, 3, &len); /* about 11 MB */
     assert_true(len > (size_t)8 << 20);
     const char *path = write_file("large.csv", text, len);
     config def = {0, 0, false};
@@ -342,7 +329,7 @@ static void test_default_goes_parallel_only_when_large(void **state)
     release(&ref);
     free(text);
 
-    text = synth("casio-like", 3000, 3, &len); /* under 1 MB */
+    text = tu_synth("casio-like", 3000, 3, &len); /* under 1 MB */
     path = write_file("small.csv", text, len);
     o = read_with(path, &def, -1);
     assert_int_equal(o.st, KS_OK);
@@ -357,7 +344,7 @@ static void test_compressed(void **state)
 {
     (void)state;
     size_t len;
-    char *text = synth("rare-heavy", 3000, 5, &len);
+    char *text = tu_synth("rare-heavy", 3000, 5, &len);
     outcome plain = read_with(write_file("c.csv", text, len), &REFERENCE, -1);
     assert_int_equal(plain.st, KS_OK);
     const char *paths[] = {write_gzip("c.csv.gz", text, len), write_xz("c.csv.xz", text, len),
@@ -379,7 +366,7 @@ static void test_damaged_compressed(void **state)
 {
     (void)state;
     size_t len;
-    char *text = synth("casio-like", 3000, 9, &len);
+    char *text = tu_synth("casio-like", 3000, 9, &len);
     const char *paths[] = {write_gzip("d.csv.gz", text, len), write_xz("d.csv.xz", text, len),
                            write_zstd("d.csv.zst", text, len)};
     for (size_t i = 0; i < COUNT(paths); i++) {
@@ -478,7 +465,7 @@ static void test_malformed(void **state)
 {
     (void)state;
     size_t len;
-    char *text = synth("casio-like", 2000, 21, &len);
+    char *text = tu_synth("casio-like", 2000, 21, &len);
     static const size_t at[] = {1, 20, 40, 41, 1000, 2000};
     for (size_t k = 0; k < COUNT(INJECTIONS); k++) {
         for (size_t a = 0; a < COUNT(at); a++) {
@@ -512,7 +499,7 @@ static void test_first_error_wins(void **state)
 {
     (void)state;
     size_t len;
-    char *text = synth("casio-like", 2000, 22, &len);
+    char *text = tu_synth("casio-like", 2000, 22, &len);
     lines l = split_lines(text);
     inject(&l, 1500, &INJECTIONS[0]);
     inject(&l, 300, &INJECTIONS[6]);
@@ -534,7 +521,7 @@ static void test_line_endings_and_edges(void **state)
 {
     (void)state;
     size_t len;
-    char *text = synth("multi-peak", 1500, 23, &len);
+    char *text = tu_synth("multi-peak", 1500, 23, &len);
     lines l = split_lines(text);
     size_t n;
 
@@ -650,7 +637,7 @@ static void test_columns_that_start_late(void **state)
 {
     (void)state;
     size_t len;
-    char *text = synth("stable", 2000, 31, &len);
+    char *text = tu_synth("stable", 2000, 31, &len);
     lines l = split_lines(text);
     for (size_t i = 1; i < l.count; i++) {
         char *a = with_field(l.line[i], 4, i < 1500 ? "" : "123456"); /* Kernel Start */

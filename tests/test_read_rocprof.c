@@ -182,8 +182,7 @@ static void check_v3_old(const ks_profile *p)
     assert_int_equal(p->n, 2);
     assert_string_equal(ks_profile_name(p, 0), "a");
     assert_string_equal(ks_profile_name(p, 1), "b");
-    assert_int_equal(p->duration_ns[0], 50);
-    assert_int_equal(p->duration_ns[1], 400);
+    tr_expect_durations(p, (const int64_t[]){50, 400}, 2);
     assert_int_equal(p->device[0], 2);
     /* queues numbered 1, 2... in file order: Queue_Id may be a 64-bit handle */
     assert_int_equal(p->stream[0], 2);
@@ -317,9 +316,7 @@ static void check_v1(const ks_profile *p)
 {
     assert_string_equal(p->source_format, "rocprof-v1-csv");
     assert_int_equal(p->n, 3);
-    assert_int_equal(p->duration_ns[0], 804159);
-    assert_int_equal(p->duration_ns[1], 34497058);
-    assert_int_equal(p->duration_ns[2], 22559);
+    tr_expect_durations(p, (const int64_t[]){804159, 34497058, 22559}, 3);
     assert_int_equal(p->start_ns[0], 363394501507848);
     assert_string_equal(ks_profile_name(p, 0), "light_kernel(float*, int)");
     assert_string_equal(ks_profile_name(p, 1), "heavy_kernel(float*, int)");
@@ -351,8 +348,7 @@ static void test_v1_values(void **state)
 static void check_v1_counters(const ks_profile *p)
 {
     assert_int_equal(p->n, 2);
-    assert_int_equal(p->duration_ns[0], 300);
-    assert_int_equal(p->duration_ns[1], 300);
+    tr_expect_durations(p, (const int64_t[]){300, 300}, 2);
     assert_int_equal(p->start_ns[0], 1200);
     assert_int_equal(ks_profile_grid(p, 0)[0], 16384);
     assert_int_equal(p->name_count, 1);

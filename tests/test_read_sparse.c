@@ -12,18 +12,11 @@
 
 #include "internal.h"
 #include "ksample.h"
+#include "test_read.h"
 
 static ks_profile *read_ok(const char *path, const char *format)
 {
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    opt.format = format;
-    ks_profile *p = NULL;
-    ks_error err;
-    ks_error_clear(&err);
-    if (ks_profile_read(path, &opt, &p, &err) != KS_OK)
-        fail_msg("%s: %s:%ld: %s", path, err.file, err.line, err.message);
-    return p;
+    return tr_read_ok(path, format, -1);
 }
 
 static void read_fails(const char *path, const char *msg)

@@ -305,8 +305,7 @@ static void test_every_start_missing(void **state)
     assert_int_equal(p->n, 2);
     assert_null(p->start_ns);
     assert_string_equal(ks_profile_name(p, 0), "a");
-    assert_int_equal(p->duration_ns[0], 3);
-    assert_int_equal(p->duration_ns[1], 8);
+    tr_expect_durations(p, (const int64_t[]){3, 8}, 2);
     ks_profile_free(p);
 
     path = make_db("minstart-nocorr.sqlite",

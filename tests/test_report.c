@@ -19,6 +19,7 @@
 #include "ksample.h"
 #include "svg.h"
 #include "tmpdir.h"
+#include "test_util.h"
 
 static int setup(void **state)
 {
@@ -110,17 +111,14 @@ static ks_profile *make_profile(void)
     return p;
 }
 
+static ks_status html_writer(const void *in, FILE *f, ks_error *err)
+{
+    return ks_report_write_html(in, f, err);
+}
+
 static char *render(const ks_report_input *in, ks_status want)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    ks_error err;
-    ks_error_clear(&err);
-    assert_int_equal(ks_report_write_html(in, f, &err), want);
-    fclose(f);
-    return buf;
+    return tu_written(html_writer, in, want, NULL);
 }
 
 static size_t count(const char *hay, const char *needle)

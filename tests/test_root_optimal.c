@@ -41,19 +41,8 @@
 static ks_plan make_plan(const ks_profile *p, const char *method, int allocation, double eps,
                          uint64_t seed)
 {
-    ks_params pa;
-    ks_params_init(&pa);
-    pa.method = method;
-    tu_param(&pa, "allocation", "%s",
-             allocation == KS_ALLOC_PAPER ? "paper" : allocation == KS_ALLOC_TREE ? "tree" : "joint");
-    pa.epsilon = eps;
-    pa.seed = seed;
-    ks_plan plan;
-    ks_error err;
-    ks_error_clear(&err);
-    if (ks_plan_build(p, &pa, &plan, &err) != KS_OK)
-        fail_msg("%s: %s", method, err.message);
-    return plan;
+    ks_params pa = tu_params(method, allocation, eps, seed);
+    return tu_plan_ok(p, &pa);
 }
 
 /* sum m * mean over clusters, a census counted once */
@@ -80,15 +69,6 @@ static double plan_variance(const ks_plan *plan, uint32_t g)
         v += n * s2 * (n - m) / m;
     }
     return v;
-}
-
-static double group_total(const ks_plan *plan, uint32_t g)
-{
-    double t = 0;
-    for (size_t i = 0; i < plan->cluster_count; i++)
-        if (plan->clusters[i].group == g)
-            t += (double)plan->clusters[i].size * plan->clusters[i].mean_ns;
-    return t;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -218,7 +198,7 @@ static void test_brute_force_small_groups(void **state)
             } else {
                 for (uint32_t g = 0; g < (uint32_t)groups; g++) {
                     /* groups are numbered in order of first appearance */
-                    double bound = pow(eps * group_total(&plan, g) / plan.z, 2), gbest = INFINITY;
+                    double bound = pow(eps * tu_group_total(&plan, g) / plan.z, 2), gbest = INFINITY;
                     design_list d = {0};
                     brute_designs(v[g], n[g], &d);
                     for (size_t i = 0; i < d.count; i++)
@@ -258,12 +238,8 @@ typedef struct ref_plan {
 
 static ref_leaf stats_of(const int64_t *v, size_t n)
 {
-    long double sum = 0, sq = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += v[i];
-    long double mean = sum / n;
-    for (size_t i = 0; i < n; i++)
-        sq += (v[i] - mean) * (v[i] - mean);
+    long double mean;
+    long double sq = tu_sum_squares(v, n, &mean);
     return (ref_leaf){(double)n, (double)mean, v[0] == v[n - 1] ? 0 : (double)sqrtl(sq / n)};
 }
 
@@ -441,7 +417,7 @@ static void test_never_dearer_than_baselines(void **state)
         bool paper_ok = true;
         for (uint32_t g = 0; g < paper.group_count; g++)
             paper_ok &= plan_variance(&paper, g) <=
-                        pow(eps * group_total(&paper, g) / z, 2) * (1 - 1e-9);
+                        pow(eps * tu_group_total(&paper, g) / z, 2) * (1 - 1e-9);
         if (paper_ok) {
             base[B_PAPER] = plan_cost(&paper);
             paper_compared++;

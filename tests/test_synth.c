@@ -23,6 +23,7 @@
 #include "internal.h"
 #include "ksample.h"
 #include "tmpdir.h"
+#include "test_util.h"
 
 #define HAVE_NSYS_CSV_READER 1
 
@@ -39,22 +40,6 @@ static const char HEADER[] =
 static const char *const PRESETS[] = {"casio-like", "identical", "multi-peak", "rare-heavy",
                                       "rodinia-like", "stable"};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-/* ks_synth_write into memory; returns the bytes (caller frees). */
-static char *synth(const char *preset, uint64_t n, uint64_t seed, size_t *len)
-{
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-    assert_non_null(f);
-    ks_synth_options opt = {preset, n, seed};
-    ks_error err;
-    ks_error_clear(&err);
-    ks_status st = ks_synth_write(&opt, f, &err);
-    if (st != KS_OK)
-        fail_msg("ks_synth_write(%s, %llu): %s", preset, (unsigned long long)n, err.message);
-    assert_int_equal(fclose(f), 0);
-    return buf;
-}
 
 static int64_t cell(const char *s)
 {
@@ -81,7 +66,6 @@ static ks_profile *parse(char *buf, size_t len, uint64_t n, bool *saw_quotes)
     int64_t last_api = -1, last_start = -1;
     uint64_t rows = 0;
     *saw_quotes = false;
-    ks_error err;
     while (line < end) {
         nl = memchr(line, '\n', (size_t)(end - line));
         assert_non_null(nl); /* every row ends with a newline */
@@ -128,14 +112,7 @@ static ks_profile *parse(char *buf, size_t len, uint64_t n, bool *saw_quotes)
         assert_true(name_len > 0);
         assert_true(f[13][0] != ' ' && f[13][name_len - 1] != ' ');
 
-        ks_invocation inv;
-        ks_invocation_init(&inv);
-        inv.duration_ns = dur;
-        inv.start_ns = start;
-        inv.grid = grid;
-        inv.block = block;
-        assert_int_equal(ks_profile_intern(p, f[13], name_len, &inv.name_id, &err), KS_OK);
-        assert_int_equal(ks_profile_append(p, &inv, &err), KS_OK);
+        assert_int_equal(tu_append_at(p, f[13], dur, start, grid, block), KS_OK);
         last_api = api;
         last_start = start;
         rows++;
@@ -149,7 +126,7 @@ static ks_profile *parse(char *buf, size_t len, uint64_t n, bool *saw_quotes)
 static ks_profile *synth_parsed(const char *preset, uint64_t n, uint64_t seed, bool *saw_quotes)
 {
     size_t len;
-    char *buf = synth(preset, n, seed, &len);
+    char *buf = tu_synth(preset, n, seed, &len);
     ks_profile *p = parse(buf, len, n, saw_quotes);
     free(buf);
     return p;
@@ -270,9 +247,9 @@ static void test_deterministic(void **state)
     (void)state;
     for (size_t i = 0; i < COUNT(PRESETS); i++) {
         size_t a_len, b_len, c_len;
-        char *a = synth(PRESETS[i], 3000, 42, &a_len);
-        char *b = synth(PRESETS[i], 3000, 42, &b_len);
-        char *c = synth(PRESETS[i], 3000, 43, &c_len);
+        char *a = tu_synth(PRESETS[i], 3000, 42, &a_len);
+        char *b = tu_synth(PRESETS[i], 3000, 42, &b_len);
+        char *c = tu_synth(PRESETS[i], 3000, 43, &c_len);
         assert_int_equal(a_len, b_len);
         assert_memory_equal(a, b, a_len);
         assert_true(a_len != c_len || memcmp(a, c, a_len) != 0);
@@ -282,8 +259,8 @@ static void test_deterministic(void **state)
     }
     /* no preset given means casio-like */
     size_t d_len, e_len;
-    char *d = synth(NULL, 500, 7, &d_len);
-    char *e = synth("casio-like", 500, 7, &e_len);
+    char *d = tu_synth(NULL, 500, 7, &d_len);
+    char *e = tu_synth("casio-like", 500, 7, &e_len);
     assert_int_equal(d_len, e_len);
     assert_memory_equal(d, e, d_len);
     free(d);

@@ -39,6 +39,19 @@ static const char *folder(const char *name)
     return path;
 }
 
+/* Folder name holding kernelslist.g (list) and one trace file; its path. */
+static const char *trace_folder(const char *name, const char *list, const char *file,
+                                const char *text)
+{
+    const char *dir = folder(name);
+    char path[512];
+    snprintf(path, sizeof path, "%s/kernelslist.g", name);
+    write_text(path, list);
+    snprintf(path, sizeof path, "%s/%s", name, file);
+    write_text(path, text);
+    return dir;
+}
+
 static ks_trace_set *open_ok(const char *dir)
 {
     ks_trace_set *s = NULL;
@@ -180,9 +193,9 @@ static const char addr_trace[] =
 static void test_address_modes(void **state)
 {
     (void)state;
-    const char *dir = folder("modes");
-    write_text("modes/kernelslist.g", "MemcpyHtoD,0x00007f6233c00000,512\nkernel-1.traceg\n");
-    write_text("modes/kernel-1.traceg", addr_trace);
+    const char *dir = trace_folder(
+        "modes", "MemcpyHtoD,0x00007f6233c00000,512\nkernel-1.traceg\n", "kernel-1.traceg",
+        addr_trace);
     ks_trace_set *s = open_ok(dir);
     assert_int_equal(ks_trace_set_kernel_count(s), 1);
     assert_int_equal(ks_trace_set_event_count(s), 2);
@@ -232,16 +245,15 @@ static void test_address_modes(void **state)
 static void test_version5(void **state)
 {
     (void)state;
-    const char *dir = folder("v5");
-    write_text("v5/kernelslist.g", "kernel-1-ctx_0x55dfecb31820.traceg\n");
-    write_text("v5/kernel-1-ctx_0x55dfecb31820.traceg",
-               HEADER("_Z2v5v", "(2,1,1)", "(64,1,1)", "90", "5", "1")
-               "#BEGIN_TB\nthread block = 1,0,0\ncluster id = 0,0,0\nwarp = 1\ninsts = 4\n"
-               "12 0000 ffffffff 1 R1 LDC 0 0 0 \n"
-               "13 00e0 ffffffff 0 BRA 0 0 352 \n"
-               "14 0340 ffffffff 1 R6 LDG.E 1 R6 4 1 0x7f6233c00200 0 0 \n"
-               "15 0350 0000ffff 0 DEPBAR.LE 0 0 -3 STORE_DATA I32 1 REG0:T0:0x1 \n"
-               "#END_TB\n");
+    const char *dir = trace_folder(
+        "v5", "kernel-1-ctx_0x55dfecb31820.traceg\n", "kernel-1-ctx_0x55dfecb31820.traceg",
+        HEADER("_Z2v5v", "(2,1,1)", "(64,1,1)", "90", "5", "1")
+        "#BEGIN_TB\nthread block = 1,0,0\ncluster id = 0,0,0\nwarp = 1\ninsts = 4\n"
+        "12 0000 ffffffff 1 R1 LDC 0 0 0 \n"
+        "13 00e0 ffffffff 0 BRA 0 0 352 \n"
+        "14 0340 ffffffff 1 R6 LDG.E 1 R6 4 1 0x7f6233c00200 0 0 \n"
+        "15 0350 0000ffff 0 DEPBAR.LE 0 0 -3 STORE_DATA I32 1 REG0:T0:0x1 \n"
+        "#END_TB\n");
     ks_trace_set *s = open_ok(dir);
     const ks_trace_kernel *k = ks_trace_set_kernel(s, 0);
     assert_int_equal(k->tracer_version, 5);
@@ -392,9 +404,8 @@ static void check_loop_bbv(ks_trace_set *s)
 static void test_bbv_known(void **state)
 {
     (void)state;
-    const char *dir = folder("bbv");
-    write_text("bbv/kernelslist.g", "kernel-1.traceg\nkernel-2.trace\n");
-    write_text("bbv/kernel-1.traceg", bbv_grouped);
+    const char *dir = trace_folder(
+        "bbv", "kernel-1.traceg\nkernel-2.trace\n", "kernel-1.traceg", bbv_grouped);
     /* the same warps as a raw trace, their lines interleaved */
     static char raw[16384];
     snprintf(raw, sizeof raw,
@@ -434,14 +445,13 @@ static void test_bbv_known(void **state)
 static void test_bbv_pascal(void **state)
 {
     (void)state;
-    const char *dir = folder("pascal");
-    write_text("pascal/kernelslist.g", "kernel-1.traceg\n");
-    write_text("pascal/kernel-1.traceg",
-               HEADER("_Z1pv", "(1,1,1)", "(32,1,1)", "61", "4", "0")
-               "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 6\n"
-               "0008 ffffffff 1 R1 MOV 0 0 \n0010 ffffffff 1 R1 MOV 0 0 \n"
-               "0018 ffffffff 0 ISETP.GE.AND 1 R1 0 \n0028 00000000 0 BRA 0 0 \n"
-               "0030 ffffffff 1 R1 MOV 0 0 \n0038 ffffffff 0 EXIT 0 0 \n#END_TB\n");
+    const char *dir = trace_folder(
+        "pascal", "kernel-1.traceg\n", "kernel-1.traceg",
+        HEADER("_Z1pv", "(1,1,1)", "(32,1,1)", "61", "4", "0")
+        "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 6\n"
+        "0008 ffffffff 1 R1 MOV 0 0 \n0010 ffffffff 1 R1 MOV 0 0 \n"
+        "0018 ffffffff 0 ISETP.GE.AND 1 R1 0 \n0028 00000000 0 BRA 0 0 \n"
+        "0030 ffffffff 1 R1 MOV 0 0 \n0038 ffffffff 0 EXIT 0 0 \n#END_TB\n");
     ks_trace_set *s = open_ok(dir);
     ks_trace_bbv b;
     uint64_t warps;
@@ -817,9 +827,7 @@ static void test_truncated_xz(void **state)
 static void test_stats_errors(void **state)
 {
     (void)state;
-    const char *dir = folder("stats");
-    write_text("stats/kernelslist.g", "kernel-1.traceg\n");
-    write_text("stats/kernel-1.traceg", addr_trace);
+    const char *dir = trace_folder("stats", "kernel-1.traceg\n", "kernel-1.traceg", addr_trace);
     const char *stats = write_text("stats/stats.csv", "kernel, name\nx\n");
     ks_trace_set *s = NULL;
     ks_error err;

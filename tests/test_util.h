@@ -82,22 +82,28 @@ static inline int64_t tu_duration(const tu_kernel *k, ks_rng *rng)
     return (int64_t)llround(d);
 }
 
-/* Appends one invocation of kernel `name` (interned on the fly). */
-static inline ks_status tu_append(ks_profile *p, const char *name, int64_t duration,
-                           const uint32_t *grid, const uint32_t *block)
+/* Appends one invocation of kernel `name` (interned on the fly) that
+ * started at start (KS_MISSING_I64: unknown). */
+static inline ks_status tu_append_at(ks_profile *p, const char *name, int64_t duration,
+                                     int64_t start, const uint32_t *grid, const uint32_t *block)
 {
     ks_error err;
-    uint32_t id;
-    ks_status st = ks_profile_intern(p, name, strlen(name), &id, &err);
-    if (st != KS_OK)
-        return st;
     ks_invocation inv;
     ks_invocation_init(&inv);
+    ks_status st = ks_profile_intern(p, name, strlen(name), &inv.name_id, &err);
+    if (st != KS_OK)
+        return st;
     inv.duration_ns = duration;
-    inv.name_id = id;
+    inv.start_ns = start;
     inv.grid = grid;
     inv.block = block;
     return ks_profile_append(p, &inv, &err);
+}
+
+static inline ks_status tu_append(ks_profile *p, const char *name, int64_t duration,
+                                  const uint32_t *grid, const uint32_t *block)
+{
+    return tu_append_at(p, name, duration, KS_MISSING_I64, grid, block);
 }
 
 /* n invocations of the kernels in k[0..count), in a random launch order. */
@@ -229,5 +235,92 @@ static inline ks_profile *tu_read_profile(const char *path, ks_error *err)
     ks_profile *p;
     return ks_profile_read(path, &opt, &p, err) == KS_OK ? p : NULL;
 }
+
+/* method's parameters with epsilon, seed and ROOT's allocation (0 joint,
+ * 1 tree, 2 paper: root.h's KS_ALLOC_*), which other methods ignore. */
+static inline ks_params tu_params(const char *method, int allocation, double eps, uint64_t seed)
+{
+    static const char *const alloc_names[] = {"joint", "tree", "paper"};
+    ks_params pa;
+    ks_params_init(&pa);
+    pa.method = method;
+    tu_param(&pa, "allocation", "%s", alloc_names[allocation]);
+    pa.epsilon = eps;
+    pa.seed = seed;
+    return pa;
+}
+
+/* Size times mean over the plan's clusters of group g: the group's total
+ * time as the plan's statistics give it. */
+static inline double tu_group_total(const ks_plan *plan, uint32_t g)
+{
+    double t = 0;
+    for (size_t i = 0; i < plan->cluster_count; i++)
+        if (plan->clusters[i].group == g)
+            t += (double)plan->clusters[i].size * plan->clusters[i].mean_ns;
+    return t;
+}
+
+/* Sum of squared deviations of v[0..n) (n > 0) from their mean, in long
+ * double: the tests' own reference, independent of lib/math. */
+static inline long double tu_sum_squares(const int64_t *v, size_t n, long double *mean)
+{
+    long double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += v[i];
+    *mean = sum / n;
+    long double sq = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double d = v[i] - *mean;
+        sq += d * d;
+    }
+    return sq;
+}
+
+#ifdef fail_msg /* for files that include cmocka first */
+/* What fn writes, in memory (free it; len may be NULL); the test fails
+ * unless fn returns want. */
+/* not inlined: there gcc 12 takes buf for a dangling local */
+__attribute__((noinline, unused))
+static char *tu_written(ks_writer_fn fn, const void *ctx, ks_status want, size_t *len)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    assert_non_null(f);
+    ks_error err;
+    ks_error_clear(&err);
+    ks_status st = fn(ctx, f, &err);
+    assert_int_equal(fclose(f), 0);
+    if (st != want)
+        fail_msg("writer returned %d, expected %d: %s", (int)st, (int)want, err.message);
+    if (len)
+        *len = n;
+    return buf;
+}
+
+static inline ks_status tu_synth_writer(const void *opt, FILE *f, ks_error *err)
+{
+    return ks_synth_write(opt, f, err);
+}
+
+/* The CSV ks_synth_write gives for preset, n and seed (free it). */
+static inline char *tu_synth(const char *preset, uint64_t n, uint64_t seed, size_t *len)
+{
+    ks_synth_options opt = {preset, n, seed};
+    return tu_written(tu_synth_writer, &opt, KS_OK, len);
+}
+
+/* The plan for pa, or the test fails naming the method and the error. */
+static inline ks_plan tu_plan_ok(const ks_profile *p, const ks_params *pa)
+{
+    ks_plan plan;
+    ks_error err;
+    ks_error_clear(&err);
+    if (ks_plan_build(p, pa, &plan, &err) != KS_OK)
+        fail_msg("%s: %s", pa->method, err.message);
+    return plan;
+}
+#endif
 
 #endif

@@ -58,3 +58,15 @@ ks_status ks_grow(void **ptr, size_t *capacity, size_t need, size_t elem, ks_err
     *capacity = cap;
     return KS_OK;
 }
+
+bool ks_resize_columns(void **const cols[], const size_t row_bytes[], size_t n, size_t rows)
+{
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        void *q = realloc(*cols[i], rows * row_bytes[i]);
+        if (q)
+            *cols[i] = q;
+        ok = ok && q;
+    }
+    return ok;
+}

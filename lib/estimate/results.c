@@ -172,16 +172,9 @@ static ks_status row_for(ks_results *r, uint64_t id, uint32_t source, long line,
     }
     if (r->row_count == r->row_capacity) {
         size_t cap = r->row_capacity ? r->row_capacity * 2 : 64;
-        uint64_t *ids = realloc(r->ids, cap * sizeof *ids);
-        if (ids)
-            r->ids = ids;
-        uint32_t *src = realloc(r->source, cap * sizeof *src);
-        if (src)
-            r->source = src;
-        long *lines = realloc(r->source_line, cap * sizeof *lines);
-        if (lines)
-            r->source_line = lines;
-        if (!ids || !src || !lines)
+        void **const cols[] = {(void **)&r->ids, (void **)&r->source, (void **)&r->source_line};
+        const size_t bytes[] = {sizeof *r->ids, sizeof *r->source, sizeof *r->source_line};
+        if (!ks_resize_columns(cols, bytes, 3, cap))
             return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         for (size_t m = 0; m < r->metric_count; m++) {
             double *col = realloc(r->values[m], cap * sizeof *col);
@@ -521,7 +514,7 @@ static ks_status read_job_log(const char *root, const ks_run_manifest_job *job,
 static ks_status read_rundir(const char *root, const ks_plan *plan,
                              const ks_results_options *opt, ks_results *r, ks_error *err)
 {
-    char *path = ks_run_path(root, "manifest.json");
+    char *path = ks_path_join(root, "manifest.json");
     if (!path)
         return ks_error_set(err, KS_ERR_NOMEM, root, 0, "out of memory");
     ks_run_manifest m;

@@ -45,15 +45,6 @@ static void list_free(trace_list *t)
     memset(t, 0, sizeof *t);
 }
 
-static char *path_join(const char *a, const char *b)
-{
-    size_t n = strlen(a) + strlen(b) + 2;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/%s", a, b);
-    return p;
-}
-
 static ks_status list_read(const char *dir, trace_list *t, ks_error *err)
 {
     memset(t, 0, sizeof *t);
@@ -349,8 +340,8 @@ static ks_status link_traces(const out_ctx *c, const char *out, ks_error *err)
     for (size_t k = 0; k < c->t->kernel_count; k++) {
         if (c->sample_of_kernel[k] == SIZE_MAX)
             continue;
-        char *target = path_join(c->t->dir, file_of(c->t, k));
-        char *link = path_join(out, file_of(c->t, k));
+        char *target = ks_path_join(c->t->dir, file_of(c->t, k));
+        char *link = ks_path_join(out, file_of(c->t, k));
         ks_status st = KS_OK;
         if (!target || !link)
             st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
@@ -373,7 +364,7 @@ static ks_status write_folder(const out_ctx *c, const char *out, ks_error *err)
     if (mkdir(out, 0777) != 0 && errno != EEXIST)
         return ks_error_set(err, KS_ERR_IO, out, 0, "cannot create the folder: %s",
                             strerror(errno));
-    char *list = path_join(out, "kernelslist.g"), *weights = path_join(out, "weights.csv");
+    char *list = ks_path_join(out, "kernelslist.g"), *weights = ks_path_join(out, "weights.csv");
     ks_status st = list && weights
                        ? KS_OK
                        : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");

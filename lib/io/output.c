@@ -161,9 +161,10 @@ static ks_status link_into_place(int fd, const char *path, ks_error *err)
     return st;
 }
 
-/* Without O_TMPFILE: a named temporary, removed on every error. */
-static ks_status replace_via_mkstemp(const char *path, mode_t mode, ks_writer_fn fn,
-                                     const void *ctx, ks_error *err)
+/* Without O_TMPFILE (and for the job engine's small files): a named
+ * temporary, removed on every error. */
+ks_status ks_write_renamed(const char *path, unsigned mode, bool sync, ks_writer_fn fn,
+                           const void *ctx, ks_error *err)
 {
     size_t n = strlen(path);
     char *tmp = malloc(n + 16);
@@ -178,14 +179,14 @@ static ks_status replace_via_mkstemp(const char *path, mode_t mode, ks_writer_fn
         return KS_ERR_IO;
     }
     int slot = ks_temp_register(tmp);
-    fchmod(fd, mode);
+    fchmod(fd, (mode_t)mode);
     FILE *f = fdopen(fd, "w");
     ks_status st;
     if (!f) {
         close(fd);
         st = ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
     } else {
-        st = write_and_close(f, path, true, fn, ctx, err);
+        st = write_and_close(f, path, sync, fn, ctx, err);
     }
     if (st == KS_OK && rename(tmp, path) != 0)
         st = ks_error_set(err, KS_ERR_IO, path, 0, "cannot rename into place: %s",
@@ -229,7 +230,7 @@ static ks_status replace_regular(const char *path, mode_t mode, ks_writer_fn fn,
         return ks_error_set(err, KS_ERR_IO, path, 0, "cannot create a file in %s: %s", folder,
                             strerror(errno));
 #endif
-    return replace_via_mkstemp(path, mode, fn, ctx, err);
+    return ks_write_renamed(path, mode, true, fn, ctx, err);
 }
 
 ks_status ks_write_atomic(const char *path, ks_writer_fn fn, const void *ctx, ks_error *err)

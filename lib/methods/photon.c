@@ -228,7 +228,5 @@ const ks_method ks_method_photon = {
     .needs = KS_NEED_SPARSE,
     .sparse = "bbv",
     KS_METHOD_PARAMS(photon_param_defs, photon_params),
-    .fit = photon_fit,
-    .select = ks_rep_select,
-    .model_free = ks_rep_model_free,
+    KS_REP_METHOD(photon_fit),
 };

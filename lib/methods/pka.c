@@ -259,7 +259,5 @@ const ks_method ks_method_pka = {
     .needs = KS_NEED_TIME | KS_NEED_METRICS,
     .metrics = pka_metrics,
     KS_METHOD_PARAMS(pka_param_defs, pka_params),
-    .fit = pka_fit,
-    .select = ks_rep_select,
-    .model_free = ks_rep_model_free,
+    KS_REP_METHOD(pka_fit),
 };

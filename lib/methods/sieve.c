@@ -294,7 +294,5 @@ const ks_method ks_method_sieve = {
     .needs = KS_NEED_METRICS | KS_NEED_DIMS,
     .metrics = sieve_metrics,
     KS_METHOD_PARAMS(sieve_param_defs, sieve_params),
-    .fit = sieve_fit,
-    .select = ks_rep_select,
-    .model_free = ks_rep_model_free,
+    KS_REP_METHOD(sieve_fit),
 };

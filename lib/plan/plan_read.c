@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_parse.h>
+#include "json_stream.h"
 
 /* Where the parser is: top level, inside one of the top-level objects, or
  * inside an element of one of the arrays. */
@@ -112,7 +112,7 @@ static char *dup_n(const char *s, size_t len)
     return d;
 }
 
-static void copy_text(char *dst, size_t size, const unsigned char *s, size_t len)
+static void copy_text(char *dst, size_t size, const char *s, size_t len)
 {
     if (len >= size)
         len = size - 1;
@@ -145,7 +145,7 @@ static int add_extra_param(plan_parser *ps, const char *json, size_t len)
 }
 
 /* A JSON string as the writer escapes it, for an unknown string param. */
-static int extra_string_param(plan_parser *ps, const unsigned char *s, size_t len)
+static int extra_string_param(plan_parser *ps, const char *s, size_t len)
 {
     size_t cap = len * 6 + 3, n = 0;
     char *buf = malloc(cap);
@@ -153,7 +153,7 @@ static int extra_string_param(plan_parser *ps, const unsigned char *s, size_t le
         return fail(ps, "%sout of memory", "");
     buf[n++] = '"';
     for (size_t i = 0; i < len; i++) {
-        unsigned char c = s[i];
+        unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\') {
             buf[n++] = '\\';
             buf[n++] = (char)c;
@@ -373,7 +373,7 @@ static int on_scalar_number(void *ctx, const char *s, size_t len)
     }
 }
 
-static int on_string(void *ctx, const unsigned char *s, size_t len)
+static int on_string(void *ctx, const char *s, size_t len)
 {
     plan_parser *ps = ctx;
     ks_plan *pl = ps->plan;
@@ -486,8 +486,9 @@ static section section_of(const char *key, bool is_array)
     return SEC_SKIP;
 }
 
-static int open_container(plan_parser *ps, bool is_array)
+static int open_container(void *ctx, bool is_array)
 {
+    plan_parser *ps = ctx;
     if (ps->sec == SEC_SKIP && ps->depth >= 2) {
         /* inside a top-level value this version ignores: any shape */
         ps->depth++;
@@ -519,11 +520,11 @@ static int open_container(plan_parser *ps, bool is_array)
     return 1;
 }
 
-static int on_start_map(void *ctx) { return open_container(ctx, false); }
-static int on_start_array(void *ctx) { return open_container(ctx, true); }
 
-static int close_container(plan_parser *ps)
+static int close_container(void *ctx, bool is_array)
 {
+    (void)is_array;
+    plan_parser *ps = ctx;
     int r = 1;
     if (ps->sec == SEC_SKIP && ps->depth > 2)
         ;
@@ -539,10 +540,8 @@ static int close_container(plan_parser *ps)
     return r;
 }
 
-static int on_end_map(void *ctx) { return close_container(ctx); }
-static int on_end_array(void *ctx) { return close_container(ctx); }
 
-static int on_map_key(void *ctx, const unsigned char *s, size_t len)
+static int on_map_key(void *ctx, const char *s, size_t len)
 {
     plan_parser *ps = ctx;
     if (ps->depth == 1) {
@@ -558,17 +557,21 @@ static int on_map_key(void *ctx, const unsigned char *s, size_t len)
     return 1;
 }
 
-static const yajl_callbacks callbacks = {
-    .yajl_null = on_null,
-    .yajl_boolean = on_boolean,
-    .yajl_number = on_scalar_number,
-    .yajl_string = on_string,
-    .yajl_start_map = on_start_map,
-    .yajl_map_key = on_map_key,
-    .yajl_end_map = on_end_map,
-    .yajl_start_array = on_start_array,
-    .yajl_end_array = on_end_array,
-};
+static int on_scalar(void *ctx, ks_json_kind kind, const char *s, size_t len)
+{
+    switch (kind) {
+    case KS_JSON_NULL:
+        return on_null(ctx);
+    case KS_JSON_BOOL:
+        return on_boolean(ctx, len == 4);
+    case KS_JSON_NUMBER:
+        return on_scalar_number(ctx, s, len);
+    default:
+        return on_string(ctx, s, len);
+    }
+}
+
+static const ks_json_events events = {on_scalar, on_map_key, open_container, close_container};
 
 /* ------------------------------------------------------------- driver */
 
@@ -669,7 +672,8 @@ static ks_status read_plan(ks_input *in, const char *data, size_t len, const cha
     ks_plan_init(plan);
     ks_params_init(&plan->params);
     plan_parser ps = {.plan = plan, .err = err, .name = name};
-    yajl_handle h = yajl_alloc(&callbacks, NULL, &ps);
+    ks_json_stream stream = {&events, &ps};
+    yajl_handle h = ks_json_stream_alloc(&stream);
     if (!h)
         return ks_error_set(err, KS_ERR_NOMEM, name, 0, "out of memory");
     ks_status st = parse_chunks(&ps, h, in, data, len, err);

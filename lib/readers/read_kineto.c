@@ -20,7 +20,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_parse.h>
+#include "json_stream.h"
 
 enum { CHUNK = KS_FUZZ_SMALL(1 << 20, 509), MAX_DEPTH = 8, DEVICE_NAME_MAX = 128 };
 
@@ -584,19 +584,16 @@ static int scalar(parser *ps, value_kind kind, const char *s, size_t n)
     return 1;
 }
 
-static int on_null(void *ctx) { return scalar(ctx, V_NULL, NULL, 0); }
-static int on_boolean(void *ctx, int v)
+static int on_scalar(void *ctx, ks_json_kind kind, const char *s, size_t n)
 {
-    (void)v;
-    return scalar(ctx, V_BOOLEAN, NULL, 0);
-}
-static int on_number(void *ctx, const char *s, size_t n) { return scalar(ctx, V_NUMBER, s, n); }
-static int on_string(void *ctx, const unsigned char *s, size_t n)
-{
-    return scalar(ctx, V_STRING, (const char *)s, n);
+    static const value_kind as_value[] = {[KS_JSON_NULL] = V_NULL, [KS_JSON_BOOL] = V_BOOLEAN,
+                                          [KS_JSON_NUMBER] = V_NUMBER,
+                                          [KS_JSON_STRING] = V_STRING};
+    bool text = kind == KS_JSON_NUMBER || kind == KS_JSON_STRING;
+    return scalar(ctx, as_value[kind], text ? s : NULL, text ? n : 0);
 }
 
-static int on_map_key(void *ctx, const unsigned char *s, size_t n)
+static int on_map_key(void *ctx, const char *s, size_t n)
 {
     parser *ps = ctx;
     if (ps->skip)
@@ -646,14 +643,11 @@ static int on_map_key(void *ctx, const unsigned char *s, size_t n)
     return 1;
 }
 
-static int on_start_map(void *ctx)
+/* open_object and open_list return this for a value skipped whole */
+enum { SKIP_VALUE = -1 };
+
+static int open_object(parser *ps, key k)
 {
-    parser *ps = ctx;
-    if (ps->skip) {
-        ps->skip++;
-        return 1;
-    }
-    key k = ps->pending;
     switch (top(ps)) {
     case CTX_BEFORE_ROOT:
         return push(ps, CTX_ROOT);
@@ -688,16 +682,11 @@ static int on_start_map(void *ctx)
     default:
         break;
     }
-    ps->skip = 1;
-    return 1;
+    return SKIP_VALUE;
 }
 
-static int on_end_map(void *ctx)
+static int close_object(parser *ps, context c)
 {
-    parser *ps = ctx;
-    context c;
-    if (!pop(ps, &c))
-        return 1;
     switch (c) {
     case CTX_EVENT:
         return finish_event(ps);
@@ -718,14 +707,8 @@ static int on_end_map(void *ctx)
     }
 }
 
-static int on_start_array(void *ctx)
+static int open_list(parser *ps, key k)
 {
-    parser *ps = ctx;
-    if (ps->skip) {
-        ps->skip++;
-        return 1;
-    }
-    key k = ps->pending;
     switch (top(ps)) {
     case CTX_BEFORE_ROOT: /* Chrome's "JSON Array Format": the events alone */
         ps->saw_events = true;
@@ -767,16 +750,11 @@ static int on_start_array(void *ctx)
     default:
         break;
     }
-    ps->skip = 1;
-    return 1;
+    return SKIP_VALUE;
 }
 
-static int on_end_array(void *ctx)
+static int close_list(parser *ps, context c)
 {
-    parser *ps = ctx;
-    context c;
-    if (!pop(ps, &c))
-        return 1;
     if (c == CTX_DIM) {
         if (ps->dim_count != 3)
             note_problem(ps, dim_label(ps), "a list whose length is not 3",
@@ -787,17 +765,30 @@ static int on_end_array(void *ctx)
     return 1;
 }
 
-static const yajl_callbacks callbacks = {
-    .yajl_null = on_null,
-    .yajl_boolean = on_boolean,
-    .yajl_number = on_number,
-    .yajl_string = on_string,
-    .yajl_start_map = on_start_map,
-    .yajl_map_key = on_map_key,
-    .yajl_end_map = on_end_map,
-    .yajl_start_array = on_start_array,
-    .yajl_end_array = on_end_array,
-};
+static int on_open(void *ctx, bool is_list)
+{
+    parser *ps = ctx;
+    if (ps->skip) {
+        ps->skip++;
+        return 1;
+    }
+    int r = is_list ? open_list(ps, ps->pending) : open_object(ps, ps->pending);
+    if (r != SKIP_VALUE)
+        return r;
+    ps->skip = 1;
+    return 1;
+}
+
+static int on_close(void *ctx, bool is_list)
+{
+    parser *ps = ctx;
+    context c;
+    if (!pop(ps, &c))
+        return 1;
+    return is_list ? close_list(ps, c) : close_object(ps, c);
+}
+
+static const ks_json_events events = {on_scalar, on_map_key, on_open, on_close};
 
 /* ----------------------------------------------------------------- driver */
 
@@ -928,18 +919,13 @@ static ks_status string_guard(parser *ps, const unsigned char *b, size_t n)
 static ks_status read_kineto(ks_input *in, const ks_read_options *opt, ks_profile *p,
                              ks_error *err)
 {
-    parser ps;
-    memset(&ps, 0, sizeof ps);
-    ps.path = ks_input_path(in);
-    ps.opt = opt;
-    ps.profile = p;
-    ps.err = err;
-    ps.line = 1;
-    ps.only_device = -1;
+    parser ps = {.path = ks_input_path(in), .opt = opt, .profile = p, .err = err, .line = 1,
+                 .only_device = -1};
     ps.stack[ps.depth++] = CTX_BEFORE_ROOT;
 
     unsigned char *buf = malloc(CHUNK);
-    ps.yajl = yajl_alloc(&callbacks, NULL, &ps);
+    ks_json_stream stream = {&events, &ps};
+    ps.yajl = ks_json_stream_alloc(&stream);
     ks_status st = KS_OK;
     if (!buf || !ps.yajl) {
         st = ks_error_set(err, KS_ERR_NOMEM, ps.path, 0, "out of memory");

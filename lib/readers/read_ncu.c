@@ -987,20 +987,21 @@ static ks_status note_duration(ncu_read *r, int source, const char *cell, const 
 }
 
 /* The row's kernel ID. */
-static ks_status parse_id(ncu_read *r, long line, int64_t *id)
+/* The row's kernel ID and process ID (both row layouts start with them). */
+static ks_status parse_ids(ncu_read *r, long line, int64_t *id, int64_t *pid)
 {
     const char *cell = r->fields[r->c_id];
     bool missing;
     if (!ks_parse_i64(cell, id, &missing) || missing)
         return fail(r, line, "ID \"%.60s\" is not an integer", skip_spaces(cell));
-    return KS_OK;
+    return parse_pid(r, line, pid);
 }
 
 static ks_status details_row(ncu_read *r, long line)
 {
     int64_t id, pid;
-    ks_status st = parse_id(r, line, &id);
-    if (st != KS_OK || (st = parse_pid(r, line, &pid)) != KS_OK)
+    ks_status st = parse_ids(r, line, &id, &pid);
+    if (st != KS_OK)
         return st;
     if (!r->have_current || id != r->current_id || pid != r->current_pid) {
         if ((st = start_kernel(r, id, pid, line)))
@@ -1064,8 +1065,8 @@ static ks_status raw_units(ncu_read *r, const char *line, size_t len, long linen
 static ks_status raw_row(ncu_read *r, long line)
 {
     int64_t id, pid;
-    ks_status st = parse_id(r, line, &id);
-    if (st != KS_OK || (st = parse_pid(r, line, &pid)) != KS_OK)
+    ks_status st = parse_ids(r, line, &id, &pid);
+    if (st != KS_OK)
         return st;
     r->expect_units = false;
     if ((st = start_kernel(r, id, pid, line)) != KS_OK || !r->current_kept)
@@ -1227,14 +1228,8 @@ static ks_status read_ncu(ks_input *in, const ks_read_options *opt, ks_profile *
                           bool raw_only, bool allow_partial_duration, long **lines,
                           ks_error *err)
 {
-    ncu_read r;
-    memset(&r, 0, sizeof r);
-    r.path = ks_input_path(in);
-    r.opt = opt;
-    r.p = p;
-    r.err = err;
-    r.raw_only = raw_only;
-    r.allow_partial_duration = allow_partial_duration;
+    ncu_read r = {.path = ks_input_path(in), .opt = opt, .p = p, .err = err,
+                  .raw_only = raw_only, .allow_partial_duration = allow_partial_duration};
     ks_status st = KS_OK;
     long lineno = 0;
     for (;;) {

@@ -189,6 +189,15 @@ static ks_status read_setup(const ks_read_options **opt, ks_read_options *defaul
     return reader_of(*opt, reader, err);
 }
 
+/* A format that reads folders only refuses a file. */
+static ks_status reads_files(const ks_reader *reader, const char *path, ks_error *err)
+{
+    if (reader && !reader->read)
+        return ks_error_set(err, KS_ERR_USAGE, path, 0, "format %s reads folders, not files",
+                            reader->name);
+    return KS_OK;
+}
+
 ks_status ks_profile_read(const char *path, const ks_read_options *opt, ks_profile **out,
                           ks_error *err)
 {
@@ -201,12 +210,9 @@ ks_status ks_profile_read(const char *path, const ks_read_options *opt, ks_profi
     struct stat sb;
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
         return read_folder(path, reader, opt, out, err);
-    if (reader && !reader->read)
-        return ks_error_set(err, KS_ERR_USAGE, path, 0, "format %s reads folders, not files",
-                            reader->name);
-
     ks_input *in;
-    if ((st = ks_input_open(path, &in, err)) != KS_OK)
+    if ((st = reads_files(reader, path, err)) != KS_OK ||
+        (st = ks_input_open(path, &in, err)) != KS_OK)
         return st;
     st = read_opened(in, reader, opt, out, err);
     ks_input_close(in);
@@ -219,10 +225,7 @@ ks_status ks_profile_read_input(ks_input *in, const ks_read_options *opt, ks_pro
     ks_read_options defaults;
     const ks_reader *reader;
     ks_status st = read_setup(&opt, &defaults, &reader, out, err);
-    if (st != KS_OK)
-        return st;
-    if (reader && !reader->read)
-        return ks_error_set(err, KS_ERR_USAGE, ks_input_path(in), 0,
-                            "format %s reads folders, not files", reader->name);
-    return read_opened(in, reader, opt, out, err);
+    if (st == KS_OK)
+        st = reads_files(reader, ks_input_path(in), err);
+    return st != KS_OK ? st : read_opened(in, reader, opt, out, err);
 }

@@ -124,41 +124,40 @@ static int axis_ticks(const ks_svg_axis *a, double *ticks, int max)
     return n;
 }
 
-static void frame_x(FILE *f, const ks_svg_axis *x, const ks_svg_axis *y)
+/* Grid lines and tick labels along one axis: x's labels below the frame,
+ * y's to its left. */
+static void grid_ticks(FILE *f, const ks_svg_axis *x, const ks_svg_axis *y, bool along_y)
 {
+    const ks_svg_axis *a = along_y ? y : x;
     double ticks[64];
-    int n = axis_ticks(x, ticks, 64);
-    double top = y->to, bottom = y->from;
+    int n = along_y && y->bare ? 0 : axis_ticks(a, ticks, 64);
     for (int i = 0; i < n; i++) {
-        double px = ks_svg_map(x, ticks[i]);
+        double at = ks_svg_map(a, ticks[i]);
         char label[32];
-        tick_label(label, sizeof label, ticks[i] / x->unit);
+        tick_label(label, sizeof label, ticks[i] / a->unit);
+        double x1 = along_y ? x->from : at, x2 = along_y ? x->to : at;
+        double y1 = along_y ? at : y->to, y2 = along_y ? at : y->from;
         fprintf(f,
                 "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-                px, top, px, bottom, px, bottom + 14, label);
+                "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n",
+                x1, y1, x2, y2, along_y ? x->from - 5 : at, along_y ? at + 4 : y->from + 14,
+                along_y ? "end" : "middle", label);
     }
+}
+
+static void frame_x(FILE *f, const ks_svg_axis *x, const ks_svg_axis *y)
+{
+    grid_ticks(f, x, y, false);
     fprintf(f, "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
-            (x->from + x->to) / 2, bottom + 32);
+            (x->from + x->to) / 2, y->from + 32);
     ks_html_escape(f, x->label);
     fprintf(f, "</text>\n");
 }
 
 static void frame_y(FILE *f, const ks_svg_axis *x, const ks_svg_axis *y)
 {
-    double ticks[64];
-    int n = y->bare ? 0 : axis_ticks(y, ticks, 64);
-    double left = x->from, right = x->to;
-    for (int i = 0; i < n; i++) {
-        double py = ks_svg_map(y, ticks[i]);
-        char label[32];
-        tick_label(label, sizeof label, ticks[i] / y->unit);
-        fprintf(f,
-                "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-                left, py, right, py, left - 5, py + 4, label);
-    }
-    double cy = (y->from + y->to) / 2, cx = left - 44;
+    grid_ticks(f, x, y, true);
+    double cy = (y->from + y->to) / 2, cx = x->from - 44;
     fprintf(f,
             "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
             "transform=\"rotate(-90 %.1f %.1f)\">",

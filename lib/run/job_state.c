@@ -45,8 +45,8 @@ ks_status ks_run_dir_state(const char *dir, ks_job_state *state, int *exit_code,
 {
     *state = KS_JOB_PENDING;
     *exit_code = -1;
-    char *status = ks_run_path(dir, "status");
-    char *log = ks_run_path(dir, "sim.log");
+    char *status = ks_path_join(dir, "status");
+    char *log = ks_path_join(dir, "sim.log");
     ks_status st = KS_OK;
     if (!status || !log) {
         st = ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
@@ -81,13 +81,13 @@ out:
 
 static char *join_job(const char *rundir, const char *dir)
 {
-    return dir[0] == '/' ? strdup(dir) : ks_run_path(rundir, dir);
+    return dir[0] == '/' ? strdup(dir) : ks_path_join(rundir, dir);
 }
 
 char *ks_run_job_file(const char *rundir, const char *dir, const char *name)
 {
     char *jobdir = join_job(rundir, dir);
-    char *path = jobdir ? ks_run_path(jobdir, name) : NULL;
+    char *path = jobdir ? ks_path_join(jobdir, name) : NULL;
     free(jobdir);
     return path;
 }

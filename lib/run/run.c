@@ -3,6 +3,7 @@
  * log and status removed), skips jobs that finished in an earlier run, and
  * hands the rest to the local pool or to Slurm.
  */
+#include "internal.h"
 #include "run_internal.h"
 
 #include <errno.h>
@@ -44,20 +45,6 @@ void ks_run_report(ks_run_tracker *t, bool force)
     t->cb(p, t->ctx);
 }
 
-char *ks_run_path(const char *dir, const char *name)
-{
-    size_t a = strlen(dir), b = strlen(name);
-    char *s = malloc(a + b + 2);
-    if (!s)
-        return NULL;
-    memcpy(s, dir, a);
-    size_t k = a;
-    if (a > 0 && dir[a - 1] != '/')
-        s[k++] = '/';
-    memcpy(s + k, name, b + 1);
-    return s;
-}
-
 ks_status ks_run_mkdirs(const char *path, ks_error *err)
 {
     char *buf = strdup(path);
@@ -85,48 +72,24 @@ ks_status ks_run_mkdirs(const char *path, ks_error *err)
     return st;
 }
 
-/* Write to a temporary name, then rename: a reader sees the old file or the
- * whole new one.  No fsync (unlike ks_write_atomic): two per job cost more
- * than a short job itself, and after a crash a lost or empty status only
- * means the job runs again (an empty status reads as "started"). */
+static ks_status put_text(const void *ctx, FILE *f, ks_error *err)
+{
+    (void)err;
+    fputs(ctx, f);
+    return KS_OK;
+}
+
+/* No fsync (unlike ks_write_atomic): two per job cost more than a short job
+ * itself, and after a crash a lost or empty status only means the job runs
+ * again (an empty status reads as "started"). */
 ks_status ks_run_write_text(const char *path, const char *text, ks_error *err)
 {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp)
-        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
-    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        ks_error_set(err, KS_ERR_IO, path, 0, "cannot create: %s", strerror(errno));
-        free(tmp);
-        return KS_ERR_IO;
-    }
-    fchmod(fd, 0644);
-    size_t len = strlen(text), done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, text + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        done += (size_t)w;
-    }
-    ks_status st = KS_OK;
-    if (close(fd) != 0 || done < len)
-        st = ks_error_set(err, KS_ERR_IO, path, 0, "write failed: %s", strerror(errno));
-    if (st == KS_OK && rename(tmp, path) != 0)
-        st = ks_error_set(err, KS_ERR_IO, path, 0, "cannot rename into place: %s",
-                          strerror(errno));
-    if (st != KS_OK)
-        unlink(tmp);
-    free(tmp);
-    return st;
+    return ks_write_renamed(path, 0644, false, put_text, text, err);
 }
 
 static ks_status remove_if_present(const char *dir, const char *name, ks_error *err)
 {
-    char *path = ks_run_path(dir, name);
+    char *path = ks_path_join(dir, name);
     if (!path)
         return ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
     ks_status st = KS_OK;
@@ -151,7 +114,7 @@ static ks_status prepare_job(const char *dir, const ks_run_job *job, bool *finis
     *finished = state == KS_JOB_DONE;
     if (*finished)
         return KS_OK;
-    char *cmd = ks_run_path(dir, "cmd.sh");
+    char *cmd = ks_path_join(dir, "cmd.sh");
     size_t len = strlen(job->command);
     char *text = malloc(len + 64);
     if (!cmd || !text) {
@@ -188,7 +151,7 @@ static ks_status prepare_all(ks_run_tracker *t, const ks_run_job *jobs, size_t n
         ks_status st = check_job(&jobs[i], i, err);
         if (st != KS_OK)
             return st;
-        char *dir = jobs[i].dir[0] == '/' ? strdup(jobs[i].dir) : ks_run_path(rundir, jobs[i].dir);
+        char *dir = jobs[i].dir[0] == '/' ? strdup(jobs[i].dir) : ks_path_join(rundir, jobs[i].dir);
         if (!dir)
             return ks_error_set(err, KS_ERR_NOMEM, rundir, 0, "out of memory");
         bool finished = false;
@@ -216,12 +179,7 @@ ks_status ks_run_execute(const ks_run_options *o, const ks_run_job *jobs, size_t
     ks_status st = ks_run_mkdirs(o->rundir, err);
     if (st != KS_OK)
         return st;
-    ks_run_tracker t;
-    memset(&t, 0, sizeof t);
-    t.options = o;
-    t.cb = cb;
-    t.ctx = ctx;
-    t.progress.total = n;
+    ks_run_tracker t = {.options = o, .cb = cb, .ctx = ctx, .progress.total = n};
     t.dirs = calloc(n ? n : 1, sizeof *t.dirs);
     if (!t.dirs)
         return ks_error_set(err, KS_ERR_NOMEM, o->rundir, 0, "out of memory");

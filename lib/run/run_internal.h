@@ -7,6 +7,7 @@
 #ifndef KS_RUN_INTERNAL_H
 #define KS_RUN_INTERNAL_H
 
+#include "internal.h"
 #include "ksample.h"
 
 #include <stdbool.h>
@@ -28,8 +29,6 @@ double ks_run_now(void);
  * passed since the last call. */
 void ks_run_report(ks_run_tracker *t, bool force);
 
-/* "a/b" joined; malloc'd, NULL when out of memory. */
-char *ks_run_path(const char *dir, const char *name);
 /* rundir/dir/name for a job folder dir as the manifest records it
  * (relative to rundir, or absolute); malloc'd, NULL when out of memory. */
 char *ks_run_job_file(const char *rundir, const char *dir, const char *name);

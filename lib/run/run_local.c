@@ -37,7 +37,7 @@ static void exec_job(const char *dir)
 
 static ks_status write_status(const char *dir, int code, ks_error *err)
 {
-    char *path = ks_run_path(dir, "status");
+    char *path = ks_path_join(dir, "status");
     if (!path)
         return ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
     char text[32];

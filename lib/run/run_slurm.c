@@ -269,7 +269,7 @@ static char *slurm_file(const char *rundir, const char *fmt, const char *arg)
 {
     char name[128];
     snprintf(name, sizeof name, fmt, arg);
-    return ks_run_path(rundir, name);
+    return ks_path_join(rundir, name);
 }
 
 ks_status ks_run_slurm(ks_run_tracker *t, ks_error *err)
@@ -278,12 +278,12 @@ ks_status ks_run_slurm(ks_run_tracker *t, ks_error *err)
     char stamp[64];
     /* one list and script per submission: an array still running keeps its own */
     snprintf(stamp, sizeof stamp, "%ld-%ld", (long)time(NULL), (long)getpid());
-    char *dir = ks_run_path(rundir, "slurm");
+    char *dir = ks_path_join(rundir, "slurm");
     char *list = slurm_file(rundir, "slurm/array-%s.txt", stamp);
     char *script = slurm_file(rundir, "slurm/array-%s.sh", stamp);
     char *errfile = slurm_file(rundir, "slurm/sbatch-%s.err", stamp);
     char *outputs = slurm_file(rundir, "slurm/task-%s", "%A_%a.out");
-    char *idfile = ks_run_path(rundir, "slurm/job_id");
+    char *idfile = ks_path_join(rundir, "slurm/job_id");
     ks_status st = KS_OK;
     if (!dir || !list || !script || !errfile || !outputs || !idfile)
         st = ks_error_set(err, KS_ERR_NOMEM, rundir, 0, "out of memory");

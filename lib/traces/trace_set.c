@@ -16,15 +16,6 @@
 
 /* Listed names are relative to the list's folder, as the simulator joins
  * them (an absolute name too: Accel-Sim prepends the folder to every line). */
-static char *join_path(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
 static bool is_file(const char *path)
 {
     struct stat st;
@@ -49,7 +40,7 @@ static char *find_trace(const char *dir, const char *name)
         if (!with)
             return NULL;
         snprintf(with, n, "%s%s", name, suffix[i]);
-        char *path = join_path(dir, with);
+        char *path = ks_path_join(dir, with);
         free(with);
         if (!path || is_file(path))
             return path;
@@ -314,7 +305,7 @@ static ks_status locate(ks_trace_set *s, const char *dir, ks_error *err)
         return ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
     static const char *const lists[] = {"kernelslist.g", "kernelslist"};
     for (int i = 0; i < 2; i++) {
-        char *p = join_path(dir, lists[i]);
+        char *p = ks_path_join(dir, lists[i]);
         if (!p)
             return ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
         if (is_file(p)) {
@@ -337,7 +328,7 @@ ks_status ks_trace_set_open(const char *dir, ks_trace_set **out, ks_error *err)
     if (st == KS_OK)
         st = read_list(s, err);
     if (st == KS_OK) {
-        char *stats = join_path(s->dir, "stats.csv");
+        char *stats = ks_path_join(s->dir, "stats.csv");
         if (!stats)
             st = ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
         else if (is_file(stats))

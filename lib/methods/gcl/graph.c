@@ -131,22 +131,11 @@ static ks_status builder_grow_nodes(ks_gcl_graph_builder *b, size_t need, ks_err
     while (cap < need)
         cap *= 2;
     ks_gcl_graph *g = b->g;
-    uint8_t *kind = realloc(g->kind, cap);
-    if (kind)
-        g->kind = kind;
-    uint32_t *tok = realloc(g->tok, cap * 2 * sizeof *tok);
-    if (tok)
-        g->tok = tok;
-    float *feat = realloc(g->feat, cap * GCL_FEATS * sizeof *feat);
-    if (feat)
-        g->feat = feat;
-    uint32_t *warp_of = realloc(g->warp_of, cap * sizeof *warp_of);
-    if (warp_of)
-        g->warp_of = warp_of;
-    uint64_t *pc = realloc(b->pc, cap * sizeof *pc);
-    if (pc)
-        b->pc = pc;
-    if (!kind || !tok || !feat || !warp_of || !pc)
+    void **const cols[] = {(void **)&g->kind, (void **)&g->tok, (void **)&g->feat,
+                           (void **)&g->warp_of, (void **)&b->pc};
+    const size_t bytes[] = {sizeof *g->kind, 2 * sizeof *g->tok, GCL_FEATS * sizeof *g->feat,
+                            sizeof *g->warp_of, sizeof *b->pc};
+    if (!ks_resize_columns(cols, bytes, 5, cap))
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory (trace graph)");
     b->cap_nodes = cap;
     return KS_OK;
@@ -180,16 +169,10 @@ static ks_status builder_edge(ks_gcl_graph_builder *b, uint32_t src, uint32_t ds
                                 "trace graph of launch %zu exceeds 2^31 edges: lower the bounds",
                                 g->index);
         size_t cap = b->cap_edges ? b->cap_edges * 2 : 2048;
-        uint32_t *s = realloc(g->edge_src, cap * sizeof *s);
-        if (s)
-            g->edge_src = s;
-        uint32_t *d = realloc(g->edge_dst, cap * sizeof *d);
-        if (d)
-            g->edge_dst = d;
-        uint8_t *r = realloc(g->edge_rel, cap);
-        if (r)
-            g->edge_rel = r;
-        if (!s || !d || !r)
+        void **const cols[] = {(void **)&g->edge_src, (void **)&g->edge_dst,
+                               (void **)&g->edge_rel};
+        const size_t bytes[] = {sizeof *g->edge_src, sizeof *g->edge_dst, sizeof *g->edge_rel};
+        if (!ks_resize_columns(cols, bytes, 3, cap))
             return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory (trace graph)");
         b->cap_edges = cap;
     }

@@ -13,32 +13,16 @@
 
 void ks_gcl_options_init(ks_gcl_options *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_blocks = 1;
-    o->max_warps = 4;
-    o->max_insts_per_warp = 256;
-    o->inverse_edges = 1;
-    o->input_dim = 64;
-    o->hidden[0] = 128;
-    o->hidden[1] = 128;
-    o->hidden[2] = 256;
-    o->proj[0] = 128;
-    o->proj[1] = 64;
-    o->bases = 4;
-    o->dropout = 0.1;
-    o->max_vocab = 4096;
-    o->node_drop = 0.15;
-    o->edge_drop = 0.15;
-    o->feature_noise = 0.01;
-    o->temperature = 0.05;
-    o->learning_rate = 1e-3;
-    o->epochs = 30;
-    o->batch = 16;
-    o->seed = 1;
-    o->k_max = 20;
-    o->tie_tolerance = 0.01;
-    o->launch_weight = 1.0;
-    o->silhouette_cap = 2000;
+    *o = (ks_gcl_options){
+        .max_blocks = 1,     .max_warps = 4,         .max_insts_per_warp = 256,
+        .inverse_edges = 1,  .input_dim = 64,        .hidden = {128, 128, 256},
+        .proj = {128, 64},   .bases = 4,             .dropout = 0.1,
+        .max_vocab = 4096,   .node_drop = 0.15,      .edge_drop = 0.15,
+        .feature_noise = 0.01, .temperature = 0.05,  .learning_rate = 1e-3,
+        .epochs = 30,        .batch = 16,            .seed = 1,
+        .k_max = 20,         .tie_tolerance = 0.01,  .launch_weight = 1.0,
+        .silhouette_cap = 2000,
+    };
 }
 
 static int prob_ok(double p) { return p >= 0 && p < 1; }
