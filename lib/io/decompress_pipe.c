@@ -259,14 +259,43 @@ static void release_filters(dp_worker *w)
     w->filters_set = false;
 }
 
+/* An xz block never looks back past its own start (each block begins with a
+ * dictionary reset), so where its header gives the uncompressed size the
+ * dictionary is cut to that size: a 300-byte block written by `xz -9` then
+ * allocates 4 KiB, not 64 MiB.  A fuzzing build also refuses dictionaries
+ * over 1 MiB (each input would otherwise allocate and poison tens of MiB). */
+static bool fit_dictionary(lzma_block *b)
+{
+    for (size_t i = 0; b->filters[i].id != LZMA_VLI_UNKNOWN; i++) {
+        if (b->filters[i].id != LZMA_FILTER_LZMA2 && b->filters[i].id != LZMA_FILTER_LZMA1)
+            continue;
+        lzma_options_lzma *o = b->filters[i].options;
+        if (!o)
+            continue;
+        if (b->uncompressed_size != LZMA_VLI_UNKNOWN && o->dict_size > b->uncompressed_size)
+            o->dict_size = b->uncompressed_size < LZMA_DICT_SIZE_MIN
+                               ? LZMA_DICT_SIZE_MIN
+                               : (uint32_t)b->uncompressed_size;
+        if (o->dict_size > KS_FUZZ_SMALL(UINT32_MAX, (uint32_t)1 << 20))
+            return false;
+    }
+    return true;
+}
+
 /* Readies the worker's decoder for a job; an xz job starts with its block
  * header, which the splitter checked is whole in the first chunk. */
 static bool decoder_begin(dp_worker *w, dp_job *j)
 {
     w->at_end = false;
     if (w->p->format == KS_DPIPE_ZSTD) {
-        if (!w->zstd && !(w->zstd = ZSTD_createDCtx()))
-            return false;
+        if (!w->zstd) {
+            if (!(w->zstd = ZSTD_createDCtx()))
+                return false;
+            /* a fuzzing build refuses windows over 1 MiB, as for xz */
+            if (KS_FUZZ_SMALL(0, 1) &&
+                ZSTD_isError(ZSTD_DCtx_setParameter(w->zstd, ZSTD_d_windowLogMax, 20)))
+                return false;
+        }
         return !ZSTD_isError(ZSTD_DCtx_reset(w->zstd, ZSTD_reset_session_only));
     }
     if (w->p->format == KS_DPIPE_GZIP) {
@@ -292,6 +321,8 @@ static bool decoder_begin(dp_worker *w, dp_job *j)
         return false;
     w->filters_set = true;
     c->pos += w->block.header_size;
+    if (!fit_dictionary(&w->block))
+        return false;
     return lzma_block_decoder(&w->xz, &w->block) == LZMA_OK;
 }
 

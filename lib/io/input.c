@@ -172,7 +172,7 @@ static ks_status open_input(FILE *file, int fd, const char *path, ks_input **out
         in->comp = COMP_XZ;
         lzma_stream init = LZMA_STREAM_INIT;
         in->xz = init;
-        if (lzma_stream_decoder(&in->xz, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
+        if (lzma_stream_decoder(&in->xz, KS_FUZZ_SMALL(UINT64_MAX, (uint64_t)2 << 20), LZMA_CONCATENATED) != LZMA_OK) {
             ks_input_close(in);
             return ks_error_set(err, KS_ERR_NOMEM, path, 0, "liblzma init failed");
         }
@@ -180,7 +180,9 @@ static ks_status open_input(FILE *file, int fd, const char *path, ks_input **out
     } else if (n >= 4 && r[0] == 0x28 && r[1] == 0xb5 && r[2] == 0x2f && r[3] == 0xfd) {
         in->comp = COMP_ZSTD;
         in->zstd = ZSTD_createDStream();
-        if (!in->zstd || ZSTD_isError(ZSTD_initDStream(in->zstd))) {
+        if (!in->zstd || ZSTD_isError(ZSTD_initDStream(in->zstd)) ||
+            (KS_FUZZ_SMALL(0, 1) &&
+             ZSTD_isError(ZSTD_DCtx_setParameter(in->zstd, ZSTD_d_windowLogMax, 20)))) {
             ks_input_close(in);
             return ks_error_set(err, KS_ERR_NOMEM, path, 0, "zstd init failed");
         }
