@@ -50,20 +50,18 @@ static ks_status read_profile(const char *path, const ks_lines_options *lines, k
                               ks_error *err)
 {
     ks_input *in;
-    ks_status st = ks_input_open(path, &in, err);
-    if (st != KS_OK)
-        return st;
     const char *head;
     size_t len;
+    ks_status st = ks_input_open_peek(path, &in, &head, &len, err);
+    if (st != KS_OK)
+        return st;
     ks_read_options opt;
     ks_read_options_init(&opt);
-    if ((st = ks_input_peek(in, &head, &len, err)) == KS_OK) {
-        if (ks_reader_nsys_kern_exec_csv.detect(head, len, path) >=
-            ks_reader_nsys_gpu_trace_csv.detect(head, len, path))
-            st = ks_read_nsys_kern_exec_csv(in, &opt, lines, p, err);
-        else
-            st = ks_read_nsys_gpu_trace_csv(in, &opt, lines, p, err);
-    }
+    if (ks_reader_nsys_kern_exec_csv.detect(head, len, path) >=
+        ks_reader_nsys_gpu_trace_csv.detect(head, len, path))
+        st = ks_read_nsys_kern_exec_csv(in, &opt, lines, p, err);
+    else
+        st = ks_read_nsys_gpu_trace_csv(in, &opt, lines, p, err);
     if (st == KS_OK)
         st = ks_input_finish_digest(in, p->source_xxh128, &p->source_bytes, err);
     ks_input_close(in);

@@ -67,6 +67,11 @@ const char *ks_input_path(const ks_input *in);
 const char *ks_input_compression(const ks_input *in);
 /* Peeks at the first decompressed bytes without consuming them. */
 ks_status ks_input_peek(ks_input *in, const char **data, size_t *len, ks_error *err);
+/* ks_input_open, then ks_input_peek: for a caller that chooses how to read
+ * a file by its first bytes.  On failure *out is NULL (closed again if the
+ * peek failed). */
+ks_status ks_input_open_peek(const char *path, ks_input **out, const char **data, size_t *len,
+                             ks_error *err);
 /* Decoding threads for compressed input: -1 (the default) one per core,
  * 0 none (decoded in the caller's thread); before the first read. */
 void ks_input_set_decompress_threads(ks_input *in, int threads);
@@ -370,5 +375,8 @@ bool ks_resize_columns(void **const cols[], const size_t row_bytes[], size_t n, 
  * 40 plans of one profile; summing 10 M durations for each showed). */
 ks_status ks_plan_finish_total(ks_plan *plan, const ks_profile *p, double total_ns,
                                ks_error *err);
+/* What a plan simulates on average: m mean per cluster, a census
+ * (m >= size) once (lib/eval/eval.c; benchmarks and tests weigh plans by it). */
+double ks_plan_expected_cost(const ks_plan *plan);
 
 #endif

@@ -518,6 +518,20 @@ static void test_clusters_hand_kernels(void **state)
     free_graphs(graphs, n);
 }
 
+/* a and b embed every graph to the same bytes */
+static void assert_same_embeddings(const ks_gcl_model *a, const ks_gcl_model *b,
+                                   ks_gcl_graph *const *graphs, size_t n)
+{
+    size_t dim = ks_gcl_embedding_dim(a);
+    double *ea = malloc(n * dim * sizeof *ea), *eb = malloc(n * dim * sizeof *eb);
+    ks_error err;
+    assert_int_equal(ks_gcl_embed(a, graphs, n, ea, &err), KS_OK);
+    assert_int_equal(ks_gcl_embed(b, graphs, n, eb, &err), KS_OK);
+    assert_memory_equal(ea, eb, n * dim * sizeof *ea);
+    free(ea);
+    free(eb);
+}
+
 static void test_deterministic(void **state)
 {
     (void)state;
@@ -533,11 +547,7 @@ static void test_deterministic(void **state)
     assert_int_equal(ks_gcl_train(graphs, n, &o, NULL, NULL, &b, &err), KS_OK);
     assert_int_equal(a->layout.total, b->layout.total);
     assert_memory_equal(a->param, b->param, a->layout.total * sizeof *a->param);
-    size_t dim = ks_gcl_embedding_dim(a);
-    double *ea = malloc(n * dim * sizeof *ea), *eb = malloc(n * dim * sizeof *eb);
-    assert_int_equal(ks_gcl_embed(a, graphs, n, ea, &err), KS_OK);
-    assert_int_equal(ks_gcl_embed(b, graphs, n, eb, &err), KS_OK);
-    assert_memory_equal(ea, eb, n * dim * sizeof *ea);
+    assert_same_embeddings(a, b, graphs, n);
     ks_gcl_selection sa, sb;
     assert_int_equal(ks_gcl_select(a, graphs, n, NULL, &sa, &err), KS_OK);
     assert_int_equal(ks_gcl_select(b, graphs, n, NULL, &sb, &err), KS_OK);
@@ -564,7 +574,6 @@ static void test_deterministic(void **state)
     ks_gcl_model_free(c);
     ks_gcl_selection_free(&sa);
     ks_gcl_selection_free(&sb);
-    free(ea), free(eb);
     ks_gcl_model_free(a);
     ks_gcl_model_free(b);
     free_graphs(graphs, n);
@@ -662,11 +671,7 @@ static void test_model_file(void **state)
     assert_int_equal(bo->hidden[2], o.hidden[2]);
     assert_true(bo->temperature == o.temperature && bo->seed == o.seed);
     assert_int_equal(back->epochs_run, 2);
-    size_t dim = ks_gcl_embedding_dim(m);
-    double *ea = malloc(n * dim * sizeof *ea), *eb = malloc(n * dim * sizeof *eb);
-    assert_int_equal(ks_gcl_embed(m, graphs, n, ea, &err), KS_OK);
-    assert_int_equal(ks_gcl_embed(back, graphs, n, eb, &err), KS_OK);
-    assert_memory_equal(ea, eb, n * dim * sizeof *ea);
+    assert_same_embeddings(m, back, graphs, n);
     /* saving again gives the same bytes */
     size_t size, size2;
     unsigned char *d = slurp(path, &size);
@@ -691,7 +696,7 @@ static void test_model_file(void **state)
     assert_int_equal(ks_gcl_model_parse(d, size, "m.ksm", &ok, &err), KS_OK);
     ks_gcl_model_free(ok);
     assert_int_equal(ks_gcl_model_load(in_dir("absent.ksm"), &ok, &err), KS_ERR_IO);
-    free(d), free(d2), free(ea), free(eb);
+    free(d), free(d2);
     ks_gcl_model_free(back);
     ks_gcl_model_free(m);
     free_graphs(graphs, n);

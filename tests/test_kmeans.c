@@ -66,17 +66,26 @@ static int same_partition(const uint32_t *a, const uint32_t *b, size_t n)
     return 1;
 }
 
+/* k-means of x (n x d) with the default options for k and seed, which must
+ * succeed. */
+static ks_kmeans_result kmeans_ok(const double *x, size_t n, size_t d, size_t k, uint64_t seed)
+{
+    ks_kmeans_options o;
+    ks_kmeans_options_init(&o, k, seed);
+    ks_kmeans_result r;
+    ks_error err;
+    assert_int_equal(ks_kmeans(x, n, d, &o, &r, &err), KS_OK);
+    return r;
+}
+
 static void test_blobs_recovered(void **state)
 {
     (void)state;
     size_t n = 300;
     uint32_t truth[300];
     double *x = blobs(n, 5, truth);
-    ks_kmeans_options o;
-    ks_kmeans_options_init(&o, 3, 42);
-    ks_kmeans_result r;
+    ks_kmeans_result r = kmeans_ok(x, n, 2, 3, 42);
     ks_error err;
-    assert_int_equal(ks_kmeans(x, n, 2, &o, &r, &err), KS_OK);
     assert_int_equal(r.k, 3);
     assert_true(same_partition(r.label, truth, n));
     assert_int_equal(r.label[0], 0); /* numbered by first appearance */
@@ -91,9 +100,7 @@ static void test_blobs_recovered(void **state)
     double best = -2;
     size_t best_k = 0;
     for (size_t k = 2; k <= 6; k++) {
-        ks_kmeans_result rk;
-        ks_kmeans_options_init(&o, k, 42);
-        assert_int_equal(ks_kmeans(x, n, 2, &o, &rk, &err), KS_OK);
+        ks_kmeans_result rk = kmeans_ok(x, n, 2, k, 42);
         double s;
         assert_int_equal(ks_silhouette(x, n, 2, rk.label, rk.k, 0, 1, &s, &err), KS_OK);
         if (s > best) {
@@ -135,11 +142,7 @@ static void test_optimum_inertia(void **state)
         if (s < best)
             best = s;
     }
-    ks_kmeans_options o;
-    ks_kmeans_options_init(&o, 2, 7);
-    ks_kmeans_result r;
-    ks_error err;
-    assert_int_equal(ks_kmeans(x, n, 1, &o, &r, &err), KS_OK);
+    ks_kmeans_result r = kmeans_ok(x, n, 1, 2, 7);
     assert_true(fabs(r.inertia - best) < 1e-9);
     /* {1,2,3,7,8,9} (mean 5: 16+9+4+4+9+16) and {20,21} (0.5) */
     assert_true(fabs(best - (58.0 + 0.5)) < 1e-9);
@@ -152,12 +155,7 @@ static void test_deterministic(void **state)
     size_t n = 200;
     uint32_t truth[200];
     double *x = blobs(n, 9, truth);
-    ks_kmeans_options o;
-    ks_kmeans_options_init(&o, 5, 123);
-    ks_kmeans_result a, b;
-    ks_error err;
-    assert_int_equal(ks_kmeans(x, n, 2, &o, &a, &err), KS_OK);
-    assert_int_equal(ks_kmeans(x, n, 2, &o, &b, &err), KS_OK);
+    ks_kmeans_result a = kmeans_ok(x, n, 2, 5, 123), b = kmeans_ok(x, n, 2, 5, 123);
     assert_int_equal(a.k, b.k);
     assert_memory_equal(a.label, b.label, n * sizeof *a.label);
     assert_memory_equal(a.centroid, b.centroid, a.k * 2 * sizeof(double));
@@ -172,11 +170,7 @@ static void test_duplicates_and_small_k(void **state)
     (void)state;
     /* two distinct points, asked for 4 clusters: 2 come back */
     double x[] = {1, 1, 1, 5, 5, 1};
-    ks_kmeans_options o;
-    ks_kmeans_options_init(&o, 4, 1);
-    ks_kmeans_result r;
-    ks_error err;
-    assert_int_equal(ks_kmeans(x, 6, 1, &o, &r, &err), KS_OK);
+    ks_kmeans_result r = kmeans_ok(x, 6, 1, 4, 1);
     assert_int_equal(r.k, 2);
     uint32_t want[] = {0, 0, 0, 1, 1, 0};
     assert_memory_equal(r.label, want, sizeof want);
@@ -185,17 +179,17 @@ static void test_duplicates_and_small_k(void **state)
     assert_int_equal(ks_distinct_rows(x, 6, 1, 0), 2);
     assert_int_equal(ks_distinct_rows(x, 6, 1, 1), 1);
     /* k = 1: the mean */
-    ks_kmeans_options_init(&o, 1, 1);
-    assert_int_equal(ks_kmeans(x, 6, 1, &o, &r, &err), KS_OK);
+    r = kmeans_ok(x, 6, 1, 1, 1);
     assert_int_equal(r.k, 1);
     assert_true(fabs(r.centroid[0] - 14.0 / 6) < 1e-12);
     ks_kmeans_result_free(&r);
     /* k > n is clamped; bad arguments are refused */
-    ks_kmeans_options_init(&o, 10, 1);
-    assert_int_equal(ks_kmeans(x, 2, 1, &o, &r, &err), KS_OK);
+    r = kmeans_ok(x, 2, 1, 10, 1);
     assert_int_equal(r.k, 1); /* x[0] = x[1] */
     ks_kmeans_result_free(&r);
+    ks_kmeans_options o;
     ks_kmeans_options_init(&o, 0, 1);
+    ks_error err;
     assert_int_equal(ks_kmeans(x, 6, 1, &o, &r, &err), KS_ERR_USAGE);
 }
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "ksample.h"
+#include "internal.h"
 #include "root.h"
 #include "test_util.h"
 
@@ -43,17 +44,6 @@ static ks_plan make_plan(const ks_profile *p, const char *method, int allocation
 {
     ks_params pa = tu_params(method, allocation, eps, seed);
     return tu_plan_ok(p, &pa);
-}
-
-/* sum m * mean over clusters, a census counted once */
-static double plan_cost(const ks_plan *plan)
-{
-    double s = 0;
-    for (size_t i = 0; i < plan->cluster_count; i++) {
-        const ks_cluster *c = &plan->clusters[i];
-        s += (double)(c->m < c->size ? c->m : c->size) * c->mean_ns;
-    }
-    return s;
 }
 
 /* finite-population variance of the plan's estimate of group g's total
@@ -210,7 +200,7 @@ static void test_brute_force_small_groups(void **state)
                     assert_true(plan_variance(&plan, g) <= bound * (1 + 1e-9));
                 }
             }
-            double cost = plan_cost(&plan);
+            double cost = ks_plan_expected_cost(&plan);
             if (!(fabs(cost - best) <= 1e-9 * best))
                 fail_msg("trial %d (%d groups, eps %.4f, %s): plan costs %.10g, the optimum "
                          "is %.10g",
@@ -404,9 +394,9 @@ static void test_never_dearer_than_baselines(void **state)
         ks_plan tree = make_plan(p, "root", KS_ALLOC_TREE, eps, 1);
         ks_plan stem = make_plan(p, "stem", 0, eps, 1);
         ks_plan paper = make_plan(p, "root", KS_ALLOC_PAPER, eps, 1);
-        double z = joint.z, cj = plan_cost(&joint), ct = plan_cost(&tree);
+        double z = joint.z, cj = ks_plan_expected_cost(&joint), ct = ks_plan_expected_cost(&tree);
         double base[B_COUNT] = {greedy_cost(v, off, gk, eps, z, true),
-                                plan_cost(&stem),
+                                ks_plan_expected_cost(&stem),
                                 ct,
                                 INFINITY,
                                 greedy_cost(v, off, gk, eps, z, false),
@@ -419,11 +409,11 @@ static void test_never_dearer_than_baselines(void **state)
             paper_ok &= plan_variance(&paper, g) <=
                         pow(eps * tu_group_total(&paper, g) / z, 2) * (1 - 1e-9);
         if (paper_ok) {
-            base[B_PAPER] = plan_cost(&paper);
+            base[B_PAPER] = ks_plan_expected_cost(&paper);
             paper_compared++;
         }
         if (plan_variance(&paper, UINT32_MAX) <= pow(eps * paper.total_ns / z, 2) * (1 - 1e-9))
-            base[B_PAPER_TOTAL] = plan_cost(&paper);
+            base[B_PAPER_TOTAL] = ks_plan_expected_cost(&paper);
         for (int b = 0; b < B_COUNT; b++) {
             double c = b < B_GREEDY_TREE ? cj : ct;
             if (!(c <= base[b] * (1 + 1e-9))) {

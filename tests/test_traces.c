@@ -382,14 +382,21 @@ static void prefix_lines(char *out, size_t cap, const char *text, int x, int w)
     }
 }
 
-static void check_loop_bbv(ks_trace_set *s)
+/* The basic-block vector of kernel i, failing the test if there is none. */
+static ks_trace_bbv bbv_ok(ks_trace_set *s, size_t i, uint64_t *warps)
 {
     ks_trace_bbv b;
-    uint64_t warps;
     ks_error err;
-    ks_status st = ks_trace_set_bbv(s, 0, &b, &warps, &err);
+    ks_status st = ks_trace_set_bbv(s, i, &b, warps, &err);
     if (st != KS_OK)
         fail_with(st, &err);
+    return b;
+}
+
+static void check_loop_bbv(ks_trace_set *s)
+{
+    uint64_t warps;
+    ks_trace_bbv b = bbv_ok(s, 0, &warps);
     static const uint64_t pc[] = {0x00, 0x20, 0x30, 0x50};
     static const double ex[] = {3, 4, 5, 3};
     assert_int_equal(warps, 3);
@@ -453,12 +460,8 @@ static void test_bbv_pascal(void **state)
         "0018 ffffffff 0 ISETP.GE.AND 1 R1 0 \n0028 00000000 0 BRA 0 0 \n"
         "0030 ffffffff 1 R1 MOV 0 0 \n0038 ffffffff 0 EXIT 0 0 \n#END_TB\n");
     ks_trace_set *s = open_ok(dir);
-    ks_trace_bbv b;
     uint64_t warps;
-    ks_error err;
-    ks_status st = ks_trace_set_bbv(s, 0, &b, &warps, &err);
-    if (st != KS_OK)
-        fail_with(st, &err);
+    ks_trace_bbv b = bbv_ok(s, 0, &warps);
     assert_int_equal(warps, 1);
     assert_int_equal(b.count, 2);
     assert_int_equal(b.block_pc[0], 0x08);
@@ -573,10 +576,8 @@ static void test_real_backprop(void **state)
     ks_trace_bbv ref[4];
     for (size_t i = 0; i < 33; i++) {
         size_t phase = i < 2 ? 0 : (i - 1) % 4;
-        ks_trace_bbv b;
         uint64_t warps;
-        if ((st = ks_trace_set_bbv(s, i, &b, &warps, &err)) != KS_OK)
-            fail_with(st, &err);
+        ks_trace_bbv b = bbv_ok(s, i, &warps);
         assert_int_equal(warps, ((const uint32_t[]){1, 1, 128, 16})[phase]);
         assert_true(b.count > 1);
         double sum = 0;
@@ -681,10 +682,8 @@ static void test_real_with_stats(void **state)
         collect c = stream_all(s, 0, NULL);
         assert_int_equal(c.n, r->insts);
         free(c.v);
-        ks_trace_bbv b;
         uint64_t warps;
-        if ((st = ks_trace_set_bbv(s, 0, &b, &warps, &err)) != KS_OK)
-            fail_with(st, &err);
+        ks_trace_bbv b = bbv_ok(s, 0, &warps);
         assert_int_equal(warps, (uint64_t)r->grid * (r->block == 32 ? 32 : r->block / 32));
         ks_trace_bbv_free(&b);
         ks_trace_set_free(s);

@@ -259,6 +259,48 @@ static ks_status start_column(ks_profile *p, void **col, size_t elem, int fill,
     return KS_OK;
 }
 
+/* The optional columns that a new row (ks_profile_append) or block
+ * (ks_profile_reserve_rows) has values for. */
+typedef struct optional_columns {
+    bool start, dims, stream, device, correlation;
+} optional_columns;
+
+static bool lacks_optional(const ks_profile *p, const optional_columns *want)
+{
+    return (want->start && !p->start_ns) || (want->dims && !p->dims_id) ||
+           (want->stream && !p->stream) || (want->device && !p->device) ||
+           (want->correlation && !p->correlation);
+}
+
+/* Starts the columns of want that p lacks at row p->n, the rows before
+ * getting the default value: unknown start and correlation, grid/block
+ * 0 0 0, stream and device 0. */
+static ks_status start_optional(ks_profile *p, const optional_columns *want, ks_error *err)
+{
+    ks_status st;
+    if (want->start && !p->start_ns) {
+        if ((st = start_column(p, (void **)&p->start_ns, sizeof(int64_t), 0, err)))
+            return st;
+        for (size_t j = 0; j < p->n; j++)
+            p->start_ns[j] = KS_MISSING_I64;
+    }
+    if (want->dims && !p->dims_id && (st = start_dims(p, err)) != KS_OK)
+        return st;
+    if (want->stream && !p->stream &&
+        (st = start_column(p, (void **)&p->stream, sizeof(uint32_t), 0, err)))
+        return st;
+    if (want->device && !p->device &&
+        (st = start_column(p, (void **)&p->device, sizeof(uint32_t), 0, err)))
+        return st;
+    if (want->correlation && !p->correlation) {
+        if ((st = start_column(p, (void **)&p->correlation, sizeof(int64_t), 0, err)))
+            return st;
+        for (size_t j = 0; j < p->n; j++)
+            p->correlation[j] = KS_MISSING_I64;
+    }
+    return KS_OK;
+}
+
 static ks_status reserve(ks_profile *p, size_t need, ks_error *err)
 {
     if (need <= p->capacity)
@@ -296,26 +338,13 @@ ks_status ks_profile_append(ks_profile *p, const ks_invocation *inv, ks_error *e
     if (st != KS_OK)
         return st;
     size_t i = p->n;
-    if (inv->start_ns != KS_MISSING_I64 && !p->start_ns) {
-        if ((st = start_column(p, (void **)&p->start_ns, sizeof(int64_t), 0, err)))
-            return st;
-        for (size_t j = 0; j < i; j++)
-            p->start_ns[j] = KS_MISSING_I64;
-    }
-    if ((inv->grid || inv->block) && !p->dims_id && (st = start_dims(p, err)) != KS_OK)
+    optional_columns want = {.start = inv->start_ns != KS_MISSING_I64,
+                             .dims = inv->grid || inv->block,
+                             .stream = inv->stream != 0,
+                             .device = inv->device != 0,
+                             .correlation = inv->correlation != KS_MISSING_I64};
+    if ((st = start_optional(p, &want, err)) != KS_OK)
         return st;
-    if (inv->stream && !p->stream &&
-        (st = start_column(p, (void **)&p->stream, sizeof(uint32_t), 0, err)))
-        return st;
-    if (inv->device && !p->device &&
-        (st = start_column(p, (void **)&p->device, sizeof(uint32_t), 0, err)))
-        return st;
-    if (inv->correlation != KS_MISSING_I64 && !p->correlation) {
-        if ((st = start_column(p, (void **)&p->correlation, sizeof(int64_t), 0, err)))
-            return st;
-        for (size_t j = 0; j < i; j++)
-            p->correlation[j] = KS_MISSING_I64;
-    }
     p->duration_ns[i] = inv->duration_ns;
     p->name_id[i] = inv->name_id;
     if (p->start_ns)
@@ -347,36 +376,20 @@ ks_status ks_profile_reserve_rows(ks_profile *p, ks_rows *r, const ks_rows_quies
             return st;
     if (r->n == 0)
         return KS_OK;
-    bool moves = p->n + r->n > p->capacity || (r->any_start && !p->start_ns) ||
-                 (r->any_grid && !p->dims_id) || (r->any_stream && !p->stream) ||
-                 (r->any_device && !p->device) || (r->any_correlation && !p->correlation);
+    optional_columns want = {.start = r->any_start,
+                             .dims = r->any_grid,
+                             .stream = r->any_stream,
+                             .device = r->any_device,
+                             .correlation = r->any_correlation};
+    bool moves = p->n + r->n > p->capacity || lacks_optional(p, &want);
     if (moves && quiesce)
         quiesce->wait(quiesce->ctx);
     if ((st = reserve(p, p->n + r->n, err)) != KS_OK)
         return st;
     /* optional columns start exactly where ks_profile_append would start them:
      * the rows before this block get the default value */
-    size_t i = p->n;
-    if (r->any_start && !p->start_ns) {
-        if ((st = start_column(p, (void **)&p->start_ns, sizeof(int64_t), 0, err)))
-            return st;
-        for (size_t j = 0; j < i; j++)
-            p->start_ns[j] = KS_MISSING_I64;
-    }
-    if (r->any_grid && !p->dims_id && (st = start_dims(p, err)) != KS_OK)
+    if ((st = start_optional(p, &want, err)) != KS_OK)
         return st;
-    if (r->any_stream && !p->stream &&
-        (st = start_column(p, (void **)&p->stream, sizeof(uint32_t), 0, err)))
-        return st;
-    if (r->any_device && !p->device &&
-        (st = start_column(p, (void **)&p->device, sizeof(uint32_t), 0, err)))
-        return st;
-    if (r->any_correlation && !p->correlation) {
-        if ((st = start_column(p, (void **)&p->correlation, sizeof(int64_t), 0, err)))
-            return st;
-        for (size_t j = 0; j < i; j++)
-            p->correlation[j] = KS_MISSING_I64;
-    }
     /* after start_dims: 0 0 0 0 0 0 gets its id first, as row by row */
     for (size_t j = 0; p->dims_id && j < r->dims_count; j++)
         if ((st = ks_profile_intern_dims(p, r->dims + 6 * j, ks_dims_hash(r->dims + 6 * j),
@@ -470,6 +483,18 @@ const ks_sparse_column *ks_profile_find_sparse(const ks_profile *p, const char *
     return NULL;
 }
 
+/* Hands c the arrays offset, index and value, freeing the ones it had. */
+static void sparse_replace(ks_sparse_column *c, uint64_t *offset, uint64_t *index,
+                           double *value)
+{
+    free(c->offset);
+    free(c->index);
+    free(c->value);
+    c->offset = offset;
+    c->index = index;
+    c->value = value;
+}
+
 ks_status ks_profile_set_sparse(ks_profile *p, const char *name, uint64_t *offset,
                                 uint64_t *index, double *value, ks_error *err)
 {
@@ -491,12 +516,7 @@ ks_status ks_profile_set_sparse(ks_profile *p, const char *name, uint64_t *offse
         memset(c, 0, sizeof *c);
         c->name = copy;
     }
-    free(c->offset);
-    free(c->index);
-    free(c->value);
-    c->offset = offset;
-    c->index = index;
-    c->value = value;
+    sparse_replace(c, offset, index, value);
     return KS_OK;
 }
 
@@ -579,12 +599,7 @@ ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err)
             memcpy(value + offset[i], c->value + lo, len * sizeof *value);
             offset[i + 1] = offset[i] + len;
         }
-        free(c->offset);
-        free(c->index);
-        free(c->value);
-        c->offset = offset;
-        c->index = index;
-        c->value = value;
+        sparse_replace(c, offset, index, value);
     }
     return KS_OK;
 }

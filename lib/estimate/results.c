@@ -545,32 +545,30 @@ ks_status ks_results_read(const char *path, const ks_plan *plan, const ks_result
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
         return read_rundir(path, plan, opt, r, err);
     ks_input *in;
-    ks_status st = ks_input_open(path, &in, err);
-    if (st != KS_OK)
-        return st;
     const char *head;
     size_t len;
-    if ((st = ks_input_peek(in, &head, &len, err)) == KS_OK) {
-        size_t skip = len >= 3 && memcmp(head, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
-        if (len - skip >= 3 && memcmp(head + skip, "id,", 3) == 0) {
-            st = read_csv(in, path, r, err);
-        } else if (ks_simlog_detect(head, len) || len > 0) {
-            uint64_t *ids = NULL;
-            size_t count = 0;
-            if (opt->uid_mode == KS_UID_MAP) {
-                if (!opt->uid_map)
-                    st = ks_error_set(err, KS_ERR_USAGE, NULL, 0, "no uid map file given");
-                else
-                    st = read_uid_map(opt->uid_map, &ids, &count, err);
-            }
-            uid_map map = {opt->uid_mode, opt->uid_base, plan, ids, count,
-                           opt->uid_mode == KS_UID_MAP ? "the uid map" : "the plan"};
-            if (st == KS_OK)
-                st = read_log(in, path, &map, opt, r, err);
-            free(ids);
-        } else {
-            st = ks_error_set(err, KS_ERR_FORMAT, path, 0, "empty results file");
+    ks_status st = ks_input_open_peek(path, &in, &head, &len, err);
+    if (st != KS_OK)
+        return st;
+    size_t skip = len >= 3 && memcmp(head, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    if (len - skip >= 3 && memcmp(head + skip, "id,", 3) == 0) {
+        st = read_csv(in, path, r, err);
+    } else if (ks_simlog_detect(head, len) || len > 0) {
+        uint64_t *ids = NULL;
+        size_t count = 0;
+        if (opt->uid_mode == KS_UID_MAP) {
+            if (!opt->uid_map)
+                st = ks_error_set(err, KS_ERR_USAGE, NULL, 0, "no uid map file given");
+            else
+                st = read_uid_map(opt->uid_map, &ids, &count, err);
         }
+        uid_map map = {opt->uid_mode, opt->uid_base, plan, ids, count,
+                       opt->uid_mode == KS_UID_MAP ? "the uid map" : "the plan"};
+        if (st == KS_OK)
+            st = read_log(in, path, &map, opt, r, err);
+        free(ids);
+    } else {
+        st = ks_error_set(err, KS_ERR_FORMAT, path, 0, "empty results file");
     }
     ks_input_close(in);
     return st;

@@ -12,7 +12,7 @@
 #include <time.h>
 
 /* What the plan simulates on average: m mean per cluster, a census once. */
-static double plan_expected_cost(const ks_plan *plan)
+double ks_plan_expected_cost(const ks_plan *plan)
 {
     long double s = 0;
     for (size_t i = 0; i < plan->cluster_count; i++) {
@@ -69,7 +69,7 @@ ks_status ks_evaluate_observed(const ks_profile *p, const ks_params *params, uns
         if (plan.variance_formula[0] && plan.total_ns > 0)
             rse += sqrt(plan.predicted_variance) / plan.total_ns;
         if (plan.lower_bound_ns > 0)
-            cost_ratio += plan_expected_cost(&plan) / plan.lower_bound_ns;
+            cost_ratio += ks_plan_expected_cost(&plan) / plan.lower_bound_ns;
         st = observe ? observe(ctx, &plan, err) : KS_OK;
         ks_plan_free(&plan);
         if (st != KS_OK) {

@@ -392,6 +392,19 @@ ks_status ks_input_peek(ks_input *in, const char **data, size_t *len, ks_error *
     return KS_OK;
 }
 
+ks_status ks_input_open_peek(const char *path, ks_input **out, const char **data, size_t *len,
+                             ks_error *err)
+{
+    ks_status st = ks_input_open(path, out, err);
+    if (st != KS_OK)
+        return st;
+    if ((st = ks_input_peek(*out, data, len, err)) != KS_OK) {
+        ks_input_close(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
 ks_status ks_input_read(ks_input *in, void *dst, size_t size, size_t *got, ks_error *err)
 {
     *got = 0;
