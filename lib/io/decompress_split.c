@@ -209,7 +209,10 @@ static int xz_stream_end(ks_dpipe *p, lzma_stream_flags *flags, lzma_vli blocks)
 {
     lzma_index *idx = NULL;
     lzma_stream s = LZMA_STREAM_INIT;
-    if (lzma_index_decoder(&s, &idx, UINT64_MAX) != LZMA_OK)
+    /* The index must list exactly the blocks seen, so it may use no more
+     * memory than that many records need: a damaged record count otherwise
+     * makes liblzma preallocate for it (fuzzing found 440 GB). */
+    if (lzma_index_decoder(&s, &idx, lzma_index_memusage(1, blocks)) != LZMA_OK)
         return split_corrupt(p);
     for (;;) {
         int r = window_need(p, 1);
