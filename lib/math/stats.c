@@ -7,6 +7,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Acklam's rational approximation of Phi^-1, then one Halley step against
  * erfc, which brings the absolute error below 1e-12 on (0, 1). */
@@ -148,10 +149,11 @@ static size_t two_means_scan(const double *v, size_t n)
 }
 
 /* Cuts per block of the pruned scan, and the smallest n it is used for. */
-enum { CUT_BLOCK = 64, CUT_PRUNED_MIN = 4 * CUT_BLOCK };
+enum { CUT_BLOCK = 64, CUT_BLOCK_SMALL = 16, CUT_PRUNED_MIN = 64 };
 
 /*
  * The same cut as two_means_scan, scanning only the blocks of CUT_BLOCK cuts
+ * (CUT_BLOCK_SMALL below 4096 values, where a bound per 64 cuts is too loose)
  * that can hold it; false (nothing decided) when v is not made of sorted
  * non-negative integers small enough for the bounds below.  The x87
  * divisions of the full scan were a fifth of --allocation paper's plan at
@@ -171,26 +173,39 @@ enum { CUT_BLOCK = 64, CUT_PRUNED_MIN = 4 * CUT_BLOCK };
  * cannot hold any cut whose long double reaches the best one, so skipping it
  * leaves the first maximum, and the cut, unchanged.
  */
+/* Two doubles, two 64-bit lanes (GCC and Clang vector extensions: SSE2
+ * on x86-64, NEON on arm64). */
+typedef double v2_double __attribute__((vector_size(16)));
+typedef int64_t v2_int __attribute__((vector_size(16)));
+
 /* Sum of v[lo..hi), integers whose partial sums stay below 2^52: exact in
- * any order, so four chains; *fraction is set if any is not an integer
- * (adding 2^52 rounds x in [0, 2^52) to a whole number). */
+ * any order, so in vector lanes; *fraction is set if any is not an integer
+ * (adding 2^52 rounds x in [0, 2^52) to a whole number).  Scalar, the
+ * check was most of the pruned cut's time. */
 static double integer_sum(const double *v, size_t lo, size_t hi, bool *fraction)
 {
-    double s[4] = {0, 0, 0, 0};
-    bool f = false;
+    enum { LANES = 4 }; /* of two doubles: eight additions in flight */
+    const v2_double big = {0x1p52, 0x1p52};
+    v2_double s[LANES] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+    v2_int f = {0, 0};
     size_t i = lo;
-    for (; i + 4 <= hi; i += 4) {
-        for (int j = 0; j < 4; j++) {
-            s[j] += v[i + j];
-            f |= (v[i + j] + 0x1p52) - 0x1p52 != v[i + j];
+    for (; i + 2 * LANES <= hi; i += 2 * LANES) {
+        for (int j = 0; j < LANES; j++) {
+            v2_double x;
+            memcpy(&x, v + i + 2 * j, sizeof x);
+            s[j] += x;
+            f |= ((x + big) - big) != x;
         }
     }
+    v2_double t = (s[0] + s[1]) + (s[2] + s[3]);
+    double sum = t[0] + t[1];
+    bool bad = f[0] || f[1];
     for (; i < hi; i++) {
-        s[0] += v[i];
-        f |= (v[i] + 0x1p52) - 0x1p52 != v[i];
+        sum += v[i];
+        bad |= (v[i] + 0x1p52) - 0x1p52 != v[i];
     }
-    *fraction |= f;
-    return (s[0] + s[1]) + (s[2] + s[3]);
+    *fraction |= bad;
+    return sum;
 }
 
 typedef struct cut_sums {
@@ -217,8 +232,9 @@ static bool two_means_pruned(const double *v, size_t n, size_t *cut)
     if (n < CUT_PRUNED_MIN || n >= ((size_t)1 << 31) || !(v0 >= 0) || !(vmax >= v0) ||
         !(vmax < 0x1p52) || !(dn * vmax < 0x1p52) || !(dn * dn * (vmax - v0) < 0x1p58))
         return false;
-    size_t blocks = (n - 2) / CUT_BLOCK + 1; /* of the cuts 1 .. n-1 */
-    /* wl[k] = L(a) - a v[0] at block k's first cut a = 1 + k CUT_BLOCK;
+    size_t block = n < 4096 ? CUT_BLOCK_SMALL : CUT_BLOCK;
+    size_t blocks = (n - 2) / block + 1; /* of the cuts 1 .. n-1 */
+    /* wl[k] = L(a) - a v[0] at block k's first cut a = 1 + k block;
      * wl[blocks] at n */
     int64_t *wl = malloc((blocks + 1) * sizeof *wl);
     if (!wl)
@@ -227,14 +243,14 @@ static bool two_means_pruned(const double *v, size_t n, size_t *cut)
     bool fraction = false;
     double left = 0;
     for (size_t k = 0; k <= blocks; k++) {
-        size_t a = k < blocks ? 1 + k * CUT_BLOCK : n, from = k ? 1 + (k - 1) * CUT_BLOCK : 0;
+        size_t a = k < blocks ? 1 + k * block : n, from = k ? 1 + (k - 1) * block : 0;
         left += integer_sum(v, from, a, &fraction);
         wl[k] = (int64_t)left - (int64_t)a * cs.v0;
     }
     cs.tw = wl[blocks];
     double best_lower = 0; /* B >= 0 at every cut */
     for (size_t k = 0; k < blocks && !fraction; k++) {
-        size_t a = 1 + k * CUT_BLOCK, e = k + 1 < blocks ? a + CUT_BLOCK - 1 : n - 1;
+        size_t a = 1 + k * block, e = k + 1 < blocks ? a + block - 1 : n - 1;
         int64_t we = wl[k + 1] - ((int64_t)v[e] - cs.v0); /* L(e + 1) - v[e] */
         if (v[a] != v[a - 1])
             best_lower = fmax(best_lower, cut_b(&cs, a, wl[k]));
@@ -250,7 +266,7 @@ static bool two_means_pruned(const double *v, size_t n, size_t *cut)
     long double total = (long double)(cs.tw + (int64_t)n * cs.v0), best = -1;
     size_t best_cut = 0;
     for (size_t k = 0; k < blocks; k++) {
-        size_t a = 1 + k * CUT_BLOCK, e = k + 1 < blocks ? a + CUT_BLOCK - 1 : n - 1;
+        size_t a = 1 + k * block, e = k + 1 < blocks ? a + block - 1 : n - 1;
         int64_t we = wl[k + 1] - ((int64_t)v[e] - cs.v0), span = (int64_t)(e - a);
         int64_t step_a = cs.tw - (int64_t)n * ((int64_t)v[a] - cs.v0);
         int64_t step_e = cs.tw - (int64_t)n * ((int64_t)v[e > a ? e - 1 : e] - cs.v0);

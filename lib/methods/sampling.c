@@ -53,6 +53,14 @@ static void radix_sort_unpack(uint64_t *a, uint64_t *tmp, size_t n, int key_bits
         return;
     }
     bits = (key_bits + passes - 1) / passes;
+    /* a key range no wider than the group: one counting pass over 2^key_bits
+     * places (13-bit durations in a 14 k group), not two radix passes */
+    uint32_t *wide_count = NULL;
+    if (passes > 1 && ((size_t)1 << key_bits) <= n &&
+        (wide_count = malloc((((size_t)1 << key_bits) + 1) * sizeof *wide_count))) {
+        passes = 1;
+        bits = key_bits;
+    }
     size_t buckets = (size_t)1 << bits, mask = buckets - 1;
     uint64_t *src = a, *dst = tmp;
     if (passes % 2) { /* so that the last pass reads tmp */
@@ -61,7 +69,23 @@ static void radix_sort_unpack(uint64_t *a, uint64_t *tmp, size_t n, int key_bits
         dst = a;
     }
     for (int pass = 0, shift = 32; pass < passes; pass++, shift += bits) {
-        size_t count[(1 << MAX_BITS) + 1];
+        size_t small_count[(1 << MAX_BITS) + 1], *count = small_count;
+        uint32_t *count32 = wide_count;
+        if (count32) {
+            memset(count32, 0, (buckets + 1) * sizeof *count32);
+            for (size_t k = 0; k < n; k++)
+                count32[((src[k] >> shift) & mask) + 1]++;
+            for (size_t b = 0; b < buckets; b++)
+                count32[b + 1] += count32[b];
+            for (size_t k = 0; k < n; k++) {
+                uint64_t w = src[k];
+                size_t at = count32[(w >> shift) & mask]++;
+                ids[at] = (uint32_t)w;
+                values[at] = (double)(base + (int64_t)(w >> 32));
+            }
+            free(wide_count);
+            return;
+        }
         memset(count, 0, (buckets + 1) * sizeof *count);
         for (size_t k = 0; k < n; k++)
             count[((src[k] >> shift) & mask) + 1]++;
