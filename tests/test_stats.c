@@ -457,6 +457,81 @@ static void test_two_means_all_partitions(void **state)
     }
 }
 
+/* The full scan ks_two_means_cut made before it skipped blocks of cuts
+ * (lib/math/stats.c): every cut's long double term, the first largest. */
+static size_t full_scan_cut(const double *v, size_t n)
+{
+    if (n < 2 || v[0] == v[n - 1])
+        return 0;
+    long double total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += v[i];
+    long double left = 0, best = -1;
+    size_t best_cut = 0;
+    for (size_t c = 1; c < n; c++) {
+        left += v[c - 1];
+        if (v[c] == v[c - 1])
+            continue;
+        long double nl = (long double)c, nr = (long double)(n - c);
+        long double diff = (total - left) / nr - left / nl;
+        long double between = nl * nr * diff * diff;
+        if (between > best) {
+            best = between;
+            best_cut = c;
+        }
+    }
+    return best_cut;
+}
+
+/* The pruned scan (integer durations, 64 values or more) returns exactly
+ * the full scan's cut, the first of equal terms included: plans depend on
+ * it byte for byte.  Shapes with flat or tied optima and large values. */
+static void test_two_means_pruned_equals_full_scan(void **state)
+{
+    (void)state;
+    uint64_t seed = 977;
+    enum { MAX_N = 9000 };
+    double *v = malloc(MAX_N * sizeof *v);
+    assert_non_null(v);
+    for (int t = 0; t < 3000; t++) {
+        size_t n = 64 + (size_t)(unit(&seed) * (t % 10 == 0 ? MAX_N - 64 : 900));
+        int shape = t % 8;
+        for (size_t i = 0; i < n; i++) {
+            double u = unit(&seed);
+            switch (shape) {
+            case 0: /* stable kernel: narrow normal-ish spread */
+                v[i] = floor(1e5 + 2000 * (u + unit(&seed) + unit(&seed) - 1.5));
+                break;
+            case 1: /* two modes */
+                v[i] = (u < 0.4 ? 2e5 : 9e5) + floor(unit(&seed) * 3000);
+                break;
+            case 2: /* mirror-symmetric: equal terms at mirrored cuts */
+                v[i] = (double)(i < n / 2 ? i : n - 1 - i);
+                break;
+            case 3: /* two values */
+                v[i] = u < 0.5 ? 7 : 11;
+                break;
+            case 4: /* few distinct values */
+                v[i] = floor(u * 6) * 1000;
+                break;
+            case 5: /* heavy tail */
+                v[i] = floor(100 * exp(8 * u * unit(&seed)));
+                break;
+            case 6: /* near the size limits of the exact sums */
+                v[i] = floor(0x1p40 / (double)n) - floor(u * 1000);
+                break;
+            default: /* not integers: the full scan is used */
+                v[i] = floor(u * 100) + 0.5 * (unit(&seed) < 0.5);
+            }
+        }
+        qsort(v, n, sizeof *v, cmp_double);
+        size_t want = full_scan_cut(v, n), got = ks_two_means_cut(v, n, NULL);
+        if (got != want)
+            fail_msg("shape %d, n = %zu: cut %zu, the full scan's %zu", shape, n, got, want);
+    }
+    free(v);
+}
+
 static void test_two_means_degenerate(void **state)
 {
     (void)state;
@@ -499,6 +574,7 @@ int main(void)
         cmocka_unit_test(test_two_means_all_cuts),
         cmocka_unit_test(test_two_means_all_partitions),
         cmocka_unit_test(test_two_means_degenerate),
+        cmocka_unit_test(test_two_means_pruned_equals_full_scan),
     };
     /* KS_TEST_FILTER=test_name (a cmocka pattern) runs only matching tests */
     const char *filter = getenv("KS_TEST_FILTER");

@@ -6,6 +6,8 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Acklam's rational approximation of Phi^-1, then one Halley step against
  * erfc, which brings the absolute error below 1e-12 on (0, 1). */
@@ -114,12 +116,20 @@ uint64_t ks_round_sample_size(double m_real, uint64_t n)
  * no subtraction of large sums and so loses no precision; the sums are long
  * double, exact for integer nanoseconds up to 2^64.
  */
-size_t ks_two_means_cut(const double *v, size_t n, double *sse_out)
+
+/* The between-cluster term of the cut before v[c], left = v[0] + ... +
+ * v[c-1], exactly as every scan here rounds it: the cut chosen is the first
+ * c with the largest of these long doubles, whichever scan finds it. */
+static long double cut_between(long double total, long double left, size_t c, size_t n)
 {
-    if (sse_out)
-        *sse_out = 0.0;
-    if (n < 2 || v[0] == v[n - 1])
-        return 0;
+    long double nl = (long double)c, nr = (long double)(n - c);
+    long double diff = (total - left) / nr - left / nl;
+    return nl * nr * diff * diff;
+}
+
+/* Every cut, in order: two x87 divisions per distinct value. */
+static size_t two_means_scan(const double *v, size_t n)
+{
     long double total = 0;
     for (size_t i = 0; i < n; i++)
         total += v[i];
@@ -129,14 +139,170 @@ size_t ks_two_means_cut(const double *v, size_t n, double *sse_out)
         left += v[c - 1];
         if (v[c] == v[c - 1])
             continue; /* some optimum never separates equal values */
-        long double nl = (long double)c, nr = (long double)(n - c);
-        long double diff = (total - left) / nr - left / nl;
-        long double between = nl * nr * diff * diff;
+        long double between = cut_between(total, left, c, n);
         if (between > best) {
             best = between;
             best_cut = c;
         }
     }
+    return best_cut;
+}
+
+/* Cuts per block of the pruned scan, and the smallest n it is used for. */
+enum { CUT_BLOCK = 64, CUT_BLOCK_SMALL = 16, CUT_PRUNED_MIN = 64 };
+
+/*
+ * The same cut as two_means_scan, scanning only the blocks of CUT_BLOCK cuts
+ * (CUT_BLOCK_SMALL below 4096 values, where a bound per 64 cuts is too loose)
+ * that can hold it; false (nothing decided) when v is not made of sorted
+ * non-negative integers small enough for the bounds below.  The x87
+ * divisions of the full scan were a fifth of --allocation paper's plan at
+ * 85 k launches.
+ *
+ * With exact integer sums T and L(c), the term is B(c) = D(c)^2 / (c (n-c))
+ * with D(c) = c T - n L(c), computed exactly in 64-bit integers on values
+ * less v[0] (D does not change).  D is concave (its steps T - n v[c] fall as
+ * v rises), so over a block [a, e] it is at most the smaller of its tangents
+ * from either end, and c (n-c) is at least its value at an end: an upper
+ * bound on B for the block.  The long double term that the scan compares
+ * differs from B by at most 8 u n^2 vmax^2 (u the x87 unit roundoff,
+ * vmax = max |v|; the sums are exact, each of the three divisions and
+ * products rounds once), which tol below covers with room to spare even for
+ * u = 2^-53.  A block whose bound, widened by tol and the doubles' rounding,
+ * stays below the largest B found at the blocks' ends (narrowed likewise)
+ * cannot hold any cut whose long double reaches the best one, so skipping it
+ * leaves the first maximum, and the cut, unchanged.
+ */
+/* Two doubles, two 64-bit lanes (GCC and Clang vector extensions: SSE2
+ * on x86-64, NEON on arm64). */
+typedef double v2_double __attribute__((vector_size(16)));
+typedef int64_t v2_int __attribute__((vector_size(16)));
+
+/* Sum of v[lo..hi), integers whose partial sums stay below 2^52: exact in
+ * any order, so in vector lanes; *fraction is set if any is not an integer
+ * (adding 2^52 rounds x in [0, 2^52) to a whole number).  Scalar, the
+ * check was most of the pruned cut's time. */
+static double integer_sum(const double *v, size_t lo, size_t hi, bool *fraction)
+{
+    enum { LANES = 4 }; /* of two doubles: eight additions in flight */
+    const v2_double big = {0x1p52, 0x1p52};
+    v2_double s[LANES] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+    v2_int f = {0, 0};
+    size_t i = lo;
+    for (; i + 2 * LANES <= hi; i += 2 * LANES) {
+        for (int j = 0; j < LANES; j++) {
+            v2_double x;
+            memcpy(&x, v + i + 2 * j, sizeof x);
+            s[j] += x;
+            f |= ((x + big) - big) != x;
+        }
+    }
+    v2_double t = (s[0] + s[1]) + (s[2] + s[3]);
+    double sum = t[0] + t[1];
+    bool bad = f[0] || f[1];
+    for (; i < hi; i++) {
+        sum += v[i];
+        bad |= (v[i] + 0x1p52) - 0x1p52 != v[i];
+    }
+    *fraction |= bad;
+    return sum;
+}
+
+typedef struct cut_sums {
+    size_t n;
+    int64_t v0, tw; /* v[0], and the sum of v[i] - v[0] */
+} cut_sums;
+
+/* D(c) = c T - n L(c) from wl = L(c) - c v[0]: exact, |D| < n^2 (vmax - v[0]) */
+static int64_t cut_d(const cut_sums *cs, size_t c, int64_t wl)
+{
+    return (int64_t)c * cs->tw - (int64_t)cs->n * wl;
+}
+
+/* B(c) in doubles, relative error below 2^-50 */
+static double cut_b(const cut_sums *cs, size_t c, int64_t wl)
+{
+    double d = (double)cut_d(cs, c, wl);
+    return d * d / ((double)c * (double)(cs->n - c));
+}
+
+static bool two_means_pruned(const double *v, size_t n, size_t *cut)
+{
+    double v0 = v[0], vmax = v[n - 1], dn = (double)n;
+    if (n < CUT_PRUNED_MIN || n >= ((size_t)1 << 31) || !(v0 >= 0) || !(vmax >= v0) ||
+        !(vmax < 0x1p52) || !(dn * vmax < 0x1p52) || !(dn * dn * (vmax - v0) < 0x1p58))
+        return false;
+    size_t block = n < 4096 ? CUT_BLOCK_SMALL : CUT_BLOCK;
+    size_t blocks = (n - 2) / block + 1; /* of the cuts 1 .. n-1 */
+    /* wl[k] = L(a) - a v[0] at block k's first cut a = 1 + k block;
+     * wl[blocks] at n */
+    int64_t *wl = malloc((blocks + 1) * sizeof *wl);
+    if (!wl)
+        return false;
+    cut_sums cs = {n, (int64_t)v0, 0};
+    bool fraction = false;
+    double left = 0;
+    for (size_t k = 0; k <= blocks; k++) {
+        size_t a = k < blocks ? 1 + k * block : n, from = k ? 1 + (k - 1) * block : 0;
+        left += integer_sum(v, from, a, &fraction);
+        wl[k] = (int64_t)left - (int64_t)a * cs.v0;
+    }
+    cs.tw = wl[blocks];
+    double best_lower = 0; /* B >= 0 at every cut */
+    for (size_t k = 0; k < blocks && !fraction; k++) {
+        size_t a = 1 + k * block, e = k + 1 < blocks ? a + block - 1 : n - 1;
+        int64_t we = wl[k + 1] - ((int64_t)v[e] - cs.v0); /* L(e + 1) - v[e] */
+        if (v[a] != v[a - 1])
+            best_lower = fmax(best_lower, cut_b(&cs, a, wl[k]));
+        if (v[e] != v[e - 1])
+            best_lower = fmax(best_lower, cut_b(&cs, e, we));
+    }
+    if (fraction) {
+        free(wl);
+        return false;
+    }
+    double tol = 0x1p-46 * dn * dn * vmax * vmax;
+    double floor_b = best_lower * (1 - 0x1p-40) - 2 * tol;
+    long double total = (long double)(cs.tw + (int64_t)n * cs.v0), best = -1;
+    size_t best_cut = 0;
+    for (size_t k = 0; k < blocks; k++) {
+        size_t a = 1 + k * block, e = k + 1 < blocks ? a + block - 1 : n - 1;
+        int64_t we = wl[k + 1] - ((int64_t)v[e] - cs.v0), span = (int64_t)(e - a);
+        int64_t step_a = cs.tw - (int64_t)n * ((int64_t)v[a] - cs.v0);
+        int64_t step_e = cs.tw - (int64_t)n * ((int64_t)v[e > a ? e - 1 : e] - cs.v0);
+        int64_t up_a = cut_d(&cs, a, wl[k]) + span * (step_a > 0 ? step_a : 0);
+        int64_t up_e = cut_d(&cs, e, we) + span * (step_e < 0 ? -step_e : 0);
+        double dmax = (double)(up_a < up_e ? up_a : up_e);
+        double qa = (double)a * (double)(n - a), qe = (double)e * (double)(n - e);
+        if (dmax * dmax / (qa < qe ? qa : qe) * (1 + 0x1p-40) < floor_b)
+            continue;
+        long double ld_left = (long double)(wl[k] + (int64_t)a * cs.v0);
+        for (size_t c = a; c <= e; c++) {
+            if (c > a)
+                ld_left += v[c - 1];
+            if (v[c] == v[c - 1])
+                continue;
+            long double between = cut_between(total, ld_left, c, n);
+            if (between > best) {
+                best = between;
+                best_cut = c;
+            }
+        }
+    }
+    free(wl);
+    *cut = best_cut;
+    return true;
+}
+
+size_t ks_two_means_cut(const double *v, size_t n, double *sse_out)
+{
+    if (sse_out)
+        *sse_out = 0.0;
+    if (n < 2 || v[0] == v[n - 1])
+        return 0;
+    size_t best_cut;
+    if (!two_means_pruned(v, n, &best_cut))
+        best_cut = two_means_scan(v, n);
     if (sse_out) {
         /* within-cluster SSE of the chosen cut, two-pass for accuracy */
         long double sse = 0;

@@ -137,6 +137,10 @@ ks_status ks_plan_cache_members(ks_plan_cache *c, ks_key key, const ks_members *
         if ((st = ks_members_build(c->profile, g, &e->members, err)) != KS_OK)
             return st;
         e->members_part = (cache_part){true, ks_now_seconds() - t0, c->fit};
+        if (!c->have_total) { /* the same exact sum: no pass of its own */
+            c->total_ns = e->members.total_ns;
+            c->have_total = true;
+        }
     }
     charge(c, &e->members_part);
     *out = &e->members;

@@ -16,6 +16,7 @@ typedef struct ks_members {
     uint32_t *ids;
     double *values; /* durations of ids[], so scans are sequential in memory */
     size_t *offset;
+    double total_ns; /* ks_profile_total_ns of the profile, summed on the way */
     bool borrowed; /* the arrays belong to a ks_plan_cache: free leaves them */
 } ks_members;
 
@@ -44,6 +45,11 @@ typedef struct ks_range_stat {
  * 2^53).  v holds integers, as ks_members' values do (the sums rely on it). */
 void ks_range_stats(const ks_profile *p, const uint32_t *ids, const double *v, size_t n,
                     ks_range_stat *s);
+/* ks_range_stats of two ranges at once, the same bits, in about the time
+ * of the longer one. */
+void ks_range_stats_pair(const ks_profile *p, const uint32_t *ids0, const double *v0, size_t n0,
+                         const uint32_t *ids1, const double *v1, size_t n1, ks_range_stat *s0,
+                         ks_range_stat *s1);
 
 /* How a cluster's m members are drawn. */
 typedef enum ks_draw_mode {

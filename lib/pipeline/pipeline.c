@@ -47,6 +47,21 @@ static bool traces_give_all(const ks_method *m, const ks_profile *p)
     return true;
 }
 
+/* ks_profile_total_ns(p) > 0, without its 128-bit sum when no duration is
+ * negative (the sign bit of their OR says so): then the total is positive
+ * exactly when some duration is not 0.  The OR vectorises; the sum was 6 %
+ * of a plan's fit at 85 k launches. */
+static bool total_positive(const ks_profile *p)
+{
+    uint64_t any = 0;
+    const int64_t *d = p->duration_ns;
+    for (size_t i = 0, n = p->n; i < n; i++)
+        any |= (uint64_t)d[i];
+    if (any >> 63)
+        return ks_profile_total_ns(p) > 0;
+    return any != 0;
+}
+
 ks_status ks_method_check_inputs(const ks_method *m, const ks_profile *p, ks_error *err)
 {
     if (p->n == 0)
@@ -54,7 +69,7 @@ ks_status ks_method_check_inputs(const ks_method *m, const ks_profile *p, ks_err
     if (p->n > UINT32_MAX)
         return ks_error_set(err, KS_ERR_USAGE, p->source_path, 0,
                             "more than 2^32 invocations are not supported");
-    if ((m->needs & KS_NEED_TIME) && !(ks_profile_total_ns(p) > 0))
+    if ((m->needs & KS_NEED_TIME) && !total_positive(p))
         return ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0,
                             "every kernel duration is 0: %s samples by time (an Nsight "
                             "Compute file needs gpu__time_duration.sum, or attach its metrics "

@@ -76,10 +76,73 @@ ks_status ks_plan_finish(ks_plan *plan, const ks_profile *p, ks_error *err)
     return ks_plan_finish_total(plan, p, ks_profile_total_ns(p), err);
 }
 
+/* Stable LSD radix sort of (id << 32 | position) words on the id bits: the
+ * order a stable sort by id gives (glibc's qsort is a stable merge sort, and
+ * equal ids' weights are summed in this order).  qsort with a comparison
+ * call per step was an eighth of a --allocation paper plan on a trace of a
+ * thousand launches. */
+static void radix_sort_by_id(uint64_t *a, uint64_t *tmp, size_t n, int id_bits)
+{
+    enum { MAX_BITS = 11 };
+    int bits = 4;
+    while (bits < MAX_BITS && ((size_t)2 << bits) <= n)
+        bits++;
+    size_t buckets = (size_t)1 << bits, mask = buckets - 1;
+    uint64_t *src = a, *dst = tmp;
+    for (int shift = 32; shift < 32 + id_bits; shift += bits) {
+        size_t count[(1 << MAX_BITS) + 1];
+        memset(count, 0, (buckets + 1) * sizeof *count);
+        for (size_t k = 0; k < n; k++)
+            count[((src[k] >> shift) & mask) + 1]++;
+        for (size_t b = 0; b < buckets; b++)
+            count[b + 1] += count[b];
+        for (size_t k = 0; k < n; k++)
+            dst[count[(src[k] >> shift) & mask]++] = src[k];
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, n * sizeof *a);
+}
+
+/* The samples in id order, ties in the order they were added. */
+static void sort_samples(ks_plan *plan)
+{
+    size_t n = plan->sample_count;
+    uint64_t largest = 0;
+    for (size_t i = 0; i < n; i++)
+        largest = plan->samples[i].id > largest ? plan->samples[i].id : largest;
+    uint64_t *words = NULL;
+    ks_sample *sorted = NULL;
+    if (n >= 64 && n < ((size_t)1 << 32) && largest < ((uint64_t)1 << 32)) {
+        words = malloc(2 * n * sizeof *words);
+        sorted = malloc(n * sizeof *sorted);
+    }
+    if (!words || !sorted) {
+        free(words);
+        free(sorted);
+        qsort(plan->samples, n, sizeof *plan->samples, cmp_sample);
+        return;
+    }
+    int id_bits = 0;
+    while (id_bits < 32 && (largest >> id_bits))
+        id_bits++;
+    for (size_t i = 0; i < n; i++)
+        words[i] = plan->samples[i].id << 32 | i;
+    radix_sort_by_id(words, words + n, n, id_bits);
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = plan->samples[(uint32_t)words[i]];
+    free(plan->samples);
+    free(words);
+    plan->samples = sorted;
+    plan->sample_capacity = n;
+}
+
 ks_status ks_plan_finish_total(ks_plan *plan, const ks_profile *p, double total_ns,
                                ks_error *err)
 {
-    qsort(plan->samples, plan->sample_count, sizeof *plan->samples, cmp_sample);
+    sort_samples(plan);
     size_t out = 0;
     for (size_t i = 0; i < plan->sample_count; i++) {
         if (out > 0 && plan->samples[out - 1].id == plan->samples[i].id) {
