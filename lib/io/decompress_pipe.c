@@ -272,12 +272,14 @@ static bool fit_dictionary(lzma_block *b)
         lzma_options_lzma *o = b->filters[i].options;
         if (!o)
             continue;
+        /* the fuzzing limit looks at the size the file asks for, as the
+         * serial decoder's memory limit does (input.c) */
+        if (o->dict_size > KS_FUZZ_SMALL(UINT32_MAX, (uint32_t)1 << 20))
+            return false;
         if (b->uncompressed_size != LZMA_VLI_UNKNOWN && o->dict_size > b->uncompressed_size)
             o->dict_size = b->uncompressed_size < LZMA_DICT_SIZE_MIN
                                ? LZMA_DICT_SIZE_MIN
                                : (uint32_t)b->uncompressed_size;
-        if (o->dict_size > KS_FUZZ_SMALL(UINT32_MAX, (uint32_t)1 << 20))
-            return false;
     }
     return true;
 }
