@@ -272,18 +272,25 @@ static bool lacks_optional(const ks_profile *p, const optional_columns *want)
            (want->correlation && !p->correlation);
 }
 
+/* Starts an int64 column whose rows so far are unknown (KS_MISSING_I64). */
+static ks_status start_missing_i64(ks_profile *p, int64_t **col, ks_error *err)
+{
+    ks_status st = start_column(p, (void **)col, sizeof(int64_t), 0, err);
+    if (st)
+        return st;
+    for (size_t j = 0; j < p->n; j++)
+        (*col)[j] = KS_MISSING_I64;
+    return KS_OK;
+}
+
 /* Starts the columns of want that p lacks at row p->n, the rows before
  * getting the default value: unknown start and correlation, grid/block
  * 0 0 0, stream and device 0. */
 static ks_status start_optional(ks_profile *p, const optional_columns *want, ks_error *err)
 {
     ks_status st;
-    if (want->start && !p->start_ns) {
-        if ((st = start_column(p, (void **)&p->start_ns, sizeof(int64_t), 0, err)))
-            return st;
-        for (size_t j = 0; j < p->n; j++)
-            p->start_ns[j] = KS_MISSING_I64;
-    }
+    if (want->start && !p->start_ns && (st = start_missing_i64(p, &p->start_ns, err)))
+        return st;
     if (want->dims && !p->dims_id && (st = start_dims(p, err)) != KS_OK)
         return st;
     if (want->stream && !p->stream &&
@@ -292,12 +299,9 @@ static ks_status start_optional(ks_profile *p, const optional_columns *want, ks_
     if (want->device && !p->device &&
         (st = start_column(p, (void **)&p->device, sizeof(uint32_t), 0, err)))
         return st;
-    if (want->correlation && !p->correlation) {
-        if ((st = start_column(p, (void **)&p->correlation, sizeof(int64_t), 0, err)))
-            return st;
-        for (size_t j = 0; j < p->n; j++)
-            p->correlation[j] = KS_MISSING_I64;
-    }
+    if (want->correlation && !p->correlation &&
+        (st = start_missing_i64(p, &p->correlation, err)))
+        return st;
     return KS_OK;
 }
 
