@@ -119,4 +119,33 @@ static inline void fuzz_read_as(const uint8_t *data, size_t size, const char *fo
         fuzz_file_close(&f);
 }
 
+/* The first byte of data picks an entry of formats (NULL: detection, so that
+ * one corpus reaches both the detector and the readers behind it); *data and
+ * *size then hold the rest.  False for an empty input, which the target
+ * skips. */
+static inline bool fuzz_pick_format(const uint8_t **data, size_t *size,
+                                    const char *const *formats, size_t count,
+                                    const char **format)
+{
+    if (*size == 0)
+        return false;
+    *format = formats[(*data)[0] % count];
+    (*data)++;
+    (*size)--;
+    return true;
+}
+
+/* The whole target of a reader: LLVMFuzzerTestOneInput reads what follows the
+ * first byte as detection or one of the formats named, picked by that byte. */
+#define FUZZ_READER_TARGET(...)                                                            \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                           \
+    {                                                                                      \
+        static const char *const formats[] = {NULL, __VA_ARGS__};                          \
+        const char *format;                                                                \
+        if (fuzz_pick_format(&data, &size, formats, sizeof formats / sizeof formats[0],    \
+                             &format))                                                     \
+            fuzz_read_as(data, size, format);                                              \
+        return 0;                                                                          \
+    }
+
 #endif

@@ -40,12 +40,12 @@ static void fuzz_attach(const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const formats[] = {NULL, "ncu-csv", "ncu-raw-csv", "attach"};
-    if (size == 0)
+    const char *format;
+    if (!fuzz_pick_format(&data, &size, formats, sizeof formats / sizeof formats[0], &format))
         return 0;
-    const char *format = formats[data[0] % (sizeof formats / sizeof formats[0])];
     if (format && strcmp(format, "attach") == 0)
-        fuzz_attach(data + 1, size - 1);
+        fuzz_attach(data, size);
     else
-        fuzz_read_as(data + 1, size - 1, format);
+        fuzz_read_as(data, size, format);
     return 0;
 }

@@ -5,11 +5,4 @@
  */
 #include "fuzz_input.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    static const char *const formats[] = {NULL, "plain-csv"};
-    if (size == 0)
-        return 0;
-    fuzz_read_as(data + 1, size - 1, formats[data[0] % (sizeof formats / sizeof formats[0])]);
-    return 0;
-}
+FUZZ_READER_TARGET("plain-csv")
