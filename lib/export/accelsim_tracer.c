@@ -30,16 +30,6 @@ static ks_status write_env(const void *ctx, FILE *f, ks_error *err)
     return KS_OK;
 }
 
-static ks_status export_env(const ks_plan *plan, const ks_export_options *opt, const char *out,
-                            ks_error *err)
-{
-    (void)opt;
-    return ks_write_atomic(out, write_env, plan, err);
-}
-
-const ks_exporter ks_exporter_accelsim_tracer = {
-    "accelsim-tracer",
-    "shell environment for Accel-Sim's NVBit tracer: DYNAMIC_KERNEL_REGIONS (1-based)",
-    0,
-    export_env,
-};
+KS_FILE_EXPORTER(ks_exporter_accelsim_tracer, "accelsim-tracer",
+                 "shell environment for Accel-Sim's NVBit tracer: DYNAMIC_KERNEL_REGIONS (1-based)",
+                 write_env);

@@ -13,16 +13,6 @@ static ks_status write_ids(const void *ctx, FILE *f, ks_error *err)
     return KS_OK; /* ks_write_atomic reports a failed write, naming the file */
 }
 
-static ks_status export_ids(const ks_plan *plan, const ks_export_options *opt, const char *out,
-                            ks_error *err)
-{
-    (void)opt;
-    return ks_write_atomic(out, write_ids, plan, err);
-}
-
-const ks_exporter ks_exporter_ids = {
-    "ids",
-    "one 0-based launch id per line, no header (Sieve's tracer: kernel_ids.txt)",
-    0,
-    export_ids,
-};
+KS_FILE_EXPORTER(ks_exporter_ids, "ids",
+                 "one 0-based launch id per line, no header (Sieve's tracer: kernel_ids.txt)",
+                 write_ids);

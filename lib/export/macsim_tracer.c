@@ -49,16 +49,7 @@ static ks_status write_list(const void *ctx, FILE *f, ks_error *err)
     return KS_OK;
 }
 
-static ks_status export_list(const ks_plan *plan, const ks_export_options *opt, const char *out,
-                             ks_error *err)
-{
-    (void)opt;
-    return ks_write_atomic(out, write_list, plan, err);
-}
-
-const ks_exporter ks_exporter_macsim_tracer = {
-    "macsim-tracer",
-    "SAMPLED_KERNEL_INFO list of the STEM/Allegro NVBit tracer for MacSim (0-based ids)",
-    0,
-    export_list,
-};
+KS_FILE_EXPORTER(ks_exporter_macsim_tracer, "macsim-tracer",
+                 "SAMPLED_KERNEL_INFO list of the STEM/Allegro NVBit tracer for MacSim "
+                 "(0-based ids)",
+                 write_list);
