@@ -375,6 +375,10 @@ bool ks_resize_columns(void **const cols[], const size_t row_bytes[], size_t n, 
  * 40 plans of one profile; summing 10 M durations for each showed). */
 ks_status ks_plan_finish_total(ks_plan *plan, const ks_profile *p, double total_ns,
                                ks_error *err);
+/* The end of a method's fit or model_load: st, with *model = m when st is
+ * KS_OK and m released by model_free otherwise (lib/methods/method.c). */
+ks_status ks_method_fit_end(ks_status st, void *m, void (*model_free)(void *model),
+                            void **model);
 /* What a plan simulates on average: m mean per cluster, a census
  * (m >= size) once (lib/eval/eval.c; benchmarks and tests weigh plans by it). */
 double ks_plan_expected_cost(const ks_plan *plan);

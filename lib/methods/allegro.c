@@ -140,11 +140,7 @@ static ks_status allegro_fit(const ks_method_input *in, void **model, ks_error *
         st = visit(&c, 0, g->size[gi], "0", 0);
     }
     am->largest = ks_groups_largest(g);
-    if (st != KS_OK)
-        allegro_model_free(am);
-    else
-        *model = am;
-    return st;
+    return ks_method_fit_end(st, am, allegro_model_free, model);
 }
 
 static ks_status allegro_select(const ks_method_input *in, const void *model, ks_rng *rng,

@@ -36,3 +36,12 @@ const ks_method *ks_method_find(const char *name)
             return methods[i];
     return NULL;
 }
+
+ks_status ks_method_fit_end(ks_status st, void *m, void (*model_free)(void *model), void **model)
+{
+    if (st != KS_OK)
+        model_free(m);
+    else
+        *model = m;
+    return st;
+}

@@ -217,7 +217,7 @@ static ks_status photon_fit(const ks_method_input *in, void **model, ks_error *e
     free(w.norm);
     free(w.rep_start);
     free(w.rep_count);
-    return ks_rep_fit_end(m, st, model);
+    return ks_method_fit_end(st, m, ks_rep_model_free, model);
 }
 
 const ks_method ks_method_photon = {

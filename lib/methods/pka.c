@@ -248,7 +248,7 @@ static ks_status pka_fit(const ks_method_input *in, void **model, ks_error *err)
     free(best.label);
     free(x);
     free(y);
-    return ks_rep_fit_end(m, st, model);
+    return ks_method_fit_end(st, m, ks_rep_model_free, model);
 }
 
 const ks_method ks_method_pka = {

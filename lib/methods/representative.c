@@ -27,15 +27,6 @@ void ks_rep_model_free(void *model)
     free(m);
 }
 
-ks_status ks_rep_fit_end(ks_rep_model *m, ks_status st, void **model)
-{
-    if (st != KS_OK)
-        ks_rep_model_free(m);
-    else
-        *model = m;
-    return st;
-}
-
 uint32_t ks_rep_first(const uint32_t *ids, size_t n)
 {
     uint32_t first = ids[0];

@@ -39,12 +39,10 @@ ks_status ks_rep_select(const ks_method_input *in, const void *model, ks_rng *rn
 void ks_rep_model_free(void *model);
 
 /* A representative method's table entries: its fit (ending in
- * ks_rep_fit_end), the shared select and model release. */
+ * ks_method_fit_end with ks_rep_model_free), the shared select and model
+ * release. */
 #define KS_REP_METHOD(fit_fn) \
     .fit = fit_fn, .select = ks_rep_select, .model_free = ks_rep_model_free
-/* The end of a baseline's fit: st, with *model = m when it is KS_OK and m
- * freed otherwise. */
-ks_status ks_rep_fit_end(ks_rep_model *m, ks_status st, void **model);
 /* Appends printf-style text to m->note, ending it with "..." when full. */
 void ks_rep_note(ks_rep_model *m, const char *fmt, ...)
 #if defined(__GNUC__)

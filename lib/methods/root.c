@@ -246,12 +246,7 @@ static ks_status root_fit(const ks_method_input *in, void **model, ks_error *err
     if (!d)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     st = ks_root_design_build(in->profile, in->groups, &cfg, in->z, d, err);
-    if (st != KS_OK) {
-        free(d);
-        return st;
-    }
-    *model = d;
-    return KS_OK;
+    return ks_method_fit_end(st, d, free, model);
 }
 
 static ks_status root_select(const ks_method_input *in, const void *model, ks_rng *rng,

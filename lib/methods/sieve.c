@@ -283,7 +283,7 @@ static ks_status sieve_fit(const ks_method_input *in, void **model, ks_error *er
     }
     free(start);
     free(ids);
-    return ks_rep_fit_end(m, st, model);
+    return ks_method_fit_end(st, m, ks_rep_model_free, model);
 }
 
 const ks_method ks_method_sieve = {

@@ -62,11 +62,7 @@ done:
     free(size);
     free(mean);
     free(std);
-    if (st != KS_OK)
-        stem_model_free(sm);
-    else
-        *model = sm;
-    return st;
+    return ks_method_fit_end(st, sm, stem_model_free, model);
 }
 
 static ks_status stem_select(const ks_method_input *in, const void *model, ks_rng *rng,

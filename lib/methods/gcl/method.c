@@ -101,12 +101,7 @@ static ks_status gcl_fit(const ks_method_input *in, void **model, ks_error *err)
     ks_gcl_options o;
     gcl_options(in->method_params, &o);
     ks_status st = graphs_and_clusters(in, m, &o, true, err);
-    if (st != KS_OK) {
-        gcl_model_free(m);
-        return st;
-    }
-    *model = m;
-    return KS_OK;
+    return ks_method_fit_end(st, m, gcl_model_free, model);
 }
 
 /* A trained model brings its own graph bounds (the graphs must be built as
@@ -125,12 +120,7 @@ static ks_status gcl_load(const char *path, const ks_method_input *in, void **mo
         o.launch_weight = mine.launch_weight;
         st = graphs_and_clusters(in, m, &o, false, err);
     }
-    if (st != KS_OK) {
-        gcl_model_free(m);
-        return st;
-    }
-    *model = m;
-    return KS_OK;
+    return ks_method_fit_end(st, m, gcl_model_free, model);
 }
 
 static ks_status gcl_save(const void *model, const char *path, ks_error *err)
