@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "json_stream.h"
@@ -118,6 +119,33 @@ static void copy_text(char *dst, size_t size, const char *s, size_t len)
         len = size - 1;
     memcpy(dst, s, len);
     dst[len] = '\0';
+}
+
+/* The plan's text fields inside its objects: which object and key hold
+ * each.  Other string keys there are ignored. */
+#define PLAN_TEXT(sec, key, field)                                                         \
+    {sec, key, offsetof(ks_plan, field), sizeof(((ks_plan *)0)->field)}
+static const struct plan_text {
+    section sec;
+    const char *key;
+    size_t offset, size;
+} plan_texts[] = {
+    PLAN_TEXT(SEC_INPUT, "path", input_path),
+    PLAN_TEXT(SEC_INPUT, "xxh128", input_xxh128),
+    PLAN_TEXT(SEC_INPUT, "format", input_format),
+    PLAN_TEXT(SEC_PARENT, "path", parent_path),
+    PLAN_TEXT(SEC_PARENT, "xxh128", parent_xxh128),
+    PLAN_TEXT(SEC_BOUND, "scope", bound_scope),
+    PLAN_TEXT(SEC_BOUND, "variance", variance_formula),
+};
+
+/* Copies s (cut to the field's size) into the text field that ps->sec and
+ * ps->key name, if any. */
+static void plan_text(plan_parser *ps, const char *s, size_t len)
+{
+    for (size_t i = 0; i < sizeof plan_texts / sizeof plan_texts[0]; i++)
+        if (plan_texts[i].sec == ps->sec && strcmp(plan_texts[i].key, ps->key) == 0)
+            copy_text((char *)ps->plan + plan_texts[i].offset, plan_texts[i].size, s, len);
 }
 
 /* ------------------------------------------------------------- params */
@@ -396,24 +424,9 @@ static int on_string(void *ctx, const char *s, size_t len)
         }
         return extra_string_param(ps, s, len);
     case SEC_INPUT:
-        if (strcmp(ps->key, "path") == 0)
-            copy_text(pl->input_path, sizeof pl->input_path, s, len);
-        else if (strcmp(ps->key, "xxh128") == 0)
-            copy_text(pl->input_xxh128, sizeof pl->input_xxh128, s, len);
-        else if (strcmp(ps->key, "format") == 0)
-            copy_text(pl->input_format, sizeof pl->input_format, s, len);
-        return 1;
     case SEC_PARENT:
-        if (strcmp(ps->key, "path") == 0)
-            copy_text(pl->parent_path, sizeof pl->parent_path, s, len);
-        else if (strcmp(ps->key, "xxh128") == 0)
-            copy_text(pl->parent_xxh128, sizeof pl->parent_xxh128, s, len);
-        return 1;
     case SEC_BOUND:
-        if (strcmp(ps->key, "scope") == 0)
-            copy_text(pl->bound_scope, sizeof pl->bound_scope, s, len);
-        else if (strcmp(ps->key, "variance") == 0)
-            copy_text(pl->variance_formula, sizeof pl->variance_formula, s, len);
+        plan_text(ps, s, len);
         return 1;
     case SEC_GROUPS: {
         if (ps->depth != 2)
