@@ -484,6 +484,43 @@ static int keep_name(parser *ps, const char *s, size_t n)
     return 1;
 }
 
+/* A scalar value of an event or of its args (the keys of each are told
+ * apart when the key is read, so one switch serves both); a value of the
+ * wrong type is noted. */
+static int event_scalar(parser *ps, key k, value_kind kind, const char *s, size_t n)
+{
+    switch (k) {
+    case KEY_CAT:
+        ps->ev.cat_seen = true;
+        /* libkineto wrote "Kernel" until 2021 (PyTorch 1.8-1.9 traces) */
+        ps->ev.is_kernel = kind == V_STRING && n == 6 &&
+                           (memcmp(s, "kernel", 6) == 0 || memcmp(s, "Kernel", 6) == 0);
+        return 1;
+    case KEY_NAME:
+        if (kind == V_STRING)
+            return keep_name(ps, s, n);
+        break;
+    case KEY_TS:
+    case KEY_DUR:
+    case KEY_DEVICE:
+    case KEY_STREAM:
+    case KEY_CORRELATION:
+        if (kind == V_NUMBER) {
+            event_number(ps, k, s, n);
+            return 1;
+        }
+        break;
+    case KEY_ARGS:
+    case KEY_GRID:
+    case KEY_BLOCK:
+        break;
+    default:
+        return 1;
+    }
+    wrong_type(ps, k, kind);
+    return 1;
+}
+
 /* A scalar value (string s/n for strings and numbers) in the current
  * context.  Returns 0 to stop the parse. */
 static int scalar(parser *ps, value_kind kind, const char *s, size_t n)
@@ -507,49 +544,9 @@ static int scalar(parser *ps, value_kind kind, const char *s, size_t n)
     case CTX_EVENT:
         if (event_is_other(ps))
             return 1;
-        switch (k) {
-        case KEY_CAT:
-            ps->ev.cat_seen = true;
-            /* libkineto wrote "Kernel" until 2021 (PyTorch 1.8-1.9 traces) */
-            ps->ev.is_kernel = kind == V_STRING && n == 6 &&
-                               (memcmp(s, "kernel", 6) == 0 || memcmp(s, "Kernel", 6) == 0);
-            return 1;
-        case KEY_NAME:
-            if (kind == V_STRING)
-                return keep_name(ps, s, n);
-            break;
-        case KEY_TS:
-        case KEY_DUR:
-            if (kind == V_NUMBER) {
-                event_number(ps, k, s, n);
-                return 1;
-            }
-            break;
-        case KEY_ARGS:
-            break;
-        default:
-            return 1;
-        }
-        wrong_type(ps, k, kind);
-        return 1;
+        return event_scalar(ps, k, kind, s, n);
     case CTX_ARGS:
-        switch (k) {
-        case KEY_DEVICE:
-        case KEY_STREAM:
-        case KEY_CORRELATION:
-            if (kind == V_NUMBER) {
-                event_number(ps, k, s, n);
-                return 1;
-            }
-            break;
-        case KEY_GRID:
-        case KEY_BLOCK:
-            break;
-        default:
-            return 1;
-        }
-        wrong_type(ps, k, kind);
-        return 1;
+        return event_scalar(ps, k, kind, s, n);
     case CTX_DIM: {
         int64_t v;
         if (kind != V_NUMBER)
