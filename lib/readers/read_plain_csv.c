@@ -35,6 +35,15 @@ static int detect_plain(const char *head, size_t len, const char *path)
     return score;
 }
 
+/* A cell that does not hold what its column must: "column 'NAME': 'cell'
+ * is WHAT" at line ln. */
+static ks_status bad_cell(const char *path, long ln, const char *column, const char *cell,
+                          const char *what, ks_error *err)
+{
+    return ks_error_set(err, KS_ERR_FORMAT, path, ln, "column '%s': '%.40s' is %s", column, cell,
+                        what);
+}
+
 static ks_status read_plain(ks_input *in, const ks_read_options *opt, ks_profile *p,
                             ks_error *err)
 {
@@ -94,32 +103,26 @@ static ks_status read_plain(ks_input *in, const ks_read_options *opt, ks_profile
         double d;
         bool missing;
         if (!ks_parse_double(fields[c_dur], &d, &missing) || missing || d < 0) {
-            st = ks_error_set(err, KS_ERR_FORMAT, path, ln,
-                              "column 'duration_ns': '%.40s' is not a non-negative number",
-                              fields[c_dur]);
+            st = bad_cell(path, ln, "duration_ns", fields[c_dur], "not a non-negative number",
+                          err);
             goto fail;
         }
         /* llround of a value beyond int64 is unspecified (INT64_MIN on x86,
          * a negative duration or the missing-start marker): refuse it */
         if (d >= 0x1p63) {
-            st = ks_error_set(err, KS_ERR_FORMAT, path, ln,
-                              "column 'duration_ns': '%.40s' is out of range (at most "
-                              "9223372036854775807 ns)",
-                              fields[c_dur]);
+            st = bad_cell(path, ln, "duration_ns", fields[c_dur],
+                          "out of range (at most 9223372036854775807 ns)", err);
             goto fail;
         }
         inv.duration_ns = llround(d);
         if (c_start >= 0) {
             if (!ks_parse_double(fields[c_start], &d, &missing)) {
-                st = ks_error_set(err, KS_ERR_FORMAT, path, ln,
-                                  "column 'start_ns': '%.40s' is not a number", fields[c_start]);
+                st = bad_cell(path, ln, "start_ns", fields[c_start], "not a number", err);
                 goto fail;
             }
             if (!missing && !(d > -0x1p63 && d < 0x1p63)) {
-                st = ks_error_set(err, KS_ERR_FORMAT, path, ln,
-                                  "column 'start_ns': '%.40s' is out of range (a 64-bit "
-                                  "count of ns)",
-                                  fields[c_start]);
+                st = bad_cell(path, ln, "start_ns", fields[c_start],
+                              "out of range (a 64-bit count of ns)", err);
                 goto fail;
             }
             inv.start_ns = missing ? KS_MISSING_I64 : llround(d);
@@ -137,9 +140,7 @@ static ks_status read_plain(ks_input *in, const ks_read_options *opt, ks_profile
         if (c_id >= 0) {
             int64_t id;
             if (!ks_parse_i64(fields[c_id], &id, &missing) || missing || id < 0) {
-                st = ks_error_set(err, KS_ERR_FORMAT, path, ln,
-                                  "column 'id': '%.40s' is not a non-negative integer",
-                                  fields[c_id]);
+                st = bad_cell(path, ln, "id", fields[c_id], "not a non-negative integer", err);
                 goto fail;
             }
             if ((st = ks_grow((void **)&ids, &ids_cap, p->n + 1, sizeof *ids, err)))
