@@ -11,23 +11,23 @@
 #include <string.h>
 #include <xxhash.h>
 
+/* Each key's name, as plans and --key spell it: one table for both ways. */
+static const char *const key_names[] = {
+    [KS_KEY_NAME] = "name",
+    [KS_KEY_NAME_NOTEMPLATE] = "name-notemplate",
+    [KS_KEY_NAME_GRID_BLOCK] = "name+grid+block",
+};
+#define KEY_COUNT (sizeof key_names / sizeof key_names[0])
+
 const char *ks_key_to_string(ks_key key)
 {
-    switch (key) {
-    case KS_KEY_NAME:
-        return "name";
-    case KS_KEY_NAME_NOTEMPLATE:
-        return "name-notemplate";
-    case KS_KEY_NAME_GRID_BLOCK:
-        return "name+grid+block";
-    }
-    return "?";
+    return (unsigned)key < KEY_COUNT ? key_names[key] : "?";
 }
 
 ks_status ks_key_parse(const char *s, ks_key *key, ks_error *err)
 {
-    for (int k = 0; k <= 2; k++) {
-        if (strcmp(s, ks_key_to_string((ks_key)k)) == 0) {
+    for (size_t k = 0; k < KEY_COUNT; k++) {
+        if (strcmp(s, key_names[k]) == 0) {
             *key = (ks_key)k;
             return KS_OK;
         }
