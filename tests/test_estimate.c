@@ -488,18 +488,10 @@ static void test_refine_meets_bound(void **state)
     ks_profile_free(p);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks_estimate");
-}
-
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_generated_log),     cmocka_unit_test(test_log_refusals),
-        cmocka_unit_test(test_real_simlogs),      cmocka_unit_test(test_variance_known_answer),
-        cmocka_unit_test(test_coverage),          cmocka_unit_test(test_refine_meets_bound),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks_estimate",
+                    test_generated_log,
+                    test_log_refusals,
+                    test_real_simlogs,
+                    test_variance_known_answer,
+                    test_coverage,
+                    test_refine_meets_bound)

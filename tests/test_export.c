@@ -410,18 +410,9 @@ static void test_warmup_remap(void **state)
     ks_profile_free(p);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks_export");
-}
-
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ids_file),          cmocka_unit_test(test_accelsim_tracer_env),
-        cmocka_unit_test(test_macsim_tracer_list), cmocka_unit_test(test_backprop_round_trip),
-        cmocka_unit_test(test_warmup_remap),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks_export",
+                    test_ids_file,
+                    test_accelsim_tracer_env,
+                    test_macsim_tracer_list,
+                    test_backprop_round_trip,
+                    test_warmup_remap)

@@ -25,12 +25,6 @@
 
 /* ----------------------------------------------------------------- helpers */
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-test-kineto");
-}
-
 static ks_profile *read_ok(const char *path, const char *format, int device)
 {
     ks_profile *p = tr_read_ok(path, format, device);
@@ -617,27 +611,22 @@ static void test_no_kernels(void **state)
     assert_int_equal(err.line, 1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_real_traces),
-        cmocka_unit_test(test_real_device_filter),
-        cmocka_unit_test(test_minimal),
-        cmocka_unit_test(test_odd_key_order),
-        cmocka_unit_test(test_fractional_times),
-        cmocka_unit_test(test_non_kernel_flood),
-        cmocka_unit_test(test_device_filter),
-        cmocka_unit_test(test_compressed),
-        cmocka_unit_test(test_long_name),
-        cmocka_unit_test(test_escapes_and_array_form),
-        cmocka_unit_test(test_truncated),
-        cmocka_unit_test(test_dur_not_a_number),
-        cmocka_unit_test(test_trace_events_not_a_list),
-        cmocka_unit_test(test_missing_fields),
-        cmocka_unit_test(test_negative_duration),
-        cmocka_unit_test(test_bad_args),
-        cmocka_unit_test(test_invalid_json),
-        cmocka_unit_test(test_no_kernels),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-test-kineto",
+                    test_real_traces,
+                    test_real_device_filter,
+                    test_minimal,
+                    test_odd_key_order,
+                    test_fractional_times,
+                    test_non_kernel_flood,
+                    test_device_filter,
+                    test_compressed,
+                    test_long_name,
+                    test_escapes_and_array_form,
+                    test_truncated,
+                    test_dur_not_a_number,
+                    test_trace_events_not_a_list,
+                    test_missing_fields,
+                    test_negative_duration,
+                    test_bad_args,
+                    test_invalid_json,
+                    test_no_kernels)

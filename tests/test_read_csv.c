@@ -341,30 +341,19 @@ static void test_csv_digest_matches_xxh128sum(void **state)
     ks_profile_free(p);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-test-csv");
-}
-
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gpu_trace_new_header),
-        cmocka_unit_test(test_gpu_trace_old_header_sorted_by_start),
-        cmocka_unit_test(test_kern_exec),
-        cmocka_unit_test(test_plain_csv_ids_reorder),
-        cmocka_unit_test(test_missing_column_is_located),
-        cmocka_unit_test(test_empty_and_header_only),
-        cmocka_unit_test(test_bad_durations),
-        cmocka_unit_test(test_plain_csv_out_of_range),
-        cmocka_unit_test(test_kern_exec_device_out_of_range),
-        cmocka_unit_test(test_truncated_last_line),
-        cmocka_unit_test(test_megabyte_name),
-        cmocka_unit_test(test_compressed_inputs),
-        cmocka_unit_test(test_plain_csv_device_refused),
-        cmocka_unit_test(test_unknown_format_option),
-        cmocka_unit_test(test_csv_digest_matches_xxh128sum),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-test-csv",
+                    test_gpu_trace_new_header,
+                    test_gpu_trace_old_header_sorted_by_start,
+                    test_kern_exec,
+                    test_plain_csv_ids_reorder,
+                    test_missing_column_is_located,
+                    test_empty_and_header_only,
+                    test_bad_durations,
+                    test_plain_csv_out_of_range,
+                    test_kern_exec_device_out_of_range,
+                    test_truncated_last_line,
+                    test_megabyte_name,
+                    test_compressed_inputs,
+                    test_plain_csv_device_refused,
+                    test_unknown_format_option,
+                    test_csv_digest_matches_xxh128sum)

@@ -22,12 +22,6 @@
 #include "test_read.h"
 #include "tmpdir.h"
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-test-ncu");
-}
-
 /* Attaches the metrics of path to p, failing the test with the located error
  * if it cannot. */
 static void attach_ok(ks_profile *p, const char *path)
@@ -771,26 +765,21 @@ static void test_attach_tolerates_partial_durations(void **state)
     ks_profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_long_old),
-        cmocka_unit_test(test_long_middle),
-        cmocka_unit_test(test_long_newest),
-        cmocka_unit_test(test_long_nvtx),
-        cmocka_unit_test(test_unquoted_and_odd_values),
-        cmocka_unit_test(test_wide),
-        cmocka_unit_test(test_wide_without_units),
-        cmocka_unit_test(test_long_preamble),
-        cmocka_unit_test(test_gzip),
-        cmocka_unit_test(test_missing_column),
-        cmocka_unit_test(test_bad_values),
-        cmocka_unit_test(test_concatenated_and_partial),
-        cmocka_unit_test(test_truncated),
-        cmocka_unit_test(test_attach),
-        cmocka_unit_test(test_attach_refusals),
-        cmocka_unit_test(test_attach_name_cut),
-        cmocka_unit_test(test_attach_tolerates_partial_durations),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-test-ncu",
+                    test_long_old,
+                    test_long_middle,
+                    test_long_newest,
+                    test_long_nvtx,
+                    test_unquoted_and_odd_values,
+                    test_wide,
+                    test_wide_without_units,
+                    test_long_preamble,
+                    test_gzip,
+                    test_missing_column,
+                    test_bad_values,
+                    test_concatenated_and_partial,
+                    test_truncated,
+                    test_attach,
+                    test_attach_refusals,
+                    test_attach_name_cut,
+                    test_attach_tolerates_partial_durations)

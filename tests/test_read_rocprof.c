@@ -21,12 +21,6 @@
 #include "test_read.h"
 #include "tmpdir.h"
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-test-rocprof");
-}
-
 static ks_status read_fail(const char *path, const char *format, int device, ks_error *err)
 {
     ks_status st = tr_read_fails(path, format, device, err);
@@ -408,17 +402,12 @@ static void test_v1_errors(void **state)
     assert_non_null(strstr(err.message, "gpu-id"));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_v3_values),
-        cmocka_unit_test(test_v3_compressed),
-        cmocka_unit_test(test_v3_old_header),
-        cmocka_unit_test(test_v3_agent_forms),
-        cmocka_unit_test(test_v3_errors),
-        cmocka_unit_test(test_v1_values),
-        cmocka_unit_test(test_v1_no_duration_column),
-        cmocka_unit_test(test_v1_errors),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-test-rocprof",
+                    test_v3_values,
+                    test_v3_compressed,
+                    test_v3_old_header,
+                    test_v3_agent_forms,
+                    test_v3_errors,
+                    test_v1_values,
+                    test_v1_no_duration_column,
+                    test_v1_errors)

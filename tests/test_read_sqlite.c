@@ -491,19 +491,14 @@ static void test_not_a_database(void **state)
     assert_int_equal(count_files("ksample-nsys-"), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_old_schema),
-        cmocka_unit_test(test_new_schema_devices),
-        cmocka_unit_test(test_order_by_start_without_correlation),
-        cmocka_unit_test(test_every_start_missing),
-        cmocka_unit_test(test_gzip_copy),
-        cmocka_unit_test(test_stdin),
-        cmocka_unit_test(test_fifo),
-        cmocka_unit_test(test_missing_parts),
-        cmocka_unit_test(test_bad_rows),
-        cmocka_unit_test(test_not_a_database),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TEST_MAIN_FIXTURES(setup, tmpdir_teardown,
+                      test_old_schema,
+                      test_new_schema_devices,
+                      test_order_by_start_without_correlation,
+                      test_every_start_missing,
+                      test_gzip_copy,
+                      test_stdin,
+                      test_fifo,
+                      test_missing_parts,
+                      test_bad_rows,
+                      test_not_a_database)
