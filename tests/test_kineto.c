@@ -211,12 +211,7 @@ static void test_minimal(void **state)
     assert_string_equal(ks_profile_name(p, 0), "void gemm<float>(float*)");
     assert_int_equal(p->start_ns[0], INT64_C(1695835585863852000));
     assert_int_equal(p->duration_ns[0], 5000);
-    assert_int_equal(ks_profile_grid(p, 0)[0], 32);
-    assert_int_equal(ks_profile_grid(p, 0)[1], 8);
-    assert_int_equal(ks_profile_grid(p, 0)[2], 1);
-    assert_int_equal(ks_profile_block(p, 0)[0], 32);
-    assert_int_equal(ks_profile_block(p, 0)[1], 16);
-    assert_int_equal(ks_profile_block(p, 0)[2], 1);
+    tr_expect_dims(p, 0, (const uint32_t[]){32, 8, 1}, (const uint32_t[]){32, 16, 1});
     assert_non_null(p->stream);
     assert_int_equal(p->stream[0], 7);
     assert_int_equal(p->correlation[0], 5889);
@@ -258,11 +253,9 @@ static void test_odd_key_order(void **state)
     assert_string_equal(ks_profile_name(p, 1), "k_late_cat");
     assert_int_equal(p->start_ns[0], 100000);
     assert_int_equal(p->duration_ns[1], 2000);
-    assert_int_equal(ks_profile_grid(p, 1)[0], 4);
-    assert_int_equal(ks_profile_grid(p, 1)[1], 2);
-    assert_int_equal(ks_profile_block(p, 1)[0], 64);
+    tr_expect_dims(p, 1, (const uint32_t[]){4, 2, 1}, (const uint32_t[]){64, 1, 1});
     /* k_early gave no grid: zeros, not a copy of its neighbour's */
-    assert_int_equal(ks_profile_grid(p, 0)[0], 0);
+    tr_expect_dims(p, 0, (const uint32_t[]){0, 0, 0}, (const uint32_t[]){0, 0, 0});
     assert_int_equal(p->stream[1], 9);
     assert_int_equal(p->correlation[1], 3);
     assert_int_equal(p->correlation[0], KS_MISSING_I64);
