@@ -478,25 +478,14 @@ static void test_photon_on_accelsim_traces(void **state)
     ks_profile_free(p);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks_baselines");
-}
-
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sieve_tiers),
-        cmocka_unit_test(test_sieve_tier_boundary),
-        cmocka_unit_test(test_sieve_silverman_and_cuts),
-        cmocka_unit_test(test_pka_pca_known),
-        cmocka_unit_test(test_pka_chooses_k),
-        cmocka_unit_test(test_pka_missing_value),
-        cmocka_unit_test(test_photon_matching),
-        cmocka_unit_test(test_missing_inputs),
-        cmocka_unit_test(test_synthetic_all_methods),
-        cmocka_unit_test(test_photon_on_accelsim_traces),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks_baselines",
+                    test_sieve_tiers,
+                    test_sieve_tier_boundary,
+                    test_sieve_silverman_and_cuts,
+                    test_pka_pca_known,
+                    test_pka_chooses_k,
+                    test_pka_missing_value,
+                    test_photon_matching,
+                    test_missing_inputs,
+                    test_synthetic_all_methods,
+                    test_photon_on_accelsim_traces)

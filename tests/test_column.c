@@ -152,18 +152,7 @@ static void test_path_and_stream_agree(void **state)
     assert_string_equal(hex[0], hex[1]);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-column");
-}
-
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_grow_and_shrink),
-        cmocka_unit_test(test_profile_columns),
-        cmocka_unit_test(test_path_and_stream_agree),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-column",
+                    test_grow_and_shrink,
+                    test_profile_columns,
+                    test_path_and_stream_agree)

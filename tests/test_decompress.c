@@ -522,16 +522,13 @@ static void test_profile_equal(void **state)
     free(g.data);
 }
 
-static int setup(void **state) { return tmpdir_setup("ks-decompress"); }
-
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_zstd_multi_frame), cmocka_unit_test(test_zstd_large_frame),
-        cmocka_unit_test(test_zstd_damaged),     cmocka_unit_test(test_xz_blocks),
-        cmocka_unit_test(test_xz_single_block),  cmocka_unit_test(test_xz_damaged),
-        cmocka_unit_test(test_gzip_members),     cmocka_unit_test(test_early_close),
-        cmocka_unit_test(test_profile_equal),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-decompress",
+                    test_zstd_multi_frame,
+                    test_zstd_large_frame,
+                    test_zstd_damaged,
+                    test_xz_blocks,
+                    test_xz_single_block,
+                    test_xz_damaged,
+                    test_gzip_members,
+                    test_early_close,
+                    test_profile_equal)

@@ -173,12 +173,6 @@ static void test_different_seed_different_samples(void **state)
 
 /* ------------------------------------------------------------ CLI */
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-test-determinism");
-}
-
 static bytes file_bytes(const char *path)
 {
     bytes b;
@@ -331,16 +325,7 @@ static void test_cli_same_bytes(void **state)
     ks_profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_same_seed_same_bytes),
-        cmocka_unit_test(test_different_seed_different_samples),
-        cmocka_unit_test(test_cli_same_bytes),
-    };
-    /* KS_TEST_FILTER=test_name (a cmocka pattern) runs only matching tests */
-    const char *filter = getenv("KS_TEST_FILTER");
-    if (filter && filter[0])
-        cmocka_set_test_filter(filter);
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-test-determinism",
+                    test_same_seed_same_bytes,
+                    test_different_seed_different_samples,
+                    test_cli_same_bytes)

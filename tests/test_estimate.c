@@ -36,15 +36,8 @@ static void sim_block(FILE *f, const char *name, const char *uids, double cycles
 
 static ks_plan one_cluster_plan(size_t n, size_t size)
 {
-    ks_plan plan;
-    ks_plan_init(&plan);
-    ks_params_init(&plan.params);
-    snprintf(plan.method, sizeof plan.method, "stem");
-    plan.z = ks_z_for_confidence(0.95);
+    ks_plan plan = tu_hand_plan("stem", ks_z_for_confidence(0.95), (const char *[]){"k"}, 1);
     plan.bound = 0.05;
-    plan.group_labels = calloc(1, sizeof *plan.group_labels);
-    plan.group_labels[0] = strdup("k");
-    plan.group_count = 1;
     ks_cluster c = {.group = 0, .path = "0", .size = size, .mean_ns = 100, .std_ns = 10, .m = n};
     ks_error err;
     assert_int_equal(ks_plan_add_cluster(&plan, &c, NULL, &err), KS_OK);
@@ -125,6 +118,23 @@ static void test_generated_log(void **state)
     ks_plan_free(&plan);
 }
 
+/* Reads the log name in the test folder as the results of plan; the read
+ * must fail with a format error whose message contains part (NULL: any).
+ * Returns the error for more checks. */
+static ks_error log_refused(const char *name, const ks_plan *plan, const ks_results_options *o,
+                            const char *part)
+{
+    ks_results r;
+    ks_results_init(&r);
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(ks_results_read(in_dir(name), plan, o, &r, &err), KS_ERR_FORMAT);
+    if (part)
+        assert_non_null(strstr(err.message, part));
+    ks_results_free(&r);
+    return err;
+}
+
 static void test_log_refusals(void **state)
 {
     (void)state;
@@ -139,12 +149,7 @@ static void test_log_refusals(void **state)
     sim_block(f, "_Z1kPf", "1 3", 1000, 4000, 0);
     sim_block(f, "", "3 2", 600, 2000, 0);
     fclose(f);
-    ks_results_init(&r);
-    ks_error_clear(&err);
-    assert_int_equal(ks_results_read(in_dir("conc.log"), &plan, &o, &r, &err), KS_ERR_FORMAT);
-    assert_non_null(strstr(err.message, "concurrently"));
-    assert_int_equal(err.line, 4);
-    ks_results_free(&r);
+    assert_int_equal(log_refused("conc.log", &plan, &o, "concurrently").line, 4);
     ks_results_init(&r);
     o.concurrent = KS_CONCURRENT_SPLIT;
     assert_int_equal(ks_results_read(in_dir("conc.log"), &plan, &o, &r, &err), KS_OK);
@@ -159,18 +164,12 @@ static void test_log_refusals(void **state)
     f = fopen(in_dir("far.log"), "w");
     sim_block(f, "_Z1kPf", "9", 1000, 4000, 0);
     fclose(f);
-    ks_results_init(&r);
-    assert_int_equal(ks_results_read(in_dir("far.log"), &plan, &o, &r, &err), KS_ERR_FORMAT);
-    assert_non_null(strstr(err.message, "--uid-base"));
-    ks_results_free(&r);
+    log_refused("far.log", &plan, &o, "--uid-base");
     f = fopen(in_dir("twice.log"), "w");
     sim_block(f, "_Z1kPf", "1", 1000, 4000, 0);
     sim_block(f, "_Z1kPf", "1", 1000, 4000, 0);
     fclose(f);
-    ks_results_init(&r);
-    assert_int_equal(ks_results_read(in_dir("twice.log"), &plan, &o, &r, &err), KS_ERR_FORMAT);
-    assert_non_null(strstr(err.message, "twice"));
-    ks_results_free(&r);
+    log_refused("twice.log", &plan, &o, "twice");
 
     /* a sample without a result is named */
     f = fopen(in_dir("short.log"), "w");
@@ -187,11 +186,8 @@ static void test_log_refusals(void **state)
     ks_results_free(&r);
 
     /* no blocks at all */
-    ks_results_init(&r);
-    assert_int_equal(ks_results_read(write_text("empty.log", "GPGPU-Sim version 4.2.0\n"), &plan,
-                                     &o, &r, &err),
-                     KS_ERR_FORMAT);
-    ks_results_free(&r);
+    write_text("empty.log", "GPGPU-Sim version 4.2.0\n");
+    log_refused("empty.log", &plan, &o, NULL);
     ks_plan_free(&plan);
 }
 
@@ -253,15 +249,7 @@ static void test_variance_known_answer(void **state)
     /* cluster 0 (group 0): 10 launches, 3 sampled, values 1 2 3;
      * cluster 1 (group 1): a census of 2;
      * cluster 2 (group 0): 4 launches, 1 sampled, value 3 */
-    ks_plan plan;
-    ks_plan_init(&plan);
-    ks_params_init(&plan.params);
-    snprintf(plan.method, sizeof plan.method, "root");
-    plan.z = 1.96;
-    plan.group_labels = calloc(2, sizeof *plan.group_labels);
-    plan.group_labels[0] = strdup("a");
-    plan.group_labels[1] = strdup("b");
-    plan.group_count = 2;
+    ks_plan plan = tu_hand_plan("root", 1.96, (const char *[]){"a", "b"}, 2);
     ks_cluster c0 = {.group = 0, .path = "0.0", .size = 10, .mean_ns = 100, .std_ns = 5, .m = 3};
     ks_cluster c1 = {.group = 1, .path = "0", .size = 2, .mean_ns = 50, .std_ns = 0, .m = 2};
     ks_cluster c2 = {.group = 0, .path = "0.1", .size = 4, .mean_ns = 100, .std_ns = 20, .m = 1};
@@ -488,18 +476,10 @@ static void test_refine_meets_bound(void **state)
     ks_profile_free(p);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks_estimate");
-}
-
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_generated_log),     cmocka_unit_test(test_log_refusals),
-        cmocka_unit_test(test_real_simlogs),      cmocka_unit_test(test_variance_known_answer),
-        cmocka_unit_test(test_coverage),          cmocka_unit_test(test_refine_meets_bound),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks_estimate",
+                    test_generated_log,
+                    test_log_refusals,
+                    test_real_simlogs,
+                    test_variance_known_answer,
+                    test_coverage,
+                    test_refine_meets_bound)

@@ -588,20 +588,13 @@ static void test_real_ncu_metrics(void **state)
     ks_profile_free(p);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-test-eval");
-}
-
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_truth_by_hand),     cmocka_unit_test(test_truth_rederived),
-        cmocka_unit_test(test_truth_refused),     cmocka_unit_test(test_truth_self),
-        cmocka_unit_test(test_metric_errors),     cmocka_unit_test(test_additive_rule),
-        cmocka_unit_test(test_sweep_root_monotonic), cmocka_unit_test(test_cli_json),
-        cmocka_unit_test(test_real_ncu_metrics),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-test-eval",
+                    test_truth_by_hand,
+                    test_truth_rederived,
+                    test_truth_refused,
+                    test_truth_self,
+                    test_metric_errors,
+                    test_additive_rule,
+                    test_sweep_root_monotonic,
+                    test_cli_json,
+                    test_real_ncu_metrics)

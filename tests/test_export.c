@@ -335,14 +335,7 @@ static void test_backprop_round_trip(void **state)
 /* Plan of chosen ids on p, one cluster per id (census-free weights). */
 static ks_plan chosen_plan(const ks_profile *p, const uint64_t *ids, size_t n)
 {
-    ks_plan plan;
-    ks_plan_init(&plan);
-    ks_params_init(&plan.params);
-    snprintf(plan.method, sizeof plan.method, "stem");
-    plan.z = 1.96;
-    plan.group_labels = calloc(1, sizeof *plan.group_labels);
-    plan.group_labels[0] = strdup("all");
-    plan.group_count = 1;
+    ks_plan plan = tu_hand_plan("stem", 1.96, (const char *[]){"all"}, 1);
     ks_error err;
     ks_cluster c = {.group = 0, .path = "0", .size = p->n, .mean_ns = 1, .m = n};
     assert_int_equal(ks_plan_add_cluster(&plan, &c, NULL, &err), KS_OK);
@@ -410,18 +403,9 @@ static void test_warmup_remap(void **state)
     ks_profile_free(p);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks_export");
-}
-
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ids_file),          cmocka_unit_test(test_accelsim_tracer_env),
-        cmocka_unit_test(test_macsim_tracer_list), cmocka_unit_test(test_backprop_round_trip),
-        cmocka_unit_test(test_warmup_remap),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks_export",
+                    test_ids_file,
+                    test_accelsim_tracer_env,
+                    test_macsim_tracer_list,
+                    test_backprop_round_trip,
+                    test_warmup_remap)

@@ -829,27 +829,16 @@ static void test_backprop_h100(void **state)
 }
 #endif
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-gcl");
-}
-
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_graph_counts),
-        cmocka_unit_test(test_graph_invariance_and_batch),
-        cmocka_unit_test(test_gradients),
-        cmocka_unit_test(test_loss_gradient),
-        cmocka_unit_test(test_training_loss_falls),
-        cmocka_unit_test(test_clusters_hand_kernels),
-        cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_plan_fill),
-        cmocka_unit_test(test_model_file),
-        cmocka_unit_test(test_model_corpus),
-        cmocka_unit_test(test_option_checks),
-        cmocka_unit_test(test_backprop_h100),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-gcl",
+                    test_graph_counts,
+                    test_graph_invariance_and_batch,
+                    test_gradients,
+                    test_loss_gradient,
+                    test_training_loss_falls,
+                    test_clusters_hand_kernels,
+                    test_deterministic,
+                    test_plan_fill,
+                    test_model_file,
+                    test_model_corpus,
+                    test_option_checks,
+                    test_backprop_h100)

@@ -257,19 +257,12 @@ static void test_atomic_write(void **state)
     assert_int_equal(ks_write_atomic(tmpdir, write_hello, NULL, &err), KS_ERR_IO);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks_hostile");
-}
-
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ncu_short_rows),      cmocka_unit_test(test_ncu_time_order),
-        cmocka_unit_test(test_ncu_processes_merge), cmocka_unit_test(test_duplicate_columns),
-        cmocka_unit_test(test_wide_rocprof_header), cmocka_unit_test(test_bom_and_nul),
-        cmocka_unit_test(test_limits),              cmocka_unit_test(test_atomic_write),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks_hostile",
+                    test_ncu_short_rows,
+                    test_ncu_time_order,
+                    test_ncu_processes_merge,
+                    test_duplicate_columns,
+                    test_wide_rocprof_header,
+                    test_bom_and_nul,
+                    test_limits,
+                    test_atomic_write)

@@ -25,12 +25,6 @@
 
 /* ----------------------------------------------------------------- helpers */
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-test-kineto");
-}
-
 static ks_profile *read_ok(const char *path, const char *format, int device)
 {
     ks_profile *p = tr_read_ok(path, format, device);
@@ -217,12 +211,7 @@ static void test_minimal(void **state)
     assert_string_equal(ks_profile_name(p, 0), "void gemm<float>(float*)");
     assert_int_equal(p->start_ns[0], INT64_C(1695835585863852000));
     assert_int_equal(p->duration_ns[0], 5000);
-    assert_int_equal(ks_profile_grid(p, 0)[0], 32);
-    assert_int_equal(ks_profile_grid(p, 0)[1], 8);
-    assert_int_equal(ks_profile_grid(p, 0)[2], 1);
-    assert_int_equal(ks_profile_block(p, 0)[0], 32);
-    assert_int_equal(ks_profile_block(p, 0)[1], 16);
-    assert_int_equal(ks_profile_block(p, 0)[2], 1);
+    tr_expect_dims(p, 0, (const uint32_t[]){32, 8, 1}, (const uint32_t[]){32, 16, 1});
     assert_non_null(p->stream);
     assert_int_equal(p->stream[0], 7);
     assert_int_equal(p->correlation[0], 5889);
@@ -264,11 +253,9 @@ static void test_odd_key_order(void **state)
     assert_string_equal(ks_profile_name(p, 1), "k_late_cat");
     assert_int_equal(p->start_ns[0], 100000);
     assert_int_equal(p->duration_ns[1], 2000);
-    assert_int_equal(ks_profile_grid(p, 1)[0], 4);
-    assert_int_equal(ks_profile_grid(p, 1)[1], 2);
-    assert_int_equal(ks_profile_block(p, 1)[0], 64);
+    tr_expect_dims(p, 1, (const uint32_t[]){4, 2, 1}, (const uint32_t[]){64, 1, 1});
     /* k_early gave no grid: zeros, not a copy of its neighbour's */
-    assert_int_equal(ks_profile_grid(p, 0)[0], 0);
+    tr_expect_dims(p, 0, (const uint32_t[]){0, 0, 0}, (const uint32_t[]){0, 0, 0});
     assert_int_equal(p->stream[1], 9);
     assert_int_equal(p->correlation[1], 3);
     assert_int_equal(p->correlation[0], KS_MISSING_I64);
@@ -617,27 +604,22 @@ static void test_no_kernels(void **state)
     assert_int_equal(err.line, 1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_real_traces),
-        cmocka_unit_test(test_real_device_filter),
-        cmocka_unit_test(test_minimal),
-        cmocka_unit_test(test_odd_key_order),
-        cmocka_unit_test(test_fractional_times),
-        cmocka_unit_test(test_non_kernel_flood),
-        cmocka_unit_test(test_device_filter),
-        cmocka_unit_test(test_compressed),
-        cmocka_unit_test(test_long_name),
-        cmocka_unit_test(test_escapes_and_array_form),
-        cmocka_unit_test(test_truncated),
-        cmocka_unit_test(test_dur_not_a_number),
-        cmocka_unit_test(test_trace_events_not_a_list),
-        cmocka_unit_test(test_missing_fields),
-        cmocka_unit_test(test_negative_duration),
-        cmocka_unit_test(test_bad_args),
-        cmocka_unit_test(test_invalid_json),
-        cmocka_unit_test(test_no_kernels),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-test-kineto",
+                    test_real_traces,
+                    test_real_device_filter,
+                    test_minimal,
+                    test_odd_key_order,
+                    test_fractional_times,
+                    test_non_kernel_flood,
+                    test_device_filter,
+                    test_compressed,
+                    test_long_name,
+                    test_escapes_and_array_form,
+                    test_truncated,
+                    test_dur_not_a_number,
+                    test_trace_events_not_a_list,
+                    test_missing_fields,
+                    test_negative_duration,
+                    test_bad_args,
+                    test_invalid_json,
+                    test_no_kernels)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "kmeans.h"
+#include "test_main.h"
 
 static void test_silhouette_hand_computed(void **state)
 {
@@ -243,16 +244,10 @@ static void test_standardize(void **state)
     assert_true(x[3] == 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_silhouette_hand_computed),
-        cmocka_unit_test(test_blobs_recovered),
-        cmocka_unit_test(test_optimum_inertia),
-        cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_duplicates_and_small_k),
-        cmocka_unit_test(test_weighted_equals_repeated),
-        cmocka_unit_test(test_standardize),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+KS_TEST_MAIN(test_silhouette_hand_computed,
+             test_blobs_recovered,
+             test_optimum_inertia,
+             test_deterministic,
+             test_duplicates_and_small_k,
+             test_weighted_equals_repeated,
+             test_standardize)

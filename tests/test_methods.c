@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "ksample.h"
+#include "test_main.h"
 #include "test_util.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -1257,31 +1258,21 @@ static void test_random_bad_params(void **state)
     ks_profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plan_structure),
-        cmocka_unit_test(test_deep_tree_paths),
-        cmocka_unit_test(test_root_paper_tree),
-        cmocka_unit_test(test_root_splits_two_modes),
-        cmocka_unit_test(test_root_degenerate_kernels),
-        cmocka_unit_test(test_root_joint_cheaper_than_stem),
-        cmocka_unit_test(test_root_bounds_on_workloads),
-        cmocka_unit_test(test_root_bounds_on_mixtures),
-        cmocka_unit_test(test_stem_sizes),
-        cmocka_unit_test(test_full_cluster_exact),
-        cmocka_unit_test(test_statistics),
-        cmocka_unit_test(test_zero_duration_profile),
-        cmocka_unit_test(test_wide_duration_spans),
-        cmocka_unit_test(test_allegro_key_and_draws),
-        cmocka_unit_test(test_allegro_thresholds),
-        cmocka_unit_test(test_random_draw_counts),
-        cmocka_unit_test(test_random_fraction_rounding),
-        cmocka_unit_test(test_random_bad_params),
-    };
-    /* KS_TEST_FILTER=test_name (a cmocka pattern) runs only matching tests */
-    const char *filter = getenv("KS_TEST_FILTER");
-    if (filter && filter[0])
-        cmocka_set_test_filter(filter);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+KS_TEST_MAIN(test_plan_structure,
+             test_deep_tree_paths,
+             test_root_paper_tree,
+             test_root_splits_two_modes,
+             test_root_degenerate_kernels,
+             test_root_joint_cheaper_than_stem,
+             test_root_bounds_on_workloads,
+             test_root_bounds_on_mixtures,
+             test_stem_sizes,
+             test_full_cluster_exact,
+             test_statistics,
+             test_zero_duration_profile,
+             test_wide_duration_spans,
+             test_allegro_key_and_draws,
+             test_allegro_thresholds,
+             test_random_draw_counts,
+             test_random_fraction_rounding,
+             test_random_bad_params)

@@ -21,12 +21,6 @@
 #include "test_util.h"
 #include "tmpdir.h"
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-test-pipeline");
-}
-
 static ks_profile *small_profile(const char *const *names, size_t n)
 {
     ks_profile *p = ks_profile_new();
@@ -308,16 +302,11 @@ static void test_photon_bbv_attach(void **state)
     ks_profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_param_parse),
-        cmocka_unit_test(test_method_tables),
-        cmocka_unit_test(test_strict_and_lenient_settings),
-        cmocka_unit_test(test_needs_messages),
-        cmocka_unit_test(test_fit_once_select_many),
-        cmocka_unit_test(test_kernel_names_match_through_mangling),
-        cmocka_unit_test(test_photon_bbv_attach),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-test-pipeline",
+                    test_param_parse,
+                    test_method_tables,
+                    test_strict_and_lenient_settings,
+                    test_needs_messages,
+                    test_fit_once_select_many,
+                    test_kernel_names_match_through_mangling,
+                    test_photon_bbv_attach)

@@ -22,6 +22,7 @@
 
 #include "ksample.h"
 #include "sampling.h"
+#include "test_main.h"
 #include "test_util.h"
 
 enum { SEEDS = 4 };
@@ -256,13 +257,4 @@ static void test_members_order(void **state)
     ks_profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_example),
-        cmocka_unit_test(test_kineto),
-        cmocka_unit_test(test_other_profile),
-        cmocka_unit_test(test_members_order),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+KS_TEST_MAIN(test_example, test_kineto, test_other_profile, test_members_order)

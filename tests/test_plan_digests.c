@@ -21,6 +21,7 @@
 #include <xxhash.h>
 
 #include "ksample.h"
+#include "test_main.h"
 
 static ks_profile *load(const char *file, bool *absent)
 {
@@ -132,8 +133,4 @@ static void test_digests(void **state)
     assert_true(checked > 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_digests)};
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+KS_TEST_MAIN(test_digests)

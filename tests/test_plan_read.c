@@ -173,18 +173,7 @@ static void test_refusals(void **state)
     ks_profile_free(p);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks_plan_read");
-}
-
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip_every_method),
-        cmocka_unit_test(test_parent_and_unknown_params_survive),
-        cmocka_unit_test(test_refusals),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks_plan_read",
+                    test_round_trip_every_method,
+                    test_parent_and_unknown_params_survive,
+                    test_refusals)

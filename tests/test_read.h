@@ -1,7 +1,8 @@
 /*
  * test_read.h - reading a profile in a test: the options a test names
  * (format, device), a read that must succeed (a failed test naming the
- * located error otherwise) and one that must fail with a located error.
+ * located error otherwise) and one that must fail with a located error, and
+ * checks of the columns read, launch by launch.
  * Header-only, like tmpdir.h, because each test file is its own program.
  */
 #ifndef KS_TEST_READ_H
@@ -13,6 +14,8 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+
+#include <string.h>
 
 #include "ksample.h"
 
@@ -83,6 +86,19 @@ static inline ks_status tr_read_fails(const char *path, const char *format, int 
     return tr_read_fails_opt(path, &opt, err);
 }
 
+/* The first values of column (a per-launch array of p: start_ns, device,
+ * stream, ...) are those listed; the failure names the launch and column. */
+#define TR_EXPECT_COLUMN(p, column, ...)                                                       \
+    do {                                                                                       \
+        static const int64_t want_[] = {__VA_ARGS__};                                          \
+        assert_true((p)->n >= sizeof want_ / sizeof want_[0]);                                 \
+        assert_non_null((p)->column);                                                          \
+        for (size_t i_ = 0; i_ < sizeof want_ / sizeof want_[0]; i_++)                         \
+            if ((int64_t)(p)->column[i_] != want_[i_])                                         \
+                fail_msg("launch %zu: " #column " %lld, expected %lld", i_,                    \
+                         (long long)(p)->column[i_], (long long)want_[i_]);                    \
+    } while (0)
+
 /* p's first launches last want[0..count) ns. */
 static inline void tr_expect_durations(const ks_profile *p, const int64_t *want, size_t count)
 {
@@ -91,6 +107,19 @@ static inline void tr_expect_durations(const ks_profile *p, const int64_t *want,
         if (p->duration_ns[i] != want[i])
             fail_msg("launch %zu lasts %lld ns, expected %lld", i, (long long)p->duration_ns[i],
                      (long long)want[i]);
+}
+
+/* Launch i of p ran grid[0..3) blocks of block[0..3) threads. */
+static inline void tr_expect_dims(const ks_profile *p, size_t i, const uint32_t *grid,
+                                  const uint32_t *block)
+{
+    assert_true(ks_profile_has_dims(p));
+    assert_true(i < p->n);
+    const uint32_t *g = ks_profile_grid(p, i), *b = ks_profile_block(p, i);
+    if (memcmp(g, grid, 3 * sizeof *g) != 0 || memcmp(b, block, 3 * sizeof *b) != 0)
+        fail_msg("launch %zu: grid %u %u %u block %u %u %u, expected grid %u %u %u block %u %u %u",
+                 i, g[0], g[1], g[2], b[0], b[1], b[2], grid[0], grid[1], grid[2], block[0],
+                 block[1], block[2]);
 }
 
 #endif

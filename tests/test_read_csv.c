@@ -76,8 +76,7 @@ static void test_gpu_trace_new_header(void **state)
     assert_int_equal(p->n, 2);
     assert_int_equal(p->duration_ns[0], 2707098);
     assert_int_equal(p->start_ns[0], 9961685);
-    assert_int_equal(ks_profile_grid(p, 0)[2], 2304);
-    assert_int_equal(ks_profile_block(p, 0)[0], 128);
+    tr_expect_dims(p, 0, (const uint32_t[]){1, 1, 2304}, (const uint32_t[]){128, 1, 1});
     assert_int_equal(p->stream[0], 7);
     assert_int_equal(p->correlation[1], 68);
     assert_string_equal(ks_profile_name(p, 1), "void at::native::foo<float, 4>(int, float*)");
@@ -118,10 +117,8 @@ static void test_kern_exec(void **state)
     assert_string_equal(p->source_format, "nsys-kern-exec-csv");
     assert_int_equal(p->n, 2);
     tr_expect_durations(p, (const int64_t[]){75200, 1234}, 2);
-    assert_int_equal(ks_profile_grid(p, 0)[0], 148);
-    assert_int_equal(ks_profile_block(p, 0)[0], 256);
-    assert_int_equal(ks_profile_grid(p, 1)[0], 1);
-    assert_int_equal(ks_profile_block(p, 1)[0], 32);
+    tr_expect_dims(p, 0, (const uint32_t[]){148, 1, 1}, (const uint32_t[]){256, 1, 1});
+    tr_expect_dims(p, 1, (const uint32_t[]){1, 1, 1}, (const uint32_t[]){32, 1, 1});
     assert_string_equal(ks_profile_name(p, 0), "void gemm<cutlass::half_t, 128>(Params, int)");
     ks_profile_free(p);
 }
@@ -139,8 +136,7 @@ static void test_plain_csv_ids_reorder(void **state)
     assert_string_equal(ks_profile_name(p, 0), "a");
     assert_int_equal(p->duration_ns[0], 10);
     assert_string_equal(ks_profile_name(p, 2), "c, with comma");
-    assert_int_equal(ks_profile_grid(p, 1)[0], 4);
-    assert_int_equal(ks_profile_block(p, 1)[0], 32);
+    tr_expect_dims(p, 1, (const uint32_t[]){4, 1, 1}, (const uint32_t[]){32, 1, 1});
     ks_profile_free(p);
 
     expect_refused("plain_dup.csv", "id,name,duration_ns\n0,a,1\n0,b,2\n", 0, "twice");
@@ -341,30 +337,19 @@ static void test_csv_digest_matches_xxh128sum(void **state)
     ks_profile_free(p);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-test-csv");
-}
-
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gpu_trace_new_header),
-        cmocka_unit_test(test_gpu_trace_old_header_sorted_by_start),
-        cmocka_unit_test(test_kern_exec),
-        cmocka_unit_test(test_plain_csv_ids_reorder),
-        cmocka_unit_test(test_missing_column_is_located),
-        cmocka_unit_test(test_empty_and_header_only),
-        cmocka_unit_test(test_bad_durations),
-        cmocka_unit_test(test_plain_csv_out_of_range),
-        cmocka_unit_test(test_kern_exec_device_out_of_range),
-        cmocka_unit_test(test_truncated_last_line),
-        cmocka_unit_test(test_megabyte_name),
-        cmocka_unit_test(test_compressed_inputs),
-        cmocka_unit_test(test_plain_csv_device_refused),
-        cmocka_unit_test(test_unknown_format_option),
-        cmocka_unit_test(test_csv_digest_matches_xxh128sum),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-test-csv",
+                    test_gpu_trace_new_header,
+                    test_gpu_trace_old_header_sorted_by_start,
+                    test_kern_exec,
+                    test_plain_csv_ids_reorder,
+                    test_missing_column_is_located,
+                    test_empty_and_header_only,
+                    test_bad_durations,
+                    test_plain_csv_out_of_range,
+                    test_kern_exec_device_out_of_range,
+                    test_truncated_last_line,
+                    test_megabyte_name,
+                    test_compressed_inputs,
+                    test_plain_csv_device_refused,
+                    test_unknown_format_option,
+                    test_csv_digest_matches_xxh128sum)

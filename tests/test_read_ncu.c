@@ -22,12 +22,6 @@
 #include "test_read.h"
 #include "tmpdir.h"
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-test-ncu");
-}
-
 /* Attaches the metrics of path to p, failing the test with the located error
  * if it cannot. */
 static void attach_ok(ks_profile *p, const char *path)
@@ -250,13 +244,9 @@ static void test_long_middle(void **state)
     ks_profile *p = tr_read_ok(path, NULL, -1);
     assert_int_equal(p->n, 3);
     tr_expect_durations(p, (const int64_t[]){3200, 1250000, 2500}, 3);
-    assert_true(ks_profile_has_dims(p));
-    assert_true(ks_profile_has_dims(p));
-    uint32_t g1[3] = {16, 16, 2}, b1[3] = {32, 8, 1}, g2[3] = {8, 1, 1}, b0[3] = {256, 1, 1};
-    assert_memory_equal(ks_profile_grid(p, 1), g1, sizeof g1);
-    assert_memory_equal(ks_profile_block(p, 1), b1, sizeof b1);
-    assert_memory_equal(ks_profile_grid(p, 2), g2, sizeof g2);
-    assert_memory_equal(ks_profile_block(p, 0), b0, sizeof b0);
+    tr_expect_dims(p, 0, (const uint32_t[]){4, 1, 1}, (const uint32_t[]){256, 1, 1});
+    tr_expect_dims(p, 1, (const uint32_t[]){16, 16, 2}, (const uint32_t[]){32, 8, 1});
+    tr_expect_dims(p, 2, (const uint32_t[]){8, 1, 1}, (const uint32_t[]){256, 1, 1});
     assert_non_null(p->device);
     assert_int_equal(p->device[1], 1);
     assert_int_equal(p->stream[1], 13);
@@ -299,8 +289,7 @@ static void test_long_newest(void **state)
     tr_expect_durations(p, (const int64_t[]){5060, 2500000}, 2);
     assert_int_equal(p->metric_count, 2); /* rule rows add nothing */
     assert_close(metric(p, "Elapsed Cycles")->values[1], 4000000);
-    uint32_t g[3] = {1024, 1, 1};
-    assert_memory_equal(ks_profile_grid(p, 0), g, sizeof g);
+    tr_expect_dims(p, 0, (const uint32_t[]){1024, 1, 1}, (const uint32_t[]){128, 1, 1});
     ks_profile_free(p);
 }
 
@@ -368,9 +357,7 @@ static void test_wide(void **state)
     const ks_metric_column *sm = metric(p, "sm__throughput.avg.pct_of_peak_sustained_elapsed");
     assert_true(isnan(sm->values[0]));
     assert_close(sm->values[1], 12.5);
-    uint32_t g0[3] = {80, 2, 1}, b0[3] = {128, 1, 1};
-    assert_memory_equal(ks_profile_grid(p, 0), g0, sizeof g0);
-    assert_memory_equal(ks_profile_block(p, 0), b0, sizeof b0);
+    tr_expect_dims(p, 0, (const uint32_t[]){80, 2, 1}, (const uint32_t[]){128, 1, 1});
     ks_profile_free(p);
 
     /* ncu-csv takes the raw layout too (the header decides); ncu-raw-csv
@@ -771,26 +758,21 @@ static void test_attach_tolerates_partial_durations(void **state)
     ks_profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_long_old),
-        cmocka_unit_test(test_long_middle),
-        cmocka_unit_test(test_long_newest),
-        cmocka_unit_test(test_long_nvtx),
-        cmocka_unit_test(test_unquoted_and_odd_values),
-        cmocka_unit_test(test_wide),
-        cmocka_unit_test(test_wide_without_units),
-        cmocka_unit_test(test_long_preamble),
-        cmocka_unit_test(test_gzip),
-        cmocka_unit_test(test_missing_column),
-        cmocka_unit_test(test_bad_values),
-        cmocka_unit_test(test_concatenated_and_partial),
-        cmocka_unit_test(test_truncated),
-        cmocka_unit_test(test_attach),
-        cmocka_unit_test(test_attach_refusals),
-        cmocka_unit_test(test_attach_name_cut),
-        cmocka_unit_test(test_attach_tolerates_partial_durations),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-test-ncu",
+                    test_long_old,
+                    test_long_middle,
+                    test_long_newest,
+                    test_long_nvtx,
+                    test_unquoted_and_odd_values,
+                    test_wide,
+                    test_wide_without_units,
+                    test_long_preamble,
+                    test_gzip,
+                    test_missing_column,
+                    test_bad_values,
+                    test_concatenated_and_partial,
+                    test_truncated,
+                    test_attach,
+                    test_attach_refusals,
+                    test_attach_name_cut,
+                    test_attach_tolerates_partial_durations)

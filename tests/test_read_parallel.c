@@ -276,12 +276,6 @@ static char *with_name(const char *line, const char *name)
 
 /* ----------------------------------------------------------------- tests */
 
-static int group_setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-test-read-parallel");
-}
-
 static void test_synth_presets(void **state)
 {
     (void)state;
@@ -921,21 +915,16 @@ static void test_scan_takes_nsys_rows(void **state)
     assert_int_equal(cells[13].len, strlen("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_tn"));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scan_takes_nsys_rows),
-        cmocka_unit_test(test_scan_matches_split),
-        cmocka_unit_test(test_rows_match_append),
-        cmocka_unit_test(test_synth_presets),
-        cmocka_unit_test(test_default_goes_parallel_only_when_large),
-        cmocka_unit_test(test_compressed),
-        cmocka_unit_test(test_damaged_compressed),
-        cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_first_error_wins),
-        cmocka_unit_test(test_line_endings_and_edges),
-        cmocka_unit_test(test_columns_that_start_late),
-        cmocka_unit_test(test_gpu_trace),
-    };
-    return cmocka_run_group_tests(tests, group_setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-test-read-parallel",
+                    test_scan_takes_nsys_rows,
+                    test_scan_matches_split,
+                    test_rows_match_append,
+                    test_synth_presets,
+                    test_default_goes_parallel_only_when_large,
+                    test_compressed,
+                    test_damaged_compressed,
+                    test_malformed,
+                    test_first_error_wins,
+                    test_line_endings_and_edges,
+                    test_columns_that_start_late,
+                    test_gpu_trace)

@@ -21,12 +21,6 @@
 #include "test_read.h"
 #include "tmpdir.h"
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-test-rocprof");
-}
-
 static ks_status read_fail(const char *path, const char *format, int device, ks_error *err)
 {
     ks_status st = tr_read_fails(path, format, device, err);
@@ -124,17 +118,11 @@ static void check_v3(const ks_profile *p)
     assert_string_equal(p->source_format, "rocprof-v3-csv");
     assert_int_equal(p->n, 4);
     assert_int_equal(p->name_count, 3);
-    static const int64_t dur[] = {250, 1000, 100, 400};
-    static const int64_t start[] = {1000000, 1000500, 1002000, 1003000};
-    static const uint32_t device[] = {4, 4, 5, 4};
-    static const uint32_t stream[] = {1, 1, 2, 3};
-    for (size_t i = 0; i < 4; i++) {
-        assert_int_equal(p->duration_ns[i], dur[i]);
-        assert_int_equal(p->start_ns[i], start[i]);
-        assert_int_equal(p->correlation[i], (int64_t)i + 1);
-        assert_int_equal(p->device[i], device[i]);
-        assert_int_equal(p->stream[i], stream[i]);
-    }
+    tr_expect_durations(p, (const int64_t[]){250, 1000, 100, 400}, 4);
+    TR_EXPECT_COLUMN(p, start_ns, 1000000, 1000500, 1002000, 1003000);
+    TR_EXPECT_COLUMN(p, correlation, 1, 2, 3, 4);
+    TR_EXPECT_COLUMN(p, device, 4, 4, 5, 4);
+    TR_EXPECT_COLUMN(p, stream, 1, 1, 2, 3);
     assert_string_equal(ks_profile_name(p, 0),
                         "void addition_kernel<float, 2>(float*, float const*, float const*, "
                         "int, int)");
@@ -146,10 +134,7 @@ static void check_v3(const ks_profile *p)
     static const uint32_t grid[4][3] = {{4, 1, 1}, {16, 1024, 1}, {16, 4, 1}, {4, 1, 1}};
     static const uint32_t block[4][3] = {{256, 1, 1}, {64, 1, 1}, {64, 4, 1}, {256, 1, 1}};
     for (size_t i = 0; i < 4; i++)
-        for (size_t k = 0; k < 3; k++) {
-            assert_int_equal(ks_profile_grid(p, i)[k], grid[i][k]);
-            assert_int_equal(ks_profile_block(p, i)[k], block[i][k]);
-        }
+        tr_expect_dims(p, i, grid[i], block[i]);
 }
 
 static void test_v3_values(void **state)
@@ -322,11 +307,8 @@ static void check_v1(const ks_profile *p)
     assert_string_equal(ks_profile_name(p, 1), "heavy_kernel(float*, int)");
     assert_string_equal(ks_profile_name(p, 2), "__omp_offloading_fd00_5871764_main_l28");
     /* 20971520 work-items / 256 = 81920 workgroups; 257 / 64 rounds up to 5 */
-    assert_int_equal(ks_profile_grid(p, 0)[0], 81920);
-    assert_int_equal(ks_profile_grid(p, 0)[1], 1);
-    assert_int_equal(ks_profile_block(p, 0)[0], 256);
-    assert_int_equal(ks_profile_grid(p, 2)[0], 5);
-    assert_int_equal(ks_profile_block(p, 2)[0], 64);
+    tr_expect_dims(p, 0, (const uint32_t[]){81920, 1, 1}, (const uint32_t[]){256, 1, 1});
+    tr_expect_dims(p, 2, (const uint32_t[]){5, 1, 1}, (const uint32_t[]){64, 1, 1});
     assert_int_equal(p->device[0], 1);
     assert_int_equal(p->device[2], 2);
     assert_int_equal(p->stream[2], 1);
@@ -350,7 +332,7 @@ static void check_v1_counters(const ks_profile *p)
     assert_int_equal(p->n, 2);
     tr_expect_durations(p, (const int64_t[]){300, 300}, 2);
     assert_int_equal(p->start_ns[0], 1200);
-    assert_int_equal(ks_profile_grid(p, 0)[0], 16384);
+    tr_expect_dims(p, 0, (const uint32_t[]){16384, 1, 1}, (const uint32_t[]){1024, 1, 1});
     assert_int_equal(p->name_count, 1);
     assert_string_equal(ks_profile_name(p, 1), "copy_kernel(float*, float*, int, int)");
 }
@@ -408,17 +390,12 @@ static void test_v1_errors(void **state)
     assert_non_null(strstr(err.message, "gpu-id"));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_v3_values),
-        cmocka_unit_test(test_v3_compressed),
-        cmocka_unit_test(test_v3_old_header),
-        cmocka_unit_test(test_v3_agent_forms),
-        cmocka_unit_test(test_v3_errors),
-        cmocka_unit_test(test_v1_values),
-        cmocka_unit_test(test_v1_no_duration_column),
-        cmocka_unit_test(test_v1_errors),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-test-rocprof",
+                    test_v3_values,
+                    test_v3_compressed,
+                    test_v3_old_header,
+                    test_v3_agent_forms,
+                    test_v3_errors,
+                    test_v1_values,
+                    test_v1_no_duration_column,
+                    test_v1_errors)

@@ -190,18 +190,10 @@ static void test_memory_input(void **state)
     ks_input_close(in);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks_sparse");
-}
-
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plain_crlf),        cmocka_unit_test(test_plain_wide_header),
-        cmocka_unit_test(test_ncu_sparse_values), cmocka_unit_test(test_ncu_sparse_revisit),
-        cmocka_unit_test(test_ncu_sparse_limit),  cmocka_unit_test(test_memory_input),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks_sparse",
+                    test_plain_crlf,
+                    test_plain_wide_header,
+                    test_ncu_sparse_values,
+                    test_ncu_sparse_revisit,
+                    test_ncu_sparse_limit,
+                    test_memory_input)

@@ -154,26 +154,15 @@ static void check_old(const ks_profile *p)
     assert_string_equal(p->source_format, "nsys-sqlite");
     assert_int_equal(p->n, 4);
     /* correlationId 10, then the two rows of 11 by start, then 12 */
-    static const int64_t dur[] = {100, 50, 250, 500};
-    static const int64_t start[] = {1000, 1900, 2000, 3000};
-    static const int64_t corr[] = {10, 11, 11, 12};
-    for (size_t i = 0; i < 4; i++) {
-        assert_int_equal(p->duration_ns[i], dur[i]);
-        assert_int_equal(p->start_ns[i], start[i]);
-        assert_int_equal(p->correlation[i], corr[i]);
-    }
+    tr_expect_durations(p, (const int64_t[]){100, 50, 250, 500}, 4);
+    TR_EXPECT_COLUMN(p, start_ns, 1000, 1900, 2000, 3000);
+    TR_EXPECT_COLUMN(p, correlation, 10, 11, 11, 12);
     assert_string_equal(ks_profile_name(p, 0), "void gemm<float>(float*, int)");
     assert_string_equal(ks_profile_name(p, 1), "reduce(int*)");
     assert_string_equal(ks_profile_name(p, 3), "void gemm<float>(float*, int)");
     assert_int_equal(p->name_count, 2);
-    assert_true(ks_profile_has_dims(p));
-    assert_int_equal(ks_profile_grid(p, 0)[0], 64);
-    assert_int_equal(ks_profile_grid(p, 0)[1], 2);
-    assert_int_equal(ks_profile_grid(p, 0)[2], 1);
-    assert_int_equal(ks_profile_block(p, 0)[0], 128);
-    assert_int_equal(ks_profile_block(p, 0)[1], 1);
-    assert_int_equal(ks_profile_grid(p, 1)[0], 8);
-    assert_int_equal(ks_profile_block(p, 1)[0], 256);
+    tr_expect_dims(p, 0, (const uint32_t[]){64, 2, 1}, (const uint32_t[]){128, 1, 1});
+    tr_expect_dims(p, 1, (const uint32_t[]){8, 1, 1}, (const uint32_t[]){256, 1, 1});
     assert_non_null(p->stream);
     assert_int_equal(p->stream[0], 7);
     assert_int_equal(p->stream[1], 13);
@@ -215,19 +204,11 @@ static void test_old_schema(void **state)
 static void check_new_all(const ks_profile *p)
 {
     assert_int_equal(p->n, 5);
-    static const int64_t corr[] = {1, 3, 4, 5, 6};
-    static const int64_t dur[] = {20, 300, 10, 300, 1000};
-    static const uint32_t device[] = {0, 0, 0, 1, 1};
-    for (size_t i = 0; i < 5; i++) {
-        assert_int_equal(p->correlation[i], corr[i]);
-        assert_int_equal(p->duration_ns[i], dur[i]);
-        assert_int_equal(p->device[i], device[i]);
-    }
+    TR_EXPECT_COLUMN(p, correlation, 1, 3, 4, 5, 6);
+    tr_expect_durations(p, (const int64_t[]){20, 300, 10, 300, 1000}, 5);
+    TR_EXPECT_COLUMN(p, device, 0, 0, 0, 1, 1);
     assert_string_equal(ks_profile_name(p, 1), "void flash_fwd<128>(Params)");
-    assert_int_equal(ks_profile_grid(p, 1)[0], 108);
-    assert_int_equal(ks_profile_grid(p, 1)[1], 4);
-    assert_int_equal(ks_profile_grid(p, 1)[2], 1);
-    assert_int_equal(ks_profile_block(p, 1)[0], 128);
+    tr_expect_dims(p, 1, (const uint32_t[]){108, 4, 1}, (const uint32_t[]){128, 1, 1});
     assert_string_equal(p->device_name, "NVIDIA H100 80GB HBM3");
 }
 
@@ -491,19 +472,14 @@ static void test_not_a_database(void **state)
     assert_int_equal(count_files("ksample-nsys-"), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_old_schema),
-        cmocka_unit_test(test_new_schema_devices),
-        cmocka_unit_test(test_order_by_start_without_correlation),
-        cmocka_unit_test(test_every_start_missing),
-        cmocka_unit_test(test_gzip_copy),
-        cmocka_unit_test(test_stdin),
-        cmocka_unit_test(test_fifo),
-        cmocka_unit_test(test_missing_parts),
-        cmocka_unit_test(test_bad_rows),
-        cmocka_unit_test(test_not_a_database),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TEST_MAIN_FIXTURES(setup, tmpdir_teardown,
+                      test_old_schema,
+                      test_new_schema_devices,
+                      test_order_by_start_without_correlation,
+                      test_every_start_missing,
+                      test_gzip_copy,
+                      test_stdin,
+                      test_fifo,
+                      test_missing_parts,
+                      test_bad_rows,
+                      test_not_a_database)

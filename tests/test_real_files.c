@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "ksample.h"
+#include "test_main.h"
 #include "test_read.h"
 
 typedef struct real_file {
@@ -125,11 +126,4 @@ static void test_ncu_time_values(void **state)
     ks_profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_file),
-        cmocka_unit_test(test_ncu_time_values),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+KS_TEST_MAIN(test_every_file, test_ncu_time_values)

@@ -21,12 +21,6 @@
 #include "tmpdir.h"
 #include "test_util.h"
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-test-report");
-}
-
 /* Runs fn into a memory stream and returns the text (caller frees). */
 static char *capture_escape(const char *s, size_t max)
 {
@@ -241,14 +235,9 @@ static void test_estimate_rows(void **state)
     assert_int_equal(ks_estimate_rows_read(in_dir("none.json"), &rows, &n, &err), KS_ERR_IO);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_escape),
-        cmocka_unit_test(test_axes_and_units),
-        cmocka_unit_test(test_page_with_plan),
-        cmocka_unit_test(test_page_with_methods_and_estimates),
-        cmocka_unit_test(test_estimate_rows),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-test-report",
+                    test_escape,
+                    test_axes_and_units,
+                    test_page_with_plan,
+                    test_page_with_methods_and_estimates,
+                    test_estimate_rows)

@@ -24,6 +24,7 @@
 #include "ksample.h"
 #include "internal.h"
 #include "root.h"
+#include "test_main.h"
 #include "test_util.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -762,15 +763,9 @@ static void test_plan_records(void **state)
     ks_profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_brute_force_small_groups),
-        cmocka_unit_test(test_never_dearer_than_baselines),
-        cmocka_unit_test(test_monotone_in_epsilon),
-        cmocka_unit_test(test_cost_near_lower_bound),
-        cmocka_unit_test(test_over_bound_rate),
-        cmocka_unit_test(test_plan_records),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+KS_TEST_MAIN(test_brute_force_small_groups,
+             test_never_dearer_than_baselines,
+             test_monotone_in_epsilon,
+             test_cost_near_lower_bound,
+             test_over_bound_rate,
+             test_plan_records)

@@ -19,12 +19,6 @@
 #include "ksample.h"
 #include "tmpdir.h"
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-test-run");
-}
-
 static char *read_all(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -304,15 +298,10 @@ static void test_manifest_malformed(void **state)
     assert_int_equal(ks_run_manifest_read(in_dir("no-such.json"), &m, &err), KS_ERR_IO);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_local_pool_and_rerun),
-        cmocka_unit_test(test_signal_and_missing_program),
-        cmocka_unit_test(test_bad_jobs),
-        cmocka_unit_test(test_slurm_engine_with_stand_in),
-        cmocka_unit_test(test_manifest_round_trip),
-        cmocka_unit_test(test_manifest_malformed),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-test-run",
+                    test_local_pool_and_rerun,
+                    test_signal_and_missing_program,
+                    test_bad_jobs,
+                    test_slurm_engine_with_stand_in,
+                    test_manifest_round_trip,
+                    test_manifest_malformed)

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "ksample.h"
+#include "test_main.h"
 
 static void assert_close(double got, double want, double rel, double abs_tol, const char *what)
 {
@@ -561,24 +562,14 @@ static void test_two_means_degenerate(void **state)
     assert_int_equal(ks_two_means_cut(far, 5, NULL), 4);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_quantile_known_values),
-        cmocka_unit_test(test_quantile_upper_tail),
-        cmocka_unit_test(test_quantile_round_trip),
-        cmocka_unit_test(test_kkt_optimality),
-        cmocka_unit_test(test_kkt_brute_force),
-        cmocka_unit_test(test_kkt_degenerate),
-        cmocka_unit_test(test_round_sample_size),
-        cmocka_unit_test(test_two_means_all_cuts),
-        cmocka_unit_test(test_two_means_all_partitions),
-        cmocka_unit_test(test_two_means_degenerate),
-        cmocka_unit_test(test_two_means_pruned_equals_full_scan),
-    };
-    /* KS_TEST_FILTER=test_name (a cmocka pattern) runs only matching tests */
-    const char *filter = getenv("KS_TEST_FILTER");
-    if (filter && filter[0])
-        cmocka_set_test_filter(filter);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+KS_TEST_MAIN(test_quantile_known_values,
+             test_quantile_upper_tail,
+             test_quantile_round_trip,
+             test_kkt_optimality,
+             test_kkt_brute_force,
+             test_kkt_degenerate,
+             test_round_sample_size,
+             test_two_means_all_cuts,
+             test_two_means_all_partitions,
+             test_two_means_degenerate,
+             test_two_means_pruned_equals_full_scan)

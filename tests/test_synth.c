@@ -27,12 +27,6 @@
 
 #define HAVE_NSYS_CSV_READER 1
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-test-synth");
-}
-
 static const char HEADER[] =
     "API Start (ns),API Dur (ns),Queue Start (ns),Queue Dur (ns),Kernel Start (ns),"
     "Kernel Dur (ns),Total Dur (ns),PID,TID,DevId,API Function,GridXYZ,BlockXYZ,Kernel Name";
@@ -489,13 +483,12 @@ static void test_round_trip(void **state)
 #endif
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_presets_listed), cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_rows_valid),     cmocka_unit_test(test_casio_shapes),
-        cmocka_unit_test(test_preset_shapes),  cmocka_unit_test(test_rejects),
-        cmocka_unit_test(test_write_error),    cmocka_unit_test(test_round_trip),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-test-synth",
+                    test_presets_listed,
+                    test_deterministic,
+                    test_rows_valid,
+                    test_casio_shapes,
+                    test_preset_shapes,
+                    test_rejects,
+                    test_write_error,
+                    test_round_trip)

@@ -24,12 +24,6 @@
 
 enum { LAUNCHES = 12 };
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-test-synth-traces");
-}
-
 static void fail_with(ks_status st, const ks_error *err)
 {
     char msg[1200];
@@ -231,13 +225,8 @@ static void test_bad_options(void **state)
     assert_int_equal(ks_synth_traces_write(under, &o, &err), KS_ERR_IO);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reads_back),
-        cmocka_unit_test(test_address_modes_used),
-        cmocka_unit_test(test_same_seed_same_bytes),
-        cmocka_unit_test(test_bad_options),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-test-synth-traces",
+                    test_reads_back,
+                    test_address_modes_used,
+                    test_same_seed_same_bytes,
+                    test_bad_options)

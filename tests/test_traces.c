@@ -24,12 +24,6 @@
 #include "trace.h"
 #include "tmpdir.h"
 
-static int setup(void **state)
-{
-    (void)state;
-    return tmpdir_setup("ks-test-traces");
-}
-
 /* A fresh subfolder of the test folder; returns its path (see in_dir). */
 static const char *folder(const char *name)
 {
@@ -902,16 +896,17 @@ static void test_not_a_folder(void **state)
     ks_trace_set_free(s);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registers),      cmocka_unit_test(test_address_modes),
-        cmocka_unit_test(test_version5),       cmocka_unit_test(test_raw_v3),
-        cmocka_unit_test(test_bbv_known),      cmocka_unit_test(test_bbv_pascal),
-        cmocka_unit_test(test_profile_counted), cmocka_unit_test(test_real_backprop),
-        cmocka_unit_test(test_real_with_stats), cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_truncated_xz),   cmocka_unit_test(test_stats_errors),
-        cmocka_unit_test(test_not_a_folder),
-    };
-    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
-}
+KS_TMPDIR_TEST_MAIN("ks-test-traces",
+                    test_registers,
+                    test_address_modes,
+                    test_version5,
+                    test_raw_v3,
+                    test_bbv_known,
+                    test_bbv_pascal,
+                    test_profile_counted,
+                    test_real_backprop,
+                    test_real_with_stats,
+                    test_malformed,
+                    test_truncated_xz,
+                    test_stats_errors,
+                    test_not_a_folder)

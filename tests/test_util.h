@@ -201,6 +201,23 @@ static inline ks_profile *tu_named_workload(int which, size_t n, uint64_t seed)
     return tu_workload(k, count, n, seed);
 }
 
+/* An empty plan of method with z and the group labels labels[0..count), for
+ * a test to add clusters and samples to by hand. */
+static inline ks_plan tu_hand_plan(const char *method, double z, const char *const *labels,
+                                   size_t count)
+{
+    ks_plan plan;
+    ks_plan_init(&plan);
+    ks_params_init(&plan.params);
+    snprintf(plan.method, sizeof plan.method, "%s", method);
+    plan.z = z;
+    plan.group_labels = calloc(count, sizeof *plan.group_labels);
+    for (size_t i = 0; i < count; i++)
+        plan.group_labels[i] = strdup(labels[i]);
+    plan.group_count = count;
+    return plan;
+}
+
 /* Expected cost of the plan's sizes: sum m * mean. */
 static inline double tu_plan_cost(const ks_plan *plan)
 {

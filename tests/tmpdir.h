@@ -2,8 +2,8 @@
  * tmpdir.h - a temporary folder for the inputs a test program writes at run
  * time, and writers for plain, gzip, xz and zstd files in it.
  *
- * One folder per program: tmpdir_setup() from the cmocka group setup,
- * tmpdir_teardown as the group teardown.  Header-only (static inline, so the
+ * One folder per program: KS_TMPDIR_TEST_MAIN, or tmpdir_setup() from a
+ * cmocka group setup and tmpdir_teardown as the group teardown.  Header-only (static inline, so the
  * helpers a program does not use cost nothing and draw no warning) because
  * each test file is its own program.  Failures are cmocka failures: the
  * helpers assert, so callers get a path they can use or a failed test.
@@ -27,6 +27,8 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+
+#include "test_main.h"
 
 /* The program's folder; empty before tmpdir_setup. */
 static char tmpdir[4096];
@@ -72,6 +74,17 @@ static inline int tmpdir_teardown(void **state)
     (void)state;
     return tmpdir[0] ? tmpdir_remove(tmpdir) : 0;
 }
+
+/* main() (test_main.h) for a program whose tests write into the folder
+ * $TMPDIR/prefix-XXXXXX: made before the first test runs, removed with all
+ * in it after the last. */
+#define KS_TMPDIR_TEST_MAIN(prefix, ...)                                                       \
+    static int tmpdir_group_setup(void **state)                                                \
+    {                                                                                          \
+        (void)state;                                                                           \
+        return tmpdir_setup(prefix);                                                           \
+    }                                                                                          \
+    KS_TEST_MAIN_FIXTURES(tmpdir_group_setup, tmpdir_teardown, __VA_ARGS__)
 
 /* tmpdir/name.  The result lives in a ring of 16 buffers, so a test can hold
  * several paths at once without copying them. */
