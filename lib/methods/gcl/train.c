@@ -4,12 +4,12 @@
  * graphs.  The library never prints: progress goes to a callback.
  */
 #include "gcl.h"
+#include "hash.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <xxhash.h>
 
 void ks_gcl_options_init(ks_gcl_options *o)
 {
@@ -104,47 +104,44 @@ typedef struct vocab_entry {
 typedef struct vocab_table {
     vocab_entry *e;
     size_t n, cap;
-    uint32_t *slots;
-    size_t nslots;
+    ks_hash_index index; /* text -> entry */
 } vocab_table;
 
-static ks_status vocab_rehash(vocab_table *t, ks_error *err)
+static uint64_t vocab_hash_of(const void *ctx, uint32_t id)
 {
-    size_t ns = t->nslots ? t->nslots * 2 : 256;
-    uint32_t *s = calloc(ns, sizeof *s);
-    if (!s)
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    for (size_t i = 0; i < t->n; i++) {
-        size_t h = XXH3_64bits(t->e[i].text, strlen(t->e[i].text)) & (ns - 1);
-        while (s[h])
-            h = (h + 1) & (ns - 1);
-        s[h] = (uint32_t)i + 1;
-    }
-    free(t->slots);
-    t->slots = s;
-    t->nslots = ns;
-    return KS_OK;
+    const char *text = ((const vocab_table *)ctx)->e[id].text;
+    return ks_name_hash(text, strlen(text));
+}
+
+typedef struct vocab_key {
+    const vocab_table *t;
+    const char *text;
+} vocab_key;
+
+static bool vocab_equals(const void *ctx, uint32_t id)
+{
+    const vocab_key *k = ctx;
+    return strcmp(k->t->e[id].text, k->text) == 0;
 }
 
 static ks_status vocab_count_op(vocab_table *t, const char *text, uint64_t count,
                                 ks_error *err)
 {
-    if (2 * (t->n + 1) > t->nslots) {
-        ks_status st = vocab_rehash(t, err);
-        if (st != KS_OK)
-            return st;
-    }
-    size_t h = XXH3_64bits(text, strlen(text)) & (t->nslots - 1);
-    for (; t->slots[h]; h = (h + 1) & (t->nslots - 1))
-        if (strcmp(t->e[t->slots[h] - 1].text, text) == 0) {
-            t->e[t->slots[h] - 1].count += count;
-            return KS_OK;
-        }
-    ks_status st = ks_grow((void **)&t->e, &t->cap, t->n + 1, sizeof *t->e, err);
+    ks_status st = ks_hash_reserve(&t->index, t->n + 1, vocab_hash_of, t, err);
     if (st != KS_OK)
         return st;
+    vocab_key key = {t, text};
+    uint32_t id;
+    size_t slot;
+    if (ks_hash_find(&t->index, ks_name_hash(text, strlen(text)), vocab_equals, &key, &id,
+                     &slot)) {
+        t->e[id].count += count;
+        return KS_OK;
+    }
+    if ((st = ks_grow((void **)&t->e, &t->cap, t->n + 1, sizeof *t->e, err)) != KS_OK)
+        return st;
     t->e[t->n] = (vocab_entry){text, count, t->n};
-    t->slots[h] = (uint32_t)++t->n;
+    ks_hash_put(&t->index, slot, (uint32_t)t->n++);
     return KS_OK;
 }
 
@@ -469,7 +466,7 @@ ks_status ks_gcl_train(ks_gcl_graph *const *graphs, size_t n, const ks_gcl_optio
         if (!(m->vocab[i] = strdup(vt.e[i].text)))
             st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     free(vt.e);
-    free(vt.slots);
+    ks_hash_free(&vt.index);
     if (st != KS_OK) {
         ks_gcl_model_free(m);
         return st;
