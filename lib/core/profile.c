@@ -4,6 +4,7 @@
  */
 #include "hash.h"
 #include "internal.h"
+#include "sort.h"
 
 #include <math.h>
 #include <xxhash.h>
@@ -610,23 +611,9 @@ ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err)
 
 /* ------------------------------------------------------------ launch order */
 
-typedef struct launch_key {
-    int64_t first, second;
-    uint32_t index;
-} launch_key;
-
-/* first, second, then file order: a total order, so qsort's lack of
- * stability does not show */
-static int cmp_launch(const void *a, const void *b)
-{
-    const launch_key *x = a, *y = b;
-    if (x->first != y->first)
-        return x->first < y->first ? -1 : 1;
-    if (x->second != y->second)
-        return x->second < y->second ? -1 : 1;
-    return x->index < y->index ? -1 : (x->index > y->index);
-}
-
+/* Launches by first, then second, then file order: a total order.  With a
+ * second key, two sorts: by (second, index), then by (first, rank in the
+ * first sort), whose ties fall in (second, index) order. */
 ks_status ks_profile_order_by(ks_profile *p, const int64_t *first, const int64_t *second,
                               const char *path, ks_error *err)
 {
@@ -636,31 +623,38 @@ ks_status ks_profile_order_by(ks_profile *p, const int64_t *first, const int64_t
     if (n > UINT32_MAX)
         return ks_error_set(err, KS_ERR_FORMAT, path, 0, "more than %u kernel invocations",
                             (unsigned)UINT32_MAX);
-    launch_key *keys = malloc(n * sizeof *keys);
-    if (!keys)
-        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
     bool sorted = true;
-    for (size_t i = 0; i < n; i++) {
-        keys[i].first = first ? first[i] : 0;
-        keys[i].second = second ? second[i] : 0;
-        keys[i].index = (uint32_t)i;
-        if (i > 0 && cmp_launch(&keys[i - 1], &keys[i]) > 0)
-            sorted = false;
+    for (size_t i = 1; i < n && sorted; i++) {
+        int64_t f0 = first ? first[i - 1] : 0, f1 = first ? first[i] : 0;
+        sorted = f0 < f1 || (f0 == f1 && (!second || second[i - 1] <= second[i]));
     }
+    if (sorted)
+        return KS_OK;
+    ks_key_index *keys = malloc(n * sizeof *keys);
+    ks_key_index *by_second = second ? malloc(n * sizeof *by_second) : NULL;
+    uint32_t *order = malloc(n * sizeof *order);
     ks_status st = KS_OK;
-    if (!sorted) {
-        qsort(keys, n, sizeof *keys, cmp_launch);
-        uint32_t *order = malloc(n * sizeof *order);
-        if (!order) {
-            free(keys);
-            return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
-        }
-        for (size_t i = 0; i < n; i++)
-            order[i] = keys[i].index;
-        st = ks_profile_permute(p, order, err);
-        free(order);
+    if (!keys || (second && !by_second) || !order) {
+        st = ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+        goto done;
     }
+    if (second) {
+        for (size_t i = 0; i < n; i++)
+            by_second[i] = (ks_key_index){second[i], (uint32_t)i};
+        ks_sort_key_index(by_second, n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t at = second ? by_second[i].index : (uint32_t)i;
+        keys[i] = (ks_key_index){first ? first[at] : 0, (uint32_t)i};
+    }
+    ks_sort_key_index(keys, n);
+    for (size_t i = 0; i < n; i++)
+        order[i] = second ? by_second[keys[i].index].index : keys[i].index;
+    st = ks_profile_permute(p, order, err);
+done:
     free(keys);
+    free(by_second);
+    free(order);
     return st;
 }
 

@@ -5,6 +5,7 @@
  * the draw of m members from a cluster.
  */
 #include "sampling.h"
+#include "sort.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -108,19 +109,6 @@ static void radix_sort_unpack(uint64_t *a, uint64_t *tmp, size_t n, int key_bits
     }
 }
 
-typedef struct key_id {
-    int64_t key;
-    uint32_t id;
-} key_id;
-
-static int cmp_key_id(const void *x, const void *y)
-{
-    const key_id *a = x, *b = y;
-    if (a->key != b->key)
-        return a->key < b->key ? -1 : 1;
-    return a->id < b->id ? -1 : (a->id > b->id);
-}
-
 /* Packed words are unique (the id is in them), so ordering them whole is
  * ordering by (duration, id): a stable sort of launch order by duration. */
 static void insertion_sort_packed(uint64_t *a, size_t n)
@@ -141,14 +129,14 @@ static void insertion_sort_packed(uint64_t *a, size_t n)
 static ks_status sort_wide_group(const ks_profile *p, uint64_t *words, size_t n,
                                  ks_error *err)
 {
-    key_id *kv = malloc(n * sizeof *kv);
+    ks_key_index *kv = malloc(n * sizeof *kv);
     if (!kv)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     for (size_t k = 0; k < n; k++)
-        kv[k] = (key_id){p->duration_ns[(uint32_t)words[k]], (uint32_t)words[k]};
-    qsort(kv, n, sizeof *kv, cmp_key_id);
+        kv[k] = (ks_key_index){p->duration_ns[(uint32_t)words[k]], (uint32_t)words[k]};
+    ks_sort_key_index(kv, n);
     for (size_t k = 0; k < n; k++)
-        words[k] = kv[k].id;
+        words[k] = kv[k].index;
     free(kv);
     return KS_OK;
 }

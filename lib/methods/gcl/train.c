@@ -201,42 +201,46 @@ ks_status gcl_token_map(const ks_gcl_model *m, const ks_gcl_graph *g, uint32_t *
 
 /* ------------------------------------------------------------ duplicates */
 
-typedef struct graph_key {
-    uint64_t hash;
-    uint32_t nodes, edges;
-    size_t index;
-} graph_key;
-
-static int graph_key_cmp(const void *a, const void *b)
+static uint64_t graph_hash_of(const void *ctx, uint32_t id)
 {
-    const graph_key *x = a, *y = b;
-    if (x->hash != y->hash)
-        return x->hash < y->hash ? -1 : 1;
-    if (x->nodes != y->nodes)
-        return x->nodes < y->nodes ? -1 : 1;
-    if (x->edges != y->edges)
-        return x->edges < y->edges ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
+    return ((ks_gcl_graph *const *)ctx)[id]->hash;
+}
+
+typedef struct graph_sought {
+    ks_gcl_graph *const *graphs;
+    const ks_gcl_graph *g;
+} graph_sought;
+
+/* Same content: the same content hash, node count and edge count. */
+static bool graph_same(const void *ctx, uint32_t id)
+{
+    const graph_sought *k = ctx;
+    const ks_gcl_graph *a = k->graphs[id];
+    return a->hash == k->g->hash && a->n_nodes == k->g->n_nodes && a->n_edges == k->g->n_edges;
 }
 
 /* first[i] = the lowest j with the same content as graph i (j = i for the
- * first of its kind), in O(n log n). */
+ * first of its kind), in O(n): the index holds the first of each kind. */
 static ks_status gcl_first_same(ks_gcl_graph *const *graphs, size_t n, size_t *first,
                                 ks_error *err)
 {
-    graph_key *k = malloc((n ? n : 1) * sizeof *k);
-    if (!k)
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        k[i] = (graph_key){graphs[i]->hash, graphs[i]->n_nodes, graphs[i]->n_edges, i};
-    qsort(k, n, sizeof *k, graph_key_cmp);
-    for (size_t i = 0; i < n; i++) {
-        int same = i > 0 && k[i].hash == k[i - 1].hash && k[i].nodes == k[i - 1].nodes &&
-                   k[i].edges == k[i - 1].edges;
-        first[k[i].index] = same ? first[k[i - 1].index] : k[i].index;
+    if (n >= UINT32_MAX)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "gcl: too many launches");
+    ks_hash_index index = {0};
+    ks_status st = ks_hash_reserve(&index, n, graph_hash_of, graphs, err);
+    for (size_t i = 0; i < n && st == KS_OK; i++) {
+        graph_sought key = {graphs, graphs[i]};
+        uint32_t id;
+        size_t slot;
+        if (ks_hash_find(&index, graphs[i]->hash, graph_same, &key, &id, &slot)) {
+            first[i] = id;
+        } else {
+            first[i] = i;
+            ks_hash_put(&index, slot, (uint32_t)i);
+        }
     }
-    free(k);
-    return KS_OK;
+    ks_hash_free(&index);
+    return st;
 }
 
 /* ------------------------------------------------------------ training */
