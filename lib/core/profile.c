@@ -89,25 +89,6 @@ static char *arena_copy(ks_profile *p, const char *s, size_t n, ks_error *err)
     return dst;
 }
 
-typedef struct name_key {
-    const ks_profile *p;
-    const char *name;
-    size_t len;
-} name_key;
-
-static bool name_equals(const void *ctx, uint32_t id)
-{
-    const name_key *k = ctx;
-    const char *s = k->p->names[id];
-    return strncmp(s, k->name, k->len) == 0 && s[k->len] == '\0';
-}
-
-static uint64_t name_hash_of(const void *ctx, uint32_t id)
-{
-    const ks_profile *p = ctx;
-    return ks_name_hash(p->names[id], strlen(p->names[id]));
-}
-
 ks_status ks_profile_intern(ks_profile *p, const char *name, size_t len, uint32_t *id,
                             ks_error *err)
 {
@@ -122,13 +103,13 @@ ks_status ks_profile_intern_hashed(ks_profile *p, const char *name, size_t len, 
     if (memchr(name, '\0', len))
         return ks_error_set(err, KS_ERR_FORMAT, NULL, 0,
                             "kernel name \"%.80s\" holds a NUL byte", name);
-    ks_status st = ks_hash_reserve(&p->name_index, p->name_count + 1, name_hash_of, p, err);
-    if (st != KS_OK)
-        return st;
-    name_key key = {p, name, len};
+    ks_text_keys keys = {p->names, sizeof *p->names, 0};
+    bool found;
     size_t slot;
-    if (ks_hash_find(&p->name_index, hash, name_equals, &key, id, &slot))
-        return KS_OK;
+    ks_status st = ks_hash_find_text(&p->name_index, &keys, p->name_count, name, len, hash,
+                                     &found, id, &slot, err);
+    if (st != KS_OK || found)
+        return st;
     if (p->name_count >= UINT32_MAX - 1)
         return ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "too many distinct kernel names");
     st = ks_grow((void **)&p->names, &p->name_capacity, p->name_count + 1, sizeof *p->names,

@@ -147,25 +147,6 @@ static bool parse_stat(const char *line, const char **name, size_t *name_len, do
     return true;
 }
 
-static uint64_t stat_hash_of(const void *ctx, uint32_t id)
-{
-    const char *name = ((const ks_simlog *)ctx)->names[id];
-    return ks_name_hash(name, strlen(name));
-}
-
-typedef struct stat_key {
-    const ks_simlog *s;
-    const char *name;
-    size_t len;
-} stat_key;
-
-static bool stat_equals(const void *ctx, uint32_t id)
-{
-    const stat_key *k = ctx;
-    const char *have = k->s->names[id];
-    return strncmp(have, k->name, k->len) == 0 && have[k->len] == '\0';
-}
-
 static ks_status add_stat(ks_simlog *s, const char *name, size_t len, double value,
                           ks_error *err)
 {
@@ -175,14 +156,14 @@ static ks_status add_stat(ks_simlog *s, const char *name, size_t len, double val
         return KS_OK;
     if (s->stat_count >= UINT32_MAX - 1)
         return ks_error_set(err, KS_ERR_FORMAT, s->path, 0, "too many statistics in a block");
-    ks_status st = ks_hash_reserve(&s->index, s->stat_count + 1, stat_hash_of, s, err);
-    if (st != KS_OK)
-        return st;
-    stat_key key = {s, name, len};
+    ks_text_keys keys = {s->names, sizeof *s->names, 0};
+    bool found;
     uint32_t id;
     size_t slot;
-    if (ks_hash_find(&s->index, ks_name_hash(name, len), stat_equals, &key, &id, &slot))
-        return KS_OK; /* the first value of a repeated name is the block's */
+    ks_status st = ks_hash_find_text(&s->index, &keys, s->stat_count, name, len,
+                                     ks_name_hash(name, len), &found, &id, &slot, err);
+    if (st != KS_OK || found)
+        return st; /* the first value of a repeated name is the block's */
     size_t cap = s->stat_capacity;
     st = ks_grow((void **)&s->names, &cap, s->stat_count + 1, sizeof *s->names, err);
     if (st == KS_OK)

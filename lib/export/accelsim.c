@@ -172,35 +172,19 @@ typedef struct key_table {
     ks_hash_index index; /* key -> entry */
 } key_table;
 
-static uint64_t key_hash_of(const void *ctx, uint32_t id)
-{
-    const char *key = ((const key_table *)ctx)->e[id].key;
-    return ks_name_hash(key, strlen(key));
-}
-
-typedef struct key_sought {
-    const key_table *kt;
-    const char *key;
-} key_sought;
-
-static bool key_equals(const void *ctx, uint32_t id)
-{
-    const key_sought *k = ctx;
-    return strcmp(k->kt->e[id].key, k->key) == 0;
-}
-
 static ks_status key_find(key_table *kt, const char *key, key_entry **out, ks_error *err)
 {
     if (kt->count >= UINT32_MAX - 1)
         return ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "too many distinct launches");
-    ks_status st = ks_hash_reserve(&kt->index, kt->count + 1, key_hash_of, kt, err);
-    if (st != KS_OK)
-        return st;
-    key_sought sought = {kt, key};
+    ks_text_keys keys = {kt->e, sizeof *kt->e, offsetof(key_entry, key)};
+    bool found;
     uint32_t id;
     size_t slot;
-    if (ks_hash_find(&kt->index, ks_name_hash(key, strlen(key)), key_equals, &sought, &id,
-                     &slot)) {
+    ks_status st = ks_hash_find_text(&kt->index, &keys, kt->count, key, strlen(key),
+                                     ks_name_hash(key, strlen(key)), &found, &id, &slot, err);
+    if (st != KS_OK)
+        return st;
+    if (found) {
         *out = &kt->e[id];
         return KS_OK;
     }

@@ -107,34 +107,18 @@ typedef struct vocab_table {
     ks_hash_index index; /* text -> entry */
 } vocab_table;
 
-static uint64_t vocab_hash_of(const void *ctx, uint32_t id)
-{
-    const char *text = ((const vocab_table *)ctx)->e[id].text;
-    return ks_name_hash(text, strlen(text));
-}
-
-typedef struct vocab_key {
-    const vocab_table *t;
-    const char *text;
-} vocab_key;
-
-static bool vocab_equals(const void *ctx, uint32_t id)
-{
-    const vocab_key *k = ctx;
-    return strcmp(k->t->e[id].text, k->text) == 0;
-}
-
 static ks_status vocab_count_op(vocab_table *t, const char *text, uint64_t count,
                                 ks_error *err)
 {
-    ks_status st = ks_hash_reserve(&t->index, t->n + 1, vocab_hash_of, t, err);
-    if (st != KS_OK)
-        return st;
-    vocab_key key = {t, text};
+    ks_text_keys keys = {t->e, sizeof *t->e, offsetof(vocab_entry, text)};
+    bool found;
     uint32_t id;
     size_t slot;
-    if (ks_hash_find(&t->index, ks_name_hash(text, strlen(text)), vocab_equals, &key, &id,
-                     &slot)) {
+    ks_status st = ks_hash_find_text(&t->index, &keys, t->n, text, strlen(text),
+                                     ks_name_hash(text, strlen(text)), &found, &id, &slot, err);
+    if (st != KS_OK)
+        return st;
+    if (found) {
         t->e[id].count += count;
         return KS_OK;
     }
