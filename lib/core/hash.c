@@ -1,5 +1,6 @@
-/* hash.c - growth of the index in hash.h. */
+/* hash.c - growth of the index in hash.h, and the hash of a named record's key. */
 #include "hash.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,4 +42,10 @@ ks_status ks_hash_reserve(ks_hash_index *h, size_t count,
     h->slots = slots;
     h->size = size;
     return KS_OK;
+}
+
+uint64_t ks_text_hash_of(const void *ctx, uint32_t id)
+{
+    const char *s = ks_text_key(ctx, id);
+    return ks_name_hash(s, strlen(s));
 }

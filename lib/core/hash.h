@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ks_hash_index is declared in ksample.h (a profile holds one). */
 
@@ -48,6 +49,54 @@ static inline bool ks_hash_find(const ks_hash_index *h, uint64_t hash,
 static inline void ks_hash_put(ks_hash_index *h, size_t slot, uint32_t id)
 {
     h->slots[slot] = id + 1;
+}
+
+/* Keys that are C strings in the caller's array of records: record id's key
+ * is the char * at (const char *)base + id * stride + offset. */
+typedef struct ks_text_keys {
+    const void *base;
+    size_t stride, offset;
+} ks_text_keys;
+
+static inline const char *ks_text_key(const ks_text_keys *k, uint32_t id)
+{
+    const char *s;
+    memcpy(&s, (const char *)k->base + (size_t)id * k->stride + k->offset, sizeof s);
+    return s;
+}
+
+/* ks_name_hash of record id's key; ctx: the ks_text_keys. */
+uint64_t ks_text_hash_of(const void *ctx, uint32_t id);
+
+typedef struct ks_text_sought {
+    const ks_text_keys *keys;
+    const char *text;
+    size_t len;
+} ks_text_sought;
+
+static inline bool ks_text_equals(const void *ctx, uint32_t id)
+{
+    const ks_text_sought *t = ctx;
+    const char *s = ks_text_key(t->keys, id);
+    return strncmp(s, t->text, t->len) == 0 && s[t->len] == '\0';
+}
+
+/* The common case of a table of named records: ks_hash_reserve for records
+ * 0..count, then ks_hash_find of text[0..len), whose ks_name_hash is
+ * `hash` (the records' keys are hashed so too).  *found and *id when a
+ * record has that key; otherwise *slot is where ks_hash_put puts record
+ * `count` once added.  Inline, as ks_hash_find. */
+static inline ks_status ks_hash_find_text(ks_hash_index *h, const ks_text_keys *keys,
+                                          size_t count, const char *text, size_t len,
+                                          uint64_t hash, bool *found, uint32_t *id,
+                                          size_t *slot, ks_error *err)
+{
+    ks_status st = ks_hash_reserve(h, count + 1, ks_text_hash_of, keys, err);
+    if (st != KS_OK)
+        return st;
+    ks_text_sought sought = {keys, text, len};
+    *found = ks_hash_find(h, hash, ks_text_equals, &sought, id, slot);
+    return KS_OK;
 }
 
 #endif

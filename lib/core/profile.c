@@ -4,6 +4,7 @@
  */
 #include "hash.h"
 #include "internal.h"
+#include "sort.h"
 
 #include <math.h>
 #include <xxhash.h>
@@ -88,25 +89,6 @@ static char *arena_copy(ks_profile *p, const char *s, size_t n, ks_error *err)
     return dst;
 }
 
-typedef struct name_key {
-    const ks_profile *p;
-    const char *name;
-    size_t len;
-} name_key;
-
-static bool name_equals(const void *ctx, uint32_t id)
-{
-    const name_key *k = ctx;
-    const char *s = k->p->names[id];
-    return strncmp(s, k->name, k->len) == 0 && s[k->len] == '\0';
-}
-
-static uint64_t name_hash_of(const void *ctx, uint32_t id)
-{
-    const ks_profile *p = ctx;
-    return ks_name_hash(p->names[id], strlen(p->names[id]));
-}
-
 ks_status ks_profile_intern(ks_profile *p, const char *name, size_t len, uint32_t *id,
                             ks_error *err)
 {
@@ -121,13 +103,13 @@ ks_status ks_profile_intern_hashed(ks_profile *p, const char *name, size_t len, 
     if (memchr(name, '\0', len))
         return ks_error_set(err, KS_ERR_FORMAT, NULL, 0,
                             "kernel name \"%.80s\" holds a NUL byte", name);
-    ks_status st = ks_hash_reserve(&p->name_index, p->name_count + 1, name_hash_of, p, err);
-    if (st != KS_OK)
-        return st;
-    name_key key = {p, name, len};
+    ks_text_keys keys = {p->names, sizeof *p->names, 0};
+    bool found;
     size_t slot;
-    if (ks_hash_find(&p->name_index, hash, name_equals, &key, id, &slot))
-        return KS_OK;
+    ks_status st = ks_hash_find_text(&p->name_index, &keys, p->name_count, name, len, hash,
+                                     &found, id, &slot, err);
+    if (st != KS_OK || found)
+        return st;
     if (p->name_count >= UINT32_MAX - 1)
         return ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "too many distinct kernel names");
     st = ks_grow((void **)&p->names, &p->name_capacity, p->name_count + 1, sizeof *p->names,
@@ -610,23 +592,9 @@ ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err)
 
 /* ------------------------------------------------------------ launch order */
 
-typedef struct launch_key {
-    int64_t first, second;
-    uint32_t index;
-} launch_key;
-
-/* first, second, then file order: a total order, so qsort's lack of
- * stability does not show */
-static int cmp_launch(const void *a, const void *b)
-{
-    const launch_key *x = a, *y = b;
-    if (x->first != y->first)
-        return x->first < y->first ? -1 : 1;
-    if (x->second != y->second)
-        return x->second < y->second ? -1 : 1;
-    return x->index < y->index ? -1 : (x->index > y->index);
-}
-
+/* Launches by first, then second, then file order: a total order.  With a
+ * second key, two sorts: by (second, index), then by (first, rank in the
+ * first sort), whose ties fall in (second, index) order. */
 ks_status ks_profile_order_by(ks_profile *p, const int64_t *first, const int64_t *second,
                               const char *path, ks_error *err)
 {
@@ -636,31 +604,38 @@ ks_status ks_profile_order_by(ks_profile *p, const int64_t *first, const int64_t
     if (n > UINT32_MAX)
         return ks_error_set(err, KS_ERR_FORMAT, path, 0, "more than %u kernel invocations",
                             (unsigned)UINT32_MAX);
-    launch_key *keys = malloc(n * sizeof *keys);
-    if (!keys)
-        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
     bool sorted = true;
-    for (size_t i = 0; i < n; i++) {
-        keys[i].first = first ? first[i] : 0;
-        keys[i].second = second ? second[i] : 0;
-        keys[i].index = (uint32_t)i;
-        if (i > 0 && cmp_launch(&keys[i - 1], &keys[i]) > 0)
-            sorted = false;
+    for (size_t i = 1; i < n && sorted; i++) {
+        int64_t f0 = first ? first[i - 1] : 0, f1 = first ? first[i] : 0;
+        sorted = f0 < f1 || (f0 == f1 && (!second || second[i - 1] <= second[i]));
     }
+    if (sorted)
+        return KS_OK;
+    ks_key_index *keys = malloc(n * sizeof *keys);
+    ks_key_index *by_second = second ? malloc(n * sizeof *by_second) : NULL;
+    uint32_t *order = malloc(n * sizeof *order);
     ks_status st = KS_OK;
-    if (!sorted) {
-        qsort(keys, n, sizeof *keys, cmp_launch);
-        uint32_t *order = malloc(n * sizeof *order);
-        if (!order) {
-            free(keys);
-            return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
-        }
-        for (size_t i = 0; i < n; i++)
-            order[i] = keys[i].index;
-        st = ks_profile_permute(p, order, err);
-        free(order);
+    if (!keys || (second && !by_second) || !order) {
+        st = ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+        goto done;
     }
+    if (second) {
+        for (size_t i = 0; i < n; i++)
+            by_second[i] = (ks_key_index){second[i], (uint32_t)i};
+        ks_sort_key_index(by_second, n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t at = second ? by_second[i].index : (uint32_t)i;
+        keys[i] = (ks_key_index){first ? first[at] : 0, (uint32_t)i};
+    }
+    ks_sort_key_index(keys, n);
+    for (size_t i = 0; i < n; i++)
+        order[i] = second ? by_second[keys[i].index].index : keys[i].index;
+    st = ks_profile_permute(p, order, err);
+done:
     free(keys);
+    free(by_second);
+    free(order);
     return st;
 }
 

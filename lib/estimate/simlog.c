@@ -7,6 +7,7 @@
  * output of the next kernel is not taken for this one's statistics.
  */
 #include "estimate.h"
+#include "hash.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -25,10 +26,9 @@ struct ks_simlog {
     char **names;
     double *values;
     size_t stat_count, stat_capacity;
-    /* names of the block by hash (index + 1; 0 = empty), so that a block of
-     * hundreds of statistics finds repeats in constant time */
-    uint32_t *slots;
-    size_t slot_count;
+    /* names of the block by hash, so that a block of hundreds of
+     * statistics finds repeats in constant time */
+    ks_hash_index index;
     size_t blocks;
 };
 
@@ -47,8 +47,8 @@ ks_status ks_simlog_new(const char *path, ks_simlog_fn fn, void *ctx, ks_simlog 
 
 static void clear_block(ks_simlog *s)
 {
-    if (s->slots && s->stat_count)
-        memset(s->slots, 0, s->slot_count * sizeof *s->slots);
+    if (s->stat_count)
+        ks_hash_clear(&s->index);
     for (size_t i = 0; i < s->stat_count; i++)
         free(s->names[i]);
     s->stat_count = 0;
@@ -64,7 +64,7 @@ void ks_simlog_free(ks_simlog *s)
     free(s->names);
     free(s->values);
     free(s->uids);
-    free(s->slots);
+    ks_hash_free(&s->index);
     free(s);
 }
 
@@ -147,32 +147,6 @@ static bool parse_stat(const char *line, const char **name, size_t *name_len, do
     return true;
 }
 
-static uint64_t name_hash(const char *name, size_t len)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)name[i]) * 1099511628211ULL;
-    return h;
-}
-
-static ks_status grow_slots(ks_simlog *s, ks_error *err)
-{
-    size_t n = s->slot_count ? s->slot_count * 2 : 512;
-    uint32_t *slots = calloc(n, sizeof *slots);
-    if (!slots)
-        return ks_error_set(err, KS_ERR_NOMEM, s->path, 0, "out of memory");
-    for (size_t i = 0; i < s->stat_count; i++) {
-        size_t h = name_hash(s->names[i], strlen(s->names[i])) & (n - 1);
-        while (slots[h])
-            h = (h + 1) & (n - 1);
-        slots[h] = (uint32_t)i + 1;
-    }
-    free(s->slots);
-    s->slots = slots;
-    s->slot_count = n;
-    return KS_OK;
-}
-
 static ks_status add_stat(ks_simlog *s, const char *name, size_t len, double value,
                           ks_error *err)
 {
@@ -182,15 +156,14 @@ static ks_status add_stat(ks_simlog *s, const char *name, size_t len, double val
         return KS_OK;
     if (s->stat_count >= UINT32_MAX - 1)
         return ks_error_set(err, KS_ERR_FORMAT, s->path, 0, "too many statistics in a block");
-    ks_status st = KS_OK;
-    if ((s->stat_count + 1) * 2 > s->slot_count && (st = grow_slots(s, err)) != KS_OK)
-        return st;
-    size_t mask = s->slot_count - 1, h = name_hash(name, len) & mask;
-    for (; s->slots[h]; h = (h + 1) & mask) {
-        const char *have = s->names[s->slots[h] - 1];
-        if (strncmp(have, name, len) == 0 && have[len] == '\0')
-            return KS_OK; /* the first value of a repeated name is the block's */
-    }
+    ks_text_keys keys = {s->names, sizeof *s->names, 0};
+    bool found;
+    uint32_t id;
+    size_t slot;
+    ks_status st = ks_hash_find_text(&s->index, &keys, s->stat_count, name, len,
+                                     ks_name_hash(name, len), &found, &id, &slot, err);
+    if (st != KS_OK || found)
+        return st; /* the first value of a repeated name is the block's */
     size_t cap = s->stat_capacity;
     st = ks_grow((void **)&s->names, &cap, s->stat_count + 1, sizeof *s->names, err);
     if (st == KS_OK)
@@ -204,8 +177,8 @@ static ks_status add_stat(ks_simlog *s, const char *name, size_t len, double val
     memcpy(copy, name, len);
     copy[len] = '\0';
     s->names[s->stat_count] = copy;
+    ks_hash_put(&s->index, slot, (uint32_t)s->stat_count);
     s->values[s->stat_count++] = value;
-    s->slots[h] = (uint32_t)s->stat_count;
     return KS_OK;
 }
 

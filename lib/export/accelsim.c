@@ -21,6 +21,7 @@
  * The list and the trace headers are lib/traces' (ks_trace_set).
  */
 #include "export.h"
+#include "hash.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -168,49 +169,33 @@ typedef struct key_entry {
 typedef struct key_table {
     size_t count, capacity;
     key_entry *e;
-    size_t slot_count;
-    size_t *slots; /* index + 1 */
+    ks_hash_index index; /* key -> entry */
 } key_table;
-
-static uint64_t hash_text(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
 
 static ks_status key_find(key_table *kt, const char *key, key_entry **out, ks_error *err)
 {
-    if ((kt->count + 1) * 2 > kt->slot_count) {
-        size_t n = kt->slot_count ? kt->slot_count * 2 : 256;
-        size_t *slots = calloc(n, sizeof *slots);
-        if (!slots)
-            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-        for (size_t i = 0; i < kt->count; i++) {
-            size_t h = hash_text(kt->e[i].key) & (n - 1);
-            while (slots[h])
-                h = (h + 1) & (n - 1);
-            slots[h] = i + 1;
-        }
-        free(kt->slots);
-        kt->slots = slots;
-        kt->slot_count = n;
+    if (kt->count >= UINT32_MAX - 1)
+        return ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "too many distinct launches");
+    ks_text_keys keys = {kt->e, sizeof *kt->e, offsetof(key_entry, key)};
+    bool found;
+    uint32_t id;
+    size_t slot;
+    ks_status st = ks_hash_find_text(&kt->index, &keys, kt->count, key, strlen(key),
+                                     ks_name_hash(key, strlen(key)), &found, &id, &slot, err);
+    if (st != KS_OK)
+        return st;
+    if (found) {
+        *out = &kt->e[id];
+        return KS_OK;
     }
-    size_t mask = kt->slot_count - 1, h = hash_text(key) & mask;
-    for (; kt->slots[h]; h = (h + 1) & mask)
-        if (strcmp(kt->e[kt->slots[h] - 1].key, key) == 0) {
-            *out = &kt->e[kt->slots[h] - 1];
-            return KS_OK;
-        }
-    ks_status st = ks_grow((void **)&kt->e, &kt->capacity, kt->count + 1, sizeof *kt->e, err);
+    st = ks_grow((void **)&kt->e, &kt->capacity, kt->count + 1, sizeof *kt->e, err);
     if (st != KS_OK)
         return st;
     key_entry *e = &kt->e[kt->count];
     memset(e, 0, sizeof *e);
     if (!(e->key = strdup(key)))
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    kt->slots[h] = ++kt->count;
+    ks_hash_put(&kt->index, slot, (uint32_t)kt->count++);
     *out = e;
     return KS_OK;
 }
@@ -222,7 +207,7 @@ static void key_table_free(key_table *kt)
         free(kt->e[i].trace);
     }
     free(kt->e);
-    free(kt->slots);
+    ks_hash_free(&kt->index);
 }
 
 static ks_status remap_traces(trace_list *t, key_table *kt, bool dims, ks_error *err)

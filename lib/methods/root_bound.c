@@ -14,6 +14,7 @@
  * optimum itself.  Any lambda gives a valid bound, so a grid of them will do.
  */
 #include "root_strata.h"
+#include "sort.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -34,20 +35,6 @@
 typedef struct cv {
     double cost, var;
 } cv;
-
-typedef struct by_total {
-    double total;
-    size_t group;
-} by_total;
-
-/* by decreasing total, so the exact merge takes the heaviest groups first */
-static int cmp_by_total(const void *x, const void *y)
-{
-    const by_total *a = x, *b = y;
-    if (a->total != b->total)
-        return a->total > b->total ? -1 : 1;
-    return a->group < b->group ? -1 : (a->group > b->group);
-}
 
 /* Merged points are kept per bucket of relative variance BOUND_STEP (below
  * BOUND_FLOOR times the bound, one bucket) as the bucket's lower-left corner:
@@ -113,7 +100,7 @@ static ks_status merge_exact(const ks_strata_group *g, cv **cur, size_t *ncur, d
 ks_status ks_strata_lower_bound_exact(ks_strata_group *g, size_t count, double bound,
                                       double lambda, double *lb, ks_error *err)
 {
-    by_total *order = malloc((count + 1) * sizeof *order);
+    ks_key_index *order = malloc((count + 1) * sizeof *order);
     bool *in = calloc(count + 1, sizeof *in);
     cv *cur = malloc(sizeof *cur);
     double *h = malloc(BOUND_GRID * sizeof *h);
@@ -124,11 +111,13 @@ ks_status ks_strata_lower_bound_exact(ks_strata_group *g, size_t count, double b
     }
     cur[0] = (cv){0, 0};
     size_t ncur = 1, exact = 0;
+    /* by decreasing total (a group's total is a finite sum of durations),
+     * so the exact merge takes the heaviest groups first */
     for (size_t i = 0; i < count; i++)
-        order[i] = (by_total){g[i].total, i};
-    qsort(order, count, sizeof *order, cmp_by_total);
+        order[i] = (ks_key_index){-ks_key_of_double(g[i].total), (uint32_t)i};
+    ks_sort_key_index(order, count);
     for (size_t i = 0; i < count && st == KS_OK; i++) {
-        size_t gi = order[i].group;
+        size_t gi = order[i].index;
         if (!g[gi].exact || exact == BOUND_EXACT_GROUPS)
             continue;
         st = merge_exact(&g[gi], &cur, &ncur, bound, &in[gi], err);

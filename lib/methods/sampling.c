@@ -5,6 +5,7 @@
  * the draw of m members from a cluster.
  */
 #include "sampling.h"
+#include "sort.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -37,10 +38,7 @@ void ks_members_free(ks_members *m)
 static void radix_sort_unpack(uint64_t *a, uint64_t *tmp, size_t n, int key_bits, int64_t base,
                               uint32_t *ids, double *values)
 {
-    enum { MAX_BITS = 11 };
-    int bits = 4;
-    while (bits < MAX_BITS && ((size_t)2 << bits) <= n)
-        bits++;
+    int bits = ks_radix_bits(n);
     /* the passes the key needs, with digits as even as they go: 14 bits
      * as 7 + 7 rather than 11 + 3 scatter into 128 places a pass instead
      * of 2048, which stay in the L1 cache */
@@ -68,57 +66,28 @@ static void radix_sort_unpack(uint64_t *a, uint64_t *tmp, size_t n, int key_bits
         src = tmp;
         dst = a;
     }
-    for (int pass = 0, shift = 32; pass < passes; pass++, shift += bits) {
-        size_t small_count[(1 << MAX_BITS) + 1], *count = small_count;
-        uint32_t *count32 = wide_count;
-        if (count32) {
-            memset(count32, 0, (buckets + 1) * sizeof *count32);
-            for (size_t k = 0; k < n; k++)
-                count32[((src[k] >> shift) & mask) + 1]++;
-            for (size_t b = 0; b < buckets; b++)
-                count32[b + 1] += count32[b];
-            for (size_t k = 0; k < n; k++) {
-                uint64_t w = src[k];
-                size_t at = count32[(w >> shift) & mask]++;
-                ids[at] = (uint32_t)w;
-                values[at] = (double)(base + (int64_t)(w >> 32));
-            }
-            free(wide_count);
-            return;
-        }
-        memset(count, 0, (buckets + 1) * sizeof *count);
-        for (size_t k = 0; k < n; k++)
-            count[((src[k] >> shift) & mask) + 1]++;
-        for (size_t b = 0; b < buckets; b++)
-            count[b + 1] += count[b];
-        if (pass + 1 == passes) {
-            for (size_t k = 0; k < n; k++) {
-                uint64_t w = src[k];
-                size_t at = count[(w >> shift) & mask]++;
-                ids[at] = (uint32_t)w;
-                values[at] = (double)(base + (int64_t)(w >> 32));
-            }
-            return;
-        }
-        for (size_t k = 0; k < n; k++)
-            dst[count[(src[k] >> shift) & mask]++] = src[k];
+    int shift = 32;
+    for (int pass = 0; pass + 1 < passes; pass++, shift += bits) {
+        ks_radix_pass(src, dst, n, shift, mask);
         uint64_t *t = src;
         src = dst;
         dst = t;
     }
-}
-
-typedef struct key_id {
-    int64_t key;
-    uint32_t id;
-} key_id;
-
-static int cmp_key_id(const void *x, const void *y)
-{
-    const key_id *a = x, *b = y;
-    if (a->key != b->key)
-        return a->key < b->key ? -1 : 1;
-    return a->id < b->id ? -1 : (a->id > b->id);
+    /* the last pass (counts below 2^32: ids are uint32) unpacks */
+    uint32_t small_count[(1 << KS_RADIX_MAX_BITS) + 1];
+    uint32_t *count = wide_count ? wide_count : small_count;
+    memset(count, 0, (buckets + 1) * sizeof *count);
+    for (size_t k = 0; k < n; k++)
+        count[((src[k] >> shift) & mask) + 1]++;
+    for (size_t b = 0; b < buckets; b++)
+        count[b + 1] += count[b];
+    for (size_t k = 0; k < n; k++) {
+        uint64_t w = src[k];
+        size_t at = count[(w >> shift) & mask]++;
+        ids[at] = (uint32_t)w;
+        values[at] = (double)(base + (int64_t)(w >> 32));
+    }
+    free(wide_count);
 }
 
 /* Packed words are unique (the id is in them), so ordering them whole is
@@ -141,14 +110,14 @@ static void insertion_sort_packed(uint64_t *a, size_t n)
 static ks_status sort_wide_group(const ks_profile *p, uint64_t *words, size_t n,
                                  ks_error *err)
 {
-    key_id *kv = malloc(n * sizeof *kv);
+    ks_key_index *kv = malloc(n * sizeof *kv);
     if (!kv)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     for (size_t k = 0; k < n; k++)
-        kv[k] = (key_id){p->duration_ns[(uint32_t)words[k]], (uint32_t)words[k]};
-    qsort(kv, n, sizeof *kv, cmp_key_id);
+        kv[k] = (ks_key_index){p->duration_ns[(uint32_t)words[k]], (uint32_t)words[k]};
+    ks_sort_key_index(kv, n);
     for (size_t k = 0; k < n; k++)
-        words[k] = kv[k].id;
+        words[k] = kv[k].index;
     free(kv);
     return KS_OK;
 }

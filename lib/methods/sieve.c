@@ -21,6 +21,7 @@
  * neighbour and not above its right one (the middle of a flat bottom).
  */
 #include "representative.h"
+#include "sort.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -135,31 +136,21 @@ static uint64_t thread_count(const ks_profile *p, uint32_t i)
     return (uint64_t)g[0] * g[1] * g[2] * ((uint64_t)b[0] * b[1] * b[2]);
 }
 
-typedef struct sieve_key {
-    double key;
-    uint32_t id;
-} sieve_key;
-
-static int cmp_key(const void *a, const void *b)
-{
-    const sieve_key *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return (x->id > y->id) - (x->id < y->id);
-}
-
-/* ids sorted by key (ties in launch order), through (key, id) pairs */
+/* ids sorted by key (ties in launch order), through (key, id) pairs; the
+ * keys are instruction counts (>= 0, checked by sieve_fit) or thread counts
+ * compared as doubles */
 static ks_status sort_by_key(const double *key_of_id, const uint64_t *u64_of_id, uint32_t *ids,
                              size_t n, ks_error *err)
 {
-    sieve_key *k = malloc(n * sizeof *k);
+    ks_key_index *k = malloc(n * sizeof *k);
     if (!k)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     for (size_t i = 0; i < n; i++)
-        k[i] = (sieve_key){key_of_id ? key_of_id[ids[i]] : (double)u64_of_id[i], ids[i]};
-    qsort(k, n, sizeof *k, cmp_key);
+        k[i] = (ks_key_index){
+            ks_key_of_double(key_of_id ? key_of_id[ids[i]] : (double)u64_of_id[i]), ids[i]};
+    ks_sort_key_index(k, n);
     for (size_t i = 0; i < n; i++)
-        ids[i] = k[i].id;
+        ids[i] = k[i].index;
     free(k);
     return KS_OK;
 }

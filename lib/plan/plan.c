@@ -4,6 +4,7 @@
  * same profile, parameters and seed give the same bytes.
  */
 #include "internal.h"
+#include "sort.h"
 
 #include <errno.h>
 #include <math.h>
@@ -83,21 +84,11 @@ ks_status ks_plan_finish(ks_plan *plan, const ks_profile *p, ks_error *err)
  * thousand launches. */
 static void radix_sort_by_id(uint64_t *a, uint64_t *tmp, size_t n, int id_bits)
 {
-    enum { MAX_BITS = 11 };
-    int bits = 4;
-    while (bits < MAX_BITS && ((size_t)2 << bits) <= n)
-        bits++;
-    size_t buckets = (size_t)1 << bits, mask = buckets - 1;
+    int bits = ks_radix_bits(n);
+    size_t mask = ((size_t)1 << bits) - 1;
     uint64_t *src = a, *dst = tmp;
     for (int shift = 32; shift < 32 + id_bits; shift += bits) {
-        size_t count[(1 << MAX_BITS) + 1];
-        memset(count, 0, (buckets + 1) * sizeof *count);
-        for (size_t k = 0; k < n; k++)
-            count[((src[k] >> shift) & mask) + 1]++;
-        for (size_t b = 0; b < buckets; b++)
-            count[b + 1] += count[b];
-        for (size_t k = 0; k < n; k++)
-            dst[count[(src[k] >> shift) & mask]++] = src[k];
+        ks_radix_pass(src, dst, n, shift, mask);
         uint64_t *t = src;
         src = dst;
         dst = t;

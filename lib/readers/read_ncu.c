@@ -295,8 +295,7 @@ typedef struct ncu_cell {
 typedef struct ncu_table {
     ncu_column *cols;
     size_t count, capacity;
-    uint32_t *slots; /* open addressing over (section, metric); index + 1 */
-    size_t slot_count;
+    ks_hash_index column_index; /* (section, metric) -> column */
     size_t rows;
     size_t guess; /* kernels list their metrics in the same order */
     ncu_cell *cells;
@@ -326,26 +325,27 @@ static void table_free(ncu_table *t)
         free(t->cols[i].unit);
     }
     free(t->cols);
-    free(t->slots);
+    ks_hash_free(&t->column_index);
     free(t->cells);
     ks_hash_free(&t->cell_index);
 }
 
-static ks_status table_rehash(ncu_table *t, size_t size, ks_error *err)
+static uint64_t column_hash_of(const void *ctx, uint32_t id)
 {
-    uint32_t *slots = calloc(size, sizeof *slots);
-    if (!slots)
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    for (size_t i = 0; i < t->count; i++) {
-        size_t h = key_hash(t->cols[i].section, t->cols[i].metric) & (size - 1);
-        while (slots[h])
-            h = (h + 1) & (size - 1);
-        slots[h] = (uint32_t)i + 1;
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->slot_count = size;
-    return KS_OK;
+    const ncu_column *c = &((const ncu_table *)ctx)->cols[id];
+    return key_hash(c->section, c->metric);
+}
+
+typedef struct column_key {
+    const ncu_table *t;
+    const char *section, *metric;
+} column_key;
+
+static bool column_equals(const void *ctx, uint32_t id)
+{
+    const column_key *k = ctx;
+    const ncu_column *c = &k->t->cols[id];
+    return strcmp(c->metric, k->metric) == 0 && strcmp(c->section, k->section) == 0;
 }
 
 /* The profile's metric columns are dense (every metric for every launch), so
@@ -373,20 +373,17 @@ static ks_status table_column(ncu_table *t, const char *section, const char *met
         t->guess = g + 1;
         return KS_OK;
     }
-    ks_status st;
-    if ((t->count + 1) * 2 > t->slot_count &&
-        (st = table_rehash(t, t->slot_count ? t->slot_count * 2 : 256, err)) != KS_OK)
+    ks_status st = ks_hash_reserve(&t->column_index, t->count + 1, column_hash_of, t, err);
+    if (st != KS_OK)
         return st;
-    size_t mask = t->slot_count - 1;
-    size_t h = key_hash(section, metric) & mask;
-    while (t->slots[h]) {
-        size_t i = t->slots[h] - 1;
-        if (strcmp(t->cols[i].metric, metric) == 0 && strcmp(t->cols[i].section, section) == 0) {
-            *index = i;
-            t->guess = i + 1;
-            return KS_OK;
-        }
-        h = (h + 1) & mask;
+    column_key key = {t, section, metric};
+    uint32_t found;
+    size_t slot;
+    if (ks_hash_find(&t->column_index, key_hash(section, metric), column_equals, &key, &found,
+                     &slot)) {
+        *index = found;
+        t->guess = found + 1;
+        return KS_OK;
     }
     if (t->count >= UINT32_MAX - 1)
         return ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "too many metric columns");
@@ -401,7 +398,7 @@ static ks_status table_column(ncu_table *t, const char *section, const char *met
         free(c->metric);
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     }
-    t->slots[h] = (uint32_t)t->count + 1;
+    ks_hash_put(&t->column_index, slot, (uint32_t)t->count);
     *index = t->count++;
     t->guess = *index + 1;
     return KS_OK;

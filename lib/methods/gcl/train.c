@@ -4,12 +4,12 @@
  * graphs.  The library never prints: progress goes to a callback.
  */
 #include "gcl.h"
+#include "hash.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <xxhash.h>
 
 void ks_gcl_options_init(ks_gcl_options *o)
 {
@@ -104,47 +104,28 @@ typedef struct vocab_entry {
 typedef struct vocab_table {
     vocab_entry *e;
     size_t n, cap;
-    uint32_t *slots;
-    size_t nslots;
+    ks_hash_index index; /* text -> entry */
 } vocab_table;
-
-static ks_status vocab_rehash(vocab_table *t, ks_error *err)
-{
-    size_t ns = t->nslots ? t->nslots * 2 : 256;
-    uint32_t *s = calloc(ns, sizeof *s);
-    if (!s)
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    for (size_t i = 0; i < t->n; i++) {
-        size_t h = XXH3_64bits(t->e[i].text, strlen(t->e[i].text)) & (ns - 1);
-        while (s[h])
-            h = (h + 1) & (ns - 1);
-        s[h] = (uint32_t)i + 1;
-    }
-    free(t->slots);
-    t->slots = s;
-    t->nslots = ns;
-    return KS_OK;
-}
 
 static ks_status vocab_count_op(vocab_table *t, const char *text, uint64_t count,
                                 ks_error *err)
 {
-    if (2 * (t->n + 1) > t->nslots) {
-        ks_status st = vocab_rehash(t, err);
-        if (st != KS_OK)
-            return st;
-    }
-    size_t h = XXH3_64bits(text, strlen(text)) & (t->nslots - 1);
-    for (; t->slots[h]; h = (h + 1) & (t->nslots - 1))
-        if (strcmp(t->e[t->slots[h] - 1].text, text) == 0) {
-            t->e[t->slots[h] - 1].count += count;
-            return KS_OK;
-        }
-    ks_status st = ks_grow((void **)&t->e, &t->cap, t->n + 1, sizeof *t->e, err);
+    ks_text_keys keys = {t->e, sizeof *t->e, offsetof(vocab_entry, text)};
+    bool found;
+    uint32_t id;
+    size_t slot;
+    ks_status st = ks_hash_find_text(&t->index, &keys, t->n, text, strlen(text),
+                                     ks_name_hash(text, strlen(text)), &found, &id, &slot, err);
     if (st != KS_OK)
         return st;
+    if (found) {
+        t->e[id].count += count;
+        return KS_OK;
+    }
+    if ((st = ks_grow((void **)&t->e, &t->cap, t->n + 1, sizeof *t->e, err)) != KS_OK)
+        return st;
     t->e[t->n] = (vocab_entry){text, count, t->n};
-    t->slots[h] = (uint32_t)++t->n;
+    ks_hash_put(&t->index, slot, (uint32_t)t->n++);
     return KS_OK;
 }
 
@@ -204,42 +185,46 @@ ks_status gcl_token_map(const ks_gcl_model *m, const ks_gcl_graph *g, uint32_t *
 
 /* ------------------------------------------------------------ duplicates */
 
-typedef struct graph_key {
-    uint64_t hash;
-    uint32_t nodes, edges;
-    size_t index;
-} graph_key;
-
-static int graph_key_cmp(const void *a, const void *b)
+static uint64_t graph_hash_of(const void *ctx, uint32_t id)
 {
-    const graph_key *x = a, *y = b;
-    if (x->hash != y->hash)
-        return x->hash < y->hash ? -1 : 1;
-    if (x->nodes != y->nodes)
-        return x->nodes < y->nodes ? -1 : 1;
-    if (x->edges != y->edges)
-        return x->edges < y->edges ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
+    return ((ks_gcl_graph *const *)ctx)[id]->hash;
+}
+
+typedef struct graph_sought {
+    ks_gcl_graph *const *graphs;
+    const ks_gcl_graph *g;
+} graph_sought;
+
+/* Same content: the same content hash, node count and edge count. */
+static bool graph_same(const void *ctx, uint32_t id)
+{
+    const graph_sought *k = ctx;
+    const ks_gcl_graph *a = k->graphs[id];
+    return a->hash == k->g->hash && a->n_nodes == k->g->n_nodes && a->n_edges == k->g->n_edges;
 }
 
 /* first[i] = the lowest j with the same content as graph i (j = i for the
- * first of its kind), in O(n log n). */
+ * first of its kind), in O(n): the index holds the first of each kind. */
 static ks_status gcl_first_same(ks_gcl_graph *const *graphs, size_t n, size_t *first,
                                 ks_error *err)
 {
-    graph_key *k = malloc((n ? n : 1) * sizeof *k);
-    if (!k)
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        k[i] = (graph_key){graphs[i]->hash, graphs[i]->n_nodes, graphs[i]->n_edges, i};
-    qsort(k, n, sizeof *k, graph_key_cmp);
-    for (size_t i = 0; i < n; i++) {
-        int same = i > 0 && k[i].hash == k[i - 1].hash && k[i].nodes == k[i - 1].nodes &&
-                   k[i].edges == k[i - 1].edges;
-        first[k[i].index] = same ? first[k[i - 1].index] : k[i].index;
+    if (n >= UINT32_MAX)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "gcl: too many launches");
+    ks_hash_index index = {0};
+    ks_status st = ks_hash_reserve(&index, n, graph_hash_of, graphs, err);
+    for (size_t i = 0; i < n && st == KS_OK; i++) {
+        graph_sought key = {graphs, graphs[i]};
+        uint32_t id;
+        size_t slot;
+        if (ks_hash_find(&index, graphs[i]->hash, graph_same, &key, &id, &slot)) {
+            first[i] = id;
+        } else {
+            first[i] = i;
+            ks_hash_put(&index, slot, (uint32_t)i);
+        }
     }
-    free(k);
-    return KS_OK;
+    ks_hash_free(&index);
+    return st;
 }
 
 /* ------------------------------------------------------------ training */
@@ -469,7 +454,7 @@ ks_status ks_gcl_train(ks_gcl_graph *const *graphs, size_t n, const ks_gcl_optio
         if (!(m->vocab[i] = strdup(vt.e[i].text)))
             st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     free(vt.e);
-    free(vt.slots);
+    ks_hash_free(&vt.index);
     if (st != KS_OK) {
         ks_gcl_model_free(m);
         return st;
