@@ -1,5 +1,5 @@
 /*
- * test_sort.c - the shared sorts of lib/math/sort.h against qsort with the
+ * test_sort.c - the shared sorts of lib/core/sort.h against qsort with the
  * (key, index) comparator they replaced: random arrays of every size around
  * the radix threshold, narrow and full-width key ranges, indexes ascending
  * or shuffled, many ties; the double key's order; and one radix pass's
@@ -18,6 +18,7 @@
 
 #include "ksample.h"
 #include "sort.h"
+#include "test_main.h"
 
 static int cmp_reference(const void *x, const void *y)
 {
@@ -125,12 +126,4 @@ static void test_radix_pass_stable(void **state)
     free(dst);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_matches_qsort),
-        cmocka_unit_test(test_double_key_order),
-        cmocka_unit_test(test_radix_pass_stable),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+KS_TEST_MAIN(test_matches_qsort, test_double_key_order, test_radix_pass_stable)
