@@ -7,6 +7,7 @@
  * explicit option (ks_uid_mode) and a run folder's manifest says it per job.
  */
 #include "estimate.h"
+#include "hash.h"
 #include "run_internal.h"
 
 #include <ctype.h>
@@ -15,9 +16,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* Rows by launch id, through the library's hash index: the ids live in
+ * r->ids, so the table holds row numbers only. */
 struct ks_results_index {
-    size_t slot_count; /* power of two */
-    uint64_t *slots;   /* row + 1; 0 = empty */
+    ks_hash_index rows;
 };
 
 void ks_results_init(ks_results *r) { memset(r, 0, sizeof *r); }
@@ -44,7 +46,7 @@ void ks_results_free(ks_results *r)
         free(r->sources[i]);
     free(r->sources);
     if (r->index)
-        free(r->index->slots);
+        ks_hash_free(&r->index->rows);
     free(r->index);
     memset(r, 0, sizeof *r);
 }
@@ -57,18 +59,30 @@ static uint64_t mix(uint64_t x)
     return x;
 }
 
+typedef struct id_key {
+    const ks_results *r;
+    uint64_t id;
+} id_key;
+
+static bool id_equals(const void *ctx, uint32_t row)
+{
+    const id_key *k = ctx;
+    return k->r->ids[row] == k->id;
+}
+
+static uint64_t id_hash_of(const void *ctx, uint32_t row)
+{
+    return mix(((const ks_results *)ctx)->ids[row]);
+}
+
 long ks_results_row(const ks_results *r, uint64_t id)
 {
-    if (!r->index || !r->index->slot_count)
+    if (!r->index || !r->index->rows.size)
         return -1;
-    size_t mask = r->index->slot_count - 1;
-    for (size_t h = mix(id) & mask;; h = (h + 1) & mask) {
-        uint64_t v = r->index->slots[h];
-        if (v == 0)
-            return -1;
-        if (r->ids[v - 1] == id)
-            return (long)(v - 1);
-    }
+    id_key key = {r, id};
+    uint32_t row;
+    size_t slot;
+    return ks_hash_find(&r->index->rows, mix(id), id_equals, &key, &row, &slot) ? (long)row : -1;
 }
 
 long ks_results_metric(const ks_results *r, const char *name)
@@ -79,33 +93,21 @@ long ks_results_metric(const ks_results *r, const char *name)
     return -1;
 }
 
+/* Indexes row, the last of r->ids (whose id no row has yet). */
 static ks_status index_insert(ks_results *r, size_t row, ks_error *err)
 {
-    struct ks_results_index *ix = r->index;
-    if (!ix) {
-        if (!(ix = r->index = calloc(1, sizeof *ix)))
-            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    }
-    if ((r->row_count + 1) * 2 > ix->slot_count) {
-        size_t n = ix->slot_count ? ix->slot_count * 2 : 64;
-        uint64_t *slots = calloc(n, sizeof *slots);
-        if (!slots)
-            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-        free(ix->slots);
-        ix->slots = slots;
-        ix->slot_count = n;
-        for (size_t i = 0; i < r->row_count; i++)
-            if (i != row) {
-                size_t h = mix(r->ids[i]) & (n - 1);
-                while (slots[h])
-                    h = (h + 1) & (n - 1);
-                slots[h] = i + 1;
-            }
-    }
-    size_t mask = ix->slot_count - 1, h = mix(r->ids[row]) & mask;
-    while (ix->slots[h])
-        h = (h + 1) & mask;
-    ix->slots[h] = row + 1;
+    if (!r->index && !(r->index = calloc(1, sizeof *r->index)))
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if (row >= UINT32_MAX - 1)
+        return ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "too many launches in the results");
+    ks_status st = ks_hash_reserve(&r->index->rows, row + 1, id_hash_of, r, err);
+    if (st != KS_OK)
+        return st;
+    id_key key = {r, r->ids[row]};
+    uint32_t found;
+    size_t slot;
+    if (!ks_hash_find(&r->index->rows, mix(key.id), id_equals, &key, &found, &slot))
+        ks_hash_put(&r->index->rows, slot, (uint32_t)row);
     return KS_OK;
 }
 

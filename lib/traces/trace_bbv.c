@@ -62,71 +62,6 @@ static bool is_sequential(uint32_t binary_version, uint64_t prev, uint64_t pc)
     return pc == prev + 16 || pc == next_pc_with_control(prev, 32); /* unknown */
 }
 
-/* ------------------------------------------------------------ run table */
-
-typedef struct run_table {
-    uint64_t *start, *end, *count; /* count 0 = empty slot */
-    size_t slots, used;
-} run_table;
-
-static uint64_t run_hash(uint64_t a, uint64_t b)
-{
-    uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0xD6E8FEB86659FD93ull);
-    h ^= h >> 31;
-    h *= 0xBF58476D1CE4E5B9ull;
-    return h ^ (h >> 29);
-}
-
-static void run_table_free(run_table *t)
-{
-    free(t->start);
-    free(t->end);
-    free(t->count);
-    memset(t, 0, sizeof *t);
-}
-
-static ks_status run_table_grow(run_table *t, ks_error *err)
-{
-    size_t slots = t->slots ? t->slots * 2 : 256;
-    run_table n = {calloc(slots, 8), calloc(slots, 8), calloc(slots, 8), slots, t->used};
-    if (!n.start || !n.end || !n.count) {
-        run_table_free(&n);
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory (basic blocks)");
-    }
-    for (size_t i = 0; i < t->slots; i++) {
-        if (!t->count[i])
-            continue;
-        size_t j = run_hash(t->start[i], t->end[i]) & (slots - 1);
-        while (n.count[j])
-            j = (j + 1) & (slots - 1);
-        n.start[j] = t->start[i];
-        n.end[j] = t->end[i];
-        n.count[j] = t->count[i];
-    }
-    run_table_free(t);
-    *t = n;
-    return KS_OK;
-}
-
-static ks_status run_table_add(run_table *t, uint64_t start, uint64_t end, ks_error *err)
-{
-    if ((t->used + 1) * 4 > t->slots * 3) {
-        ks_status st = run_table_grow(t, err);
-        if (st != KS_OK)
-            return st;
-    }
-    size_t j = run_hash(start, end) & (t->slots - 1);
-    while (t->count[j] && (t->start[j] != start || t->end[j] != end))
-        j = (j + 1) & (t->slots - 1);
-    if (!t->count[j]) {
-        t->start[j] = start;
-        t->end[j] = end;
-        t->used++;
-    }
-    t->count[j]++;
-    return KS_OK;
-}
-
 /* ------------------------------------------------------------- warps */
 
 typedef struct warp_state {
@@ -138,7 +73,7 @@ typedef struct warp_state {
 typedef struct bbv_pass {
     const ks_trace_kernel *k;
     bool prefixed;
-    run_table runs;
+    trace_pair_map runs; /* (start, end) -> uint64_t times it ran */
     uint64_t warps;
     uint64_t insts; /* every instruction passes here: the launch's count for free */
     /* grouped traces: the one current warp */
@@ -146,10 +81,8 @@ typedef struct bbv_pass {
     uint64_t cur_block;
     uint32_t cur_warp;
     bool have_current;
-    /* raw traces: a state per warp */
-    trace_warp_map map;
-    warp_state *states;
-    size_t state_capacity;
+    /* raw traces: (block, warp) -> warp_state */
+    trace_pair_map map;
 } bbv_pass;
 
 static ks_status close_run(bbv_pass *b, warp_state *w, ks_error *err)
@@ -157,7 +90,11 @@ static ks_status close_run(bbv_pass *b, warp_state *w, ks_error *err)
     if (!w->open)
         return KS_OK;
     w->open = false;
-    return run_table_add(&b->runs, w->start, w->prev, err);
+    uint64_t *count;
+    ks_status st = trace_pair_map_get(&b->runs, w->start, w->prev, (void **)&count, NULL, err);
+    if (st == KS_OK)
+        ++*count;
+    return st;
 }
 
 static ks_status step(bbv_pass *b, warp_state *w, const ks_trace_inst *inst, ks_error *err)
@@ -179,20 +116,12 @@ static ks_status step(bbv_pass *b, warp_state *w, const ks_trace_inst *inst, ks_
 static ks_status raw_state(bbv_pass *b, const ks_trace_inst *inst, warp_state **w,
                            ks_error *err)
 {
-    uint32_t slot;
     bool is_new;
-    ks_status st = trace_warp_map_get(&b->map, trace_block_linear(b->k, inst->tb), inst->warp,
-                                      (uint32_t)b->map.used, &slot, &is_new, err);
+    ks_status st = trace_pair_map_get(&b->map, trace_block_linear(b->k, inst->tb), inst->warp,
+                                      (void **)w, &is_new, err);
     if (st == KS_OK && is_new)
-        st = ks_grow((void **)&b->states, &b->state_capacity, slot + 1, sizeof *b->states, err);
-    if (st != KS_OK)
-        return st;
-    if (is_new) {
-        memset(&b->states[slot], 0, sizeof b->states[slot]);
         b->warps++;
-    }
-    *w = &b->states[slot];
-    return KS_OK;
+    return st;
 }
 
 static ks_status on_inst(void *ctx, const ks_trace_kernel *k, const ks_trace_inst *inst,
@@ -244,31 +173,32 @@ static size_t upper_bound(const uint64_t *v, size_t n, uint64_t key)
     return lo;
 }
 
-static ks_status build_vector(const run_table *t, ks_trace_bbv *out, ks_error *err)
+/* The vector from the runs: each run counts its times once for every leader
+ * from its start to its end.  Runs come in the order first seen; the vector
+ * does not depend on it (leaders are sorted, counts are sums). */
+static ks_status build_vector(const trace_pair_map *runs, ks_trace_bbv *out, ks_error *err)
 {
-    uint64_t *leaders = malloc((t->used ? t->used : 1) * sizeof *leaders);
-    uint64_t *counts = calloc(t->used ? t->used : 1, sizeof *counts);
+    size_t n = runs->count;
+    const uint64_t *start = runs->first, *end = runs->second, *times = runs->values;
+    uint64_t *leaders = malloc((n ? n : 1) * sizeof *leaders);
+    uint64_t *counts = calloc(n ? n : 1, sizeof *counts);
     if (!leaders || !counts) {
         free(leaders);
         free(counts);
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory (basic blocks)");
     }
-    size_t n = 0;
-    for (size_t i = 0; i < t->slots; i++)
-        if (t->count[i])
-            leaders[n++] = t->start[i];
+    if (n)
+        memcpy(leaders, start, n * sizeof *leaders);
     qsort(leaders, n, sizeof *leaders, cmp_u64);
     size_t u = 0;
     for (size_t i = 0; i < n; i++)
         if (u == 0 || leaders[i] != leaders[u - 1])
             leaders[u++] = leaders[i];
-    for (size_t i = 0; i < t->slots; i++) {
-        if (!t->count[i])
-            continue;
+    for (size_t i = 0; i < n; i++) {
         /* the run's own start, then every leader up to its last PC */
-        size_t j = upper_bound(leaders, u, t->start[i]) - 1;
-        for (; j < u && leaders[j] <= t->end[i]; j++)
-            counts[j] += t->count[i];
+        size_t j = upper_bound(leaders, u, start[i]) - 1;
+        for (; j < u && leaders[j] <= end[i]; j++)
+            counts[j] += times[i];
     }
     out->count = u;
     out->block_pc = leaders;
@@ -287,8 +217,9 @@ static ks_status build_vector(const run_table *t, ks_trace_bbv *out, ks_error *e
 static ks_status finish_warps(bbv_pass *b, ks_error *err)
 {
     ks_status st = close_run(b, &b->current, err);
-    for (size_t i = 0; i < b->map.used && st == KS_OK; i++)
-        st = close_run(b, &b->states[i], err);
+    warp_state *states = b->map.values;
+    for (size_t i = 0; i < b->map.count && st == KS_OK; i++)
+        st = close_run(b, &states[i], err);
     return st;
 }
 
@@ -305,6 +236,8 @@ ks_status ks_trace_set_bbv(ks_trace_set *s, size_t i, ks_trace_bbv *out, uint64_
     memset(&b, 0, sizeof b);
     b.k = &s->kernels[i];
     b.prefixed = s->layouts[i].prefixed;
+    trace_pair_map_init(&b.runs, sizeof(uint64_t));
+    trace_pair_map_init(&b.map, sizeof(warp_state));
     ks_status st = ks_trace_set_stream(s, i, NULL, on_inst, &b, err);
     if (st == KS_OK)
         st = finish_warps(&b, err);
@@ -314,9 +247,8 @@ ks_status ks_trace_set_bbv(ks_trace_set *s, size_t i, ks_trace_bbv *out, uint64_
         *warps = b.warps;
     if (st == KS_OK) /* a whole pass saw every instruction, as counting does */
         s->kernels[i].warp_insts = b.insts;
-    run_table_free(&b.runs);
-    trace_warp_map_free(&b.map);
-    free(b.states);
+    trace_pair_map_free(&b.runs);
+    trace_pair_map_free(&b.map);
     return st;
 }
 

@@ -1,6 +1,6 @@
 /*
  * trace_internal.h - shared by the files of lib/traces: the trace set's
- * layout, the instruction-line parser and a per-warp hash map.  Not part of
+ * layout, the instruction-line parser and a map keyed by pairs.  Not part of
  * trace.h because only the reader's own files need it.
  */
 #ifndef KS_TRACE_INTERNAL_H
@@ -51,24 +51,29 @@ ks_status trace_read_header(ks_input *in, ks_trace_kernel *k, trace_layout *layo
 bool trace_parse_u64(const char *s, size_t len, int base, uint64_t *v);
 bool trace_parse_i64(const char *s, size_t len, int64_t *v);
 
-/* ------------------------------------------------------------ warp map */
+/* ------------------------------------------------------------ pair map */
 
-/* Open-addressing map from (linear block index, warp) to a slot number, for
- * raw traces whose lines interleave warps.  Memory grows with the warps of a
- * launch, not with the size of its trace. */
-typedef struct trace_warp_map {
-    uint64_t *block;   /* key part 1, per slot */
-    uint32_t *warp;    /* key part 2, per slot */
-    uint32_t *value;   /* value + 1; 0 = empty slot */
-    size_t slots, used;
-} trace_warp_map;
+/* Map from a pair of 64-bit keys to a value of fixed size: (linear block
+ * index, warp) for raw traces whose lines interleave warps, (start, end) for
+ * the straight-line runs of a launch.  Keys and values sit in arrays by id,
+ * in the order first seen; the library's hash index (lib/core/hash.h) finds
+ * the id.  Memory grows with the distinct keys of a launch (its warps, the
+ * runs of its code), not with the size of its trace. */
+typedef struct trace_pair_map {
+    uint64_t *first, *second; /* per id: the key */
+    void *values;             /* per id: value_size bytes */
+    size_t value_size, count, capacity;
+    ks_hash_index index;
+} trace_pair_map;
 
-/* Finds the key; when absent and insert_value is not NULL inserts it with
- * *insert_value.  *found is the stored value, *is_new says it was inserted. */
-ks_status trace_warp_map_get(trace_warp_map *m, uint64_t block, uint32_t warp,
-                             uint32_t insert_value, uint32_t *found, bool *is_new,
-                             ks_error *err);
-void trace_warp_map_free(trace_warp_map *m);
+/* An empty map whose values are value_size bytes each. */
+void trace_pair_map_init(trace_pair_map *m, size_t value_size);
+/* *value is the value of (first, second); a zeroed one is added when the key
+ * is new, and then *is_new (when not NULL) is true.  *value stays valid until
+ * the next call. */
+ks_status trace_pair_map_get(trace_pair_map *m, uint64_t first, uint64_t second, void **value,
+                             bool *is_new, ks_error *err);
+void trace_pair_map_free(trace_pair_map *m);
 
 /* Linear block index x + y*gx + z*gx*gy (saturating, never overflowing). */
 uint64_t trace_block_linear(const ks_trace_kernel *k, const uint32_t tb[3]);

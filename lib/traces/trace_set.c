@@ -7,6 +7,7 @@
  * streamed later, see trace_stream.c), so memory grows with the number of
  * launches, never with the size of their traces.
  */
+#include "hash.h"
 #include "trace_internal.h"
 
 #include <errno.h>
@@ -418,7 +419,7 @@ int ks_trace_set_stats_usable(const ks_trace_set *s, size_t i)
     return 1;
 }
 
-/* ------------------------------------------------------------ warp map */
+/* ------------------------------------------------------------ pair map */
 
 uint64_t trace_block_linear(const ks_trace_kernel *k, const uint32_t tb[3])
 {
@@ -431,71 +432,93 @@ uint64_t trace_block_linear(const ks_trace_kernel *k, const uint32_t tb[3])
     return v > UINT64_MAX - 1 ? UINT64_MAX - 1 : (uint64_t)v;
 }
 
-static uint64_t warp_hash(uint64_t block, uint32_t warp)
+static uint64_t pair_hash(uint64_t a, uint64_t b)
 {
-    uint64_t h = block * 0x9E3779B97F4A7C15ull ^ ((uint64_t)warp + 0x632BE59BD9B4E019ull);
-    h ^= h >> 29;
+    uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0xD6E8FEB86659FD93ull);
+    h ^= h >> 31;
     h *= 0xBF58476D1CE4E5B9ull;
-    return h ^ (h >> 32);
+    return h ^ (h >> 29);
 }
 
-static ks_status warp_map_grow(trace_warp_map *m, ks_error *err)
+static uint64_t pair_hash_of(const void *ctx, uint32_t id)
 {
-    size_t slots = m->slots ? m->slots * 2 : 1024;
-    trace_warp_map n = {calloc(slots, sizeof(uint64_t)), calloc(slots, sizeof(uint32_t)),
-                        calloc(slots, sizeof(uint32_t)), slots, m->used};
-    if (!n.block || !n.warp || !n.value) {
-        trace_warp_map_free(&n);
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory (warp map)");
+    const trace_pair_map *m = ctx;
+    return pair_hash(m->first[id], m->second[id]);
+}
+
+typedef struct pair_key {
+    const trace_pair_map *m;
+    uint64_t first, second;
+} pair_key;
+
+static bool pair_equals(const void *ctx, uint32_t id)
+{
+    const pair_key *k = ctx;
+    return k->m->first[id] == k->first && k->m->second[id] == k->second;
+}
+
+void trace_pair_map_init(trace_pair_map *m, size_t value_size)
+{
+    memset(m, 0, sizeof *m);
+    m->value_size = value_size;
+}
+
+/* Adds the key (first, second), absent from the map, as id m->count with a
+ * zeroed value, indexed at slot. */
+static ks_status pair_add(trace_pair_map *m, uint64_t first, uint64_t second, size_t slot,
+                          ks_error *err)
+{
+    if (m->count >= UINT32_MAX - 1)
+        return ks_error_set(err, KS_ERR_FORMAT, NULL, 0,
+                            "more than 2^32 - 2 distinct warps or runs in one launch");
+    if (m->count == m->capacity) {
+        size_t cap = m->capacity ? m->capacity * 2 : 256;
+        void **const cols[] = {(void **)&m->first, (void **)&m->second, &m->values};
+        const size_t bytes[] = {sizeof *m->first, sizeof *m->second, m->value_size};
+        if (!ks_resize_columns(cols, bytes, 3, cap))
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory (trace pair map)");
+        m->capacity = cap;
     }
-    for (size_t i = 0; i < m->slots; i++) {
-        if (!m->value[i])
-            continue;
-        size_t j = warp_hash(m->block[i], m->warp[i]) & (slots - 1);
-        while (n.value[j])
-            j = (j + 1) & (slots - 1);
-        n.block[j] = m->block[i];
-        n.warp[j] = m->warp[i];
-        n.value[j] = m->value[i];
-    }
-    trace_warp_map_free(m);
-    *m = n;
+    m->first[m->count] = first;
+    m->second[m->count] = second;
+    memset((char *)m->values + m->count * m->value_size, 0, m->value_size);
+    ks_hash_put(&m->index, slot, (uint32_t)m->count++);
     return KS_OK;
 }
 
-ks_status trace_warp_map_get(trace_warp_map *m, uint64_t block, uint32_t warp,
-                             uint32_t insert_value, uint32_t *found, bool *is_new,
-                             ks_error *err)
+ks_status trace_pair_map_get(trace_pair_map *m, uint64_t first, uint64_t second, void **value,
+                             bool *is_new, ks_error *err)
 {
-    *is_new = false;
-    if (m->slots == 0 || (m->used + 1) * 4 > m->slots * 3) {
-        ks_status st = warp_map_grow(m, err);
+    pair_key key = {m, first, second};
+    uint64_t hash = pair_hash(first, second);
+    uint32_t id;
+    size_t slot;
+    if (is_new)
+        *is_new = false;
+    /* nearly every call finds its key (a raw trace asks once per
+     * instruction), so look before making room, which is a call */
+    if (!m->count || !ks_hash_find(&m->index, hash, pair_equals, &key, &id, &slot)) {
+        ks_status st = ks_hash_reserve(&m->index, m->count + 1, pair_hash_of, m, err);
         if (st != KS_OK)
             return st;
-    }
-    size_t j = warp_hash(block, warp) & (m->slots - 1);
-    while (m->value[j]) {
-        if (m->block[j] == block && m->warp[j] == warp) {
-            *found = m->value[j] - 1;
-            return KS_OK;
+        /* the key is absent: this finds its slot in the grown table */
+        if (!ks_hash_find(&m->index, hash, pair_equals, &key, &id, &slot)) {
+            if ((st = pair_add(m, first, second, slot, err)) != KS_OK)
+                return st;
+            id = (uint32_t)(m->count - 1);
+            if (is_new)
+                *is_new = true;
         }
-        j = (j + 1) & (m->slots - 1);
     }
-    if (insert_value == UINT32_MAX)
-        return ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "warp map value out of range");
-    m->block[j] = block;
-    m->warp[j] = warp;
-    m->value[j] = insert_value + 1;
-    m->used++;
-    *found = insert_value;
-    *is_new = true;
+    *value = (char *)m->values + (size_t)id * m->value_size;
     return KS_OK;
 }
 
-void trace_warp_map_free(trace_warp_map *m)
+void trace_pair_map_free(trace_pair_map *m)
 {
-    free(m->block);
-    free(m->warp);
-    free(m->value);
+    free(m->first);
+    free(m->second);
+    free(m->values);
+    ks_hash_free(&m->index);
     memset(m, 0, sizeof *m);
 }

@@ -34,9 +34,7 @@ typedef struct stream {
     uint64_t seen;   /* instruction lines of the warp so far */
     long warp_line;
 
-    trace_warp_map per_warp; /* raw traces with max_insts_per_warp */
-    uint64_t *per_warp_count;
-    size_t per_warp_capacity;
+    trace_pair_map per_warp; /* raw traces with max_insts_per_warp: (block, warp) -> count */
 
     ks_trace_inst inst;
     trace_line_buf buf;
@@ -209,20 +207,12 @@ static ks_status grouped_line(stream *st, char *t, ks_error *err)
 
 static ks_status raw_count(stream *st, bool *keep, ks_error *err)
 {
-    uint32_t slot;
-    bool is_new;
-    uint64_t block = trace_block_linear(st->k, st->inst.tb);
-    ks_status s = trace_warp_map_get(&st->per_warp, block, st->inst.warp,
-                                     (uint32_t)st->per_warp.used, &slot, &is_new, err);
-    if (s == KS_OK && is_new)
-        s = ks_grow((void **)&st->per_warp_count, &st->per_warp_capacity, slot + 1,
-                    sizeof *st->per_warp_count, err);
-    if (s != KS_OK)
-        return s;
-    if (is_new)
-        st->per_warp_count[slot] = 0;
-    *keep = ++st->per_warp_count[slot] <= st->filter.max_insts_per_warp;
-    return KS_OK;
+    uint64_t *count;
+    ks_status s = trace_pair_map_get(&st->per_warp, trace_block_linear(st->k, st->inst.tb),
+                                     st->inst.warp, (void **)&count, NULL, err);
+    if (s == KS_OK)
+        *keep = ++*count <= st->filter.max_insts_per_warp;
+    return s;
 }
 
 static ks_status raw_line(stream *st, char *t, ks_error *err)
@@ -303,14 +293,14 @@ ks_status ks_trace_set_stream(ks_trace_set *s, size_t i, const ks_trace_filter *
         st->filter = *filter;
     st->fn = fn;
     st->ctx = ctx;
+    trace_pair_map_init(&st->per_warp, sizeof(uint64_t));
     uint64_t threads = (uint64_t)st->k->block[0] * st->k->block[1] * st->k->block[2];
     st->warps_per_block = (threads + 31) / 32;
     ks_status r = ks_input_open(st->k->path, &st->in, err);
     if (r == KS_OK)
         r = run(st, err);
     ks_input_close(st->in);
-    trace_warp_map_free(&st->per_warp);
-    free(st->per_warp_count);
+    trace_pair_map_free(&st->per_warp);
     free(st);
     return r;
 }
