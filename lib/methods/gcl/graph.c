@@ -394,8 +394,10 @@ ks_status ks_gcl_graph_builder_add(ks_gcl_graph_builder *b, const ks_trace_inst 
     const char *op = in->opcode ? in->opcode : "";
     size_t len = strlen(op), base_len = strcspn(op, ".");
     uint32_t full_tok, base_tok, node;
-    if ((st = builder_op(b, op, len, &full_tok, err)) != KS_OK ||
-        (st = builder_op(b, op, base_len, &base_tok, err)) != KS_OK)
+    if ((st = builder_op(b, op, len, &full_tok, err)) != KS_OK)
+        return st;
+    base_tok = full_tok; /* an opcode without modifiers ("IMAD") is its own base */
+    if (base_len < len && (st = builder_op(b, op, base_len, &base_tok, err)) != KS_OK)
         return st;
     if ((st = builder_node(b, GCL_NODE_INSTRUCTION, full_tok, base_tok, warp, &node, err)))
         return st;
