@@ -248,12 +248,8 @@ static ks_status builder_op(ks_gcl_graph_builder *b, const char *text, size_t le
     st = ks_grow((void **)&g->ops, &b->cap_ops, g->n_ops + 1, sizeof *g->ops, err);
     if (st != KS_OK)
         return st;
-    char *copy = malloc(len + 1);
-    if (!copy)
+    if (!(g->ops[g->n_ops] = strndup(text, len)))
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    memcpy(copy, text, len);
-    copy[len] = 0;
-    g->ops[g->n_ops] = copy;
     ks_hash_put(&b->op_index, slot, (uint32_t)g->n_ops);
     *tok = GCL_TOK_SPECIAL + (uint32_t)g->n_ops++;
     return KS_OK;
