@@ -9,6 +9,7 @@
  * warp's dynamic instruction stream, not just its static code.
  */
 #include "gcl.h"
+#include "hash.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -34,10 +35,8 @@ struct ks_gcl_graph_builder {
     uint64_t max_pc;
     gcl_warp_state *warps;
     size_t n_warps, cap_warps;
-    uint32_t *warp_slots; /* open addressing over warps: index + 1, 0 = empty */
-    size_t warp_slot_count;
-    uint32_t *op_slots;   /* open addressing over g->ops: index + 1 */
-    size_t op_slot_count;
+    ks_hash_index warp_index; /* key -> index in warps */
+    ks_hash_index op_index;   /* text -> index in g->ops */
     uint64_t warp_insts_header;
 };
 
@@ -82,13 +81,12 @@ static void builder_reset(ks_gcl_graph_builder *b)
     b->g = NULL;
     free(b->pc);
     free(b->warps);
-    free(b->warp_slots);
-    free(b->op_slots);
+    ks_hash_free(&b->warp_index);
+    ks_hash_free(&b->op_index);
     b->pc = NULL;
     b->warps = NULL;
-    b->warp_slots = b->op_slots = NULL;
     b->cap_nodes = b->cap_edges = b->cap_ops = 0;
-    b->n_warps = b->cap_warps = b->warp_slot_count = b->op_slot_count = 0;
+    b->n_warps = b->cap_warps = 0;
     b->max_pc = 0;
     b->begun = 0;
 }
@@ -183,72 +181,49 @@ static ks_status builder_edge(ks_gcl_graph_builder *b, uint32_t src, uint32_t ds
     return KS_OK;
 }
 
-/* Rebuilds an open-addressing table of `count` entries at twice the size. */
-static ks_status slots_rehash(uint32_t **slots, size_t *slot_count, size_t count,
-                              uint64_t (*key_hash)(const void *, uint32_t), const void *ctx,
-                              ks_error *err)
-{
-    size_t n = *slot_count ? *slot_count * 2 : 64;
-    uint32_t *s = calloc(n, sizeof *s);
-    if (!s)
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    for (uint32_t i = 0; i < count; i++) {
-        size_t h = (size_t)key_hash(ctx, i) & (n - 1);
-        while (s[h])
-            h = (h + 1) & (n - 1);
-        s[h] = i + 1;
-    }
-    free(*slots);
-    *slots = s;
-    *slot_count = n;
-    return KS_OK;
-}
-
 static uint64_t warp_key_hash(uint64_t key) { return XXH3_64bits(&key, sizeof key); }
 
-static uint64_t warp_hash_at(const void *ctx, uint32_t i)
+static uint64_t warp_hash_of(const void *ctx, uint32_t id)
 {
-    return warp_key_hash(((const gcl_warp_state *)ctx)[i].key);
+    return warp_key_hash(((const gcl_warp_state *)ctx)[id].key);
 }
 
-static uint64_t op_hash_at(const void *ctx, uint32_t i)
+typedef struct warp_sought {
+    const gcl_warp_state *warps;
+    uint64_t key;
+} warp_sought;
+
+static bool warp_equals(const void *ctx, uint32_t id)
 {
-    const char *s = ((char *const *)ctx)[i];
-    return XXH3_64bits(s, strlen(s));
+    const warp_sought *w = ctx;
+    return w->warps[id].key == w->key;
 }
 
+/* The state of warp `key` (block linear index << 32 | warp id), made on
+ * its first instruction. */
 static ks_status builder_warp(ks_gcl_graph_builder *b, uint64_t key, gcl_warp_state **out,
                               ks_error *err)
 {
-    if (b->warp_slot_count) {
-        size_t h = (size_t)warp_key_hash(key) & (b->warp_slot_count - 1);
-        for (; b->warp_slots[h]; h = (h + 1) & (b->warp_slot_count - 1))
-            if (b->warps[b->warp_slots[h] - 1].key == key) {
-                *out = &b->warps[b->warp_slots[h] - 1];
-                return KS_OK;
-            }
-    }
-    ks_status st = ks_grow((void **)&b->warps, &b->cap_warps, b->n_warps + 1, sizeof *b->warps,
-                           err);
+    ks_status st = ks_hash_reserve(&b->warp_index, b->n_warps + 1, warp_hash_of, b->warps, err);
     if (st != KS_OK)
         return st;
-    gcl_warp_state *w = &b->warps[b->n_warps++];
+    warp_sought sought = {b->warps, key};
+    uint32_t id;
+    size_t slot;
+    if (ks_hash_find(&b->warp_index, warp_key_hash(key), warp_equals, &sought, &id, &slot)) {
+        *out = &b->warps[id];
+        return KS_OK;
+    }
+    st = ks_grow((void **)&b->warps, &b->cap_warps, b->n_warps + 1, sizeof *b->warps, err);
+    if (st != KS_OK)
+        return st;
+    gcl_warp_state *w = &b->warps[b->n_warps];
     w->key = key;
     w->last_inst = GCL_NO_NODE;
     w->insts = 0;
     for (size_t r = 0; r < GCL_REGS; r++)
         w->reg[r] = GCL_NO_NODE;
-    if (2 * b->n_warps > b->warp_slot_count) {
-        st = slots_rehash(&b->warp_slots, &b->warp_slot_count, b->n_warps, warp_hash_at,
-                          b->warps, err);
-        if (st != KS_OK)
-            return st;
-    } else {
-        size_t h = (size_t)warp_key_hash(key) & (b->warp_slot_count - 1);
-        while (b->warp_slots[h])
-            h = (h + 1) & (b->warp_slot_count - 1);
-        b->warp_slots[h] = (uint32_t)b->n_warps;
-    }
+    ks_hash_put(&b->warp_index, slot, (uint32_t)b->n_warps++);
     *out = w;
     return KS_OK;
 }
@@ -258,33 +233,25 @@ static ks_status builder_op(ks_gcl_graph_builder *b, const char *text, size_t le
                             uint32_t *tok, ks_error *err)
 {
     ks_gcl_graph *g = b->g;
-    uint64_t hv = XXH3_64bits(text, len);
-    if (b->op_slot_count) {
-        size_t h = (size_t)hv & (b->op_slot_count - 1);
-        for (; b->op_slots[h]; h = (h + 1) & (b->op_slot_count - 1)) {
-            const char *s = g->ops[b->op_slots[h] - 1];
-            if (strlen(s) == len && memcmp(s, text, len) == 0) {
-                *tok = GCL_TOK_SPECIAL + b->op_slots[h] - 1;
-                return KS_OK;
-            }
-        }
-    }
-    ks_status st = ks_grow((void **)&g->ops, &b->cap_ops, g->n_ops + 1, sizeof *g->ops, err);
+    ks_text_keys keys = {g->ops, sizeof *g->ops, 0};
+    bool found;
+    uint32_t id;
+    size_t slot;
+    ks_status st = ks_hash_find_text(&b->op_index, &keys, g->n_ops, text, len,
+                                     ks_name_hash(text, len), &found, &id, &slot, err);
     if (st != KS_OK)
         return st;
-    char *copy = malloc(len + 1);
-    if (!copy)
+    if (found) {
+        *tok = GCL_TOK_SPECIAL + id;
+        return KS_OK;
+    }
+    st = ks_grow((void **)&g->ops, &b->cap_ops, g->n_ops + 1, sizeof *g->ops, err);
+    if (st != KS_OK)
+        return st;
+    if (!(g->ops[g->n_ops] = strndup(text, len)))
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    memcpy(copy, text, len);
-    copy[len] = 0;
-    g->ops[g->n_ops++] = copy;
-    *tok = GCL_TOK_SPECIAL + (uint32_t)(g->n_ops - 1);
-    if (2 * g->n_ops > b->op_slot_count)
-        return slots_rehash(&b->op_slots, &b->op_slot_count, g->n_ops, op_hash_at, g->ops, err);
-    size_t h = (size_t)hv & (b->op_slot_count - 1);
-    while (b->op_slots[h])
-        h = (h + 1) & (b->op_slot_count - 1);
-    b->op_slots[h] = (uint32_t)g->n_ops;
+    ks_hash_put(&b->op_index, slot, (uint32_t)g->n_ops);
+    *tok = GCL_TOK_SPECIAL + (uint32_t)g->n_ops++;
     return KS_OK;
 }
 
@@ -423,8 +390,10 @@ ks_status ks_gcl_graph_builder_add(ks_gcl_graph_builder *b, const ks_trace_inst 
     const char *op = in->opcode ? in->opcode : "";
     size_t len = strlen(op), base_len = strcspn(op, ".");
     uint32_t full_tok, base_tok, node;
-    if ((st = builder_op(b, op, len, &full_tok, err)) != KS_OK ||
-        (st = builder_op(b, op, base_len, &base_tok, err)) != KS_OK)
+    if ((st = builder_op(b, op, len, &full_tok, err)) != KS_OK)
+        return st;
+    base_tok = full_tok; /* an opcode without modifiers ("IMAD") is its own base */
+    if (base_len < len && (st = builder_op(b, op, base_len, &base_tok, err)) != KS_OK)
         return st;
     if ((st = builder_node(b, GCL_NODE_INSTRUCTION, full_tok, base_tok, warp, &node, err)))
         return st;
