@@ -196,12 +196,11 @@ static void test_kkt_brute_force(void **state)
     int checked = 0;
     for (int trial = 0; trial < 3000 && checked < 400; trial++) {
         size_t k = 2 + (size_t)(unit(&seed) * 2); /* 2..3 */
-        double n[3], mean[3], sd[3], m[3], total = 0;
+        double n[3], mean[3], sd[3], m[3];
         for (size_t i = 0; i < k; i++) {
             n[i] = 2 + floor(unit(&seed) * 11); /* 2..12 */
             mean[i] = 1 + floor(unit(&seed) * 20);
             sd[i] = 0.5 + unit(&seed) * 10;
-            total += n[i] * mean[i];
         }
         double eps = 0.02 + unit(&seed) * 0.3, z = 1.959963984540054;
         double c = ks_kkt_allocate(k, n, mean, sd, eps, z, m);
