@@ -600,6 +600,30 @@ static void test_line_endings_and_edges(void **state)
     assert_int_equal(ref.st, KS_OK);
     release(&ref);
     free(lng);
+
+    /* a line over the 16 MB limit inside the reference's one 64 MB block:
+     * refused there as the small blocks refuse it, at its own line (the
+     * whole-block read once took it; found by fuzz_nsys_parallel) */
+    size_t huge = ((size_t)16 << 20) + 10;
+    name = malloc(huge + 1);
+    assert_non_null(name);
+    memset(name, 'y', huge);
+    name[0] = '"';
+    name[huge - 1] = '"';
+    name[huge] = '\0';
+    free_lines(&l);
+    l = split_lines(text);
+    long_line = with_name(l.line[100], name);
+    set_line(&l, 100, long_line);
+    free(long_line);
+    free(name);
+    lng = join_lines(&l, true, NULL, &n);
+    ref = check_all(write_file("over-limit.csv", lng, n), -1);
+    assert_int_equal(ref.st, KS_ERR_FORMAT);
+    assert_int_equal(ref.err.line, 101);
+    assert_non_null(strstr(ref.err.message, "line is longer than 16 MB"));
+    release(&ref);
+    free(lng);
     size_t header = strlen(l.line[0]) + 1;
     ref = check_all(write_file("header-only.csv", text, header), -1);
     assert_int_equal(ref.st, KS_OK);

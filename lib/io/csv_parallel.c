@@ -310,6 +310,7 @@ typedef struct block {
     bool last;       /* nothing is read after this block */
     ks_status read_status; /* reading stopped here: reported after the lines */
     ks_error read_err;
+    bool read_line_error; /* read_err is about the line after the block's */
 
     ks_rows rows;
     long lines;       /* lines parsed */
@@ -360,14 +361,22 @@ static char *last_newline(char *p, size_t n)
     return NULL;
 }
 
+/* The error of a line longer than KS_MAX_LINE_BYTES, worded as
+ * ks_input_getline words it; `line` counts from the block (0: the line
+ * after the block's whole lines, numbered when the block is committed). */
+static ks_status too_long_error(const engine *e, long line, ks_error *err)
+{
+    return ks_error_set(err, KS_ERR_FORMAT, ks_input_path(e->in), line,
+                        "line is longer than %zu MB: not a profile (binary or damaged data?)",
+                        KS_MAX_LINE_BYTES >> 20 ? KS_MAX_LINE_BYTES >> 20 : 1);
+}
+
 /* Ends the read at a line longer than KS_MAX_LINE_BYTES; b keeps nothing
  * (callers that hold whole lines before it put them back). */
 static bool line_too_long(engine *e, block *b)
 {
-    b->read_status = ks_error_set(&b->read_err, KS_ERR_FORMAT, ks_input_path(e->in), 0,
-                                  "a line is longer than %zu MB: not a profile (binary or "
-                                  "damaged data?)",
-                                  KS_MAX_LINE_BYTES >> 20 ? KS_MAX_LINE_BYTES >> 20 : 1);
+    b->read_status = too_long_error(e, 0, &b->read_err);
+    b->read_line_error = true;
     b->len = 0;
     b->last = true;
     return true;
@@ -381,6 +390,7 @@ static bool read_block(engine *e, block *b)
 {
     b->len = 0;
     b->last = false;
+    b->read_line_error = false;
     /* every block reads block_bytes of new text after the carried line */
     size_t target = e->carry_len + e->block_bytes;
     b->read_status = ks_grow((void **)&b->text, &b->capacity, target + 1, 1, &b->read_err);
@@ -468,6 +478,13 @@ static void parse_block(const engine *e, block *b)
         char *nl = memchr(p, '\n', (size_t)(end - p));
         char *stop = nl ? nl : end;
         size_t n = (size_t)(stop - p);
+        /* a block larger than the limit (a caller's block size) holds such
+         * lines whole: refused as the block reader refuses them */
+        if (n > KS_MAX_LINE_BYTES) {
+            b->status = too_long_error(e, number + 1, &b->err);
+            number++;
+            break;
+        }
         if (nul && nul < stop) {
             b->status = ks_error_set(&b->err, KS_ERR_FORMAT, ks_input_path(e->in), number + 1,
                                      "line holds a NUL byte (binary data in a text file?)");
@@ -519,6 +536,8 @@ static ks_status commit_block(engine *e, block *b, size_t *at, bool *reserved)
     *reserved = true;
     if (b->read_status != KS_OK) {
         e->err = b->read_err;
+        if (b->read_line_error)
+            e->err.line = e->base + b->lines + 1;
         return b->read_status;
     }
     e->base += b->lines;
