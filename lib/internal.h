@@ -294,9 +294,8 @@ uint64_t ks_dims_hash(const uint32_t tuple[6]);
  * without copying.  Freed only with ks_column_free. */
 void *ks_column_realloc(void *old, size_t bytes);
 void ks_column_free(void *col);
-/* The hash ks_profile_intern uses, so that names hashed in a block need not be
- * hashed again. */
-uint64_t ks_name_hash(const char *name, size_t len);
+/* ks_name_hash (the hash ks_profile_intern uses, so that names hashed in a
+ * block need not be hashed again) is declared in hash.h. */
 ks_status ks_profile_intern_hashed(ks_profile *p, const char *name, size_t len, uint64_t hash,
                                    uint32_t *id, ks_error *err);
 

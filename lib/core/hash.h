@@ -65,6 +65,10 @@ static inline const char *ks_text_key(const ks_text_keys *k, uint32_t id)
     return s;
 }
 
+/* The hash of every text key (XXH3 of name[0..len)); profile.c's name
+ * interning, whose callers hash a block's names ahead, uses it too. */
+uint64_t ks_name_hash(const char *name, size_t len);
+
 /* ks_name_hash of record id's key; ctx: the ks_text_keys. */
 uint64_t ks_text_hash_of(const void *ctx, uint32_t id);
 
@@ -86,10 +90,10 @@ static inline bool ks_text_equals(const void *ctx, uint32_t id)
  * `hash` (the records' keys are hashed so too).  *found and *id when a
  * record has that key; otherwise *slot is where ks_hash_put puts record
  * `count` once added.  Inline, as ks_hash_find. */
-static inline ks_status ks_hash_find_text(ks_hash_index *h, const ks_text_keys *keys,
-                                          size_t count, const char *text, size_t len,
-                                          uint64_t hash, bool *found, uint32_t *id,
-                                          size_t *slot, ks_error *err)
+static inline ks_status ks_hash_find_text_hashed(ks_hash_index *h, const ks_text_keys *keys,
+                                                 size_t count, const char *text, size_t len,
+                                                 uint64_t hash, bool *found, uint32_t *id,
+                                                 size_t *slot, ks_error *err)
 {
     ks_status st = ks_hash_reserve(h, count + 1, ks_text_hash_of, keys, err);
     if (st != KS_OK)
@@ -97,6 +101,16 @@ static inline ks_status ks_hash_find_text(ks_hash_index *h, const ks_text_keys *
     ks_text_sought sought = {keys, text, len};
     *found = ks_hash_find(h, hash, ks_text_equals, &sought, id, slot);
     return KS_OK;
+}
+
+/* ks_hash_find_text_hashed with text's ks_name_hash computed here. */
+static inline ks_status ks_hash_find_text(ks_hash_index *h, const ks_text_keys *keys,
+                                          size_t count, const char *text, size_t len,
+                                          bool *found, uint32_t *id, size_t *slot,
+                                          ks_error *err)
+{
+    return ks_hash_find_text_hashed(h, keys, count, text, len, ks_name_hash(text, len), found,
+                                    id, slot, err);
 }
 
 #endif

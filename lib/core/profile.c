@@ -106,8 +106,8 @@ ks_status ks_profile_intern_hashed(ks_profile *p, const char *name, size_t len, 
     ks_text_keys keys = {p->names, sizeof *p->names, 0};
     bool found;
     size_t slot;
-    ks_status st = ks_hash_find_text(&p->name_index, &keys, p->name_count, name, len, hash,
-                                     &found, id, &slot, err);
+    ks_status st = ks_hash_find_text_hashed(&p->name_index, &keys, p->name_count, name, len,
+                                            hash, &found, id, &slot, err);
     if (st != KS_OK || found)
         return st;
     if (p->name_count >= UINT32_MAX - 1)

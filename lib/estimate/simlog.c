@@ -160,8 +160,8 @@ static ks_status add_stat(ks_simlog *s, const char *name, size_t len, double val
     bool found;
     uint32_t id;
     size_t slot;
-    ks_status st = ks_hash_find_text(&s->index, &keys, s->stat_count, name, len,
-                                     ks_name_hash(name, len), &found, &id, &slot, err);
+    ks_status st =
+        ks_hash_find_text(&s->index, &keys, s->stat_count, name, len, &found, &id, &slot, err);
     if (st != KS_OK || found)
         return st; /* the first value of a repeated name is the block's */
     size_t cap = s->stat_capacity;
@@ -171,11 +171,9 @@ static ks_status add_stat(ks_simlog *s, const char *name, size_t len, double val
                      sizeof *s->values, err);
     if (st != KS_OK)
         return st;
-    char *copy = malloc(len + 1);
+    char *copy = strndup(name, len);
     if (!copy)
         return ks_error_set(err, KS_ERR_NOMEM, s->path, 0, "out of memory");
-    memcpy(copy, name, len);
-    copy[len] = '\0';
     s->names[s->stat_count] = copy;
     ks_hash_put(&s->index, slot, (uint32_t)s->stat_count);
     s->values[s->stat_count++] = value;

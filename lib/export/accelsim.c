@@ -180,8 +180,8 @@ static ks_status key_find(key_table *kt, const char *key, key_entry **out, ks_er
     bool found;
     uint32_t id;
     size_t slot;
-    ks_status st = ks_hash_find_text(&kt->index, &keys, kt->count, key, strlen(key),
-                                     ks_name_hash(key, strlen(key)), &found, &id, &slot, err);
+    ks_status st =
+        ks_hash_find_text(&kt->index, &keys, kt->count, key, strlen(key), &found, &id, &slot, err);
     if (st != KS_OK)
         return st;
     if (found) {

@@ -237,8 +237,8 @@ static ks_status builder_op(ks_gcl_graph_builder *b, const char *text, size_t le
     bool found;
     uint32_t id;
     size_t slot;
-    ks_status st = ks_hash_find_text(&b->op_index, &keys, g->n_ops, text, len,
-                                     ks_name_hash(text, len), &found, &id, &slot, err);
+    ks_status st =
+        ks_hash_find_text(&b->op_index, &keys, g->n_ops, text, len, &found, &id, &slot, err);
     if (st != KS_OK)
         return st;
     if (found) {

@@ -114,8 +114,8 @@ static ks_status vocab_count_op(vocab_table *t, const char *text, uint64_t count
     bool found;
     uint32_t id;
     size_t slot;
-    ks_status st = ks_hash_find_text(&t->index, &keys, t->n, text, strlen(text),
-                                     ks_name_hash(text, strlen(text)), &found, &id, &slot, err);
+    ks_status st =
+        ks_hash_find_text(&t->index, &keys, t->n, text, strlen(text), &found, &id, &slot, err);
     if (st != KS_OK)
         return st;
     if (found) {
