@@ -1,6 +1,7 @@
 #!/bin/sh
 # bench_scale.sh - end-to-end `ksample sample` on a generated casio-like
-# profile of N launches: wall, CPU, peak RSS, against `cat` of the same file.
+# profile of N launches: wall, CPU, peak RSS, against `cat` of the same file
+# and two floors no reader can go below (a newline count; read + digest).
 #
 # usage: [RUNS=2] [BENCH_DIR=/tmp] bench/bench_scale.sh N KSAMPLE [KSAMPLE...]
 # Every KSAMPLE given (e.g. the build of main and of a branch) runs RUNS
@@ -21,6 +22,12 @@ echo "load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
 for run in 1 2; do
     /usr/bin/time -f "cat run=$run wall=%e user=%U sys=%S rss_kb=%M" cat "$F" >/dev/null
 done
+# floors below any reader: `wc -l` looks at every byte once (one memchr pass);
+# bench_read --bytes reads the bytes into a buffer and digests them, as the
+# reader must before a plan can record the input's digest (one thread)
+/usr/bin/time -f "wc-l wall=%e user=%U sys=%S" wc -l "$F" >/dev/null
+BR="$(dirname "$1")/bench_read"
+[ -x "$BR" ] && "$BR" --bytes "$F" 1 | sed 's/^/read+digest /'
 for KS in "$@"; do
     for run in $(seq "${RUNS:-2}"); do
         /usr/bin/time -o "$F.time" \
