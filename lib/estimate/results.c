@@ -37,11 +37,7 @@ void ks_results_free(ks_results *r)
         free(r->metrics[i]);
         free(r->values[i]);
     }
-    free(r->metrics);
-    free(r->values);
-    free(r->ids);
-    free(r->source);
-    free(r->source_line);
+    KS_FREE(r->metrics, r->values, r->ids, r->source, r->source_line);
     for (size_t i = 0; i < r->source_count; i++)
         free(r->sources[i]);
     free(r->sources);

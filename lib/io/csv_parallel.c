@@ -57,18 +57,8 @@ void ks_rows_clear(ks_rows *r)
 
 void ks_rows_free(ks_rows *r)
 {
-    free(r->duration_ns);
-    free(r->name_id);
-    free(r->start_ns);
-    free(r->dims_id);
-    free(r->stream);
-    free(r->device);
-    free(r->correlation);
-    free(r->names);
-    free(r->name_len);
-    free(r->name_hash);
-    free(r->name_global);
-    free(r->name_dims);
+    KS_FREE(r->duration_ns, r->name_id, r->start_ns, r->dims_id, r->stream, r->device,
+            r->correlation, r->names, r->name_len, r->name_hash, r->name_global, r->name_dims);
     ks_hash_free(&r->name_index);
     free(r->dims);
     free(r->dims_global);

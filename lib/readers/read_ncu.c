@@ -567,14 +567,8 @@ static ks_status fail(ncu_read *r, long line, const char *fmt, ...)
 
 static void ncu_read_free(ncu_read *r)
 {
-    free(r->header_raw);
-    free(r->header_buf);
-    free(r->names);
-    free(r->fields);
-    free(r->field_column);
-    free(r->units_raw);
-    free(r->units_buf);
-    free(r->units);
+    KS_FREE(r->header_raw, r->header_buf, r->names, r->fields, r->field_column, r->units_raw,
+            r->units_buf, r->units);
     id_set_free(&r->ids);
     free(r->kernels);
     table_free(&r->table);

@@ -51,14 +51,8 @@ void ks_gcl_graph_free(ks_gcl_graph *g)
 {
     if (!g)
         return;
-    free(g->name);
-    free(g->kind);
-    free(g->tok);
-    free(g->feat);
-    free(g->warp_of);
-    free(g->edge_src);
-    free(g->edge_dst);
-    free(g->edge_rel);
+    KS_FREE(g->name, g->kind, g->tok, g->feat, g->warp_of, g->edge_src, g->edge_dst,
+            g->edge_rel);
     for (size_t i = 0; i < g->n_ops; i++)
         free(g->ops[i]);
     free(g->ops);
