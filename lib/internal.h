@@ -9,6 +9,15 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* ---------------------------------------------------------------- memory */
+
+/* Frees each of the n pointers (NULL ones too, as free does).  KS_FREE(a, b,
+ * c) frees a struct's fields in one call where a free function would
+ * otherwise list free() after free(); lib/core/mem.c. */
+void ks_free_each(void *const *ptrs, size_t n);
+#define KS_FREE(...)                                                                       \
+    ks_free_each((void *[]){__VA_ARGS__}, sizeof((void *[]){__VA_ARGS__}) / sizeof(void *))
+
 /* --------------------------------------------------------- resource limits */
 
 /* Memory follows the number of launches, never the length of one line or

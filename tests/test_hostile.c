@@ -215,15 +215,8 @@ static void test_limits(void **state)
     free(text);
 
     /* 8,000 launches each with its own metric: 64 M cells asked of 100 KB */
-    size_t cap = (size_t)8000 * 200 + 1024;
-    text = malloc(cap);
-    assert_non_null(text);
-    size_t n = (size_t)snprintf(text, cap, "%s", NCU_HEADER);
-    for (int k = 0; k < 8000; k++)
-        n += (size_t)snprintf(text + n, cap - n,
-                              "\"%d\",\"1\",\"p\",\"h\",\"k\",\"1\",\"7\",\"(1, 1, 1)\","
-                              "\"(1, 1, 1)\",\"0\",\"8.0\",\"S\",\"m%d__x\",\"\",\"1\",\n",
-                              k, k);
+    size_t n;
+    text = tr_ncu_metric_per_launch(8000, &n);
     read_fails(write_gzip("sparse.csv.gz", text, n), NULL, KS_ERR_FORMAT, "exceed the limit");
     free(text);
 }

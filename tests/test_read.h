@@ -2,7 +2,8 @@
  * test_read.h - reading a profile in a test: the options a test names
  * (format, device), a read that must succeed (a failed test naming the
  * located error otherwise) and one that must fail with a located error, and
- * checks of the columns read, launch by launch.
+ * checks of the columns read, launch by launch; and an ncu CSV with a
+ * metric per launch, for the reader's limit on metric values.
  * Header-only, like tmpdir.h, because each test file is its own program.
  */
 #ifndef KS_TEST_READ_H
@@ -12,6 +13,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -120,6 +123,30 @@ static inline void tr_expect_dims(const ks_profile *p, size_t i, const uint32_t 
         fail_msg("launch %zu: grid %u %u %u block %u %u %u, expected grid %u %u %u block %u %u %u",
                  i, g[0], g[1], g[2], b[0], b[1], b[2], grid[0], grid[1], grid[2], block[0],
                  block[1], block[2]);
+}
+
+/* The 15 columns of an ncu CSV export whose rows stop at Metric Value. */
+#define TR_NCU_HEADER                                                                      \
+    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\","    \
+    "\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\","           \
+    "\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+
+/* An ncu CSV (TR_NCU_HEADER) of `launches` launches, each with a metric of
+ * its own (launch k: m<k>__x = 1): a few bytes per launch that ask for
+ * launches x launches dense metric values.  Malloc'd, *len bytes. */
+static inline char *tr_ncu_metric_per_launch(int launches, size_t *len)
+{
+    size_t cap = (size_t)launches * 200 + 1024;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    size_t n = (size_t)snprintf(text, cap, "%s", TR_NCU_HEADER);
+    for (int k = 0; k < launches; k++)
+        n += (size_t)snprintf(text + n, cap - n,
+                              "\"%d\",\"1\",\"p\",\"h\",\"k\",\"1\",\"7\",\"(1, 1, 1)\","
+                              "\"(1, 1, 1)\",\"0\",\"8.0\",\"S\",\"m%d__x\",\"\",\"1\"\n",
+                              k, k);
+    *len = n;
+    return text;
 }
 
 #endif

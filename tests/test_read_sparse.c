@@ -68,10 +68,6 @@ static void test_plain_wide_header(void **state)
     ks_profile_free(p);
 }
 
-#define NCU_HEADER                                                                         \
-    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\","    \
-    "\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\","           \
-    "\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
 #define NCU_ROW(id, pid, metric, unit, value)                                              \
     "\"" id "\",\"" pid "\",\"p\",\"h\",\"k\",\"1\",\"7\",\"(32, 1, 1)\","                  \
     "\"(4, 1, 1)\",\"0\",\"8.0\",\"S\",\"" metric "\",\"" unit "\",\"" value "\"\n"
@@ -91,7 +87,7 @@ static void test_ncu_sparse_values(void **state)
     (void)state;
     char *text = malloc(1 << 16);
     assert_non_null(text);
-    size_t n = (size_t)sprintf(text, NCU_HEADER);
+    size_t n = (size_t)sprintf(text, TR_NCU_HEADER);
     for (int k = 0; k < 50; k++)
         n += (size_t)sprintf(text + n,
                              "\"%d\",\"1\",\"p\",\"h\",\"k\",\"1\",\"7\",\"(1, 1, 1)\","
@@ -121,7 +117,7 @@ static void test_ncu_sparse_values(void **state)
 static void test_ncu_sparse_revisit(void **state)
 {
     (void)state;
-    const char *same = NCU_HEADER NCU_ROW("0", "10", "a__x", "", "1")
+    const char *same = TR_NCU_HEADER NCU_ROW("0", "10", "a__x", "", "1")
         NCU_ROW("1", "10", "a__x", "", "2") NCU_ROW("2", "10", "a__x", "", "3")
         NCU_ROW("0", "11", "a__x", "", "1") NCU_ROW("0", "11", "b__x", "", "4")
         NCU_ROW("1", "11", "a__x", "", "2") NCU_ROW("2", "11", "b__x", "", "6");
@@ -131,7 +127,7 @@ static void test_ncu_sparse_revisit(void **state)
     assert_true(a->values[0] == 1 && a->values[1] == 2 && a->values[2] == 3);
     assert_true(b->values[0] == 4 && isnan(b->values[1]) && b->values[2] == 6);
     ks_profile_free(p);
-    const char *differs = NCU_HEADER NCU_ROW("0", "10", "a__x", "", "1")
+    const char *differs = TR_NCU_HEADER NCU_ROW("0", "10", "a__x", "", "1")
         NCU_ROW("1", "10", "a__x", "", "2") NCU_ROW("0", "11", "a__x", "", "5")
         NCU_ROW("1", "11", "a__x", "", "2");
     read_fails(write_text("differs.csv", differs), "given twice, as 1 and 5");
@@ -142,15 +138,8 @@ static void test_ncu_sparse_revisit(void **state)
 static void test_ncu_sparse_limit(void **state)
 {
     (void)state;
-    size_t cap = (size_t)8000 * 200 + 1024;
-    char *text = malloc(cap);
-    assert_non_null(text);
-    size_t n = (size_t)snprintf(text, cap, "%s", NCU_HEADER);
-    for (int k = 0; k < 8000; k++)
-        n += (size_t)snprintf(text + n, cap - n,
-                              "\"%d\",\"1\",\"p\",\"h\",\"k\",\"1\",\"7\",\"(1, 1, 1)\","
-                              "\"(1, 1, 1)\",\"0\",\"8.0\",\"S\",\"m%d__x\",\"\",\"1\"\n",
-                              k, k);
+    size_t n;
+    char *text = tr_ncu_metric_per_launch(8000, &n);
     read_fails(write_gzip("limit.csv.gz", text, n), "8000 metrics over 8000 launches exceed");
     free(text);
 }

@@ -1,9 +1,11 @@
-/* hash.c - growth of the index in hash.h, and the hash of a named record's key. */
+/* hash.c - growth of the index in hash.h, and the hash of a named or an
+ * integer-keyed record's key. */
 #include "hash.h"
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 void ks_hash_free(ks_hash_index *h)
 {
@@ -49,3 +51,7 @@ uint64_t ks_text_hash_of(const void *ctx, uint32_t id)
     const char *s = ks_text_key(ctx, id);
     return ks_name_hash(s, strlen(s));
 }
+
+uint64_t ks_u64_hash(uint64_t key) { return XXH3_64bits(&key, sizeof key); }
+
+uint64_t ks_u64_hash_of(const void *ctx, uint32_t id) { return ks_u64_hash(ks_u64_key(ctx, id)); }

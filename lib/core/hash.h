@@ -3,7 +3,8 @@
  * uint32 ids by 64-bit hash, linear probing, at most half full.  The caller
  * owns the keys (names in a profile, names in a block of rows, metric
  * columns...) and says through eq() whether an id's key is the one sought,
- * so one table serves every kind of key without copying it.
+ * so one table serves every kind of key without copying it.  Text keys and
+ * 64-bit integer keys have ready-made callbacks below.
  */
 #ifndef KS_HASH_H
 #define KS_HASH_H
@@ -111,6 +112,53 @@ static inline ks_status ks_hash_find_text(ks_hash_index *h, const ks_text_keys *
 {
     return ks_hash_find_text_hashed(h, keys, count, text, len, ks_name_hash(text, len), found,
                                     id, slot, err);
+}
+
+/* Keys that are 64-bit integers in the caller's array of records (launch
+ * ids, warp keys): record id's key is the uint64_t at (const char *)base +
+ * id * stride + offset. */
+typedef struct ks_u64_keys {
+    const void *base;
+    size_t stride, offset;
+} ks_u64_keys;
+
+static inline uint64_t ks_u64_key(const ks_u64_keys *k, uint32_t id)
+{
+    uint64_t v;
+    memcpy(&v, (const char *)k->base + (size_t)id * k->stride + k->offset, sizeof v);
+    return v;
+}
+
+/* The hash of every integer key (XXH3 of its 8 bytes). */
+uint64_t ks_u64_hash(uint64_t key);
+
+/* ks_u64_hash of record id's key; ctx: the ks_u64_keys. */
+uint64_t ks_u64_hash_of(const void *ctx, uint32_t id);
+
+typedef struct ks_u64_sought {
+    const ks_u64_keys *keys;
+    uint64_t key;
+} ks_u64_sought;
+
+static inline bool ks_u64_equals(const void *ctx, uint32_t id)
+{
+    const ks_u64_sought *t = ctx;
+    return ks_u64_key(t->keys, id) == t->key;
+}
+
+/* ks_hash_find_text for a table of records keyed by integers: room for
+ * records 0..count, then *found and *id when a record has key, otherwise
+ * *slot is where ks_hash_put puts record `count` once added. */
+static inline ks_status ks_hash_find_u64(ks_hash_index *h, const ks_u64_keys *keys,
+                                         size_t count, uint64_t key, bool *found, uint32_t *id,
+                                         size_t *slot, ks_error *err)
+{
+    ks_status st = ks_hash_reserve(h, count + 1, ks_u64_hash_of, keys, err);
+    if (st != KS_OK)
+        return st;
+    ks_u64_sought sought = {keys, key};
+    *found = ks_hash_find(h, ks_u64_hash(key), ks_u64_equals, &sought, id, slot);
+    return KS_OK;
 }
 
 #endif

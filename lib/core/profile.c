@@ -50,12 +50,8 @@ void ks_profile_free(ks_profile *p)
         free(p->metrics[i].unit);
     }
     free(p->metrics);
-    for (size_t i = 0; i < p->sparse_count; i++) {
-        free(p->sparse[i].name);
-        free(p->sparse[i].offset);
-        free(p->sparse[i].index);
-        free(p->sparse[i].value);
-    }
+    for (size_t i = 0; i < p->sparse_count; i++)
+        KS_FREE(p->sparse[i].name, p->sparse[i].offset, p->sparse[i].index, p->sparse[i].value);
     free(p->sparse);
     free(p);
 }

@@ -37,11 +37,7 @@ void ks_results_free(ks_results *r)
         free(r->metrics[i]);
         free(r->values[i]);
     }
-    free(r->metrics);
-    free(r->values);
-    free(r->ids);
-    free(r->source);
-    free(r->source_line);
+    KS_FREE(r->metrics, r->values, r->ids, r->source, r->source_line);
     for (size_t i = 0; i < r->source_count; i++)
         free(r->sources[i]);
     free(r->sources);
@@ -51,38 +47,17 @@ void ks_results_free(ks_results *r)
     memset(r, 0, sizeof *r);
 }
 
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return x;
-}
-
-typedef struct id_key {
-    const ks_results *r;
-    uint64_t id;
-} id_key;
-
-static bool id_equals(const void *ctx, uint32_t row)
-{
-    const id_key *k = ctx;
-    return k->r->ids[row] == k->id;
-}
-
-static uint64_t id_hash_of(const void *ctx, uint32_t row)
-{
-    return mix(((const ks_results *)ctx)->ids[row]);
-}
-
 long ks_results_row(const ks_results *r, uint64_t id)
 {
     if (!r->index || !r->index->rows.size)
         return -1;
-    id_key key = {r, id};
+    ks_u64_keys keys = {r->ids, sizeof *r->ids, 0};
+    ks_u64_sought sought = {&keys, id};
     uint32_t row;
     size_t slot;
-    return ks_hash_find(&r->index->rows, mix(id), id_equals, &key, &row, &slot) ? (long)row : -1;
+    if (!ks_hash_find(&r->index->rows, ks_u64_hash(id), ks_u64_equals, &sought, &row, &slot))
+        return -1;
+    return (long)row;
 }
 
 long ks_results_metric(const ks_results *r, const char *name)
@@ -100,15 +75,15 @@ static ks_status index_insert(ks_results *r, size_t row, ks_error *err)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     if (row >= UINT32_MAX - 1)
         return ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "too many launches in the results");
-    ks_status st = ks_hash_reserve(&r->index->rows, row + 1, id_hash_of, r, err);
-    if (st != KS_OK)
-        return st;
-    id_key key = {r, r->ids[row]};
-    uint32_t found;
+    ks_u64_keys keys = {r->ids, sizeof *r->ids, 0};
+    bool found;
+    uint32_t id;
     size_t slot;
-    if (!ks_hash_find(&r->index->rows, mix(key.id), id_equals, &key, &found, &slot))
+    ks_status st = ks_hash_find_u64(&r->index->rows, &keys, row, r->ids[row], &found, &id, &slot,
+                                    err);
+    if (st == KS_OK && !found)
         ks_hash_put(&r->index->rows, slot, (uint32_t)row);
-    return KS_OK;
+    return st;
 }
 
 static ks_status add_source(ks_results *r, const char *name, uint32_t *index, ks_error *err)

@@ -57,18 +57,8 @@ void ks_rows_clear(ks_rows *r)
 
 void ks_rows_free(ks_rows *r)
 {
-    free(r->duration_ns);
-    free(r->name_id);
-    free(r->start_ns);
-    free(r->dims_id);
-    free(r->stream);
-    free(r->device);
-    free(r->correlation);
-    free(r->names);
-    free(r->name_len);
-    free(r->name_hash);
-    free(r->name_global);
-    free(r->name_dims);
+    KS_FREE(r->duration_ns, r->name_id, r->start_ns, r->dims_id, r->stream, r->device,
+            r->correlation, r->names, r->name_len, r->name_hash, r->name_global, r->name_dims);
     ks_hash_free(&r->name_index);
     free(r->dims);
     free(r->dims_global);
@@ -103,22 +93,11 @@ static ks_status rows_grow(ks_rows *r, ks_error *err)
 static ks_status names_grow(ks_rows *r, ks_error *err)
 {
     size_t cap = r->name_capacity ? r->name_capacity * 2 : 256;
-    void *a = realloc(r->names, cap * sizeof *r->names);
-    if (a)
-        r->names = a;
-    void *b = realloc(r->name_len, cap * sizeof *r->name_len);
-    if (b)
-        r->name_len = b;
-    void *c = realloc(r->name_hash, cap * sizeof *r->name_hash);
-    if (c)
-        r->name_hash = c;
-    void *d = realloc(r->name_global, cap * sizeof *r->name_global);
-    if (d)
-        r->name_global = d;
-    void *e = realloc(r->name_dims, cap * sizeof *r->name_dims);
-    if (e)
-        r->name_dims = e;
-    if (!a || !b || !c || !d || !e)
+    void **const cols[] = {(void **)&r->names, (void **)&r->name_len, (void **)&r->name_hash,
+                           (void **)&r->name_global, (void **)&r->name_dims};
+    const size_t bytes[] = {sizeof *r->names, sizeof *r->name_len, sizeof *r->name_hash,
+                            sizeof *r->name_global, sizeof *r->name_dims};
+    if (!ks_resize_columns(cols, bytes, sizeof cols / sizeof cols[0], cap))
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     r->name_capacity = cap;
     return KS_OK;

@@ -211,12 +211,7 @@ static ks_status photon_fit(const ks_method_input *in, void **model, ks_error *e
     ks_status st = m ? photon_walk_all(in, warps->values, &w, err) : KS_ERR_NOMEM;
     if (st == KS_OK)
         st = photon_clusters(p, in->groups, &w, m, err);
-    free(w.rep_of);
-    free(w.rank);
-    free(w.reps);
-    free(w.norm);
-    free(w.rep_start);
-    free(w.rep_count);
+    KS_FREE(w.rep_of, w.rank, w.reps, w.norm, w.rep_start, w.rep_count);
     return ks_method_fit_end(st, m, ks_rep_model_free, model);
 }
 

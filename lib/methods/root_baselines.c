@@ -199,10 +199,7 @@ static void cand_free(cand *k)
 {
     for (size_t i = 0; i < k->d.count; i++)
         free(k->d.leaves[i].path);
-    free(k->d.leaves);
-    free(k->first);
-    free(k->cost);
-    free(k->var);
+    KS_FREE(k->d.leaves, k->first, k->cost, k->var);
 }
 
 enum { CAND_OPT, CAND_STEM, CAND_GREEDY_TREE, CAND_GREEDY_JOINT, CAND_PAPER, CAND_COUNT };

@@ -32,16 +32,8 @@
 
 void ks_strata_group_free(ks_strata_group *g)
 {
-    free(g->start);
-    free(g->s1);
-    free(g->s2);
-    free(g->pure);
-    free(g->pair);
-    free(g->best);
-    free(g->cost);
-    free(g->var);
-    free(g->from);
-    free(g->point);
+    KS_FREE(g->start, g->s1, g->s2, g->pure, g->pair, g->best, g->cost, g->var, g->from,
+            g->point);
     for (size_t b = 0; g->exact && b <= g->units; b++)
         free(g->exact[b]);
     free(g->exact);

@@ -106,10 +106,7 @@ ks_status ks_read_accelsim_traces(const char *path, ks_profile **out, long **lin
         ks_profile_free(*out);
         *out = NULL;
     }
-    free(c.offset);
-    free(c.index);
-    free(c.value);
-    free(c.warps);
+    KS_FREE(c.offset, c.index, c.value, c.warps);
     ks_trace_set_free(s);
     if (st == KS_OK)
         snprintf((*out)->trace_path, sizeof (*out)->trace_path, "%s", path);

@@ -21,10 +21,7 @@ typedef struct bbv_build {
 
 static void build_free(bbv_build *b)
 {
-    free(b->offset);
-    free(b->index);
-    free(b->value);
-    free(b->lines);
+    KS_FREE(b->offset, b->index, b->value, b->lines);
 }
 
 static ks_status parse_counts(bbv_build *b, char **fields, int count, uint64_t blocks,

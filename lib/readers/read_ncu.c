@@ -287,10 +287,14 @@ typedef struct ncu_column {
 /* One value as read: the table stores only the cells a file gives, so a file
  * naming thousands of metrics each for a few launches costs memory in
  * proportion to its values, not to metrics times launches. */
+/* A value of a metric column at a row, keyed (column << 32 | row) in the
+ * table's cell index. */
 typedef struct ncu_cell {
-    uint32_t column, row;
+    uint64_t key;
     double value;
 } ncu_cell;
+
+static uint64_t cell_key(size_t column, size_t row) { return (uint64_t)column << 32 | row; }
 
 typedef struct ncu_table {
     ncu_column *cols;
@@ -414,42 +418,17 @@ static ks_status table_add_row(ncu_table *t, ks_error *err)
     return KS_OK;
 }
 
-static uint64_t cell_hash(uint32_t column, uint32_t row)
-{
-    uint64_t h = ((uint64_t)column << 32 | row) * 0x9e3779b97f4a7c15ULL;
-    return h ^ h >> 29;
-}
-
-static uint64_t cell_hash_of(const void *ctx, uint32_t id)
-{
-    const ncu_cell *c = &((const ncu_table *)ctx)->cells[id];
-    return cell_hash(c->column, c->row);
-}
-
-typedef struct cell_key {
-    const ncu_table *t;
-    uint32_t column, row;
-} cell_key;
-
-static bool cell_equals(const void *ctx, uint32_t id)
-{
-    const cell_key *k = ctx;
-    return k->t->cells[id].column == k->column && k->t->cells[id].row == k->row;
-}
-
 static ks_status index_cell(ncu_table *t, uint32_t id, ks_error *err)
 {
-    ks_status st = ks_hash_reserve(&t->cell_index, (size_t)id + 1, cell_hash_of, t, err);
-    if (st != KS_OK)
-        return st;
-    const ncu_cell *c = &t->cells[id];
-    cell_key key = {t, c->column, c->row};
-    uint32_t found;
+    ks_u64_keys keys = {t->cells, sizeof *t->cells, offsetof(ncu_cell, key)};
+    bool found;
+    uint32_t other;
     size_t slot;
-    if (!ks_hash_find(&t->cell_index, cell_hash(c->column, c->row), cell_equals, &key, &found,
-                      &slot))
+    ks_status st = ks_hash_find_u64(&t->cell_index, &keys, id, t->cells[id].key, &found, &other,
+                                    &slot, err);
+    if (st == KS_OK && !found)
         ks_hash_put(&t->cell_index, slot, id);
-    return KS_OK;
+    return st;
 }
 
 /* The cell of (column, row), or NULL.  Launches arrive in order, so only a
@@ -473,11 +452,11 @@ static ks_status table_find_cell(ncu_table *t, size_t column, size_t row, ncu_ce
         }
         t->indexed = true;
     }
-    cell_key key = {t, (uint32_t)column, (uint32_t)row};
+    ks_u64_keys keys = {t->cells, sizeof *t->cells, offsetof(ncu_cell, key)};
+    ks_u64_sought sought = {&keys, cell_key(column, row)};
     uint32_t id;
     size_t slot;
-    if (ks_hash_find(&t->cell_index, cell_hash(key.column, key.row), cell_equals, &key, &id,
-                     &slot))
+    if (ks_hash_find(&t->cell_index, ks_u64_hash(sought.key), ks_u64_equals, &sought, &id, &slot))
         *cell = &t->cells[id];
     return KS_OK;
 }
@@ -491,7 +470,7 @@ static ks_status table_add_cell(ncu_table *t, size_t column, size_t row, double 
     if (st != KS_OK)
         return st;
     uint32_t id = (uint32_t)t->cell_count++;
-    t->cells[id] = (ncu_cell){(uint32_t)column, (uint32_t)row, v};
+    t->cells[id] = (ncu_cell){cell_key(column, row), v};
     ncu_column *c = &t->cols[column];
     if (!c->has_cells || row > c->last_row) {
         c->has_cells = true;
@@ -567,14 +546,8 @@ static ks_status fail(ncu_read *r, long line, const char *fmt, ...)
 
 static void ncu_read_free(ncu_read *r)
 {
-    free(r->header_raw);
-    free(r->header_buf);
-    free(r->names);
-    free(r->fields);
-    free(r->field_column);
-    free(r->units_raw);
-    free(r->units_buf);
-    free(r->units);
+    KS_FREE(r->header_raw, r->header_buf, r->names, r->fields, r->field_column, r->units_raw,
+            r->units_buf, r->units);
     id_set_free(&r->ids);
     free(r->kernels);
     table_free(&r->table);
@@ -1213,8 +1186,9 @@ static ks_status finish(ncu_read *r, long last_line)
     }
     for (size_t k = 0; k < t->cell_count; k++) {
         const ncu_cell *cell = &t->cells[k];
-        if (t->cols[cell->column].state != COL_TEXT)
-            p->metrics[t->cols[cell->column].out].values[cell->row] = cell->value;
+        const ncu_column *c = &t->cols[cell->key >> 32]; /* row: the key's low half */
+        if (c->state != COL_TEXT)
+            p->metrics[c->out].values[(uint32_t)cell->key] = cell->value;
     }
     return KS_OK;
 }

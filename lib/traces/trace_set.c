@@ -359,13 +359,7 @@ void ks_trace_set_free(ks_trace_set *s)
         free(s->stats[i].trace);
         free(s->stats[i].name);
     }
-    free(s->kernels);
-    free(s->layouts);
-    free(s->stats_row);
-    free(s->events);
-    free(s->stats);
-    free(s->dir);
-    free(s->list_path);
+    KS_FREE(s->kernels, s->layouts, s->stats_row, s->events, s->stats, s->dir, s->list_path);
     free(s);
 }
 

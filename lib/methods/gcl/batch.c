@@ -10,11 +10,7 @@
 
 void gcl_batch_free(gcl_batch *b)
 {
-    free(b->tok);
-    free(b->feat);
-    free(b->noise);
-    free(b->graph_of);
-    free(b->readout);
+    KS_FREE(b->tok, b->feat, b->noise, b->graph_of, b->readout);
     for (int r = 0; r < GCL_REL_MAX; r++) {
         free(b->rowptr[r]);
         free(b->col[r]);
@@ -26,10 +22,7 @@ static ks_status batch_reserve_nodes(gcl_batch *b, size_t n, ks_error *err)
 {
     if (n <= b->cap_nodes)
         return KS_OK;
-    free(b->tok);
-    free(b->feat);
-    free(b->graph_of);
-    free(b->readout);
+    KS_FREE(b->tok, b->feat, b->graph_of, b->readout);
     b->tok = malloc(n * 2 * sizeof *b->tok);
     b->feat = malloc(n * GCL_FEATS * sizeof *b->feat);
     b->graph_of = malloc(n * sizeof *b->graph_of);

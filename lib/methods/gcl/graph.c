@@ -51,14 +51,8 @@ void ks_gcl_graph_free(ks_gcl_graph *g)
 {
     if (!g)
         return;
-    free(g->name);
-    free(g->kind);
-    free(g->tok);
-    free(g->feat);
-    free(g->warp_of);
-    free(g->edge_src);
-    free(g->edge_dst);
-    free(g->edge_rel);
+    KS_FREE(g->name, g->kind, g->tok, g->feat, g->warp_of, g->edge_src, g->edge_dst,
+            g->edge_rel);
     for (size_t i = 0; i < g->n_ops; i++)
         free(g->ops[i]);
     free(g->ops);
@@ -181,36 +175,20 @@ static ks_status builder_edge(ks_gcl_graph_builder *b, uint32_t src, uint32_t ds
     return KS_OK;
 }
 
-static uint64_t warp_key_hash(uint64_t key) { return XXH3_64bits(&key, sizeof key); }
-
-static uint64_t warp_hash_of(const void *ctx, uint32_t id)
-{
-    return warp_key_hash(((const gcl_warp_state *)ctx)[id].key);
-}
-
-typedef struct warp_sought {
-    const gcl_warp_state *warps;
-    uint64_t key;
-} warp_sought;
-
-static bool warp_equals(const void *ctx, uint32_t id)
-{
-    const warp_sought *w = ctx;
-    return w->warps[id].key == w->key;
-}
-
 /* The state of warp `key` (block linear index << 32 | warp id), made on
  * its first instruction. */
 static ks_status builder_warp(ks_gcl_graph_builder *b, uint64_t key, gcl_warp_state **out,
                               ks_error *err)
 {
-    ks_status st = ks_hash_reserve(&b->warp_index, b->n_warps + 1, warp_hash_of, b->warps, err);
-    if (st != KS_OK)
-        return st;
-    warp_sought sought = {b->warps, key};
+    ks_u64_keys keys = {b->warps, sizeof *b->warps, offsetof(gcl_warp_state, key)};
+    bool found;
     uint32_t id;
     size_t slot;
-    if (ks_hash_find(&b->warp_index, warp_key_hash(key), warp_equals, &sought, &id, &slot)) {
+    ks_status st =
+        ks_hash_find_u64(&b->warp_index, &keys, b->n_warps, key, &found, &id, &slot, err);
+    if (st != KS_OK)
+        return st;
+    if (found) {
         *out = &b->warps[id];
         return KS_OK;
     }

@@ -45,16 +45,9 @@ void FN(gcl_work_free_)(WORK *w)
 {
     if (!w)
         return;
-    for (int l = 0; l < GCL_LAYERS; l++) {
-        free(w->cat[l]);
-        free(w->xhat[l]);
-        free(w->rstd[l]);
-        free(w->keep[l]);
-    }
-    free(w->out);
-    free(w->dy);
-    free(w->dcat);
-    free(w->row);
+    for (int l = 0; l < GCL_LAYERS; l++)
+        KS_FREE(w->cat[l], w->xhat[l], w->rstd[l], w->keep[l]);
+    KS_FREE(w->out, w->dy, w->dcat, w->row);
     free(w);
 }
 
@@ -77,20 +70,14 @@ static ks_status FN(work_reserve)(const gcl_dims *d, WORK **pw, size_t n, ks_err
             widest = in;
         if (out > feature)
             feature = out;
-        free(w->cat[l]);
-        free(w->xhat[l]);
-        free(w->rstd[l]);
-        free(w->keep[l]);
+        KS_FREE(w->cat[l], w->xhat[l], w->rstd[l], w->keep[l]);
         w->cat[l] = malloc(n * in * sizeof(REAL));
         w->xhat[l] = l + 1 < GCL_LAYERS ? malloc(n * out * sizeof(REAL)) : NULL;
         w->rstd[l] = malloc(n * sizeof(REAL));
         w->keep[l] = malloc(n * out);
         ok &= w->cat[l] && w->rstd[l] && w->keep[l] && (l + 1 == GCL_LAYERS || w->xhat[l]);
     }
-    free(w->out);
-    free(w->dy);
-    free(w->dcat);
-    free(w->row);
+    KS_FREE(w->out, w->dy, w->dcat, w->row);
     w->out = malloc(n * d->dim[GCL_LAYERS] * sizeof(REAL));
     w->dy = malloc(n * feature * sizeof(REAL));
     w->dcat = malloc(n * widest * sizeof(REAL));

@@ -248,17 +248,10 @@ static void trainer_free(gcl_trainer *t, size_t n)
     if (t->tokmap)
         for (size_t i = 0; i < n; i++)
             free(t->tokmap[i]);
-    free(t->tokmap);
-    free(t->order);
-    free(t->node_keep);
-    free(t->edge_keep);
-    free(t->parts);
-    free(t->node_off);
-    free(t->edge_off);
+    KS_FREE(t->tokmap, t->order, t->node_keep, t->edge_keep, t->parts, t->node_off, t->edge_off);
     gcl_batch_free(&t->batch);
     gcl_work_free_f(t->work);
-    free(t->g), free(t->hidden), free(t->z), free(t->dz), free(t->dg), free(t->scratch);
-    free(t->grad), free(t->adam_m), free(t->adam_v);
+    KS_FREE(t->g, t->hidden, t->z, t->dz, t->dg, t->scratch, t->grad, t->adam_m, t->adam_v);
 }
 
 /* Node drop, edge drop and Gaussian feature noise for one view; a graph
