@@ -146,6 +146,16 @@ static inline bool ks_u64_equals(const void *ctx, uint32_t id)
     return ks_u64_key(t->keys, id) == t->key;
 }
 
+/* A lookup in a table of records keyed by integers that adds nothing:
+ * true and *id when a record has key. */
+static inline bool ks_hash_get_u64(const ks_hash_index *h, const ks_u64_keys *keys,
+                                   uint64_t key, uint32_t *id)
+{
+    ks_u64_sought sought = {keys, key};
+    size_t slot;
+    return ks_hash_find(h, ks_u64_hash(key), ks_u64_equals, &sought, id, &slot);
+}
+
 /* ks_hash_find_text for a table of records keyed by integers: room for
  * records 0..count, then *found and *id when a record has key, otherwise
  * *slot is where ks_hash_put puts record `count` once added. */

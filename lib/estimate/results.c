@@ -52,12 +52,8 @@ long ks_results_row(const ks_results *r, uint64_t id)
     if (!r->index || !r->index->rows.size)
         return -1;
     ks_u64_keys keys = {r->ids, sizeof *r->ids, 0};
-    ks_u64_sought sought = {&keys, id};
     uint32_t row;
-    size_t slot;
-    if (!ks_hash_find(&r->index->rows, ks_u64_hash(id), ks_u64_equals, &sought, &row, &slot))
-        return -1;
-    return (long)row;
+    return ks_hash_get_u64(&r->index->rows, &keys, id, &row) ? (long)row : -1;
 }
 
 long ks_results_metric(const ks_results *r, const char *name)

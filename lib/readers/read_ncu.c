@@ -286,15 +286,16 @@ typedef struct ncu_column {
 
 /* One value as read: the table stores only the cells a file gives, so a file
  * naming thousands of metrics each for a few launches costs memory in
- * proportion to its values, not to metrics times launches. */
-/* A value of a metric column at a row, keyed (column << 32 | row) in the
- * table's cell index. */
+ * proportion to its values, not to metrics times launches.  A cell is keyed
+ * (column << 32 | row) in the table's cell index. */
 typedef struct ncu_cell {
     uint64_t key;
     double value;
 } ncu_cell;
 
 static uint64_t cell_key(size_t column, size_t row) { return (uint64_t)column << 32 | row; }
+static size_t cell_column(const ncu_cell *c) { return (size_t)(c->key >> 32); }
+static size_t cell_row(const ncu_cell *c) { return (uint32_t)c->key; }
 
 typedef struct ncu_table {
     ncu_column *cols;
@@ -418,9 +419,14 @@ static ks_status table_add_row(ncu_table *t, ks_error *err)
     return KS_OK;
 }
 
+static ks_u64_keys cell_keys(const ncu_table *t)
+{
+    return (ks_u64_keys){t->cells, sizeof *t->cells, offsetof(ncu_cell, key)};
+}
+
 static ks_status index_cell(ncu_table *t, uint32_t id, ks_error *err)
 {
-    ks_u64_keys keys = {t->cells, sizeof *t->cells, offsetof(ncu_cell, key)};
+    ks_u64_keys keys = cell_keys(t);
     bool found;
     uint32_t other;
     size_t slot;
@@ -452,11 +458,9 @@ static ks_status table_find_cell(ncu_table *t, size_t column, size_t row, ncu_ce
         }
         t->indexed = true;
     }
-    ks_u64_keys keys = {t->cells, sizeof *t->cells, offsetof(ncu_cell, key)};
-    ks_u64_sought sought = {&keys, cell_key(column, row)};
+    ks_u64_keys keys = cell_keys(t);
     uint32_t id;
-    size_t slot;
-    if (ks_hash_find(&t->cell_index, ks_u64_hash(sought.key), ks_u64_equals, &sought, &id, &slot))
+    if (ks_hash_get_u64(&t->cell_index, &keys, cell_key(column, row), &id))
         *cell = &t->cells[id];
     return KS_OK;
 }
@@ -1186,9 +1190,9 @@ static ks_status finish(ncu_read *r, long last_line)
     }
     for (size_t k = 0; k < t->cell_count; k++) {
         const ncu_cell *cell = &t->cells[k];
-        const ncu_column *c = &t->cols[cell->key >> 32]; /* row: the key's low half */
+        const ncu_column *c = &t->cols[cell_column(cell)];
         if (c->state != COL_TEXT)
-            p->metrics[c->out].values[(uint32_t)cell->key] = cell->value;
+            p->metrics[c->out].values[cell_row(cell)] = cell->value;
     }
     return KS_OK;
 }
