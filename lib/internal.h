@@ -18,6 +18,17 @@ void ks_free_each(void *const *ptrs, size_t n);
 #define KS_FREE(...)                                                                       \
     ks_free_each((void *[]){__VA_ARGS__}, sizeof((void *[]){__VA_ARGS__}) / sizeof(void *))
 
+/* --------------------------------------------------------------- threads */
+
+/* The library's worker threads (lib/core/thread.c): a thread whose function
+ * has returned and been joined waits a little for the next one, so reading
+ * many short inputs does not create and end threads for each. */
+typedef struct ks_thread ks_thread;
+/* Runs fn(arg) on a kept thread or a new one; false when neither can be had. */
+bool ks_thread_start(ks_thread **t, void *(*fn)(void *), void *arg);
+/* Waits until fn(arg) has returned; t is not to be used after. */
+void ks_thread_join(ks_thread *t);
+
 /* --------------------------------------------------------- resource limits */
 
 /* Memory follows the number of launches, never the length of one line or

@@ -612,13 +612,13 @@ static int default_threads(void)
 
 /* Block 0 was read by the caller; it parses and commits that block while
  * the workers start on the next, then works as one of them. */
-static void run_parallel(engine *e, pthread_t *tid, int workers)
+static void run_parallel(engine *e, ks_thread **tid, int workers)
 {
     parse_block(e, &e->slots[0]);
     finish_block(e, &e->slots[0]);
     worker(e);
     for (int t = 0; t < workers; t++)
-        pthread_join(tid[t], NULL);
+        ks_thread_join(tid[t]);
 }
 
 /* One thread: the same blocks, parsed, committed and placed one after
@@ -664,7 +664,7 @@ ks_status ks_read_lines(ks_input *in, ks_line_parser parse, const void *ctx, ks_
     if (!e.slots)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     int workers = 0;
-    pthread_t tid[MAX_THREADS];
+    ks_thread *tid[MAX_THREADS];
 
     e.slots[0].busy = true;
     e.next_read = 1;
@@ -681,7 +681,7 @@ ks_status ks_read_lines(ks_input *in, ks_line_parser parse, const void *ctx, ks_
             locks = false;
         }
         e.threaded = locks;
-        while (locks && workers < threads && pthread_create(&tid[workers], NULL, worker, &e) == 0)
+        while (locks && workers < threads && ks_thread_start(&tid[workers], worker, &e))
             workers++;
         if (workers > 0)
             run_parallel(&e, tid, workers);

@@ -670,11 +670,11 @@ static void stop_threads(ks_dpipe *p)
     pthread_cond_broadcast(&p->cv_split);
     pthread_cond_broadcast(&p->cv_read);
     pthread_mutex_unlock(&p->mu);
-    if (p->splitter_started)
-        pthread_join(p->splitter, NULL);
+    if (p->splitter)
+        ks_thread_join(p->splitter);
     for (int i = 0; i < p->nworkers; i++)
-        pthread_join(p->workers[i], NULL);
-    p->splitter_started = false;
+        ks_thread_join(p->workers[i]);
+    p->splitter = NULL;
     p->nworkers = 0;
 }
 
@@ -734,15 +734,13 @@ ks_status ks_dpipe_start(ks_dpipe_format format, const ks_dpipe_source *src,
         w->p = p;
         lzma_stream init = LZMA_STREAM_INIT;
         w->xz = init;
-        if (pthread_create(&p->workers[p->nworkers], NULL, worker_main, w) != 0) {
+        if (!ks_thread_start(&p->workers[p->nworkers], worker_main, w)) {
             free(w);
             break;
         }
         p->nworkers++;
     }
-    if (p->nworkers > 0 && pthread_create(&p->splitter, NULL, dp_split_main, p) == 0)
-        p->splitter_started = true;
-    if (!p->splitter_started) {
+    if (p->nworkers == 0 || !ks_thread_start(&p->splitter, dp_split_main, p)) {
         ks_dpipe_free(p);
         return ks_error_set(err, KS_ERR_NOMEM, src->path, 0, "cannot start threads");
     }

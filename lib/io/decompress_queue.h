@@ -75,9 +75,8 @@ struct ks_dpipe {
     ks_status unit_status;
     dp_chunk *unit_leftover;
 
-    pthread_t splitter;
-    bool splitter_started;
-    pthread_t workers[DP_MAX_WORKERS];
+    ks_thread *splitter; /* NULL until started */
+    ks_thread *workers[DP_MAX_WORKERS];
     int nworkers;
 
     /* the splitter's window of stored bytes not yet handed to a job */
