@@ -118,8 +118,10 @@ typedef struct ks_profile {
 
     size_t metric_count;
     ks_metric_column *metrics;
+    size_t metric_capacity; /* of metrics, grown by doubling */
     size_t sparse_count;
     ks_sparse_column *sparse;
+    size_t sparse_capacity;
 
     /* provenance */
     char source_format[32];   /* reader that produced it, e.g. "nsys-kern-exec-csv" */

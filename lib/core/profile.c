@@ -428,11 +428,13 @@ ks_status ks_profile_metric(ks_profile *p, const char *name, ks_metric_column **
             return KS_OK;
         }
     }
-    ks_metric_column *m = realloc(p->metrics, (p->metric_count + 1) * sizeof *m);
-    if (!m)
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    p->metrics = m;
-    ks_metric_column *c = &m[p->metric_count];
+    /* doubling: a raw ncu page names thousands of metrics, and growing by
+     * one copied the array once per metric (60 % of reading 4,000) */
+    ks_status st = ks_grow((void **)&p->metrics, &p->metric_capacity, p->metric_count + 1,
+                           sizeof *p->metrics, err);
+    if (st != KS_OK)
+        return st;
+    ks_metric_column *c = &p->metrics[p->metric_count];
     size_t cap = p->capacity ? p->capacity : 1;
     c->name = strdup(name);
     c->unit = NULL;
@@ -482,19 +484,16 @@ ks_status ks_profile_set_sparse(ks_profile *p, const char *name, uint64_t *offse
 {
     ks_sparse_column *c = (ks_sparse_column *)ks_profile_find_sparse(p, name);
     if (!c) {
-        ks_sparse_column *all = realloc(p->sparse, (p->sparse_count + 1) * sizeof *all);
-        char *copy = strdup(name);
-        if (!all || !copy) {
-            if (all)
-                p->sparse = all;
-            free(copy);
+        ks_status st = ks_grow((void **)&p->sparse, &p->sparse_capacity, p->sparse_count + 1,
+                               sizeof *p->sparse, err);
+        char *copy = st == KS_OK ? strdup(name) : NULL;
+        if (!copy) {
             free(offset);
             free(index);
             free(value);
-            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+            return st != KS_OK ? st : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         }
-        p->sparse = all;
-        c = &all[p->sparse_count++];
+        c = &p->sparse[p->sparse_count++];
         memset(c, 0, sizeof *c);
         c->name = copy;
     }
