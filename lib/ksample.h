@@ -119,6 +119,7 @@ typedef struct ks_profile {
     size_t metric_count;
     ks_metric_column *metrics;
     size_t metric_capacity; /* of metrics, grown by doubling */
+    ks_hash_index metric_index; /* metrics by name (lib/core/hash.h) */
     size_t sparse_count;
     ks_sparse_column *sparse;
     size_t sparse_capacity;

@@ -50,6 +50,7 @@ void ks_profile_free(ks_profile *p)
         free(p->metrics[i].unit);
     }
     free(p->metrics);
+    ks_hash_free(&p->metric_index);
     for (size_t i = 0; i < p->sparse_count; i++)
         KS_FREE(p->sparse[i].name, p->sparse[i].offset, p->sparse[i].index, p->sparse[i].value);
     free(p->sparse);
@@ -419,19 +420,32 @@ const char *ks_profile_name(const ks_profile *p, size_t i)
     return p->names[p->name_id[i]];
 }
 
+static ks_text_keys metric_keys(const ks_profile *p)
+{
+    return (ks_text_keys){p->metrics, sizeof *p->metrics, offsetof(ks_metric_column, name)};
+}
+
 ks_status ks_profile_metric(ks_profile *p, const char *name, ks_metric_column **col,
                             ks_error *err)
 {
-    for (size_t i = 0; i < p->metric_count; i++) {
-        if (strcmp(p->metrics[i].name, name) == 0) {
-            *col = &p->metrics[i];
-            return KS_OK;
-        }
+    /* by name through an index: a raw ncu page names thousands of metrics,
+     * and a scan per new one is quadratic */
+    ks_text_keys keys = metric_keys(p);
+    bool found;
+    uint32_t id;
+    size_t slot;
+    ks_status st = ks_hash_find_text(&p->metric_index, &keys, p->metric_count, name,
+                                     strlen(name), &found, &id, &slot, err);
+    if (st != KS_OK)
+        return st;
+    if (found) {
+        *col = &p->metrics[id];
+        return KS_OK;
     }
     /* doubling: a raw ncu page names thousands of metrics, and growing by
      * one copied the array once per metric (60 % of reading 4,000) */
-    ks_status st = ks_grow((void **)&p->metrics, &p->metric_capacity, p->metric_count + 1,
-                           sizeof *p->metrics, err);
+    st = ks_grow((void **)&p->metrics, &p->metric_capacity, p->metric_count + 1,
+                 sizeof *p->metrics, err);
     if (st != KS_OK)
         return st;
     ks_metric_column *c = &p->metrics[p->metric_count];
@@ -446,6 +460,7 @@ ks_status ks_profile_metric(ks_profile *p, const char *name, ks_metric_column **
     }
     for (size_t i = 0; i < p->n; i++)
         c->values[i] = NAN;
+    ks_hash_put(&p->metric_index, slot, (uint32_t)p->metric_count);
     p->metric_count++;
     *col = c;
     return KS_OK;
@@ -453,10 +468,16 @@ ks_status ks_profile_metric(ks_profile *p, const char *name, ks_metric_column **
 
 const ks_metric_column *ks_profile_find_metric(const ks_profile *p, const char *name)
 {
-    for (size_t i = 0; i < p->metric_count; i++)
-        if (strcmp(p->metrics[i].name, name) == 0)
-            return &p->metrics[i];
-    return NULL;
+    if (!p->metric_count)
+        return NULL;
+    ks_text_keys keys = metric_keys(p);
+    ks_text_sought sought = {&keys, name, strlen(name)};
+    uint32_t id;
+    size_t slot;
+    if (!ks_hash_find(&p->metric_index, ks_name_hash(name, strlen(name)), ks_text_equals, &sought,
+                      &id, &slot))
+        return NULL;
+    return &p->metrics[id];
 }
 
 const ks_sparse_column *ks_profile_find_sparse(const ks_profile *p, const char *name)
