@@ -104,6 +104,17 @@ static inline ks_status ks_hash_find_text_hashed(ks_hash_index *h, const ks_text
     return KS_OK;
 }
 
+/* A lookup of text[0..len) that adds nothing: true and *id when a record
+ * has that key; false in an index never reserved. */
+static inline bool ks_hash_get_text(const ks_hash_index *h, const ks_text_keys *keys,
+                                    const char *text, size_t len, uint32_t *id)
+{
+    ks_text_sought sought = {keys, text, len};
+    size_t slot;
+    return h->size &&
+           ks_hash_find(h, ks_name_hash(text, len), ks_text_equals, &sought, id, &slot);
+}
+
 /* ks_hash_find_text_hashed with text's ks_name_hash computed here. */
 static inline ks_status ks_hash_find_text(ks_hash_index *h, const ks_text_keys *keys,
                                           size_t count, const char *text, size_t len,
@@ -147,13 +158,13 @@ static inline bool ks_u64_equals(const void *ctx, uint32_t id)
 }
 
 /* A lookup in a table of records keyed by integers that adds nothing:
- * true and *id when a record has key. */
+ * true and *id when a record has key; false in an index never reserved. */
 static inline bool ks_hash_get_u64(const ks_hash_index *h, const ks_u64_keys *keys,
                                    uint64_t key, uint32_t *id)
 {
     ks_u64_sought sought = {keys, key};
     size_t slot;
-    return ks_hash_find(h, ks_u64_hash(key), ks_u64_equals, &sought, id, &slot);
+    return h->size && ks_hash_find(h, ks_u64_hash(key), ks_u64_equals, &sought, id, &slot);
 }
 
 /* ks_hash_find_text for a table of records keyed by integers: room for

@@ -468,16 +468,10 @@ ks_status ks_profile_metric(ks_profile *p, const char *name, ks_metric_column **
 
 const ks_metric_column *ks_profile_find_metric(const ks_profile *p, const char *name)
 {
-    if (!p->metric_count)
-        return NULL;
     ks_text_keys keys = metric_keys(p);
-    ks_text_sought sought = {&keys, name, strlen(name)};
     uint32_t id;
-    size_t slot;
-    if (!ks_hash_find(&p->metric_index, ks_name_hash(name, strlen(name)), ks_text_equals, &sought,
-                      &id, &slot))
-        return NULL;
-    return &p->metrics[id];
+    return ks_hash_get_text(&p->metric_index, &keys, name, strlen(name), &id) ? &p->metrics[id]
+                                                                              : NULL;
 }
 
 const ks_sparse_column *ks_profile_find_sparse(const ks_profile *p, const char *name)

@@ -49,7 +49,7 @@ void ks_results_free(ks_results *r)
 
 long ks_results_row(const ks_results *r, uint64_t id)
 {
-    if (!r->index || !r->index->rows.size)
+    if (!r->index)
         return -1;
     ks_u64_keys keys = {r->ids, sizeof *r->ids, 0};
     uint32_t row;
