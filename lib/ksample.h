@@ -791,8 +791,11 @@ ks_status ks_run_log_tail(const char *rundir, const char *dir, size_t lines, cha
  * `ksample estimate`. */
 typedef struct ks_run_manifest_job {
     char *dir;
-    uint64_t *ids; /* invocation ids simulated by this job */
+    uint64_t *ids; /* invocation ids simulated by this job, in the order the
+                    * simulator runs them (warm-up launches included) */
     size_t id_count;
+    unsigned char *measured; /* per id: 1 = a result, 0 = a warm-up; NULL:
+                              * every id is a result ("measured" absent) */
 } ks_run_manifest_job;
 
 typedef struct ks_run_manifest {
@@ -800,6 +803,10 @@ typedef struct ks_run_manifest {
     char plan_xxh128[33];
     size_t job_count;
     ks_run_manifest_job *jobs; /* job i is jobs[i] */
+    /* optional (NULL when absent): the trace folder the jobs were cut from,
+     * the simulator kind ("accelsim", "macsim", "command") and the warm-up
+     * mode ("none", "self", "window:4", ...) */
+    char *traces, *simulator, *warmup;
 } ks_run_manifest;
 
 ks_status ks_run_manifest_write(const char *path, const ks_run_manifest *m, ks_error *err);
@@ -865,6 +872,9 @@ typedef struct ks_results {
     long *source_line;   /* line of the block or row in that source */
     size_t source_count;
     char **sources;
+    char **source_warmup; /* per source: how its values were simulated ("none",
+                           * "self", ...; "" when the source does not say) */
+    size_t warmup_blocks; /* kernels read and left out as warm-up */
     struct ks_results_index *index; /* id -> row (private) */
 } ks_results;
 
@@ -875,8 +885,18 @@ typedef enum ks_uid_mode {
                          * simulating `ksample export --to accelsim` gives */
     KS_UID_BASE = 1,    /* plan id = uid - uid_base (1: the whole program
                          * was simulated) */
-    KS_UID_MAP = 2      /* a weights.csv written by the accelsim exporter */
+    KS_UID_MAP = 2,     /* a weights.csv written by the accelsim exporter */
+    KS_UID_TRACE = 3    /* the launch whose trace file (Accel-Sim) or kernel
+                         * folder (MacSim) the log names, in `traces` */
 } ks_uid_mode;
+
+/* Which kernels of a simulator run are results. */
+typedef enum ks_measured_mode {
+    KS_MEASURED_ALL = 0, /* every kernel the simulator reports */
+    KS_MEASURED_LAST = 1 /* only the last kernel of each simulator run (one
+                          * process, or one run of a log of several): the
+                          * ones before it warmed it up */
+} ks_measured_mode;
 
 typedef enum ks_concurrent_mode {
     KS_CONCURRENT_REFUSE = 0, /* a block listing several uids is an error */
@@ -890,15 +910,25 @@ typedef struct ks_results_options {
     const char *uid_map; /* KS_UID_MAP: weights.csv */
     ks_concurrent_mode concurrent;
     const char *plan_xxh128; /* run folders: the manifest must name this plan */
+    /* the trace folder the simulator ran from: KS_UID_TRACE maps by it, and
+     * every mode checks the kernel names a log gives against it */
+    const char *traces;
+    ks_measured_mode measured;
+    const char *config; /* get_stats.py CSV: its column (needed when it has several) */
+    const char *app;    /* get_stats.py CSV: its "<app>/<args>" (when several) */
+    const char *warmup; /* recorded with the values of files: how they were
+                         * simulated (a run folder's manifest says it itself) */
 } ks_results_options;
 
 void ks_results_init(ks_results *r);
 void ks_results_free(ks_results *r);
 void ks_results_options_init(ks_results_options *o);
 /* Adds what path holds: an Accel-Sim / GPGPU-Sim log (plain or compressed),
- * a CSV "id,<metric>...", or a run folder (manifest.json and jobs/ with
- * sim.log and status each).  Cumulative gpu_tot_* statistics are ignored.
- * A launch reported twice is an error. */
+ * a MacSim log (per-launch "cycles"), the CSV of Accel-Sim's get_stats.py
+ * (-k -K), a CSV "id,<metric>...", or a run folder (manifest.json and jobs/
+ * with sim.log and status each).  Cumulative gpu_tot_* statistics are
+ * ignored.  A launch reported twice is an error.  plan may be NULL with
+ * KS_UID_TRACE and KS_UID_BASE (launch ids of the whole program). */
 ks_status ks_results_read(const char *path, const ks_plan *plan, const ks_results_options *opt,
                           ks_results *r, ks_error *err);
 /* Index of a metric, or -1; row of a plan id, or -1. */
