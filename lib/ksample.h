@@ -931,6 +931,17 @@ void ks_results_options_init(ks_results_options *o);
  * KS_UID_TRACE and KS_UID_BASE (launch ids of the whole program). */
 ks_status ks_results_read(const char *path, const ks_plan *plan, const ks_results_options *opt,
                           ks_results *r, ks_error *err);
+/* What a results path holds, by its content. */
+typedef enum ks_results_kind {
+    KS_RESULTS_UNREADABLE = -1, /* err says why */
+    KS_RESULTS_UNKNOWN = 0,
+    KS_RESULTS_ACCELSIM_LOG,
+    KS_RESULTS_MACSIM_LOG,
+    KS_RESULTS_GETSTATS,
+    KS_RESULTS_CSV,
+    KS_RESULTS_RUN_FOLDER
+} ks_results_kind;
+ks_results_kind ks_results_detect(const char *path, ks_error *err);
 /* Index of a metric, or -1; row of a plan id, or -1. */
 long ks_results_metric(const ks_results *r, const char *name);
 long ks_results_row(const ks_results *r, uint64_t id);
@@ -994,6 +1005,72 @@ void ks_estimate_options_init(ks_estimate_options *o);
 ks_status ks_estimate_compute(const ks_plan *plan, const ks_results *r,
                               const ks_estimate_options *opt, ks_estimate *out, ks_error *err);
 void ks_estimate_free(ks_estimate *e);
+
+/* ------------------------------------------------ scoring against a simulator */
+
+/* Plans scored exactly against a real simulator's recorded outputs
+ * (lib/score/score.c; `ksample score`).  Per-launch values are indexed by
+ * launch id (the profile's launch order), NAN where a set has no value. */
+typedef struct ks_score_pilot {
+    size_t per_group;          /* pilot launches per kernel group, from the plan's samples */
+    const double *reference;   /* per launch: the warm value the pilot measures */
+    const double *reference_cost; /* per launch: cycles to measure it (NULL: the value) */
+} ks_score_pilot;
+
+typedef struct ks_score_set {
+    const char *name;          /* "context", "alone", "self", ... */
+    const double *value;       /* per launch */
+    const double *fallback;    /* used where value is NAN (may be NULL) */
+    const double *cost;        /* per launch: cycles simulated for the value, warm-up
+                                * included (NULL: the value itself) */
+    const double *fallback_cost;
+    const ks_score_pilot *pilot; /* not NULL: the set corrected by a pilot */
+} ks_score_set;
+
+typedef struct ks_score_options {
+    double truth_total;        /* the full run's total */
+    const ks_score_set *sets;
+    size_t set_count;
+    unsigned seeds;            /* plans per method: seeds seed, seed+1, ... (default 100) */
+    double confidence;         /* of the intervals */
+    ks_single_mode single;
+    ks_plan_cache *cache;      /* shared by the methods (may be NULL) */
+} ks_score_options;
+
+typedef struct ks_score_estimate {
+    double estimate, ci_low, ci_high;
+    double error;   /* signed, relative to the truth */
+    double cost;    /* cycles simulated */
+    int covered;    /* the interval holds the truth */
+    size_t pilot;   /* pilot launches (corrected sets) */
+} ks_score_estimate;
+
+typedef struct ks_score_row {
+    uint64_t seed;
+    size_t samples;              /* distinct sampled launches */
+    ks_score_estimate *sets;     /* one per set */
+} ks_score_row;
+
+typedef struct ks_score_summary {
+    double samples_mean, pilot_mean;
+    double speedup_hmean;        /* truth / cost, harmonic mean over the plans */
+    double error_mean, error_signed_mean, error_max; /* relative */
+    double coverage;             /* plans whose interval holds the truth */
+    double within_bound;         /* plans whose error is within their bound; NAN: no bound */
+} ks_score_summary;
+
+typedef struct ks_score_result {
+    char method[32];
+    double bound;                /* the plans' (0: none) */
+    size_t row_count, set_count;
+    ks_score_row *rows;
+    ks_score_summary *summary;   /* one per set */
+} ks_score_result;
+
+void ks_score_options_init(ks_score_options *o);
+ks_status ks_score(const ks_profile *p, const ks_params *params, const ks_score_options *o,
+                   ks_score_result *out, ks_error *err);
+void ks_score_result_free(ks_score_result *r);
 
 /* ---------------------------------------------------------------- refine */
 

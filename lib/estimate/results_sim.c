@@ -154,6 +154,9 @@ typedef struct log_ctx {
     size_t *hint;
     size_t hint_count;
     held_block held;
+    double run_cycles; /* gpu_sim_cycle of the held block's run so far */
+    size_t run_cycles_run;
+    bool run_cycles_set;
 } log_ctx;
 
 static void held_clear(held_block *h)
@@ -239,17 +242,41 @@ static ks_status take_block(log_ctx *c, const ks_simlog_block *b, ks_error *err)
     return KS_OK;
 }
 
+static double block_cycles(const ks_simlog_block *b)
+{
+    for (size_t i = 0; i < b->stat_count; i++)
+        if (strcmp(b->names[i], "gpu_sim_cycle") == 0)
+            return b->values[i];
+    return NAN;
+}
+
+/* The measured launch of a run also gets run_cycles: every cycle its
+ * simulator process ran, warm-up kernels included (what the value cost). */
+static ks_status put_run_cycles(ks_results *r, uint64_t id, double cycles, ks_error *err)
+{
+    long row = ks_results_row(r, id);
+    size_t m;
+    ks_status st = row >= 0 && !isnan(cycles) ? ks_results_metric_index(r, "run_cycles", &m, err)
+                                               : KS_OK;
+    if (st == KS_OK && row >= 0 && !isnan(cycles))
+        ks_results_put(r, (size_t)row, m, cycles, false);
+    return st;
+}
+
 static ks_status take_held(log_ctx *c, ks_error *err)
 {
     held_block *h = &c->held;
     if (!h->have)
         return KS_OK;
+    size_t rows_before = c->r->row_count;
     ks_simlog_block b = {h->line,        h->uid_count, h->uids,
                          h->stat_count,  (const char *const *)h->names,
                          h->values,      h->kernel_name,
                          h->run,         (const char *const *)h->traces,
                          h->trace_lines};
     ks_status st = take_block(c, &b, err);
+    if (st == KS_OK && h->uid_count == 1 && c->r->row_count == rows_before + 1)
+        st = put_run_cycles(c->r, c->r->ids[rows_before], c->run_cycles, err);
     held_clear(h);
     return st;
 }
@@ -306,7 +333,15 @@ static ks_status on_block(void *vctx, const ks_simlog_block *b, ks_error *err)
         held_clear(&c->held);
     }
     ks_status st = take_held(c, err);
-    return st == KS_OK ? hold(c, b, err) : st;
+    if (st != KS_OK)
+        return st;
+    if (!c->held.have && (c->run_cycles_run != b->run || !c->run_cycles_set)) {
+        c->run_cycles = 0;
+        c->run_cycles_run = b->run;
+        c->run_cycles_set = true;
+    }
+    c->run_cycles += block_cycles(b);
+    return hold(c, b, err);
 }
 
 static ks_status read_accelsim_log(ks_input *in, const char *path, const uid_map *map,
@@ -359,12 +394,16 @@ typedef struct macsim_ctx {
     uint32_t source;
     size_t metric;  /* "cycles" */
     long last_row;  /* the row of the last kernel taken, -1 when none */
+    double run_cycles;
 } macsim_ctx;
 
 static ks_status on_kernel(void *vctx, const ks_macsim_kernel *k, ks_error *err)
 {
     macsim_ctx *c = vctx;
     c->last_row = -1;
+    if (k->index == 0)
+        c->run_cycles = 0;
+    c->run_cycles += (double)k->cycles;
     if (c->opt->measured == KS_MEASURED_LAST && k->index + 1 != k->count) {
         c->r->warmup_blocks++;
         return KS_OK;
@@ -384,6 +423,8 @@ static ks_status on_kernel(void *vctx, const ks_macsim_kernel *k, ks_error *err)
         return st;
     ks_results_put(c->r, row, c->metric, (double)k->cycles, false);
     c->last_row = (long)row;
+    if (c->opt->measured == KS_MEASURED_LAST)
+        return put_run_cycles(c->r, id, c->run_cycles, err);
     return KS_OK;
 }
 
@@ -392,7 +433,7 @@ static ks_status read_macsim_log(ks_input *in, const char *path, const uid_map *
                                  ks_results *r, long *last_row, size_t *kernels,
                                  ks_error *err)
 {
-    macsim_ctx c = {r, map, opt, path, 0, 0, -1};
+    macsim_ctx c = {r, map, opt, path, 0, 0, -1, 0};
     ks_status st = ks_results_add_source(r, path, warmup, &c.source, err);
     if (st == KS_OK)
         st = ks_results_metric_index(r, "cycles", &c.metric, err);
@@ -773,6 +814,29 @@ static ks_status read_output(ks_input *in, const char *path, const char *head, s
     if (len == 0)
         return ks_error_set(err, KS_ERR_FORMAT, path, 0, "empty results file");
     return read_accelsim_log(in, path, map, opt, warmup, r, err);
+}
+
+ks_results_kind ks_results_detect(const char *path, ks_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return KS_RESULTS_RUN_FOLDER;
+    ks_input *in;
+    const char *head;
+    size_t len;
+    if (ks_input_open_peek(path, &in, &head, &len, err) != KS_OK)
+        return KS_RESULTS_UNREADABLE;
+    ks_results_kind k;
+    switch (kind_of(head, len)) {
+    case OUT_CSV: k = KS_RESULTS_CSV; break;
+    case OUT_GETSTATS: k = KS_RESULTS_GETSTATS; break;
+    case OUT_MACSIM: k = KS_RESULTS_MACSIM_LOG; break;
+    default:
+        k = ks_simlog_detect(head, len) ? KS_RESULTS_ACCELSIM_LOG : KS_RESULTS_UNKNOWN;
+        break;
+    }
+    ks_input_close(in);
+    return k;
 }
 
 /* ---------------------------------------------------------- run folders */
