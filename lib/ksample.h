@@ -796,6 +796,8 @@ typedef struct ks_run_manifest_job {
     size_t id_count;
     unsigned char *measured; /* per id: 1 = a result, 0 = a warm-up; NULL:
                               * every id is a result ("measured" absent) */
+    uint64_t *launches;      /* per id: its launch in the trace folder when that
+                              * is not the id (remapped); NULL: the ids */
 } ks_run_manifest_job;
 
 typedef struct ks_run_manifest {
@@ -838,12 +840,55 @@ ks_status ks_plan_open_profile(const ks_plan *plan, const char *path, ks_profile
 
 /* ------------------------------------------------ exporters (plan -> tracer) */
 
+/* Warm-up before each sampled launch in the same simulator process
+ * (lib/export/warmup.c): only the sampled launch is measured. */
+typedef enum ks_warmup_mode {
+    KS_WARMUP_NONE = 0,      /* alone, from cold caches */
+    KS_WARMUP_SELF = 1,      /* the launch itself first */
+    KS_WARMUP_SAME = 2,      /* the latest earlier launch of the same kernel */
+    KS_WARMUP_PREV = 3,      /* the `count` launches just before it */
+    KS_WARMUP_SINCE_SAME = 4 /* every launch since the latest earlier launch of
+                              * the same kernel, at most `count` (the `count`
+                              * before it when there is none) */
+} ks_warmup_mode;
+
+typedef struct ks_warmup {
+    ks_warmup_mode mode;
+    unsigned count;
+} ks_warmup;
+
+/* "none", "self", "same", "prev:N", "since-same:N" */
+ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err);
+void ks_warmup_format(const ks_warmup *w, char *buf, size_t size);
+/* Most warm-up launches the mode puts before one launch. */
+size_t ks_warmup_max(const ks_warmup *w);
+/* The warm-up launches of `launch` (0-based in a trace folder of `launches`
+ * launches named names[]), in the order they run, into out (room for
+ * ks_warmup_max). */
+ks_status ks_warmup_launches(const ks_warmup *w, const char *const *names, size_t launches,
+                             size_t launch, size_t *out, size_t *count, ks_error *err);
+
+/* One launch a simulator is given, in order. */
+typedef struct ks_export_entry {
+    size_t launch;   /* in the trace folder (0-based) */
+    uint64_t id;     /* plan id (the profile's launch; = launch unless remapped) */
+    double weight;   /* 0 for a warm-up */
+    bool measured;   /* false: a warm-up, its statistics discarded */
+} ks_export_entry;
+
+/* sampled[0..count) with each one's warm-up launches before it. */
+ks_status ks_warmup_entries(const ks_warmup *w, const char *const *names, size_t launches,
+                            const ks_export_entry *sampled, size_t count,
+                            ks_export_entry **out, size_t *n, ks_error *err);
+
 typedef struct ks_export_options {
-    const char *traces;        /* accelsim: folder of the complete traces */
+    const char *traces;        /* accelsim, macsim: folder of the complete traces */
     const ks_profile *profile; /* the plan's profile: ids checked against the
                                 * trace headers when given */
     int remap;                 /* match launches by (name, grid, block,
                                 * occurrence) instead of by position */
+    const ks_warmup *warmup;   /* accelsim, macsim: warm-up launches before each
+                                * sampled one (NULL: none) */
 } ks_export_options;
 
 typedef struct ks_exporter {

@@ -116,7 +116,11 @@ ks_status ks_results_metric_index(ks_results *r, const char *name, size_t *index
 void ks_results_put(ks_results *r, size_t row, size_t metric, double v, bool accumulate);
 /* A results CSV "id,<metric>,..." and the accelsim exporter's weights.csv. */
 ks_status ks_results_read_csv(ks_input *in, const char *path, ks_results *r, ks_error *err);
+/* *measured (NULL when every launch is): per uid, 0 for a warm-up launch
+ * (weights.csv's role column); *launches (NULL when each is its id): per
+ * uid, the trace folder's launch (trace_launch - 1). */
 ks_status ks_results_read_uid_map(const char *path, uint64_t **ids, size_t *count,
+                                  unsigned char **measured, uint64_t **launches,
                                   ks_error *err);
 
 /* Spread of a metric inside each plan cluster, as the estimate uses it:

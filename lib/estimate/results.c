@@ -277,6 +277,7 @@ ks_status ks_results_read_csv(ks_input *in, const char *path, ks_results *r, ks_
 /* weights.csv of the accelsim exporter: "uid,id,weight,trace" after '#'
  * comment lines. */
 ks_status ks_results_read_uid_map(const char *path, uint64_t **ids, size_t *count,
+                                  unsigned char **measured, uint64_t **launches,
                                   ks_error *err)
 {
     ks_input *in;
@@ -284,10 +285,13 @@ ks_status ks_results_read_uid_map(const char *path, uint64_t **ids, size_t *coun
     if (st != KS_OK)
         return st;
     char *fields[8];
-    int uid_col = -1, id_col = -1;
-    size_t cap = 0;
+    int uid_col = -1, id_col = -1, role_col = -1, launch_col = -1;
+    size_t cap = 0, mcap = 0, lcap = 0;
     *ids = NULL;
     *count = 0;
+    *measured = NULL;
+    *launches = NULL;
+    bool warmups = false, remapped = false;
     for (;;) {
         char *line;
         size_t len;
@@ -300,6 +304,8 @@ ks_status ks_results_read_uid_map(const char *path, uint64_t **ids, size_t *coun
         if (uid_col < 0) {
             uid_col = ks_csv_find(fields, n, "uid");
             id_col = ks_csv_find(fields, n, "id");
+            role_col = ks_csv_find(fields, n, "role");
+            launch_col = ks_csv_find(fields, n, "trace_launch");
             if (uid_col < 0 || id_col < 0) {
                 st = ks_error_set(err, KS_ERR_FORMAT, path, number,
                                   "a uid map needs the columns uid and id (the weights.csv "
@@ -317,8 +323,33 @@ ks_status ks_results_read_uid_map(const char *path, uint64_t **ids, size_t *coun
                               "expected uid %zu and a launch id", *count + 1);
             break;
         }
-        if ((st = ks_grow((void **)ids, &cap, *count + 1, sizeof **ids, err)) != KS_OK)
+        unsigned char is_measured = 1;
+        if (role_col >= 0) {
+            const char *role = n > role_col ? ks_trim(fields[role_col]) : "";
+            if (strcmp(role, "warmup") == 0)
+                is_measured = 0;
+            else if (strcmp(role, "measured") != 0) {
+                st = ks_error_set(err, KS_ERR_FORMAT, path, number,
+                                  "role must be measured or warmup, got '%.40s'", role);
+                break;
+            }
+        }
+        int64_t launch = id + 1;
+        bool lm = false;
+        if (launch_col >= 0 && (n <= launch_col || !ks_parse_i64(fields[launch_col], &launch, &lm) ||
+                                lm || launch < 1)) {
+            st = ks_error_set(err, KS_ERR_FORMAT, path, number,
+                              "trace_launch must be a 1-based launch number");
             break;
+        }
+        warmups = warmups || !is_measured;
+        remapped = remapped || launch != id + 1;
+        if ((st = ks_grow((void **)ids, &cap, *count + 1, sizeof **ids, err)) != KS_OK ||
+            (st = ks_grow((void **)measured, &mcap, *count + 1, 1, err)) != KS_OK ||
+            (st = ks_grow((void **)launches, &lcap, *count + 1, sizeof **launches, err)) != KS_OK)
+            break;
+        (*launches)[*count] = (uint64_t)(launch - 1);
+        (*measured)[*count] = is_measured;
         (*ids)[(*count)++] = (uint64_t)id;
     }
     ks_input_close(in);
@@ -327,6 +358,14 @@ ks_status ks_results_read_uid_map(const char *path, uint64_t **ids, size_t *coun
     if (st != KS_OK) {
         free(*ids);
         *ids = NULL;
+    }
+    if (st != KS_OK || !warmups) {
+        free(*measured);
+        *measured = NULL;
+    }
+    if (st != KS_OK || !remapped) {
+        free(*launches);
+        *launches = NULL;
     }
     return st;
 }

@@ -35,6 +35,8 @@ typedef struct uid_map {
     const uint64_t *ids;            /* KS_UID_MAP and jobs: ids[uid - 1] */
     size_t count;
     const unsigned char *measured;  /* jobs: per position, 0 = a warm-up; NULL: all */
+    const uint64_t *launches;       /* per position: the trace folder's launch, when it is
+                                     * not the id (remapped); NULL: the id */
     const ks_trace_index *traces;   /* KS_UID_TRACE; and the checks */
     const char *what;               /* for messages: what the uids index */
 } uid_map;
@@ -103,13 +105,14 @@ static ks_status resolve(const uid_map *m, const observation *o, const char *pat
             *keep = false;
         if (m->traces && o->trace) {
             long l = ks_trace_index_find(m->traces, o->trace);
-            if (l != (long)*id)
+            uint64_t want = m->launches ? m->launches[o->uid - 1] : *id;
+            if (l < 0 || (uint64_t)l != want)
                 return ks_error_set(
                     err, KS_ERR_FORMAT, path, o->trace_line,
                     "kernel %llu of this run is '%.300s' (%s), but %s says launch %llu",
                     (unsigned long long)o->uid, o->trace,
                     l < 0 ? "no launch of the trace folder" : "another launch", m->what,
-                    (unsigned long long)*id);
+                    (unsigned long long)want);
         }
     }
     if (m->traces && o->name && *o->name) {
@@ -851,8 +854,8 @@ static ks_status read_job(const char *root, const ks_run_manifest *m, size_t j,
     char *path = ks_run_job_file(root, job->dir, "sim.log");
     if (!path)
         return ks_error_set(err, KS_ERR_NOMEM, root, 0, "out of memory");
-    uid_map map = {KS_UID_MAP, 0, plan, job->ids, job->id_count, job->measured, traces,
-                   "this job's list"};
+    uid_map map = {KS_UID_MAP, 0,        plan,   job->ids, job->id_count, job->measured,
+                   job->launches, traces, "this job's list"};
     ks_results_options o = *opt;
     o.measured = KS_MEASURED_ALL;
     ks_input *in;
@@ -933,22 +936,25 @@ ks_status ks_results_read(const char *path, const ks_plan *plan, const ks_result
     if (st != KS_OK)
         return st;
     uint64_t *ids = NULL;
+    unsigned char *measured = NULL;
+    uint64_t *launches = NULL;
     size_t count = 0;
     ks_trace_index *traces = NULL;
     if (opt->uid_mode == KS_UID_MAP) {
         if (!opt->uid_map)
             st = ks_error_set(err, KS_ERR_USAGE, NULL, 0, "no uid map file given");
         else
-            st = ks_results_read_uid_map(opt->uid_map, &ids, &count, err);
+            st = ks_results_read_uid_map(opt->uid_map, &ids, &count, &measured, &launches,
+                                         err);
     }
     if (st == KS_OK && opt->traces && kind_of(head, len) != OUT_CSV)
         st = ks_trace_index_open(opt->traces, &traces, err);
-    uid_map map = {opt->uid_mode, opt->uid_base, plan, ids, count, NULL, traces,
+    uid_map map = {opt->uid_mode, opt->uid_base, plan, ids, count, measured, launches, traces,
                    opt->uid_mode == KS_UID_MAP ? "the uid map" : "the plan"};
     if (st == KS_OK)
         st = read_output(in, path, head, len, &map, opt, opt->warmup, r, NULL, NULL, err);
     ks_trace_index_free(traces);
-    free(ids);
+    KS_FREE(ids, measured, launches);
     ks_input_close(in);
     return st;
 }

@@ -10,6 +10,7 @@
 
 static const ks_exporter *const exporters[] = {
     &ks_exporter_accelsim,
+    &ks_exporter_macsim,
     &ks_exporter_accelsim_tracer,
     &ks_exporter_macsim_tracer,
     &ks_exporter_ids,

@@ -50,6 +50,11 @@ static ks_status write_manifest(const void *ctx, FILE *f, ks_error *err)
             for (size_t k = 0; k < job->id_count; k++)
                 fprintf(f, "%s%d", k ? ", " : "", job->measured[k] ? 1 : 0);
         }
+        if (job->launches) {
+            fprintf(f, "], \"launches\": [");
+            for (size_t k = 0; k < job->id_count; k++)
+                fprintf(f, "%s%llu", k ? ", " : "", (unsigned long long)job->launches[k]);
+        }
         fprintf(f, "], \"dir\": ");
         write_json_string(f, job->dir);
         fputc('}', f);
@@ -74,6 +79,7 @@ void ks_run_manifest_free(ks_run_manifest *m)
         free(m->jobs[j].dir);
         free(m->jobs[j].ids);
         free(m->jobs[j].measured);
+        free(m->jobs[j].launches);
     }
     free(m->jobs);
     free(m->plan);
@@ -124,6 +130,22 @@ static ks_status read_job(const char *path, size_t j, yajl_val v, ks_run_manifes
     if (!(job->dir = strdup(string_of(dir))))
         return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
     ks_status st = read_ids(path, j, yajl_tree_get(v, ids_path, yajl_t_any), job, err);
+    static const char *launches_path[] = {"launches", NULL};
+    yajl_val launches = yajl_tree_get(v, launches_path, yajl_t_any);
+    if (st == KS_OK && launches) {
+        if (!YAJL_IS_ARRAY(launches) || launches->u.array.len != job->id_count)
+            return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                                "job %zu: \"launches\" must be a list as long as \"ids\"", j);
+        if (!(job->launches = calloc(job->id_count ? job->id_count : 1, sizeof *job->launches)))
+            return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+        for (size_t k = 0; k < job->id_count; k++) {
+            yajl_val x = launches->u.array.values[k];
+            if (!YAJL_IS_INTEGER(x) || YAJL_GET_INTEGER(x) < 0)
+                return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                                    "job %zu: launch %zu is not a non-negative integer", j, k);
+            job->launches[k] = (uint64_t)YAJL_GET_INTEGER(x);
+        }
+    }
     static const char *measured_path[] = {"measured", NULL};
     yajl_val measured = yajl_tree_get(v, measured_path, yajl_t_any);
     if (st != KS_OK || !measured)
