@@ -30,8 +30,9 @@ static void help(void)
         "from those values.  Cost: the cycles simulated, warm-up included.\n\n"
         "SRC: an Accel-Sim / GPGPU-Sim log (runs of a concatenated log are told apart;\n"
         "kernels matched to launches by trace file), a MacSim log, a get_stats.py CSV\n"
-        "(-k -K, the whole program: --config), or a CSV 'id,<metric>[,run_cycles]'\n"
-        "(0-based launch ids).  --plan-from also takes any profile ksample reads, in\n"
+        "(-k -K, the whole program: --config), a CSV 'id,<metric>[,run_cycles]'\n"
+        "(0-based launch ids), or a 'ksample run' folder (of a plan that samples every\n"
+        "launch, for instance).  --plan-from also takes any profile ksample reads, in\n"
         "launch order.\n\n"
         "options:\n"
         "  --plan-from SRC    what the plans are drawn from: the cycles of a full run (the\n"
@@ -110,10 +111,24 @@ static int read_values(values *v, const char *traces, size_t n, const score_opts
     ks_results_kind kind = ks_results_detect(v->path, &err);
     if (kind == KS_RESULTS_UNREADABLE)
         return cli_fail(&err);
-    if (kind == KS_RESULTS_UNKNOWN || kind == KS_RESULTS_RUN_FOLDER) {
-        fprintf(stderr, "ksample score: %s: not a simulator log, get_stats.py CSV or results "
-                        "CSV\n", v->path);
+    if (kind == KS_RESULTS_UNKNOWN) {
+        fprintf(stderr, "ksample score: %s: not a simulator log, get_stats.py CSV, results "
+                        "CSV or run folder\n", v->path);
         return KS_ERR_FORMAT;
+    }
+    /* a run folder is read with the plan its manifest names */
+    ks_plan plan;
+    ks_plan_init(&plan);
+    if (kind == KS_RESULTS_RUN_FOLDER) {
+        char manifest[4200];
+        snprintf(manifest, sizeof manifest, "%s/manifest.json", v->path);
+        ks_run_manifest m;
+        if (ks_run_manifest_read(manifest, &m, &err) != KS_OK)
+            return cli_fail(&err);
+        ks_status st = ks_plan_read(m.plan, &plan, &err);
+        ks_run_manifest_free(&m);
+        if (st != KS_OK)
+            return cli_fail(&err);
     }
     ks_results_options ro;
     ks_results_options_init(&ro);
@@ -124,7 +139,10 @@ static int read_values(values *v, const char *traces, size_t n, const score_opts
     ro.config = v->config ? v->config : o->config;
     ks_results r;
     ks_results_init(&r);
-    if (ks_results_read(v->path, NULL, &ro, &r, &err) != KS_OK) {
+    ks_status rst = ks_results_read(v->path, kind == KS_RESULTS_RUN_FOLDER ? &plan : NULL, &ro,
+                                    &r, &err);
+    ks_plan_free(&plan);
+    if (rst != KS_OK) {
         ks_results_free(&r);
         return cli_fail(&err);
     }

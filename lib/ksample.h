@@ -857,6 +857,10 @@ typedef struct ks_warmup {
     unsigned count;
 } ks_warmup;
 
+/* `ksample run`'s default, chosen from the measurements in docs/bench.md */
+#define KS_WARMUP_DEFAULT_MODE KS_WARMUP_NONE
+#define KS_WARMUP_DEFAULT_COUNT 0
+
 /* "none", "self", "same", "prev:N", "since-same:N" */
 ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err);
 void ks_warmup_format(const ks_warmup *w, char *buf, size_t size);
@@ -898,6 +902,19 @@ typedef struct ks_exporter {
     ks_status (*write)(const ks_plan *plan, const ks_export_options *opt, const char *out,
                        ks_error *err);
 } ks_exporter;
+
+/* Simulator folders, part by part, for jobs of a run (lib/export/export.c):
+ * whether traces is a MacSim trace folder (else Accel-Sim); the plan's
+ * samples as entries in the order the simulator runs them, ids checked
+ * against the traces as the exporter checks them, with the warm-up launches
+ * of opt->warmup before each; and the folder of any such entries, written
+ * as `export --to accelsim` / `--to macsim` writes it. */
+int ks_export_folder_is_macsim(const char *traces);
+ks_status ks_export_plan_entries(const ks_plan *plan, const ks_export_options *opt,
+                                 ks_export_entry **out, size_t *count, ks_error *err);
+ks_status ks_export_entries_write(const ks_plan *plan, const char *traces,
+                                  const ks_export_entry *entries, size_t count,
+                                  const ks_warmup *warmup, const char *out, ks_error *err);
 
 const ks_exporter *const *ks_exporters(void); /* NULL-terminated */
 const ks_exporter *ks_exporter_find(const char *name);

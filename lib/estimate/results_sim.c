@@ -160,6 +160,7 @@ typedef struct log_ctx {
     double run_cycles; /* gpu_sim_cycle of the held block's run so far */
     size_t run_cycles_run;
     bool run_cycles_set;
+    double all_cycles; /* gpu_sim_cycle of every block of the log */
 } log_ctx;
 
 static void held_clear(held_block *h)
@@ -328,6 +329,7 @@ static ks_status hold(log_ctx *c, const ks_simlog_block *b, ks_error *err)
 static ks_status on_block(void *vctx, const ks_simlog_block *b, ks_error *err)
 {
     log_ctx *c = vctx;
+    c->all_cycles += block_cycles(b);
     if (c->opt->measured != KS_MEASURED_LAST)
         return take_block(c, b, err);
     /* only the last block of each run is a result */
@@ -349,7 +351,7 @@ static ks_status on_block(void *vctx, const ks_simlog_block *b, ks_error *err)
 
 static ks_status read_accelsim_log(ks_input *in, const char *path, const uid_map *map,
                                    const ks_results_options *opt, const char *warmup,
-                                   ks_results *r, ks_error *err)
+                                   ks_results *r, double *all_cycles, ks_error *err)
 {
     log_ctx c;
     memset(&c, 0, sizeof c);
@@ -379,6 +381,8 @@ static ks_status read_accelsim_log(ks_input *in, const char *path, const uid_map
     ks_simlog_free(s);
     held_free(&c.held);
     free(c.hint);
+    if (all_cycles)
+        *all_cycles = c.all_cycles;
     if (st == KS_OK && blocks == 0)
         st = ks_error_set(err, KS_ERR_FORMAT, path, 0,
                           "no per-kernel statistics (kernel_name / kernel_launch_uid blocks): "
@@ -398,6 +402,7 @@ typedef struct macsim_ctx {
     size_t metric;  /* "cycles" */
     long last_row;  /* the row of the last kernel taken, -1 when none */
     double run_cycles;
+    double all_cycles;
 } macsim_ctx;
 
 static ks_status on_kernel(void *vctx, const ks_macsim_kernel *k, ks_error *err)
@@ -407,6 +412,7 @@ static ks_status on_kernel(void *vctx, const ks_macsim_kernel *k, ks_error *err)
     if (k->index == 0)
         c->run_cycles = 0;
     c->run_cycles += (double)k->cycles;
+    c->all_cycles += (double)k->cycles;
     if (c->opt->measured == KS_MEASURED_LAST && k->index + 1 != k->count) {
         c->r->warmup_blocks++;
         return KS_OK;
@@ -434,9 +440,9 @@ static ks_status on_kernel(void *vctx, const ks_macsim_kernel *k, ks_error *err)
 static ks_status read_macsim_log(ks_input *in, const char *path, const uid_map *map,
                                  const ks_results_options *opt, const char *warmup,
                                  ks_results *r, long *last_row, size_t *kernels,
-                                 ks_error *err)
+                                 double *all_cycles, ks_error *err)
 {
-    macsim_ctx c = {r, map, opt, path, 0, 0, -1, 0};
+    macsim_ctx c = {r, map, opt, path, 0, 0, -1, 0, 0};
     ks_status st = ks_results_add_source(r, path, warmup, &c.source, err);
     if (st == KS_OK)
         st = ks_results_metric_index(r, "cycles", &c.metric, err);
@@ -465,6 +471,8 @@ static ks_status read_macsim_log(ks_input *in, const char *path, const uid_map *
         *last_row = c.last_row;
     if (kernels)
         *kernels = n;
+    if (all_cycles)
+        *all_cycles = c.all_cycles;
     return st;
 }
 
@@ -800,23 +808,26 @@ static output_kind kind_of(const char *head, size_t len)
 static ks_status read_output(ks_input *in, const char *path, const char *head, size_t len,
                              const uid_map *map, const ks_results_options *opt,
                              const char *warmup, ks_results *r, long *macsim_row,
-                             size_t *macsim_kernels, ks_error *err)
+                             size_t *macsim_kernels, double *all_cycles, ks_error *err)
 {
     if (macsim_row)
         *macsim_row = -1;
+    if (all_cycles)
+        *all_cycles = NAN;
     switch (kind_of(head, len)) {
     case OUT_CSV:
         return ks_results_read_csv(in, path, r, err);
     case OUT_GETSTATS:
         return read_getstats(in, path, map, opt, warmup, r, err);
     case OUT_MACSIM:
-        return read_macsim_log(in, path, map, opt, warmup, r, macsim_row, macsim_kernels, err);
+        return read_macsim_log(in, path, map, opt, warmup, r, macsim_row, macsim_kernels,
+                               all_cycles, err);
     case OUT_ACCELSIM:
         break;
     }
     if (len == 0)
         return ks_error_set(err, KS_ERR_FORMAT, path, 0, "empty results file");
-    return read_accelsim_log(in, path, map, opt, warmup, r, err);
+    return read_accelsim_log(in, path, map, opt, warmup, r, all_cycles, err);
 }
 
 ks_results_kind ks_results_detect(const char *path, ks_error *err)
@@ -863,13 +874,23 @@ static ks_status read_job(const char *root, const ks_run_manifest *m, size_t j,
     size_t len;
     long row = -1;
     size_t kernels = 0;
+    double all_cycles = NAN;
     ks_status st = ks_input_open_peek(path, &in, &head, &len, err);
     if (st == KS_OK) {
         st = read_output(in, path, head, len, &map, &o, m->warmup ? m->warmup : "", r, &row,
-                         &kernels, err);
+                         &kernels, &all_cycles, err);
         ks_input_close(in);
     }
     free(path);
+    /* a job of one measured launch: what it cost, warm-up included */
+    size_t measured = 0, at = 0;
+    for (size_t k = 0; k < job->id_count; k++)
+        if (!job->measured || job->measured[k]) {
+            measured++;
+            at = k;
+        }
+    if (st == KS_OK && measured == 1 && !isnan(all_cycles))
+        st = put_run_cycles(r, job->ids[at], all_cycles, err);
     /* a MacSim job of one kernel: its general.stat.out is that kernel's */
     if (st == KS_OK && row >= 0 && kernels == 1 && job->id_count == 1) {
         char *stats = ks_run_job_file(root, job->dir, "general.stat.out");
@@ -952,7 +973,7 @@ ks_status ks_results_read(const char *path, const ks_plan *plan, const ks_result
     uid_map map = {opt->uid_mode, opt->uid_base, plan, ids, count, measured, launches, traces,
                    opt->uid_mode == KS_UID_MAP ? "the uid map" : "the plan"};
     if (st == KS_OK)
-        st = read_output(in, path, head, len, &map, opt, opt->warmup, r, NULL, NULL, err);
+        st = read_output(in, path, head, len, &map, opt, opt->warmup, r, NULL, NULL, NULL, err);
     ks_trace_index_free(traces);
     KS_FREE(ids, measured, launches);
     ks_input_close(in);
