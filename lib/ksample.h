@@ -1029,6 +1029,22 @@ ks_status ks_plan_total_variance(const ks_plan *plan, const double *y, ks_single
 ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const double *x,
                                  ks_single_mode mode, double *ratio, double *variance, double *df,
                                  size_t *single, ks_error *err);
+/* A cold-start correction from a pilot (lib/estimate/pilot.c): y are the
+ * cold (alone) values at the plan's samples, warm[i] the warm value of
+ * sample i where the pilot measured it (NAN elsewhere; two or more needed).
+ * Per kernel group, the ratio warm / cold of its pilot launches scales its
+ * part of the estimate (the pooled ratio where a group has none); the
+ * variance adds the ratios' own uncertainty. */
+typedef struct ks_pilot_estimate {
+    double estimate, variance, df;
+    double ratio;          /* pooled warm / cold over the pilot */
+    double ratio_rel_sd;   /* spread of the per-launch ratios (relative) */
+    size_t pilot;          /* pilot launches */
+    size_t groups_without_pilot;
+    size_t single_strata;
+} ks_pilot_estimate;
+ks_status ks_plan_pilot_corrected(const ks_plan *plan, const double *y, const double *warm,
+                                  ks_single_mode single, ks_pilot_estimate *out, ks_error *err);
 /* Quantile p of Student's t with df degrees of freedom (the normal's for
  * df = INFINITY): intervals use t at the variance's degrees of freedom, so
  * that a plan of few samples per cluster is not promised 95 % it does not

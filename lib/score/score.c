@@ -77,31 +77,27 @@ static ks_status interval(const ks_plan *plan, const double *y, ks_single_mode s
 
 /* ------------------------------------------------------- pilot correction */
 
-/* A pilot of up to k sampled launches per kernel group, drawn from the
- * plan's samples with the plan's seed; for each group the ratio of the
- * reference values to the set's values over its pilot launches, applied to
- * the group's part of the set's estimate. */
-static ks_status pilot_correct(const ks_plan *plan, const ks_score_set *set,
-                               const ks_score_pilot *pilot, const double *y,
+/* A pilot of up to per_group sampled launches per kernel group, drawn from
+ * the plan's samples with the plan's seed, measured with the reference
+ * values; ks_plan_pilot_corrected does the rest. */
+static ks_status pilot_correct(const ks_plan *plan, const ks_score_pilot *pilot, const double *y,
                                double confidence, ks_single_mode single, uint64_t seed,
                                ks_score_estimate *e, double *pilot_cost, ks_error *err)
 {
     size_t n = plan->sample_count, g_count = plan->group_count ? plan->group_count : 1;
     size_t *order = malloc((n ? n : 1) * sizeof *order);
-    unsigned char *chosen = calloc(n ? n : 1, 1);
     size_t *taken = calloc(g_count, sizeof *taken);
-    double *sum_ref = calloc(g_count, sizeof *sum_ref), *sum_y = calloc(g_count, sizeof *sum_y);
-    double *part = calloc(g_count, sizeof *part), *ratio = calloc(g_count, sizeof *ratio);
-    double *yg = malloc((n ? n : 1) * sizeof *yg);
-    if (!order || !chosen || !taken || !sum_ref || !sum_y || !part || !ratio || !yg) {
-        KS_FREE(order, chosen, taken, sum_ref, sum_y, part, ratio, yg);
+    double *warm = malloc((n ? n : 1) * sizeof *warm);
+    if (!order || !taken || !warm) {
+        KS_FREE(order, taken, warm);
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     }
-    /* a seeded shuffle of the samples; the first k of each group are the pilot */
     ks_rng rng;
     ks_rng_seed(&rng, seed ^ 0x9e3779b97f4a7c15ull);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         order[i] = i;
+        warm[i] = NAN;
+    }
     for (size_t i = n; i > 1; i--) {
         size_t j = (size_t)ks_rng_below(&rng, i);
         size_t t = order[i - 1];
@@ -109,106 +105,38 @@ static ks_status pilot_correct(const ks_plan *plan, const ks_score_set *set,
         order[j] = t;
     }
     *pilot_cost = 0;
-    size_t pilot_total = 0;
-    for (size_t k = 0; k < n; k++) {
+    ks_status st = KS_OK;
+    for (size_t k = 0; k < n && st == KS_OK; k++) {
         size_t i = order[k];
         uint32_t g = plan->clusters[plan->samples[i].cluster].group;
-        if (g >= g_count)
-            g = 0;
+        g = g < g_count ? g : 0;
         if (taken[g] >= pilot->per_group)
             continue;
         uint64_t id = plan->samples[i].id;
-        double ref = pilot->reference[id];
-        if (isnan(ref)) {
-            KS_FREE(order, chosen, taken, sum_ref, sum_y, part, ratio, yg);
-            return ks_error_set(err, KS_ERR_FORMAT, NULL, 0,
-                                "the pilot's reference has no value for launch %llu",
-                                (unsigned long long)id);
+        if (isnan(pilot->reference[id])) {
+            st = ks_error_set(err, KS_ERR_FORMAT, NULL, 0,
+                              "the pilot's reference has no value for launch %llu",
+                              (unsigned long long)id);
+            break;
         }
         taken[g]++;
-        chosen[i] = 1;
-        sum_ref[g] += ref;
-        sum_y[g] += y[i];
-        pilot_total++;
+        warm[i] = pilot->reference[id];
         *pilot_cost += pilot->reference_cost && !isnan(pilot->reference_cost[id])
                            ? pilot->reference_cost[id]
-                           : ref;
+                           : warm[i];
     }
-    for (size_t g = 0; g < g_count; g++)
-        ratio[g] = sum_y[g] > 0 ? sum_ref[g] / sum_y[g] : 1;
-    /* relative spread of the per-launch ratios about their group's ratio,
-     * pooled over the groups with two or more pilot launches */
-    double ss = 0, df_pool = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!chosen[i] || !(y[i] > 0))
-            continue;
-        uint32_t g = plan->clusters[plan->samples[i].cluster].group;
-        if (g >= g_count)
-            g = 0;
-        if (taken[g] < 2)
-            continue;
-        double d = pilot->reference[plan->samples[i].id] / y[i] / ratio[g] - 1;
-        ss += d * d;
-    }
-    for (size_t g = 0; g < g_count; g++)
-        if (taken[g] >= 2)
-            df_pool += (double)taken[g] - 1;
-    double rel_var = df_pool > 0 ? ss / df_pool : NAN;
-    if (isnan(rel_var)) {
-        /* no group has two pilot launches: the spread of the ratios across
-         * every pilot launch about their pooled mean (conservative: it
-         * counts the groups' differences as noise) */
-        double mean = 0;
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++)
-            if (chosen[i] && y[i] > 0) {
-                mean += pilot->reference[plan->samples[i].id] / y[i];
-                m++;
-            }
-        mean = m ? mean / (double)m : 1;
-        ss = 0;
-        for (size_t i = 0; i < n; i++)
-            if (chosen[i] && y[i] > 0) {
-                double d = pilot->reference[plan->samples[i].id] / y[i] / mean - 1;
-                ss += d * d;
-            }
-        df_pool = m > 1 ? (double)m - 1 : 0;
-        rel_var = df_pool > 0 ? ss / df_pool : 0;
-    }
-    /* corrected values: each sample's value times its group's ratio, so the
-     * stratified variance of the corrected values is the sampling part */
-    for (size_t i = 0; i < n; i++) {
-        uint32_t g = plan->clusters[plan->samples[i].cluster].group;
-        if (g >= g_count)
-            g = 0;
-        yg[i] = y[i] * ratio[g];
-        part[g] += plan->samples[i].weight * yg[i];
-    }
-    double v_sampling, df_sampling;
-    ks_status st = ks_plan_total_variance(plan, yg, single, &e->estimate, &v_sampling,
-                                          &df_sampling, NULL, err);
+    ks_pilot_estimate pe;
+    if (st == KS_OK)
+        st = ks_plan_pilot_corrected(plan, y, warm, single, &pe, err);
     if (st == KS_OK) {
-        /* the ratios' part: Var(r_g) / r_g^2 ~ rel_var / k_g (1 - k_g/m_g)
-         * ignored: the pilot is small against the plan) */
-        double v_ratio = 0;
-        for (size_t g = 0; g < g_count; g++)
-            if (taken[g])
-                v_ratio += part[g] * part[g] * rel_var / (double)taken[g];
-        double v = v_sampling + v_ratio;
-        /* Satterthwaite: df of the sum of the two parts */
-        double denom = (isfinite(df_sampling) && df_sampling > 0
-                            ? v_sampling * v_sampling / df_sampling
-                            : 0) +
-                       (df_pool > 0 ? v_ratio * v_ratio / df_pool : 0);
-        double df = denom > 0 ? v * v / denom : INFINITY;
-        double t = ks_student_t_quantile(1 - (1 - confidence) / 2, df);
-        double half = t * sqrt(v > 0 ? v : 0);
+        e->estimate = pe.estimate;
+        double t = ks_student_t_quantile(1 - (1 - confidence) / 2, pe.df);
+        double half = t * sqrt(pe.variance > 0 ? pe.variance : 0);
         e->ci_low = e->estimate - half;
         e->ci_high = e->estimate + half;
-        e->pilot = pilot_total;
+        e->pilot = pe.pilot;
     }
-    (void)set;
-    KS_FREE(order, chosen, taken, sum_ref, sum_y, part, ratio, yg);
+    KS_FREE(order, taken, warm);
     return st;
 }
 
@@ -234,8 +162,8 @@ static ks_status score_plan(const ks_plan *plan, const ks_score_options *o, uint
         }
         double variance, df, pilot_cost = 0;
         ks_status st = set->pilot
-                           ? pilot_correct(plan, set, set->pilot, y, o->confidence, o->single,
-                                           seed, e, &pilot_cost, err)
+                           ? pilot_correct(plan, set->pilot, y, o->confidence, o->single, seed,
+                                           e, &pilot_cost, err)
                            : interval(plan, y, o->single, o->confidence, e, &variance, &df,
                                       err);
         if (st != KS_OK)
