@@ -1058,6 +1058,8 @@ typedef struct ks_metric_estimate {
     double df;     /* of the variance; INFINITY: the normal quantile */
     int bound_met; /* 1, 0, or -1 when there is no bound */
     size_t single_strata;
+    size_t pilot;       /* corrected by this many pilot launches (0: not) */
+    double pilot_ratio; /* the pilot's pooled warm / cold */
 } ks_metric_estimate;
 
 typedef struct ks_estimate_options {
@@ -1068,6 +1070,10 @@ typedef struct ks_estimate_options {
     size_t ratio_count;        /* NAME=NUM/DEN; IPC is added when both
                                 * gpu_sim_insn and gpu_sim_cycle are there */
     const char *const *ratios;
+    /* warm values of some sampled launches whose values in the results are
+     * cold (alone): each metric the pilot has for two or more samples is
+     * corrected by ks_plan_pilot_corrected (NULL: none) */
+    const ks_results *pilot;
 } ks_estimate_options;
 
 typedef struct ks_estimate {
