@@ -9,6 +9,9 @@
 
 extern const ks_exporter ks_exporter_accelsim;
 extern const ks_exporter ks_exporter_accelsim_tracer;
+extern const ks_exporter ks_exporter_accelsim_tracer_span;
+extern const ks_exporter ks_exporter_accelsim_tracer_ranges;
+extern const ks_exporter ks_exporter_accelsim_tracer_regions;
 extern const ks_exporter ks_exporter_macsim_tracer;
 extern const ks_exporter ks_exporter_ids;
 extern const ks_exporter ks_exporter_macsim;
