@@ -533,6 +533,43 @@ const ks_macsim_launch *ks_macsim_set_launch(const ks_macsim_set *s, size_t i)
 const char *ks_macsim_set_dir(const ks_macsim_set *s) { return s->dir; }
 const char *ks_macsim_set_config(const ks_macsim_set *s) { return s->config_path; }
 
+/* ------------------------------------------------------- data addresses */
+
+typedef struct address_take {
+    uint64_t *addr;
+    size_t max, got;
+} address_take;
+
+#define MACSIM_RECORD_MEM_ADDR 48
+#define MACSIM_RECORD_MEM_SIZE 56
+
+static ks_status take_address(void *ctx, const unsigned char *record, ks_error *err)
+{
+    (void)err;
+    address_take *t = ctx;
+    /* a memory instruction: an access size and an address (the field is the
+     * reconvergence address of a branch, whose access size is 0) */
+    if (record[MACSIM_RECORD_MEM_SIZE] && t->got < t->max) {
+        uint64_t a = le64(record + MACSIM_RECORD_MEM_ADDR);
+        if (a)
+            t->addr[t->got++] = a;
+    }
+    return KS_OK;
+}
+
+ks_status ks_macsim_set_addresses(const ks_macsim_set *s, size_t i, uint64_t *addr, size_t max,
+                                  size_t *got, ks_error *err)
+{
+    *got = 0;
+    const ks_macsim_launch *l = ks_macsim_set_launch(s, i);
+    if (!l)
+        return ks_error_set(err, KS_ERR_USAGE, s->config_path, 0, "launch %zu does not exist", i);
+    address_take t = {addr, max, 0};
+    ks_status st = read_records(l, l->warp_ids[0], 4 * max, take_address, &t, err);
+    *got = t.got;
+    return st;
+}
+
 /* ------------------------------------------------------------------ BBV */
 
 /* Straight-line runs of one warp, as trace_bbv.c cuts them: after a
