@@ -20,8 +20,10 @@
  *   since-same:N   every launch from the most recent earlier launch of the
  *                  same kernel up to it (the state the full run has: the
  *                  kernel's own data and what the launches in between
- *                  touched), at most N; the N before it when the kernel has
- *                  not run before
+ *                  touched); when that is more than N launches, that launch
+ *                  and the N-1 just before it (its own data matters most:
+ *                  MacSim, docs/bench.md); the N before it when the kernel
+ *                  has not run before
  * Launches are the trace folder's, in its order; "the same kernel" is the
  * same kernel name on the same data: a memory page in common among those
  * its first warp starts with (ks_trace_folder_launches), since what a
@@ -123,8 +125,13 @@ ks_status ks_warmup_launches(const ks_warmup *w, const ks_warmup_launch *names, 
     case KS_WARMUP_SINCE_SAME:
         same = previous_same(names, launch);
         first = launch > w->count ? launch - w->count : 0;
-        if (same >= 0 && (size_t)same > first)
+        if (same >= 0 && (size_t)same >= first) {
             first = (size_t)same;
+        } else if (same >= 0) {
+            /* too far back: it, then the count - 1 just before the launch */
+            out[(*count)++] = (size_t)same;
+            first = launch - (w->count - 1);
+        }
         break;
     default:
         return ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "unknown warm-up mode");
