@@ -115,10 +115,16 @@ typedef struct cli_loop {
  * (then see l->exit). */
 int cli_loop_next(cli_loop *l, int argc, char **argv);
 
-/* output.c: 0, or the exit code after saying why output (a path or "-")
- * must not be written: it is one of the inputs (NULL entries are skipped). */
+/* output.c: 0, or the exit code (2) after saying why output (a path or
+ * "-") must not be written: it is one of the inputs, lies inside an input
+ * folder or holds an input (ks_path_check_output; NULL entries are
+ * skipped).  Every command calls it before it writes anything. */
 int cli_check_output(const char *cmd, const char *output, const char *const *inputs,
                      size_t count);
+/* The same for each of several outputs, which must also differ from each
+ * other. */
+int cli_check_outputs(const char *cmd, const char *const *outputs, size_t out_count,
+                      const char *const *inputs, size_t count);
 /* SIGINT/SIGTERM/SIGHUP/SIGQUIT remove the library's temporary files first. */
 void cli_install_cleanup(void);
 /* rc, or KS_ERR_IO when what a command printed could not all be written. */

@@ -96,7 +96,10 @@ static int refine_from(const ks_plan *plan, const ks_results *r, void *ctx)
     ks_error_clear(&err);
     double *y = malloc((plan->sample_count + 1) * sizeof *y);
     ks_profile *p = NULL;
-    int rc = y ? values_of(plan, r, run->a->metric, y) : KS_ERR_NOMEM;
+    const char *recorded[] = {plan->input_path};
+    int rc = cli_check_output("refine", run->a->output, recorded, 1);
+    if (rc == 0)
+        rc = y ? values_of(plan, r, run->a->metric, y) : KS_ERR_NOMEM;
     if (rc == 0 && ks_plan_open_profile(plan, run->a->profile, &p, &err) != KS_OK)
         rc = cli_fail(&err);
     if (rc == 0)
@@ -146,6 +149,21 @@ int cmd_refine(int argc, char **argv)
         return l.exit;
     if (argc - optind < 2 || !a.output)
         return cli_usage_error("refine", "expected a plan, results and -o NEWPLAN");
+    /* every file read: the plan, each RESULTS, --profile, each --uid-map (the
+     * plan's recorded profile is checked once the plan is read) */
+    const char **inputs = malloc(((size_t)argc + CLI_MAX_UID_MAPS + 1) * sizeof *inputs);
+    if (!inputs)
+        return KS_ERR_NOMEM;
+    size_t n = 0;
+    for (int i = optind; i < argc; i++)
+        inputs[n++] = argv[i];
+    inputs[n++] = a.profile;
+    for (int i = 0; i < cr.map_count; i++)
+        inputs[n++] = cr.maps[i];
+    int rc = cli_check_output("refine", a.output, inputs, n);
+    free(inputs);
+    if (rc)
+        return rc;
     return cli_with_plan_results(&cr, argv[optind], argv + optind + 1, argc - optind - 1,
                                  refine_from, &(refine_run){argv[optind], &cr, &a});
 }

@@ -244,12 +244,15 @@ static int run(const run_args *a)
         return state_free(&s), cli_fail(&err);
     if (s.plan.sample_count == 0)
         return state_free(&s), cli_usage_error("run", "the plan has no samples");
+    const char *inputs[] = {a->plan, a->traces, a->profile, s.plan.input_path};
+    int rc = cli_check_output("run", a->rundir, inputs, 4);
+    if (rc)
+        return state_free(&s), rc;
     if (a->profile && ks_plan_open_profile(&s.plan, a->profile, &s.profile, &err) != KS_OK)
         return state_free(&s), cli_fail(&err);
     char manifest_path[PATH_MAX + 32], jobs_dir[PATH_MAX + 8];
     snprintf(manifest_path, sizeof manifest_path, "%s/manifest.json", a->rundir);
     snprintf(jobs_dir, sizeof jobs_dir, "%s/jobs", a->rundir);
-    int rc;
     if ((rc = make_dir(a->rundir)) || (rc = make_dir(jobs_dir)) ||
         (rc = check_previous(manifest_path, digest)))
         return state_free(&s), rc;

@@ -467,6 +467,27 @@ typedef ks_status (*ks_writer_fn)(const void *ctx, FILE *f, ks_error *err);
 void ks_remove_temporaries(void);
 ks_status ks_write_atomic(const char *path, ks_writer_fn fn, const void *ctx, ks_error *err);
 
+/* Paths as the file system sees them (lib/io/path.c).  ks_path_resolve: an
+ * absolute path with every link and '..' of the part that exists resolved
+ * and the part that does not exist yet appended as written (malloc'd; NULL
+ * when out of memory). */
+char *ks_path_resolve(const char *path);
+typedef enum ks_path_rel {
+    KS_PATH_APART = 0,
+    KS_PATH_SAME = 1,       /* one file or folder (also through links, hard
+                             * links, bind mounts) */
+    KS_PATH_A_INSIDE_B = 2, /* a lies inside the folder b */
+    KS_PATH_B_INSIDE_A = 3  /* b lies inside the folder a */
+} ks_path_rel;
+ks_status ks_path_relation(const char *a, const char *b, ks_path_rel *rel, ks_error *err);
+/* The one check before a command writes anything: KS_ERR_USAGE, naming
+ * both, when output is one of inputs, lies inside an input folder, or is a
+ * folder holding an input.  NULL, "" and "-" entries are skipped, as are
+ * an output or input that exists and is neither a regular file nor a
+ * folder (a device, a FIFO: written in place, nothing to destroy). */
+ks_status ks_path_check_output(const char *output, const char *const *inputs, size_t count,
+                               ks_error *err);
+
 /* ------------------------------------------------------------------ methods */
 
 /* What a method needs from its inputs; the pipeline checks before fitting
