@@ -54,7 +54,7 @@ typedef struct cli_input {
 
 void cli_input_init(cli_input *in);
 /* Handles one of the CLI_INPUT options; returns false if opt is not one. */
-bool cli_input_option(cli_input *in, int opt, const char *arg, int *rc);
+bool cli_input_option(cli_input *in, int opt, const char *arg, const char *cmd, int *rc);
 int cli_read_profile(const char *path, const cli_input *in, ks_profile **out);
 
 /* Options of the sampling methods, shared by sample and eval: the ones every
@@ -109,6 +109,7 @@ typedef struct cli_loop {
     const char *operands_are;      /* "one profile file", for the usage error */
     int exit;                      /* once the loop is over: -1 go on, else the exit code */
     bool started;
+    char optstring[64];            /* ':' + shortopts */
 } cli_loop;
 
 /* The next option for the command's own switch, or -1 when the loop is over

@@ -97,7 +97,7 @@ bool cli_parse_double(const char *s, double *v)
 
 bool cli_parse_u64(const char *s, uint64_t *v) { return ks_parse_count(s, v); }
 
-bool cli_input_option(cli_input *in, int opt, const char *arg, int *rc)
+bool cli_input_option(cli_input *in, int opt, const char *arg, const char *cmd, int *rc)
 {
     *rc = 0;
     switch (opt) {
@@ -107,7 +107,7 @@ bool cli_input_option(cli_input *in, int opt, const char *arg, int *rc)
     case 'D': {
         uint64_t d;
         if (!cli_parse_u64(arg, &d) || d > 1u << 20)
-            *rc = cli_usage_error("", "--device needs a GPU number, got '%s'", arg);
+            *rc = cli_usage_error(cmd, "--device needs a GPU number, got '%s'", arg);
         else
             in->read.device = (int)d;
         return true;
