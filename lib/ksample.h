@@ -349,6 +349,17 @@ typedef struct ks_param_def {
 /* A count as users write it: 10000000 (exact to 2^64 - 1), 1e7 or 10M
  * (exact below 2^53); false for nan, inf, hex, signs, fractions, overflow. */
 bool ks_parse_count(const char *s, uint64_t *v);
+/* The one strict number rule (lib/io/csv.c), for every parser of numbers a
+ * program printed (simulator logs, results CSVs, option values): s[0..len)
+ * must be a whole base-10 number, an optional sign, digits with an optional
+ * fraction and an optional exponent, and nothing else (no spaces, hex,
+ * inf, nan).  A value below the smallest double reads as the nearest double
+ * (a subnormal, or 0); one beyond the largest is refused.  KS_NUM_NONNEG
+ * also refuses a negative value (counts, cycles, bytes).  Returns NULL and
+ * sets *v, or says why not ("is not a number", "is out of range", "is
+ * negative"), to follow the quoted text in a message. */
+enum { KS_NUM_NONNEG = 1u << 0 };
+const char *ks_parse_decimal(const char *s, size_t len, unsigned flags, double *v);
 /* Parses value as def's type and range into *out (a double; UINT and CHOICE
  * as exact integers).  Errors say which option and why. */
 ks_status ks_param_parse(const ks_param_def *def, const char *value, double *out,

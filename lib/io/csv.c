@@ -546,6 +546,51 @@ bool ks_parse_i64(const char *s, int64_t *v, bool *missing)
     return true;
 }
 
+const char *ks_parse_decimal(const char *s, size_t len, unsigned flags, double *v)
+{
+    /* the syntax first: strtod alone also reads hex, inf, nan and leading
+     * spaces, and stops quietly at the first byte it does not take */
+    size_t i = 0, digits = 0;
+    if (i < len && (s[i] == '+' || s[i] == '-'))
+        i++;
+    while (i < len && s[i] >= '0' && s[i] <= '9')
+        i++, digits++;
+    if (i < len && s[i] == '.')
+        for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+            digits++;
+    if (digits == 0)
+        return "is not a number";
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        size_t e = ++i;
+        if (i < len && (s[i] == '+' || s[i] == '-'))
+            e = ++i;
+        while (i < len && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == e)
+            return "is not a number";
+    }
+    if (i != len)
+        return "is not a number";
+    char small[128], *buf = len < sizeof small ? small : malloc(len + 1);
+    if (!buf)
+        return "is too long";
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    /* below the smallest double it reads as the nearest one (a subnormal or
+     * 0): a valid number, whatever errno says; above the largest it is inf */
+    double x = strtod(buf, NULL);
+    if (buf != small)
+        free(buf);
+    if (!isfinite(x))
+        return "is out of range";
+    if (x == 0)
+        x = 0; /* "-0" */
+    if ((flags & KS_NUM_NONNEG) && x < 0)
+        return "is negative";
+    *v = x;
+    return NULL;
+}
+
 bool ks_parse_double(const char *s, double *v, bool *missing)
 {
     char buf[96];
@@ -553,13 +598,7 @@ bool ks_parse_double(const char *s, double *v, bool *missing)
         return false;
     if (*missing)
         return true;
-    char *end;
-    errno = 0;
-    double x = strtod(buf, &end);
-    if (end == buf || *end != '\0' || errno == ERANGE || !isfinite(x))
-        return false;
-    *v = x;
-    return true;
+    return ks_parse_decimal(buf, strlen(buf), 0, v) == NULL;
 }
 
 bool ks_parse_dim3(const char *s, uint32_t out[3])
