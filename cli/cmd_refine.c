@@ -22,15 +22,13 @@ static void help(void)
            "  --metric NAME      the metric whose bound counts (default gpu_sim_cycle if\n"
            "                     reported, else the results' first metric)\n"
            "  --epsilon E        the bound (default: the plan's)\n"
-           "  --profile FILE     the plan's profile (default: the input the plan records;\n"
-           "                     its digest must match)\n"
            "  --seed N           seed of the extra draws (default: the plan's seed + 1),\n"
            "                     recorded as refine_seed\n" CLI_RESULTS_HELP
            "  -h, --help         this text\n");
 }
 
 typedef struct refine_args {
-    const char *output, *metric, *profile;
+    const char *output, *metric;
     double epsilon;
     uint64_t seed;
     bool seed_given;
@@ -92,19 +90,17 @@ typedef struct refine_run {
 static int refine_from(const ks_plan *plan, const ks_results *r, void *ctx)
 {
     const refine_run *run = ctx;
-    ks_error err;
-    ks_error_clear(&err);
     double *y = malloc((plan->sample_count + 1) * sizeof *y);
-    ks_profile *p = NULL;
     const char *recorded[] = {plan->input_path};
     int rc = cli_check_output("refine", run->a->output, recorded, 1);
     if (rc == 0)
         rc = y ? values_of(plan, r, run->a->metric, y) : KS_ERR_NOMEM;
-    if (rc == 0 && ks_plan_open_profile(plan, run->a->profile, &p, &err) != KS_OK)
-        rc = cli_fail(&err);
+    /* refine needs the profile (cluster members): the one read with the
+     * results, or why it could not be */
+    if (rc == 0 && !run->cr->profile)
+        rc = cli_fail(&run->cr->profile_err);
     if (rc == 0)
-        rc = refine_with(plan, run->plan_path, p, y, run->a, run->cr);
-    ks_profile_free(p);
+        rc = refine_with(plan, run->plan_path, run->cr->profile, y, run->a, run->cr);
     free(y);
     return rc;
 }
@@ -113,11 +109,11 @@ int cmd_refine(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},  {"metric", required_argument, NULL, 'm'},
-        {"epsilon", required_argument, NULL, 'e'}, {"profile", required_argument, NULL, 'P'},
+        {"epsilon", required_argument, NULL, 'e'},
         {"seed", required_argument, NULL, 's'},    {"help", no_argument, NULL, 'h'},
         CLI_RESULTS_LONG_OPTIONS,                  {NULL, 0, NULL, 0}};
     cli_results cr;
-    cli_results_init(&cr);
+    cli_results_init(&cr, "refine");
     refine_args a = {0};
     cli_loop l = {.cmd = "refine", .longopts = longopts, .shortopts = "ho:", .help = help,
                   .results = &cr, .operands = -1};
@@ -129,9 +125,6 @@ int cmd_refine(int argc, char **argv)
             break;
         case 'm':
             a.metric = optarg;
-            break;
-        case 'P':
-            a.profile = optarg;
             break;
         case 'e':
             if (!cli_parse_double(optarg, &a.epsilon) || !(a.epsilon > 0 && a.epsilon < 1))
@@ -157,7 +150,7 @@ int cmd_refine(int argc, char **argv)
     size_t n = 0;
     for (int i = optind; i < argc; i++)
         inputs[n++] = argv[i];
-    inputs[n++] = a.profile;
+    inputs[n++] = cr.profile_path;
     for (int i = 0; i < cr.map_count; i++)
         inputs[n++] = cr.maps[i];
     int rc = cli_check_output("refine", a.output, inputs, n);

@@ -860,6 +860,23 @@ ks_status ks_file_xxh128(const char *path, char hex[33], ks_error *err);
  * digest or invocation count is not the plan's. */
 ks_status ks_plan_open_profile(const ks_plan *plan, const char *path, ks_profile **out,
                                ks_error *err);
+/* Whether results reported for a launch belong to the plan
+ * (lib/plan/plan_launch.c): the kernel name a simulator or tracer gives for
+ * plan id `id` (NULL or "" when it gives none; demangled, bare and mangled
+ * forms of one kernel agree) and its grid and block (each NULL or {0,0,0}
+ * when not given) must be the launch's.  What the launch is comes from
+ * profile (the plan's, every launch) when not NULL, else from the plan:
+ * the kernel group label of a sampled id (names, and grid and block with
+ * key name+grid+block); nothing is known of an id the plan did not sample,
+ * or in a plan that records no names (one group "all": random, PKA).  A
+ * mismatch is KS_ERR_FORMAT located at file:line.  *checked (may be NULL)
+ * gets KS_CHECKED_NAME and KS_CHECKED_DIMS for what was compared. */
+enum { KS_CHECKED_NAME = 1u << 0, KS_CHECKED_DIMS = 1u << 1 };
+ks_status ks_plan_check_launch(const ks_plan *plan, const ks_profile *profile, uint64_t id,
+                               const char *name, const uint32_t *grid, const uint32_t *block,
+                               const char *file, long line, unsigned *checked, ks_error *err);
+/* Whether the plan's group labels are kernel names. */
+bool ks_plan_records_names(const ks_plan *plan);
 
 /* ------------------------------------------------ exporters (plan -> tracer) */
 
@@ -898,6 +915,10 @@ typedef struct ks_results {
     size_t source_count;
     char **sources;
     struct ks_results_index *index; /* id -> row (private) */
+    /* launches whose kernel name, or grid and block, the results gave but
+     * nothing could check (no profile, and a plan that records no names or
+     * an id it did not sample): for the caller to say so */
+    size_t unchecked_names, unchecked_dims;
 } ks_results;
 
 /* How a simulator's kernel_launch_uid (1-based, in the order the simulator
@@ -922,6 +943,10 @@ typedef struct ks_results_options {
     const char *uid_map; /* KS_UID_MAP: weights.csv */
     ks_concurrent_mode concurrent;
     const char *plan_xxh128; /* run folders: the manifest must name this plan */
+    /* the plan's profile: every reported kernel name, grid and block is
+     * checked against its launch (ks_plan_check_launch); NULL: against what
+     * the plan records */
+    const ks_profile *profile;
 } ks_results_options;
 
 void ks_results_init(ks_results *r);

@@ -18,6 +18,10 @@ typedef struct ks_simlog_block {
     size_t stat_count;
     const char *const *names;
     const double *values;
+    const char *kernel_name; /* its kernel_name value ("" when empty) */
+    /* per uid: grid[3] then block[3] from the trace header the simulator
+     * echoed before launching it; all 0 when the log did not print them */
+    const uint32_t (*dims)[6];
 } ks_simlog_block;
 
 typedef ks_status (*ks_simlog_fn)(void *ctx, const ks_simlog_block *b, ks_error *err);

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 /* Rows by launch id, through the library's hash index: the ids live in
@@ -225,6 +226,7 @@ static ks_status map_uid(const uid_map *m, uint64_t uid, const char *path, long 
 typedef struct log_ctx {
     ks_results *r;
     const uid_map *map;
+    const ks_results_options *opt;
     ks_concurrent_mode concurrent;
     const char *path;
     uint32_t source;
@@ -257,6 +259,23 @@ static ks_status metric_of(log_ctx *c, size_t i, const char *name, size_t *m, ks
     return KS_OK;
 }
 
+/* The block's kernel (its name when it reports one launch; grid and block
+ * per uid) must be the plan's launch id. */
+static ks_status check_launch(log_ctx *c, const ks_simlog_block *b, size_t u, uint64_t id,
+                              ks_error *err)
+{
+    const char *name = b->uid_count == 1 ? b->kernel_name : NULL;
+    const uint32_t *grid = b->dims ? b->dims[u] : NULL, *block = grid ? grid + 3 : NULL;
+    unsigned checked = 0;
+    ks_status st = ks_plan_check_launch(c->map->plan, c->opt->profile, id, name, grid, block,
+                                        c->path, b->line, &checked, err);
+    if (name && *name && !(checked & KS_CHECKED_NAME))
+        c->r->unchecked_names++;
+    if (grid && (grid[0] || block[0]) && !(checked & KS_CHECKED_DIMS))
+        c->r->unchecked_dims++;
+    return st;
+}
+
 static ks_status on_block(void *vctx, const ks_simlog_block *b, ks_error *err)
 {
     log_ctx *c = vctx;
@@ -279,6 +298,8 @@ static ks_status on_block(void *vctx, const ks_simlog_block *b, ks_error *err)
         size_t row = 0;
         ks_status st = map_uid(c->map, b->uids[u], c->path, b->line, &id, err);
         if (st == KS_OK)
+            st = check_launch(c, b, u, id, err);
+        if (st == KS_OK)
             st = row_for(c->r, id, c->source, b->line, split, &row, err);
         for (size_t i = 0; i < b->stat_count && st == KS_OK; i++) {
             size_t m;
@@ -294,7 +315,7 @@ static ks_status on_block(void *vctx, const ks_simlog_block *b, ks_error *err)
 static ks_status read_log(ks_input *in, const char *path, const uid_map *map,
                           const ks_results_options *opt, ks_results *r, ks_error *err)
 {
-    log_ctx c = {r, map, opt->concurrent, path, 0, NULL, 0};
+    log_ctx c = {r, map, opt, opt->concurrent, path, 0, NULL, 0};
     ks_status st = add_source(r, path, &c.source, err);
     if (st != KS_OK)
         return st;
@@ -386,11 +407,19 @@ static ks_status read_csv(ks_input *in, const char *path, ks_results *r, ks_erro
         if ((st = row_for(r, (uint64_t)id, source, number, false, &row, err)) != KS_OK)
             break;
         for (int i = 1; i < count && st == KS_OK; i++) {
+            /* empty and n/a are missing; anything else is a whole
+             * non-negative base-10 number (ks_parse_decimal) */
+            const char *cell = ks_trim(fields[i]);
             double v;
-            if (!ks_parse_double(fields[i], &v, &missing) || (!missing && !isfinite(v)))
+            if (*cell == '\0' || strcasecmp(cell, "n/a") == 0)
+                continue;
+            const char *why = ks_parse_decimal(cell, strlen(cell), KS_NUM_NONNEG, &v);
+            if (why)
                 st = ks_error_set(err, KS_ERR_FORMAT, path, number,
-                                  "column %s: '%s' is not a number", header[i], fields[i]);
-            else if (!missing)
+                                  "column %s: '%.60s' %s (simulated values are counts, times "
+                                  "and rates: non-negative base-10 numbers)",
+                                  header[i], cell, why);
+            else
                 st = set_value(r, row, header[i], v, false, err);
         }
     }
@@ -415,7 +444,7 @@ static ks_status read_uid_map(const char *path, uint64_t **ids, size_t *count, k
     if (st != KS_OK)
         return st;
     char *fields[8];
-    int uid_col = -1, id_col = -1;
+    int uid_col = -1, id_col = -1, columns = 0;
     size_t cap = 0;
     *ids = NULL;
     *count = 0;
@@ -426,9 +455,17 @@ static ks_status read_uid_map(const char *path, uint64_t **ids, size_t *count, k
             break;
         long number = ks_input_line_number(in);
         int n = ks_csv_split(line, len, fields, 8);
+        if (n < 0 || (uid_col >= 0 && n > columns)) {
+            st = ks_error_set(err, KS_ERR_FORMAT, path, number,
+                              n < 0 ? "a quoted field is not closed on its line"
+                                    : "more fields than the header has");
+            break;
+        }
+        int all = n;
         if (n > 8)
             n = 8;
         if (uid_col < 0) {
+            columns = all;
             uid_col = ks_csv_find(fields, n, "uid");
             id_col = ks_csv_find(fields, n, "id");
             if (uid_col < 0 || id_col < 0) {
