@@ -67,16 +67,30 @@ static int refine_with(const ks_plan *plan, const char *plan_path, const ks_prof
 {
     ks_error err;
     ks_error_clear(&err);
+    ks_refine_result res;
     ks_refine_options ro = {a->epsilon, a->seed_given ? a->seed : plan->params.seed + 1,
-                            cr->single, plan_path};
+                            cr->single, plan_path, &res};
     ks_plan out;
     if (ks_plan_refine(plan, p, y, &ro, &out, &err) != KS_OK)
         return cli_fail(&err);
     ks_status st = ks_write_atomic(a->output, write_plan, &out, &err);
-    if (st == KS_OK)
-        fprintf(stderr, "ksample refine: %zu samples (%zu new) in %zu clusters, bound %.3g%%\n",
+    if (st == KS_OK) {
+        fprintf(stderr, "ksample refine: %zu samples (%zu new) in %zu clusters, bound %.3g%%",
                 out.sample_count, out.sample_count - plan->sample_count, out.cluster_count,
                 out.bound * 100);
+        /* what the sizes reach with the spread just used (t = %.3g) */
+        if (res.census)
+            fprintf(stderr, ": every cluster is simulated whole (%zu of %llu launches), so "
+                            "the estimate will be exact\n",
+                    out.sample_count, (unsigned long long)out.population);
+        else if (res.met)
+            fprintf(stderr, ", met with the spread observed (interval predicted at +-%.3g%%)\n",
+                    res.rel_halfwidth * 100);
+        else
+            fprintf(stderr, "\nksample refine: the bound cannot be met: every cluster that "
+                            "varies is exhausted; the interval is predicted at +-%.3g%%\n",
+                    res.rel_halfwidth * 100);
+    }
     ks_plan_free(&out);
     return st == KS_OK ? 0 : cli_fail(&err);
 }

@@ -1024,17 +1024,29 @@ void ks_estimate_free(ks_estimate *e);
 
 /* ---------------------------------------------------------------- refine */
 
+/* What the refined sizes promise, with the spread refine used. */
+typedef struct ks_refine_result {
+    double rel_halfwidth; /* predicted relative half-width of the interval */
+    double t;             /* the quantile it used */
+    int census;           /* every cluster is simulated whole: the estimate is exact */
+    int met;              /* rel_halfwidth <= epsilon */
+} ks_refine_result;
+
 typedef struct ks_refine_options {
     double epsilon;          /* 0: the plan's bound */
     uint64_t seed;           /* for the extra draws; recorded */
     ks_single_mode single;
     const char *parent_path; /* recorded in the new plan with its digest */
+    ks_refine_result *result; /* filled when not NULL */
 } ks_refine_options;
 
 /* Re-solves the plan's allocation with the observed spread of y (values at
  * the plan's samples) in place of the profile's, keeps every sample and adds
  * the extra ones, drawn without replacement from the cluster members not yet
- * drawn (p: the plan's profile).  out is a new plan. */
+ * drawn (p: the plan's profile).  Clusters the solution would size beyond
+ * their whole membership are taken whole and the rest re-solved, so that
+ * the sizes meet the bound with the spread used (opt->result says what
+ * they reach).  out is a new plan. */
 ks_status ks_plan_refine(const ks_plan *plan, const ks_profile *p, const double *y,
                          const ks_refine_options *opt, ks_plan *out, ks_error *err);
 
