@@ -128,6 +128,12 @@ int cli_check_outputs(const char *cmd, const char *const *outputs, size_t out_co
                       const char *const *inputs, size_t count);
 /* SIGINT/SIGTERM/SIGHUP/SIGQUIT remove the library's temporary files first. */
 void cli_install_cleanup(void);
+/* From here SIGINT/SIGTERM/SIGHUP/SIGQUIT only set the returned flag (to
+ * the signal's number): for work that must stop its children before
+ * exiting (ks_run_options.stop).  cli_die_of_stop() then ends the process
+ * by that signal, as the shell expects (exit status 128 + N). */
+volatile sig_atomic_t *cli_catch_stop(void);
+void cli_die_of_stop(void);
 /* rc, or KS_ERR_IO when what a command printed could not all be written. */
 int cli_finish_stdout(int rc);
 

@@ -280,11 +280,23 @@ static int run(const run_args *a)
         return state_free(&s), rc;
     cli_progress pr;
     cli_progress_init(&pr, a->quiet, "run");
-    ks_run_progress last;
+    ks_run_progress last = {0};
     ks_run_options o = a->run;
     o.rundir = a->rundir;
+    /* a signal to ksample stops the jobs (each in its own process group, so
+     * a terminal's Ctrl-C reaches ksample alone), marks them interrupted and
+     * then ends ksample by that signal */
+    o.stop = cli_catch_stop();
     ks_status st = ks_run_execute(&o, s.jobs, s.job_count, cli_progress_run, &pr, &last, &err);
     cli_progress_end(&pr);
+    if (*o.stop) {
+        fprintf(stderr,
+                "ksample: run %s stopped by signal %d: %zu jobs interrupted, %zu done now; "
+                "a rerun runs the jobs not done\n",
+                a->rundir, (int)*o.stop, last.interrupted, last.done);
+        state_free(&s);
+        cli_die_of_stop();
+    }
     if (st != KS_OK)
         return state_free(&s), cli_fail(&err);
     if (!a->quiet)

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int cli_check_output(const char *cmd, const char *output, const char *const *inputs,
                      size_t count)
@@ -64,6 +65,34 @@ static void on_fatal_signal(int sig)
     ks_remove_temporaries();
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig) { stop_signal = sig; }
+
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+volatile sig_atomic_t *cli_catch_stop(void)
+{
+    for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_stop_signal; /* no SA_RESTART: a wait is cut short */
+        sigemptyset(&sa.sa_mask);
+        sigaction(stop_signals[i], &sa, NULL);
+    }
+    return &stop_signal;
+}
+
+void cli_die_of_stop(void)
+{
+    int sig = stop_signal;
+    fflush(stdout);
+    ks_remove_temporaries();
+    signal(sig, SIG_DFL);
+    raise(sig);
+    _exit(128 + sig); /* not reached */
 }
 
 void cli_install_cleanup(void)

@@ -14,6 +14,7 @@
 #ifndef KSAMPLE_H
 #define KSAMPLE_H
 
+#include <signal.h> /* sig_atomic_t */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -773,6 +774,16 @@ typedef struct ks_run_options {
     unsigned throttle;      /* --array=...%throttle */
     int wait;               /* sbatch --wait: return when every task ended */
     double poll_seconds;    /* how often to look at finished jobs (0 = default) */
+    /* When *stop becomes non-zero (a signal handler sets it), no job starts
+     * any more and the running ones are stopped: local, SIGTERM to each
+     * job's process group (every job runs in its own), SIGKILL to those
+     * left after grace_seconds (0 = 5); slurm, `scancel` of the array.
+     * Each stopped job's status then reads "interrupted", the others keep
+     * theirs, so the folder stays resumable and a rerun runs exactly the
+     * jobs not done.  NULL: never stopped. */
+    const volatile sig_atomic_t *stop;
+    double grace_seconds;
+    const char *scancel;    /* slurm: program (default "scancel") */
 } ks_run_options;
 
 typedef struct ks_run_job {
@@ -789,6 +800,8 @@ typedef struct ks_run_progress {
     double elapsed_s;
     double eta_s;     /* < 0 while unknown */
     char slurm_job_id[32]; /* "" with the local engine */
+    size_t interrupted; /* jobs stopped by options->stop (status "interrupted") */
+    int stopped;        /* options->stop was seen: the run did not finish */
 } ks_run_progress;
 
 /* Called whenever a count changes, and about once a second otherwise. */
@@ -804,11 +817,13 @@ ks_status ks_run_execute(const ks_run_options *o, const ks_run_job *jobs, size_t
                          ks_error *err);
 
 typedef enum ks_job_state {
-    KS_JOB_PENDING = 0, /* no log yet */
-    KS_JOB_STARTED = 1, /* a log but no status: running, or interrupted */
-    KS_JOB_DONE = 2,    /* status 0 */
-    KS_JOB_FAILED = 3   /* another status */
+    KS_JOB_PENDING = 0,    /* no log yet */
+    KS_JOB_STARTED = 1,    /* a log but no status: running, or its run died */
+    KS_JOB_DONE = 2,       /* status 0 */
+    KS_JOB_FAILED = 3,     /* another exit code */
+    KS_JOB_INTERRUPTED = 4 /* status "interrupted": stopped by a signal to the run */
 } ks_job_state;
+#define KS_JOB_STATES 5
 
 const char *ks_job_state_name(ks_job_state s);
 /* State of one job folder (rundir/dir); *exit_code is the status (or -1). */

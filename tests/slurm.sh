@@ -119,7 +119,7 @@ check_run() {
         bad "$engine: the failed job is not reported: $(cat "$T/out")"
     [ "$(wc -l <"$T/calls.log")" = "$njobs" ] || bad "$engine ran $(wc -l <"$T/calls.log") jobs, wanted $njobs"
     "$KS" status "$rd" >"$T/status" 2>&1 || bad "$engine: status failed: $(cat "$T/status")"
-    grep -q "$njobs jobs: $((njobs - 1)) done, 1 failed, 0 started, 0 pending" "$T/status" ||
+    grep -q "$njobs jobs: $((njobs - 1)) done, 1 failed, 0 started, 0 interrupted, 0 pending" "$T/status" ||
         bad "$engine: status summary: $(cat "$T/status")"
     grep -q "failed: job $fjob ($fdir), exit code 3" "$T/status" || bad "$engine: status lists no failed job"
     grep -q "deliberate failure on $FAIL_FILE" "$T/status" || bad "$engine: status shows no log tail"
