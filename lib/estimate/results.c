@@ -372,7 +372,7 @@ static ks_status read_csv(ks_input *in, const char *path, ks_results *r, ks_erro
             KS_OK)
             break;
         if (count < 0) {
-            st = ks_error_set(err, KS_ERR_FORMAT, path, number, "unterminated quote");
+            st = ks_csv_unclosed_quote(path, number, err);
             break;
         }
         if (!header) {
@@ -456,9 +456,9 @@ static ks_status read_uid_map(const char *path, uint64_t **ids, size_t *count, k
         long number = ks_input_line_number(in);
         int n = ks_csv_split(line, len, fields, 8);
         if (n < 0 || (uid_col >= 0 && n > columns)) {
-            st = ks_error_set(err, KS_ERR_FORMAT, path, number,
-                              n < 0 ? "a quoted field is not closed on its line"
-                                    : "more fields than the header has");
+            st = n < 0 ? ks_csv_unclosed_quote(path, number, err)
+                       : ks_error_set(err, KS_ERR_FORMAT, path, number,
+                                      "more fields than the header has");
             break;
         }
         int all = n;

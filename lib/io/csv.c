@@ -90,6 +90,13 @@ int ks_csv_split(char *line, size_t len, char **fields, int max)
     return count;
 }
 
+ks_status ks_csv_unclosed_quote(const char *path, long line, ks_error *err)
+{
+    return ks_error_set(err, KS_ERR_FORMAT, path, line,
+                        "a quoted field is not closed on this line: a field may not hold a "
+                        "line break (one row per line), and a stray quote is refused");
+}
+
 bool ks_csv_fill_short_row(char **fields, int count, int header_count, int needed, char *empty)
 {
     if (count == header_count)
@@ -427,7 +434,9 @@ bool ks_csv_scan(const char *line, size_t len, const ks_cell_kind *kinds, int co
         }
         start = stop + 1;
     }
-    return true;
+    /* exactly count fields: a comma after the last one is a longer row,
+     * which the general path refuses (an unquoted comma in a name) */
+    return start > len;
 }
 
 const char *ks_trim_n(const char *s, size_t *len)
