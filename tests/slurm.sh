@@ -169,7 +169,10 @@ skip() {
 }
 if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null 2>&1 ||
+        # (make test installs them first: scripts/deps.sh --test); apt waits
+        # for the package lock rather than failing when another install runs
+        DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+            slurm-wlm munge >/dev/null 2>&1 ||
             skip "slurm-wlm and munge are not installed and apt-get could not install them"
     else
         skip "slurm-wlm and munge are not installed (apt-get install slurm-wlm munge, as root)"
