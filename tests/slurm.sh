@@ -75,7 +75,8 @@ while IFS= read -r line; do
     n=${n%%.traceg*}
     uid=$((uid + 1))
     cycles=$((1000 + (n * 7919) % 5000))
-    echo "kernel_name = _Z6kernelPfi"
+    # the kernel's name as its trace header gives it (estimate checks it)
+    echo "kernel_name = $(sed -n 's/^-kernel name = //p' "$(dirname "$1")/$line" | head -1)"
     echo "kernel_launch_uid = $uid"
     echo "gpu_sim_cycle = $cycles"
     echo "gpu_sim_insn = $((3 * cycles + n))"
@@ -251,6 +252,38 @@ until "$KS" status "$T/run-nowait" | grep -q "$NJ2 jobs: $NJ2 done"; do
     sleep 0.5
 done
 check_estimate no-wait "$T/run-nowait"
+
+# SIGTERM to ksample alone while the array runs: the array is cancelled,
+# nothing of it keeps running, the started jobs read "interrupted" (issue 25)
+cat >"$T/slow-sim.sh" <<'SLOW'
+sleep 120 &
+echo $! >>"$2"
+wait
+SLOW
+"$KS" run "$T/plan.json" --traces "$T/tr" --engine slurm -q -o "$T/run-stop" \
+    --simulator "sh $T/slow-sim.sh {kernelslist} $T/stop-pids" >"$T/stop.out" 2>&1 &
+ks=$!
+i=0
+until [ "$(cat "$T/stop-pids" 2>/dev/null | wc -l)" -ge 2 ]; do
+    i=$((i + 1))
+    [ $i -lt 120 ] || { bad "stop: no task started in 60 s"; break; }
+    sleep 0.5
+done
+kill -TERM "$ks"
+wait "$ks"
+[ $? = 143 ] || bad "stop: run did not end by SIGTERM: $(cat "$T/stop.out")"
+i=0
+while [ -n "$(squeue -h -n ksample 2>/dev/null)" ]; do
+    i=$((i + 1))
+    [ $i -lt 80 ] || { bad "stop: the array was not cancelled: $(squeue -h -n ksample)"; break; }
+    sleep 0.5
+done
+sleep 1
+while read -r pid; do
+    kill -0 "$pid" 2>/dev/null && bad "stop: simulator $pid of a cancelled task still runs"
+done <"$T/stop-pids"
+"$KS" status "$T/run-stop" >"$T/status" 2>&1
+grep -q "0 started, [1-9][0-9]* interrupted" "$T/status" || bad "stop: status: $(cat "$T/status")"
 
 if [ $failed -ne 0 ]; then
     echo "$failed check(s) failed"
