@@ -51,7 +51,10 @@ static void help(void)
            "  -h, --help         this text\n\n"
            "exit status: 0 every job done (or submitted with --no-wait), 1 some jobs\n"
            "failed (listed with their exit code and the end of their log), 2-6 as for\n"
-           "every command.\n");
+           "every command.  SIGINT, SIGTERM, SIGHUP or SIGQUIT to ksample stops the\n"
+           "running jobs (each job is a process group of its own: SIGTERM, then SIGKILL\n"
+           "after 5 s; slurm: scancel of the array), marks them 'interrupted' and ends\n"
+           "ksample by that signal; a rerun runs the jobs not done.\n");
 }
 
 typedef struct run_args {
