@@ -23,6 +23,7 @@ int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
 int cmd_refine(int argc, char **argv);
+int cmd_score(int argc, char **argv);
 
 /* Prints "ksample: file:line: message" to stderr; returns the exit code. */
 int cli_fail(const ks_error *err);

@@ -32,6 +32,7 @@ static const command commands[] = {
     {"export", cmd_export, "write a plan for a tracer or simulator (accelsim, ...)"},
     {"estimate", cmd_estimate, "whole-workload metrics with intervals from simulated samples"},
     {"refine", cmd_refine, "add samples until the simulated values meet the bound"},
+    {"score", cmd_score, "score plans against a real simulator's full, alone and warm-up runs"},
 };
 
 static void usage(FILE *f)

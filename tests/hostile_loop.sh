@@ -34,7 +34,9 @@ awk -F, 'NR > 1 { g = $4; b = $5; gsub(/ /, ",", g); gsub(/ /, ",", b); print $3
 # as the simulator prints it (trace header echoed, then the block)
 simlog() {
     ids "$1" | awk -v bad="${2:-}" 'NR == FNR { n[$1] = $2; g[$1] = $3; b[$1] = $4; next }
-        { u = FNR; printf "-kernel name = %s\n-grid dim = (%s)\n-block dim = (%s)\n", n[$1], g[$1], b[$1]
+        { u = FNR; printf "Processing kernel kernel-%d.traceg\n", $1 + 1
+          printf "-kernel name = %s\n-grid dim = (%s)\n-block dim = (%s)\n", n[$1], g[$1], b[$1]
+          printf "Header info loaded for kernel command : kernel-%d.traceg\n", $1 + 1
           printf "launching kernel name: %s uid: %d cuda_stream_id: 0\n", n[$1], u
           printf "kernel_name = %s \nkernel_launch_uid = %d \n", n[$1], u
           printf "gpu_sim_cycle = %s\ngpu_sim_insn = %d\n", (u == 3 && bad != "") ? bad : 1000 + 7 * $1, 3000 + $1 }' \

@@ -28,9 +28,12 @@ with_names() { awk 'NR == FNR { i = $1; sub(/^[0-9]+ /, ""); name[i] = $0; next 
 expect 0 "$KS" export "$T/plan.json" --to ids -o "$T/kernel_ids.txt"
 cmp -s "$T/ids" "$T/kernel_ids.txt" || bad "ids export differs from the plan's ids"
 expect 0 "$KS" export "$T/plan.json" --to accelsim-tracer -o "$T/trace.env"
-grep -q '^export DYNAMIC_KERNEL_REGIONS=[0-9]' "$T/trace.env" || bad "no DYNAMIC_KERNEL_REGIONS"
+grep -q '^export DYNAMIC_KERNEL_RANGE="[0-9]' "$T/trace.env" || bad "no DYNAMIC_KERNEL_RANGE"
 first=$(head -1 "$T/ids")
-grep -q "REGIONS=$((first + 1))-" "$T/trace.env" || bad "regions are not 1-based: $(tail -1 "$T/trace.env")"
+grep -q "RANGE=\"$((first + 1))[ -\"]" "$T/trace.env" || bad "ranges are not 1-based: $(tail -1 "$T/trace.env")"
+# a traced run per range, as a shell script that parses
+expect 0 "$KS" export "$T/plan.json" --to accelsim-tracer-ranges -o "$T/ranges.sh"
+sh -n "$T/ranges.sh" || bad "accelsim-tracer-ranges is not valid shell"
 expect 0 "$KS" export "$T/plan.json" --to macsim-tracer -o "$T/sampled.txt"
 [ "$(tail -n +3 "$T/sampled.txt" | awk '{n += NF - 2} END {print n}')" = "$n" ] || bad "macsim list count"
 expect 2 "$KS" export "$T/plan.json" --to nosuch -o "$T/x"

@@ -81,42 +81,80 @@ static void test_ids_file(void **state)
     ks_profile_free(p);
 }
 
+/* The ranges an environment line lists (sep between items, each "a-b" or,
+ * with singles, "a"), checked against the plan: 1-based, ascending, merged
+ * (never adjacent), covering every sampled id once. */
+static void check_ranges(const ks_plan *plan, char *s, char sep, bool singles)
+{
+    unsigned long long prev = 0, covered = 0;
+    size_t next = 0;
+    while (*s && *s != '"') {
+        char *end;
+        unsigned long long a = strtoull(s, &end, 10), b = a;
+        if (*end == '-')
+            b = strtoull(end + 1, &end, 10);
+        else
+            assert_true(singles);
+        assert_true(a >= 1 && a <= b && (prev == 0 || a > prev + 1));
+        for (unsigned long long k = a; k <= b; k++, next++) {
+            assert_true(next < plan->sample_count);
+            assert_int_equal(plan->samples[next].id + 1, k);
+            covered++;
+        }
+        prev = b;
+        assert_true(*end == sep || *end == '\0' || *end == '"');
+        s = *end == sep ? end + 1 : end;
+    }
+    assert_int_equal(covered, plan->sample_count);
+}
+
 static void test_accelsim_tracer_env(void **state)
 {
     (void)state;
     ks_profile *p = tu_named_workload(0, 3000, 8);
     ks_plan plan = plan_of(p, "stem", 0.02, 5);
-    char *text = exported_text(&plan, "accelsim-tracer", "trace.env");
-    int regions = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        if (line[0] == '#')
-            continue;
-        const char *prefix = "export DYNAMIC_KERNEL_REGIONS=";
-        assert_memory_equal(line, prefix, strlen(prefix));
-        regions++;
-        /* 1-based inclusive ranges a-b, ascending, merged (never adjacent) */
-        char *s = line + strlen(prefix);
-        unsigned long long prev = 0, covered = 0;
-        size_t next = 0;
-        while (*s) {
-            char *end;
-            unsigned long long a = strtoull(s, &end, 10);
-            assert_int_equal(*end, '-');
-            unsigned long long b = strtoull(end + 1, &end, 10);
-            assert_true(a >= 1 && a <= b && (prev == 0 || a > prev + 1));
-            for (unsigned long long k = a; k <= b; k++, next++) {
-                assert_true(next < plan.sample_count);
-                assert_int_equal(plan.samples[next].id + 1, k);
-                covered++;
-            }
-            prev = b;
-            assert_true(*end == ',' || *end == '\0');
-            s = *end ? end + 1 : end;
+    static const struct {
+        const char *format, *prefix;
+        char sep;
+        bool singles;
+    } forms[] = {
+        {"accelsim-tracer", "export DYNAMIC_KERNEL_RANGE=\"", ' ', true},
+        {"accelsim-tracer-regions", "export DYNAMIC_KERNEL_REGIONS=", ',', false},
+    };
+    for (size_t f = 0; f < 2; f++) {
+        char *text = exported_text(&plan, forms[f].format, "trace.env");
+        int found = 0;
+        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+            if (line[0] == '#')
+                continue;
+            assert_memory_equal(line, forms[f].prefix, strlen(forms[f].prefix));
+            found++;
+            check_ranges(&plan, line + strlen(forms[f].prefix), forms[f].sep,
+                         forms[f].singles);
         }
-        assert_int_equal(covered, plan.sample_count);
+        assert_int_equal(found, 1);
+        free(text);
     }
-    assert_int_equal(regions, 1);
+    /* span: one range from the first to the last sampled launch */
+    char *text = exported_text(&plan, "accelsim-tracer-span", "span.env");
+    char want[160];
+    snprintf(want, sizeof want,
+             "export DYNAMIC_KERNEL_LIMIT_START=%llu\nexport DYNAMIC_KERNEL_LIMIT_END=%llu\n",
+             (unsigned long long)plan.samples[0].id + 1,
+             (unsigned long long)plan.samples[plan.sample_count - 1].id + 1);
+    assert_non_null(strstr(text, want));
     free(text);
+    /* ranges: one "trace K first last" line per range, valid shell */
+    text = exported_text(&plan, "accelsim-tracer-ranges", "ranges.sh");
+    size_t lines = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        if (strncmp(line, "trace ", 6) == 0)
+            lines++;
+    assert_true(lines >= 1);
+    free(text);
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "sh -n '%s/ranges.sh'", tmpdir);
+    assert_int_equal(system(cmd), 0);
     ks_plan_free(&plan);
     ks_profile_free(p);
 }
@@ -259,7 +297,7 @@ static void test_backprop_round_trip(void **state)
     assert_int_equal(p->n, 33);
     ks_plan plan = plan_of(p, "root", 0.02, 1);
     assert_true(plan.sample_count >= 4 && plan.sample_count < 33);
-    ks_export_options o = {BACKPROP, p, 0};
+    ks_export_options o = {.traces = BACKPROP, .profile = p};
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", in_dir("sim-in"));
     export_to(&plan, "accelsim", &o, dir);
@@ -357,7 +395,7 @@ static void test_warmup_remap(void **state)
     assert_int_equal(p->n, 36);
     uint64_t ids[] = {3, 6, 10, 20, 35};
     ks_plan plan = chosen_plan(p, ids, 5);
-    ks_export_options o = {BACKPROP, p, 0};
+    ks_export_options o = {.traces = BACKPROP, .profile = p};
     ks_error err;
     ks_error_clear(&err);
     const ks_exporter *ex = ks_exporter_find("accelsim");

@@ -6,12 +6,19 @@
  * at the lines that start the next kernel's simulation, so that progress
  * output of the next kernel is not taken for this one's statistics.
  *
- * The block's kernel_name, and the grid and block of each uid from the
- * trace header the simulator echoed before launching it (`-grid dim =`,
- * `-block dim =`, then `launching kernel name: N uid: U`), go with the
- * block, so that the results can be checked against the plan's launches.
- * Values are parsed strictly (ks_parse_decimal): a statistic whose value
- * is not a non-negative base-10 number is an error at its line.
+ * Which launch a block is: trace-driven Accel-Sim prints "Processing kernel
+ * <trace file>" (and "Header info loaded for kernel command : <trace
+ * file>") before "launching kernel name: <name> uid: <N>", so each uid is
+ * bound to the trace file the simulator actually loaded; uids count from 1
+ * in every simulator process, and a log holding several processes (one per
+ * sampled launch, concatenated) is cut into runs at the "GPGPU-Sim
+ * Simulator Version" banner each process prints first.  The grid and block
+ * of the trace header the simulator echoes before launching a kernel
+ * (`-grid dim =`, `-block dim =`) are bound to its uid the same way, so that
+ * the results can be checked against the plan's launches.
+ *
+ * Values are parsed strictly (ks_parse_decimal): a statistic whose value is
+ * not a non-negative base-10 number is an error at its line (issue 25).
  */
 #include "estimate.h"
 #include "hash.h"
@@ -38,25 +45,29 @@ struct ks_simlog {
      * statistics finds repeats in constant time */
     ks_hash_index index;
     size_t blocks;
-    char *kernel_name;  /* of the open block */
-    uint32_t (*dims)[6]; /* per uid of the open block; 0 = not known */
-    size_t dims_capacity;
-    /* the trace header lines since the last launch line */
+    char *kernel_name;
+    /* this run's uid -> trace file bindings, and the file being loaded */
+    size_t run;
+    bool run_seen; /* a banner or block was seen (the first banner opens run 0) */
+    uint64_t *bound_uid;
+    char **bound_trace;
+    long *bound_line;
+    size_t bound_count, bound_capacity;
+    char *pending_trace;
+    long pending_line;
+    /* per uid of the current block, for emit */
+    const char **uid_trace;
+    long *uid_line;
+    size_t uid_trace_capacity;
+    /* the trace header lines since the last launch, bound with the trace
+     * file (bound_dims, all 0 when not both seen), and per uid for emit */
     uint32_t header[6];
     bool header_grid, header_block;
-    /* launches seen ("launching kernel ... uid: U") whose block has not
-     * come yet, with their header's grid and block */
-    struct launch {
-        uint64_t uid;
-        uint32_t dims[6];
-    } *launches;
-    size_t launch_count, launch_capacity;
+    uint32_t (*bound_dims)[6];
+    size_t bound_dims_capacity;
+    uint32_t (*uid_dims)[6];
+    size_t uid_dims_capacity;
 };
-
-/* Launches waiting for their block: kernels in flight at once, a few; a log
- * that launches without ever ending a kernel stops being tracked here
- * (dimensions then go unchecked), so memory stays bounded. */
-enum { MAX_PENDING_LAUNCHES = 4096 };
 
 ks_status ks_simlog_new(const char *path, ks_simlog_fn fn, void *ctx, ks_simlog **out,
                         ks_error *err)
@@ -80,8 +91,15 @@ static void clear_block(ks_simlog *s)
     s->stat_count = 0;
     s->uid_count = 0;
     s->in_block = false;
-    free(s->kernel_name);
-    s->kernel_name = NULL;
+}
+
+static void clear_bindings(ks_simlog *s)
+{
+    for (size_t i = 0; i < s->bound_count; i++)
+        free(s->bound_trace[i]);
+    s->bound_count = 0;
+    free(s->pending_trace);
+    s->pending_trace = NULL;
 }
 
 void ks_simlog_free(ks_simlog *s)
@@ -89,44 +107,51 @@ void ks_simlog_free(ks_simlog *s)
     if (!s)
         return;
     clear_block(s);
-    free(s->names);
-    free(s->values);
-    free(s->uids);
-    free(s->dims);
-    free(s->launches);
+    clear_bindings(s);
+    KS_FREE(s->names, s->values, s->uids, s->kernel_name, s->bound_uid, s->bound_trace,
+            s->bound_line, s->uid_trace, s->uid_line, s->bound_dims, s->uid_dims);
     ks_hash_free(&s->index);
     free(s);
 }
 
-/* The header dimensions of each uid of the open block, taken from the
- * launches waiting for their block (and removed there). */
-static ks_status take_dims(ks_simlog *s, ks_error *err)
+/* The trace file bound to uid in this run, latest binding first, and the
+ * grid and block its header gave (all 0 when none). */
+static const char *trace_of(const ks_simlog *s, uint64_t uid, long *line, uint32_t dims[6])
 {
-    ks_status st = ks_grow((void **)&s->dims, &s->dims_capacity, s->uid_count + 1,
-                           sizeof *s->dims, err);
-    for (size_t u = 0; st == KS_OK && u < s->uid_count; u++) {
-        memset(s->dims[u], 0, sizeof s->dims[u]);
-        for (size_t k = s->launch_count; k-- > 0;)
-            if (s->launches[k].uid == s->uids[u]) {
-                memcpy(s->dims[u], s->launches[k].dims, sizeof s->dims[u]);
-                s->launches[k] = s->launches[--s->launch_count];
-                break;
-            }
-    }
-    return st;
+    for (size_t i = s->bound_count; i-- > 0;)
+        if (s->bound_uid[i] == uid) {
+            *line = s->bound_line[i];
+            memcpy(dims, s->bound_dims[i], sizeof s->bound_dims[i]);
+            return s->bound_trace[i];
+        }
+    *line = 0;
+    memset(dims, 0, 6 * sizeof *dims);
+    return NULL;
 }
 
 static ks_status emit(ks_simlog *s, ks_error *err)
 {
     if (!s->in_block)
         return KS_OK;
-    ks_status dst = take_dims(s, err);
-    if (dst != KS_OK)
-        return dst;
+    size_t cap = s->uid_trace_capacity;
+    ks_status gst = ks_grow((void **)&s->uid_trace, &cap, s->uid_count + 1,
+                            sizeof *s->uid_trace, err);
+    if (gst == KS_OK)
+        gst = ks_grow((void **)&s->uid_line, &s->uid_trace_capacity, s->uid_count + 1,
+                      sizeof *s->uid_line, err);
+    if (gst == KS_OK)
+        gst = ks_grow((void **)&s->uid_dims, &s->uid_dims_capacity, s->uid_count + 1,
+                      sizeof *s->uid_dims, err);
+    if (gst != KS_OK)
+        return gst;
+    for (size_t u = 0; u < s->uid_count; u++)
+        s->uid_trace[u] = trace_of(s, s->uids[u], &s->uid_line[u], s->uid_dims[u]);
+    s->run_seen = true;
     ks_simlog_block b = {s->block_line, s->uid_count, s->uids, s->stat_count,
                          (const char *const *)s->names, s->values,
-                         s->kernel_name ? s->kernel_name : "",
-                         (const uint32_t(*)[6])s->dims};
+                         s->kernel_name ? s->kernel_name : "", s->run,
+                         (const char *const *)s->uid_trace, s->uid_line,
+                         (const uint32_t(*)[6])s->uid_dims};
     s->blocks++;
     ks_status st = s->fn(s->ctx, &b, err);
     clear_block(s);
@@ -136,33 +161,6 @@ static ks_status emit(ks_simlog *s, ks_error *err)
 static bool starts_with(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* `launching kernel name: NAME uid: U ...`: U is launched with the grid and
- * block of the header lines just before (when both were there). */
-static ks_status note_launch(ks_simlog *s, const char *line, ks_error *err)
-{
-    bool known = s->header_grid && s->header_block;
-    s->header_grid = s->header_block = false;
-    const char *u = strstr(line, " uid: ");
-    if (!known || !u || s->launch_count >= MAX_PENDING_LAUNCHES)
-        return KS_OK;
-    u += 6;
-    if (!isdigit((unsigned char)*u))
-        return KS_OK;
-    char *end;
-    errno = 0;
-    unsigned long long uid = strtoull(u, &end, 10);
-    if (errno == ERANGE)
-        return KS_OK;
-    ks_status st = ks_grow((void **)&s->launches, &s->launch_capacity, s->launch_count + 1,
-                           sizeof *s->launches, err);
-    if (st != KS_OK)
-        return st;
-    s->launches[s->launch_count].uid = uid;
-    memcpy(s->launches[s->launch_count].dims, s->header, sizeof s->header);
-    s->launch_count++;
-    return KS_OK;
 }
 
 static ks_status parse_uids(ks_simlog *s, const char *v, long number, ks_error *err)
@@ -290,20 +288,34 @@ ks_status ks_simlog_line(ks_simlog *s, const char *line, size_t len, long number
     const char *p = line;
     while (*p == ' ' || *p == '\t')
         p++;
-    if (starts_with(p, "kernel_name =") || starts_with(p, "kernel_name=")) {
+    if (strstr(p, "GPGPU-Sim Simulator Version")) {
+        /* a new simulator process: its uids start again from 1 */
         ks_status st = emit(s, err);
         if (st != KS_OK)
             return st;
-        s->in_block = true;
-        s->block_line = number;
-        const char *v = strchr(p, '=') + 1;
-        while (*v == ' ' || *v == '\t')
-            v++;
-        size_t n = strlen(v);
-        while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t' || v[n - 1] == '\r'))
+        if (s->run_seen)
+            s->run++;
+        s->run_seen = true;
+        clear_bindings(s);
+        return KS_OK;
+    }
+    if (starts_with(p, "Processing kernel ") ||
+        starts_with(p, "Header info loaded for kernel command :")) {
+        const char *path = starts_with(p, "Processing kernel ")
+                               ? p + strlen("Processing kernel ")
+                               : p + strlen("Header info loaded for kernel command :");
+        ks_status st = s->in_block && starts_with(p, "Processing kernel ") ? emit(s, err) : KS_OK;
+        if (st != KS_OK)
+            return st;
+        while (*path == ' ' || *path == '\t')
+            path++;
+        size_t n = strlen(path);
+        while (n > 0 && (path[n - 1] == ' ' || path[n - 1] == '\r' || path[n - 1] == '\t'))
             n--;
-        if (!(s->kernel_name = strndup(v, n)))
+        free(s->pending_trace);
+        if (!(s->pending_trace = strndup(path, n)))
             return ks_error_set(err, KS_ERR_NOMEM, s->path, number, "out of memory");
+        s->pending_line = number;
         return KS_OK;
     }
     if (starts_with(p, "-grid dim =") || starts_with(p, "-block dim =")) {
@@ -315,15 +327,61 @@ ks_status ks_simlog_line(ks_simlog *s, const char *line, size_t len, long number
         }
         return KS_OK;
     }
-    if (starts_with(p, "launching kernel")) {
-        ks_status st = emit(s, err);
+    if (starts_with(p, "launching kernel name:")) {
+        const char *u = strstr(p, " uid: ");
+        if (!u || !s->pending_trace)
+            return KS_OK; /* PTX mode: no trace file to bind */
+        char *end;
+        errno = 0;
+        unsigned long long uid = strtoull(u + 6, &end, 10);
+        if (errno || end == u + 6)
+            return ks_error_set(err, KS_ERR_FORMAT, s->path, number,
+                                "launching kernel: expected 'uid: <number>'");
+        size_t cap = s->bound_capacity, cap2 = s->bound_capacity;
+        ks_status st = ks_grow((void **)&s->bound_uid, &cap, s->bound_count + 1,
+                               sizeof *s->bound_uid, err);
         if (st == KS_OK)
-            st = note_launch(s, p, err);
-        return st;
+            st = ks_grow((void **)&s->bound_trace, &cap2, s->bound_count + 1,
+                         sizeof *s->bound_trace, err);
+        if (st == KS_OK)
+            st = ks_grow((void **)&s->bound_line, &s->bound_capacity, s->bound_count + 1,
+                         sizeof *s->bound_line, err);
+        if (st == KS_OK)
+            st = ks_grow((void **)&s->bound_dims, &s->bound_dims_capacity, s->bound_count + 1,
+                         sizeof *s->bound_dims, err);
+        if (st != KS_OK)
+            return st;
+        if (s->header_grid && s->header_block)
+            memcpy(s->bound_dims[s->bound_count], s->header, sizeof s->header);
+        else
+            memset(s->bound_dims[s->bound_count], 0, sizeof s->bound_dims[0]);
+        s->header_grid = s->header_block = false;
+        s->bound_uid[s->bound_count] = uid;
+        s->bound_trace[s->bound_count] = s->pending_trace;
+        s->bound_line[s->bound_count++] = s->pending_line;
+        s->pending_trace = NULL;
+        return emit(s, err);
+    }
+    if (starts_with(p, "kernel_name =") || starts_with(p, "kernel_name=")) {
+        ks_status st = emit(s, err);
+        if (st != KS_OK)
+            return st;
+        s->in_block = true;
+        s->block_line = number;
+        const char *v = strchr(p, '=') + 1;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        size_t n = strlen(v);
+        while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\r' || v[n - 1] == '\t'))
+            n--;
+        free(s->kernel_name);
+        if (!(s->kernel_name = strndup(v, n)))
+            return ks_error_set(err, KS_ERR_NOMEM, s->path, number, "out of memory");
+        return KS_OK;
     }
     if (!s->in_block)
         return KS_OK;
-    if (starts_with(p, "Header info loaded") || starts_with(p, "GPGPU-Sim: *** exit detected"))
+    if (starts_with(p, "launching kernel") || starts_with(p, "GPGPU-Sim: *** exit detected"))
         return emit(s, err);
     if (starts_with(p, "kernel_launch_uid")) {
         const char *eq = strchr(p, '=');

@@ -1,35 +1,178 @@
 /*
- * accelsim_tracer.c - the environment for Accel-Sim's NVBit tracer so that
- * it records only the sampled launches: DYNAMIC_KERNEL_REGIONS, a list of
- * 1-based inclusive ranges ("1-2,4-4"), adjacent ids merged into one range.
- * Plan id i (0-based launch order) is the tracer's launch i + 1.  Written as
- * a shell file to source before running the program under the tracer.
+ * accelsim_tracer.c - what Accel-Sim's NVBit tracer reads so that it records
+ * only the sampled launches.  The tracer counts launches from 1 (its
+ * kernel-N.trace), so plan id i (0-based launch order) is launch i + 1.
+ * Consecutive sampled launches are written as one range.  Four forms, for
+ * the tracers in use:
+ *
+ *   accelsim-tracer          DYNAMIC_KERNEL_RANGE, space-separated ids and
+ *                            inclusive ranges ("2 5-8 10"): the tracer of
+ *                            accel-sim-framework since PR #428 (May 2025;
+ *                            PR #439 fixed a version that traced nothing when
+ *                            it was unset)
+ *   accelsim-tracer-span     DYNAMIC_KERNEL_LIMIT_START/_END over the first
+ *                            to the last sampled launch: every tracer version,
+ *                            one traced run that also records the launches in
+ *                            between (export --to accelsim then lists only the
+ *                            sampled ones)
+ *   accelsim-tracer-ranges   a shell script that traces each range in a run
+ *                            of its own (DYNAMIC_KERNEL_LIMIT_START/_END,
+ *                            TERMINATE_UPON_LIMIT, a folder per range through
+ *                            USER_DEFINED_FOLDERS/TRACES_FOLDER): tracers
+ *                            before PR #428 when the span is too long
+ *   accelsim-tracer-regions  DYNAMIC_KERNEL_REGIONS ("1-2,4-4"), which only
+ *                            some forks of the tracer read
+ *
+ * Environment files are meant to be sourced (. ./file) before running the
+ * program under the tracer.
  */
 #include "export.h"
 
-static ks_status write_env(const void *ctx, FILE *f, ks_error *err)
+/* The plan's sampled ids as 1-based inclusive ranges: calls fn(first, last)
+ * for each, in order. */
+typedef void (*range_fn)(FILE *f, uint64_t first, uint64_t last, size_t k);
+
+static size_t each_range(const ks_plan *plan, FILE *f, range_fn fn)
 {
-    const ks_plan *plan = ctx;
-    fprintf(f,
-            "# ksample plan (%s, %zu of %llu launches) of %s\n"
-            "# DYNAMIC_KERNEL_REGIONS counts launches from 1: plan id i (0-based launch\n"
-            "# order) is launch i+1 here.  Use: . ./this-file, then run the program\n"
-            "# under the tracer.\n",
-            plan->method, plan->sample_count, (unsigned long long)plan->input_invocations,
-            plan->input_path[0] ? plan->input_path : "(unknown input)");
-    fputs("export DYNAMIC_KERNEL_REGIONS=", f);
+    size_t k = 0;
     for (size_t i = 0; i < plan->sample_count;) {
         size_t j = i;
-        while (j + 1 < plan->sample_count && plan->samples[j + 1].id == plan->samples[j].id + 1)
+        while (j + 1 < plan->sample_count && plan->samples[j + 1].id <= plan->samples[j].id + 1)
             j++;
-        fprintf(f, "%s%llu-%llu", i ? "," : "", (unsigned long long)plan->samples[i].id + 1,
-                (unsigned long long)plan->samples[j].id + 1);
+        if (fn)
+            fn(f, plan->samples[i].id + 1, plan->samples[j].id + 1, k);
+        k++;
         i = j + 1;
     }
+    return k;
+}
+
+static void header(const ks_plan *plan, FILE *f, const char *what)
+{
+    fprintf(f,
+            "# ksample plan (%s, %zu of %llu launches) of %s\n"
+            "# %s counts launches from 1: plan id i (0-based launch order) is launch i+1\n"
+            "# here.\n",
+            plan->method, plan->sample_count, (unsigned long long)plan->input_invocations,
+            plan->input_path[0] ? plan->input_path : "(unknown input)", what);
+}
+
+static void range_item(FILE *f, uint64_t first, uint64_t last, size_t k)
+{
+    if (first == last)
+        fprintf(f, "%s%llu", k ? " " : "", (unsigned long long)first);
+    else
+        fprintf(f, "%s%llu-%llu", k ? " " : "", (unsigned long long)first,
+                (unsigned long long)last);
+}
+
+static ks_status write_range(const void *ctx, FILE *f, ks_error *err)
+{
+    const ks_plan *plan = ctx;
+    (void)err;
+    header(plan, f, "DYNAMIC_KERNEL_RANGE");
+    fputs("# For Accel-Sim's NVBit tracer since accel-sim-framework PR #428 (May 2025; use\n"
+          "# one with PR #439). Older tracers ignore this variable and trace everything:\n"
+          "# export --to accelsim-tracer-span or accelsim-tracer-ranges for them.\n"
+          "# Use: . ./this-file, then run the program under the tracer.\n",
+          f);
+    fputs("export DYNAMIC_KERNEL_RANGE=\"", f);
+    each_range(plan, f, range_item);
+    fputs("\"\n", f);
+    return KS_OK;
+}
+
+static ks_status write_span(const void *ctx, FILE *f, ks_error *err)
+{
+    const ks_plan *plan = ctx;
+    (void)err;
+    if (plan->sample_count == 0)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "the plan has no samples");
+    header(plan, f, "DYNAMIC_KERNEL_LIMIT_START/_END");
+    uint64_t first = plan->samples[0].id + 1, last = plan->samples[plan->sample_count - 1].id + 1;
+    fprintf(f,
+            "# For every version of Accel-Sim's NVBit tracer: one traced run of launches\n"
+            "# %llu to %llu (%llu launches for %zu sampled); then 'ksample export --to\n"
+            "# accelsim --traces <that folder>' lists only the sampled ones.\n"
+            "# Use: . ./this-file, then run the program under the tracer.\n",
+            (unsigned long long)first, (unsigned long long)last,
+            (unsigned long long)(last - first + 1), plan->sample_count);
+    fprintf(f,
+            "export DYNAMIC_KERNEL_LIMIT_START=%llu\nexport DYNAMIC_KERNEL_LIMIT_END=%llu\n"
+            "export TERMINATE_UPON_LIMIT=1\n",
+            (unsigned long long)first, (unsigned long long)last);
+    return KS_OK;
+}
+
+static void script_range(FILE *f, uint64_t first, uint64_t last, size_t k)
+{
+    fprintf(f, "trace %zu %llu %llu \"$@\"\n", k + 1, (unsigned long long)first,
+            (unsigned long long)last);
+}
+
+static ks_status write_ranges(const void *ctx, FILE *f, ks_error *err)
+{
+    const ks_plan *plan = ctx;
+    (void)err;
+    fputs("#!/bin/sh\n", f);
+    header(plan, f, "DYNAMIC_KERNEL_LIMIT_START/_END");
+    size_t n = each_range(plan, f, NULL);
+    fprintf(f,
+            "# For Accel-Sim's NVBit tracer before PR #428, which traces one range per run:\n"
+            "# %zu runs, each of one range of sampled launches, stopped at its end\n"
+            "# (TERMINATE_UPON_LIMIT) and written to a folder of its own ($TRACES/range-K,\n"
+            "# USER_DEFINED_FOLDERS).  Launch ids stay the program's, so every folder names\n"
+            "# its traces kernel-<id>.trace; run the tracer's post-processing in each.\n"
+            "# Use: TRACES=dir LD_PRELOAD=/path/to/tracer_tool.so sh this-file program args\n",
+            n);
+    fputs("set -e\n"
+          ": \"${TRACES:=traces}\"\n"
+          "trace() {\n"
+          "    k=$1 first=$2 last=$3\n"
+          "    shift 3\n"
+          "    mkdir -p \"$TRACES/range-$k\"\n"
+          "    USER_DEFINED_FOLDERS=1 TRACES_FOLDER=\"$TRACES/range-$k\" \\\n"
+          "    DYNAMIC_KERNEL_LIMIT_START=$first DYNAMIC_KERNEL_LIMIT_END=$last \\\n"
+          "    TERMINATE_UPON_LIMIT=1 \"$@\" || [ -s \"$TRACES/range-$k/kernelslist\" ]\n"
+          "}\n",
+          f);
+    each_range(plan, f, script_range);
+    return KS_OK;
+}
+
+static void region_item(FILE *f, uint64_t first, uint64_t last, size_t k)
+{
+    fprintf(f, "%s%llu-%llu", k ? "," : "", (unsigned long long)first,
+            (unsigned long long)last);
+}
+
+static ks_status write_regions(const void *ctx, FILE *f, ks_error *err)
+{
+    const ks_plan *plan = ctx;
+    (void)err;
+    header(plan, f, "DYNAMIC_KERNEL_REGIONS");
+    fputs("# Read only by some forks of Accel-Sim's tracer; the upstream tracer reads\n"
+          "# DYNAMIC_KERNEL_RANGE (export --to accelsim-tracer).\n"
+          "# Use: . ./this-file, then run the program under the tracer.\n",
+          f);
+    fputs("export DYNAMIC_KERNEL_REGIONS=", f);
+    each_range(plan, f, region_item);
     fputc('\n', f);
     return KS_OK;
 }
 
 KS_FILE_EXPORTER(ks_exporter_accelsim_tracer, "accelsim-tracer",
-                 "shell environment for Accel-Sim's NVBit tracer: DYNAMIC_KERNEL_REGIONS (1-based)",
-                 write_env);
+                 "environment for Accel-Sim's NVBit tracer (PR #428, May 2025, and later): "
+                 "DYNAMIC_KERNEL_RANGE (1-based)",
+                 write_range);
+KS_FILE_EXPORTER(ks_exporter_accelsim_tracer_span, "accelsim-tracer-span",
+                 "environment for any Accel-Sim tracer: one DYNAMIC_KERNEL_LIMIT_START/_END "
+                 "range from the first to the last sampled launch",
+                 write_span);
+KS_FILE_EXPORTER(ks_exporter_accelsim_tracer_ranges, "accelsim-tracer-ranges",
+                 "shell script for Accel-Sim tracers before PR #428: one traced run per range "
+                 "of sampled launches",
+                 write_ranges);
+KS_FILE_EXPORTER(ks_exporter_accelsim_tracer_regions, "accelsim-tracer-regions",
+                 "environment for tracer forks that read DYNAMIC_KERNEL_REGIONS (1-based)",
+                 write_regions);
