@@ -33,6 +33,9 @@ static void help(void)
            "                     or more) simulated warm; per kernel group the ratio warm /\n"
            "                     cold scales the estimate, its uncertainty widens the\n"
            "                     interval (read like RESULTS)\n"
+           "  --values           print the values read instead, as a results CSV\n"
+           "                     (id,<metric>,...: one row per launch, ids ascending), which\n"
+           "                     estimate, refine and score read back\n"
            "  --warmup MODE      how the values of RESULTS files were simulated, to report\n"
            "                     with them (a run folder's manifest says it itself)\n"
            CLI_RESULTS_HELP
@@ -142,15 +145,73 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
 typedef struct estimate_run {
     cli_results *cr;
     ks_estimate_options *eo;
-    bool json;
+    bool json, values;
     const char *plan_path;
     const char *pilot;
     bool run_folder;
 } estimate_run;
 
+static void csv_field(const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"')
+            putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+typedef struct id_row {
+    uint64_t id;
+    size_t row;
+} id_row;
+
+static int cmp_row(const void *a, const void *b)
+{
+    uint64_t x = ((const id_row *)a)->id, y = ((const id_row *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* The results table as the CSV ks_results_read reads back: every value
+ * with all its digits, empty where a launch has none. */
+static int print_values(const ks_results *r)
+{
+    id_row *order = malloc((r->row_count ? r->row_count : 1) * sizeof *order);
+    if (!order)
+        return KS_ERR_NOMEM;
+    for (size_t i = 0; i < r->row_count; i++)
+        order[i] = (id_row){r->ids[i], i};
+    qsort(order, r->row_count, sizeof *order, cmp_row);
+    printf("id");
+    for (size_t m = 0; m < r->metric_count; m++) {
+        putchar(',');
+        csv_field(r->metrics[m]);
+    }
+    putchar('\n');
+    for (size_t k = 0; k < r->row_count; k++) {
+        size_t i = order[k].row;
+        printf("%llu", (unsigned long long)r->ids[i]);
+        for (size_t m = 0; m < r->metric_count; m++)
+            if (isnan(r->values[m][i]))
+                printf(",");
+            else
+                printf(",%.17g", r->values[m][i]);
+        putchar('\n');
+    }
+    free(order);
+    return 0;
+}
+
 static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
 {
     const estimate_run *a = ctx;
+    if (a->values)
+        return print_values(r);
     ks_error err;
     ks_error_clear(&err);
     a->eo->single = a->cr->single;
@@ -183,6 +244,7 @@ int cmd_estimate(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},          {"metric", required_argument, NULL, 'm'},
         {"ratio", required_argument, NULL, 'r'},   {"epsilon", required_argument, NULL, 'e'},
         {"pilot", required_argument, NULL, 'p'},   {"warmup", required_argument, NULL, 'w'},
+        {"values", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},          CLI_RESULTS_LONG_OPTIONS,
         {NULL, 0, NULL, 0}};
     cli_results cr;
@@ -191,7 +253,7 @@ int cmd_estimate(int argc, char **argv)
     ks_estimate_options_init(&eo);
     const char **metrics = calloc((size_t)argc + 1, sizeof *metrics);
     const char **ratios = calloc((size_t)argc + 1, sizeof *ratios);
-    bool json = false;
+    bool json = false, values = false;
     const char *pilot = NULL;
     ks_warmup warmup;
     char warmup_text[32] = "";
@@ -208,6 +270,9 @@ int cmd_estimate(int argc, char **argv)
             break;
         case 'p':
             pilot = optarg;
+            break;
+        case 'v':
+            values = true;
             break;
         case 'w': {
             ks_error werr;
@@ -241,7 +306,7 @@ int cmd_estimate(int argc, char **argv)
     if (rc == 0)
         rc = cli_with_plan_results(
             &cr, argv[optind], argv + optind + 1, argc - optind - 1, estimate_with,
-            &(estimate_run){&cr, &eo, json, argv[optind], pilot, run_folder});
+            &(estimate_run){&cr, &eo, json, values, argv[optind], pilot, run_folder});
     free(metrics);
     free(ratios);
     return rc < 0 ? 0 : rc;

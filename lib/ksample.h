@@ -925,16 +925,25 @@ typedef struct ks_warmup {
 #define KS_WARMUP_DEFAULT_MODE KS_WARMUP_NONE
 #define KS_WARMUP_DEFAULT_COUNT 0
 
+/* What the modes know of a trace folder's launch: "the same kernel" is the
+ * same name with a memory page in common (pages: sorted, of the first
+ * memory instructions of the first warp; none known matches any). */
+typedef struct ks_warmup_launch {
+    char *name;
+    uint64_t *pages;
+    size_t page_count;
+} ks_warmup_launch;
+void ks_warmup_launches_free(ks_warmup_launch *l, size_t count);
+
 /* "none", "self", "same", "prev:N", "since-same:N" */
 ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err);
 void ks_warmup_format(const ks_warmup *w, char *buf, size_t size);
 /* Most warm-up launches the mode puts before one launch. */
 size_t ks_warmup_max(const ks_warmup *w);
-/* The warm-up launches of `launch` (0-based in a trace folder of `launches`
- * launches named names[]), in the order they run, into out (room for
- * ks_warmup_max). */
-ks_status ks_warmup_launches(const ks_warmup *w, const char *const *names, size_t launches,
-                             size_t launch, size_t *out, size_t *count, ks_error *err);
+/* The warm-up launches of `launch` (0-based in a trace folder of `count`
+ * launches), in the order they run, into out (room for ks_warmup_max). */
+ks_status ks_warmup_launches(const ks_warmup *w, const ks_warmup_launch *launches, size_t count,
+                             size_t launch, size_t *out, size_t *n, ks_error *err);
 
 /* One launch a simulator is given, in order. */
 typedef struct ks_export_entry {
@@ -945,8 +954,8 @@ typedef struct ks_export_entry {
 } ks_export_entry;
 
 /* sampled[0..count) with each one's warm-up launches before it. */
-ks_status ks_warmup_entries(const ks_warmup *w, const char *const *names, size_t launches,
-                            const ks_export_entry *sampled, size_t count,
+ks_status ks_warmup_entries(const ks_warmup *w, const ks_warmup_launch *launches,
+                            size_t launch_count, const ks_export_entry *sampled, size_t count,
                             ks_export_entry **out, size_t *n, ks_error *err);
 
 typedef struct ks_export_options {

@@ -562,20 +562,31 @@ static void test_macsim_export(void **state)
 static void test_warmup_modes(void **state)
 {
     (void)state;
-    const char *names[] = {"a", "b", "a", "c", "b", "a", "c"};
+    /* "a" at 0 and 2 runs on other data than "a" at 5 */
+    static uint64_t p1[] = {1, 2}, p2[] = {7}, p3[] = {2, 9};
+    ks_warmup_launch names[] = {{"a", p1, 2}, {"b", NULL, 0}, {"a", p3, 2}, {"c", NULL, 0},
+                                {"b", NULL, 0}, {"a", p1, 2}, {"c", NULL, 0}};
     size_t out[16], n;
     ks_error err;
     ks_error_clear(&err);
     ks_warmup w;
     assert_int_equal(ks_warmup_parse("since-same:8", &w, &err), KS_OK);
     assert_int_equal(ks_warmup_launches(&w, names, 7, 5, out, &n, &err), KS_OK);
-    assert_int_equal(n, 3); /* 2, 3, 4: since the previous "a" */
+    assert_int_equal(n, 3); /* 2, 3, 4: since the previous "a" sharing a page */
     assert_int_equal(out[0], 2);
     assert_int_equal(out[2], 4);
+    names[2].pages = p2;
+    names[2].page_count = 1;
+    assert_int_equal(ks_warmup_launches(&w, names, 7, 5, out, &n, &err), KS_OK);
+    assert_int_equal(n, 5); /* launch 2 works on other data: since launch 0 */
+    assert_int_equal(out[0], 0);
+    names[2].pages = p3;
+    names[2].page_count = 2;
     assert_int_equal(ks_warmup_parse("since-same:2", &w, &err), KS_OK);
     assert_int_equal(ks_warmup_launches(&w, names, 7, 5, out, &n, &err), KS_OK);
-    assert_int_equal(n, 2); /* capped: 3, 4 */
-    assert_int_equal(out[0], 3);
+    assert_int_equal(n, 2); /* too far: the same launch 2, then 4 */
+    assert_int_equal(out[0], 2);
+    assert_int_equal(out[1], 4);
     assert_int_equal(ks_warmup_launches(&w, names, 7, 1, out, &n, &err), KS_OK);
     assert_int_equal(n, 1); /* no earlier "b": the 1 before it (of 2 allowed) */
     assert_int_equal(ks_warmup_parse("same", &w, &err), KS_OK);

@@ -126,6 +126,11 @@ bool ks_kernel_names_match(const char *a, const char *b)
     return la == lb && la > 0 && memcmp(ba, bb, la) == 0;
 }
 
+static uint64_t dims_product(const uint32_t *d)
+{
+    return (uint64_t)d[0] * d[1] * d[2];
+}
+
 static bool dims_differ(const uint32_t *a, const uint32_t *b)
 {
     bool a_known = a[0] || a[1] || a[2], b_known = b[0] || b[1] || b[2];
@@ -176,10 +181,17 @@ ks_status ks_profile_check_aligned(const ks_profile *p, const ks_profile *q, con
                             what, bad, ks_profile_name(p, bad), ks_profile_name(q, bad));
     if (!ks_profile_has_dims(p) || !ks_profile_has_dims(q))
         return KS_OK;
+    /* a MacSim trace without kernel_names.txt knows only the counts of
+     * blocks and threads (one dimension each): compare those */
+    bool counts = strcmp(p->source_format, "macsim-traces") == 0 ||
+                  strcmp(q->source_format, "macsim-traces") == 0;
     for (size_t i = 0; i < common; i++) {
         const uint32_t *pg = ks_profile_grid(p, i), *qg = ks_profile_grid(q, i);
         const uint32_t *pb = ks_profile_block(p, i), *qb = ks_profile_block(q, i);
-        if (dims_differ(pg, qg) || dims_differ(pb, qb))
+        bool differ = counts ? dims_product(pg) != dims_product(qg) ||
+                                   dims_product(pb) != dims_product(qb)
+                             : dims_differ(pg, qg) || dims_differ(pb, qb);
+        if (differ)
             return ks_error_set(err, KS_ERR_FORMAT, q_path, line_of(q_lines, i),
                                 "%s: launch %zu (\"%.100s\") has grid (%u, %u, %u) "
                                 "block (%u, %u, %u) in the profile but grid (%u, %u, %u) "

@@ -471,55 +471,21 @@ ks_status ks_export_accelsim_write(const ks_plan *plan, const char *traces,
     return st;
 }
 
-/* The launch names of a trace folder, for the warm-up modes. */
-ks_status ks_export_trace_names(const char *traces, char ***names, size_t *count,
-                                ks_error *err)
-{
-    ks_trace_index *x;
-    ks_status st = ks_trace_index_open(traces, &x, err);
-    if (st != KS_OK)
-        return st;
-    size_t n = ks_trace_index_count(x);
-    char **out = calloc(n + 1, sizeof *out);
-    if (!out)
-        st = ks_error_set(err, KS_ERR_NOMEM, traces, 0, "out of memory");
-    for (size_t i = 0; i < n && st == KS_OK; i++)
-        if (!(out[i] = strdup(ks_trace_index_name(x, i))))
-            st = ks_error_set(err, KS_ERR_NOMEM, traces, 0, "out of memory");
-    ks_trace_index_free(x);
-    if (st != KS_OK) {
-        ks_export_names_free(out, n);
-        return st;
-    }
-    *names = out;
-    *count = n;
-    return KS_OK;
-}
-
-void ks_export_names_free(char **names, size_t count)
-{
-    if (!names)
-        return;
-    for (size_t i = 0; i < count; i++)
-        free(names[i]);
-    free(names);
-}
 
 ks_status ks_export_with_warmup(const char *traces, const ks_warmup *warmup,
                                 ks_export_entry **entries, size_t *count, ks_error *err)
 {
     if (!warmup || warmup->mode == KS_WARMUP_NONE)
         return KS_OK;
-    char **names;
+    ks_warmup_launch *launches;
     size_t n;
-    ks_status st = ks_export_trace_names(traces, &names, &n, err);
+    ks_status st = ks_trace_folder_launches(traces, &launches, &n, err);
     if (st != KS_OK)
         return st;
     ks_export_entry *all;
     size_t total;
-    st = ks_warmup_entries(warmup, (const char *const *)names, n, *entries, *count, &all,
-                           &total, err);
-    ks_export_names_free(names, n);
+    st = ks_warmup_entries(warmup, launches, n, *entries, *count, &all, &total, err);
+    ks_warmup_launches_free(launches, n);
     if (st == KS_OK) {
         free(*entries);
         *entries = all;

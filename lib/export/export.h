@@ -34,9 +34,7 @@ ks_status ks_export_macsim_write(const ks_plan *plan, const char *traces,
  * none). */
 ks_status ks_export_with_warmup(const char *traces, const ks_warmup *warmup,
                                 ks_export_entry **entries, size_t *count, ks_error *err);
-ks_status ks_export_trace_names(const char *traces, char ***names, size_t *count,
-                                ks_error *err);
-void ks_export_names_free(char **names, size_t count);
+
 
 /* A kernel name reduced to what both a mangled (_Z14forward_kernelPKf...)
  * and a demangled (void forward_kernel<float>(float const*, ...)) spelling

@@ -20,10 +20,16 @@
  *   since-same:N   every launch from the most recent earlier launch of the
  *                  same kernel up to it (the state the full run has: the
  *                  kernel's own data and what the launches in between
- *                  touched), at most N; the N before it when the kernel has
- *                  not run before
+ *                  touched); when that is more than N launches, that launch
+ *                  and the N-1 just before it (its own data matters most:
+ *                  MacSim, docs/bench.md); the N before it when the kernel
+ *                  has not run before
  * Launches are the trace folder's, in its order; "the same kernel" is the
- * same kernel name.
+ * same kernel name on the same data: a memory page in common among those
+ * its first warp starts with (ks_trace_folder_launches), since what a
+ * launch finds warm in the full run is its own data: MacSim's vectormultadd
+ * runs one function on three pairs of buffers, and after the same function
+ * on other buffers a launch is barely faster than alone (docs/bench.md).
  */
 #include "export.h"
 
@@ -70,16 +76,32 @@ void ks_warmup_format(const ks_warmup *w, char *buf, size_t size)
         snprintf(buf, size, "%s", mode_names[w->mode]);
 }
 
-/* The most recent launch before `launch` with the same name, or -1. */
-static long previous_same(const char *const *names, size_t launch)
+static bool share_page(const ks_warmup_launch *a, const ks_warmup_launch *b)
+{
+    if (a->page_count == 0 || b->page_count == 0)
+        return true; /* no addresses known: the name decides */
+    for (size_t i = 0, j = 0; i < a->page_count && j < b->page_count;) {
+        if (a->pages[i] == b->pages[j])
+            return true;
+        if (a->pages[i] < b->pages[j])
+            i++;
+        else
+            j++;
+    }
+    return false;
+}
+
+/* The most recent launch before `launch` of the same kernel on the same
+ * data, or -1. */
+static long previous_same(const ks_warmup_launch *l, size_t launch)
 {
     for (size_t i = launch; i-- > 0;)
-        if (strcmp(names[i], names[launch]) == 0)
+        if (strcmp(l[i].name, l[launch].name) == 0 && share_page(&l[i], &l[launch]))
             return (long)i;
     return -1;
 }
 
-ks_status ks_warmup_launches(const ks_warmup *w, const char *const *names, size_t launches,
+ks_status ks_warmup_launches(const ks_warmup *w, const ks_warmup_launch *names, size_t launches,
                              size_t launch, size_t *out, size_t *count, ks_error *err)
 {
     *count = 0;
@@ -103,8 +125,13 @@ ks_status ks_warmup_launches(const ks_warmup *w, const char *const *names, size_
     case KS_WARMUP_SINCE_SAME:
         same = previous_same(names, launch);
         first = launch > w->count ? launch - w->count : 0;
-        if (same >= 0 && (size_t)same > first)
+        if (same >= 0 && (size_t)same >= first) {
             first = (size_t)same;
+        } else if (same >= 0) {
+            /* too far back: it, then the count - 1 just before the launch */
+            out[(*count)++] = (size_t)same;
+            first = launch - (w->count - 1);
+        }
         break;
     default:
         return ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "unknown warm-up mode");
@@ -121,7 +148,7 @@ size_t ks_warmup_max(const ks_warmup *w)
                                                                         : 1;
 }
 
-ks_status ks_warmup_entries(const ks_warmup *w, const char *const *names, size_t launches,
+ks_status ks_warmup_entries(const ks_warmup *w, const ks_warmup_launch *names, size_t launches,
                             const ks_export_entry *sampled, size_t count,
                             ks_export_entry **out, size_t *n, ks_error *err)
 {

@@ -20,7 +20,8 @@
  * Kernel names: kernel_names.txt where the tracer wrote it (with grid and
  * block); otherwise the traces carry none, and a launch is named by the
  * address of its first instruction ("kernel@0x7fafcf24e200"): the launches
- * of one function in one traced process share it.  Instruction counts are
+ * of one function in one traced process share it; its grid is then its
+ * block count and its block 32 threads per warp, one dimension each.  Instruction counts are
  * the tracer's (trace_info.txt): warp-level records.  MacSim's own
  * INST_COUNT_TOT counts one fewer per warp on the bundled traces (the last
  * record ends the warp).
@@ -533,6 +534,43 @@ const ks_macsim_launch *ks_macsim_set_launch(const ks_macsim_set *s, size_t i)
 const char *ks_macsim_set_dir(const ks_macsim_set *s) { return s->dir; }
 const char *ks_macsim_set_config(const ks_macsim_set *s) { return s->config_path; }
 
+/* ------------------------------------------------------- data addresses */
+
+typedef struct address_take {
+    uint64_t *addr;
+    size_t max, got;
+} address_take;
+
+#define MACSIM_RECORD_MEM_ADDR 48
+#define MACSIM_RECORD_MEM_SIZE 56
+
+static ks_status take_address(void *ctx, const unsigned char *record, ks_error *err)
+{
+    (void)err;
+    address_take *t = ctx;
+    /* a memory instruction: an access size and an address (the field is the
+     * reconvergence address of a branch, whose access size is 0) */
+    if (record[MACSIM_RECORD_MEM_SIZE] && t->got < t->max) {
+        uint64_t a = le64(record + MACSIM_RECORD_MEM_ADDR);
+        if (a)
+            t->addr[t->got++] = a;
+    }
+    return KS_OK;
+}
+
+ks_status ks_macsim_set_addresses(const ks_macsim_set *s, size_t i, uint64_t *addr, size_t max,
+                                  size_t *got, ks_error *err)
+{
+    *got = 0;
+    const ks_macsim_launch *l = ks_macsim_set_launch(s, i);
+    if (!l)
+        return ks_error_set(err, KS_ERR_USAGE, s->config_path, 0, "launch %zu does not exist", i);
+    address_take t = {addr, max, 0};
+    ks_status st = read_records(l, l->warp_ids[0], 4 * max, take_address, &t, err);
+    *got = t.got;
+    return st;
+}
+
 /* ------------------------------------------------------------------ BBV */
 
 /* Straight-line runs of one warp, as trace_bbv.c cuts them: after a
@@ -607,9 +645,6 @@ ks_status ks_macsim_set_profile(const ks_macsim_set *s, ks_profile **out, ks_err
     ks_profile *p = ks_profile_new();
     if (!p)
         return ks_error_set(err, KS_ERR_NOMEM, s->dir, 0, "out of memory");
-    bool dims = false;
-    for (size_t i = 0; i < s->count; i++)
-        dims = dims || s->launches[i].has_dims;
     ks_status st = KS_OK;
     for (size_t i = 0; i < s->count && st == KS_OK; i++) {
         const ks_macsim_launch *l = &s->launches[i];
@@ -619,11 +654,13 @@ ks_status ks_macsim_set_profile(const ks_macsim_set *s, ks_profile **out, ks_err
         ks_invocation inv;
         ks_invocation_init(&inv);
         inv.name_id = id;
-        static const uint32_t none[3] = {0, 0, 0};
-        if (dims) {
-            inv.grid = l->has_dims ? l->grid : none;
-            inv.block = l->has_dims ? l->block : none;
-        }
+        /* without kernel_names.txt the trace gives only counts: the blocks
+         * and the threads of a block (warps x 32) in one dimension each
+         * (ks_profile_check_aligned compares such dims by their products) */
+        uint32_t grid[3] = {(uint32_t)l->blocks, 1, 1};
+        uint32_t block[3] = {(uint32_t)(32 * l->warps_per_block), 1, 1};
+        inv.grid = l->has_dims ? l->grid : grid;
+        inv.block = l->has_dims ? l->block : block;
         st = ks_profile_append(p, &inv, err);
     }
     static const char *const names[] = {"smsp__inst_executed.sum", "launch__grid_size",

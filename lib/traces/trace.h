@@ -137,6 +137,10 @@ const char *ks_macsim_set_config(const ks_macsim_set *s); /* its kernel_config.t
 /* Basic-block vector of launch i from its raw records (every warp's file). */
 ks_status ks_macsim_set_bbv(const ks_macsim_set *s, size_t i, ks_trace_bbv *out,
                             ks_error *err);
+/* The memory addresses of the first memory records of launch i's first
+ * warp, at most max. */
+ks_status ks_macsim_set_addresses(const ks_macsim_set *s, size_t i, uint64_t *addr, size_t max,
+                                  size_t *got, ks_error *err);
 /* A profile like ks_trace_set_profile's: name (and grid, block when
  * kernel_names.txt gives them), durations 0, metric columns
  * smsp__inst_executed.sum, launch__grid_size, launch__thread_count, warps. */
@@ -161,5 +165,10 @@ size_t ks_trace_index_count(const ks_trace_index *x);
 ks_trace_folder_kind ks_trace_index_kind(const ks_trace_index *x);
 const char *ks_trace_index_name(const ks_trace_index *x, size_t launch); /* kernel name */
 const char *ks_trace_index_file(const ks_trace_index *x, size_t launch); /* the key */
+/* Per launch of a trace folder, its name and the memory pages its first
+ * warp's first memory instructions touch (trace_index.c): what the warm-up
+ * modes compare. */
+ks_status ks_trace_folder_launches(const char *dir, ks_warmup_launch **launches, size_t *count,
+                                   ks_error *err);
 
 #endif

@@ -180,3 +180,124 @@ const char *ks_trace_index_file(const ks_trace_index *x, size_t launch)
 {
     return launch < x->count ? x->files[launch] : NULL;
 }
+
+/* ------------------------------------------------ kernel and data pages */
+
+/* What a warm-up needs to know of "the same kernel": the same name, and the
+ * same data.  A launch's data is known by the 4 KiB pages its first warp's
+ * first memory instructions touch (up to PAGE_INSTS of them): a kernel run
+ * again on the same buffers touches some of the same pages (all of them
+ * when it is regular; a gather like spmv's shares its row and column
+ * pages), one run on other buffers none (MacSim's bundled vectormultadd
+ * launches one function on three pairs of buffers). */
+enum { PAGE_INSTS = 256, PAGE_MAX = 512 };
+
+typedef struct page_set {
+    uint64_t *page;
+    size_t count, insts;
+} page_set;
+
+static void add_page(page_set *p, uint64_t addr)
+{
+    uint64_t page = addr >> 12;
+    for (size_t i = 0; i < p->count; i++)
+        if (p->page[i] == page)
+            return;
+    if (p->count < PAGE_MAX)
+        p->page[p->count++] = page;
+}
+
+static ks_status take_inst(void *ctx, const ks_trace_kernel *k, const ks_trace_inst *inst,
+                           ks_error *err)
+{
+    (void)k;
+    (void)err;
+    page_set *p = ctx;
+    if (inst->mem_width == 0 || p->insts >= PAGE_INSTS)
+        return KS_OK;
+    p->insts++;
+    for (uint32_t a = 0; a < inst->naddr; a++)
+        add_page(p, inst->addr[a]);
+    return KS_OK;
+}
+
+static int cmp_page(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static ks_status finish_launch(ks_warmup_launch *l, const char *name, page_set *p,
+                               ks_error *err)
+{
+    qsort(p->page, p->count, sizeof *p->page, cmp_page);
+    l->name = strdup(name);
+    l->pages = malloc((p->count ? p->count : 1) * sizeof *l->pages);
+    if (!l->name || !l->pages)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    memcpy(l->pages, p->page, p->count * sizeof *p->page);
+    l->page_count = p->count;
+    return KS_OK;
+}
+
+void ks_warmup_launches_free(ks_warmup_launch *l, size_t count)
+{
+    for (size_t i = 0; l && i < count; i++)
+        KS_FREE(l[i].name, l[i].pages);
+    free(l);
+}
+
+ks_status ks_trace_folder_launches(const char *dir, ks_warmup_launch **launches, size_t *count,
+                                   ks_error *err)
+{
+    *launches = NULL;
+    *count = 0;
+    ks_status st;
+    ks_warmup_launch *out = NULL;
+    size_t n = 0;
+    page_set p = {malloc(PAGE_MAX * sizeof(uint64_t)), 0, 0};
+    if (!p.page)
+        return ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
+    if (ks_macsim_dir_detect(dir)) {
+        ks_macsim_set *m;
+        if ((st = ks_macsim_set_open(dir, &m, err)) == KS_OK) {
+            n = ks_macsim_set_count(m);
+            if (!(out = calloc(n + 1, sizeof *out)))
+                st = ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
+            for (size_t i = 0; i < n && st == KS_OK; i++) {
+                p.count = p.insts = 0;
+                uint64_t addr[PAGE_INSTS];
+                size_t got = 0;
+                st = ks_macsim_set_addresses(m, i, addr, PAGE_INSTS, &got, err);
+                for (size_t k = 0; k < got; k++)
+                    add_page(&p, addr[k]);
+                if (st == KS_OK)
+                    st = finish_launch(&out[i], ks_macsim_set_launch(m, i)->name, &p, err);
+            }
+            ks_macsim_set_free(m);
+        }
+    } else {
+        ks_trace_set *t;
+        if ((st = ks_trace_set_open(dir, &t, err)) == KS_OK) {
+            n = ks_trace_set_kernel_count(t);
+            if (!(out = calloc(n + 1, sizeof *out)))
+                st = ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
+            ks_trace_filter filter = {1, 1, 4 * PAGE_INSTS};
+            for (size_t i = 0; i < n && st == KS_OK; i++) {
+                p.count = p.insts = 0;
+                st = ks_trace_set_stream(t, i, &filter, take_inst, &p, err);
+                if (st == KS_OK)
+                    st = finish_launch(&out[i], ks_trace_set_kernel(t, i)->name, &p, err);
+            }
+            ks_trace_set_free(t);
+        }
+    }
+    free(p.page);
+    if (st != KS_OK) {
+        ks_warmup_launches_free(out, n);
+        return st;
+    }
+    *launches = out;
+    *count = n;
+    return KS_OK;
+}

@@ -1,0 +1,58 @@
+#!/bin/sh
+# Scores every method against the real simulator outputs of ../shared/data/sim
+# (docs/bench.md, "Against real simulators"): plans drawn from one
+# configuration's full-run cycles, estimates from the full run (context), each
+# launch alone, and each recorded warm-up, against the full run's total.
+#   bench/sim_score.sh BUILD_DIR [SEEDS]       (default 100 seeds)
+# The MacSim warm-up windows (prev:N, since-same:N) are the runs recorded in
+# tests/data/macsim-warmup (see its README).  Prints one table per data set.
+set -eu
+build=${1:?usage: bench/sim_score.sh BUILD_DIR [SEEDS]}
+seeds=${2:-100}
+root=$(cd "$(dirname "$0")/.." && pwd)
+ks=$(cd "$build" && pwd)/ksample
+data=$root/../shared/data/sim
+[ -d "$data" ] || { echo "sim_score: $data is absent" >&2; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# the trace folders, unpacked
+(cd "$tmp" && tar -xJf "$data/accelsim-synth/ksample-synth-traces.tar.xz")
+mkdir -p "$tmp/m/tr"
+(cd "$tmp/m" && tar -xJf "$data/macsim-vectormultadd/macsim-vectormultadd-4096-16384-traces.tar.xz")
+cp "$data/macsim-vectormultadd/kernel_config.txt" "$tmp/m/tr/"
+tail -n +2 "$data/macsim-vectormultadd/composition.csv" | while IFS=, read -r l k s src; do
+  ln -s "$tmp/m/$src" "$tmp/m/tr/Kernel$l"
+done
+
+methods=root,stem,allegro,random,pka,sieve,photon
+A=$data/accelsim-synth
+echo "== Accel-Sim synthetic, QV100 -> QV100 ($seeds seeds)"
+"$ks" score "$tmp/syn" --metrics "$A/syn-ncu.csv" --plan-from "$A/full_SM7_QV100.out.xz" \
+  --truth "$A/full_SM7_QV100.out.xz" --alone "$A/alone_SM7_QV100.out.xz" \
+  --warm self="$A/warm_self_SM7_QV100.out.xz" --warm same="$A/warm_same_SM7_QV100.out.xz" \
+  --pilot 1 --methods "$methods" --target-speedup 10 --seeds "$seeds" -q
+echo
+echo "== Accel-Sim synthetic, QV100 -> RTX 3070 ($seeds seeds)"
+"$ks" score "$tmp/syn" --metrics "$A/syn-ncu.csv" --plan-from "$A/full_SM7_QV100.out.xz" \
+  --truth "$A/full_SM86_RTX3070.out.xz" --alone "$A/alone_SM86_RTX3070.out.xz" \
+  --warm self="$A/warm_self_SM86_RTX3070.out.xz" \
+  --warm same="$A/warm_same_SM86_RTX3070.out.xz" \
+  --warm prev:1="$A/warm_prev_SM86_RTX3070.out.xz" \
+  --pilot 1 --methods "$methods" --target-speedup 10 --seeds "$seeds" -q
+echo
+
+# MacSim: values per launch from the data set's CSVs and the recorded runs
+M=$data/macsim-vectormultadd
+awk -F, 'NR==1{print "id,cycles"; next}{print $1","$5}' "$M/per_launch.csv" >"$tmp/full.csv"
+awk -F, 'NR==1{print "id,cycles"; next}{print $1","$6}' "$M/per_launch.csv" >"$tmp/alone.csv"
+warm=""
+for f in "$root"/tests/data/macsim-warmup/*.csv; do
+  name=$(basename "$f" .csv | tr _ :)
+  warm="$warm --warm $name=$f"
+done
+echo "== MacSim vectormultadd, base ($seeds seeds)"
+# shellcheck disable=SC2086
+"$ks" score "$tmp/m/tr" --plan-from "$tmp/full.csv" --truth "$tmp/full.csv" \
+  --alone "$tmp/alone.csv" $warm --pilot 1 --methods root,stem,allegro,random,sieve,photon \
+  --target-speedup 10 --seeds "$seeds" -q
