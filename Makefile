@@ -6,12 +6,17 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo test test-asan fuzz bench clean
+.PHONY: all deps deps-test build demo test test-asan fuzz bench clean
 
 all: build
 
 deps:
 	@sh scripts/deps.sh
+
+# also what only some tests use (Slurm, Chromium), once, before ctest starts
+# tests in parallel: two tests installing at once made one lose the lock
+deps-test:
+	@sh scripts/deps.sh --test
 
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -20,11 +25,11 @@ build: deps
 demo: build
 	sh scripts/demo.sh $(BUILD)/ksample
 
-test: build
+test: build deps-test
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # the same tests built with AddressSanitizer + UndefinedBehaviorSanitizer
-test-asan: deps
+test-asan: deps deps-test
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKS_SANITIZE=ON >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)

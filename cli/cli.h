@@ -55,7 +55,7 @@ typedef struct cli_input {
 
 void cli_input_init(cli_input *in);
 /* Handles one of the CLI_INPUT options; returns false if opt is not one. */
-bool cli_input_option(cli_input *in, int opt, const char *arg, int *rc);
+bool cli_input_option(cli_input *in, int opt, const char *arg, const char *cmd, int *rc);
 int cli_read_profile(const char *path, const cli_input *in, ks_profile **out);
 
 /* Options of the sampling methods, shared by sample and eval: the ones every
@@ -110,18 +110,31 @@ typedef struct cli_loop {
     const char *operands_are;      /* "one profile file", for the usage error */
     int exit;                      /* once the loop is over: -1 go on, else the exit code */
     bool started;
+    char optstring[64];            /* ':' + shortopts */
 } cli_loop;
 
 /* The next option for the command's own switch, or -1 when the loop is over
  * (then see l->exit). */
 int cli_loop_next(cli_loop *l, int argc, char **argv);
 
-/* output.c: 0, or the exit code after saying why output (a path or "-")
- * must not be written: it is one of the inputs (NULL entries are skipped). */
+/* output.c: 0, or the exit code (2) after saying why output (a path or
+ * "-") must not be written: it is one of the inputs, lies inside an input
+ * folder or holds an input (ks_path_check_output; NULL entries are
+ * skipped).  Every command calls it before it writes anything. */
 int cli_check_output(const char *cmd, const char *output, const char *const *inputs,
                      size_t count);
+/* The same for each of several outputs, which must also differ from each
+ * other. */
+int cli_check_outputs(const char *cmd, const char *const *outputs, size_t out_count,
+                      const char *const *inputs, size_t count);
 /* SIGINT/SIGTERM/SIGHUP/SIGQUIT remove the library's temporary files first. */
 void cli_install_cleanup(void);
+/* From here SIGINT/SIGTERM/SIGHUP/SIGQUIT only set the returned flag (to
+ * the signal's number): for work that must stop its children before
+ * exiting (ks_run_options.stop).  cli_die_of_stop() then ends the process
+ * by that signal, as the shell expects (exit status 128 + N). */
+volatile sig_atomic_t *cli_catch_stop(void);
+void cli_die_of_stop(void);
 /* rc, or KS_ERR_IO when what a command printed could not all be written. */
 int cli_finish_stdout(int rc);
 

@@ -4,9 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-void cli_results_init(cli_results *r)
+void cli_results_init(cli_results *r, const char *cmd)
 {
     memset(r, 0, sizeof *r);
+    r->cmd = cmd;
     ks_results_options_init(&r->read);
     r->single = KS_SINGLE_COLLAPSE;
 }
@@ -37,6 +38,9 @@ bool cli_results_option(cli_results *r, int opt, const char *arg, const char *cm
         else
             *rc = cli_usage_error(cmd, "--concurrent is split or refuse, got '%s'", arg);
         return true;
+    case 'P' + 256:
+        r->profile_path = arg;
+        return true;
     case 'T' + 256:
         r->read.traces = arg;
         r->traces_given = true;
@@ -62,12 +66,55 @@ bool cli_results_option(cli_results *r, int opt, const char *arg, const char *cm
     return false;
 }
 
+/* The profile every reported launch is checked against: --profile must be
+ * read, the plan's recorded input is used when it can be. */
+static int open_profile(cli_results *r, const ks_plan *plan)
+{
+    ks_error_clear(&r->profile_err);
+    if (ks_plan_open_profile(plan, r->profile_path, &r->profile, &r->profile_err) == KS_OK) {
+        r->read.profile = r->profile;
+        return 0;
+    }
+    r->profile = NULL;
+    r->read.profile = NULL;
+    return r->profile_path ? cli_fail(&r->profile_err) : 0;
+}
+
+/* What the results reported that nothing could check. */
+static void note_unchecked(const char *cmd, const cli_results *r, const ks_results *out)
+{
+    if (!out->unchecked_names && !out->unchecked_dims)
+        return;
+    if (r->profile) {
+        fprintf(stderr,
+                "ksample %s: note: the grid and block the results report for %zu launches "
+                "were not checked: the plan's profile has none\n",
+                cmd, out->unchecked_dims);
+        return;
+    }
+    char why[1200], what[160] = "";
+    ks_error_format(&r->profile_err, why, sizeof why);
+    if (out->unchecked_names)
+        snprintf(what, sizeof what, "the kernel names of %zu launches%s", out->unchecked_names,
+                 out->unchecked_dims ? " and " : "");
+    if (out->unchecked_dims)
+        snprintf(what + strlen(what), sizeof what - strlen(what),
+                 "the grid and block of %zu launches", out->unchecked_dims);
+    fprintf(stderr,
+            "ksample %s: note: %s the results report were not checked against the plan (its "
+            "profile could not be read: %s; give --profile)\n",
+            cmd, what, why);
+}
+
 int cli_results_read(cli_results *r, const char *plan_path, const ks_plan *plan, char **paths,
                      int count, ks_results *out)
 {
     ks_error err;
     ks_error_clear(&err);
     ks_results_init(out);
+    int prc = open_profile(r, plan);
+    if (prc)
+        return prc;
     if (ks_file_xxh128(plan_path, r->plan_digest, &err) != KS_OK)
         return cli_fail(&err);
     r->read.plan_xxh128 = r->plan_digest;
@@ -89,6 +136,7 @@ int cli_results_read(cli_results *r, const char *plan_path, const ks_plan *plan,
             return cli_fail(&err);
         }
     }
+    note_unchecked(r->cmd, r, out);
     return 0;
 }
 
@@ -106,6 +154,9 @@ int cli_with_plan_results(cli_results *r, const char *plan_path, char **paths, i
         rc = use(&plan, &results, ctx);
         ks_results_free(&results);
     }
+    ks_profile_free(r->profile);
+    r->profile = NULL;
+    r->read.profile = NULL;
     ks_plan_free(&plan);
     return rc;
 }

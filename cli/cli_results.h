@@ -8,12 +8,19 @@
 enum { CLI_MAX_UID_MAPS = 64 };
 
 typedef struct cli_results {
+    const char *cmd; /* in messages */
     ks_results_options read;
     ks_single_mode single;
     char plan_digest[33];
     int map_count; /* --uid-map given: one for every result, or one each */
     bool traces_given;
     const char *maps[CLI_MAX_UID_MAPS];
+    /* --profile, or the plan's recorded input: what every reported kernel
+     * name, grid and block is checked against; NULL when it could not be
+     * read (profile_err says why), the plan's own names then */
+    const char *profile_path;
+    ks_profile *profile;
+    ks_error profile_err;
 } cli_results;
 
 #define CLI_RESULTS_LONG_OPTIONS                                                           \
@@ -21,7 +28,8 @@ typedef struct cli_results {
         {"concurrent", required_argument, NULL, 'C' + 256},                               \
         {"single-sample", required_argument, NULL, 'S' + 256},                            \
         {"traces", required_argument, NULL, 'T' + 256},                                   \
-        {"measure", required_argument, NULL, 'M' + 256}
+        {"measure", required_argument, NULL, 'M' + 256},                                  \
+        {"profile", required_argument, NULL, 'P' + 256}
 
 #define CLI_RESULTS_HELP                                                                   \
     "  --uid-map FILE     weights.csv of 'ksample export --to accelsim': maps the\n"      \
@@ -41,17 +49,25 @@ typedef struct cli_results {
     "                     streams) share their values equally; default: refuse\n"        \
     "  --single-sample M  variance of a cluster with one sample: collapse (default;\n"    \
     "                     pooled with the nearest cluster of its kernel group) or\n"     \
-    "                     profile-cv (the profile's CV times its value)\n"
+    "                     profile-cv (the profile's CV times its value)\n"               \
+    "  --profile FILE     the plan's profile (default: the input the plan records; its\n" \
+    "                     digest must match): every kernel name, grid and block the\n"   \
+    "                     results report is checked against the launch it is mapped\n"  \
+    "                     to (without it, names against the plan's kernel groups)\n"
 
-void cli_results_init(cli_results *r);
+void cli_results_init(cli_results *r, const char *cmd);
 bool cli_results_option(cli_results *r, int opt, const char *arg, const char *cmd, int *rc);
-/* Reads every RESULTS argument; returns 0 or the exit code. */
+/* Reads the plan's profile (r->profile; --profile must be readable, the
+ * recorded input may not be: r->profile_err), then every RESULTS argument,
+ * each launch checked against the plan; says on stderr what could not be
+ * checked; returns 0 or the exit code. */
 int cli_results_read(cli_results *r, const char *plan_path, const ks_plan *plan, char **paths,
                      int count, ks_results *out);
 /* What a subcommand does with a plan and its results; returns the exit code. */
 typedef int (*cli_plan_results_fn)(const ks_plan *plan, const ks_results *results, void *ctx);
-/* Reads the plan, then every RESULTS argument, hands both to use and frees
- * them; use's exit code, or the reading's. */
+/* Reads the plan, then every RESULTS argument, hands both to use (the
+ * profile in r->profile) and frees them; use's exit code, or the
+ * reading's. */
 int cli_with_plan_results(cli_results *r, const char *plan_path, char **paths, int count,
                           cli_plan_results_fn use, void *ctx);
 

@@ -68,6 +68,10 @@ int cmd_embed(int argc, char **argv)
         return l.exit;
     if (optind != argc || !model || !traces)
         return cli_usage_error("embed", "expected --model MODEL and --traces DIR");
+    const char *inputs[] = {model, traces};
+    int crc = cli_check_output("embed", output, inputs, 2);
+    if (crc)
+        return crc;
     ks_error err;
     ks_error_clear(&err);
     ks_gcl_model *m = NULL;

@@ -248,7 +248,7 @@ int cmd_estimate(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},          CLI_RESULTS_LONG_OPTIONS,
         {NULL, 0, NULL, 0}};
     cli_results cr;
-    cli_results_init(&cr);
+    cli_results_init(&cr, "estimate");
     ks_estimate_options eo;
     ks_estimate_options_init(&eo);
     const char **metrics = calloc((size_t)argc + 1, sizeof *metrics);

@@ -115,6 +115,14 @@ int cmd_export(int argc, char **argv)
     ks_plan plan;
     if (ks_plan_read(argv[optind], &plan, &err) != KS_OK)
         return cli_fail(&err);
+    /* the plan's recorded profile counts as an input even when it is not
+     * read: the plan depends on it */
+    const char *inputs[] = {argv[optind], exclude, eo.traces, profile_path, plan.input_path};
+    int rc = cli_check_output("export", out, inputs, 5);
+    if (rc) {
+        ks_plan_free(&plan);
+        return rc;
+    }
     ks_profile *p = NULL;
     ks_status st = exclude ? drop_excluded(&plan, exclude, &err) : KS_OK;
     /* the profile is needed to check ids against traces; without traces it

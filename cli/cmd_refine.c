@@ -22,15 +22,13 @@ static void help(void)
            "  --metric NAME      the metric whose bound counts (default gpu_sim_cycle if\n"
            "                     reported, else the results' first metric)\n"
            "  --epsilon E        the bound (default: the plan's)\n"
-           "  --profile FILE     the plan's profile (default: the input the plan records;\n"
-           "                     its digest must match)\n"
            "  --seed N           seed of the extra draws (default: the plan's seed + 1),\n"
            "                     recorded as refine_seed\n" CLI_RESULTS_HELP
            "  -h, --help         this text\n");
 }
 
 typedef struct refine_args {
-    const char *output, *metric, *profile;
+    const char *output, *metric;
     double epsilon;
     uint64_t seed;
     bool seed_given;
@@ -69,16 +67,30 @@ static int refine_with(const ks_plan *plan, const char *plan_path, const ks_prof
 {
     ks_error err;
     ks_error_clear(&err);
+    ks_refine_result res;
     ks_refine_options ro = {a->epsilon, a->seed_given ? a->seed : plan->params.seed + 1,
-                            cr->single, plan_path};
+                            cr->single, plan_path, &res};
     ks_plan out;
     if (ks_plan_refine(plan, p, y, &ro, &out, &err) != KS_OK)
         return cli_fail(&err);
     ks_status st = ks_write_atomic(a->output, write_plan, &out, &err);
-    if (st == KS_OK)
-        fprintf(stderr, "ksample refine: %zu samples (%zu new) in %zu clusters, bound %.3g%%\n",
+    if (st == KS_OK) {
+        fprintf(stderr, "ksample refine: %zu samples (%zu new) in %zu clusters, bound %.3g%%",
                 out.sample_count, out.sample_count - plan->sample_count, out.cluster_count,
                 out.bound * 100);
+        /* what the sizes reach with the spread just used (t = %.3g) */
+        if (res.census)
+            fprintf(stderr, ": every cluster is simulated whole (%zu of %llu launches), so "
+                            "the estimate will be exact\n",
+                    out.sample_count, (unsigned long long)out.population);
+        else if (res.met)
+            fprintf(stderr, ", met with the spread observed (interval predicted at +-%.3g%%)\n",
+                    res.rel_halfwidth * 100);
+        else
+            fprintf(stderr, "\nksample refine: the bound cannot be met: every cluster that "
+                            "varies is exhausted; the interval is predicted at +-%.3g%%\n",
+                    res.rel_halfwidth * 100);
+    }
     ks_plan_free(&out);
     return st == KS_OK ? 0 : cli_fail(&err);
 }
@@ -92,16 +104,17 @@ typedef struct refine_run {
 static int refine_from(const ks_plan *plan, const ks_results *r, void *ctx)
 {
     const refine_run *run = ctx;
-    ks_error err;
-    ks_error_clear(&err);
     double *y = malloc((plan->sample_count + 1) * sizeof *y);
-    ks_profile *p = NULL;
-    int rc = y ? values_of(plan, r, run->a->metric, y) : KS_ERR_NOMEM;
-    if (rc == 0 && ks_plan_open_profile(plan, run->a->profile, &p, &err) != KS_OK)
-        rc = cli_fail(&err);
+    const char *recorded[] = {plan->input_path};
+    int rc = cli_check_output("refine", run->a->output, recorded, 1);
     if (rc == 0)
-        rc = refine_with(plan, run->plan_path, p, y, run->a, run->cr);
-    ks_profile_free(p);
+        rc = y ? values_of(plan, r, run->a->metric, y) : KS_ERR_NOMEM;
+    /* refine needs the profile (cluster members): the one read with the
+     * results, or why it could not be */
+    if (rc == 0 && !run->cr->profile)
+        rc = cli_fail(&run->cr->profile_err);
+    if (rc == 0)
+        rc = refine_with(plan, run->plan_path, run->cr->profile, y, run->a, run->cr);
     free(y);
     return rc;
 }
@@ -110,11 +123,11 @@ int cmd_refine(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},  {"metric", required_argument, NULL, 'm'},
-        {"epsilon", required_argument, NULL, 'e'}, {"profile", required_argument, NULL, 'P'},
+        {"epsilon", required_argument, NULL, 'e'},
         {"seed", required_argument, NULL, 's'},    {"help", no_argument, NULL, 'h'},
         CLI_RESULTS_LONG_OPTIONS,                  {NULL, 0, NULL, 0}};
     cli_results cr;
-    cli_results_init(&cr);
+    cli_results_init(&cr, "refine");
     refine_args a = {0};
     cli_loop l = {.cmd = "refine", .longopts = longopts, .shortopts = "ho:", .help = help,
                   .results = &cr, .operands = -1};
@@ -126,9 +139,6 @@ int cmd_refine(int argc, char **argv)
             break;
         case 'm':
             a.metric = optarg;
-            break;
-        case 'P':
-            a.profile = optarg;
             break;
         case 'e':
             if (!cli_parse_double(optarg, &a.epsilon) || !(a.epsilon > 0 && a.epsilon < 1))
@@ -146,6 +156,21 @@ int cmd_refine(int argc, char **argv)
         return l.exit;
     if (argc - optind < 2 || !a.output)
         return cli_usage_error("refine", "expected a plan, results and -o NEWPLAN");
+    /* every file read: the plan, each RESULTS, --profile, each --uid-map (the
+     * plan's recorded profile is checked once the plan is read) */
+    const char **inputs = malloc(((size_t)argc + CLI_MAX_UID_MAPS + 1) * sizeof *inputs);
+    if (!inputs)
+        return KS_ERR_NOMEM;
+    size_t n = 0;
+    for (int i = optind; i < argc; i++)
+        inputs[n++] = argv[i];
+    inputs[n++] = cr.profile_path;
+    for (int i = 0; i < cr.map_count; i++)
+        inputs[n++] = cr.maps[i];
+    int rc = cli_check_output("refine", a.output, inputs, n);
+    free(inputs);
+    if (rc)
+        return rc;
     return cli_with_plan_results(&cr, argv[optind], argv + optind + 1, argc - optind - 1,
                                  refine_from, &(refine_run){argv[optind], &cr, &a});
 }

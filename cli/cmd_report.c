@@ -242,6 +242,10 @@ int cmd_report(int argc, char **argv)
     int rc = parse(argc, argv, &a, &pa, &input);
     if (rc)
         return rc < 0 ? 0 : rc;
+    const char *inputs[] = {argv[optind], input.metrics, input.bbv, input.traces, a.plan,
+                            a.estimate};
+    if ((rc = cli_check_output("report", a.output, inputs, 6)))
+        return rc;
     cli_progress pr;
     cli_progress_init(&pr, a.quiet, "report");
     char note[600];

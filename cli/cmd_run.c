@@ -78,7 +78,10 @@ static void help(void)
            "  -h, --help         this text\n\n"
            "exit status: 0 every job done (or submitted with --no-wait), 1 some jobs\n"
            "failed (listed with their exit code and the end of their log), 2-6 as for\n"
-           "every command.\n");
+           "every command.  SIGINT, SIGTERM, SIGHUP or SIGQUIT to ksample stops the\n"
+           "running jobs (each job is a process group of its own: SIGTERM, then SIGKILL\n"
+           "after 5 s; slurm: scancel of the array), marks them 'interrupted' and ends\n"
+           "ksample by that signal; a rerun runs the jobs not done.\n");
 }
 
 enum { MAX_CONFIGS = 8 };
@@ -407,6 +410,16 @@ static int run(const run_args *a)
         return state_free(&s), cli_fail(&err);
     if (s.plan.sample_count == 0)
         return state_free(&s), cli_usage_error("run", "the plan has no samples");
+    /* every file the jobs read: the plan and its profile, the traces, the
+     * simulator presets' binaries, configurations and parameters */
+    const char *inputs[8 + MAX_CONFIGS] = {a->plan, a->traces, a->profile, s.plan.input_path,
+                                           a->accelsim, a->macsim, a->params};
+    size_t n_inputs = 7;
+    for (int i = 0; i < a->config_count; i++)
+        inputs[n_inputs++] = a->configs[i];
+    int rc = cli_check_output("run", a->rundir, inputs, n_inputs);
+    if (rc)
+        return state_free(&s), rc;
     if (a->profile && ks_plan_open_profile(&s.plan, a->profile, &s.profile, &err) != KS_OK)
         return state_free(&s), cli_fail(&err);
     s.macsim = ks_export_folder_is_macsim(a->traces);
@@ -426,7 +439,6 @@ static int run(const run_args *a)
     char manifest_path[PATH_MAX + 32], jobs_dir[PATH_MAX + 8];
     snprintf(manifest_path, sizeof manifest_path, "%s/manifest.json", a->rundir);
     snprintf(jobs_dir, sizeof jobs_dir, "%s/jobs", a->rundir);
-    int rc;
     if ((rc = make_dir(a->rundir)) || (rc = make_dir(jobs_dir)) ||
         (rc = check_previous(manifest_path, digest)) || (rc = split_jobs(&s, a->batch)))
         return state_free(&s), rc;
@@ -456,11 +468,23 @@ static int run(const run_args *a)
         return state_free(&s), rc;
     cli_progress pr;
     cli_progress_init(&pr, a->quiet, "run");
-    ks_run_progress last;
+    ks_run_progress last = {0};
     ks_run_options o = a->run;
     o.rundir = a->rundir;
+    /* a signal to ksample stops the jobs (each in its own process group, so
+     * a terminal's Ctrl-C reaches ksample alone), marks them interrupted and
+     * then ends ksample by that signal */
+    o.stop = cli_catch_stop();
     ks_status st = ks_run_execute(&o, s.jobs, s.job_count, cli_progress_run, &pr, &last, &err);
     cli_progress_end(&pr);
+    if (*o.stop) {
+        fprintf(stderr,
+                "ksample: run %s stopped by signal %d: %zu jobs interrupted, %zu done now; "
+                "a rerun runs the jobs not done\n",
+                a->rundir, (int)*o.stop, last.interrupted, last.done);
+        state_free(&s);
+        cli_die_of_stop();
+    }
     if (st != KS_OK)
         return state_free(&s), cli_fail(&err);
     if (!a->quiet)

@@ -90,8 +90,9 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
     }
     if (!source)
         return cli_usage_error("sample", "expected one profile file");
-    const char *inputs[] = {source, input.metrics, input.bbv};
-    if ((rc = cli_check_output("sample", output, inputs, 3)))
+    const char *inputs[] = {source, input.metrics, input.bbv, input.traces, model};
+    const char *outputs[] = {output, save_model};
+    if ((rc = cli_check_outputs("sample", outputs, 2, inputs, 5)))
         return rc;
     ks_profile *p;
     if ((rc = cli_read_profile(source, &input, &p)))

@@ -10,19 +10,20 @@ static void help(void)
 {
     printf("usage: ksample status [options] RUNDIR\n\n"
            "Reads RUNDIR/manifest.json and each job folder's status file and says how\n"
-           "many jobs are done, failed, started (running, or interrupted) or pending.\n"
+           "many jobs are done, failed, started (running, or their run died),\n"
+           "interrupted (stopped by a signal to 'ksample run') or pending.\n"
            "Each failed job is listed with its exit code and the last lines of its\n"
            "sim.log.  A rerun of the same run skips the jobs that are done.\n\n"
            "options:\n"
            "  --lines N          log lines shown per failed job (default 5)\n"
            "  --json             print {\"jobs\", \"done\", \"failed\", \"started\",\n"
-           "                     \"pending\", \"failed_jobs\": [{\"job\", \"dir\",\n"
+           "                     \"interrupted\", \"pending\", \"failed_jobs\": [{\"job\", \"dir\",\n"
            "                     \"exit_code\"}]}\n"
            "  -h, --help         this text\n");
 }
 
 typedef struct status_counts {
-    size_t count[4]; /* by ks_job_state */
+    size_t count[KS_JOB_STATES]; /* by ks_job_state */
 } status_counts;
 
 static void print_indented(const char *text)
@@ -81,14 +82,15 @@ static void print_summary(const char *rundir, const ks_run_manifest *m, const st
 {
     if (json) {
         printf("], \"jobs\": %zu, \"done\": %zu, \"failed\": %zu, \"started\": %zu, "
-               "\"pending\": %zu}\n",
+               "\"interrupted\": %zu, \"pending\": %zu}\n",
                m->job_count, c->count[KS_JOB_DONE], c->count[KS_JOB_FAILED],
-               c->count[KS_JOB_STARTED], c->count[KS_JOB_PENDING]);
+               c->count[KS_JOB_STARTED], c->count[KS_JOB_INTERRUPTED],
+               c->count[KS_JOB_PENDING]);
         return;
     }
-    printf("%s: %zu jobs: %zu done, %zu failed, %zu started, %zu pending\n", rundir,
-           m->job_count, c->count[KS_JOB_DONE], c->count[KS_JOB_FAILED],
-           c->count[KS_JOB_STARTED], c->count[KS_JOB_PENDING]);
+    printf("%s: %zu jobs: %zu done, %zu failed, %zu started, %zu interrupted, %zu pending\n",
+           rundir, m->job_count, c->count[KS_JOB_DONE], c->count[KS_JOB_FAILED],
+           c->count[KS_JOB_STARTED], c->count[KS_JOB_INTERRUPTED], c->count[KS_JOB_PENDING]);
     char path[4200];
     snprintf(path, sizeof path, "%s/slurm/job_id", rundir);
     FILE *f = fopen(path, "r");

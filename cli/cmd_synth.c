@@ -127,6 +127,12 @@ int cmd_synth(int argc, char **argv)
         return cli_usage_error("synth", "unexpected argument '%s'", argv[optind]);
     if ((ncu || bbv) && strcmp(output, "-") == 0 && !traces)
         return cli_usage_error("synth", "--ncu and --bbv need the workload in a file (-o FILE)");
+    /* no inputs, but its outputs must be distinct (and none inside the
+     * trace folder, whose files are the command's) */
+    const char *outputs[] = {traces ? traces : output, ncu, bbv};
+    int rc = cli_check_outputs("synth", outputs, 3, NULL, 0);
+    if (rc)
+        return rc;
     ks_error err;
     ks_error_clear(&err);
     if (traces) {

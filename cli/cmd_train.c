@@ -115,5 +115,7 @@ static int train_main(int argc, char **argv, const struct option *longopts)
         return l.exit;
     if (optind != argc || ndirs == 0 || !output)
         return cli_usage_error("train", "expected --traces DIR (one or more) and -o MODEL");
+    if ((rc = cli_check_output("train", output, dirs, (size_t)ndirs)))
+        return rc;
     return train(dirs, ndirs, output, &pa, quiet);
 }

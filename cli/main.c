@@ -77,7 +77,9 @@ void cli_input_init(cli_input *in)
     ks_read_options_init(&in->read);
 }
 
-/* strtod also reads "nan", "inf" and hex floats: no option means those */
+/* the library's strict rule: no "nan", "inf" or hex floats (strtod reads
+ * them); a value too small for a double reads as the nearest one, so that
+ * a range check, not the parser, refuses it where it is out of range */
 void cli_json_number(double x)
 {
     if (isfinite(x))
@@ -90,15 +92,12 @@ void cli_json_string(const char *s) { ks_json_write_string(stdout, s); }
 
 bool cli_parse_double(const char *s, double *v)
 {
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return end != s && *end == '\0' && isfinite(*v) && errno != ERANGE;
+    return ks_parse_decimal(s, strlen(s), 0, v) == NULL;
 }
 
 bool cli_parse_u64(const char *s, uint64_t *v) { return ks_parse_count(s, v); }
 
-bool cli_input_option(cli_input *in, int opt, const char *arg, int *rc)
+bool cli_input_option(cli_input *in, int opt, const char *arg, const char *cmd, int *rc)
 {
     *rc = 0;
     switch (opt) {
@@ -108,7 +107,7 @@ bool cli_input_option(cli_input *in, int opt, const char *arg, int *rc)
     case 'D': {
         uint64_t d;
         if (!cli_parse_u64(arg, &d) || d > 1u << 20)
-            *rc = cli_usage_error("", "--device needs a GPU number, got '%s'", arg);
+            *rc = cli_usage_error(cmd, "--device needs a GPU number, got '%s'", arg);
         else
             in->read.device = (int)d;
         return true;

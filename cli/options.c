@@ -6,6 +6,7 @@
 #include "cli_results.h"
 
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,7 @@ static bool loop_shared_option(cli_loop *l, int opt, const char *arg, int *rc)
         *l->json = true;
         return true;
     }
-    if (l->input && cli_input_option(l->input, opt, arg, rc))
+    if (l->input && cli_input_option(l->input, opt, arg, l->cmd, rc))
         return true;
     if (l->results && cli_results_option(l->results, opt, arg, l->cmd, rc))
         return true;
@@ -33,15 +34,29 @@ static int loop_end(cli_loop *l, int argc, int rc)
     return -1;
 }
 
+/* The option getopt_long just refused, as the user wrote it: "-x" for a
+ * short one, "--name" (without "=value") for a long one. */
+static void refused_option(char **argv, char *buf, size_t size)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+    if (optopt && !(arg[0] == '-' && arg[1] == '-')) {
+        snprintf(buf, size, "-%c", optopt);
+        return;
+    }
+    snprintf(buf, size, "%.*s", (int)strcspn(arg, "="), arg);
+}
+
 int cli_loop_next(cli_loop *l, int argc, char **argv)
 {
     if (!l->started) {
         l->started = true;
         optind = 1;
+        opterr = 0; /* the messages are ours, naming the command */
+        /* a leading ':' makes a missing argument ':' rather than '?' */
+        snprintf(l->optstring, sizeof l->optstring, ":%s", l->shortopts ? l->shortopts : "h");
     }
     int opt, rc;
-    while ((opt = getopt_long(argc, argv, l->shortopts ? l->shortopts : "h", l->longopts,
-                              NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, l->optstring, l->longopts, NULL)) != -1) {
         if (loop_shared_option(l, opt, optarg, &rc)) {
             if (rc)
                 return loop_end(l, argc, rc);
@@ -51,8 +66,14 @@ int cli_loop_next(cli_loop *l, int argc, char **argv)
             l->help();
             return loop_end(l, argc, 0);
         }
-        if (opt == '?' || opt == ':')
-            return loop_end(l, argc, cli_usage_error(l->cmd, "unknown option"));
+        if (opt == '?' || opt == ':') {
+            char name[128];
+            refused_option(argv, name, sizeof name);
+            return loop_end(l, argc,
+                            opt == ':' ? cli_usage_error(l->cmd, "option %s needs an argument",
+                                                         name)
+                                       : cli_usage_error(l->cmd, "unknown option %s", name));
+        }
         return opt;
     }
     return loop_end(l, argc, -1);

@@ -5,19 +5,42 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int cli_check_output(const char *cmd, const char *output, const char *const *inputs,
                      size_t count)
 {
-    struct stat out;
-    if (strcmp(output, "-") == 0 || stat(output, &out) != 0 || !S_ISREG(out.st_mode))
-        return 0; /* nothing there yet, or written in place (a device, a pipe) */
-    for (size_t i = 0; i < count; i++) {
-        struct stat in;
-        if (inputs[i] && strcmp(inputs[i], "-") != 0 && stat(inputs[i], &in) == 0 &&
-            in.st_dev == out.st_dev && in.st_ino == out.st_ino)
-            return cli_usage_error(cmd, "output %s is the input %s: refusing to overwrite it",
-                                   output, inputs[i]);
+    ks_error err;
+    ks_error_clear(&err);
+    if (ks_path_check_output(output, inputs, count, &err) != KS_OK)
+        return err.status == KS_ERR_USAGE ? cli_usage_error(cmd, "%s", err.message)
+                                          : cli_fail(&err);
+    return 0;
+}
+
+int cli_check_outputs(const char *cmd, const char *const *outputs, size_t out_count,
+                      const char *const *inputs, size_t count)
+{
+    for (size_t i = 0; i < out_count; i++) {
+        if (!outputs[i] || strcmp(outputs[i], "-") == 0)
+            continue;
+        int rc = cli_check_output(cmd, outputs[i], inputs, count);
+        if (rc)
+            return rc;
+        /* two outputs of one command must not be one file either */
+        for (size_t j = i + 1; j < out_count; j++) {
+            if (!outputs[j] || strcmp(outputs[j], "-") == 0)
+                continue;
+            ks_error err;
+            ks_error_clear(&err);
+            ks_path_rel rel;
+            if (ks_path_relation(outputs[i], outputs[j], &rel, &err) != KS_OK)
+                return cli_fail(&err);
+            if (rel != KS_PATH_APART)
+                return cli_usage_error(cmd, "outputs %s and %s %s", outputs[i], outputs[j],
+                                       rel == KS_PATH_SAME ? "are one file"
+                                                           : "lie one inside the other");
+        }
     }
     return 0;
 }
@@ -42,6 +65,34 @@ static void on_fatal_signal(int sig)
     ks_remove_temporaries();
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig) { stop_signal = sig; }
+
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+volatile sig_atomic_t *cli_catch_stop(void)
+{
+    for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_stop_signal; /* no SA_RESTART: a wait is cut short */
+        sigemptyset(&sa.sa_mask);
+        sigaction(stop_signals[i], &sa, NULL);
+    }
+    return &stop_signal;
+}
+
+void cli_die_of_stop(void)
+{
+    int sig = stop_signal;
+    fflush(stdout);
+    ks_remove_temporaries();
+    signal(sig, SIG_DFL);
+    raise(sig);
+    _exit(128 + sig); /* not reached */
 }
 
 void cli_install_cleanup(void)

@@ -1,7 +1,10 @@
 /* fuzz_simlog.c - the simulator-log parser on arbitrary bytes, line by line
- * as ks_results_read feeds it: refuse or parse, never crash. */
+ * as ks_results_read feeds it: refuse or parse, never crash; every value it
+ * hands on is a finite non-negative number (the strict rule), and each
+ * block's kernel name and per-uid dimensions are readable. */
 #include "estimate.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +15,11 @@ static ks_status count_block(void *ctx, const ks_simlog_block *b, ks_error *err)
     (void)err;
     *n += b->uid_count + b->stat_count;
     for (size_t i = 0; i < b->stat_count; i++)
-        if (!b->names[i] || !b->names[i][0])
+        if (!b->names[i] || !b->names[i][0] || !isfinite(b->values[i]) || b->values[i] < 0)
             abort();
+    *n += strlen(b->kernel_name);
+    for (size_t u = 0; u < b->uid_count; u++)
+        *n += b->dims[u][0] + b->dims[u][5];
     return KS_OK;
 }
 

@@ -129,8 +129,9 @@ int ks_csv_split(char *line, size_t len, char **fields, int max);
  * and line_number. */
 ks_status ks_csv_split_grow(char *line, size_t len, char ***fields, int *capacity, int *count,
                             const char *path, long line_number, ks_error *err);
-/* The fast path for rows in the plain form exports write.  Each of the first
- * `count` fields is matched against its kind without modifying the line:
+/* The fast path for rows in the plain form exports write.  Each of the
+ * `count` fields (a row must have exactly that many) is matched against its
+ * kind without modifying the line:
  *   KS_CELL_SKIP  anything (quoted or not) that ks_csv_split accepts
  *   KS_CELL_INT   spaces, 1 to 18 digits, spaces; or empty (missing)
  *   KS_CELL_DIM3  spaces, three numbers of at most 10 digits below 2^32
@@ -138,8 +139,8 @@ ks_status ks_csv_split_grow(char *line, size_t len, char ***fields, int *capacit
  *   KS_CELL_TEXT  unquoted, or quoted without doubled quotes and with
  *                 nothing after the closing quote; no NUL byte; the cell
  *                 gives the text (between the quotes) and its length
- * Returns false when any field is in another form, the row has fewer than
- * count fields, or a later field holds a quote; the caller then splits the
+ * Returns false when any field is in another form, the row has fewer or
+ * more than count fields, or a later field holds a quote; the caller then splits the
  * line with ks_csv_split and parses the cells with ks_parse_*, which give
  * the same values for every row this function accepts. */
 typedef enum ks_cell_kind { KS_CELL_SKIP, KS_CELL_INT, KS_CELL_DIM3, KS_CELL_TEXT } ks_cell_kind;
@@ -165,6 +166,11 @@ const char *ks_trim_n(const char *s, size_t *len);
  * it.  fields must have room for header_count entries; empty is any writable
  * "" (the end of the line will do). */
 bool ks_csv_fill_short_row(char **fields, int count, int header_count, int needed, char *empty);
+/* The error every CSV reader gives for a quote that is not closed on its
+ * line.  ksample reads one row per line: a field holding a line break (RFC
+ * 4180 allows it) is refused, since no profiler writes one in a kernel name
+ * and a stray quote would otherwise swallow the rows after it. */
+ks_status ks_csv_unclosed_quote(const char *path, long line, ks_error *err);
 /* The first non-empty column name that appears twice among fields (compared
  * after trimming), or NULL.  A reader refuses such a header rather than read
  * whichever copy comes first. */

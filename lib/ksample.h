@@ -14,6 +14,7 @@
 #ifndef KSAMPLE_H
 #define KSAMPLE_H
 
+#include <signal.h> /* sig_atomic_t */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -349,6 +350,17 @@ typedef struct ks_param_def {
 /* A count as users write it: 10000000 (exact to 2^64 - 1), 1e7 or 10M
  * (exact below 2^53); false for nan, inf, hex, signs, fractions, overflow. */
 bool ks_parse_count(const char *s, uint64_t *v);
+/* The one strict number rule (lib/io/csv.c), for every parser of numbers a
+ * program printed (simulator logs, results CSVs, option values): s[0..len)
+ * must be a whole base-10 number, an optional sign, digits with an optional
+ * fraction and an optional exponent, and nothing else (no spaces, hex,
+ * inf, nan).  A value below the smallest double reads as the nearest double
+ * (a subnormal, or 0); one beyond the largest is refused.  KS_NUM_NONNEG
+ * also refuses a negative value (counts, cycles, bytes).  Returns NULL and
+ * sets *v, or says why not ("is not a number", "is out of range", "is
+ * negative"), to follow the quoted text in a message. */
+enum { KS_NUM_NONNEG = 1u << 0 };
+const char *ks_parse_decimal(const char *s, size_t len, unsigned flags, double *v);
 /* Parses value as def's type and range into *out (a double; UINT and CHOICE
  * as exact integers).  Errors say which option and why. */
 ks_status ks_param_parse(const ks_param_def *def, const char *value, double *out,
@@ -466,6 +478,27 @@ typedef ks_status (*ks_writer_fn)(const void *ctx, FILE *f, ks_error *err);
  * SIGTERM handler, so that an interruption leaves nothing behind. */
 void ks_remove_temporaries(void);
 ks_status ks_write_atomic(const char *path, ks_writer_fn fn, const void *ctx, ks_error *err);
+
+/* Paths as the file system sees them (lib/io/path.c).  ks_path_resolve: an
+ * absolute path with every link and '..' of the part that exists resolved
+ * and the part that does not exist yet appended as written (malloc'd; NULL
+ * when out of memory). */
+char *ks_path_resolve(const char *path);
+typedef enum ks_path_rel {
+    KS_PATH_APART = 0,
+    KS_PATH_SAME = 1,       /* one file or folder (also through links, hard
+                             * links, bind mounts) */
+    KS_PATH_A_INSIDE_B = 2, /* a lies inside the folder b */
+    KS_PATH_B_INSIDE_A = 3  /* b lies inside the folder a */
+} ks_path_rel;
+ks_status ks_path_relation(const char *a, const char *b, ks_path_rel *rel, ks_error *err);
+/* The one check before a command writes anything: KS_ERR_USAGE, naming
+ * both, when output is one of inputs, lies inside an input folder, or is a
+ * folder holding an input.  NULL, "" and "-" entries are skipped, as are
+ * an output or input that exists and is neither a regular file nor a
+ * folder (a device, a FIFO: written in place, nothing to destroy). */
+ks_status ks_path_check_output(const char *output, const char *const *inputs, size_t count,
+                               ks_error *err);
 
 /* ------------------------------------------------------------------ methods */
 
@@ -741,6 +774,16 @@ typedef struct ks_run_options {
     unsigned throttle;      /* --array=...%throttle */
     int wait;               /* sbatch --wait: return when every task ended */
     double poll_seconds;    /* how often to look at finished jobs (0 = default) */
+    /* When *stop becomes non-zero (a signal handler sets it), no job starts
+     * any more and the running ones are stopped: local, SIGTERM to each
+     * job's process group (every job runs in its own), SIGKILL to those
+     * left after grace_seconds (0 = 5); slurm, `scancel` of the array.
+     * Each stopped job's status then reads "interrupted", the others keep
+     * theirs, so the folder stays resumable and a rerun runs exactly the
+     * jobs not done.  NULL: never stopped. */
+    const volatile sig_atomic_t *stop;
+    double grace_seconds;
+    const char *scancel;    /* slurm: program (default "scancel") */
 } ks_run_options;
 
 typedef struct ks_run_job {
@@ -757,6 +800,8 @@ typedef struct ks_run_progress {
     double elapsed_s;
     double eta_s;     /* < 0 while unknown */
     char slurm_job_id[32]; /* "" with the local engine */
+    size_t interrupted; /* jobs stopped by options->stop (status "interrupted") */
+    int stopped;        /* options->stop was seen: the run did not finish */
 } ks_run_progress;
 
 /* Called whenever a count changes, and about once a second otherwise. */
@@ -772,11 +817,13 @@ ks_status ks_run_execute(const ks_run_options *o, const ks_run_job *jobs, size_t
                          ks_error *err);
 
 typedef enum ks_job_state {
-    KS_JOB_PENDING = 0, /* no log yet */
-    KS_JOB_STARTED = 1, /* a log but no status: running, or interrupted */
-    KS_JOB_DONE = 2,    /* status 0 */
-    KS_JOB_FAILED = 3   /* another status */
+    KS_JOB_PENDING = 0,    /* no log yet */
+    KS_JOB_STARTED = 1,    /* a log but no status: running, or its run died */
+    KS_JOB_DONE = 2,       /* status 0 */
+    KS_JOB_FAILED = 3,     /* another exit code */
+    KS_JOB_INTERRUPTED = 4 /* status "interrupted": stopped by a signal to the run */
 } ks_job_state;
+#define KS_JOB_STATES 5
 
 const char *ks_job_state_name(ks_job_state s);
 /* State of one job folder (rundir/dir); *exit_code is the status (or -1). */
@@ -837,6 +884,23 @@ ks_status ks_file_xxh128(const char *path, char hex[33], ks_error *err);
  * digest or invocation count is not the plan's. */
 ks_status ks_plan_open_profile(const ks_plan *plan, const char *path, ks_profile **out,
                                ks_error *err);
+/* Whether results reported for a launch belong to the plan
+ * (lib/plan/plan_launch.c): the kernel name a simulator or tracer gives for
+ * plan id `id` (NULL or "" when it gives none; demangled, bare and mangled
+ * forms of one kernel agree) and its grid and block (each NULL or {0,0,0}
+ * when not given) must be the launch's.  What the launch is comes from
+ * profile (the plan's, every launch) when not NULL, else from the plan:
+ * the kernel group label of a sampled id (names, and grid and block with
+ * key name+grid+block); nothing is known of an id the plan did not sample,
+ * or in a plan that records no names (one group "all": random, PKA).  A
+ * mismatch is KS_ERR_FORMAT located at file:line.  *checked (may be NULL)
+ * gets KS_CHECKED_NAME and KS_CHECKED_DIMS for what was compared. */
+enum { KS_CHECKED_NAME = 1u << 0, KS_CHECKED_DIMS = 1u << 1 };
+ks_status ks_plan_check_launch(const ks_plan *plan, const ks_profile *profile, uint64_t id,
+                               const char *name, const uint32_t *grid, const uint32_t *block,
+                               const char *file, long line, unsigned *checked, ks_error *err);
+/* Whether the plan's group labels are kernel names. */
+bool ks_plan_records_names(const ks_plan *plan);
 
 /* ------------------------------------------------ exporters (plan -> tracer) */
 
@@ -947,6 +1011,10 @@ typedef struct ks_results {
                            * "self", ...; "" when the source does not say) */
     size_t warmup_blocks; /* kernels read and left out as warm-up */
     struct ks_results_index *index; /* id -> row (private) */
+    /* launches whose kernel name, or grid and block, the results gave but
+     * nothing could check (no profile, and a plan that records no names or
+     * an id it did not sample): for the caller to say so */
+    size_t unchecked_names, unchecked_dims;
 } ks_results;
 
 /* How a simulator's kernel_launch_uid (1-based, in the order the simulator
@@ -989,6 +1057,10 @@ typedef struct ks_results_options {
     const char *app;    /* get_stats.py CSV: its "<app>/<args>" (when several) */
     const char *warmup; /* recorded with the values of files: how they were
                          * simulated (a run folder's manifest says it itself) */
+    /* the plan's profile: every reported kernel name, grid and block is
+     * checked against its launch (ks_plan_check_launch); NULL: against what
+     * the plan records */
+    const ks_profile *profile;
 } ks_results_options;
 
 void ks_results_init(ks_results *r);
@@ -1167,17 +1239,29 @@ void ks_score_result_free(ks_score_result *r);
 
 /* ---------------------------------------------------------------- refine */
 
+/* What the refined sizes promise, with the spread refine used. */
+typedef struct ks_refine_result {
+    double rel_halfwidth; /* predicted relative half-width of the interval */
+    double t;             /* the quantile it used */
+    int census;           /* every cluster is simulated whole: the estimate is exact */
+    int met;              /* rel_halfwidth <= epsilon */
+} ks_refine_result;
+
 typedef struct ks_refine_options {
     double epsilon;          /* 0: the plan's bound */
     uint64_t seed;           /* for the extra draws; recorded */
     ks_single_mode single;
     const char *parent_path; /* recorded in the new plan with its digest */
+    ks_refine_result *result; /* filled when not NULL */
 } ks_refine_options;
 
 /* Re-solves the plan's allocation with the observed spread of y (values at
  * the plan's samples) in place of the profile's, keeps every sample and adds
  * the extra ones, drawn without replacement from the cluster members not yet
- * drawn (p: the plan's profile).  out is a new plan. */
+ * drawn (p: the plan's profile).  Clusters the solution would size beyond
+ * their whole membership are taken whole and the rest re-solved, so that
+ * the sizes meet the bound with the spread used (opt->result says what
+ * they reach).  out is a new plan. */
 ks_status ks_plan_refine(const ks_plan *plan, const ks_profile *p, const double *y,
                          const ks_refine_options *opt, ks_plan *out, ks_error *err);
 

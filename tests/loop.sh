@@ -16,6 +16,13 @@ expect 0 "$KS" synth --preset multi-peak -n 5000 --seed 2 -o "$T/w.csv"
 expect 0 "$KS" sample "$T/w.csv" --seed 5 -o "$T/plan.json"
 grep -o '"id": [0-9]*' "$T/plan.json" | sed 's/"id": //' >"$T/ids"
 n=$(wc -l <"$T/ids")
+# "id name" of every launch (the kern-exec CSV's last column, in launch
+# order): the stand-in logs report each launch under its own kernel name,
+# as a simulator does, and estimate checks them against the plan
+awk -F, 'NR > 1 { s = $14; for (i = 15; i <= NF; i++) s = s "," $i; gsub(/^"|"$/, "", s); print NR - 2, s }' \
+    "$T/w.csv" >"$T/names"
+# with_names FILE: "id name" for each id of FILE
+with_names() { awk 'NR == FNR { i = $1; sub(/^[0-9]+ /, ""); name[i] = $0; next } { print $1, name[$1] }' "$T/names" "$1"; }
 
 # exporters
 expect 0 "$KS" export "$T/plan.json" --to ids -o "$T/kernel_ids.txt"
@@ -51,7 +58,7 @@ half=$((n / 2))
 head -n "$half" "$T/ids" >"$T/ids0"
 tail -n +"$((half + 1))" "$T/ids" >"$T/ids1"
 for j in 0 1; do
-    awk '{printf "kernel_name = k%s\nkernel_launch_uid = %d\ngpu_sim_cycle = %d\ngpu_sim_insn = %d\ngpu_tot_sim_cycle = 1\n", $1, NR, 3 * $1 + 1000, 2 * $1 + 500}' "$T/ids$j" >"$T/run/jobs/000$j/sim.log"
+    with_names "$T/ids$j" | awk '{id = $1; sub(/^[0-9]+ /, ""); printf "kernel_name = %s\nkernel_launch_uid = %d\ngpu_sim_cycle = %d\ngpu_sim_insn = %d\ngpu_tot_sim_cycle = 1\n", $0, NR, 3 * id + 1000, 2 * id + 500}' >"$T/run/jobs/000$j/sim.log"
     echo 0 >"$T/run/jobs/000$j/status"
 done
 list0=$(paste -sd, "$T/ids0")
@@ -91,7 +98,7 @@ expect 0 "$KS" export "$T/plan2.json" --exclude "$T/plan.json" --to ids -o "$T/i
 [ "$(($(wc -l <"$T/ids_new") + n))" = "$(wc -l <"$T/ids2")" ] || bad "--exclude kept old ids"
 for part in ids ids_new; do
     awk 'BEGIN {print "uid,id"} {print NR "," $1}' "$T/$part" >"$T/$part.map"
-    awk 'BEGIN {srand(5)} {printf "kernel_name = k\nkernel_launch_uid = %d\ngpu_sim_cycle = %d\n", NR, 1000 + 50000 * rand()}' "$T/$part" >"$T/$part.log"
+    with_names "$T/$part" | awk 'BEGIN {srand(5)} {sub(/^[0-9]+ /, ""); printf "kernel_name = %s\nkernel_launch_uid = %d\ngpu_sim_cycle = %d\n", $0, NR, 1000 + 50000 * rand()}' >"$T/$part.log"
 done
 expect 0 "$KS" estimate "$T/plan2.json" "$T/ids.log" "$T/ids_new.log" --uid-map "$T/ids.map" --uid-map "$T/ids_new.map"
 expect 4 "$KS" estimate "$T/plan2.json" "$T/ids.log" "$T/ids_new.log" --uid-map "$T/ids.map"

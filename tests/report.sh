@@ -110,7 +110,10 @@ fi
 # --- in a real browser ------------------------------------------------------
 BROWSER=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$BROWSER" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1
+    # (make test installs it first: scripts/deps.sh --test); apt waits for
+    # the package lock rather than failing when another install runs
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq chromium \
+        >/dev/null 2>&1
     BROWSER=$(command -v chromium || true)
 fi
 if [ -z "$BROWSER" ]; then

@@ -127,7 +127,7 @@ static void test_plain_csv_ids_reorder(void **state)
 {
     (void)state;
     const char *path = write_text("plain.csv", "id,name,duration_ns,grid,block\n"
-                                               "1,b,20,4 1 1,(32, 1, 1)\n"
+                                               "1,b,20,4 1 1,\"(32, 1, 1)\"\n"
                                                "0,a,10.4,1,1\n"
                                                "2,\"c, with comma\",30,2 2 1,64 1 1\n");
     ks_profile *p = read_ok(path, NULL);
@@ -140,6 +140,24 @@ static void test_plain_csv_ids_reorder(void **state)
     ks_profile_free(p);
 
     expect_refused("plain_dup.csv", "id,name,duration_ns\n0,a,1\n0,b,2\n", 0, "twice");
+    /* a row longer than the header is refused, as docs/formats.md says (an
+     * unquoted comma shifted the cells): the dims "(32, 1, 1)" unquoted
+     * used to read as (32) by luck (issue 25) */
+    expect_refused("plain_long.csv", "id,name,duration_ns,grid,block\n0,a,20,4 1 1,(32, 1, 1)\n",
+                   2, "the header has 5");
+    expect_refused("plain_long2.csv", "name,duration_ns\na,10,5\n", 2, "unquoted comma");
+    /* nsys writes every field: an unquoted comma in a kernel name makes a
+     * longer row, refused by the vectorised path and the general one alike
+     * (the name used to be cut at the comma) */
+    expect_refused("kern_long.csv",
+                   "API Start (ns),API Dur (ns),Queue Start (ns),Queue Dur (ns),Kernel Start (ns),"
+                   "Kernel Dur (ns),Total Dur (ns),PID,TID,DevId,API Function,GridXYZ,BlockXYZ,"
+                   "Kernel Name\n"
+                   "1,2,,,3,40,50,7,7,0,cudaLaunchKernel, 1 1 1, 32 1 1,k\n"
+                   "5,2,,,6,40,50,7,7,0,cudaLaunchKernel, 1 1 1, 32 1 1,void f(int, float)\n",
+                   3, "unquoted comma");
+    /* a quoted field holding a line break is refused as such */
+    expect_refused("plain_nl.csv", "name,duration_ns\n\"a\nb\",10\n", 2, "line break");
 }
 
 static void test_missing_column_is_located(void **state)

@@ -13,8 +13,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ksample.h"
 #include "tmpdir.h"
@@ -247,6 +249,168 @@ static void test_slurm_engine_with_stand_in(void **state)
     assert_int_equal(ks_run_execute(&o, jobs, 1, NULL, NULL, &last, &err), KS_ERR_IO);
 }
 
+/* ------------------------------------------------ stopping a run (issue 25) */
+
+/* The stop flag a signal handler would set, set here from the progress
+ * callback once `when_running` jobs run (and `when_done` have ended). */
+typedef struct stopper {
+    volatile sig_atomic_t flag;
+    size_t when_running, when_done;
+} stopper;
+
+static void stop_when(const ks_run_progress *p, void *ctx)
+{
+    stopper *s = ctx;
+    if (p->running >= s->when_running && p->done >= s->when_done)
+        s->flag = SIGTERM;
+}
+
+/* Whether any pid listed (one a line) in path is still alive. */
+static int any_alive(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    long pid;
+    int alive = 0, seen = 0;
+    while (fscanf(f, "%ld", &pid) == 1) {
+        seen++;
+        if (kill((pid_t)pid, 0) == 0)
+            alive = 1;
+    }
+    fclose(f);
+    return seen ? alive : -1;
+}
+
+/* Jobs 0-3 end at once; 4 and 5 then run a shell that ignores SIGTERM and
+ * a sleeping child (the simulator it started) when the run is told to stop:
+ * both are killed (their group gets SIGTERM, then SIGKILL after the grace),
+ * marked interrupted; 6-9 never start; a rerun runs exactly 4-9. */
+static void test_local_stop(void **state)
+{
+    (void)state;
+    ks_run_options o;
+    ks_run_options_init(&o);
+    o.rundir = in_dir("stop");
+    o.parallel = 2;
+    o.grace_seconds = 0.3;
+    stopper s = {0, 2, 4};
+    o.stop = &s.flag;
+    ks_run_job jobs[NJOBS];
+    char dirs[NJOBS][32], cmds[NJOBS][128];
+    for (int k = 0; k < NJOBS; k++) {
+        snprintf(dirs[k], 32, "jobs/%04d", k);
+        snprintf(cmds[k], 128, "%s",
+                 k < 4 ? "true"
+                       : "echo $$ >>../../pids; trap '' TERM; sleep 30 & echo $! >>../../pids; "
+                         "wait");
+        jobs[k] = (ks_run_job){dirs[k], cmds[k]};
+    }
+    ks_run_progress last;
+    ks_error err;
+    assert_int_equal(ks_run_execute(&o, jobs, NJOBS, stop_when, &s, &last, &err), KS_OK);
+    assert_true(last.stopped);
+    assert_int_equal(last.done, 4);
+    assert_int_equal(last.interrupted, 2);
+    assert_int_equal(last.running, 0);
+    char pids[4096];
+    snprintf(pids, sizeof pids, "%s/pids", o.rundir);
+    assert_int_equal(any_alive(pids), 0); /* nothing left running, sleepers included */
+    for (int k = 0; k < NJOBS; k++) {
+        ks_job_state st;
+        int code;
+        assert_int_equal(ks_run_job_state(o.rundir, dirs[k], &st, &code, &err), KS_OK);
+        assert_int_equal(st, k < 4 ? KS_JOB_DONE : k < 6 ? KS_JOB_INTERRUPTED : KS_JOB_PENDING);
+    }
+    /* estimate refuses the run, naming the interrupted jobs */
+    ks_run_manifest m;
+    memset(&m, 0, sizeof m);
+    m.job_count = NJOBS;
+    ks_run_manifest_job mj[NJOBS];
+    memset(mj, 0, sizeof mj);
+    for (int k = 0; k < NJOBS; k++)
+        mj[k].dir = dirs[k];
+    m.jobs = mj;
+    assert_int_equal(ks_run_check_complete(o.rundir, &m, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "jobs/0004 (interrupted)"));
+    /* the rerun runs exactly the six not done */
+    for (int k = 0; k < NJOBS; k++)
+        snprintf(cmds[k], 128, "echo %d >>../../rerun", k);
+    o.stop = NULL;
+    assert_int_equal(ks_run_execute(&o, jobs, NJOBS, NULL, NULL, &last, &err), KS_OK);
+    assert_int_equal(last.skipped, 4);
+    assert_int_equal(last.done, 6);
+    snprintf(pids, sizeof pids, "%s/rerun", o.rundir);
+    const char *ran = read_all(pids);
+    for (int k = 0; k < NJOBS; k++) {
+        char line[8];
+        snprintf(line, sizeof line, "%d\n", k);
+        assert_true((strstr(ran, line) != NULL) == (k >= 4));
+    }
+}
+
+/* The Slurm engine told to stop: sbatch stopped, the array cancelled
+ * (a stand-in scancel signals each task's process group, as Slurm signals
+ * a job's processes), the tasks' trap and the engine mark the running
+ * jobs interrupted, nothing is left running. */
+static const char STOP_SBATCH[] =
+    "#!/bin/sh\n"
+    "for a in \"$@\"; do case $a in --array=*) r=${a#--array=}; r=${r%%[%]*};; esac; "
+    "script=$a; done\n"
+    "d=$(dirname \"$script\")\n"
+    "echo 77\n"
+    "i=0; while [ $i -le ${r#0-} ]; do SLURM_ARRAY_TASK_ID=$i setsid sh \"$script\" & "
+    "echo $! >>\"$d/tasks\"; i=$((i+1)); done\n"
+    "wait\n";
+static const char STOP_SCANCEL[] =
+    "#!/bin/sh\n"
+    "d=$(dirname \"$0\")\n"
+    "echo \"$*\" >>\"$d/scancel.log\"\n"
+    "for p in $(cat \"$d\"/slurmstop/slurm/tasks); do kill -TERM -$p 2>/dev/null; done\n";
+
+static void test_slurm_stop(void **state)
+{
+    (void)state;
+    const char *sbatch = write_text("stop-sbatch", STOP_SBATCH);
+    const char *scancel = write_text("scancel", STOP_SCANCEL);
+    chmod(sbatch, 0755);
+    chmod(scancel, 0755);
+    ks_run_options o;
+    ks_run_options_init(&o);
+    o.engine = KS_ENGINE_SLURM;
+    o.rundir = in_dir("slurmstop");
+    o.sbatch = sbatch;
+    o.scancel = scancel;
+    o.wait = 1;
+    o.poll_seconds = 0.05;
+    stopper s = {0, 3, 0};
+    o.stop = &s.flag;
+    ks_run_job jobs[3];
+    char dirs[3][32];
+    for (int k = 0; k < 3; k++) {
+        snprintf(dirs[k], 32, "jobs/%04d", k);
+        jobs[k] = (ks_run_job){dirs[k], "sleep 30 & echo $! >>../../pids; wait"};
+    }
+    ks_run_progress last;
+    ks_error err;
+    assert_int_equal(ks_run_execute(&o, jobs, 3, stop_when, &s, &last, &err), KS_OK);
+    assert_true(last.stopped);
+    assert_int_equal(last.interrupted, 3);
+    char path[8192];
+    snprintf(path, sizeof path, "%s/scancel.log", tmpdir);
+    assert_string_equal(read_all(path), "77\n");
+    for (int k = 0; k < 3; k++) {
+        ks_job_state st;
+        int code;
+        assert_int_equal(ks_run_job_state(o.rundir, dirs[k], &st, &code, &err), KS_OK);
+        assert_int_equal(st, KS_JOB_INTERRUPTED);
+    }
+    snprintf(path, sizeof path, "%s/pids", o.rundir);
+    for (int i = 0; i < 100 && any_alive(path) != 0; i++)
+        usleep(20000); /* the tasks die of the stand-in scancel's signal */
+    assert_int_equal(any_alive(path), 0);
+}
+
 static void test_manifest_round_trip(void **state)
 {
     (void)state;
@@ -307,5 +471,7 @@ KS_TMPDIR_TEST_MAIN("ks-test-run",
                     test_signal_and_missing_program,
                     test_bad_jobs,
                     test_slurm_engine_with_stand_in,
+                    test_local_stop,
+                    test_slurm_stop,
                     test_manifest_round_trip,
                     test_manifest_malformed)

@@ -29,6 +29,9 @@ typedef struct ks_simlog_block {
     const char *const *traces;
     /* per uid, the line that bound it to its trace (0 when none) */
     const long *trace_lines;
+    /* per uid: grid[3] then block[3] from the trace header the simulator
+     * echoed before launching it; all 0 when the log did not print them */
+    const uint32_t (*dims)[6];
 } ks_simlog_block;
 
 typedef ks_status (*ks_simlog_fn)(void *ctx, const ks_simlog_block *b, ks_error *err);

@@ -175,13 +175,12 @@ static ks_status cell(ks_getstats *g, const char *config, char *label, const cha
     if (!*t || strcmp(t, "NA") == 0 || strcasecmp(t, "nan") == 0 || strcasecmp(t, "-nan") == 0) {
         v.missing = true;
     } else {
-        char *end;
-        errno = 0;
-        v.value = strtod(t, &end);
-        while (*end == ' ')
-            end++;
-        v.numeric = *end == '\0' && end != t && errno != ERANGE && isfinite(v.value) &&
-                    (isdigit((unsigned char)*t) || *t == '-' || *t == '+' || *t == '.');
+        /* the library's one strict rule: a whole non-negative base-10
+         * number (no hex, no trailing text), cycles and counts as they are */
+        size_t n = strlen(t);
+        while (n > 0 && t[n - 1] == ' ')
+            n--;
+        v.numeric = ks_parse_decimal(t, n, KS_NUM_NONNEG, &v.value) == NULL;
     }
     return g->fn(g->ctx, &v, err);
 }

@@ -221,12 +221,11 @@ ks_status ks_macsim_stats_line(const char *line, long number, const char *path, 
                             (int)(len > 60 ? 60 : len), n);
     memcpy(buf, v, vl);
     buf[vl] = '\0';
-    char *end;
-    errno = 0;
-    double x = strtod(buf, &end);
-    if (*end || end == buf || errno == ERANGE || !(x == x) || x - x != 0)
-        return ks_error_set(err, KS_ERR_FORMAT, path, number, "%.*s: '%s' is not a number",
-                            (int)(len > 60 ? 60 : len), n, buf);
+    double x;
+    const char *why = ks_parse_decimal(buf, vl, KS_NUM_NONNEG, &x);
+    if (why)
+        return ks_error_set(err, KS_ERR_FORMAT, path, number, "%.*s: '%s' %s",
+                            (int)(len > 60 ? 60 : len), n, buf, why);
     if (len >= name_size)
         len = name_size - 1;
     memcpy(name, n, len);

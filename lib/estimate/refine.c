@@ -201,20 +201,76 @@ static ks_status build_members(const ks_plan *plan, const ks_profile *p, members
     return st;
 }
 
+/* KKT sizes under box constraints have_h <= m_h <= N_h: minimise
+ * sum a_h m_h subject to sum_h b_h / m_h <= D (b_h = N_h^2 S_h^2,
+ * D = B^2 + sum_h N_h S_h^2, i.e. V <= B^2 with the finite-population
+ * term).  The free strata get m_h = (sum_free sqrt(a b) / D') sqrt(b_h / a_h)
+ * with D' what the fixed ones leave of D; a stratum the formula puts above
+ * its whole cluster is fixed at N_h (a census: its variance is gone, and
+ * the others must make up what it could not take), one below what it
+ * already has at have_h; then the rest is solved again, until nothing
+ * moves.  Without the re-solve a capped stratum's share of the variance
+ * was simply lost and the sizes missed the bound they printed. */
+static void solve_capped(size_t k, const double *a, const double *b, const double *N,
+                         const double *have, long double budget, bool *fixed, double *m)
+{
+    for (;;) {
+        long double d = budget, sum_ab = 0;
+        size_t free_count = 0;
+        for (size_t c = 0; c < k; c++) {
+            if (fixed[c])
+                d -= b[c] > 0 ? b[c] / m[c] : 0;
+            else {
+                sum_ab += sqrtl((long double)a[c] * b[c]);
+                free_count++;
+            }
+        }
+        if (free_count == 0)
+            return;
+        if (!(d > 0)) { /* nothing left: every stratum still free is taken whole */
+            for (size_t c = 0; c < k; c++)
+                if (!fixed[c])
+                    fixed[c] = true, m[c] = N[c];
+            return;
+        }
+        bool moved = false;
+        for (size_t c = 0; c < k; c++)
+            if (!fixed[c]) {
+                m[c] = (double)(sum_ab / d) * sqrt(b[c] / a[c]);
+                if (m[c] >= N[c])
+                    fixed[c] = true, m[c] = N[c], moved = true;
+            }
+        if (moved)
+            continue;
+        for (size_t c = 0; c < k; c++)
+            if (!fixed[c] && m[c] < have[c])
+                fixed[c] = true, m[c] = have[c], moved = true;
+        if (!moved)
+            return;
+    }
+}
+
 static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_options *opt,
-                          double eps, uint64_t *m_new, double *m_real, ks_error *err)
+                          double eps, uint64_t *m_new, double *m_real, ks_refine_result *res,
+                          ks_error *err)
 {
     size_t k = plan->cluster_count;
     ks_stratum_spread *sp = malloc((k + 1) * sizeof *sp);
-    if (!sp)
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    ks_status st = ks_strata_spread(plan, y, y, false, opt->single, sp, NULL, err);
-    long double total = 0, sum_ab = 0, fpc = 0, var = 0, denom = 0;
-    for (size_t c = 0; c < k; c++) {
-        double N = (double)plan->clusters[c].size;
+    double *a = malloc((k + 1) * sizeof *a), *b = malloc((k + 1) * sizeof *b);
+    double *N = malloc((k + 1) * sizeof *N), *have = malloc((k + 1) * sizeof *have);
+    double *m = malloc((k + 1) * sizeof *m);
+    bool *fixed = malloc((k + 1) * sizeof *fixed);
+    ks_status st = KS_OK;
+    if (!sp || !a || !b || !N || !have || !m || !fixed)
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if (st == KS_OK)
+        st = ks_strata_spread(plan, y, y, false, opt->single, sp, NULL, err);
+    long double total = 0, fpc = 0, var = 0, denom = 0;
+    for (size_t c = 0; st == KS_OK && c < k; c++) {
+        N[c] = (double)plan->clusters[c].size;
         long double vh = sp[c].census || sp[c].n == 0
                              ? 0
-                             : (long double)N * N * sp[c].fpc * sp[c].s2 / sp[c].n;
+                             : (long double)N[c] * N[c] * sp[c].fpc * sp[c].s2 / sp[c].n;
         var += vh;
         if (isfinite(sp[c].df) && sp[c].df > 0)
             denom += vh * vh / sp[c].df;
@@ -223,28 +279,50 @@ static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_
      * of freedom, which more samples only raise */
     double t = ks_student_t_quantile(1 - (1 - plan->params.confidence) / 2,
                                      denom > 0 ? (double)(var * var / denom) : INFINITY);
-    for (size_t i = 0; i < plan->sample_count; i++)
+    for (size_t i = 0; st == KS_OK && i < plan->sample_count; i++)
         total += plan->samples[i].weight * (long double)y[i];
-    for (size_t c = 0; c < k; c++) {
-        double N = (double)plan->clusters[c].size, a = plan->clusters[c].mean_ns;
-        if (!(a > 0))
-            a = 1; /* a launch of no measured time still costs a simulation */
-        double s2 = sp[c].census ? 0 : sp[c].s2;
-        sum_ab += sqrtl((long double)a * N * N * s2);
-        fpc += N * s2;
-    }
-    long double bound = eps * total / t;
-    double c_bound = (double)(bound * bound + fpc);
     for (size_t c = 0; st == KS_OK && c < k; c++) {
         const ks_cluster *cl = &plan->clusters[c];
-        double N = (double)cl->size, a = cl->mean_ns > 0 ? cl->mean_ns : 1;
-        double b = N * N * (sp[c].census ? 0 : sp[c].s2);
-        m_real[c] = c_bound > 0 ? (double)(sum_ab / c_bound) * sqrt(b / a) : N;
-        uint64_t m = sp[c].census ? cl->size : ks_round_sample_size(m_real[c], cl->size);
-        uint64_t have = (uint64_t)sp[c].n;
-        m_new[c] = m > have ? m : have;
+        double s2 = sp[c].census ? 0 : sp[c].s2;
+        a[c] = cl->mean_ns > 0 ? cl->mean_ns : 1; /* a launch of no measured time
+                                                   * still costs a simulation */
+        b[c] = N[c] * N[c] * s2;
+        have[c] = sp[c].n;
+        fpc += N[c] * s2;
+        /* a census, or no spread to reduce: it keeps what it has */
+        fixed[c] = sp[c].census || !(b[c] > 0);
+        m[c] = sp[c].census ? N[c] : have[c];
+    }
+    long double bound = eps * total / t;
+    if (st == KS_OK)
+        solve_capped(k, a, b, N, have, bound * bound + fpc, fixed, m);
+    long double v_new = 0;
+    bool census = true;
+    for (size_t c = 0; st == KS_OK && c < k; c++) {
+        const ks_cluster *cl = &plan->clusters[c];
+        m_real[c] = m[c];
+        uint64_t mc = sp[c].census ? cl->size : ks_round_sample_size(m[c], cl->size);
+        uint64_t h = (uint64_t)sp[c].n;
+        m_new[c] = mc > h ? mc : h;
+        census = census && m_new[c] >= cl->size;
+        if (m_new[c] > 0 && m_new[c] < cl->size && b[c] > 0)
+            v_new += (long double)b[c] / m_new[c] - (long double)N[c] * (b[c] / (N[c] * N[c]));
+    }
+    if (st == KS_OK && res) {
+        double half = t * sqrt(v_new > 0 ? (double)v_new : 0);
+        res->t = t;
+        res->census = census;
+        res->rel_halfwidth = total != 0 ? half / fabs((double)total) : (half > 0 ? INFINITY : 0);
+        /* within rounding of the bound: the sizes were solved for it exactly */
+        res->met = res->rel_halfwidth <= eps * (1 + 1e-9);
     }
     free(sp);
+    free(a);
+    free(b);
+    free(N);
+    free(have);
+    free(m);
+    free(fixed);
     return st;
 }
 
@@ -353,7 +431,7 @@ static ks_status refine(const ks_plan *plan, const ks_profile *p, const double *
     members mem = {0};
     ks_status st = build_members(plan, p, &mem, err);
     if (st == KS_OK)
-        st = allocate(plan, y, opt, eps, m_new, m_real, err);
+        st = allocate(plan, y, opt, eps, m_new, m_real, opt->result, err);
     if (st == KS_OK)
         st = copy_header(plan, out, err);
     for (size_t c = 0; st == KS_OK && c < plan->cluster_count; c++) {

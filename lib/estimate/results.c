@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 /* Rows by launch id, through the library's hash index: the ids live in
@@ -219,7 +220,7 @@ ks_status ks_results_read_csv(ks_input *in, const char *path, ks_results *r, ks_
             KS_OK)
             break;
         if (count < 0) {
-            st = ks_error_set(err, KS_ERR_FORMAT, path, number, "unterminated quote");
+            st = ks_csv_unclosed_quote(path, number, err);
             break;
         }
         if (!header) {
@@ -254,11 +255,19 @@ ks_status ks_results_read_csv(ks_input *in, const char *path, ks_results *r, ks_
         if ((st = row_for(r, (uint64_t)id, source, number, false, &row, err)) != KS_OK)
             break;
         for (int i = 1; i < count && st == KS_OK; i++) {
+            /* empty and n/a are missing; anything else is a whole
+             * non-negative base-10 number (ks_parse_decimal) */
+            const char *cell = ks_trim(fields[i]);
             double v;
-            if (!ks_parse_double(fields[i], &v, &missing) || (!missing && !isfinite(v)))
+            if (*cell == '\0' || strcasecmp(cell, "n/a") == 0)
+                continue;
+            const char *why = ks_parse_decimal(cell, strlen(cell), KS_NUM_NONNEG, &v);
+            if (why)
                 st = ks_error_set(err, KS_ERR_FORMAT, path, number,
-                                  "column %s: '%s' is not a number", header[i], fields[i]);
-            else if (!missing)
+                                  "column %s: '%.60s' %s (simulated values are counts, times "
+                                  "and rates: non-negative base-10 numbers)",
+                                  header[i], cell, why);
+            else
                 st = set_value(r, row, header[i], v, false, err);
         }
     }
@@ -285,7 +294,7 @@ ks_status ks_results_read_uid_map(const char *path, uint64_t **ids, size_t *coun
     if (st != KS_OK)
         return st;
     char *fields[8];
-    int uid_col = -1, id_col = -1, role_col = -1, launch_col = -1;
+    int uid_col = -1, id_col = -1, role_col = -1, launch_col = -1, columns = 0;
     size_t cap = 0, mcap = 0, lcap = 0;
     *ids = NULL;
     *count = 0;
@@ -299,9 +308,17 @@ ks_status ks_results_read_uid_map(const char *path, uint64_t **ids, size_t *coun
             break;
         long number = ks_input_line_number(in);
         int n = ks_csv_split(line, len, fields, 8);
+        if (n < 0 || (uid_col >= 0 && n > columns)) {
+            st = n < 0 ? ks_csv_unclosed_quote(path, number, err)
+                       : ks_error_set(err, KS_ERR_FORMAT, path, number,
+                                      "more fields than the header has");
+            break;
+        }
+        int all = n;
         if (n > 8)
             n = 8;
         if (uid_col < 0) {
+            columns = all;
             uid_col = ks_csv_find(fields, n, "uid");
             id_col = ks_csv_find(fields, n, "id");
             role_col = ks_csv_find(fields, n, "role");

@@ -144,6 +144,7 @@ typedef struct held_block {
     char *kernel_name;
     char **names;
     double *values;
+    uint32_t (*dims)[6];
 } held_block;
 
 typedef struct log_ctx {
@@ -178,7 +179,7 @@ static void held_clear(held_block *h)
 static void held_free(held_block *h)
 {
     held_clear(h);
-    KS_FREE(h->uids, h->traces, h->trace_lines, h->names, h->values);
+    KS_FREE(h->uids, h->traces, h->trace_lines, h->names, h->values, h->dims);
 }
 
 static ks_status metric_of(log_ctx *c, size_t i, const char *name, size_t *m, ks_error *err)
@@ -202,6 +203,27 @@ static ks_status metric_of(log_ctx *c, size_t i, const char *name, size_t *m, ks
     }
     c->hint[i] = *m;
     return KS_OK;
+}
+
+/* The block's kernel (its name when it reports one launch; grid and block
+ * per uid) must be the plan's launch id: in the plan's profile when the
+ * caller has it, else in the plan's kernel groups (ks_plan_check_launch).
+ * What nothing could check is counted for the caller to say. */
+static ks_status check_launch(log_ctx *c, const ks_simlog_block *b, size_t u, uint64_t id,
+                              ks_error *err)
+{
+    if (!c->map->plan)
+        return KS_OK;
+    const char *name = b->uid_count == 1 ? b->kernel_name : NULL;
+    const uint32_t *grid = b->dims ? b->dims[u] : NULL, *block = grid ? grid + 3 : NULL;
+    unsigned checked = 0;
+    ks_status st = ks_plan_check_launch(c->map->plan, c->opt->profile, id, name, grid, block,
+                                        c->path, b->line, &checked, err);
+    if (name && *name && !(checked & KS_CHECKED_NAME))
+        c->r->unchecked_names++;
+    if (grid && (grid[0] || block[0]) && !(checked & KS_CHECKED_DIMS))
+        c->r->unchecked_dims++;
+    return st;
 }
 
 static ks_status take_block(log_ctx *c, const ks_simlog_block *b, ks_error *err)
@@ -234,6 +256,8 @@ static ks_status take_block(log_ctx *c, const ks_simlog_block *b, ks_error *err)
             c->r->warmup_blocks++;
             continue;
         }
+        if ((st = check_launch(c, b, u, id, err)) != KS_OK)
+            return st;
         st = ks_results_row_for(c->r, id, c->source, b->line, split, &row, err);
         for (size_t i = 0; i < b->stat_count && st == KS_OK; i++) {
             size_t m;
@@ -277,7 +301,7 @@ static ks_status take_held(log_ctx *c, ks_error *err)
                          h->stat_count,  (const char *const *)h->names,
                          h->values,      h->kernel_name,
                          h->run,         (const char *const *)h->traces,
-                         h->trace_lines};
+                         h->trace_lines, (const uint32_t(*)[6])h->dims};
     ks_status st = take_block(c, &b, err);
     if (st == KS_OK && h->uid_count == 1 && c->r->row_count == rows_before + 1)
         st = put_run_cycles(c->r, c->r->ids[rows_before], c->run_cycles, err);
@@ -293,6 +317,9 @@ static ks_status hold(log_ctx *c, const ks_simlog_block *b, ks_error *err)
     ks_status st = ks_grow((void **)&h->uids, &cap, b->uid_count + 1, sizeof *h->uids, err);
     if (st == KS_OK)
         st = ks_grow((void **)&h->traces, &cap2, b->uid_count + 1, sizeof *h->traces, err);
+    size_t cap3 = h->uid_capacity;
+    if (st == KS_OK)
+        st = ks_grow((void **)&h->dims, &cap3, b->uid_count + 1, sizeof *h->dims, err);
     if (st == KS_OK)
         st = ks_grow((void **)&h->trace_lines, &h->uid_capacity, b->uid_count + 1,
                      sizeof *h->trace_lines, err);
@@ -310,6 +337,10 @@ static ks_status hold(log_ctx *c, const ks_simlog_block *b, ks_error *err)
         h->uids[u] = b->uids[u];
         h->traces[u] = b->traces && b->traces[u] ? strdup(b->traces[u]) : NULL;
         h->trace_lines[u] = b->trace_lines ? b->trace_lines[u] : 0;
+        if (b->dims)
+            memcpy(h->dims[u], b->dims[u], sizeof h->dims[u]);
+        else
+            memset(h->dims[u], 0, sizeof h->dims[u]);
         h->uid_count = u + 1;
         if (b->traces && b->traces[u] && !h->traces[u])
             return ks_error_set(err, KS_ERR_NOMEM, c->path, b->line, "out of memory");
@@ -775,6 +806,13 @@ static ks_status read_getstats(ks_input *in, const char *path, const uid_map *ma
             r->warmup_blocks++;
             continue;
         }
+        /* its kernel name must be the plan's launch's (issue 25) */
+        unsigned checked = 0;
+        if (map->plan && (st = ks_plan_check_launch(map->plan, opt->profile, id, l->kernel, NULL,
+                                                    NULL, path, l->line, &checked, err)) != KS_OK)
+            break;
+        if (l->kernel && *l->kernel && !(checked & KS_CHECKED_NAME))
+            r->unchecked_names++;
         if ((st = ks_results_row_for(r, id, source, l->line, false, &row, err)) != KS_OK)
             break;
         for (size_t m = 0; m < t.metric_count && st == KS_OK; m++) {

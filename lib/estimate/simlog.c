@@ -12,7 +12,13 @@
  * bound to the trace file the simulator actually loaded; uids count from 1
  * in every simulator process, and a log holding several processes (one per
  * sampled launch, concatenated) is cut into runs at the "GPGPU-Sim
- * Simulator Version" banner each process prints first.
+ * Simulator Version" banner each process prints first.  The grid and block
+ * of the trace header the simulator echoes before launching a kernel
+ * (`-grid dim =`, `-block dim =`) are bound to its uid the same way, so that
+ * the results can be checked against the plan's launches.
+ *
+ * Values are parsed strictly (ks_parse_decimal): a statistic whose value is
+ * not a non-negative base-10 number is an error at its line (issue 25).
  */
 #include "estimate.h"
 #include "hash.h"
@@ -22,6 +28,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct ks_simlog {
     const char *path;
@@ -52,6 +59,14 @@ struct ks_simlog {
     const char **uid_trace;
     long *uid_line;
     size_t uid_trace_capacity;
+    /* the trace header lines since the last launch, bound with the trace
+     * file (bound_dims, all 0 when not both seen), and per uid for emit */
+    uint32_t header[6];
+    bool header_grid, header_block;
+    uint32_t (*bound_dims)[6];
+    size_t bound_dims_capacity;
+    uint32_t (*uid_dims)[6];
+    size_t uid_dims_capacity;
 };
 
 ks_status ks_simlog_new(const char *path, ks_simlog_fn fn, void *ctx, ks_simlog **out,
@@ -94,20 +109,23 @@ void ks_simlog_free(ks_simlog *s)
     clear_block(s);
     clear_bindings(s);
     KS_FREE(s->names, s->values, s->uids, s->kernel_name, s->bound_uid, s->bound_trace,
-            s->bound_line, s->uid_trace, s->uid_line);
+            s->bound_line, s->uid_trace, s->uid_line, s->bound_dims, s->uid_dims);
     ks_hash_free(&s->index);
     free(s);
 }
 
-/* The trace file bound to uid in this run, latest binding first. */
-static const char *trace_of(const ks_simlog *s, uint64_t uid, long *line)
+/* The trace file bound to uid in this run, latest binding first, and the
+ * grid and block its header gave (all 0 when none). */
+static const char *trace_of(const ks_simlog *s, uint64_t uid, long *line, uint32_t dims[6])
 {
     for (size_t i = s->bound_count; i-- > 0;)
         if (s->bound_uid[i] == uid) {
             *line = s->bound_line[i];
+            memcpy(dims, s->bound_dims[i], sizeof s->bound_dims[i]);
             return s->bound_trace[i];
         }
     *line = 0;
+    memset(dims, 0, 6 * sizeof *dims);
     return NULL;
 }
 
@@ -121,15 +139,19 @@ static ks_status emit(ks_simlog *s, ks_error *err)
     if (gst == KS_OK)
         gst = ks_grow((void **)&s->uid_line, &s->uid_trace_capacity, s->uid_count + 1,
                       sizeof *s->uid_line, err);
+    if (gst == KS_OK)
+        gst = ks_grow((void **)&s->uid_dims, &s->uid_dims_capacity, s->uid_count + 1,
+                      sizeof *s->uid_dims, err);
     if (gst != KS_OK)
         return gst;
     for (size_t u = 0; u < s->uid_count; u++)
-        s->uid_trace[u] = trace_of(s, s->uids[u], &s->uid_line[u]);
+        s->uid_trace[u] = trace_of(s, s->uids[u], &s->uid_line[u], s->uid_dims[u]);
     s->run_seen = true;
     ks_simlog_block b = {s->block_line, s->uid_count, s->uids, s->stat_count,
                          (const char *const *)s->names, s->values,
                          s->kernel_name ? s->kernel_name : "", s->run,
-                         (const char *const *)s->uid_trace, s->uid_line};
+                         (const char *const *)s->uid_trace, s->uid_line,
+                         (const uint32_t(*)[6])s->uid_dims};
     s->blocks++;
     ks_status st = s->fn(s->ctx, &b, err);
     clear_block(s);
@@ -166,17 +188,31 @@ static ks_status parse_uids(ks_simlog *s, const char *v, long number, ks_error *
     }
 }
 
+/* What a `name = value` line is. */
+typedef enum stat_kind {
+    STAT_NONE,    /* not a statistic: prose, a table, a list after the number */
+    STAT_VALUE,   /* a statistic and its value */
+    STAT_NOVALUE, /* a statistic the simulator could not compute (nan, inf) */
+    STAT_BAD      /* a statistic whose value is not a number: an error */
+} stat_kind;
+
 /* `name = number [unit]`: name is one identifier (brackets and dots allowed,
- * as in breakdown[GLOBAL_ACC_R][HIT]); the number may be followed by a unit
- * or '%'.  Anything else (tables, prose, "total dram reads = 56") is not a
- * statistic. */
-static bool parse_stat(const char *line, const char **name, size_t *name_len, double *value)
+ * as in breakdown[GLOBAL_ACC_R][HIT]); the number is one whitespace-free
+ * token, a whole non-negative base-10 number (ks_parse_decimal), which may
+ * end in '%' or in the 'x' and '!' GPGPU-Sim writes against some numbers
+ * (gpgpu_silicon_slowdown = 1234x, min_bank_accesses = 0!), followed by
+ * nothing or, after a space, a unit of letters, '/' and '%'.  A token that
+ * starts like a number but is not one (12abc, 0x10, -5) is STAT_BAD, with
+ * *why; a value after which a list or table follows is no statistic. */
+static stat_kind parse_stat(const char *line, const char **name, size_t *name_len,
+                            double *value, const char **token, size_t *token_len,
+                            const char **why)
 {
     const char *p = line;
     while (*p == ' ' || *p == '\t')
         p++;
     if (!(isalpha((unsigned char)*p) || *p == '_'))
-        return false;
+        return STAT_NONE;
     const char *n = p;
     while (isalnum((unsigned char)*p) || *p == '_' || *p == '[' || *p == ']' || *p == '.')
         p++;
@@ -185,22 +221,31 @@ static bool parse_stat(const char *line, const char **name, size_t *name_len, do
     while (*p == ' ' || *p == '\t')
         p++;
     if (*p != '=')
-        return false;
+        return STAT_NONE;
     p++;
     while (*p == ' ' || *p == '\t')
         p++;
     if (!(isdigit((unsigned char)*p) || *p == '-' || *p == '+' || *p == '.'))
-        return false;
-    char *end;
-    errno = 0;
-    *value = strtod(p, &end);
-    if (end == p || errno == ERANGE || !isfinite(*value))
-        return false;
+        return STAT_NONE;
+    const char *t = p;
+    while (*p && *p != ' ' && *p != '\t')
+        p++;
+    *token = t;
+    *token_len = (size_t)(p - t);
     /* what may follow: spaces, then a unit of letters, '/', '%' */
-    for (p = end; *p; p++)
-        if (!(isalpha((unsigned char)*p) || *p == ' ' || *p == '\t' || *p == '/' || *p == '%'))
-            return false;
-    return true;
+    for (const char *q = p; *q; q++)
+        if (!(isalpha((unsigned char)*q) || *q == ' ' || *q == '\t' || *q == '/' || *q == '%'))
+            return STAT_NONE;
+    size_t len = *token_len;
+    if (len > 1 && (t[len - 1] == '%' || t[len - 1] == 'x' || t[len - 1] == '!'))
+        len--;
+    const char *body = t + (*t == '-' || *t == '+');
+    size_t blen = len - (size_t)(body - t);
+    if ((blen == 3 && (strncasecmp(body, "nan", 3) == 0 || strncasecmp(body, "inf", 3) == 0)) ||
+        (blen == 8 && strncasecmp(body, "infinity", 8) == 0))
+        return STAT_NOVALUE; /* a rate of nothing (0 / 0): not reported */
+    *why = ks_parse_decimal(t, len, KS_NUM_NONNEG, value);
+    return *why ? STAT_BAD : STAT_VALUE;
 }
 
 static ks_status add_stat(ks_simlog *s, const char *name, size_t len, double value,
@@ -273,6 +318,15 @@ ks_status ks_simlog_line(ks_simlog *s, const char *line, size_t len, long number
         s->pending_line = number;
         return KS_OK;
     }
+    if (starts_with(p, "-grid dim =") || starts_with(p, "-block dim =")) {
+        bool grid = p[1] == 'g';
+        uint32_t d[3];
+        if (ks_parse_dim3(strchr(p, '=') + 1, d)) {
+            memcpy(s->header + (grid ? 0 : 3), d, sizeof d);
+            *(grid ? &s->header_grid : &s->header_block) = true;
+        }
+        return KS_OK;
+    }
     if (starts_with(p, "launching kernel name:")) {
         const char *u = strstr(p, " uid: ");
         if (!u || !s->pending_trace)
@@ -292,8 +346,16 @@ ks_status ks_simlog_line(ks_simlog *s, const char *line, size_t len, long number
         if (st == KS_OK)
             st = ks_grow((void **)&s->bound_line, &s->bound_capacity, s->bound_count + 1,
                          sizeof *s->bound_line, err);
+        if (st == KS_OK)
+            st = ks_grow((void **)&s->bound_dims, &s->bound_dims_capacity, s->bound_count + 1,
+                         sizeof *s->bound_dims, err);
         if (st != KS_OK)
             return st;
+        if (s->header_grid && s->header_block)
+            memcpy(s->bound_dims[s->bound_count], s->header, sizeof s->header);
+        else
+            memset(s->bound_dims[s->bound_count], 0, sizeof s->bound_dims[0]);
+        s->header_grid = s->header_block = false;
         s->bound_uid[s->bound_count] = uid;
         s->bound_trace[s->bound_count] = s->pending_trace;
         s->bound_line[s->bound_count++] = s->pending_line;
@@ -333,11 +395,21 @@ ks_status ks_simlog_line(ks_simlog *s, const char *line, size_t len, long number
                                 s->block_line);
         return parse_uids(s, eq + 1, number, err);
     }
-    const char *name;
-    size_t name_len;
+    const char *name, *token, *why = NULL;
+    size_t name_len, token_len;
     double value;
-    if (parse_stat(p, &name, &name_len, &value))
+    switch (parse_stat(p, &name, &name_len, &value, &token, &token_len, &why)) {
+    case STAT_VALUE:
         return add_stat(s, name, name_len, value, err);
+    case STAT_BAD:
+        return ks_error_set(err, KS_ERR_FORMAT, s->path, number,
+                            "%.*s: '%.*s' %s (a statistic is a non-negative base-10 number)",
+                            (int)(name_len > 80 ? 80 : name_len), name,
+                            (int)(token_len > 40 ? 40 : token_len), token, why);
+    case STAT_NONE:
+    case STAT_NOVALUE:
+        break;
+    }
     return KS_OK;
 }
 

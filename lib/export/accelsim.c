@@ -366,8 +366,18 @@ static ks_status link_traces(const out_ctx *c, const char *out, ks_error *err)
         if (!target || !link)
             st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         else if (strcmp(target, link) != 0) {
-            unlink(link);
-            if (symlink(target, link) != 0)
+            /* only a link (ours, from an earlier export) is replaced: a file
+             * of that name may be a trace itself (an output folder that is
+             * the trace folder under another name) */
+            struct stat sb;
+            if (lstat(link, &sb) == 0 && !S_ISLNK(sb.st_mode))
+                st = ks_error_set(err, KS_ERR_USAGE, link, 0,
+                                  "exists and is not a link: refusing to replace it with a "
+                                  "link to %s",
+                                  target);
+            else
+                unlink(link);
+            if (st == KS_OK && symlink(target, link) != 0)
                 st = ks_error_set(err, KS_ERR_IO, link, 0, "cannot link to %s: %s", target,
                                   strerror(errno));
         }

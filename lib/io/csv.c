@@ -90,6 +90,13 @@ int ks_csv_split(char *line, size_t len, char **fields, int max)
     return count;
 }
 
+ks_status ks_csv_unclosed_quote(const char *path, long line, ks_error *err)
+{
+    return ks_error_set(err, KS_ERR_FORMAT, path, line,
+                        "a quoted field is not closed on this line: a field may not hold a "
+                        "line break (one row per line), and a stray quote is refused");
+}
+
 bool ks_csv_fill_short_row(char **fields, int count, int header_count, int needed, char *empty)
 {
     if (count == header_count)
@@ -427,7 +434,9 @@ bool ks_csv_scan(const char *line, size_t len, const ks_cell_kind *kinds, int co
         }
         start = stop + 1;
     }
-    return true;
+    /* exactly count fields: a comma after the last one is a longer row,
+     * which the general path refuses (an unquoted comma in a name) */
+    return start > len;
 }
 
 const char *ks_trim_n(const char *s, size_t *len)
@@ -546,6 +555,51 @@ bool ks_parse_i64(const char *s, int64_t *v, bool *missing)
     return true;
 }
 
+const char *ks_parse_decimal(const char *s, size_t len, unsigned flags, double *v)
+{
+    /* the syntax first: strtod alone also reads hex, inf, nan and leading
+     * spaces, and stops quietly at the first byte it does not take */
+    size_t i = 0, digits = 0;
+    if (i < len && (s[i] == '+' || s[i] == '-'))
+        i++;
+    while (i < len && s[i] >= '0' && s[i] <= '9')
+        i++, digits++;
+    if (i < len && s[i] == '.')
+        for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+            digits++;
+    if (digits == 0)
+        return "is not a number";
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        size_t e = ++i;
+        if (i < len && (s[i] == '+' || s[i] == '-'))
+            e = ++i;
+        while (i < len && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == e)
+            return "is not a number";
+    }
+    if (i != len)
+        return "is not a number";
+    char small[128], *buf = len < sizeof small ? small : malloc(len + 1);
+    if (!buf)
+        return "is too long";
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    /* below the smallest double it reads as the nearest one (a subnormal or
+     * 0): a valid number, whatever errno says; above the largest it is inf */
+    double x = strtod(buf, NULL);
+    if (buf != small)
+        free(buf);
+    if (!isfinite(x))
+        return "is out of range";
+    if (x == 0)
+        x = 0; /* "-0" */
+    if ((flags & KS_NUM_NONNEG) && x < 0)
+        return "is negative";
+    *v = x;
+    return NULL;
+}
+
 bool ks_parse_double(const char *s, double *v, bool *missing)
 {
     char buf[96];
@@ -553,13 +607,7 @@ bool ks_parse_double(const char *s, double *v, bool *missing)
         return false;
     if (*missing)
         return true;
-    char *end;
-    errno = 0;
-    double x = strtod(buf, &end);
-    if (end == buf || *end != '\0' || errno == ERANGE || !isfinite(x))
-        return false;
-    *v = x;
-    return true;
+    return ks_parse_decimal(buf, strlen(buf), 0, v) == NULL;
 }
 
 bool ks_parse_dim3(const char *s, uint32_t out[3])

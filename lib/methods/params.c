@@ -92,11 +92,7 @@ static bool parse_uint(const char *s, double *v)
 
 static bool parse_real(const char *s, double *v)
 {
-    char *end;
-    if (*s == '\0')
-        return false;
-    *v = strtod(s, &end);
-    return end != s && *end == '\0' && isfinite(*v);
+    return ks_parse_decimal(s, strlen(s), 0, v) == NULL;
 }
 
 ks_status ks_param_parse(const ks_param_def *def, const char *value, double *out,

@@ -78,7 +78,7 @@ static ks_status read_body(ks_input *in, ks_profile *p, bbv_build *b, ks_error *
         if ((st = ks_csv_split_grow(line, len, &fields, &cap, &count, path, ln, err)) != KS_OK)
             break;
         if (count < 0) {
-            st = ks_error_set(err, KS_ERR_FORMAT, path, ln, "unterminated quote");
+            st = ks_csv_unclosed_quote(path, ln, err);
             break;
         }
         if (want_counts) {

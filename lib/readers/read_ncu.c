@@ -1247,9 +1247,10 @@ static ks_status read_ncu(ks_input *in, const ks_read_options *opt, ks_profile *
         if (!ks_csv_fill_short_row(r.fields, count, r.nfields, r.needed, line + len)) {
             if (!rowlike)
                 continue;
-            if (count < 0)
-                st = fail(&r, lineno, "%s (unterminated quote)",
-                          truncated ? "file ends inside a row: truncated?" : "malformed row");
+            if (count < 0 && truncated)
+                st = fail(&r, lineno, "file ends inside a quoted field: truncated?");
+            else if (count < 0)
+                st = ks_csv_unclosed_quote(r.path, lineno, r.err);
             else
                 st = fail(&r, lineno,
                           "row has %d fields but the header (line %ld) has %d and its "

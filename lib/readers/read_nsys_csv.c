@@ -68,10 +68,13 @@ static ks_status split_row(const row_format *f, char *line, size_t len, bool tru
                             "truncated last line (no newline at end of file)");
     int n = ks_csv_split(line, len, fields, MAX_FIELDS);
     if (n < 0)
-        return ks_error_set(err, KS_ERR_FORMAT, f->path, number, "unterminated quoted field");
-    if (n < f->need)
+        return ks_csv_unclosed_quote(f->path, number, err);
+    /* nsys writes every field of every row: a longer row has an unquoted
+     * comma that shifted the cells, a shorter one was cut */
+    if (n != f->nfields)
         return ks_error_set(err, KS_ERR_FORMAT, f->path, number,
-                            "row has %d fields, the header has %d", n, f->nfields);
+                            "row has %d fields, the header has %d%s", n, f->nfields,
+                            n > f->nfields ? " (an unquoted comma in a name?)" : "");
     return KS_OK;
 }
 
@@ -96,7 +99,7 @@ static inline ks_status parse_line(const row_format *f, fast_row_fn fast_row,
 {
     ks_cell cells[MAX_FIELDS];
     if (fast_candidate(f, line, len, truncated) &&
-        ks_csv_scan(line, len, f->kinds, f->need, cells)) {
+        ks_csv_scan(line, len, f->kinds, f->nfields, cells)) {
         bool handled;
         ks_status st = fast_row(f, cells, rows, &handled, err);
         if (handled)

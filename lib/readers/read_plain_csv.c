@@ -86,16 +86,18 @@ static ks_status read_plain(ks_input *in, const ks_read_options *opt, ks_profile
         long ln = ks_input_line_number(in);
         if (len == 0)
             continue;
-        /* only the first `need` fields are read: a longer row's rest is not
-         * stored */
+        /* the one ragged-row rule (ks_csv_fill_short_row): a row may stop
+         * after the last column read, never run longer than the header */
         int n = ks_csv_split(line, len, fields, fields_cap);
         if (n < 0) {
-            st = ks_error_set(err, KS_ERR_FORMAT, path, ln, "unterminated quoted field");
+            st = ks_csv_unclosed_quote(path, ln, err);
             goto fail;
         }
-        if (n < need) {
-            st = ks_error_set(err, KS_ERR_FORMAT, path, ln, "row has %d fields, the header has %d",
-                              n, nfields);
+        if (!ks_csv_fill_short_row(fields, n, nfields, need, line + len)) {
+            st = ks_error_set(err, KS_ERR_FORMAT, path, ln, "row has %d fields, the header has %d%s",
+                              n, nfields,
+                              n > nfields ? " (an unquoted comma in a name?)"
+                                          : " and the columns read need at least that many");
             goto fail;
         }
         ks_invocation inv;

@@ -173,7 +173,7 @@ static ks_status next_row(csv_state *s, char ***fields_out, ks_error *err)
         if (st != KS_OK)
             return st;
         if (count < 0)
-            return ks_error_set(err, KS_ERR_FORMAT, s->path, lineno, "unterminated quote");
+            return ks_csv_unclosed_quote(s->path, lineno, err);
         if (!ks_csv_fill_short_row(s->fields, count, s->header_fields, s->needed, line + len))
             return ks_error_set(err, KS_ERR_FORMAT, s->path, lineno,
                                 "%d fields where the header (line %ld) has %d%s", count,

@@ -84,6 +84,31 @@ static ks_status check_read(ks_profile *p, const ks_reader *reader, const char *
     return KS_OK;
 }
 
+/* --name-kind chooses among the spellings an nsys SQLite export keeps;
+ * every other format has one, so there the option would do nothing: an
+ * unknown value is refused whatever the input, a known one on another
+ * format too (as --device is where a format has no device column). */
+static ks_status check_name_kind(const ks_read_options *opt, ks_error *err)
+{
+    const char *k = opt->name_kind;
+    if (!k || !*k || strcmp(k, "demangled") == 0 || strcmp(k, "short") == 0 ||
+        strcmp(k, "mangled") == 0)
+        return KS_OK;
+    return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                        "--name-kind is demangled, short or mangled, got '%.60s'", k);
+}
+
+static ks_status name_kind_applies(const ks_read_options *opt, const ks_reader *reader,
+                                   const char *path, ks_error *err)
+{
+    if (!opt->name_kind || !*opt->name_kind || reader == &ks_reader_nsys_sqlite)
+        return KS_OK;
+    return ks_error_set(err, KS_ERR_USAGE, path, 0,
+                        "--name-kind: format %s has one spelling of each kernel name (the "
+                        "option chooses among those of an nsys SQLite export)",
+                        reader->name);
+}
+
 /* A folder: the folder reader that recognises it best. */
 static ks_status read_folder(const char *path, const ks_reader *reader,
                              const ks_read_options *opt, ks_profile **out, ks_error *err)
@@ -102,8 +127,11 @@ static ks_status read_folder(const char *path, const ks_reader *reader,
     if (!reader)
         return ks_error_set(err, KS_ERR_FORMAT, path, 0,
                             "is a folder of no known kind (see 'ksample formats')");
+    ks_status st = name_kind_applies(opt, reader, path, err);
+    if (st != KS_OK)
+        return st;
     ks_profile *p = NULL;
-    ks_status st = reader->read_dir(path, opt, &p, err);
+    st = reader->read_dir(path, opt, &p, err);
     if (st == KS_OK)
         st = check_read(p, reader, path, opt, err);
     if (st != KS_OK) {
@@ -159,6 +187,8 @@ static ks_status read_opened(ks_input *in, const ks_reader *reader, const ks_rea
                                 "'ksample formats')");
     }
 
+    if ((st = name_kind_applies(opt, reader, path, err)) != KS_OK)
+        return st;
     ks_profile *p = ks_profile_new();
     if (!p)
         return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
@@ -187,7 +217,8 @@ static ks_status read_setup(const ks_read_options **opt, ks_read_options *defaul
     if (!*opt)
         *opt = defaults;
     *out = NULL;
-    return reader_of(*opt, reader, err);
+    ks_status st = check_name_kind(*opt, err);
+    return st != KS_OK ? st : reader_of(*opt, reader, err);
 }
 
 /* A format that reads folders only refuses a file. */

@@ -20,6 +20,8 @@ const char *ks_job_state_name(ks_job_state s)
         return "done";
     case KS_JOB_FAILED:
         return "failed";
+    case KS_JOB_INTERRUPTED:
+        return "interrupted";
     }
     return "unknown";
 }
@@ -35,7 +37,9 @@ static ks_status parse_status(const char *path, FILE *f, int *exit_code, ks_erro
         end++;
     if (got == 0 || end == buf || *end != '\0' || v < 0 || v > 100000)
         return ks_error_set(err, KS_ERR_FORMAT, path, 1,
-                            "a job status holds one exit code (a number), got '%.20s'", buf);
+                            "a job status holds one exit code (a number) or 'interrupted', "
+                            "got '%.20s'",
+                            buf);
     *exit_code = (int)v;
     return KS_OK;
 }
@@ -61,6 +65,17 @@ ks_status ks_run_dir_state(const char *dir, ks_job_state *state, int *exit_code,
         goto out;
     }
     if (f) {
+        char word[16];
+        size_t got = fread(word, 1, sizeof word - 1, f);
+        while (got > 0 && (word[got - 1] == '\n' || word[got - 1] == '\r' || word[got - 1] == ' '))
+            got--;
+        word[got] = '\0';
+        if (strcmp(word, "interrupted") == 0) {
+            *state = KS_JOB_INTERRUPTED;
+            fclose(f);
+            goto out;
+        }
+        rewind(f);
         st = parse_status(status, f, exit_code, err);
         fclose(f);
         if (st == KS_OK)

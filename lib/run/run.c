@@ -21,6 +21,21 @@ void ks_run_options_init(ks_run_options *o)
     o->sbatch = "sbatch";
 }
 
+bool ks_run_stop_requested(const ks_run_tracker *t)
+{
+    return t->options->stop && *t->options->stop;
+}
+
+ks_status ks_run_mark_interrupted(const char *dir, ks_error *err)
+{
+    char *path = ks_path_join(dir, "status");
+    if (!path)
+        return ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
+    ks_status st = ks_run_write_text(path, KS_RUN_INTERRUPTED, err);
+    free(path);
+    return st;
+}
+
 double ks_run_now(void)
 {
     struct timespec ts;
@@ -185,8 +200,9 @@ ks_status ks_run_execute(const ks_run_options *o, const ks_run_job *jobs, size_t
         return ks_error_set(err, KS_ERR_NOMEM, o->rundir, 0, "out of memory");
     st = prepare_all(&t, jobs, n, err);
     t.start_s = ks_run_now();
-    if (st == KS_OK && t.count > 0)
+    if (st == KS_OK && t.count > 0 && !ks_run_stop_requested(&t))
         st = o->engine == KS_ENGINE_SLURM ? ks_run_slurm(&t, err) : ks_run_local(&t, err);
+    t.progress.stopped = ks_run_stop_requested(&t);
     ks_run_report(&t, true);
     if (last)
         *last = t.progress;

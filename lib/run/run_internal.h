@@ -24,6 +24,15 @@ typedef struct ks_run_tracker {
     double start_s, last_report_s;
 } ks_run_tracker;
 
+/* What a stopped job's status file holds (the engines and the Slurm task
+ * script write it; ks_run_dir_state reads it as KS_JOB_INTERRUPTED). */
+#define KS_RUN_INTERRUPTED "interrupted\n"
+
+/* Whether the caller asked the run to stop (ks_run_options.stop). */
+bool ks_run_stop_requested(const ks_run_tracker *t);
+/* Writes "interrupted" as the status of the job folder dir. */
+ks_status ks_run_mark_interrupted(const char *dir, ks_error *err);
+
 double ks_run_now(void);
 /* Fills elapsed and eta, and calls the callback when forced or a second has
  * passed since the last call. */

@@ -5,6 +5,14 @@
  *
  * Children are reaped by pid (waitpid(pid, WNOHANG)), never waitpid(-1): a
  * library must not collect the exit status of its caller's own children.
+ *
+ * Each job runs in a process group of its own (the child calls setpgid
+ * before exec, the parent too, whichever runs first), so that a job is
+ * stopped whole, simulator and all it started, and a Ctrl-C on the
+ * terminal reaches ksample alone: when the caller's stop flag is set the
+ * pool starts nothing more, sends SIGTERM to every running job's group,
+ * SIGKILL to what is left of them after the grace period, and writes
+ * "interrupted" as their status.
  */
 #include "run_internal.h"
 
@@ -25,7 +33,7 @@ typedef struct slot {
 /* In the child only async-signal-safe calls: the caller may have threads. */
 static void exec_job(const char *dir)
 {
-    if (chdir(dir) != 0)
+    if (setpgid(0, 0) != 0 || chdir(dir) != 0)
         _exit(127);
     int log = open("sim.log", O_WRONLY | O_CREAT | O_TRUNC, 0666);
     int null = open("/dev/null", O_RDONLY);
@@ -91,10 +99,79 @@ static ks_status start_job(ks_run_tracker *t, slot *sl, size_t job, ks_error *er
                             strerror(errno));
     if (pid == 0)
         exec_job(t->dirs[job]);
+    /* also here, so that the group exists before any signal is sent to it
+     * (EACCES once the child has exec'd: it made the group itself) */
+    setpgid(pid, pid);
     sl->pid = pid;
     sl->job = job;
     t->progress.running++;
     return KS_OK;
+}
+
+static void nap(double seconds)
+{
+    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* Stops every running job: SIGTERM to its group, SIGKILL to what is left
+ * after the grace period, its leader reaped, its status "interrupted".
+ * Jobs that ended before are reaped first and keep their exit code. */
+static void stop_jobs(ks_run_tracker *t, slot *slots, unsigned width, ks_status *st,
+                      ks_error *err)
+{
+    reap(t, slots, width, st, err);
+    bool *reaped = calloc(width, sizeof *reaped);
+    for (unsigned s = 0; s < width; s++)
+        if (slots[s].pid > 0)
+            killpg(slots[s].pid, SIGTERM);
+    double grace = t->options->grace_seconds > 0 ? t->options->grace_seconds : 5.0;
+    double start = ks_run_now();
+    bool killed = false;
+    for (;;) {
+        bool left = false;
+        for (unsigned s = 0; s < width; s++) {
+            if (slots[s].pid <= 0)
+                continue;
+            bool gone = reaped && reaped[s];
+            if (!gone) {
+                int ws;
+                pid_t r = waitpid(slots[s].pid, &ws, killed ? 0 : WNOHANG);
+                gone = r == slots[s].pid || (r < 0 && errno == ECHILD);
+                if (gone && reaped)
+                    reaped[s] = true;
+            }
+            /* the leader is gone; what it started may still run in its
+             * group (a simulator under sh) */
+            if (!gone || killpg(slots[s].pid, 0) == 0)
+                left = true;
+        }
+        if (!left)
+            break;
+        if (killed) {
+            if (ks_run_now() - start > grace + 5)
+                break; /* SIGKILL was sent: nothing more can be done */
+        } else if (ks_run_now() - start >= grace) {
+            for (unsigned s = 0; s < width; s++)
+                if (slots[s].pid > 0)
+                    killpg(slots[s].pid, SIGKILL);
+            killed = true;
+        }
+        nap(0.01);
+    }
+    for (unsigned s = 0; s < width; s++) {
+        if (slots[s].pid <= 0)
+            continue;
+        if (!(reaped && reaped[s]))
+            waitpid(slots[s].pid, NULL, 0);
+        ks_status w = ks_run_mark_interrupted(t->dirs[slots[s].job], err);
+        if (w != KS_OK && *st == KS_OK)
+            *st = w;
+        t->progress.interrupted++;
+        t->progress.running--;
+        slots[s].pid = 0;
+    }
+    free(reaped);
 }
 
 ks_status ks_run_local(ks_run_tracker *t, ks_error *err)
@@ -111,6 +188,10 @@ ks_status ks_run_local(ks_run_tracker *t, ks_error *err)
     size_t next = 0;
     ks_run_report(t, true);
     while (next < t->count || t->progress.running > 0) {
+        if (ks_run_stop_requested(t)) {
+            stop_jobs(t, slots, width, &st, err);
+            break;
+        }
         /* after a failure to start, only wait for the running ones */
         for (unsigned s = 0; s < width && next < t->count && st == KS_OK; s++)
             if (slots[s].pid == 0 && (st = start_job(t, &slots[s], next, err)) == KS_OK)
@@ -122,8 +203,7 @@ ks_status ks_run_local(ks_run_tracker *t, ks_error *err)
             poll = 0.001;
             ks_run_report(t, true);
         } else {
-            struct timespec nap = {(time_t)poll, (long)((poll - (double)(time_t)poll) * 1e9)};
-            nanosleep(&nap, NULL);
+            nap(poll); /* a signal cuts it short: the stop flag is seen at once */
             poll = poll * 2 < longest ? poll * 2 : longest;
             ks_run_report(t, false);
         }

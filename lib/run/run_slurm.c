@@ -6,11 +6,17 @@
  *
  * A list file rather than a case statement in the script: folder names then
  * need no shell quoting, and the script stays small for 100k tasks.
+ *
+ * When the caller's stop flag is set, the array is cancelled (`scancel
+ * JOBID`), sbatch is stopped, and every job that had started and has no
+ * status is marked "interrupted"; a task that Slurm signals writes that
+ * status itself when its command has ended.
  */
 #include "run_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -49,7 +55,27 @@ static const char SCRIPT[] =
     "exit 1; }\n"
     "cd \"$dir\" || exit 1\n"
     "rm -f status\n"
-    "sh ./cmd.sh >sim.log 2>&1 </dev/null\n"
+    "# the job in a process group of its own (setsid -w: the job's exit code\n"
+    "# also if setsid has to fork), so that a signal to this task (scancel)\n"
+    "# stops the job whole: SIGTERM, SIGKILL after 5 s\n"
+    "stop() {\n"
+    "  kill -TERM -$job 2>/dev/null || kill -TERM $job 2>/dev/null\n"
+    "  wait $job\n"
+    "  i=0; while kill -0 -$job 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done\n"
+    "  kill -KILL -$job 2>/dev/null\n"
+    "  printf 'interrupted\\n' >status.tmp.$$ && mv -f status.tmp.$$ status\n"
+    "  exit \"$1\"\n"
+    "}\n"
+    "trap 'stop 143' TERM\n"
+    "trap 'stop 130' INT\n"
+    "trap 'stop 129' HUP\n"
+    "if setsid -w true 2>/dev/null; then\n"
+    "  setsid -w sh ./cmd.sh >sim.log 2>&1 </dev/null &\n"
+    "else\n"
+    "  sh ./cmd.sh >sim.log 2>&1 </dev/null &\n"
+    "fi\n"
+    "job=$!\n"
+    "wait $job\n"
     "code=$?\n"
     "printf '%%d\\n' \"$code\" >status.tmp.$$ && mv -f status.tmp.$$ status\n"
     "exit \"$code\"\n";
@@ -229,6 +255,44 @@ static ks_status sbatch_failure(const char *errfile, int code, ks_error *err)
                         *msg ? ": " : "", msg);
 }
 
+/* `scancel JOBID`, waited for. */
+static void cancel_array(ks_run_tracker *t)
+{
+    const char *prog = t->options->scancel ? t->options->scancel : "scancel";
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(null, 1);
+        }
+        execlp(prog, prog, t->progress.slurm_job_id, (char *)NULL);
+        _exit(127);
+    }
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+}
+
+/* The run was told to stop: the array cancelled, the jobs that had
+ * started and have no status marked interrupted. */
+static ks_status stop_array(ks_run_tracker *t, ks_error *err)
+{
+    if (t->progress.slurm_job_id[0])
+        cancel_array(t);
+    for (size_t i = 0; i < t->count; i++) {
+        ks_job_state s;
+        int code;
+        ks_status st = ks_run_dir_state(t->dirs[i], &s, &code, err);
+        if (st == KS_OK && s == KS_JOB_STARTED)
+            st = ks_run_mark_interrupted(t->dirs[i], err);
+        if (st != KS_OK)
+            return st;
+        t->progress.interrupted += s == KS_JOB_STARTED || s == KS_JOB_INTERRUPTED;
+    }
+    t->progress.running = 0;
+    return KS_OK;
+}
+
 /* Waits for sbatch; with --wait that is until every task ended, and the
  * status files give progress meanwhile. */
 static ks_status supervise(ks_run_tracker *t, pid_t pid, int fd, const char *errfile,
@@ -240,10 +304,17 @@ static ks_status supervise(ks_run_tracker *t, pid_t pid, int fd, const char *err
     struct timespec nap = {(time_t)poll, (long)((poll - (double)(time_t)poll) * 1e9)};
     ks_status st = KS_OK;
     int ws = 0;
+    bool stopping = false;
     for (;;) {
         read_available(fd, out, sizeof out, &len);
         if (!t->progress.slurm_job_id[0])
             take_job_id(t, out);
+        if (!stopping && ks_run_stop_requested(t)) {
+            /* sbatch stops waiting; the array is cancelled once its id is
+             * read to the end (stop_array) */
+            stopping = true;
+            kill(pid, SIGTERM);
+        }
         pid_t r = waitpid(pid, &ws, WNOHANG);
         if (r == pid || (r < 0 && errno != EINTR))
             break;
@@ -258,6 +329,8 @@ static ks_status supervise(ks_run_tracker *t, pid_t pid, int fd, const char *err
     close(fd);
     if (st != KS_OK)
         return st;
+    if (stopping || ks_run_stop_requested(t))
+        return stop_array(t, err); /* also an id sbatch printed as it was stopped */
     /* with --wait, a failed task makes sbatch exit non-zero: the status
      * files say which; only a missing job id means sbatch itself failed */
     if (!t->progress.slurm_job_id[0])

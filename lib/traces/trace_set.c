@@ -246,6 +246,10 @@ static ks_status read_stats(ks_trace_set *s, const char *path, ks_error *err)
         if (ks_trim(line)[0] == '\0')
             continue;
         int n = ks_csv_split(line, len, f, 16);
+        if (n < 0) {
+            st = ks_csv_unclosed_quote(path, ks_input_line_number(in), err);
+            break;
+        }
         if (!header) {
             if (n < 1 || strcmp(ks_trim(f[0]), "kernel id") != 0) {
                 st = ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
