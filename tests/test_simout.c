@@ -557,6 +557,64 @@ static void test_macsim_export(void **state)
     ks_plan_free(&plan);
 }
 
+/* ------------------------------------------------------------- scoring */
+
+/* The default plan (root, 5 %), drawn from the QV100 full run's cycles,
+ * scored on the same configuration over 20 seeds: the figures of issue 23's
+ * first table, pinned. */
+static void test_score_pinned(void **state)
+{
+    (void)state;
+    if (!have_data())
+        skip();
+    values full, alone;
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(read_values(SYNTH "/full_SM7_QV100.out.xz", synth_traces, KS_UID_TRACE,
+                                 KS_MEASURED_ALL, NULL, "gpu_sim_cycle", &full, &err),
+                     KS_OK);
+    assert_int_equal(read_values(SYNTH "/alone_SM7_QV100.out.xz", synth_traces, KS_UID_TRACE,
+                                 KS_MEASURED_ALL, NULL, "gpu_sim_cycle", &alone, &err),
+                     KS_OK);
+    ks_profile *p;
+    ks_read_options ro;
+    ks_read_options_init(&ro);
+    assert_int_equal(ks_profile_read(synth_traces, &ro, &p, &err), KS_OK);
+    double truth = 0;
+    for (size_t i = 0; i < LAUNCHES; i++) {
+        p->duration_ns[i] = (int64_t)full.v[i];
+        truth += full.v[i];
+    }
+    assert_true(truth == 1285892);
+    ks_score_set sets[] = {{"context", full.v, NULL, NULL, NULL, NULL},
+                           {"alone", alone.v, NULL, NULL, NULL, NULL}};
+    ks_score_options so;
+    ks_score_options_init(&so);
+    so.truth_total = truth;
+    so.sets = sets;
+    so.set_count = 2;
+    so.seeds = 20;
+    so.confidence = 0.95;
+    ks_params pa;
+    ks_params_init(&pa);
+    ks_score_result res;
+    assert_int_equal(ks_score(p, &pa, &so, &res, &err), KS_OK);
+    assert_int_equal(res.row_count, 20);
+    const ks_score_summary *ctx = &res.summary[0], *cold = &res.summary[1];
+    assert_true(fabs(ctx->error_mean - 0.0156316) < 5e-7);
+    assert_true(fabs(cold->error_mean - 0.0977243) < 5e-7);
+    assert_true(fabs(cold->error_signed_mean - 0.0977243) < 5e-7); /* every plan too high */
+    assert_true(ctx->coverage == 1.0 && cold->coverage == 0.2);
+    assert_true(ctx->samples_mean == 9);
+    assert_true(fabs(ctx->speedup_hmean - 12.2233) < 5e-4);
+    assert_true(fabs(cold->speedup_hmean - 10.9145) < 5e-4);
+    /* a row: estimate = sum weight x value, error against the truth */
+    const ks_score_estimate *e = &res.rows[0].sets[1];
+    assert_true(fabs(e->error - (e->estimate - truth) / truth) < 1e-12);
+    ks_score_result_free(&res);
+    ks_profile_free(p);
+}
+
 /* --------------------------------------------------------- warm-up modes */
 
 static void test_warmup_modes(void **state)
@@ -644,4 +702,5 @@ static int teardown(void **state)
 KS_TEST_MAIN_FIXTURES(setup, teardown, test_getstats_metric_names, test_warmup_modes,
                       test_accelsim_full_runs, test_accelsim_alone_runs,
                       test_accelsim_warm_runs, test_getstats_csv, test_macsim_traces,
-                      test_macsim_full_run, test_macsim_alone_and_pairs, test_macsim_export)
+                      test_macsim_full_run, test_macsim_alone_and_pairs, test_macsim_export,
+                      test_score_pinned)
