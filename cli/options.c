@@ -33,8 +33,14 @@ static int loop_end(cli_loop *l, int argc, int rc)
     return -1;
 }
 
+void (*cli_options_hook)(const struct option *longopts, const char *shortopts);
+
 int cli_loop_next(cli_loop *l, int argc, char **argv)
 {
+    if (cli_options_hook) {
+        cli_options_hook(l->longopts, l->shortopts ? l->shortopts : "h");
+        return loop_end(l, argc, 0);
+    }
     if (!l->started) {
         l->started = true;
         optind = 1;
