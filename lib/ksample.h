@@ -64,6 +64,10 @@ ks_status ks_error_set(ks_error *err, ks_status status, const char *file, long l
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
+/* Frees what a function of the library handed over as malloc'd (the text of
+ * ks_plan_json, ks_run_log_tail): free() of the library's own C library, for
+ * a program or binding that may have another. */
+void ks_free(void *p);
 /* Writes "file:line: message" (the parts that are known) into buf. */
 void ks_error_format(const ks_error *err, char *buf, size_t size);
 void ks_error_clear(ks_error *err);
@@ -469,8 +473,8 @@ ks_status ks_plan_write_csv(const ks_plan *plan, FILE *f, ks_error *err);
  * output), as `ksample sample -o path [--csv]` writes it. */
 ks_status ks_plan_save_json(const ks_plan *plan, const char *path, ks_error *err);
 ks_status ks_plan_save_csv(const ks_plan *plan, const char *path, ks_error *err);
-/* The JSON form in memory: *text (malloc'd, NUL-terminated, free() it) holds
- * *size bytes, the bytes ks_plan_save_json writes. */
+/* The JSON form in memory: *text (malloc'd, NUL-terminated: free() or
+ * ks_free() it) holds *size bytes, the bytes ks_plan_save_json writes. */
 ks_status ks_plan_json(const ks_plan *plan, char **text, size_t *size, ks_error *err);
 /* Writes text as a JSON string that is valid whatever its bytes: escapes as
  * JSON requires, and U+FFFD for each byte that is not well-formed UTF-8. */

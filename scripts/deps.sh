@@ -3,9 +3,12 @@
 # Run as root (or with sudo available).  The same list by hand:
 #   apt-get install -y cmake make gcc pkg-config zlib1g-dev liblzma-dev \
 #     libzstd-dev libyajl-dev libsqlite3-dev libxxhash-dev libcmocka-dev sqlite3 xz-utils zstd \
-#     clang libclang-rt-14-dev liblapacke-dev libopenblas-dev
+#     clang libclang-rt-14-dev liblapacke-dev libopenblas-dev \
+#     python3-cffi python3-numpy python3-pytest python3-pip python3-venv python3-pandas \
+#     python3-matplotlib
+# (the python3-* ones: the Python package, its tests and examples/plot_strata.py)
 set -e
-PKGS="cmake make gcc pkg-config zlib1g-dev liblzma-dev libzstd-dev libyajl-dev libsqlite3-dev libxxhash-dev libcmocka-dev sqlite3 xz-utils zstd gzip xxhash clang libclang-rt-14-dev liblapacke-dev libopenblas-dev"
+PKGS="cmake make gcc pkg-config zlib1g-dev liblzma-dev libzstd-dev libyajl-dev libsqlite3-dev libxxhash-dev libcmocka-dev sqlite3 xz-utils zstd gzip xxhash clang libclang-rt-14-dev liblapacke-dev libopenblas-dev python3-cffi python3-numpy python3-pytest python3-pip python3-venv python3-pandas python3-matplotlib"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
