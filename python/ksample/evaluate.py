@@ -36,7 +36,7 @@ def _check_settings(settings, names, what):
     taken = {p["name"] for m in _params.methods() if m["name"] in names for p in m["params"]}
     for keyword in settings:
         if keyword.replace("_", "-") not in taken:
-            raise usage_error("--%s is not a parameter of any method %s"
+            raise usage_error("--%s is not a parameter of any method%s"
                               % (keyword.replace("_", "-"), what))
 
 
@@ -72,7 +72,7 @@ def eval(profile, methods=None, *, iters=None, epsilon=None, confidence=None, se
         epsilons = [epsilon]
     else:
         epsilons = list(epsilon)
-    _check_settings(method_params, methods, "evaluated")
+    _check_settings(method_params, methods, " evaluated")
     err = new_error()
     eo = ffi.new("ks_eval_options *")
     keep = []

@@ -138,3 +138,16 @@ def test_to_pandas(example):
     clusters = plan.clusters_to_pandas()
     assert len(clusters) == len(plan.cluster_table)
     assert list(clusters.columns[:2]) == ["group_label", "path"]
+
+
+@pytest.mark.parametrize("method,options,kwargs", [
+    ("pka", ("--max-k", "5", "--variance", "0.99"), dict(max_k=5, variance=0.99)),
+    ("sieve", ("--tier2-cv", "0.3", "--kde-grid", "256"), dict(tier2_cv=0.3, kde_grid=256)),
+    ("photon", ("--threshold", "0.1"), dict(threshold=0.1)),
+])
+def test_feature_methods_same_bytes(synth_with_features, tmp_path, method, options, kwargs):
+    run, ncu, bbv = synth_with_features
+    out = tmp_path / "cli.json"
+    cli("sample", run, "--metrics", ncu, "--bbv", bbv, "--method", method, *options, "-o", out)
+    p = ksample.read(run, metrics=ncu, bbv=bbv)
+    assert ksample.sample(p, method, **kwargs).to_json().encode() == out.read_bytes()
