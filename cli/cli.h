@@ -24,6 +24,7 @@ int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
 int cmd_refine(int argc, char **argv);
+int cmd_score(int argc, char **argv);
 
 /* main.c: the commands, in the order the usage lists them. */
 typedef struct cli_command {

@@ -37,6 +37,18 @@ bool cli_results_option(cli_results *r, int opt, const char *arg, const char *cm
         else
             *rc = cli_usage_error(cmd, "--concurrent is split or refuse, got '%s'", arg);
         return true;
+    case 'T' + 256:
+        r->read.traces = arg;
+        r->traces_given = true;
+        return true;
+    case 'M' + 256:
+        if (strcmp(arg, "last") == 0)
+            r->read.measured = KS_MEASURED_LAST;
+        else if (strcmp(arg, "all") == 0)
+            r->read.measured = KS_MEASURED_ALL;
+        else
+            *rc = cli_usage_error(cmd, "--measure is all or last, got '%s'", arg);
+        return true;
     case 'S' + 256:
         if (strcmp(arg, "collapse") == 0)
             r->single = KS_SINGLE_COLLAPSE;
@@ -59,6 +71,10 @@ int cli_results_read(cli_results *r, const char *plan_path, const ks_plan *plan,
     if (ks_file_xxh128(plan_path, r->plan_digest, &err) != KS_OK)
         return cli_fail(&err);
     r->read.plan_xxh128 = r->plan_digest;
+    /* with the trace folder, a log's kernels are matched by the trace file
+     * each names, unless a uid mapping was asked for */
+    if (r->traces_given && r->read.uid_mode == KS_UID_SAMPLED)
+        r->read.uid_mode = KS_UID_TRACE;
     if (r->map_count > 1 && r->map_count != count) {
         ks_results_free(out);
         fprintf(stderr, "ksample: %d --uid-map for %d results: give one, or one each\n",

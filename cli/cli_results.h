@@ -12,13 +12,16 @@ typedef struct cli_results {
     ks_single_mode single;
     char plan_digest[33];
     int map_count; /* --uid-map given: one for every result, or one each */
+    bool traces_given;
     const char *maps[CLI_MAX_UID_MAPS];
 } cli_results;
 
 #define CLI_RESULTS_LONG_OPTIONS                                                           \
     {"uid-base", required_argument, NULL, 'U'}, {"uid-map", required_argument, NULL, 'W'}, \
         {"concurrent", required_argument, NULL, 'C' + 256},                               \
-        {"single-sample", required_argument, NULL, 'S' + 256}
+        {"single-sample", required_argument, NULL, 'S' + 256},                            \
+        {"traces", required_argument, NULL, 'T' + 256},                                   \
+        {"measure", required_argument, NULL, 'M' + 256}
 
 #define CLI_RESULTS_HELP                                                                   \
     "  --uid-map FILE     weights.csv of 'ksample export --to accelsim': maps the\n"      \
@@ -28,6 +31,12 @@ typedef struct cli_results {
     "  --uid-base B       plan id = kernel_launch_uid - B (1: the simulator ran the\n"    \
     "                     whole program).  Default: uid k is the k-th sampled id in\n"    \
     "                     ascending order (a simulated exported kernelslist.g)\n"         \
+    "  --traces DIR       the trace folder the simulator ran: a log's kernels are\n"      \
+    "                     matched to launches by the trace file each names (logs of\n"   \
+    "                     several runs, uids restarting at 1, included) and their\n"     \
+    "                     kernel names checked\n"                                       \
+    "  --measure last     in each simulator run only the last kernel is a result (the\n" \
+    "                     ones before it warmed it up); default all\n"                   \
     "  --concurrent split blocks listing several kernel_launch_uids (concurrent\n"        \
     "                     streams) share their values equally; default: refuse\n"        \
     "  --single-sample M  variance of a cluster with one sample: collapse (default;\n"    \

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void help(void)
 {
@@ -26,7 +27,15 @@ static void help(void)
            "  --metric NAME      estimate only this metric (repeatable); it must be\n"
            "                     reported for every sample\n"
            "  --ratio N=A/B      also estimate the ratio of totals A / B, named N\n"
-           "  --epsilon E        the bound to check (default: the plan's)\n" CLI_RESULTS_HELP
+           "  --epsilon E        the bound to check (default: the plan's)\n"
+           "  --pilot WARM       cold-start correction: RESULTS hold every sample simulated\n"
+           "                     alone (cold), WARM the same metrics of a few of them (two\n"
+           "                     or more) simulated warm; per kernel group the ratio warm /\n"
+           "                     cold scales the estimate, its uncertainty widens the\n"
+           "                     interval (read like RESULTS)\n"
+           "  --warmup MODE      how the values of RESULTS files were simulated, to report\n"
+           "                     with them (a run folder's manifest says it itself)\n"
+           CLI_RESULTS_HELP
            "  -h, --help         this text\n");
 }
 
@@ -40,13 +49,16 @@ static void json_field_exact(const char *key, double x)
         printf(", \"%s\": null", key);
 }
 
-static void print_json(const ks_estimate *e, ks_single_mode single)
+static void print_json(const ks_estimate *e, ks_single_mode single, const char *warmup)
 {
     printf("[");
     for (size_t i = 0; i < e->count; i++) {
         const ks_metric_estimate *m = &e->metrics[i];
         printf("%s\n  {\"metric\": ", i ? "," : "");
         cli_json_string(m->name);
+        printf(", \"warmup\": ");
+        cli_json_string(warmup);
+        printf(", \"pilot\": %zu", m->pilot);
         json_field_exact("estimate", m->estimate);
         json_field_exact("ci_low", m->ci_low);
         json_field_exact("ci_high", m->ci_high);
@@ -60,20 +72,46 @@ static void print_json(const ks_estimate *e, ks_single_mode single)
     printf("\n]\n");
 }
 
-static void print_text(const ks_plan *plan, const ks_results *r, const cli_results *cr,
-                       const ks_estimate *e)
+/* The warm-up mode of the values: every source's, "mixed" when they
+ * differ, "unknown" when none says. */
+static const char *warmup_of(const ks_results *r)
 {
+    const char *w = NULL;
+    for (size_t i = 0; i < r->source_count; i++) {
+        const char *s = r->source_warmup && r->source_warmup[i] ? r->source_warmup[i] : "";
+        if (!*s)
+            s = "unknown";
+        if (w && strcmp(w, s) != 0)
+            return "mixed";
+        w = s;
+    }
+    return w ? w : "unknown";
+}
+
+static void print_text(const ks_plan *plan, const ks_results *r, const cli_results *cr,
+                       const ks_estimate *e, bool run_folder)
+{
+    const char *warmup = warmup_of(r);
     printf("plan: %s, %zu samples of %llu launches; bound ", plan->method, plan->sample_count,
            (unsigned long long)plan->input_invocations);
     if (e->bound > 0)
         printf("%.3g%% at %.3g%% confidence\n", e->bound * 100, plan->params.confidence * 100);
     else
         printf("none\n");
-    printf("results: %zu launches from %zu source(s); uids mapped %s\n", r->row_count,
+    printf("results: %zu launches from %zu source(s); kernels matched %s\n", r->row_count,
            r->source_count,
-           cr->read.uid_mode == KS_UID_MAP    ? "by the uid map"
-           : cr->read.uid_mode == KS_UID_BASE ? "as id = uid - base"
-                                              : "to the sampled ids in order");
+           run_folder                            ? "by each job's list in the run manifest"
+           : cr->read.uid_mode == KS_UID_TRACE ? "by the trace file each names"
+           : cr->read.uid_mode == KS_UID_MAP   ? "by the uid map"
+           : cr->read.uid_mode == KS_UID_BASE  ? "as id = uid - base"
+                                               : "to the sampled ids in order");
+    printf("warm-up: %s%s\n", warmup,
+           strcmp(warmup, "unknown") == 0
+               ? " (how the values were simulated is not recorded: give --warmup)"
+           : strcmp(warmup, "none") == 0 ? " (each launch simulated from cold caches)"
+                                         : "");
+    if (r->warmup_blocks)
+        printf("warm-up kernels read and left out: %zu\n", r->warmup_blocks);
     size_t single = 0;
     for (size_t i = 0; i < e->count; i++)
         single = e->metrics[i].single_strata > single ? e->metrics[i].single_strata : single;
@@ -87,18 +125,27 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
         printf("metrics not reported for every sample, left out: %zu\n", e->skipped);
     printf("%-40s %15s %15s %15s %9s  %s\n", "metric", "estimate", "ci_low", "ci_high",
            "+-rel", "bound");
+    size_t corrected = 0;
     for (size_t i = 0; i < e->count; i++) {
         const ks_metric_estimate *m = &e->metrics[i];
-        printf("%-40s %15.6g %15.6g %15.6g %8.3f%%  %s\n", m->name, m->estimate, m->ci_low,
+        printf("%-40s %15.6g %15.6g %15.6g %8.3f%%  %s%s\n", m->name, m->estimate, m->ci_low,
                m->ci_high, m->rel_halfwidth * 100,
-               m->bound_met < 0 ? "-" : m->bound_met ? "met" : "NOT met");
+               m->bound_met < 0 ? "-" : m->bound_met ? "met" : "NOT met",
+               m->pilot ? "  (pilot-corrected)" : "");
+        if (m->pilot && !corrected++)
+            printf("  corrected for cold start by a pilot of %zu launches: warm / cold = %.4g "
+                   "pooled\n",
+                   m->pilot, m->pilot_ratio);
     }
 }
 
 typedef struct estimate_run {
-    const cli_results *cr;
+    cli_results *cr;
     ks_estimate_options *eo;
     bool json;
+    const char *plan_path;
+    const char *pilot;
+    bool run_folder;
 } estimate_run;
 
 static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
@@ -107,13 +154,25 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
     ks_error err;
     ks_error_clear(&err);
     a->eo->single = a->cr->single;
+    ks_results pilot;
+    ks_results_init(&pilot);
+    if (a->pilot) {
+        char *paths[] = {(char *)a->pilot};
+        int rc = cli_results_read(a->cr, a->plan_path, plan, paths, 1, &pilot);
+        if (rc)
+            return rc;
+        a->eo->pilot = &pilot;
+    }
     ks_estimate e;
-    if (ks_estimate_compute(plan, r, a->eo, &e, &err) != KS_OK)
+    ks_status st = ks_estimate_compute(plan, r, a->eo, &e, &err);
+    ks_results_free(&pilot);
+    a->eo->pilot = NULL;
+    if (st != KS_OK)
         return cli_fail(&err);
     if (a->json)
-        print_json(&e, a->cr->single);
+        print_json(&e, a->cr->single, warmup_of(r));
     else
-        print_text(plan, r, a->cr, &e);
+        print_text(plan, r, a->cr, &e, a->run_folder);
     ks_estimate_free(&e);
     return 0;
 }
@@ -123,6 +182,7 @@ int cmd_estimate(int argc, char **argv)
     static const struct option longopts[] = {
         {"json", no_argument, NULL, 'j'},          {"metric", required_argument, NULL, 'm'},
         {"ratio", required_argument, NULL, 'r'},   {"epsilon", required_argument, NULL, 'e'},
+        {"pilot", required_argument, NULL, 'p'},   {"warmup", required_argument, NULL, 'w'},
         {"help", no_argument, NULL, 'h'},          CLI_RESULTS_LONG_OPTIONS,
         {NULL, 0, NULL, 0}};
     cli_results cr;
@@ -132,6 +192,9 @@ int cmd_estimate(int argc, char **argv)
     const char **metrics = calloc((size_t)argc + 1, sizeof *metrics);
     const char **ratios = calloc((size_t)argc + 1, sizeof *ratios);
     bool json = false;
+    const char *pilot = NULL;
+    ks_warmup warmup;
+    char warmup_text[32] = "";
     cli_loop l = {.cmd = "estimate", .longopts = longopts, .help = help, .json = &json,
                   .results = &cr, .operands = -1};
     int opt, rc = 0;
@@ -143,6 +206,18 @@ int cmd_estimate(int argc, char **argv)
         case 'r':
             ratios[eo.ratio_count++] = optarg;
             break;
+        case 'p':
+            pilot = optarg;
+            break;
+        case 'w': {
+            ks_error werr;
+            ks_error_clear(&werr);
+            if (ks_warmup_parse(optarg, &warmup, &werr) != KS_OK)
+                rc = cli_usage_error("estimate", "--warmup: %s", werr.message);
+            else
+                ks_warmup_format(&warmup, warmup_text, sizeof warmup_text);
+            break;
+        }
         case 'e':
             if (!cli_parse_double(optarg, &eo.epsilon) || !(eo.epsilon > 0 && eo.epsilon < 1))
                 rc = cli_usage_error("estimate", "--epsilon must be in (0, 1), got '%s'",
@@ -156,9 +231,17 @@ int cmd_estimate(int argc, char **argv)
         rc = cli_usage_error("estimate", "expected a plan and at least one results file");
     eo.metrics = metrics;
     eo.ratios = ratios;
+    if (warmup_text[0])
+        cr.read.warmup = warmup_text;
+    bool run_folder = false;
+    for (int i = optind + 1; rc == 0 && i < argc; i++) {
+        struct stat sb;
+        run_folder = run_folder || (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode));
+    }
     if (rc == 0)
-        rc = cli_with_plan_results(&cr, argv[optind], argv + optind + 1, argc - optind - 1,
-                                   estimate_with, &(estimate_run){&cr, &eo, json});
+        rc = cli_with_plan_results(
+            &cr, argv[optind], argv + optind + 1, argc - optind - 1, estimate_with,
+            &(estimate_run){&cr, &eo, json, argv[optind], pilot, run_folder});
     free(metrics);
     free(ratios);
     return rc < 0 ? 0 : rc;

@@ -16,14 +16,19 @@ static void help(void)
         printf("  %-16s %s\n", (*e)->name, (*e)->summary);
     printf("\noptions:\n"
            "  --to FORMAT        one of the formats above\n"
-           "  -o, --output OUT   file to write (a folder for accelsim); written atomically\n"
-           "  --traces DIR       accelsim: the folder of the complete traces (its\n"
-           "                     kernelslist.g and kernel-*.traceg[.xz])\n"
+           "  -o, --output OUT   file to write (a folder for accelsim and macsim); written\n"
+           "                     atomically\n"
+           "  --traces DIR       accelsim, macsim: the folder of the complete traces (its\n"
+           "                     kernelslist.g and kernel-*.traceg[.xz], or MacSim's\n"
+           "                     kernel_config.txt and KernelN folders)\n"
            "  --profile FILE     the plan's profile (default: the input the plan records,\n"
            "                     when present); with traces, every sampled id is checked\n"
            "                     against its trace header (name, grid, block)\n"
            "  --exclude PLAN     leave out the ids PLAN samples too (after refine: only\n"
            "                     the new launches, the parent's results being reused)\n"
+           "  --warmup MODE      accelsim, macsim: warm-up launches before each sampled one,\n"
+           "                     listed with role warmup in weights.csv (none, self, same,\n"
+           "                     prev:N, since-same:N; see 'ksample run --help')\n"
            "  --remap            match launches by (name, grid, block, occurrence) when\n"
            "                     the tracer saw other launches than the profiler\n"
            "                     (warm-up kernels, autotuning runs)\n"
@@ -58,10 +63,13 @@ int cmd_export(int argc, char **argv)
         {"to", required_argument, NULL, 't'},      {"output", required_argument, NULL, 'o'},
         {"traces", required_argument, NULL, 'T'},  {"profile", required_argument, NULL, 'P'},
         {"remap", no_argument, NULL, 'r'},         {"help", no_argument, NULL, 'h'},
-        {"exclude", required_argument, NULL, 'x'},
+        {"exclude", required_argument, NULL, 'x'}, {"warmup", required_argument, NULL, 'w'},
         {NULL, 0, NULL, 0}};
     const char *to = NULL, *out = NULL, *profile_path = NULL, *exclude = NULL;
     ks_export_options eo = {0};
+    ks_warmup warmup;
+    ks_error werr;
+    ks_error_clear(&werr);
     cli_loop l = {.cmd = "export", .longopts = longopts, .shortopts = "ho:", .help = help,
                   .operands = 1, .operands_are = "one plan file"};
     int opt;
@@ -85,6 +93,11 @@ int cmd_export(int argc, char **argv)
         case 'x':
             exclude = optarg;
             break;
+        case 'w':
+            if (ks_warmup_parse(optarg, &warmup, &werr) != KS_OK)
+                return cli_usage_error("export", "--warmup: %s", werr.message);
+            eo.warmup = &warmup;
+            break;
         }
     }
     if (l.exit >= 0)
@@ -94,6 +107,9 @@ int cmd_export(int argc, char **argv)
     const ks_exporter *ex = ks_exporter_find(to);
     if (!ex)
         return cli_usage_error("export", "unknown format '%s' (see --help)", to);
+    if (eo.warmup && !ex->output_is_folder)
+        return cli_usage_error("export", "--warmup is for the simulator folders (accelsim, "
+                                         "macsim), not %s", to);
     ks_error err;
     ks_error_clear(&err);
     ks_plan plan;

@@ -1,43 +1,70 @@
 /* cmd_run.c - `ksample run`: the plan's sampled kernels simulated as
  * independent jobs (one kernel each, or --batch K), on a local pool of
  * processes or as one Slurm job array, leaving in RUNDIR what `ksample
- * estimate RUNDIR` reads.  Each job folder gets what the accelsim exporter
- * writes for its kernels (a kernelslist.g with every memory copy of the
- * traced program and only the job's kernels, links to their traces,
- * weights.csv), and the simulator command with {kernelslist} and {outdir}
- * replaced. */
+ * estimate RUNDIR` reads.  Each job folder gets what the accelsim or macsim
+ * exporter writes for its launches (with --warmup, each sampled launch
+ * after its warm-up launches), and the simulator command: a template with
+ * {kernelslist}, {kernel_config}, {trace_file_list} and {outdir} replaced,
+ * or the preset of Accel-Sim (--accelsim BIN --config DIR) or MacSim
+ * (--macsim BIN --params FILE). */
 #include "cli.h"
 #include "progress.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void help(void)
 {
-    printf("usage: ksample run [options] PLAN --traces DIR --simulator CMD -o RUNDIR\n\n"
-           "Simulates the plan's sampled kernels as independent jobs: kernels carry no\n"
-           "state between launches (the assumption of every kernel-level sampler), so\n"
-           "the wall time is the longest job, not the sum.  Each job folder\n"
-           "RUNDIR/jobs/NNNN gets a kernelslist.g that keeps every memory copy of the\n"
-           "traced program and lists only the job's kernels (as 'ksample export --to\n"
-           "accelsim' writes it), and runs CMD with {kernelslist} and {outdir} replaced\n"
-           "by that list and the job folder (both absolute, shell-quoted); the\n"
-           "simulator's stdout and stderr go to the job's sim.log, its exit code to\n"
-           "status.  A rerun skips the jobs that are done and reruns the others.  Then\n"
-           "'ksample estimate PLAN RUNDIR' reads the results ('ksample status RUNDIR'\n"
-           "says how far a run is).\n\n"
+    printf("usage: ksample run [options] PLAN --traces DIR -o RUNDIR\n"
+           "                   (--simulator CMD | --accelsim BIN --config DIR |\n"
+           "                    --macsim BIN --params FILE)\n\n"
+           "Simulates the plan's sampled kernels as independent jobs, so the wall time is\n"
+           "the longest job, not the sum.  Each job folder RUNDIR/jobs/NNNN gets what\n"
+           "'ksample export' writes for its launches: for an Accel-Sim trace folder a\n"
+           "kernelslist.g that keeps every memory copy of the traced program, for a MacSim\n"
+           "one a kernel_config.txt and trace_file_list; the simulator's stdout and stderr\n"
+           "go to the job's sim.log, its exit code to status.  A rerun skips the jobs that\n"
+           "are done and reruns the others.  Then 'ksample estimate PLAN RUNDIR' reads the\n"
+           "results ('ksample status RUNDIR' says how far a run is).\n\n"
+           "A launch simulated by itself starts from cold caches, which it never does in\n"
+           "the full run: summed over a program, alone cycles were 1.09-1.14x the full\n"
+           "run's on Accel-Sim and 3.3x on MacSim (docs/bench.md).  --warmup runs warm-up\n"
+           "launches before each sampled launch in the same job and keeps only the\n"
+           "sampled launch's statistics; the manifest records the mode and 'estimate'\n"
+           "reports it.\n\n"
            "options:\n"
-           "  --traces DIR       the complete Accel-Sim traces of the program\n"
-           "  --simulator CMD    command per job, e.g. 'accel-sim.out -trace\n"
-           "                     {kernelslist} -config gpgpusim.config'\n"
+           "  --traces DIR       the complete traces of the program (Accel-Sim or MacSim)\n"
+           "  --simulator CMD    command per job, run in the job folder, with\n"
+           "                     {kernelslist} (Accel-Sim), {kernel_config} and\n"
+           "                     {trace_file_list} (MacSim) and {outdir} replaced (absolute,\n"
+           "                     shell-quoted), e.g. 'accel-sim.out -trace {kernelslist}\n"
+           "                     -config gpgpusim.config'\n"
+           "  --accelsim BIN     Accel-Sim's accel-sim.out: every file of each --config\n"
+           "                     folder is linked into the job folder (an interconnect\n"
+           "                     file is found next to gpgpusim.config), and the job runs\n"
+           "                     BIN -trace kernelslist.g -config gpgpusim.config\n"
+           "                     [-config trace.config]\n"
+           "  --config DIR       a folder of Accel-Sim configuration files (repeatable:\n"
+           "                     GPGPU-Sim's tested-cfgs/<GPU> and Accel-Sim's\n"
+           "                     gpu-simulator/configs/tested-cfgs/<GPU>)\n"
+           "  --macsim BIN       MacSim's binary: the job folder gets params.in (--params)\n"
+           "                     and trace_file_list, and the job runs BIN there\n"
+           "  --params FILE      MacSim's params.in\n"
+           "  --warmup MODE      before each sampled launch, in the same job: none (alone,\n"
+           "                     from cold caches), self (itself), same (the latest\n"
+           "                     earlier launch of the same kernel), prev:N (the N launches\n"
+           "                     before it) or since-same:N (every launch since the latest\n"
+           "                     earlier launch of the same kernel, at most N; default)\n"
            "  -o, --output DIR   the run folder (created)\n"
-           "  --batch K          kernels per job (default 1)\n"
+           "  --batch K          sampled launches per job (default 1)\n"
            "  --profile FILE     the plan's profile: every sampled id is checked against\n"
-           "                     its trace header (kernel name, grid, block)\n"
+           "                     its trace (kernel name, grid, block)\n"
            "  --remap            match launches by (name, grid, block, occurrence), for a\n"
            "                     tracer that saw other launches than the profiler\n"
            "  --engine E         local (default: a pool of processes) or slurm (one\n"
@@ -54,11 +81,18 @@ static void help(void)
            "every command.\n");
 }
 
+enum { MAX_CONFIGS = 8 };
+
 typedef struct run_args {
     const char *plan, *traces, *simulator, *rundir, *profile;
+    const char *accelsim, *macsim, *params;
+    const char *configs[MAX_CONFIGS];
+    int config_count;
     uint64_t batch;
     int remap;
     bool quiet;
+    bool warmup_given;
+    ks_warmup warmup;
     ks_run_options run;
 } run_args;
 
@@ -81,29 +115,33 @@ static void shell_quote(char *out, size_t size, const char *text)
     out[n] = '\0';
 }
 
-/* The simulator command with {kernelslist} and {outdir} replaced; NULL when
- * out of memory. */
-static char *expand(const char *template, const char *list, const char *outdir)
+/* The simulator command with its placeholders replaced by shell-quoted
+ * absolute paths; NULL when out of memory. */
+static char *expand(const char *template, const char *const keys[], const char *const values[],
+                    size_t count)
 {
-    char ql[PATH_MAX * 4 + 8], qo[PATH_MAX * 4 + 8];
-    shell_quote(ql, sizeof ql, list);
-    shell_quote(qo, sizeof qo, outdir);
+    char quoted[4][PATH_MAX * 4 + 8];
     size_t cap = strlen(template) + 1, n = 0;
+    for (size_t k = 0; k < count; k++)
+        shell_quote(quoted[k], sizeof quoted[k], values[k]);
     for (const char *p = template; (p = strchr(p, '{')); p++)
-        cap += strlen(ql) + strlen(qo);
+        for (size_t k = 0; k < count; k++)
+            cap += strlen(quoted[k]);
     char *out = malloc(cap);
     if (!out)
         return NULL;
     for (const char *p = template; *p;) {
-        if (strncmp(p, "{kernelslist}", 13) == 0) {
-            n += (size_t)snprintf(out + n, cap - n, "%s", ql);
-            p += 13;
-        } else if (strncmp(p, "{outdir}", 8) == 0) {
-            n += (size_t)snprintf(out + n, cap - n, "%s", qo);
-            p += 8;
-        } else {
-            out[n++] = *p++;
+        bool done = false;
+        for (size_t k = 0; k < count && !done; k++) {
+            size_t len = strlen(keys[k]);
+            if (strncmp(p, keys[k], len) == 0) {
+                n += (size_t)snprintf(out + n, cap - n, "%s", quoted[k]);
+                p += len;
+                done = true;
+            }
         }
+        if (!done)
+            out[n++] = *p++;
     }
     out[n] = '\0';
     return out;
@@ -149,6 +187,10 @@ typedef struct run_state {
     ks_run_job *jobs;
     char **dirs, **commands;
     size_t job_count;
+    ks_export_entry *entries; /* every job's, in order */
+    size_t entry_count;
+    size_t *job_first;        /* job j: entries [job_first[j], job_first[j + 1]) */
+    bool macsim;
 } run_state;
 
 static void state_free(run_state *s)
@@ -156,24 +198,122 @@ static void state_free(run_state *s)
     for (size_t j = 0; j < s->job_count; j++) {
         free(s->dirs ? s->dirs[j] : NULL);
         free(s->commands ? s->commands[j] : NULL);
-        if (s->manifest.jobs)
+        if (s->manifest.jobs) {
             free(s->manifest.jobs[j].ids);
+            free(s->manifest.jobs[j].measured);
+            free(s->manifest.jobs[j].launches);
+        }
     }
     free(s->dirs);
     free(s->commands);
     free(s->jobs);
     free(s->manifest.jobs);
+    free(s->entries);
+    free(s->job_first);
     ks_plan_free(&s->plan);
     ks_profile_free(s->profile);
 }
 
-/* Job j: its folder, its kernels exported, its command. */
-static int prepare_job(run_state *s, const run_args *a, const ks_exporter *accelsim, size_t j)
+/* Jobs of `batch` sampled launches each, every one after its warm-ups. */
+static int split_jobs(run_state *s, uint64_t batch)
 {
-    size_t first = j * a->batch, count = s->plan.sample_count - first;
-    if (count > a->batch)
-        count = a->batch;
-    char rel[64], dir[PATH_MAX], list[PATH_MAX + 32];
+    size_t measured = 0;
+    for (size_t k = 0; k < s->entry_count; k++)
+        measured += s->entries[k].measured;
+    s->job_count = (measured + batch - 1) / batch;
+    s->job_first = calloc(s->job_count + 1, sizeof *s->job_first);
+    if (!s->job_first)
+        return KS_ERR_NOMEM;
+    size_t j = 0, in_job = 0;
+    for (size_t k = 0; k < s->entry_count; k++)
+        if (s->entries[k].measured && ++in_job == batch) {
+            s->job_first[++j] = k + 1;
+            in_job = 0;
+        }
+    s->job_first[s->job_count] = s->entry_count;
+    return 0;
+}
+
+/* Links every file of the configuration folders into the job folder: a
+ * GPGPU-Sim configuration names its interconnect file relative to the
+ * working folder. */
+static int link_configs(const run_args *a, const char *dir)
+{
+    for (int c = 0; c < a->config_count; c++) {
+        char *abs = realpath(a->configs[c], NULL);
+        DIR *d = abs ? opendir(abs) : NULL;
+        if (!d) {
+            fprintf(stderr, "ksample: %s: cannot open the configuration folder: %s\n",
+                    a->configs[c], strerror(errno));
+            free(abs);
+            return KS_ERR_IO;
+        }
+        struct dirent *e;
+        int rc = 0;
+        while (!rc && (e = readdir(d))) {
+            if (e->d_name[0] == '.')
+                continue;
+            char target[PATH_MAX * 2], link[PATH_MAX * 2];
+            snprintf(target, sizeof target, "%s/%s", abs, e->d_name);
+            snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
+            struct stat sb;
+            if (stat(target, &sb) != 0 || !S_ISREG(sb.st_mode))
+                continue;
+            unlink(link);
+            if (symlink(target, link) != 0) {
+                fprintf(stderr, "ksample: %s: cannot link to %s: %s\n", link, target,
+                        strerror(errno));
+                rc = KS_ERR_IO;
+            }
+        }
+        closedir(d);
+        free(abs);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static bool file_in_configs(const run_args *a, const char *name)
+{
+    for (int c = 0; c < a->config_count; c++) {
+        char path[PATH_MAX * 2];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s", a->configs[c], name);
+        if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+            return true;
+    }
+    return false;
+}
+
+/* The command of a job folder dir. */
+static char *job_command(const run_args *a, bool macsim, const char *dir)
+{
+    char list[PATH_MAX + 32], config[PATH_MAX + 32], tfl[PATH_MAX + 32];
+    snprintf(list, sizeof list, "%s/kernelslist.g", dir);
+    snprintf(config, sizeof config, "%s/kernel_config.txt", dir);
+    snprintf(tfl, sizeof tfl, "%s/trace_file_list", dir);
+    const char *keys[] = {"{kernelslist}", "{kernel_config}", "{trace_file_list}", "{outdir}"};
+    const char *values[] = {list, config, tfl, dir};
+    if (a->simulator)
+        return expand(a->simulator, keys, values, 4);
+    char template[PATH_MAX * 2 + 128];
+    if (macsim) {
+        snprintf(template, sizeof template, "%s", "{bin}");
+    } else {
+        snprintf(template, sizeof template, "{bin} -trace {kernelslist} -config gpgpusim.config%s",
+                 file_in_configs(a, "trace.config") ? " -config trace.config" : "");
+    }
+    const char *pkeys[] = {"{bin}", "{kernelslist}"};
+    const char *pvalues[] = {macsim ? a->macsim : a->accelsim, list};
+    return expand(template, pkeys, pvalues, 2);
+}
+
+/* Job j: its folder, its launches exported, its command. */
+static int prepare_job(run_state *s, const run_args *a, size_t j)
+{
+    size_t first = s->job_first[j], count = s->job_first[j + 1] - first;
+    char rel[64], dir[PATH_MAX];
     snprintf(rel, sizeof rel, "jobs/%04zu", j);
     char *abs = realpath(a->rundir, NULL);
     if (!abs) {
@@ -182,26 +322,52 @@ static int prepare_job(run_state *s, const run_args *a, const ks_exporter *accel
     }
     snprintf(dir, sizeof dir, "%s/%s", abs, rel);
     free(abs);
-    snprintf(list, sizeof list, "%s/kernelslist.g", dir);
-    /* the job's kernels as a plan of their own: the exporter lists exactly
-     * the samples it is given, in id order */
-    ks_plan sub = s->plan;
-    sub.samples = s->plan.samples + first;
-    sub.sample_count = count;
-    ks_export_options eo = {.traces = a->traces, .profile = s->profile, .remap = a->remap};
     ks_error err;
     ks_error_clear(&err);
-    if (accelsim->write(&sub, &eo, dir, &err) != KS_OK)
+    const ks_warmup *w = a->warmup.mode == KS_WARMUP_NONE ? NULL : &a->warmup;
+    if (ks_export_entries_write(&s->plan, a->traces, s->entries + first, count, w, dir, &err) !=
+        KS_OK)
         return cli_fail(&err);
+    int rc = 0;
+    if (!s->macsim && a->accelsim)
+        rc = link_configs(a, dir);
+    if (!rc && s->macsim && a->macsim) {
+        char link[PATH_MAX + 16], *target = realpath(a->params, NULL);
+        snprintf(link, sizeof link, "%s/params.in", dir);
+        unlink(link);
+        if (!target || symlink(target, link) != 0) {
+            fprintf(stderr, "ksample: %s: cannot link to %s: %s\n", link, a->params,
+                    strerror(errno));
+            rc = KS_ERR_IO;
+        }
+        free(target);
+    }
+    if (rc)
+        return rc;
     s->dirs[j] = strdup(rel);
-    s->commands[j] = expand(a->simulator, list, dir);
-    s->manifest.jobs[j].dir = s->dirs[j];
-    s->manifest.jobs[j].ids = malloc(count * sizeof(uint64_t));
-    if (!s->dirs[j] || !s->commands[j] || !s->manifest.jobs[j].ids)
+    s->commands[j] = job_command(a, s->macsim, dir);
+    ks_run_manifest_job *mj = &s->manifest.jobs[j];
+    mj->dir = s->dirs[j];
+    mj->ids = malloc(count * sizeof *mj->ids);
+    bool warmups = false, remapped = false;
+    for (size_t k = 0; k < count; k++) {
+        warmups = warmups || !s->entries[first + k].measured;
+        remapped = remapped || s->entries[first + k].id != s->entries[first + k].launch;
+    }
+    mj->measured = warmups ? malloc(count) : NULL;
+    mj->launches = remapped ? malloc(count * sizeof *mj->launches) : NULL;
+    if (!s->dirs[j] || !s->commands[j] || !mj->ids || (warmups && !mj->measured) ||
+        (remapped && !mj->launches))
         return KS_ERR_NOMEM;
-    s->manifest.jobs[j].id_count = count;
-    for (size_t k = 0; k < count; k++)
-        s->manifest.jobs[j].ids[k] = s->plan.samples[first + k].id;
+    mj->id_count = count;
+    for (size_t k = 0; k < count; k++) {
+        const ks_export_entry *e = &s->entries[first + k];
+        mj->ids[k] = e->id;
+        if (mj->measured)
+            mj->measured[k] = e->measured;
+        if (mj->launches)
+            mj->launches[k] = e->launch;
+    }
     s->jobs[j] = (ks_run_job){s->dirs[j], s->commands[j]};
     return 0;
 }
@@ -232,9 +398,6 @@ static int report_failures(const run_args *a, const run_state *s)
 
 static int run(const run_args *a)
 {
-    const ks_exporter *accelsim = ks_exporter_find("accelsim");
-    if (!accelsim)
-        return KS_ERR_INTERNAL;
     run_state s;
     memset(&s, 0, sizeof s);
     ks_error err;
@@ -246,33 +409,49 @@ static int run(const run_args *a)
         return state_free(&s), cli_usage_error("run", "the plan has no samples");
     if (a->profile && ks_plan_open_profile(&s.plan, a->profile, &s.profile, &err) != KS_OK)
         return state_free(&s), cli_fail(&err);
+    s.macsim = ks_export_folder_is_macsim(a->traces);
+    if (s.macsim && a->accelsim)
+        return state_free(&s),
+               cli_usage_error("run", "%s is a MacSim trace folder: --accelsim runs Accel-Sim "
+                                      "traces", a->traces);
+    if (!s.macsim && a->macsim)
+        return state_free(&s),
+               cli_usage_error("run", "%s is not a MacSim trace folder (no kernel_config.txt "
+                                      "starting with nvbit): --macsim runs MacSim traces",
+                               a->traces);
+    ks_export_options eo = {.traces = a->traces, .profile = s.profile, .remap = a->remap,
+                            .warmup = a->warmup.mode == KS_WARMUP_NONE ? NULL : &a->warmup};
+    if (ks_export_plan_entries(&s.plan, &eo, &s.entries, &s.entry_count, &err) != KS_OK)
+        return state_free(&s), cli_fail(&err);
     char manifest_path[PATH_MAX + 32], jobs_dir[PATH_MAX + 8];
     snprintf(manifest_path, sizeof manifest_path, "%s/manifest.json", a->rundir);
     snprintf(jobs_dir, sizeof jobs_dir, "%s/jobs", a->rundir);
     int rc;
     if ((rc = make_dir(a->rundir)) || (rc = make_dir(jobs_dir)) ||
-        (rc = check_previous(manifest_path, digest)))
+        (rc = check_previous(manifest_path, digest)) || (rc = split_jobs(&s, a->batch)))
         return state_free(&s), rc;
-    s.job_count = (s.plan.sample_count + a->batch - 1) / a->batch;
     s.jobs = calloc(s.job_count, sizeof *s.jobs);
     s.dirs = calloc(s.job_count, sizeof *s.dirs);
     s.commands = calloc(s.job_count, sizeof *s.commands);
     s.manifest.jobs = calloc(s.job_count, sizeof *s.manifest.jobs);
     s.manifest.job_count = s.job_count;
-    char *plan_abs = realpath(a->plan, NULL);
+    char *plan_abs = realpath(a->plan, NULL), *traces_abs = realpath(a->traces, NULL);
+    char warmup_text[32];
+    ks_warmup_format(&a->warmup, warmup_text, sizeof warmup_text);
     s.manifest.plan = plan_abs;
+    s.manifest.traces = traces_abs;
+    s.manifest.warmup = warmup_text;
+    s.manifest.simulator = a->accelsim ? "accelsim" : a->macsim ? "macsim" : "command";
     snprintf(s.manifest.plan_xxh128, sizeof s.manifest.plan_xxh128, "%s", digest);
-    if (!s.jobs || !s.dirs || !s.commands || !s.manifest.jobs || !plan_abs) {
-        free(plan_abs);
-        s.manifest.plan = NULL;
-        return state_free(&s), KS_ERR_NOMEM;
-    }
+    if (!s.jobs || !s.dirs || !s.commands || !s.manifest.jobs || !plan_abs || !traces_abs)
+        rc = KS_ERR_NOMEM;
     for (size_t j = 0; j < s.job_count && !rc; j++)
-        rc = prepare_job(&s, a, accelsim, j);
+        rc = prepare_job(&s, a, j);
     if (!rc && ks_run_manifest_write(manifest_path, &s.manifest, &err) != KS_OK)
         rc = cli_fail(&err);
-    s.manifest.plan = NULL;
+    s.manifest.plan = s.manifest.traces = s.manifest.warmup = s.manifest.simulator = NULL;
     free(plan_abs);
+    free(traces_abs);
     if (rc)
         return state_free(&s), rc;
     cli_progress pr;
@@ -285,8 +464,10 @@ static int run(const run_args *a)
     if (st != KS_OK)
         return state_free(&s), cli_fail(&err);
     if (!a->quiet)
-        fprintf(stderr, "ksample: run %s: %zu jobs, %zu done now, %zu done before, %zu failed%s%s\n",
-                a->rundir, last.total, last.done, last.skipped, last.failed,
+        fprintf(stderr,
+                "ksample: run %s: %zu jobs (warm-up %s), %zu done now, %zu done before, %zu "
+                "failed%s%s\n",
+                a->rundir, last.total, warmup_text, last.done, last.skipped, last.failed,
                 last.slurm_job_id[0] ? ", Slurm job " : "", last.slurm_job_id);
     rc = o.engine == KS_ENGINE_SLURM && !o.wait ? 0 : report_failures(a, &s);
     state_free(&s);
@@ -312,8 +493,12 @@ int cmd_run(int argc, char **argv)
         {"mem", required_argument, NULL, 'm'},      {"account", required_argument, NULL, 'a'},
         {"throttle", required_argument, NULL, 'n'}, {"no-wait", no_argument, NULL, 'W'},
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"accelsim", required_argument, NULL, 'A'}, {"macsim", required_argument, NULL, 'M'},
+        {"config", required_argument, NULL, 'C'},   {"params", required_argument, NULL, 'R'},
+        {"warmup", required_argument, NULL, 'w'},   {NULL, 0, NULL, 0}};
     run_args a = {.batch = 1};
+    ks_error werr;
+    ks_error_clear(&werr);
     ks_run_options_init(&a.run);
     a.run.wait = 1;
     uint64_t v;
@@ -324,6 +509,19 @@ int cmd_run(int argc, char **argv)
         switch (opt) {
         case 'T': a.traces = optarg; break;
         case 'S': a.simulator = optarg; break;
+        case 'A': a.accelsim = optarg; break;
+        case 'M': a.macsim = optarg; break;
+        case 'R': a.params = optarg; break;
+        case 'C':
+            if (a.config_count == MAX_CONFIGS)
+                return cli_usage_error("run", "at most %d --config", MAX_CONFIGS);
+            a.configs[a.config_count++] = optarg;
+            break;
+        case 'w':
+            if (ks_warmup_parse(optarg, &a.warmup, &werr) != KS_OK)
+                return cli_usage_error("run", "--warmup: %s", werr.message);
+            a.warmup_given = true;
+            break;
         case 'o': a.rundir = optarg; break;
         case 'P': a.profile = optarg; break;
         case 'r': a.remap = 1; break;
@@ -360,9 +558,28 @@ int cmd_run(int argc, char **argv)
     if (l.exit >= 0)
         return l.exit;
     a.plan = argv[optind];
-    if (!a.traces || !a.simulator || !a.rundir)
-        return cli_usage_error("run", "--traces, --simulator and -o RUNDIR are required");
-    if (!strstr(a.simulator, "{kernelslist}"))
-        return cli_usage_error("run", "--simulator must contain {kernelslist}");
+    if (!a.traces || !a.rundir)
+        return cli_usage_error("run", "--traces and -o RUNDIR are required");
+    if (!!a.simulator + !!a.accelsim + !!a.macsim != 1)
+        return cli_usage_error("run", "give one of --simulator CMD, --accelsim BIN (with "
+                                      "--config DIR) and --macsim BIN (with --params FILE)");
+    if (a.accelsim && a.config_count == 0)
+        return cli_usage_error("run", "--accelsim needs --config DIR (the folder of "
+                                      "gpgpusim.config)");
+    if (a.accelsim && !file_in_configs(&a, "gpgpusim.config"))
+        return cli_usage_error("run", "no gpgpusim.config in the --config folders");
+    if (!a.accelsim && a.config_count)
+        return cli_usage_error("run", "--config is for --accelsim");
+    if (a.macsim && !a.params)
+        return cli_usage_error("run", "--macsim needs --params FILE (its params.in)");
+    if (!a.macsim && a.params)
+        return cli_usage_error("run", "--params is for --macsim");
+    if (a.simulator && !strstr(a.simulator, "{kernelslist}") &&
+        !strstr(a.simulator, "{kernel_config}") && !strstr(a.simulator, "{trace_file_list}") &&
+        !strstr(a.simulator, "{outdir}"))
+        return cli_usage_error("run", "--simulator must name what to run: {kernelslist}, "
+                                      "{kernel_config}, {trace_file_list} or {outdir}");
+    if (!a.warmup_given)
+        a.warmup = (ks_warmup){KS_WARMUP_DEFAULT_MODE, KS_WARMUP_DEFAULT_COUNT};
     return run(&a);
 }

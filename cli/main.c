@@ -26,6 +26,7 @@ const cli_command cli_commands[] = {
     {"export", cmd_export, "write a plan for a tracer or simulator (accelsim, ...)"},
     {"estimate", cmd_estimate, "whole-workload metrics with intervals from simulated samples"},
     {"refine", cmd_refine, "add samples until the simulated values meet the bound"},
+    {"score", cmd_score, "score plans against a real simulator's full, alone and warm-up runs"},
 };
 const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
 

@@ -213,6 +213,7 @@ extern const ks_reader ks_reader_rocprof_v1_csv;
 extern const ks_reader ks_reader_ncu_csv;
 extern const ks_reader ks_reader_ncu_raw_csv;
 extern const ks_reader ks_reader_accelsim_traces;
+extern const ks_reader ks_reader_macsim_traces;
 
 /* Reorders every column so that new row i is old row order[i]. */
 ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err);
@@ -381,6 +382,12 @@ ks_status ks_read_photon_bbv(const char *path, ks_profile **out, long **lines,
  * instruction counts; lib/readers/read_accelsim.c); *lines is NULL. */
 ks_status ks_read_accelsim_traces(const char *path, ks_profile **out, long **lines,
                                   ks_error *err);
+/* A MacSim NVBit trace folder, the same way (lib/readers/read_macsim.c). */
+ks_status ks_read_macsim_traces(const char *path, ks_profile **out, long **lines,
+                                ks_error *err);
+/* Either kind of trace folder, told apart by its list file. */
+ks_status ks_read_trace_folder(const char *path, ks_profile **out, long **lines,
+                               ks_error *err);
 
 /* Growable buffer helpers */
 ks_status ks_grow(void **ptr, size_t *capacity, size_t need, size_t elem, ks_error *err);

@@ -818,8 +818,13 @@ ks_status ks_run_log_tail(const char *rundir, const char *dir, size_t lines, cha
  * `ksample estimate`. */
 typedef struct ks_run_manifest_job {
     char *dir;
-    uint64_t *ids; /* invocation ids simulated by this job */
+    uint64_t *ids; /* invocation ids simulated by this job, in the order the
+                    * simulator runs them (warm-up launches included) */
     size_t id_count;
+    unsigned char *measured; /* per id: 1 = a result, 0 = a warm-up; NULL:
+                              * every id is a result ("measured" absent) */
+    uint64_t *launches;      /* per id: its launch in the trace folder when that
+                              * is not the id (remapped); NULL: the ids */
 } ks_run_manifest_job;
 
 typedef struct ks_run_manifest {
@@ -827,6 +832,10 @@ typedef struct ks_run_manifest {
     char plan_xxh128[33];
     size_t job_count;
     ks_run_manifest_job *jobs; /* job i is jobs[i] */
+    /* optional (NULL when absent): the trace folder the jobs were cut from,
+     * the simulator kind ("accelsim", "macsim", "command") and the warm-up
+     * mode ("none", "self", "window:4", ...) */
+    char *traces, *simulator, *warmup;
 } ks_run_manifest;
 
 ks_status ks_run_manifest_write(const char *path, const ks_run_manifest *m, ks_error *err);
@@ -858,12 +867,59 @@ ks_status ks_plan_open_profile(const ks_plan *plan, const char *path, ks_profile
 
 /* ------------------------------------------------ exporters (plan -> tracer) */
 
+/* Warm-up before each sampled launch in the same simulator process
+ * (lib/export/warmup.c): only the sampled launch is measured. */
+typedef enum ks_warmup_mode {
+    KS_WARMUP_NONE = 0,      /* alone, from cold caches */
+    KS_WARMUP_SELF = 1,      /* the launch itself first */
+    KS_WARMUP_SAME = 2,      /* the latest earlier launch of the same kernel */
+    KS_WARMUP_PREV = 3,      /* the `count` launches just before it */
+    KS_WARMUP_SINCE_SAME = 4 /* every launch since the latest earlier launch of
+                              * the same kernel, at most `count` (the `count`
+                              * before it when there is none) */
+} ks_warmup_mode;
+
+typedef struct ks_warmup {
+    ks_warmup_mode mode;
+    unsigned count;
+} ks_warmup;
+
+/* `ksample run`'s default, chosen from the measurements in docs/bench.md */
+#define KS_WARMUP_DEFAULT_MODE KS_WARMUP_NONE
+#define KS_WARMUP_DEFAULT_COUNT 0
+
+/* "none", "self", "same", "prev:N", "since-same:N" */
+ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err);
+void ks_warmup_format(const ks_warmup *w, char *buf, size_t size);
+/* Most warm-up launches the mode puts before one launch. */
+size_t ks_warmup_max(const ks_warmup *w);
+/* The warm-up launches of `launch` (0-based in a trace folder of `launches`
+ * launches named names[]), in the order they run, into out (room for
+ * ks_warmup_max). */
+ks_status ks_warmup_launches(const ks_warmup *w, const char *const *names, size_t launches,
+                             size_t launch, size_t *out, size_t *count, ks_error *err);
+
+/* One launch a simulator is given, in order. */
+typedef struct ks_export_entry {
+    size_t launch;   /* in the trace folder (0-based) */
+    uint64_t id;     /* plan id (the profile's launch; = launch unless remapped) */
+    double weight;   /* 0 for a warm-up */
+    bool measured;   /* false: a warm-up, its statistics discarded */
+} ks_export_entry;
+
+/* sampled[0..count) with each one's warm-up launches before it. */
+ks_status ks_warmup_entries(const ks_warmup *w, const char *const *names, size_t launches,
+                            const ks_export_entry *sampled, size_t count,
+                            ks_export_entry **out, size_t *n, ks_error *err);
+
 typedef struct ks_export_options {
-    const char *traces;        /* accelsim: folder of the complete traces */
+    const char *traces;        /* accelsim, macsim: folder of the complete traces */
     const ks_profile *profile; /* the plan's profile: ids checked against the
                                 * trace headers when given */
     int remap;                 /* match launches by (name, grid, block,
                                 * occurrence) instead of by position */
+    const ks_warmup *warmup;   /* accelsim, macsim: warm-up launches before each
+                                * sampled one (NULL: none) */
 } ks_export_options;
 
 typedef struct ks_exporter {
@@ -873,6 +929,19 @@ typedef struct ks_exporter {
     ks_status (*write)(const ks_plan *plan, const ks_export_options *opt, const char *out,
                        ks_error *err);
 } ks_exporter;
+
+/* Simulator folders, part by part, for jobs of a run (lib/export/export.c):
+ * whether traces is a MacSim trace folder (else Accel-Sim); the plan's
+ * samples as entries in the order the simulator runs them, ids checked
+ * against the traces as the exporter checks them, with the warm-up launches
+ * of opt->warmup before each; and the folder of any such entries, written
+ * as `export --to accelsim` / `--to macsim` writes it. */
+int ks_export_folder_is_macsim(const char *traces);
+ks_status ks_export_plan_entries(const ks_plan *plan, const ks_export_options *opt,
+                                 ks_export_entry **out, size_t *count, ks_error *err);
+ks_status ks_export_entries_write(const ks_plan *plan, const char *traces,
+                                  const ks_export_entry *entries, size_t count,
+                                  const ks_warmup *warmup, const char *out, ks_error *err);
 
 const ks_exporter *const *ks_exporters(void); /* NULL-terminated */
 const ks_exporter *ks_exporter_find(const char *name);
@@ -892,6 +961,9 @@ typedef struct ks_results {
     long *source_line;   /* line of the block or row in that source */
     size_t source_count;
     char **sources;
+    char **source_warmup; /* per source: how its values were simulated ("none",
+                           * "self", ...; "" when the source does not say) */
+    size_t warmup_blocks; /* kernels read and left out as warm-up */
     struct ks_results_index *index; /* id -> row (private) */
 } ks_results;
 
@@ -902,8 +974,18 @@ typedef enum ks_uid_mode {
                          * simulating `ksample export --to accelsim` gives */
     KS_UID_BASE = 1,    /* plan id = uid - uid_base (1: the whole program
                          * was simulated) */
-    KS_UID_MAP = 2      /* a weights.csv written by the accelsim exporter */
+    KS_UID_MAP = 2,     /* a weights.csv written by the accelsim exporter */
+    KS_UID_TRACE = 3    /* the launch whose trace file (Accel-Sim) or kernel
+                         * folder (MacSim) the log names, in `traces` */
 } ks_uid_mode;
+
+/* Which kernels of a simulator run are results. */
+typedef enum ks_measured_mode {
+    KS_MEASURED_ALL = 0, /* every kernel the simulator reports */
+    KS_MEASURED_LAST = 1 /* only the last kernel of each simulator run (one
+                          * process, or one run of a log of several): the
+                          * ones before it warmed it up */
+} ks_measured_mode;
 
 typedef enum ks_concurrent_mode {
     KS_CONCURRENT_REFUSE = 0, /* a block listing several uids is an error */
@@ -917,17 +999,38 @@ typedef struct ks_results_options {
     const char *uid_map; /* KS_UID_MAP: weights.csv */
     ks_concurrent_mode concurrent;
     const char *plan_xxh128; /* run folders: the manifest must name this plan */
+    /* the trace folder the simulator ran from: KS_UID_TRACE maps by it, and
+     * every mode checks the kernel names a log gives against it */
+    const char *traces;
+    ks_measured_mode measured;
+    const char *config; /* get_stats.py CSV: its column (needed when it has several) */
+    const char *app;    /* get_stats.py CSV: its "<app>/<args>" (when several) */
+    const char *warmup; /* recorded with the values of files: how they were
+                         * simulated (a run folder's manifest says it itself) */
 } ks_results_options;
 
 void ks_results_init(ks_results *r);
 void ks_results_free(ks_results *r);
 void ks_results_options_init(ks_results_options *o);
 /* Adds what path holds: an Accel-Sim / GPGPU-Sim log (plain or compressed),
- * a CSV "id,<metric>...", or a run folder (manifest.json and jobs/ with
- * sim.log and status each).  Cumulative gpu_tot_* statistics are ignored.
- * A launch reported twice is an error. */
+ * a MacSim log (per-launch "cycles"), the CSV of Accel-Sim's get_stats.py
+ * (-k -K), a CSV "id,<metric>...", or a run folder (manifest.json and jobs/
+ * with sim.log and status each).  Cumulative gpu_tot_* statistics are
+ * ignored.  A launch reported twice is an error.  plan may be NULL with
+ * KS_UID_TRACE and KS_UID_BASE (launch ids of the whole program). */
 ks_status ks_results_read(const char *path, const ks_plan *plan, const ks_results_options *opt,
                           ks_results *r, ks_error *err);
+/* What a results path holds, by its content. */
+typedef enum ks_results_kind {
+    KS_RESULTS_UNREADABLE = -1, /* err says why */
+    KS_RESULTS_UNKNOWN = 0,
+    KS_RESULTS_ACCELSIM_LOG,
+    KS_RESULTS_MACSIM_LOG,
+    KS_RESULTS_GETSTATS,
+    KS_RESULTS_CSV,
+    KS_RESULTS_RUN_FOLDER
+} ks_results_kind;
+ks_results_kind ks_results_detect(const char *path, ks_error *err);
 /* Index of a metric, or -1; row of a plan id, or -1. */
 long ks_results_metric(const ks_results *r, const char *name);
 long ks_results_row(const ks_results *r, uint64_t id);
@@ -960,6 +1063,22 @@ ks_status ks_plan_total_variance(const ks_plan *plan, const double *y, ks_single
 ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const double *x,
                                  ks_single_mode mode, double *ratio, double *variance, double *df,
                                  size_t *single, ks_error *err);
+/* A cold-start correction from a pilot (lib/estimate/pilot.c): y are the
+ * cold (alone) values at the plan's samples, warm[i] the warm value of
+ * sample i where the pilot measured it (NAN elsewhere; two or more needed).
+ * Per kernel group, the ratio warm / cold of its pilot launches scales its
+ * part of the estimate (the pooled ratio where a group has none); the
+ * variance adds the ratios' own uncertainty. */
+typedef struct ks_pilot_estimate {
+    double estimate, variance, df;
+    double ratio;          /* pooled warm / cold over the pilot */
+    double ratio_rel_sd;   /* spread of the per-launch ratios (relative) */
+    size_t pilot;          /* pilot launches */
+    size_t groups_without_pilot;
+    size_t single_strata;
+} ks_pilot_estimate;
+ks_status ks_plan_pilot_corrected(const ks_plan *plan, const double *y, const double *warm,
+                                  ks_single_mode single, ks_pilot_estimate *out, ks_error *err);
 /* Quantile p of Student's t with df degrees of freedom (the normal's for
  * df = INFINITY): intervals use t at the variance's degrees of freedom, so
  * that a plan of few samples per cluster is not promised 95 % it does not
@@ -973,6 +1092,8 @@ typedef struct ks_metric_estimate {
     double df;     /* of the variance; INFINITY: the normal quantile */
     int bound_met; /* 1, 0, or -1 when there is no bound */
     size_t single_strata;
+    size_t pilot;       /* corrected by this many pilot launches (0: not) */
+    double pilot_ratio; /* the pilot's pooled warm / cold */
 } ks_metric_estimate;
 
 typedef struct ks_estimate_options {
@@ -983,6 +1104,10 @@ typedef struct ks_estimate_options {
     size_t ratio_count;        /* NAME=NUM/DEN; IPC is added when both
                                 * gpu_sim_insn and gpu_sim_cycle are there */
     const char *const *ratios;
+    /* warm values of some sampled launches whose values in the results are
+     * cold (alone): each metric the pilot has for two or more samples is
+     * corrected by ks_plan_pilot_corrected (NULL: none) */
+    const ks_results *pilot;
 } ks_estimate_options;
 
 typedef struct ks_estimate {
@@ -998,6 +1123,72 @@ void ks_estimate_options_init(ks_estimate_options *o);
 ks_status ks_estimate_compute(const ks_plan *plan, const ks_results *r,
                               const ks_estimate_options *opt, ks_estimate *out, ks_error *err);
 void ks_estimate_free(ks_estimate *e);
+
+/* ------------------------------------------------ scoring against a simulator */
+
+/* Plans scored exactly against a real simulator's recorded outputs
+ * (lib/score/score.c; `ksample score`).  Per-launch values are indexed by
+ * launch id (the profile's launch order), NAN where a set has no value. */
+typedef struct ks_score_pilot {
+    size_t per_group;          /* pilot launches per kernel group, from the plan's samples */
+    const double *reference;   /* per launch: the warm value the pilot measures */
+    const double *reference_cost; /* per launch: cycles to measure it (NULL: the value) */
+} ks_score_pilot;
+
+typedef struct ks_score_set {
+    const char *name;          /* "context", "alone", "self", ... */
+    const double *value;       /* per launch */
+    const double *fallback;    /* used where value is NAN (may be NULL) */
+    const double *cost;        /* per launch: cycles simulated for the value, warm-up
+                                * included (NULL: the value itself) */
+    const double *fallback_cost;
+    const ks_score_pilot *pilot; /* not NULL: the set corrected by a pilot */
+} ks_score_set;
+
+typedef struct ks_score_options {
+    double truth_total;        /* the full run's total */
+    const ks_score_set *sets;
+    size_t set_count;
+    unsigned seeds;            /* plans per method: seeds seed, seed+1, ... (default 100) */
+    double confidence;         /* of the intervals */
+    ks_single_mode single;
+    ks_plan_cache *cache;      /* shared by the methods (may be NULL) */
+} ks_score_options;
+
+typedef struct ks_score_estimate {
+    double estimate, ci_low, ci_high;
+    double error;   /* signed, relative to the truth */
+    double cost;    /* cycles simulated */
+    int covered;    /* the interval holds the truth */
+    size_t pilot;   /* pilot launches (corrected sets) */
+} ks_score_estimate;
+
+typedef struct ks_score_row {
+    uint64_t seed;
+    size_t samples;              /* distinct sampled launches */
+    ks_score_estimate *sets;     /* one per set */
+} ks_score_row;
+
+typedef struct ks_score_summary {
+    double samples_mean, pilot_mean;
+    double speedup_hmean;        /* truth / cost, harmonic mean over the plans */
+    double error_mean, error_signed_mean, error_max; /* relative */
+    double coverage;             /* plans whose interval holds the truth */
+    double within_bound;         /* plans whose error is within their bound; NAN: no bound */
+} ks_score_summary;
+
+typedef struct ks_score_result {
+    char method[32];
+    double bound;                /* the plans' (0: none) */
+    size_t row_count, set_count;
+    ks_score_row *rows;
+    ks_score_summary *summary;   /* one per set */
+} ks_score_result;
+
+void ks_score_options_init(ks_score_options *o);
+ks_status ks_score(const ks_profile *p, const ks_params *params, const ks_score_options *o,
+                   ks_score_result *out, ks_error *err);
+void ks_score_result_free(ks_score_result *r);
 
 /* ---------------------------------------------------------------- refine */
 

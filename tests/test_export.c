@@ -259,7 +259,7 @@ static void test_backprop_round_trip(void **state)
     assert_int_equal(p->n, 33);
     ks_plan plan = plan_of(p, "root", 0.02, 1);
     assert_true(plan.sample_count >= 4 && plan.sample_count < 33);
-    ks_export_options o = {BACKPROP, p, 0};
+    ks_export_options o = {.traces = BACKPROP, .profile = p};
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", in_dir("sim-in"));
     export_to(&plan, "accelsim", &o, dir);
@@ -357,7 +357,7 @@ static void test_warmup_remap(void **state)
     assert_int_equal(p->n, 36);
     uint64_t ids[] = {3, 6, 10, 20, 35};
     ks_plan plan = chosen_plan(p, ids, 5);
-    ks_export_options o = {BACKPROP, p, 0};
+    ks_export_options o = {.traces = BACKPROP, .profile = p};
     ks_error err;
     ks_error_clear(&err);
     const ks_exporter *ex = ks_exporter_find("accelsim");

@@ -112,8 +112,8 @@ static void test_local_pool_and_rerun(void **state)
     /* the run is refused as incomplete, naming the failed jobs */
     ks_run_manifest_job mj[NJOBS];
     for (int k = 0; k < NJOBS; k++)
-        mj[k] = (ks_run_manifest_job){dirs[k], NULL, 0};
-    ks_run_manifest m = {"plan.json", "", NJOBS, mj};
+        mj[k] = (ks_run_manifest_job){.dir = dirs[k]};
+    ks_run_manifest m = {.plan = "plan.json", .job_count = NJOBS, .jobs = mj};
     assert_int_equal(ks_run_check_complete(rundir, &m, &err), KS_ERR_FORMAT);
     assert_non_null(strstr(err.message, "2 of 10 jobs not done (2 failed): jobs/0003 (failed, "
                                         "exit 3), jobs/0007 (failed, exit 7);"));
@@ -251,8 +251,12 @@ static void test_manifest_round_trip(void **state)
 {
     (void)state;
     uint64_t ids0[] = {3, 17}, ids1[] = {18446744073709551615ull >> 1};
-    ks_run_manifest_job jobs[2] = {{"jobs/0000", ids0, 2}, {"jobs/\"x\"", ids1, 1}};
-    ks_run_manifest m = {"plans/p \"1\".json", "0123456789abcdef0123456789abcdef", 2, jobs};
+    ks_run_manifest_job jobs[2] = {{.dir = "jobs/0000", .ids = ids0, .id_count = 2},
+                                   {.dir = "jobs/\"x\"", .ids = ids1, .id_count = 1}};
+    ks_run_manifest m = {.plan = "plans/p \"1\".json",
+                         .plan_xxh128 = "0123456789abcdef0123456789abcdef",
+                         .job_count = 2,
+                         .jobs = jobs};
     ks_error err;
     const char *path = in_dir("manifest.json");
     assert_int_equal(ks_run_manifest_write(path, &m, &err), KS_OK);

@@ -548,8 +548,32 @@ static ks_status add_total(const ks_plan *plan, const ks_results *r, const long 
     if (st != KS_OK)
         return st;
     snprintf(me->name, sizeof me->name, "%s", r->metrics[m]);
-    st = ks_plan_total_variance(plan, y, o->single, &me->estimate, &me->variance, &me->df,
-                                &me->single_strata, err);
+    long pm = o->pilot ? ks_results_metric(o->pilot, r->metrics[m]) : -1;
+    size_t have = 0;
+    double *warm = NULL;
+    if (pm >= 0) {
+        if (!(warm = malloc((plan->sample_count ? plan->sample_count : 1) * sizeof *warm)))
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        for (size_t i = 0; i < plan->sample_count; i++) {
+            long row = ks_results_row(o->pilot, plan->samples[i].id);
+            warm[i] = row >= 0 ? o->pilot->values[pm][row] : NAN;
+            have += !isnan(warm[i]);
+        }
+    }
+    if (have >= 2) {
+        ks_pilot_estimate pe;
+        st = ks_plan_pilot_corrected(plan, y, warm, o->single, &pe, err);
+        me->estimate = pe.estimate;
+        me->variance = pe.variance;
+        me->df = pe.df;
+        me->single_strata = pe.single_strata;
+        me->pilot = pe.pilot;
+        me->pilot_ratio = pe.ratio;
+    } else {
+        st = ks_plan_total_variance(plan, y, o->single, &me->estimate, &me->variance, &me->df,
+                                    &me->single_strata, err);
+    }
+    free(warm);
     finish_interval(me, plan->params.confidence, e->bound);
     return st;
 }

@@ -2,9 +2,9 @@
  * results.c - simulated values per launch, from simulator logs, CSVs
  * ("id,<metric>...") and run folders, keyed by plan id.
  *
- * A simulator numbers the kernels it is given from 1 (kernel_launch_uid);
- * which plan id that is depends on what it was given, so the mapping is an
- * explicit option (ks_uid_mode) and a run folder's manifest says it per job.
+ * This file holds the table (rows by launch id, one column per metric, the
+ * sources) and the CSV forms; results_sim.c reads simulator outputs and
+ * run folders into it.
  */
 #include "estimate.h"
 #include "hash.h"
@@ -38,9 +38,12 @@ void ks_results_free(ks_results *r)
         free(r->values[i]);
     }
     KS_FREE(r->metrics, r->values, r->ids, r->source, r->source_line);
-    for (size_t i = 0; i < r->source_count; i++)
+    for (size_t i = 0; i < r->source_count; i++) {
         free(r->sources[i]);
+        free(r->source_warmup ? r->source_warmup[i] : NULL);
+    }
     free(r->sources);
+    free(r->source_warmup);
     if (r->index)
         ks_hash_free(&r->index->rows);
     free(r->index);
@@ -194,7 +197,8 @@ ks_status ks_results_add(ks_results *r, const char *source, const char *metric,
     while (src < r->source_count && strcmp(r->sources[src], source) != 0)
         src++;
     size_t m;
-    ks_status st = src < r->source_count ? KS_OK : add_source(r, source, &src, err);
+    ks_status st =
+        src < r->source_count ? KS_OK : ks_results_add_source(r, source, "", &src, err);
     if (st == KS_OK)
         st = add_metric(r, metric, &m, err);
     for (size_t i = 0; st == KS_OK && i < n; i++) {
@@ -214,141 +218,6 @@ ks_status ks_results_add(ks_results *r, const char *source, const char *metric,
     return st;
 }
 
-/* ------------------------------------------------------ uid -> plan id */
-
-typedef struct uid_map {
-    ks_uid_mode mode;
-    int64_t base;
-    const ks_plan *plan;
-    const uint64_t *ids; /* KS_UID_MAP and run-folder jobs: ids[uid - 1] */
-    size_t count;
-    const char *what;    /* for messages: what the uids index */
-} uid_map;
-
-static ks_status map_uid(const uid_map *m, uint64_t uid, const char *path, long line,
-                         uint64_t *id, ks_error *err)
-{
-    if (m->mode == KS_UID_BASE) {
-        if ((int64_t)uid < m->base)
-            return ks_error_set(err, KS_ERR_FORMAT, path, line,
-                                "kernel_launch_uid %llu is below --uid-base %lld",
-                                (unsigned long long)uid, (long long)m->base);
-        *id = uid - (uint64_t)m->base;
-        return KS_OK;
-    }
-    size_t count = m->mode == KS_UID_SAMPLED ? m->plan->sample_count : m->count;
-    if (uid < 1 || uid > count)
-        return ks_error_set(
-            err, KS_ERR_FORMAT, path, line,
-            "kernel_launch_uid %llu but %s has %zu launches (uid k is its k-th); if the "
-            "simulator ran the whole program, use --uid-base 1",
-            (unsigned long long)uid, m->what, count);
-    *id = m->mode == KS_UID_SAMPLED ? m->plan->samples[uid - 1].id : m->ids[uid - 1];
-    return KS_OK;
-}
-
-/* -------------------------------------------------------- simulator logs */
-
-typedef struct log_ctx {
-    ks_results *r;
-    const uid_map *map;
-    ks_concurrent_mode concurrent;
-    const char *path;
-    uint32_t source;
-    /* metric of the i-th statistic of the last block: blocks list the same
-     * statistics in the same order, so names are looked up once */
-    size_t *hint;
-    size_t hint_count;
-} log_ctx;
-
-static ks_status metric_of(log_ctx *c, size_t i, const char *name, size_t *m, ks_error *err)
-{
-    if (i < c->hint_count && c->hint[i] < c->r->metric_count &&
-        strcmp(c->r->metrics[c->hint[i]], name) == 0) {
-        *m = c->hint[i];
-        return KS_OK;
-    }
-    ks_status st = add_metric(c->r, name, m, err);
-    if (st != KS_OK)
-        return st;
-    if (i >= c->hint_count) {
-        size_t *h = realloc(c->hint, (i + 1) * sizeof *h);
-        if (!h)
-            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-        for (size_t k = c->hint_count; k <= i; k++)
-            h[k] = SIZE_MAX;
-        c->hint = h;
-        c->hint_count = i + 1;
-    }
-    c->hint[i] = *m;
-    return KS_OK;
-}
-
-static ks_status on_block(void *vctx, const ks_simlog_block *b, ks_error *err)
-{
-    log_ctx *c = vctx;
-    bool split = c->concurrent == KS_CONCURRENT_SPLIT;
-    if (b->uid_count == 0) {
-        if (split)
-            return KS_OK; /* nothing to attribute it to */
-        return ks_error_set(err, KS_ERR_FORMAT, c->path, b->line,
-                            "a statistics block without a kernel_launch_uid");
-    }
-    if (b->uid_count > 1 && !split)
-        return ks_error_set(err, KS_ERR_FORMAT, c->path, b->line,
-                            "this block lists %zu kernel_launch_uids (%llu %llu%s): kernels "
-                            "ran concurrently and its cycles cannot be attributed to one "
-                            "launch; --concurrent split shares its values equally",
-                            b->uid_count, (unsigned long long)b->uids[0],
-                            (unsigned long long)b->uids[1], b->uid_count > 2 ? " ..." : "");
-    for (size_t u = 0; u < b->uid_count; u++) {
-        uint64_t id = 0;
-        size_t row = 0;
-        ks_status st = map_uid(c->map, b->uids[u], c->path, b->line, &id, err);
-        if (st == KS_OK)
-            st = row_for(c->r, id, c->source, b->line, split, &row, err);
-        for (size_t i = 0; i < b->stat_count && st == KS_OK; i++) {
-            size_t m;
-            if ((st = metric_of(c, i, b->names[i], &m, err)) == KS_OK)
-                put(c->r, row, m, b->values[i] / (double)b->uid_count, split);
-        }
-        if (st != KS_OK)
-            return st;
-    }
-    return KS_OK;
-}
-
-static ks_status read_log(ks_input *in, const char *path, const uid_map *map,
-                          const ks_results_options *opt, ks_results *r, ks_error *err)
-{
-    log_ctx c = {r, map, opt->concurrent, path, 0, NULL, 0};
-    ks_status st = add_source(r, path, &c.source, err);
-    if (st != KS_OK)
-        return st;
-    ks_simlog *s;
-    if ((st = ks_simlog_new(path, on_block, &c, &s, err)) != KS_OK)
-        return st;
-    for (;;) {
-        char *line;
-        size_t len;
-        if ((st = ks_input_getline(in, &line, &len, NULL, err)) != KS_OK || !line)
-            break;
-        if ((st = ks_simlog_line(s, line, len, ks_input_line_number(in), err)) != KS_OK)
-            break;
-    }
-    size_t blocks = 0;
-    if (st == KS_OK)
-        st = ks_simlog_finish(s, &blocks, err);
-    ks_simlog_free(s);
-    free(c.hint);
-    if (st == KS_OK && blocks == 0)
-        st = ks_error_set(err, KS_ERR_FORMAT, path, 0,
-                          "no per-kernel statistics (kernel_name / kernel_launch_uid blocks): "
-                          "the simulator may have stopped before the first kernel ended (a "
-                          "results CSV starts with the header id,<metric>,...)");
-    return st;
-}
-
 /* ------------------------------------------------------------------ CSV */
 
 /* The next line of a CSV that is neither empty nor a '#' comment; *line is
@@ -362,10 +231,10 @@ static ks_status next_csv_line(ks_input *in, char **line, size_t *len, ks_error 
     return st;
 }
 
-static ks_status read_csv(ks_input *in, const char *path, ks_results *r, ks_error *err)
+ks_status ks_results_read_csv(ks_input *in, const char *path, ks_results *r, ks_error *err)
 {
     uint32_t source;
-    ks_status st = add_source(r, path, &source, err);
+    ks_status st = ks_results_add_source(r, path, "", &source, err);
     char **fields = NULL, **header = NULL;
     int capacity = 0, count = 0, columns = 0;
     while (st == KS_OK) {
@@ -435,17 +304,22 @@ static ks_status read_csv(ks_input *in, const char *path, ks_results *r, ks_erro
 
 /* weights.csv of the accelsim exporter: "uid,id,weight,trace" after '#'
  * comment lines. */
-static ks_status read_uid_map(const char *path, uint64_t **ids, size_t *count, ks_error *err)
+ks_status ks_results_read_uid_map(const char *path, uint64_t **ids, size_t *count,
+                                  unsigned char **measured, uint64_t **launches,
+                                  ks_error *err)
 {
     ks_input *in;
     ks_status st = ks_input_open(path, &in, err);
     if (st != KS_OK)
         return st;
     char *fields[8];
-    int uid_col = -1, id_col = -1;
-    size_t cap = 0;
+    int uid_col = -1, id_col = -1, role_col = -1, launch_col = -1;
+    size_t cap = 0, mcap = 0, lcap = 0;
     *ids = NULL;
     *count = 0;
+    *measured = NULL;
+    *launches = NULL;
+    bool warmups = false, remapped = false;
     for (;;) {
         char *line;
         size_t len;
@@ -458,6 +332,8 @@ static ks_status read_uid_map(const char *path, uint64_t **ids, size_t *count, k
         if (uid_col < 0) {
             uid_col = ks_csv_find(fields, n, "uid");
             id_col = ks_csv_find(fields, n, "id");
+            role_col = ks_csv_find(fields, n, "role");
+            launch_col = ks_csv_find(fields, n, "trace_launch");
             if (uid_col < 0 || id_col < 0) {
                 st = ks_error_set(err, KS_ERR_FORMAT, path, number,
                                   "a uid map needs the columns uid and id (the weights.csv "
@@ -475,8 +351,33 @@ static ks_status read_uid_map(const char *path, uint64_t **ids, size_t *count, k
                               "expected uid %zu and a launch id", *count + 1);
             break;
         }
-        if ((st = ks_grow((void **)ids, &cap, *count + 1, sizeof **ids, err)) != KS_OK)
+        unsigned char is_measured = 1;
+        if (role_col >= 0) {
+            const char *role = n > role_col ? ks_trim(fields[role_col]) : "";
+            if (strcmp(role, "warmup") == 0)
+                is_measured = 0;
+            else if (strcmp(role, "measured") != 0) {
+                st = ks_error_set(err, KS_ERR_FORMAT, path, number,
+                                  "role must be measured or warmup, got '%.40s'", role);
+                break;
+            }
+        }
+        int64_t launch = id + 1;
+        bool lm = false;
+        if (launch_col >= 0 && (n <= launch_col || !ks_parse_i64(fields[launch_col], &launch, &lm) ||
+                                lm || launch < 1)) {
+            st = ks_error_set(err, KS_ERR_FORMAT, path, number,
+                              "trace_launch must be a 1-based launch number");
             break;
+        }
+        warmups = warmups || !is_measured;
+        remapped = remapped || launch != id + 1;
+        if ((st = ks_grow((void **)ids, &cap, *count + 1, sizeof **ids, err)) != KS_OK ||
+            (st = ks_grow((void **)measured, &mcap, *count + 1, 1, err)) != KS_OK ||
+            (st = ks_grow((void **)launches, &lcap, *count + 1, sizeof **launches, err)) != KS_OK)
+            break;
+        (*launches)[*count] = (uint64_t)(launch - 1);
+        (*measured)[*count] = is_measured;
         (*ids)[(*count)++] = (uint64_t)id;
     }
     ks_input_close(in);
@@ -486,90 +387,46 @@ static ks_status read_uid_map(const char *path, uint64_t **ids, size_t *count, k
         free(*ids);
         *ids = NULL;
     }
-    return st;
-}
-
-/* ---------------------------------------------------------- run folders */
-
-/* A job's log numbers its kernels from 1 in the order of the job's id list. */
-static ks_status read_job_log(const char *root, const ks_run_manifest_job *job,
-                              const ks_plan *plan, const ks_results_options *opt, ks_results *r,
-                              ks_error *err)
-{
-    char *path = ks_run_job_file(root, job->dir, "sim.log");
-    if (!path)
-        return ks_error_set(err, KS_ERR_NOMEM, root, 0, "out of memory");
-    uid_map map = {KS_UID_MAP, 0, plan, job->ids, job->id_count, "this job's id list"};
-    ks_input *in;
-    ks_status st = ks_input_open(path, &in, err);
-    if (st == KS_OK) {
-        st = read_log(in, path, &map, opt, r, err);
-        ks_input_close(in);
+    if (st != KS_OK || !warmups) {
+        free(*measured);
+        *measured = NULL;
     }
-    free(path);
-    return st;
-}
-
-/* The manifest and the jobs' states are lib/run's (one reader of both). */
-static ks_status read_rundir(const char *root, const ks_plan *plan,
-                             const ks_results_options *opt, ks_results *r, ks_error *err)
-{
-    char *path = ks_path_join(root, "manifest.json");
-    if (!path)
-        return ks_error_set(err, KS_ERR_NOMEM, root, 0, "out of memory");
-    ks_run_manifest m;
-    ks_status st = ks_run_manifest_read(path, &m, err);
-    if (st != KS_OK) {
-        free(path);
-        return st;
+    if (st != KS_OK || !remapped) {
+        free(*launches);
+        *launches = NULL;
     }
-    if (opt->plan_xxh128 && strcmp(m.plan_xxh128, opt->plan_xxh128) != 0)
-        st = ks_error_set(err, KS_ERR_FORMAT, path, 0,
-                          "this run is of another plan (plan_xxh128 %s; the plan given is %s)",
-                          m.plan_xxh128, opt->plan_xxh128);
-    if (st == KS_OK)
-        st = ks_run_check_complete(root, &m, err);
-    for (size_t j = 0; st == KS_OK && j < m.job_count; j++)
-        st = read_job_log(root, &m.jobs[j], plan, opt, r, err);
-    ks_run_manifest_free(&m);
-    free(path);
     return st;
 }
 
-/* ------------------------------------------------------------- entry */
+/* ---------------------------------------- the table, for results_sim.c */
 
-ks_status ks_results_read(const char *path, const ks_plan *plan, const ks_results_options *opt,
-                          ks_results *r, ks_error *err)
+ks_status ks_results_add_source(ks_results *r, const char *name, const char *warmup,
+                                uint32_t *index, ks_error *err)
 {
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return read_rundir(path, plan, opt, r, err);
-    ks_input *in;
-    const char *head;
-    size_t len;
-    ks_status st = ks_input_open_peek(path, &in, &head, &len, err);
+    ks_status st = add_source(r, name, index, err);
     if (st != KS_OK)
         return st;
-    size_t skip = len >= 3 && memcmp(head, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
-    if (len - skip >= 3 && memcmp(head + skip, "id,", 3) == 0) {
-        st = read_csv(in, path, r, err);
-    } else if (ks_simlog_detect(head, len) || len > 0) {
-        uint64_t *ids = NULL;
-        size_t count = 0;
-        if (opt->uid_mode == KS_UID_MAP) {
-            if (!opt->uid_map)
-                st = ks_error_set(err, KS_ERR_USAGE, NULL, 0, "no uid map file given");
-            else
-                st = read_uid_map(opt->uid_map, &ids, &count, err);
-        }
-        uid_map map = {opt->uid_mode, opt->uid_base, plan, ids, count,
-                       opt->uid_mode == KS_UID_MAP ? "the uid map" : "the plan"};
-        if (st == KS_OK)
-            st = read_log(in, path, &map, opt, r, err);
-        free(ids);
-    } else {
-        st = ks_error_set(err, KS_ERR_FORMAT, path, 0, "empty results file");
-    }
-    ks_input_close(in);
-    return st;
+    char **w = realloc(r->source_warmup, r->source_count * sizeof *w);
+    if (!w)
+        return ks_error_set(err, KS_ERR_NOMEM, name, 0, "out of memory");
+    r->source_warmup = w;
+    if (!(w[r->source_count - 1] = strdup(warmup ? warmup : "")))
+        return ks_error_set(err, KS_ERR_NOMEM, name, 0, "out of memory");
+    return KS_OK;
+}
+
+ks_status ks_results_row_for(ks_results *r, uint64_t id, uint32_t source, long line,
+                             bool accumulate, size_t *row, ks_error *err)
+{
+    return row_for(r, id, source, line, accumulate, row, err);
+}
+
+ks_status ks_results_metric_index(ks_results *r, const char *name, size_t *index, ks_error *err)
+{
+    return add_metric(r, name, index, err);
+}
+
+void ks_results_put(ks_results *r, size_t row, size_t metric, double v, bool accumulate)
+{
+    put(r, row, metric, v, accumulate);
 }

@@ -5,6 +5,14 @@
  * then come `name = value` statistics.  The block ends at the next block or
  * at the lines that start the next kernel's simulation, so that progress
  * output of the next kernel is not taken for this one's statistics.
+ *
+ * Which launch a block is: trace-driven Accel-Sim prints "Processing kernel
+ * <trace file>" (and "Header info loaded for kernel command : <trace
+ * file>") before "launching kernel name: <name> uid: <N>", so each uid is
+ * bound to the trace file the simulator actually loaded; uids count from 1
+ * in every simulator process, and a log holding several processes (one per
+ * sampled launch, concatenated) is cut into runs at the "GPGPU-Sim
+ * Simulator Version" banner each process prints first.
  */
 #include "estimate.h"
 #include "hash.h"
@@ -30,6 +38,20 @@ struct ks_simlog {
      * statistics finds repeats in constant time */
     ks_hash_index index;
     size_t blocks;
+    char *kernel_name;
+    /* this run's uid -> trace file bindings, and the file being loaded */
+    size_t run;
+    bool run_seen; /* a banner or block was seen (the first banner opens run 0) */
+    uint64_t *bound_uid;
+    char **bound_trace;
+    long *bound_line;
+    size_t bound_count, bound_capacity;
+    char *pending_trace;
+    long pending_line;
+    /* per uid of the current block, for emit */
+    const char **uid_trace;
+    long *uid_line;
+    size_t uid_trace_capacity;
 };
 
 ks_status ks_simlog_new(const char *path, ks_simlog_fn fn, void *ctx, ks_simlog **out,
@@ -56,24 +78,58 @@ static void clear_block(ks_simlog *s)
     s->in_block = false;
 }
 
+static void clear_bindings(ks_simlog *s)
+{
+    for (size_t i = 0; i < s->bound_count; i++)
+        free(s->bound_trace[i]);
+    s->bound_count = 0;
+    free(s->pending_trace);
+    s->pending_trace = NULL;
+}
+
 void ks_simlog_free(ks_simlog *s)
 {
     if (!s)
         return;
     clear_block(s);
-    free(s->names);
-    free(s->values);
-    free(s->uids);
+    clear_bindings(s);
+    KS_FREE(s->names, s->values, s->uids, s->kernel_name, s->bound_uid, s->bound_trace,
+            s->bound_line, s->uid_trace, s->uid_line);
     ks_hash_free(&s->index);
     free(s);
+}
+
+/* The trace file bound to uid in this run, latest binding first. */
+static const char *trace_of(const ks_simlog *s, uint64_t uid, long *line)
+{
+    for (size_t i = s->bound_count; i-- > 0;)
+        if (s->bound_uid[i] == uid) {
+            *line = s->bound_line[i];
+            return s->bound_trace[i];
+        }
+    *line = 0;
+    return NULL;
 }
 
 static ks_status emit(ks_simlog *s, ks_error *err)
 {
     if (!s->in_block)
         return KS_OK;
+    size_t cap = s->uid_trace_capacity;
+    ks_status gst = ks_grow((void **)&s->uid_trace, &cap, s->uid_count + 1,
+                            sizeof *s->uid_trace, err);
+    if (gst == KS_OK)
+        gst = ks_grow((void **)&s->uid_line, &s->uid_trace_capacity, s->uid_count + 1,
+                      sizeof *s->uid_line, err);
+    if (gst != KS_OK)
+        return gst;
+    for (size_t u = 0; u < s->uid_count; u++)
+        s->uid_trace[u] = trace_of(s, s->uids[u], &s->uid_line[u]);
+    s->run_seen = true;
     ks_simlog_block b = {s->block_line, s->uid_count, s->uids, s->stat_count,
-                         (const char *const *)s->names, s->values};
+                         (const char *const *)s->names, s->values,
+                         s->kernel_name ? s->kernel_name : "", s->run,
+                         (const char *const *)s->uid_trace, s->uid_line};
     s->blocks++;
     ks_status st = s->fn(s->ctx, &b, err);
     clear_block(s);
@@ -187,18 +243,83 @@ ks_status ks_simlog_line(ks_simlog *s, const char *line, size_t len, long number
     const char *p = line;
     while (*p == ' ' || *p == '\t')
         p++;
+    if (strstr(p, "GPGPU-Sim Simulator Version")) {
+        /* a new simulator process: its uids start again from 1 */
+        ks_status st = emit(s, err);
+        if (st != KS_OK)
+            return st;
+        if (s->run_seen)
+            s->run++;
+        s->run_seen = true;
+        clear_bindings(s);
+        return KS_OK;
+    }
+    if (starts_with(p, "Processing kernel ") ||
+        starts_with(p, "Header info loaded for kernel command :")) {
+        const char *path = starts_with(p, "Processing kernel ")
+                               ? p + strlen("Processing kernel ")
+                               : p + strlen("Header info loaded for kernel command :");
+        ks_status st = s->in_block && starts_with(p, "Processing kernel ") ? emit(s, err) : KS_OK;
+        if (st != KS_OK)
+            return st;
+        while (*path == ' ' || *path == '\t')
+            path++;
+        size_t n = strlen(path);
+        while (n > 0 && (path[n - 1] == ' ' || path[n - 1] == '\r' || path[n - 1] == '\t'))
+            n--;
+        free(s->pending_trace);
+        if (!(s->pending_trace = strndup(path, n)))
+            return ks_error_set(err, KS_ERR_NOMEM, s->path, number, "out of memory");
+        s->pending_line = number;
+        return KS_OK;
+    }
+    if (starts_with(p, "launching kernel name:")) {
+        const char *u = strstr(p, " uid: ");
+        if (!u || !s->pending_trace)
+            return KS_OK; /* PTX mode: no trace file to bind */
+        char *end;
+        errno = 0;
+        unsigned long long uid = strtoull(u + 6, &end, 10);
+        if (errno || end == u + 6)
+            return ks_error_set(err, KS_ERR_FORMAT, s->path, number,
+                                "launching kernel: expected 'uid: <number>'");
+        size_t cap = s->bound_capacity, cap2 = s->bound_capacity;
+        ks_status st = ks_grow((void **)&s->bound_uid, &cap, s->bound_count + 1,
+                               sizeof *s->bound_uid, err);
+        if (st == KS_OK)
+            st = ks_grow((void **)&s->bound_trace, &cap2, s->bound_count + 1,
+                         sizeof *s->bound_trace, err);
+        if (st == KS_OK)
+            st = ks_grow((void **)&s->bound_line, &s->bound_capacity, s->bound_count + 1,
+                         sizeof *s->bound_line, err);
+        if (st != KS_OK)
+            return st;
+        s->bound_uid[s->bound_count] = uid;
+        s->bound_trace[s->bound_count] = s->pending_trace;
+        s->bound_line[s->bound_count++] = s->pending_line;
+        s->pending_trace = NULL;
+        return emit(s, err);
+    }
     if (starts_with(p, "kernel_name =") || starts_with(p, "kernel_name=")) {
         ks_status st = emit(s, err);
         if (st != KS_OK)
             return st;
         s->in_block = true;
         s->block_line = number;
+        const char *v = strchr(p, '=') + 1;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        size_t n = strlen(v);
+        while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\r' || v[n - 1] == '\t'))
+            n--;
+        free(s->kernel_name);
+        if (!(s->kernel_name = strndup(v, n)))
+            return ks_error_set(err, KS_ERR_NOMEM, s->path, number, "out of memory");
         return KS_OK;
     }
     if (!s->in_block)
         return KS_OK;
-    if (starts_with(p, "launching kernel") || starts_with(p, "Header info loaded") ||
-        starts_with(p, "GPGPU-Sim: *** exit detected"))
+    if (starts_with(p, "launching kernel") || starts_with(p, "GPGPU-Sim: *** exit detected"))
         return emit(s, err);
     if (starts_with(p, "kernel_launch_uid")) {
         const char *eq = strchr(p, '=');

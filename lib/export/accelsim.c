@@ -276,21 +276,48 @@ static ks_status map_by_key(const ks_plan *plan, const ks_profile *p, trace_list
 typedef struct out_ctx {
     const ks_plan *plan;
     const trace_list *t;
-    const size_t *kernel_of_sample;
-    const size_t *sample_of_kernel; /* SIZE_MAX: not sampled */
+    const ks_export_entry *entries; /* in the order the simulator runs them */
+    size_t count;
+    bool warmups;
+    const char *warmup_text;
 } out_ctx;
 
+/* Every memory copy keeps its place before the launches that follow it in
+ * the program: before an entry, the copies listed before its launch that
+ * are not written yet; the rest at the end. */
 static ks_status write_list(const void *vctx, FILE *f, ks_error *err)
 {
     const out_ctx *c = vctx;
-    size_t n = ks_trace_set_event_count(c->t->set);
+    size_t n = ks_trace_set_event_count(c->t->set), next = 0;
+    size_t *event_of = malloc((c->t->kernel_count + 1) * sizeof *event_of);
+    if (!event_of)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     for (size_t i = 0; i < n; i++) {
         const ks_trace_event *e = ks_trace_set_event(c->t->set, i);
-        if (!e->is_kernel)
-            fprintf(f, "%s\n", e->text);
-        else if (c->sample_of_kernel[e->kernel] != SIZE_MAX)
-            fprintf(f, "%s\n", file_of(c->t, e->kernel));
+        if (e->is_kernel)
+            event_of[e->kernel] = i;
     }
+    bool *written = calloc(n + 1, sizeof *written);
+    if (!written) {
+        free(event_of);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    for (size_t k = 0; k <= c->count; k++) {
+        size_t until = k < c->count ? event_of[c->entries[k].launch] : n;
+        for (size_t i = next; i < until; i++) {
+            const ks_trace_event *e = ks_trace_set_event(c->t->set, i);
+            if (!e->is_kernel && !written[i]) {
+                fprintf(f, "%s\n", e->text);
+                written[i] = true;
+            }
+        }
+        if (until > next)
+            next = until;
+        if (k < c->count)
+            fprintf(f, "%s\n", file_of(c->t, c->entries[k].launch));
+    }
+    free(event_of);
+    free(written);
     if (ferror(f))
         return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
     return KS_OK;
@@ -306,14 +333,18 @@ static ks_status write_weights(const void *vctx, FILE *f, ks_error *err)
           "kernel_launch_uid\n# id: 0-based launch in the profile; trace_launch: 1-based "
           "launch in the trace folder\n",
           f);
-    fputs("uid,id,weight,trace_launch,trace\n", f);
-    size_t uid = 0;
-    for (size_t k = 0; k < c->t->kernel_count; k++) {
-        size_t s = c->sample_of_kernel[k];
-        if (s == SIZE_MAX)
-            continue;
-        fprintf(f, "%zu,%llu,%.17g,%zu,%s\n", ++uid, (unsigned long long)c->plan->samples[s].id,
-                c->plan->samples[s].weight, k + 1, file_of(c->t, k));
+    if (c->warmups)
+        fprintf(f, "# warm-up %s: a launch of role warmup runs only to warm the caches for "
+                   "the measured launch after it; its statistics are not results\n",
+                c->warmup_text);
+    fputs(c->warmups ? "uid,id,weight,trace_launch,trace,role\n"
+                     : "uid,id,weight,trace_launch,trace\n",
+          f);
+    for (size_t k = 0; k < c->count; k++) {
+        const ks_export_entry *e = &c->entries[k];
+        fprintf(f, "%zu,%llu,%.17g,%zu,%s", k + 1, (unsigned long long)e->id, e->weight,
+                e->launch + 1, file_of(c->t, e->launch));
+        fputs(c->warmups ? (e->measured ? ",measured\n" : ",warmup\n") : "\n", f);
     }
     if (ferror(f))
         return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
@@ -322,11 +353,15 @@ static ks_status write_weights(const void *vctx, FILE *f, ks_error *err)
 
 static ks_status link_traces(const out_ctx *c, const char *out, ks_error *err)
 {
-    for (size_t k = 0; k < c->t->kernel_count; k++) {
-        if (c->sample_of_kernel[k] == SIZE_MAX)
+    for (size_t k = 0; k < c->count; k++) {
+        size_t launch = c->entries[k].launch;
+        bool again = false;
+        for (size_t j = 0; j < k && !again; j++)
+            again = c->entries[j].launch == launch;
+        if (again)
             continue;
-        char *target = ks_path_join(c->t->dir, file_of(c->t, k));
-        char *link = ks_path_join(out, file_of(c->t, k));
+        char *target = ks_path_join(c->t->dir, file_of(c->t, launch));
+        char *link = ks_path_join(out, file_of(c->t, launch));
         ks_status st = KS_OK;
         if (!target || !link)
             st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
@@ -364,9 +399,17 @@ static ks_status write_folder(const out_ctx *c, const char *out, ks_error *err)
     return st;
 }
 
-static ks_status export_accelsim(const ks_plan *plan, const ks_export_options *opt,
-                                 const char *out, ks_error *err)
+static int cmp_launch(const void *a, const void *b)
 {
+    const ks_export_entry *x = a, *y = b;
+    return (x->launch > y->launch) - (x->launch < y->launch);
+}
+
+ks_status ks_export_accelsim_entries(const ks_plan *plan, const ks_export_options *opt,
+                                     ks_export_entry **out, size_t *count, ks_error *err)
+{
+    *out = NULL;
+    *count = 0;
     if (!opt || !opt->traces)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                             "--to accelsim needs --traces DIR (the complete traces)");
@@ -376,30 +419,123 @@ static ks_status export_accelsim(const ks_plan *plan, const ks_export_options *o
     trace_list t;
     ks_status st = list_read(opt->traces, &t, err);
     size_t *kernel_of_sample = malloc((plan->sample_count + 1) * sizeof *kernel_of_sample);
-    size_t *sample_of_kernel = malloc((t.kernel_count + 1) * sizeof *sample_of_kernel);
-    if (st == KS_OK && (!kernel_of_sample || !sample_of_kernel))
+    ks_export_entry *e = malloc((plan->sample_count + 1) * sizeof *e);
+    if (st == KS_OK && (!kernel_of_sample || !e))
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     if (st == KS_OK)
         st = opt->remap ? map_by_key(plan, opt->profile, &t, kernel_of_sample, err)
                         : map_by_position(plan, opt->profile, &t, kernel_of_sample, err);
     if (st == KS_OK) {
-        for (size_t k = 0; k < t.kernel_count; k++)
-            sample_of_kernel[k] = SIZE_MAX;
         for (size_t i = 0; i < plan->sample_count; i++)
-            sample_of_kernel[kernel_of_sample[i]] = i;
-        out_ctx c = {plan, &t, kernel_of_sample, sample_of_kernel};
-        st = write_folder(&c, out, err);
+            e[i] = (ks_export_entry){kernel_of_sample[i], plan->samples[i].id,
+                                     plan->samples[i].weight, true};
+        /* the simulator runs them in trace order */
+        qsort(e, plan->sample_count, sizeof *e, cmp_launch);
+        *out = e;
+        *count = plan->sample_count;
+        e = NULL;
     }
     free(kernel_of_sample);
-    free(sample_of_kernel);
+    free(e);
     list_free(&t);
+    return st;
+}
+
+ks_status ks_export_accelsim_write(const ks_plan *plan, const char *traces,
+                                   const ks_export_entry *entries, size_t count,
+                                   const ks_warmup *warmup, const char *out, ks_error *err)
+{
+    trace_list t;
+    ks_status st = list_read(traces, &t, err);
+    if (st != KS_OK)
+        return st;
+    char text[32] = "none";
+    bool warmups = false;
+    for (size_t k = 0; k < count; k++)
+        warmups = warmups || !entries[k].measured;
+    if (warmup)
+        ks_warmup_format(warmup, text, sizeof text);
+    out_ctx c = {plan, &t, entries, count, warmups, text};
+    st = write_folder(&c, out, err);
+    list_free(&t);
+    return st;
+}
+
+/* The launch names of a trace folder, for the warm-up modes. */
+ks_status ks_export_trace_names(const char *traces, char ***names, size_t *count,
+                                ks_error *err)
+{
+    ks_trace_index *x;
+    ks_status st = ks_trace_index_open(traces, &x, err);
+    if (st != KS_OK)
+        return st;
+    size_t n = ks_trace_index_count(x);
+    char **out = calloc(n + 1, sizeof *out);
+    if (!out)
+        st = ks_error_set(err, KS_ERR_NOMEM, traces, 0, "out of memory");
+    for (size_t i = 0; i < n && st == KS_OK; i++)
+        if (!(out[i] = strdup(ks_trace_index_name(x, i))))
+            st = ks_error_set(err, KS_ERR_NOMEM, traces, 0, "out of memory");
+    ks_trace_index_free(x);
+    if (st != KS_OK) {
+        ks_export_names_free(out, n);
+        return st;
+    }
+    *names = out;
+    *count = n;
+    return KS_OK;
+}
+
+void ks_export_names_free(char **names, size_t count)
+{
+    if (!names)
+        return;
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+}
+
+ks_status ks_export_with_warmup(const char *traces, const ks_warmup *warmup,
+                                ks_export_entry **entries, size_t *count, ks_error *err)
+{
+    if (!warmup || warmup->mode == KS_WARMUP_NONE)
+        return KS_OK;
+    char **names;
+    size_t n;
+    ks_status st = ks_export_trace_names(traces, &names, &n, err);
+    if (st != KS_OK)
+        return st;
+    ks_export_entry *all;
+    size_t total;
+    st = ks_warmup_entries(warmup, (const char *const *)names, n, *entries, *count, &all,
+                           &total, err);
+    ks_export_names_free(names, n);
+    if (st == KS_OK) {
+        free(*entries);
+        *entries = all;
+        *count = total;
+    }
+    return st;
+}
+
+static ks_status export_accelsim(const ks_plan *plan, const ks_export_options *opt,
+                                 const char *out, ks_error *err)
+{
+    ks_export_entry *e;
+    size_t n;
+    ks_status st = ks_export_accelsim_entries(plan, opt, &e, &n, err);
+    if (st == KS_OK)
+        st = ks_export_with_warmup(opt->traces, opt->warmup, &e, &n, err);
+    if (st == KS_OK)
+        st = ks_export_accelsim_write(plan, opt->traces, e, n, opt->warmup, out, err);
+    free(e);
     return st;
 }
 
 const ks_exporter ks_exporter_accelsim = {
     "accelsim",
     "folder for Accel-Sim: kernelslist.g of every memory copy and the sampled launches' "
-    "traces (--traces DIR), weights.csv",
+    "traces (--traces DIR; --warmup puts warm-up launches before each), weights.csv",
     1,
     export_accelsim,
 };

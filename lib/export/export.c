@@ -6,10 +6,12 @@
 #include "export.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const ks_exporter *const exporters[] = {
     &ks_exporter_accelsim,
+    &ks_exporter_macsim,
     &ks_exporter_accelsim_tracer,
     &ks_exporter_macsim_tracer,
     &ks_exporter_ids,
@@ -76,4 +78,37 @@ void ks_export_base_name(const char *name, char *buf, size_t size)
     while (start > 0 && name[start - 1] != ' ' && name[start - 1] != ':')
         start--;
     snprintf(buf, size, "%.*s", (int)(end - start), name + start);
+}
+
+/* ------------------------------------------- simulator folders for jobs */
+
+int ks_export_folder_is_macsim(const char *traces) { return ks_macsim_dir_detect(traces) > 0; }
+
+ks_status ks_export_plan_entries(const ks_plan *plan, const ks_export_options *opt,
+                                 ks_export_entry **out, size_t *count, ks_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    if (!opt || !opt->traces)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "no trace folder given");
+    bool macsim = ks_export_folder_is_macsim(opt->traces);
+    ks_status st = macsim ? ks_export_macsim_entries(plan, opt, out, count, err)
+                          : ks_export_accelsim_entries(plan, opt, out, count, err);
+    if (st == KS_OK)
+        st = ks_export_with_warmup(opt->traces, opt->warmup, out, count, err);
+    if (st != KS_OK) {
+        free(*out);
+        *out = NULL;
+        *count = 0;
+    }
+    return st;
+}
+
+ks_status ks_export_entries_write(const ks_plan *plan, const char *traces,
+                                  const ks_export_entry *entries, size_t count,
+                                  const ks_warmup *warmup, const char *out, ks_error *err)
+{
+    return ks_export_folder_is_macsim(traces)
+               ? ks_export_macsim_write(plan, traces, entries, count, warmup, out, err)
+               : ks_export_accelsim_write(plan, traces, entries, count, warmup, out, err);
 }

@@ -5,11 +5,35 @@
 #define KS_EXPORT_H
 
 #include "internal.h"
+#include "trace.h"
 
 extern const ks_exporter ks_exporter_accelsim;
 extern const ks_exporter ks_exporter_accelsim_tracer;
 extern const ks_exporter ks_exporter_macsim_tracer;
 extern const ks_exporter ks_exporter_ids;
+extern const ks_exporter ks_exporter_macsim;
+
+/* The folder exporters in parts, for `ksample run`'s jobs: the plan's
+ * samples as entries (checked against the traces, in the order the
+ * simulator runs them), warm-up launches added, and one folder written for
+ * any entries. */
+ks_status ks_export_accelsim_entries(const ks_plan *plan, const ks_export_options *opt,
+                                     ks_export_entry **out, size_t *count, ks_error *err);
+ks_status ks_export_accelsim_write(const ks_plan *plan, const char *traces,
+                                   const ks_export_entry *entries, size_t count,
+                                   const ks_warmup *warmup, const char *out, ks_error *err);
+ks_status ks_export_macsim_entries(const ks_plan *plan, const ks_export_options *opt,
+                                   ks_export_entry **out, size_t *count, ks_error *err);
+ks_status ks_export_macsim_write(const ks_plan *plan, const char *traces,
+                                 const ks_export_entry *entries, size_t count,
+                                 const ks_warmup *warmup, const char *out, ks_error *err);
+/* *entries with the warm-up launches of each added (nothing for NULL or
+ * none). */
+ks_status ks_export_with_warmup(const char *traces, const ks_warmup *warmup,
+                                ks_export_entry **entries, size_t *count, ks_error *err);
+ks_status ks_export_trace_names(const char *traces, char ***names, size_t *count,
+                                ks_error *err);
+void ks_export_names_free(char **names, size_t count);
 
 /* A kernel name reduced to what both a mangled (_Z14forward_kernelPKf...)
  * and a demangled (void forward_kernel<float>(float const*, ...)) spelling

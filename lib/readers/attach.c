@@ -5,6 +5,7 @@
  * one row here.
  */
 #include "internal.h"
+#include "trace.h"
 
 #include <stdlib.h>
 
@@ -17,8 +18,17 @@ typedef struct source_row {
 static const source_row sources[] = {
     {KS_SOURCE_METRICS, "--metrics NCU.csv (Nsight Compute)", ks_read_ncu_metrics},
     {KS_SOURCE_BBV, "--bbv BBV.csv (Photon's NVBit tool)", ks_read_photon_bbv},
-    {KS_SOURCE_TRACES, "--traces DIR (Accel-Sim NVBit traces)", ks_read_accelsim_traces},
+    {KS_SOURCE_TRACES, "--traces DIR (Accel-Sim or MacSim NVBit traces)",
+     ks_read_trace_folder},
 };
+
+ks_status ks_read_trace_folder(const char *path, ks_profile **out, long **lines,
+                               ks_error *err)
+{
+    if (ks_macsim_dir_detect(path))
+        return ks_read_macsim_traces(path, out, lines, err);
+    return ks_read_accelsim_traces(path, out, lines, err);
+}
 
 static const source_row *find(ks_source source)
 {

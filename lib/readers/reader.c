@@ -21,6 +21,7 @@ static const ks_reader *const readers[] = {
     &ks_reader_ncu_csv,
     &ks_reader_ncu_raw_csv,
     &ks_reader_accelsim_traces,
+    &ks_reader_macsim_traces,
     NULL,
 };
 

@@ -31,12 +31,30 @@ static ks_status write_manifest(const void *ctx, FILE *f, ks_error *err)
     write_json_string(f, m->plan ? m->plan : "");
     fprintf(f, ",\n  \"plan_xxh128\": ");
     write_json_string(f, m->plan_xxh128);
+    const char *const optional[][2] = {{"traces", m->traces},
+                                       {"simulator", m->simulator},
+                                       {"warmup", m->warmup}};
+    for (size_t i = 0; i < 3; i++)
+        if (optional[i][1]) {
+            fprintf(f, ",\n  \"%s\": ", optional[i][0]);
+            write_json_string(f, optional[i][1]);
+        }
     fprintf(f, ",\n  \"jobs\": [");
     for (size_t j = 0; j < m->job_count; j++) {
         const ks_run_manifest_job *job = &m->jobs[j];
         fprintf(f, "%s\n    {\"job\": %zu, \"ids\": [", j ? "," : "", j);
         for (size_t k = 0; k < job->id_count; k++)
             fprintf(f, "%s%llu", k ? ", " : "", (unsigned long long)job->ids[k]);
+        if (job->measured) {
+            fprintf(f, "], \"measured\": [");
+            for (size_t k = 0; k < job->id_count; k++)
+                fprintf(f, "%s%d", k ? ", " : "", job->measured[k] ? 1 : 0);
+        }
+        if (job->launches) {
+            fprintf(f, "], \"launches\": [");
+            for (size_t k = 0; k < job->id_count; k++)
+                fprintf(f, "%s%llu", k ? ", " : "", (unsigned long long)job->launches[k]);
+        }
         fprintf(f, "], \"dir\": ");
         write_json_string(f, job->dir);
         fputc('}', f);
@@ -60,9 +78,12 @@ void ks_run_manifest_free(ks_run_manifest *m)
     for (size_t j = 0; j < m->job_count; j++) {
         free(m->jobs[j].dir);
         free(m->jobs[j].ids);
+        free(m->jobs[j].measured);
+        free(m->jobs[j].launches);
     }
     free(m->jobs);
     free(m->plan);
+    KS_FREE(m->traces, m->simulator, m->warmup);
     memset(m, 0, sizeof *m);
 }
 
@@ -108,7 +129,44 @@ static ks_status read_job(const char *path, size_t j, yajl_val v, ks_run_manifes
                             "entry %zu of \"jobs\" must have \"job\": %zu", j, j);
     if (!(job->dir = strdup(string_of(dir))))
         return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
-    return read_ids(path, j, yajl_tree_get(v, ids_path, yajl_t_any), job, err);
+    ks_status st = read_ids(path, j, yajl_tree_get(v, ids_path, yajl_t_any), job, err);
+    static const char *launches_path[] = {"launches", NULL};
+    yajl_val launches = yajl_tree_get(v, launches_path, yajl_t_any);
+    if (st == KS_OK && launches) {
+        if (!YAJL_IS_ARRAY(launches) || launches->u.array.len != job->id_count)
+            return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                                "job %zu: \"launches\" must be a list as long as \"ids\"", j);
+        if (!(job->launches = calloc(job->id_count ? job->id_count : 1, sizeof *job->launches)))
+            return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+        for (size_t k = 0; k < job->id_count; k++) {
+            yajl_val x = launches->u.array.values[k];
+            if (!YAJL_IS_INTEGER(x) || YAJL_GET_INTEGER(x) < 0)
+                return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                                    "job %zu: launch %zu is not a non-negative integer", j, k);
+            job->launches[k] = (uint64_t)YAJL_GET_INTEGER(x);
+        }
+    }
+    static const char *measured_path[] = {"measured", NULL};
+    yajl_val measured = yajl_tree_get(v, measured_path, yajl_t_any);
+    if (st != KS_OK || !measured)
+        return st;
+    if (!YAJL_IS_ARRAY(measured) || measured->u.array.len != job->id_count)
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                            "job %zu: \"measured\" must be a list as long as \"ids\"", j);
+    if (!(job->measured = calloc(job->id_count ? job->id_count : 1, 1)))
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    size_t results = 0;
+    for (size_t k = 0; k < job->id_count; k++) {
+        yajl_val x = measured->u.array.values[k];
+        if (!YAJL_IS_INTEGER(x) || (YAJL_GET_INTEGER(x) != 0 && YAJL_GET_INTEGER(x) != 1))
+            return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                                "job %zu: \"measured\" holds 0 and 1 only", j);
+        job->measured[k] = (unsigned char)YAJL_GET_INTEGER(x);
+        results += job->measured[k];
+    }
+    if (results == 0)
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0, "job %zu measures no launch", j);
+    return KS_OK;
 }
 
 static ks_status read_fields(const char *path, yajl_val root, ks_run_manifest *m, ks_error *err)
@@ -127,6 +185,21 @@ static ks_status read_fields(const char *path, yajl_val root, ks_run_manifest *m
     strcpy(m->plan_xxh128, string_of(digest));
     if (!(m->plan = strdup(string_of(plan))))
         return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    static const char *traces_path[] = {"traces", NULL};
+    static const char *simulator_path[] = {"simulator", NULL};
+    static const char *warmup_path[] = {"warmup", NULL};
+    const char **const keys[] = {traces_path, simulator_path, warmup_path};
+    char **const fields[] = {&m->traces, &m->simulator, &m->warmup};
+    for (size_t i = 0; i < 3; i++) {
+        yajl_val v = yajl_tree_get(root, keys[i], yajl_t_any);
+        if (!v)
+            continue;
+        if (!YAJL_IS_STRING(v))
+            return ks_error_set(err, KS_ERR_FORMAT, path, 0, "\"%s\" is not a string",
+                                keys[i][0]);
+        if (!(*fields[i] = strdup(string_of(v))))
+            return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    }
     size_t n = jobs->u.array.len;
     m->jobs = calloc(n ? n : 1, sizeof *m->jobs);
     if (!m->jobs)

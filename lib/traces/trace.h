@@ -110,4 +110,56 @@ int ks_trace_set_stats_usable(const ks_trace_set *s, size_t i);
  * stats.csv) and stores the count in its warp_insts. */
 ks_status ks_trace_set_count_insts(ks_trace_set *s, size_t i, uint64_t *count, ks_error *err);
 
+/* ---- MacSim NVBit trace folders (macsim_set.c) ---- */
+
+typedef struct ks_macsim_launch {
+    char *folder;            /* "Kernel12": the folder kernel_config.txt lists */
+    char *path;              /* that folder below the list's folder */
+    long line;               /* of its entry in kernel_config.txt */
+    char *name;              /* kernel_names.txt's, or "kernel@0x<entry address>" */
+    long names_line;         /* of its name in kernel_names.txt; 0 when none */
+    bool has_dims;           /* grid and block from kernel_names.txt */
+    uint32_t grid[3], block[3];
+    uint64_t warps, blocks, warps_per_block, max_blocks;
+    uint64_t insts;          /* warp-level instruction records (trace_info.txt) */
+    uint64_t *warp_ids;      /* trace.txt's, ascending */
+} ks_macsim_launch;
+
+typedef struct ks_macsim_set ks_macsim_set;
+/* 90 when dir holds a kernel_config.txt that starts with "nvbit", else 0. */
+int ks_macsim_dir_detect(const char *dir);
+ks_status ks_macsim_set_open(const char *dir, ks_macsim_set **out, ks_error *err);
+void ks_macsim_set_free(ks_macsim_set *s);
+size_t ks_macsim_set_count(const ks_macsim_set *s);
+const ks_macsim_launch *ks_macsim_set_launch(const ks_macsim_set *s, size_t i);
+const char *ks_macsim_set_dir(const ks_macsim_set *s);    /* absolute */
+const char *ks_macsim_set_config(const ks_macsim_set *s); /* its kernel_config.txt */
+/* Basic-block vector of launch i from its raw records (every warp's file). */
+ks_status ks_macsim_set_bbv(const ks_macsim_set *s, size_t i, ks_trace_bbv *out,
+                            ks_error *err);
+/* A profile like ks_trace_set_profile's: name (and grid, block when
+ * kernel_names.txt gives them), durations 0, metric columns
+ * smsp__inst_executed.sum, launch__grid_size, launch__thread_count, warps. */
+ks_status ks_macsim_set_profile(const ks_macsim_set *s, ks_profile **out, ks_error *err);
+
+/* ---- launches by the file names simulators print (trace_index.c) ---- */
+
+typedef enum ks_trace_folder_kind {
+    KS_TRACES_ACCELSIM = 0, /* kernelslist.g / kernelslist and kernel-N.traceg files */
+    KS_TRACES_MACSIM = 1    /* kernel_config.txt and KernelN folders */
+} ks_trace_folder_kind;
+
+typedef struct ks_trace_index ks_trace_index;
+/* Either kind of trace folder (a MacSim one when ks_macsim_dir_detect). */
+ks_status ks_trace_index_open(const char *dir, ks_trace_index **out, ks_error *err);
+void ks_trace_index_free(ks_trace_index *x);
+/* The launch (0-based, list order) whose trace file or folder a simulator
+ * named by path: matched by file name (Accel-Sim, compression suffix
+ * ignored) or by the folder holding trace.txt (MacSim); -1 when none. */
+long ks_trace_index_find(const ks_trace_index *x, const char *path);
+size_t ks_trace_index_count(const ks_trace_index *x);
+ks_trace_folder_kind ks_trace_index_kind(const ks_trace_index *x);
+const char *ks_trace_index_name(const ks_trace_index *x, size_t launch); /* kernel name */
+const char *ks_trace_index_file(const ks_trace_index *x, size_t launch); /* the key */
+
 #endif

@@ -176,7 +176,7 @@ static size_t upper_bound(const uint64_t *v, size_t n, uint64_t key)
 /* The vector from the runs: each run counts its times once for every leader
  * from its start to its end.  Runs come in the order first seen; the vector
  * does not depend on it (leaders are sorted, counts are sums). */
-static ks_status build_vector(const trace_pair_map *runs, ks_trace_bbv *out, ks_error *err)
+ks_status trace_bbv_from_runs(const trace_pair_map *runs, ks_trace_bbv *out, ks_error *err)
 {
     size_t n = runs->count;
     const uint64_t *start = runs->first, *end = runs->second, *times = runs->values;
@@ -242,7 +242,7 @@ ks_status ks_trace_set_bbv(ks_trace_set *s, size_t i, ks_trace_bbv *out, uint64_
     if (st == KS_OK)
         st = finish_warps(&b, err);
     if (st == KS_OK)
-        st = build_vector(&b.runs, out, err);
+        st = trace_bbv_from_runs(&b.runs, out, err);
     if (st == KS_OK && warps)
         *warps = b.warps;
     if (st == KS_OK) /* a whole pass saw every instruction, as counting does */

@@ -75,6 +75,10 @@ ks_status trace_pair_map_get(trace_pair_map *m, uint64_t first, uint64_t second,
                              bool *is_new, ks_error *err);
 void trace_pair_map_free(trace_pair_map *m);
 
+/* The basic-block vector of a launch from its straight-line runs ((start,
+ * end) -> uint64_t times run), for Accel-Sim and MacSim traces alike. */
+ks_status trace_bbv_from_runs(const trace_pair_map *runs, ks_trace_bbv *out, ks_error *err);
+
 /* Linear block index x + y*gx + z*gx*gy (saturating, never overflowing). */
 uint64_t trace_block_linear(const ks_trace_kernel *k, const uint32_t tb[3]);
 

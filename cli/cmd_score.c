@@ -1,0 +1,504 @@
+/* cmd_score.c - `ksample score`: every method's plans scored against a real
+ * simulator's recorded outputs (the full run, each launch alone, warm-up
+ * runs), without running it: the error a sampled simulation really makes,
+ * its interval's coverage, and its speedup in simulated cycles. */
+#include "cli.h"
+#include "progress.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_METHODS = 16, MAX_WARM = 8 };
+
+static void help(void)
+{
+    printf(
+        "usage: ksample score [options] TRACES --plan-from SRC --truth SRC [--alone SRC]\n"
+        "                     [--warm NAME=SRC]...\n\n"
+        "Scores plans against a real simulator's recorded outputs.  TRACES is the trace\n"
+        "folder the simulator ran (Accel-Sim or MacSim): it names the launches, gives\n"
+        "the methods their features (instruction counts, basic-block vectors, traces)\n"
+        "and maps every log to launches by the trace file each kernel names.  Plans\n"
+        "are drawn from --plan-from and each one's estimate is computed from:\n"
+        "  context   each sampled launch's cycles in the FULL run (--truth): what the\n"
+        "            papers report, and what no sampled simulation can measure\n"
+        "  alone     each sampled launch simulated by itself, from cold caches (--alone)\n"
+        "  NAME      each sampled launch simulated after warm-up launches (--warm)\n"
+        "against the full run's total, with the interval the estimate would report\n"
+        "from those values.  Cost: the cycles simulated, warm-up included.\n\n"
+        "SRC: an Accel-Sim / GPGPU-Sim log (runs of a concatenated log are told apart;\n"
+        "kernels matched to launches by trace file), a MacSim log, a get_stats.py CSV\n"
+        "(-k -K, the whole program: --config), a CSV 'id,<metric>[,run_cycles]'\n"
+        "(0-based launch ids), or a 'ksample run' folder (of a plan that samples every\n"
+        "launch, for instance).  --plan-from also takes any profile ksample reads, in\n"
+        "launch order.\n\n"
+        "options:\n"
+        "  --plan-from SRC    what the plans are drawn from: the cycles of a full run (the\n"
+        "                     STEM paper's design-space use: plan on one configuration,\n"
+        "                     score on another), or a time profile\n"
+        "  --truth SRC        the full run of the configuration scored\n"
+        "  --alone SRC        every launch simulated alone\n"
+        "  --warm NAME=SRC    every launch simulated after a warm-up (only the last\n"
+        "                     kernel of each simulator run is the launch's value; where\n"
+        "                     a launch has none, its alone value counts; repeatable)\n"
+        "  --metric M         the value (default gpu_sim_cycle, else cycles)\n"
+        "  --plan-metric M    the --plan-from source's value (default: as --metric)\n"
+        "  --config C         get_stats.py CSV: the configuration column (for SRCs that\n"
+        "                     hold several, give NAME@C in place of SRC per option)\n"
+        "  --pilot K          also score 'alone+pilot': alone values corrected per kernel\n"
+        "                     group by the ratio --pilot-ref / alone measured on K of\n"
+        "                     the plan's own launches per group (its uncertainty in the\n"
+        "                     interval)\n"
+        "  --pilot-ref NAME   the pilot's reference set (default context)\n"
+        "  --methods LIST     comma-separated (default root)\n"
+        "  --seeds N          plans per method, seeds --seed, --seed+1, ... (default 100)\n"
+        "  --rows             print one CSV row per plan and set instead of the summary\n"
+        "  --json             print the summary as JSON: truth, and per method its\n"
+        "                     bound, plans and per set of values launches_mean,\n"
+        "                     pilot_mean, speedup_hmean, error_mean, error_signed_mean,\n"
+        "                     error_max, coverage, within_bound\n"
+        "  -q, --quiet        no progress on stderr\n"
+        "  -h, --help         this text\n"
+        CLI_INPUT_HELP);
+    cli_params_help();
+}
+
+typedef struct values {
+    const char *name;
+    char *path;       /* may carry @config */
+    const char *config;
+    double *value;    /* per launch */
+    double *cost;     /* run_cycles per launch, or NULL */
+} values;
+
+typedef struct score_opts {
+    const char *plan_from, *metric, *plan_metric, *config, *pilot_ref;
+    values truth, alone, warm[MAX_WARM];
+    int warm_count;
+    uint64_t seeds, pilot;
+    const char *names[MAX_METHODS];
+    int method_count;
+    bool json, rows, quiet;
+} score_opts;
+
+static void values_free(values *v)
+{
+    free(v->path);
+    free(v->value);
+    free(v->cost);
+    v->value = v->cost = NULL;
+    v->path = NULL;
+}
+
+/* "SRC" or "SRC@CONFIG" */
+static int values_path(values *v, const char *name, const char *arg)
+{
+    v->name = name;
+    if (!(v->path = strdup(arg)))
+        return KS_ERR_NOMEM;
+    char *at = strrchr(v->path, '@');
+    if (at && at != v->path && !strchr(at, '/')) {
+        *at = '\0';
+        v->config = at + 1;
+    }
+    return 0;
+}
+
+/* The values of one source, per launch of the trace folder. */
+static int read_values(values *v, const char *traces, size_t n, const score_opts *o,
+                       const char *metric, bool last)
+{
+    ks_error err;
+    ks_error_clear(&err);
+    ks_results_kind kind = ks_results_detect(v->path, &err);
+    if (kind == KS_RESULTS_UNREADABLE)
+        return cli_fail(&err);
+    if (kind == KS_RESULTS_UNKNOWN) {
+        fprintf(stderr, "ksample score: %s: not a simulator log, get_stats.py CSV, results "
+                        "CSV or run folder\n", v->path);
+        return KS_ERR_FORMAT;
+    }
+    /* a run folder is read with the plan its manifest names */
+    ks_plan plan;
+    ks_plan_init(&plan);
+    if (kind == KS_RESULTS_RUN_FOLDER) {
+        char manifest[4200];
+        snprintf(manifest, sizeof manifest, "%s/manifest.json", v->path);
+        ks_run_manifest m;
+        if (ks_run_manifest_read(manifest, &m, &err) != KS_OK)
+            return cli_fail(&err);
+        ks_status st = ks_plan_read(m.plan, &plan, &err);
+        ks_run_manifest_free(&m);
+        if (st != KS_OK)
+            return cli_fail(&err);
+    }
+    ks_results_options ro;
+    ks_results_options_init(&ro);
+    ro.traces = traces;
+    ro.uid_mode = kind == KS_RESULTS_GETSTATS ? KS_UID_BASE : KS_UID_TRACE;
+    ro.uid_base = 1;
+    ro.measured = last ? KS_MEASURED_LAST : KS_MEASURED_ALL;
+    ro.config = v->config ? v->config : o->config;
+    ks_results r;
+    ks_results_init(&r);
+    ks_status rst = ks_results_read(v->path, kind == KS_RESULTS_RUN_FOLDER ? &plan : NULL, &ro,
+                                    &r, &err);
+    ks_plan_free(&plan);
+    if (rst != KS_OK) {
+        ks_results_free(&r);
+        return cli_fail(&err);
+    }
+    long m = -1;
+    if (metric)
+        m = ks_results_metric(&r, metric);
+    else if ((m = ks_results_metric(&r, "gpu_sim_cycle")) < 0)
+        m = ks_results_metric(&r, "cycles");
+    long c = ks_results_metric(&r, "run_cycles");
+    v->value = malloc((n ? n : 1) * sizeof *v->value);
+    v->cost = c >= 0 ? malloc((n ? n : 1) * sizeof *v->cost) : NULL;
+    if (m < 0 || !v->value || (c >= 0 && !v->cost)) {
+        ks_results_free(&r);
+        if (m < 0)
+            fprintf(stderr, "ksample score: %s: no metric %s\n", v->path,
+                    metric ? metric : "gpu_sim_cycle or cycles");
+        return m < 0 ? KS_ERR_FORMAT : KS_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        v->value[i] = NAN;
+        if (v->cost)
+            v->cost[i] = NAN;
+    }
+    for (size_t k = 0; k < r.row_count; k++) {
+        if (r.ids[k] >= n) {
+            fprintf(stderr, "ksample score: %s:%ld: launch %llu, but the trace folder has %zu\n",
+                    r.sources[r.source[k]], r.source_line[k], (unsigned long long)r.ids[k], n);
+            ks_results_free(&r);
+            return KS_ERR_FORMAT;
+        }
+        v->value[r.ids[k]] = r.values[m][k];
+        if (v->cost)
+            v->cost[r.ids[k]] = r.values[c][k];
+    }
+    ks_results_free(&r);
+    return 0;
+}
+
+static size_t count_present(const double *v, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += !isnan(v[i]);
+    return k;
+}
+
+/* The plans' profile: the trace folder's launches with the durations of
+ * --plan-from. */
+static int plan_profile(ks_profile *p, const char *traces, const cli_input *input,
+                        const score_opts *o)
+{
+    ks_error err;
+    ks_error_clear(&err);
+    ks_results_kind kind = ks_results_detect(o->plan_from, &err);
+    if (kind == KS_RESULTS_UNREADABLE)
+        return cli_fail(&err);
+    if (kind == KS_RESULTS_ACCELSIM_LOG || kind == KS_RESULTS_MACSIM_LOG ||
+        kind == KS_RESULTS_GETSTATS || kind == KS_RESULTS_CSV) {
+        values v = {0};
+        int rc = values_path(&v, "plan", o->plan_from);
+        if (!rc)
+            rc = read_values(&v, traces, p->n, o, o->plan_metric ? o->plan_metric : o->metric,
+                             false);
+        for (size_t i = 0; !rc && i < p->n; i++) {
+            if (isnan(v.value[i]) || v.value[i] < 0 || v.value[i] > 9e18) {
+                fprintf(stderr, "ksample score: %s: no usable value for launch %zu\n",
+                        o->plan_from, i);
+                rc = KS_ERR_FORMAT;
+            } else {
+                p->duration_ns[i] = (int64_t)llround(v.value[i]);
+            }
+        }
+        values_free(&v);
+        return rc;
+    }
+    cli_input tin;
+    cli_input_init(&tin);
+    tin.read = input->read;
+    tin.read.format = NULL;
+    ks_profile *q;
+    int rc = cli_read_profile(o->plan_from, &tin, &q);
+    if (rc)
+        return rc;
+    if (ks_profile_check_aligned(p, q, NULL, o->plan_from, "cannot plan from", &err) != KS_OK)
+        rc = cli_fail(&err);
+    for (size_t i = 0; !rc && i < p->n; i++)
+        p->duration_ns[i] = q->duration_ns[i];
+    ks_profile_free(q);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- output */
+
+static void print_summary(const ks_score_result *res, size_t count, const ks_score_set *sets,
+                          size_t set_count, double truth)
+{
+    printf("truth: %.17g cycles in the full run\n\n", truth);
+    printf("%-8s %-14s %9s %7s %9s %10s %10s %10s %9s %8s\n", "method", "values", "launches",
+           "pilot", "speedup", "err mean", "err bias", "err max", "covered", "in bound");
+    for (size_t k = 0; k < count; k++)
+        for (size_t s = 0; s < set_count; s++) {
+            const ks_score_summary *m = &res[k].summary[s];
+            printf("%-8s %-14s %9.1f %7.1f %8.2fx %9.2f%% %+9.2f%% %9.2f%% %8.0f%% ",
+                   res[k].method, sets[s].name, m->samples_mean, m->pilot_mean,
+                   m->speedup_hmean, m->error_mean * 100, m->error_signed_mean * 100,
+                   m->error_max * 100, m->coverage * 100);
+            if (isnan(m->within_bound))
+                printf("%8s\n", "-");
+            else
+                printf("%7.0f%%\n", m->within_bound * 100);
+        }
+    printf("\n%zu plans per method; bound %s; speedup = full-run cycles / cycles simulated "
+           "(warm-up and pilot included), harmonic mean\n",
+           count ? res[0].row_count : 0,
+           count && res[0].bound > 0 ? "as the plans promise" : "none");
+}
+
+static void print_json(const ks_score_result *res, size_t count, const ks_score_set *sets,
+                       size_t set_count, double truth)
+{
+    printf("{\"truth\": %.17g, \"methods\": [", truth);
+    for (size_t k = 0; k < count; k++) {
+        printf("%s\n  {\"method\": ", k ? "," : "");
+        cli_json_string(res[k].method);
+        cli_json_field("bound", res[k].bound);
+        printf(", \"plans\": %zu, \"sets\": [", res[k].row_count);
+        for (size_t s = 0; s < set_count; s++) {
+            const ks_score_summary *m = &res[k].summary[s];
+            printf("%s\n    {\"values\": ", s ? "," : "");
+            cli_json_string(sets[s].name);
+            cli_json_field("launches_mean", m->samples_mean);
+            cli_json_field("pilot_mean", m->pilot_mean);
+            cli_json_field("speedup_hmean", m->speedup_hmean);
+            cli_json_field("error_mean", m->error_mean);
+            cli_json_field("error_signed_mean", m->error_signed_mean);
+            cli_json_field("error_max", m->error_max);
+            cli_json_field("coverage", m->coverage);
+            cli_json_field("within_bound", m->within_bound);
+            printf("}");
+        }
+        printf("]}");
+    }
+    printf("\n]}\n");
+}
+
+static void print_rows(const ks_score_result *res, size_t count, const ks_score_set *sets,
+                       size_t set_count)
+{
+    printf("method,seed,launches,values,estimate,ci_low,ci_high,error,covered,cost,pilot\n");
+    for (size_t k = 0; k < count; k++)
+        for (size_t i = 0; i < res[k].row_count; i++)
+            for (size_t s = 0; s < set_count; s++) {
+                const ks_score_estimate *e = &res[k].rows[i].sets[s];
+                printf("%s,%llu,%zu,%s,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%zu\n", res[k].method,
+                       (unsigned long long)res[k].rows[i].seed, res[k].rows[i].samples,
+                       sets[s].name, e->estimate, e->ci_low, e->ci_high, e->error, e->covered,
+                       e->cost, e->pilot);
+            }
+}
+
+/* ------------------------------------------------------------------ run */
+
+static int run(ks_profile *p, const char *traces, const ks_params *pa, score_opts *o)
+{
+    size_t n = p->n;
+    int rc = read_values(&o->truth, traces, n, o, o->metric, false);
+    if (!rc && count_present(o->truth.value, n) != n) {
+        fprintf(stderr, "ksample score: %s: the full run reports %zu of the %zu launches\n",
+                o->truth.path, count_present(o->truth.value, n), n);
+        rc = KS_ERR_FORMAT;
+    }
+    if (!rc && o->alone.path)
+        rc = read_values(&o->alone, traces, n, o, o->metric, false);
+    for (int w = 0; !rc && w < o->warm_count; w++)
+        rc = read_values(&o->warm[w], traces, n, o, o->metric, true);
+    if (rc)
+        return rc;
+    double truth = 0;
+    for (size_t i = 0; i < n; i++)
+        truth += o->truth.value[i];
+    ks_score_set sets[3 + MAX_WARM];
+    ks_score_pilot pilot = {0};
+    size_t set_count = 0;
+    sets[set_count++] = (ks_score_set){"context", o->truth.value, NULL, NULL, NULL, NULL};
+    if (o->alone.path)
+        sets[set_count++] =
+            (ks_score_set){"alone", o->alone.value, NULL, o->alone.cost, NULL, NULL};
+    for (int w = 0; w < o->warm_count; w++)
+        sets[set_count++] = (ks_score_set){o->warm[w].name,
+                                           o->warm[w].value,
+                                           o->alone.path ? o->alone.value : NULL,
+                                           o->warm[w].cost,
+                                           o->alone.path ? o->alone.value : NULL,
+                                           NULL};
+    if (o->pilot) {
+        if (!o->alone.path)
+            return cli_usage_error("score", "--pilot corrects the alone values: give --alone");
+        const ks_score_set *ref = NULL;
+        for (size_t s = 0; s < set_count; s++)
+            if (strcmp(sets[s].name, o->pilot_ref ? o->pilot_ref : "context") == 0)
+                ref = &sets[s];
+        if (!ref)
+            return cli_usage_error("score", "--pilot-ref %s is not a set of values here",
+                                   o->pilot_ref);
+        pilot = (ks_score_pilot){(size_t)o->pilot, ref->value, ref->cost};
+        sets[set_count++] =
+            (ks_score_set){"alone+pilot", o->alone.value, NULL, o->alone.cost, NULL, &pilot};
+    }
+    ks_score_options so;
+    ks_score_options_init(&so);
+    so.truth_total = truth;
+    so.sets = sets;
+    so.set_count = set_count;
+    so.seeds = (unsigned)o->seeds;
+    so.confidence = pa->confidence;
+    ks_error err;
+    ks_error_clear(&err);
+    if (ks_plan_cache_new(p, &so.cache, &err) != KS_OK)
+        return cli_fail(&err);
+    ks_score_result res[MAX_METHODS];
+    memset(res, 0, sizeof res);
+    int done = 0;
+    cli_progress progress;
+    cli_progress_init(&progress, o->quiet, "score");
+    for (int k = 0; k < o->method_count && !rc; k++) {
+        ks_params run = *pa;
+        run.method = o->names[k];
+        cli_progress_step(&progress, (size_t)k, (size_t)o->method_count, o->names[k]);
+        if (ks_score(p, &run, &so, &res[k], &err) != KS_OK)
+            rc = cli_fail(&err);
+        else
+            done++;
+        cli_progress_end(&progress);
+    }
+    ks_plan_cache_free(so.cache);
+    if (!rc) {
+        if (o->json)
+            print_json(res, (size_t)done, sets, set_count, truth);
+        else if (o->rows)
+            print_rows(res, (size_t)done, sets, set_count);
+        else
+            print_summary(res, (size_t)done, sets, set_count, truth);
+    }
+    for (int k = 0; k < done; k++)
+        ks_score_result_free(&res[k]);
+    return rc;
+}
+
+static int score_main(int argc, char **argv, const struct option *longopts);
+
+int cmd_score(int argc, char **argv)
+{
+    static const struct option own[] = {
+        {"plan-from", required_argument, NULL, 'P'}, {"truth", required_argument, NULL, 'T'},
+        {"alone", required_argument, NULL, 'A'},     {"warm", required_argument, NULL, 'W'},
+        {"metric", required_argument, NULL, 'm'},    {"plan-metric", required_argument, NULL, 'n'},
+        {"config", required_argument, NULL, 'C'},    {"pilot", required_argument, NULL, 'p'},
+        {"pilot-ref", required_argument, NULL, 'r'}, {"methods", required_argument, NULL, 'L'},
+        {"seeds", required_argument, NULL, 'S'},     {"rows", no_argument, NULL, 'R'},
+        {"json", no_argument, NULL, 'j'},            {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
+    return cli_with_sampling_options(own, score_main, argc, argv);
+}
+
+static void opts_free(score_opts *o)
+{
+    values_free(&o->truth);
+    values_free(&o->alone);
+    for (int w = 0; w < o->warm_count; w++) {
+        values_free(&o->warm[w]);
+        free((char *)o->warm[w].name);
+    }
+}
+
+static int parse_option(score_opts *o, int opt, char *methods_buf, size_t methods_size)
+{
+    switch (opt) {
+    case 'P': o->plan_from = optarg; return 0;
+    case 'T': return values_path(&o->truth, "context", optarg);
+    case 'A': return values_path(&o->alone, "alone", optarg);
+    case 'm': o->metric = optarg; return 0;
+    case 'n': o->plan_metric = optarg; return 0;
+    case 'C': o->config = optarg; return 0;
+    case 'r': o->pilot_ref = optarg; return 0;
+    case 'R': o->rows = true; return 0;
+    case 'q': o->quiet = true; return 0;
+    case 'L': snprintf(methods_buf, methods_size, "%s", optarg); return 0;
+    case 'S':
+        if (!cli_parse_u64(optarg, &o->seeds) || o->seeds < 1 || o->seeds > 100000)
+            return cli_usage_error("score", "--seeds must be in 1..100000, got '%s'", optarg);
+        return 0;
+    case 'p':
+        if (!cli_parse_u64(optarg, &o->pilot) || o->pilot < 1 || o->pilot > 1000)
+            return cli_usage_error("score", "--pilot must be in 1..1000, got '%s'", optarg);
+        return 0;
+    case 'W': {
+        const char *eq = strchr(optarg, '=');
+        if (!eq || eq == optarg || !eq[1])
+            return cli_usage_error("score", "--warm wants NAME=SRC, got '%s'", optarg);
+        if (o->warm_count == MAX_WARM)
+            return cli_usage_error("score", "at most %d --warm", MAX_WARM);
+        char *name = strndup(optarg, (size_t)(eq - optarg));
+        if (!name)
+            return KS_ERR_NOMEM;
+        if (strcmp(name, "context") == 0 || strcmp(name, "alone") == 0 ||
+            strcmp(name, "alone+pilot") == 0) {
+            free(name);
+            return cli_usage_error("score", "--warm %s: the name is taken", optarg);
+        }
+        return values_path(&o->warm[o->warm_count++], name, eq + 1);
+    }
+    }
+    return -1;
+}
+
+static int score_main(int argc, char **argv, const struct option *longopts)
+{
+    cli_input input;
+    ks_params pa;
+    cli_sampling_init(&input, &pa, false);
+    char methods_buf[256] = "root";
+    score_opts o;
+    memset(&o, 0, sizeof o);
+    o.seeds = 100;
+    cli_loop l = {.cmd = "score", .longopts = longopts, .shortopts = "hq", .help = help,
+                  .json = &o.json, .input = &input, .params = &pa, .operands = 1,
+                  .operands_are = "one trace folder"};
+    int opt, rc = 0;
+    while (!rc && (opt = cli_loop_next(&l, argc, argv)) != -1) {
+        int r = parse_option(&o, opt, methods_buf, sizeof methods_buf);
+        if (r > 0)
+            rc = r;
+        else if (r < 0 && cli_params_option(&pa, opt, optarg, "score", &rc) && rc)
+            break;
+    }
+    if (!rc && l.exit >= 0)
+        rc = l.exit ? l.exit : -1;
+    if (!rc && (!o.plan_from || !o.truth.path))
+        rc = cli_usage_error("score", "--plan-from and --truth are required");
+    if (!rc) {
+        rc = cli_method_list("score", methods_buf, o.names, MAX_METHODS, &o.method_count);
+        if (!rc && o.method_count == 0)
+            rc = cli_usage_error("score", "--methods is empty");
+    }
+    ks_profile *p = NULL;
+    if (!rc)
+        rc = cli_read_profile(argv[optind], &input, &p);
+    if (!rc)
+        rc = plan_profile(p, argv[optind], &input, &o);
+    if (!rc)
+        rc = run(p, argv[optind], &pa, &o);
+    ks_profile_free(p);
+    opts_free(&o);
+    return rc < 0 ? 0 : rc;
+}

@@ -1,0 +1,127 @@
+/*
+ * pilot.c - a cold-start correction measured on a pilot.
+ *
+ * When every sampled launch was simulated alone (from cold caches) and a few
+ * of them were also simulated warm (after a warm-up, or inside a longer
+ * stretch of the program), the ratio warm / cold of those few corrects the
+ * rest: per kernel group g (the plan's grouping key), r_g = sum warm / sum
+ * cold over the group's pilot launches, and the estimate is
+ * sum_g r_g * Y_g with Y_g the group's stratified estimate from the cold
+ * values: a ratio estimator (Cochran, Sampling Techniques, ch. 6) with the
+ * cold value as auxiliary variable.  A group without a pilot launch takes
+ * the ratio of all pilot launches together.
+ *
+ * Variance: the sampling part is the stratified variance of the corrected
+ * values r_g * y_i (every sample of a group scaled alike); the correction's
+ * part, sum_g Y_g^2 Var(r_g), uses Var(r_g) / r_g^2 = S_rel^2 / k_g, where
+ * S_rel^2 is the spread of the per-launch ratios about their group's ratio,
+ * pooled over the groups with two or more pilot launches (k_g - 1 degrees of
+ * freedom each), or, when none has two, the spread about the pooled ratio
+ * over every pilot launch (which counts the groups' differences as noise:
+ * conservative).  A group that takes the pooled ratio gets its variance with
+ * k = all pilot launches, plus that between-group spread.  The two parts are
+ * added and their degrees of freedom combined by Satterthwaite's rule.  The
+ * ratio estimator's bias is O(1/k); with a pilot of one or two launches per
+ * group it is small against the cold-start bias it removes (3-230 % in the
+ * measurements, docs/bench.md), and the interval says how sure it is.
+ */
+#include "estimate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+ks_status ks_plan_pilot_corrected(const ks_plan *plan, const double *y, const double *warm,
+                                  ks_single_mode single, ks_pilot_estimate *out, ks_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t n = plan->sample_count, g_count = plan->group_count ? plan->group_count : 1;
+    size_t *taken = calloc(g_count, sizeof *taken);
+    double *sum_w = calloc(g_count, sizeof *sum_w), *sum_y = calloc(g_count, sizeof *sum_y);
+    double *part = calloc(g_count, sizeof *part), *ratio = calloc(g_count, sizeof *ratio);
+    double *yc = malloc((n ? n : 1) * sizeof *yc);
+    if (!taken || !sum_w || !sum_y || !part || !ratio || !yc) {
+        KS_FREE(taken, sum_w, sum_y, part, ratio, yc);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    double all_w = 0, all_y = 0;
+    size_t pilot = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(warm[i]))
+            continue;
+        uint32_t g = plan->clusters[plan->samples[i].cluster].group;
+        g = g < g_count ? g : 0;
+        taken[g]++;
+        sum_w[g] += warm[i];
+        sum_y[g] += y[i];
+        all_w += warm[i];
+        all_y += y[i];
+        pilot++;
+    }
+    ks_status st = KS_OK;
+    if (pilot < 2 || !(all_y > 0))
+        st = ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                          "the pilot has %zu sampled launch%s with a warm and a positive cold "
+                          "value; its own uncertainty needs two or more",
+                          pilot, pilot == 1 ? "" : "es");
+    double pooled = all_y > 0 ? all_w / all_y : 1;
+    for (size_t g = 0; g < g_count; g++)
+        ratio[g] = taken[g] && sum_y[g] > 0 ? sum_w[g] / sum_y[g] : pooled;
+    /* spread of the per-launch ratios about their group's */
+    double ss = 0, df = 0;
+    for (size_t i = 0; i < n && st == KS_OK; i++) {
+        uint32_t g = plan->clusters[plan->samples[i].cluster].group;
+        g = g < g_count ? g : 0;
+        if (isnan(warm[i]) || taken[g] < 2 || !(y[i] > 0))
+            continue;
+        double d = warm[i] / y[i] / ratio[g] - 1;
+        ss += d * d;
+    }
+    for (size_t g = 0; g < g_count; g++)
+        df += taken[g] >= 2 ? (double)taken[g] - 1 : 0;
+    double within = df > 0 ? ss / df : NAN;
+    /* about the pooled ratio, over every pilot launch */
+    double ss_all = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(warm[i]) && y[i] > 0) {
+            double d = warm[i] / y[i] / pooled - 1;
+            ss_all += d * d;
+        }
+    double between = pilot > 1 ? ss_all / (double)(pilot - 1) : 0;
+    if (isnan(within)) {
+        within = between;
+        df = pilot > 1 ? (double)pilot - 1 : 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t g = plan->clusters[plan->samples[i].cluster].group;
+        g = g < g_count ? g : 0;
+        yc[i] = y[i] * ratio[g];
+        part[g] += plan->samples[i].weight * yc[i];
+    }
+    double v_sampling = 0, df_sampling = INFINITY;
+    if (st == KS_OK)
+        st = ks_plan_total_variance(plan, yc, single, &out->estimate, &v_sampling, &df_sampling,
+                                    &out->single_strata, err);
+    if (st == KS_OK) {
+        double v_ratio = 0;
+        for (size_t g = 0; g < g_count; g++) {
+            if (part[g] == 0)
+                continue;
+            double rel = taken[g] ? within / (double)taken[g]
+                                  : (within + between) / (double)pilot;
+            v_ratio += part[g] * part[g] * rel;
+            out->groups_without_pilot += taken[g] == 0;
+        }
+        out->variance = v_sampling + v_ratio;
+        double denom = (isfinite(df_sampling) && df_sampling > 0
+                            ? v_sampling * v_sampling / df_sampling
+                            : 0) +
+                       (df > 0 ? v_ratio * v_ratio / df : 0);
+        out->df = denom > 0 ? out->variance * out->variance / denom : INFINITY;
+        out->pilot = pilot;
+        out->ratio = pooled;
+        out->ratio_rel_sd = sqrt(within > 0 ? within : 0);
+    }
+    KS_FREE(taken, sum_w, sum_y, part, ratio, yc);
+    return st;
+}

@@ -1,0 +1,242 @@
+/*
+ * macsim.c - a folder MacSim runs as it is: kernel_config.txt listing only
+ * the sampled launches (and their warm-up launches, with --warmup), a
+ * symbolic link per listed launch to its kernel folder, trace_file_list
+ * (MacSim reads it from its working folder: "1", then the kernel_config.txt
+ * path) and weights.csv (uid: 1-based position in kernel_config.txt, which
+ * is MacSim's current_index + 1; id: plan id; role: warm-up or measured).
+ *
+ * MacSim takes a listed launch's last two path components (".../KernelN/
+ * trace.txt") below kernel_config.txt's folder, so the links are named as
+ * the trace folder names its launches, and a MacSim log of this folder maps
+ * back to launches by those names (ks_trace_index).  Ids are launch
+ * positions in the trace folder's kernel_config.txt; with the plan's profile
+ * at hand each sampled id is checked against the launch's name (and grid and
+ * block, when kernel_names.txt gives them).
+ */
+#include "export.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct macsim_out {
+    const ks_plan *plan;
+    const ks_macsim_set *set;
+    const ks_export_entry *entries;
+    size_t count;
+    bool warmups;
+    const char *warmup_text;
+    const char *config; /* absolute path of the output's kernel_config.txt */
+} macsim_out;
+
+static ks_status write_config(const void *ctx, FILE *f, ks_error *err)
+{
+    const macsim_out *c = ctx;
+    fputs("nvbit\n14\n-1\n", f);
+    for (size_t k = 0; k < c->count; k++)
+        fprintf(f, "./%s/trace.txt\n", ks_macsim_set_launch(c->set, c->entries[k].launch)->folder);
+    if (ferror(f))
+        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
+    return KS_OK;
+}
+
+static ks_status write_list(const void *ctx, FILE *f, ks_error *err)
+{
+    const macsim_out *c = ctx;
+    fprintf(f, "1\n%s\n", c->config);
+    if (ferror(f))
+        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
+    return KS_OK;
+}
+
+static ks_status write_weights(const void *ctx, FILE *f, ks_error *err)
+{
+    const macsim_out *c = ctx;
+    fprintf(f, "# ksample plan of %s (%s, seed %llu), traces from %s\n",
+            c->plan->input_path[0] ? c->plan->input_path : "(unknown input)", c->plan->method,
+            (unsigned long long)c->plan->params.seed, ks_macsim_set_dir(c->set));
+    fputs("# uid: 1-based position in kernel_config.txt (MacSim's current_index + 1)\n"
+          "# id: 0-based launch in the profile; trace_launch: 1-based launch in the trace "
+          "folder\n",
+          f);
+    if (c->warmups)
+        fprintf(f, "# warm-up %s: a launch of role warmup runs only to warm the caches for "
+                   "the measured launch after it; its statistics are not results\n",
+                c->warmup_text);
+    fputs(c->warmups ? "uid,id,weight,trace_launch,trace,role\n"
+                     : "uid,id,weight,trace_launch,trace\n",
+          f);
+    for (size_t k = 0; k < c->count; k++) {
+        const ks_export_entry *e = &c->entries[k];
+        fprintf(f, "%zu,%llu,%.17g,%zu,%s/trace.txt", k + 1, (unsigned long long)e->id,
+                e->weight, e->launch + 1, ks_macsim_set_launch(c->set, e->launch)->folder);
+        fputs(c->warmups ? (e->measured ? ",measured\n" : ",warmup\n") : "\n", f);
+    }
+    if (ferror(f))
+        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
+    return KS_OK;
+}
+
+static ks_status link_folders(const macsim_out *c, const char *out, ks_error *err)
+{
+    for (size_t k = 0; k < c->count; k++) {
+        const ks_macsim_launch *l = ks_macsim_set_launch(c->set, c->entries[k].launch);
+        bool again = false;
+        for (size_t j = 0; j < k && !again; j++)
+            again = c->entries[j].launch == c->entries[k].launch;
+        if (again)
+            continue;
+        char *link = ks_path_join(out, l->folder);
+        if (!link)
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        ks_status st = KS_OK;
+        if (strcmp(link, l->path) != 0) {
+            unlink(link);
+            if (symlink(l->path, link) != 0)
+                st = ks_error_set(err, KS_ERR_IO, link, 0, "cannot link to %s: %s", l->path,
+                                  strerror(errno));
+        }
+        free(link);
+        if (st != KS_OK)
+            return st;
+    }
+    return KS_OK;
+}
+
+static ks_status write_folder(macsim_out *c, const char *out, ks_error *err)
+{
+    if (mkdir(out, 0777) != 0 && errno != EEXIST)
+        return ks_error_set(err, KS_ERR_IO, out, 0, "cannot create the folder: %s",
+                            strerror(errno));
+    char resolved[4096];
+    if (!realpath(out, resolved))
+        return ks_error_set(err, KS_ERR_IO, out, 0, "%s", strerror(errno));
+    char *config = ks_path_join(resolved, "kernel_config.txt");
+    char *list = ks_path_join(resolved, "trace_file_list");
+    char *weights = ks_path_join(resolved, "weights.csv");
+    ks_status st = config && list && weights
+                       ? KS_OK
+                       : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    c->config = config;
+    if (st == KS_OK)
+        st = link_folders(c, resolved, err);
+    if (st == KS_OK)
+        st = ks_write_atomic(config, write_config, c, err);
+    if (st == KS_OK)
+        st = ks_write_atomic(list, write_list, c, err);
+    if (st == KS_OK)
+        st = ks_write_atomic(weights, write_weights, c, err);
+    KS_FREE(config, list, weights);
+    return st;
+}
+
+/* Plan id i is the folder's launch i; checked against the profile. */
+static ks_status check_launch(const ks_profile *p, uint64_t id, const ks_macsim_set *s,
+                              ks_error *err)
+{
+    const ks_macsim_launch *l = ks_macsim_set_launch(s, (size_t)id);
+    if (!l)
+        return ks_error_set(err, KS_ERR_FORMAT, ks_macsim_set_config(s), 0,
+                            "plan id %llu but the trace folder has %zu launches",
+                            (unsigned long long)id, ks_macsim_set_count(s));
+    if (!p || id >= p->n)
+        return KS_OK;
+    char a[512], b[512];
+    ks_export_base_name(ks_profile_name(p, id), a, sizeof a);
+    ks_export_base_name(l->name, b, sizeof b);
+    bool same = strcmp(a, b) == 0;
+    if (same && l->has_dims && ks_profile_has_dims(p)) {
+        const uint32_t *g = ks_profile_grid(p, id), *k = ks_profile_block(p, id);
+        if ((g[0] | g[1] | g[2]) != 0)
+            same = memcmp(g, l->grid, sizeof l->grid) == 0 &&
+                   memcmp(k, l->block, sizeof l->block) == 0;
+    }
+    if (!same)
+        return ks_error_set(err, KS_ERR_FORMAT, ks_macsim_set_config(s), l->line,
+                            "plan id %llu is profile launch %llu (%.200s) but the trace "
+                            "folder's launch %llu (%s) is %.200s",
+                            (unsigned long long)id, (unsigned long long)id + 1,
+                            ks_profile_name(p, id), (unsigned long long)id + 1, l->folder,
+                            l->name);
+    return KS_OK;
+}
+
+ks_status ks_export_macsim_entries(const ks_plan *plan, const ks_export_options *opt,
+                                   ks_export_entry **out, size_t *count, ks_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    if (!opt || !opt->traces)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "--to macsim needs --traces DIR (the complete MacSim traces)");
+    if (opt->remap)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "--remap needs launch dimensions in the traces; MacSim folders "
+                            "are matched by position");
+    ks_macsim_set *s;
+    ks_status st = ks_macsim_set_open(opt->traces, &s, err);
+    if (st != KS_OK)
+        return st;
+    ks_export_entry *e = malloc((plan->sample_count + 1) * sizeof *e);
+    if (!e)
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t i = 0; i < plan->sample_count && st == KS_OK; i++) {
+        uint64_t id = plan->samples[i].id;
+        if ((st = check_launch(opt->profile, id, s, err)) == KS_OK)
+            e[i] = (ks_export_entry){(size_t)id, id, plan->samples[i].weight, true};
+    }
+    ks_macsim_set_free(s);
+    if (st != KS_OK) {
+        free(e);
+        return st;
+    }
+    *out = e;
+    *count = plan->sample_count;
+    return KS_OK;
+}
+
+ks_status ks_export_macsim_write(const ks_plan *plan, const char *traces,
+                                 const ks_export_entry *entries, size_t count,
+                                 const ks_warmup *warmup, const char *out, ks_error *err)
+{
+    ks_macsim_set *s;
+    ks_status st = ks_macsim_set_open(traces, &s, err);
+    if (st != KS_OK)
+        return st;
+    char text[32] = "none";
+    if (warmup)
+        ks_warmup_format(warmup, text, sizeof text);
+    bool warmups = false;
+    for (size_t k = 0; k < count; k++)
+        warmups = warmups || !entries[k].measured;
+    macsim_out c = {plan, s, entries, count, warmups, text, NULL};
+    st = write_folder(&c, out, err);
+    ks_macsim_set_free(s);
+    return st;
+}
+
+static ks_status export_macsim(const ks_plan *plan, const ks_export_options *opt,
+                               const char *out, ks_error *err)
+{
+    ks_export_entry *e;
+    size_t n;
+    ks_status st = ks_export_macsim_entries(plan, opt, &e, &n, err);
+    if (st == KS_OK)
+        st = ks_export_with_warmup(opt->traces, opt->warmup, &e, &n, err);
+    if (st == KS_OK)
+        st = ks_export_macsim_write(plan, opt->traces, e, n, opt->warmup, out, err);
+    free(e);
+    return st;
+}
+
+const ks_exporter ks_exporter_macsim = {
+    "macsim",
+    "folder MacSim runs as it is: kernel_config.txt of the sampled launches (--traces DIR, "
+    "a MacSim NVBit trace folder; --warmup puts warm-up launches before each), links to "
+    "their kernel folders, trace_file_list, weights.csv",
+    1,
+    export_macsim,
+};

@@ -1,0 +1,251 @@
+/*
+ * score.c - plans scored against a real simulator without running it: the
+ * values of every launch, simulated in the full run (in context), alone, and
+ * warmed up in ways a sampled simulation can be, are known, so each plan's
+ * estimate from each kind of value is compared with the full run's total.
+ *
+ * The papers' own cycle-level check takes a sampled launch's cycles from
+ * the FULL run ("context" here): an estimate no sampled simulation can
+ * produce, since a launch simulated by itself starts from cold caches.  The
+ * other sets are what a sampled simulation measures: "alone" (cold), or a
+ * warm-up mode (the launch run after warm-up launches in the same process).
+ * A set's cost is the cycles simulated to obtain the value, warm-up
+ * included, so the speedup of a warm-up mode pays for its warm-up.
+ *
+ * A pilot correction (ks_score_pilot) scales a set's per-group estimates by
+ * the ratio reference / cold measured on a few of the plan's own sampled
+ * launches (a ratio estimator, Cochran ch. 6), and widens the interval by
+ * that ratio's own uncertainty.
+ */
+#include "internal.h"
+#include "plan_cache.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ks_score_options_init(ks_score_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->seeds = 100;
+    o->single = KS_SINGLE_COLLAPSE;
+}
+
+void ks_score_result_free(ks_score_result *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->row_count; i++)
+        free(r->rows[i].sets);
+    free(r->rows);
+    free(r->summary);
+    memset(r, 0, sizeof *r);
+}
+
+/* The value of set s at launch id (its fallback where it has none). */
+static double value_at(const ks_score_set *s, uint64_t id)
+{
+    double v = s->value[id];
+    if (isnan(v) && s->fallback)
+        v = s->fallback[id];
+    return v;
+}
+
+static double cost_at(const ks_score_set *s, uint64_t id)
+{
+    if (s->cost && !isnan(s->cost[id]) && !isnan(s->value[id]))
+        return s->cost[id];
+    if (s->fallback_cost && isnan(s->value[id]))
+        return s->fallback_cost[id];
+    return value_at(s, id);
+}
+
+static ks_status interval(const ks_plan *plan, const double *y, ks_single_mode single,
+                          double confidence, ks_score_estimate *e, double *variance,
+                          double *df, ks_error *err)
+{
+    ks_status st =
+        ks_plan_total_variance(plan, y, single, &e->estimate, variance, df, NULL, err);
+    if (st != KS_OK)
+        return st;
+    double t = ks_student_t_quantile(1 - (1 - confidence) / 2, *df);
+    double half = t * sqrt(*variance > 0 ? *variance : 0);
+    e->ci_low = e->estimate - half;
+    e->ci_high = e->estimate + half;
+    return KS_OK;
+}
+
+/* ------------------------------------------------------- pilot correction */
+
+/* A pilot of up to per_group sampled launches per kernel group, drawn from
+ * the plan's samples with the plan's seed, measured with the reference
+ * values; ks_plan_pilot_corrected does the rest. */
+static ks_status pilot_correct(const ks_plan *plan, const ks_score_pilot *pilot, const double *y,
+                               double confidence, ks_single_mode single, uint64_t seed,
+                               ks_score_estimate *e, double *pilot_cost, ks_error *err)
+{
+    size_t n = plan->sample_count, g_count = plan->group_count ? plan->group_count : 1;
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    size_t *taken = calloc(g_count, sizeof *taken);
+    double *warm = malloc((n ? n : 1) * sizeof *warm);
+    if (!order || !taken || !warm) {
+        KS_FREE(order, taken, warm);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    ks_rng rng;
+    ks_rng_seed(&rng, seed ^ 0x9e3779b97f4a7c15ull);
+    for (size_t i = 0; i < n; i++) {
+        order[i] = i;
+        warm[i] = NAN;
+    }
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)ks_rng_below(&rng, i);
+        size_t t = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = t;
+    }
+    *pilot_cost = 0;
+    ks_status st = KS_OK;
+    for (size_t k = 0; k < n && st == KS_OK; k++) {
+        size_t i = order[k];
+        uint32_t g = plan->clusters[plan->samples[i].cluster].group;
+        g = g < g_count ? g : 0;
+        if (taken[g] >= pilot->per_group)
+            continue;
+        uint64_t id = plan->samples[i].id;
+        if (isnan(pilot->reference[id])) {
+            st = ks_error_set(err, KS_ERR_FORMAT, NULL, 0,
+                              "the pilot's reference has no value for launch %llu",
+                              (unsigned long long)id);
+            break;
+        }
+        taken[g]++;
+        warm[i] = pilot->reference[id];
+        *pilot_cost += pilot->reference_cost && !isnan(pilot->reference_cost[id])
+                           ? pilot->reference_cost[id]
+                           : warm[i];
+    }
+    ks_pilot_estimate pe;
+    if (st == KS_OK)
+        st = ks_plan_pilot_corrected(plan, y, warm, single, &pe, err);
+    if (st == KS_OK) {
+        e->estimate = pe.estimate;
+        double t = ks_student_t_quantile(1 - (1 - confidence) / 2, pe.df);
+        double half = t * sqrt(pe.variance > 0 ? pe.variance : 0);
+        e->ci_low = e->estimate - half;
+        e->ci_high = e->estimate + half;
+        e->pilot = pe.pilot;
+    }
+    KS_FREE(order, taken, warm);
+    return st;
+}
+
+/* ------------------------------------------------------------ one plan */
+
+static ks_status score_plan(const ks_plan *plan, const ks_score_options *o, uint64_t seed,
+                            ks_score_row *row, double *y, ks_error *err)
+{
+    row->seed = seed;
+    row->samples = plan->sample_count;
+    for (size_t s = 0; s < o->set_count; s++) {
+        const ks_score_set *set = &o->sets[s];
+        ks_score_estimate *e = &row->sets[s];
+        double cost = 0;
+        for (size_t i = 0; i < plan->sample_count; i++) {
+            uint64_t id = plan->samples[i].id;
+            y[i] = value_at(set, id);
+            if (isnan(y[i]))
+                return ks_error_set(err, KS_ERR_FORMAT, NULL, 0,
+                                    "%s has no value for launch %llu, which a plan sampled",
+                                    set->name, (unsigned long long)id);
+            cost += cost_at(set, id);
+        }
+        double variance, df, pilot_cost = 0;
+        ks_status st = set->pilot
+                           ? pilot_correct(plan, set->pilot, y, o->confidence, o->single, seed,
+                                           e, &pilot_cost, err)
+                           : interval(plan, y, o->single, o->confidence, e, &variance, &df,
+                                      err);
+        if (st != KS_OK)
+            return st;
+        e->cost = cost + pilot_cost;
+        e->error = o->truth_total > 0 ? (e->estimate - o->truth_total) / o->truth_total : NAN;
+        e->covered = e->ci_low <= o->truth_total && o->truth_total <= e->ci_high;
+    }
+    return KS_OK;
+}
+
+static void summarize(const ks_score_options *o, ks_score_result *r, size_t first, size_t count)
+{
+    for (size_t s = 0; s < o->set_count; s++) {
+        ks_score_summary *m = &r->summary[s];
+        double inv = 0, abs_sum = 0, signed_sum = 0, max = 0, samples = 0, pilot = 0;
+        size_t covered = 0, within = 0;
+        for (size_t k = first; k < first + count; k++) {
+            const ks_score_estimate *e = &r->rows[k].sets[s];
+            inv += e->cost > 0 ? e->cost / o->truth_total : 0;
+            abs_sum += fabs(e->error);
+            signed_sum += e->error;
+            max = fabs(e->error) > max ? fabs(e->error) : max;
+            samples += (double)r->rows[k].samples;
+            pilot += (double)e->pilot;
+            covered += e->covered ? 1 : 0;
+            within += r->bound > 0 && fabs(e->error) <= r->bound ? 1 : 0;
+        }
+        double n = (double)count;
+        m->samples_mean = samples / n;
+        m->pilot_mean = pilot / n;
+        m->speedup_hmean = inv > 0 ? n / inv : INFINITY;
+        m->error_mean = abs_sum / n;
+        m->error_signed_mean = signed_sum / n;
+        m->error_max = max;
+        m->coverage = (double)covered / n;
+        m->within_bound = r->bound > 0 ? (double)within / n : NAN;
+    }
+}
+
+ks_status ks_score(const ks_profile *p, const ks_params *params, const ks_score_options *o,
+                   ks_score_result *out, ks_error *err)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->method, sizeof out->method, "%s", params->method);
+    if (o->seeds == 0)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "at least one seed");
+    if (!(o->truth_total > 0))
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "the full run's total must be positive");
+    out->rows = calloc(o->seeds, sizeof *out->rows);
+    out->summary = calloc(o->set_count ? o->set_count : 1, sizeof *out->summary);
+    double *y = malloc((p->n ? p->n : 1) * sizeof *y);
+    if (!out->rows || !out->summary || !y) {
+        free(y);
+        ks_score_result_free(out);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    out->set_count = o->set_count;
+    ks_fitted *fitted = NULL;
+    ks_status st = ks_fit_cached(p, params, o->cache, &fitted, err);
+    for (unsigned k = 0; k < o->seeds && st == KS_OK; k++) {
+        ks_plan plan;
+        uint64_t seed = params->seed + k;
+        if ((st = ks_select(fitted, seed, &plan, err)) != KS_OK)
+            break;
+        out->bound = plan.bound;
+        ks_score_row *row = &out->rows[out->row_count];
+        if (!(row->sets = calloc(o->set_count ? o->set_count : 1, sizeof *row->sets)))
+            st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        else {
+            out->row_count++;
+            st = score_plan(&plan, o, seed, row, y, err);
+        }
+        ks_plan_free(&plan);
+    }
+    if (fitted)
+        ks_fitted_free(fitted);
+    free(y);
+    if (st != KS_OK) {
+        ks_score_result_free(out);
+        return st;
+    }
+    summarize(o, out, 0, out->row_count);
+    return KS_OK;
+}

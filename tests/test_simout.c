@@ -1,0 +1,636 @@
+/*
+ * test_simout.c - the real simulators' outputs in ../shared/data/sim read
+ * exactly: Accel-Sim logs (full runs, alone runs concatenated with uids
+ * restarting at 1, warm-up pairs), MacSim stdout and general.stat.out,
+ * get_stats.py CSVs (tests/data/getstats, recorded from the same logs), the
+ * MacSim trace folder; every value checked against the data set's own
+ * per-launch CSVs.  Skips when the shared folder is absent.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "estimate.h"
+#include "tmpdir.h"
+#include "trace.h"
+
+#define SIM KS_SHARED_DATA "/sim"
+#define SYNTH SIM "/accelsim-synth"
+#define MACSIM SIM "/macsim-vectormultadd"
+#define LAUNCHES 160
+#define MLAUNCHES 157
+
+/* the unpacked trace folders (group setup) */
+static char synth_traces[4200], macsim_traces[4200];
+
+static bool have_data(void) { return access(SYNTH "/per_launch.csv", R_OK) == 0; }
+
+/* ------------------------------------------------------- the data's CSVs */
+
+/* Column col of the data set's CSV for each launch (rows whose `config`
+ * column, when there is one, equals config); NAN where empty. */
+static void read_column(const char *path, const char *config, const char *col, double *out,
+                        size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = NAN;
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[4096];
+    char *header[32];
+    int hn = 0, want = -1, config_col = -1, launch_col = -1;
+    assert_non_null(fgets(line, sizeof line, f));
+    line[strcspn(line, "\r\n")] = '\0';
+    static char hbuf[4096];
+    snprintf(hbuf, sizeof hbuf, "%s", line);
+    for (char *t = strtok(hbuf, ","); t && hn < 32; t = strtok(NULL, ","))
+        header[hn++] = t;
+    for (int i = 0; i < hn; i++) {
+        if (strcmp(header[i], col) == 0)
+            want = i;
+        if (strcmp(header[i], "config") == 0)
+            config_col = i;
+        if (strcmp(header[i], "launch") == 0)
+            launch_col = i;
+    }
+    assert_true(want >= 0 && launch_col >= 0);
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        char *field[32];
+        int fn = 0;
+        char *p = line;
+        for (;;) {
+            field[fn++] = p;
+            char *c = strchr(p, ',');
+            if (!c || fn == 32)
+                break;
+            *c = '\0';
+            p = c + 1;
+        }
+        if (config && config_col >= 0 && strcmp(field[config_col], config) != 0)
+            continue;
+        size_t launch = (size_t)atol(field[launch_col]);
+        assert_true(launch < n);
+        out[launch] = field[want][0] ? atof(field[want]) : NAN;
+    }
+    fclose(f);
+}
+
+/* ------------------------------------------------------------- results */
+
+typedef struct values {
+    double v[LAUNCHES];
+    double cost[LAUNCHES];
+    size_t rows, warmup;
+} values;
+
+static ks_status read_values(const char *path, const char *traces, ks_uid_mode mode,
+                             ks_measured_mode measured, const char *config, const char *metric,
+                             values *out, ks_error *err)
+{
+    ks_results_options o;
+    ks_results_options_init(&o);
+    o.uid_mode = mode;
+    o.uid_base = 1;
+    o.traces = traces;
+    o.measured = measured;
+    o.config = config;
+    ks_results r;
+    ks_results_init(&r);
+    ks_status st = ks_results_read(path, NULL, &o, &r, err);
+    for (size_t i = 0; i < LAUNCHES; i++)
+        out->v[i] = out->cost[i] = NAN;
+    if (st == KS_OK) {
+        long m = ks_results_metric(&r, metric), c = ks_results_metric(&r, "run_cycles");
+        assert_true(m >= 0);
+        for (size_t k = 0; k < r.row_count; k++) {
+            assert_true(r.ids[k] < LAUNCHES);
+            out->v[r.ids[k]] = r.values[m][k];
+            if (c >= 0)
+                out->cost[r.ids[k]] = r.values[c][k];
+        }
+        out->rows = r.row_count;
+        out->warmup = r.warmup_blocks;
+    }
+    ks_results_free(&r);
+    return st;
+}
+
+static void assert_same(const double *got, const double *want, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(want[i])) {
+            assert_true(isnan(got[i]));
+            continue;
+        }
+        if (got[i] != want[i])
+            fail_msg("launch %zu: %.17g, the data set says %.17g", i, got[i], want[i]);
+    }
+}
+
+static void test_accelsim_full_runs(void **state)
+{
+    (void)state;
+    if (!have_data())
+        skip();
+    static const char *const configs[] = {"SM7_QV100", "SM86_RTX3070"};
+    for (int c = 0; c < 2; c++) {
+        char path[512];
+        snprintf(path, sizeof path, SYNTH "/full_%s.out.xz", configs[c]);
+        double want[LAUNCHES], insn[LAUNCHES];
+        read_column(SYNTH "/per_launch.csv", configs[c], "full_run_cycles", want, LAUNCHES);
+        read_column(SYNTH "/per_launch.csv", configs[c], "full_run_insn", insn, LAUNCHES);
+        /* by trace file, and by uid (the whole program: uid - 1) */
+        for (int mode = 0; mode < 2; mode++) {
+            values v;
+            ks_error err;
+            ks_error_clear(&err);
+            assert_int_equal(read_values(path, synth_traces, mode ? KS_UID_BASE : KS_UID_TRACE,
+                                         KS_MEASURED_ALL, NULL, "gpu_sim_cycle", &v, &err),
+                             KS_OK);
+            assert_int_equal(v.rows, LAUNCHES);
+            assert_same(v.v, want, LAUNCHES);
+            assert_int_equal(read_values(path, synth_traces, KS_UID_TRACE, KS_MEASURED_ALL,
+                                         NULL, "gpu_sim_insn", &v, &err),
+                             KS_OK);
+            assert_same(v.v, insn, LAUNCHES);
+        }
+    }
+}
+
+/* 160 simulator runs in one file, each with kernel_launch_uid 1: mapped by
+ * the trace file each run names, never by position */
+static void test_accelsim_alone_runs(void **state)
+{
+    (void)state;
+    if (!have_data())
+        skip();
+    static const char *const configs[] = {"SM7_QV100", "SM86_RTX3070"};
+    for (int c = 0; c < 2; c++) {
+        char path[512];
+        snprintf(path, sizeof path, SYNTH "/alone_%s.out.xz", configs[c]);
+        double want[LAUNCHES];
+        read_column(SYNTH "/per_launch.csv", configs[c], "alone_cycles", want, LAUNCHES);
+        values v;
+        ks_error err;
+        ks_error_clear(&err);
+        assert_int_equal(read_values(path, synth_traces, KS_UID_TRACE, KS_MEASURED_ALL, NULL,
+                                     "gpu_sim_cycle", &v, &err),
+                         KS_OK);
+        assert_int_equal(v.rows, LAUNCHES);
+        assert_same(v.v, want, LAUNCHES);
+        /* by uid every run is launch 0 again: refused, not summed; with the
+         * trace folder, the second run's kernel name already disagrees */
+        assert_int_not_equal(read_values(path, NULL, KS_UID_BASE, KS_MEASURED_ALL, NULL,
+                                         "gpu_sim_cycle", &v, &err),
+                             KS_OK);
+        assert_non_null(strstr(err.message, "reported twice"));
+        assert_int_not_equal(read_values(path, synth_traces, KS_UID_BASE, KS_MEASURED_ALL,
+                                         NULL, "gpu_sim_cycle", &v, &err),
+                             KS_OK);
+        assert_non_null(strstr(err.message, "these results are of other launches"));
+    }
+}
+
+/* two-kernel runs: the second kernel is the measured one; run_cycles is
+ * what the run cost (the warm-up's alone cycles plus the value) */
+static void test_accelsim_warm_runs(void **state)
+{
+    (void)state;
+    if (!have_data())
+        skip();
+    static const struct {
+        const char *file, *config, *column;
+        size_t rows;
+    } runs[] = {
+        {"warm_self_SM7_QV100.out.xz", "SM7_QV100", "self_cycles", 160},
+        {"warm_self_SM86_RTX3070.out.xz", "SM86_RTX3070", "self_cycles", 160},
+        {"warm_same_SM7_QV100.out.xz", "SM7_QV100", "same_name_cycles", 155},
+        {"warm_same_SM86_RTX3070.out.xz", "SM86_RTX3070", "same_name_cycles", 155},
+        {"warm_prev_SM86_RTX3070.out.xz", "SM86_RTX3070", "prev_cycles", 159},
+    };
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        char path[512];
+        snprintf(path, sizeof path, SYNTH "/%s", runs[k].file);
+        double want[LAUNCHES], alone[LAUNCHES], warmup_launch[LAUNCHES];
+        read_column(SYNTH "/warm_per_launch.csv", runs[k].config, runs[k].column, want,
+                    LAUNCHES);
+        read_column(SYNTH "/warm_per_launch.csv", runs[k].config, "alone_cycles", alone,
+                    LAUNCHES);
+        read_column(SYNTH "/warm_per_launch.csv", runs[k].config, "same_name_warmup_launch",
+                    warmup_launch, LAUNCHES);
+        values v;
+        ks_error err;
+        ks_error_clear(&err);
+        assert_int_equal(read_values(path, synth_traces, KS_UID_TRACE, KS_MEASURED_LAST, NULL,
+                                     "gpu_sim_cycle", &v, &err),
+                         KS_OK);
+        assert_int_equal(v.rows, runs[k].rows);
+        assert_int_equal(v.warmup, runs[k].rows);
+        assert_same(v.v, want, LAUNCHES);
+        for (size_t i = 0; i < LAUNCHES; i++) {
+            if (isnan(want[i]))
+                continue;
+            /* the first block of each pair is the warm-up launch alone */
+            double first = strstr(runs[k].file, "self")   ? alone[i]
+                           : strstr(runs[k].file, "same") ? alone[(size_t)warmup_launch[i]]
+                                                          : alone[i - 1];
+            assert_true(v.cost[i] == first + want[i]);
+        }
+    }
+}
+
+static void test_getstats_csv(void **state)
+{
+    (void)state;
+    if (!have_data())
+        skip();
+    static const char *const configs[] = {"SM7_QV100", "SM86_RTX3070"};
+    static const char *const files[] = {KS_TEST_DATA "/getstats/synth-k-K.csv.xz",
+                                        KS_TEST_DATA "/getstats/synth-k-K-R.csv.xz"};
+    for (int f = 0; f < 2; f++)
+        for (int c = 0; c < 2; c++) {
+            double want[LAUNCHES], insn[LAUNCHES];
+            read_column(SYNTH "/per_launch.csv", configs[c], "full_run_cycles", want, LAUNCHES);
+            read_column(SYNTH "/per_launch.csv", configs[c], "full_run_insn", insn, LAUNCHES);
+            values v;
+            ks_error err;
+            ks_error_clear(&err);
+            /* rows are launches in the order the simulator ran them, names
+             * checked against the trace folder */
+            assert_int_equal(read_values(files[f], synth_traces, KS_UID_BASE, KS_MEASURED_ALL,
+                                         configs[c], "gpu_sim_cycle", &v, &err),
+                             KS_OK);
+            assert_int_equal(v.rows, LAUNCHES);
+            assert_same(v.v, want, LAUNCHES);
+            assert_int_equal(read_values(files[f], synth_traces, KS_UID_BASE, KS_MEASURED_ALL,
+                                         configs[c], "gpu_sim_insn", &v, &err),
+                             KS_OK);
+            assert_same(v.v, insn, LAUNCHES);
+        }
+    values v;
+    ks_error err;
+    ks_error_clear(&err);
+    /* two configurations: one must be chosen */
+    assert_int_equal(read_values(files[0], synth_traces, KS_UID_BASE, KS_MEASURED_ALL, NULL,
+                                 "gpu_sim_cycle", &v, &err),
+                     KS_ERR_USAGE);
+    assert_non_null(strstr(err.message, "--config"));
+    /* -k alone sums each kernel name's launches: refused */
+    assert_int_equal(read_values(KS_TEST_DATA "/getstats/synth-k.csv.xz", synth_traces,
+                                 KS_UID_BASE, KS_MEASURED_ALL, "SM7_QV100", "gpu_sim_cycle",
+                                 &v, &err),
+                     KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "-k -K"));
+    /* the same rows against other launches: the names disagree */
+    assert_int_equal(read_values(files[0], synth_traces, KS_UID_BASE, KS_MEASURED_ALL,
+                                 "SM7_QV100", "gpu_sim_cycle", &v, &err),
+                     KS_OK);
+}
+
+static void test_getstats_metric_names(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"gpu_tot_sim_cycle\\s*=\\s*(.*)", "gpu_sim_cycle"},
+        {"\\s+L2_cache_stats_breakdown\\[GLOBAL_ACC_R\\]\\[HIT\\]\\s*=\\s*(.*)",
+         "L2_cache_stats_breakdown[GLOBAL_ACC_R][HIT]"},
+        {"total dram reads\\s*=\\s*(.*)", "total_dram_reads"},
+        {"gpgpu_simulation_time\\s*=.*\\(([0-9]+) sec\\).*", "gpgpu_simulation_time"},
+        {"gpu_occupancy\\s*=\\s*(.*)%", "gpu_occupancy"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[128];
+        ks_getstats_metric_name(cases[i][0], out, sizeof out);
+        assert_string_equal(out, cases[i][1]);
+    }
+}
+
+/* ----------------------------------------------------------------- MacSim */
+
+static void test_macsim_traces(void **state)
+{
+    (void)state;
+    if (!have_data())
+        skip();
+    ks_macsim_set *s;
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(ks_macsim_set_open(macsim_traces, &s, &err), KS_OK);
+    assert_int_equal(ks_macsim_set_count(s), MLAUNCHES);
+    double size[MLAUNCHES], insts[MLAUNCHES];
+    read_column(MACSIM "/per_launch.csv", NULL, "size", size, MLAUNCHES);
+    read_column(MACSIM "/per_launch.csv", NULL, "instructions", insts, MLAUNCHES);
+    uint64_t records = 0, warps = 0;
+    for (size_t i = 0; i < MLAUNCHES; i++) {
+        const ks_macsim_launch *l = ks_macsim_set_launch(s, i);
+        /* 4,096 elements: 128 warps in 4 blocks; 16,384: 512 in 16 */
+        assert_int_equal(l->warps, size[i] == 4096 ? 128 : 512);
+        assert_int_equal(l->blocks, size[i] == 4096 ? 4 : 16);
+        assert_int_equal(l->warps_per_block, 32);
+        assert_int_equal(l->insts, l->warps * 14);
+        /* MacSim counts one record fewer per warp */
+        assert_true((double)(l->insts - l->warps) == insts[i]);
+        records += l->insts;
+        warps += l->warps;
+        assert_non_null(strstr(l->name, "kernel@0x"));
+    }
+    assert_int_equal(records - warps, 630656); /* INST_COUNT_TOT of the full run */
+    /* the same function has the same entry address: K0 and K1 share code */
+    assert_string_equal(ks_macsim_set_launch(s, 0)->name, ks_macsim_set_launch(s, 2)->name);
+    ks_trace_bbv b;
+    assert_int_equal(ks_macsim_set_bbv(s, 0, &b, &err), KS_OK);
+    double sum = 0;
+    for (size_t j = 0; j < b.count; j++)
+        sum += b.executions[j];
+    assert_true(b.count >= 1 && sum >= 128);
+    ks_trace_bbv_free(&b);
+    ks_macsim_set_free(s);
+
+    /* as a profile, by folder detection */
+    ks_profile *p;
+    ks_read_options ro;
+    ks_read_options_init(&ro);
+    assert_int_equal(ks_profile_read(macsim_traces, &ro, &p, &err), KS_OK);
+    assert_int_equal(p->n, MLAUNCHES);
+    assert_string_equal(p->source_format, "macsim-traces");
+    assert_non_null(ks_profile_find_sparse(p, "bbv"));
+    assert_non_null(ks_profile_find_metric(p, "smsp__inst_executed.sum"));
+    ks_profile_free(p);
+}
+
+static void test_macsim_full_run(void **state)
+{
+    (void)state;
+    if (!have_data())
+        skip();
+    double want[MLAUNCHES];
+    read_column(MACSIM "/per_launch.csv", NULL, "full_run_cycles", want, MLAUNCHES);
+    values v;
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(read_values(MACSIM "/full_base.out.xz", macsim_traces, KS_UID_TRACE,
+                                 KS_MEASURED_ALL, NULL, "cycles", &v, &err),
+                     KS_OK);
+    assert_int_equal(v.rows, MLAUNCHES);
+    assert_same(v.v, want, MLAUNCHES);
+    double sum = 0;
+    for (size_t i = 0; i < MLAUNCHES; i++)
+        sum += v.v[i];
+    /* general.stat.out: the same total, plus the cycle MacSim ends on */
+    ks_input *in;
+    assert_int_equal(ks_input_open(MACSIM "/full_base.general.stat.out", &in, &err), KS_OK);
+    double cyc = NAN, inst = NAN;
+    for (;;) {
+        char *line;
+        size_t len;
+        assert_int_equal(ks_input_getline(in, &line, &len, NULL, &err), KS_OK);
+        if (!line)
+            break;
+        char name[128];
+        double x;
+        bool found;
+        assert_int_equal(ks_macsim_stats_line(line, ks_input_line_number(in), "stat", name,
+                                              sizeof name, &x, &found, &err),
+                         KS_OK);
+        if (found && strcmp(name, "CYC_COUNT_TOT") == 0)
+            cyc = x;
+        if (found && strcmp(name, "INST_COUNT_TOT") == 0)
+            inst = x;
+    }
+    ks_input_close(in);
+    assert_true(cyc == sum + 1);
+    assert_true(inst == 630656);
+}
+
+/* the alone and pair runs, kernel by kernel, against self_per_kernel.csv
+ * and pairs.csv: the first kernel of each run is the kernel alone */
+typedef struct macsim_seen {
+    double cycles[64][2];
+    size_t runs;
+} macsim_seen;
+
+static ks_status on_kernel(void *ctx, const ks_macsim_kernel *k, ks_error *err)
+{
+    (void)err;
+    macsim_seen *s = ctx;
+    assert_true(k->run < 64 && k->index < 2);
+    s->cycles[k->run][k->index] = (double)k->cycles;
+    s->runs = k->run + 1;
+    return KS_OK;
+}
+
+static void test_macsim_alone_and_pairs(void **state)
+{
+    (void)state;
+    if (!have_data())
+        skip();
+    macsim_seen seen;
+    memset(&seen, 0, sizeof seen);
+    ks_error err;
+    ks_error_clear(&err);
+    ks_macsim_log *m;
+    assert_int_equal(ks_macsim_log_new("alone", on_kernel, &seen, &m, &err), KS_OK);
+    ks_input *in;
+    assert_int_equal(ks_input_open(MACSIM "/alone_and_pairs_base.out.xz", &in, &err), KS_OK);
+    for (;;) {
+        char *line;
+        size_t len;
+        assert_int_equal(ks_input_getline(in, &line, &len, NULL, &err), KS_OK);
+        if (!line)
+            break;
+        assert_int_equal(ks_macsim_log_line(m, line, ks_input_line_number(in), &err), KS_OK);
+    }
+    size_t kernels;
+    assert_int_equal(ks_macsim_log_finish(m, &kernels, &err), KS_OK);
+    ks_input_close(in);
+    ks_macsim_log_free(m);
+    /* 6 kernels alone, then 12 pairs (pairs.csv's order is the log's) */
+    assert_int_equal(seen.runs, 18);
+    assert_int_equal(kernels, 6 + 24);
+    static const double alone[6] = {3703, 3632, 4340, 3518, 3584, 3820};
+    for (int k = 0; k < 6; k++)
+        assert_true(seen.cycles[k][0] == alone[k]);
+    FILE *f = fopen(MACSIM "/pairs.csv", "r");
+    assert_non_null(f);
+    char line[512];
+    assert_non_null(fgets(line, sizeof line, f));
+    for (size_t r = 6; r < 18; r++) {
+        assert_non_null(fgets(line, sizeof line, f));
+        char a[64], b[64], cfg[64];
+        double prev, after, kalone;
+        assert_int_equal(sscanf(line, "%63[^,],%63[^,],%63[^,],%lf,%lf,%lf", a, b, cfg, &prev,
+                                &after, &kalone),
+                         6);
+        assert_true(seen.cycles[r][0] == prev);
+        assert_true(seen.cycles[r][1] == after);
+    }
+    fclose(f);
+}
+
+/* ---------------------------------------------------- the MacSim exporter */
+
+static void test_macsim_export(void **state)
+{
+    (void)state;
+    if (!have_data())
+        skip();
+    ks_plan plan;
+    ks_plan_init(&plan);
+    snprintf(plan.method, sizeof plan.method, "root");
+    ks_cluster c = {0};
+    c.size = MLAUNCHES;
+    c.m = 3;
+    uint32_t ci;
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(ks_plan_add_cluster(&plan, &c, &ci, &err), KS_OK);
+    static const uint64_t ids[] = {5, 60, 156};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(ks_plan_add_sample(&plan, ids[i], 157.0 / 3, ci, &err), KS_OK);
+    const ks_exporter *ex = ks_exporter_find("macsim");
+    assert_non_null(ex);
+    char out[4300], self[4300];
+    snprintf(out, sizeof out, "%s/mexport", tmpdir);
+    ks_export_options eo = {.traces = macsim_traces};
+    assert_int_equal(ex->write(&plan, &eo, out, &err), KS_OK);
+    /* read back by the MacSim trace reader: the sampled launches, in order */
+    ks_macsim_set *full, *sub;
+    assert_int_equal(ks_macsim_set_open(macsim_traces, &full, &err), KS_OK);
+    assert_int_equal(ks_macsim_set_open(out, &sub, &err), KS_OK);
+    assert_int_equal(ks_macsim_set_count(sub), 3);
+    for (size_t i = 0; i < 3; i++) {
+        const ks_macsim_launch *a = ks_macsim_set_launch(sub, i),
+                               *b = ks_macsim_set_launch(full, ids[i]);
+        assert_string_equal(a->folder, b->folder);
+        assert_string_equal(a->name, b->name);
+        assert_int_equal(a->insts, b->insts);
+    }
+    ks_macsim_set_free(sub);
+    /* trace_file_list names the folder's kernel_config.txt */
+    char path[4400], text[4400];
+    snprintf(path, sizeof path, "%s/trace_file_list", out);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(text, sizeof text, f));
+    assert_string_equal(text, "1\n");
+    assert_non_null(fgets(text, sizeof text, f));
+    assert_non_null(strstr(text, "mexport/kernel_config.txt"));
+    fclose(f);
+    /* warm-up self: each launch listed twice, the first a warm-up */
+    ks_warmup w = {KS_WARMUP_SELF, 0};
+    eo.warmup = &w;
+    snprintf(self, sizeof self, "%s/mexport-self", tmpdir);
+    assert_int_equal(ex->write(&plan, &eo, self, &err), KS_OK);
+    assert_int_equal(ks_macsim_set_open(self, &sub, &err), KS_OK);
+    assert_int_equal(ks_macsim_set_count(sub), 6);
+    assert_string_equal(ks_macsim_set_launch(sub, 0)->folder,
+                        ks_macsim_set_launch(sub, 1)->folder);
+    ks_macsim_set_free(sub);
+    snprintf(path, sizeof path, "%s/weights.csv", self);
+    uint64_t *map_ids, *launches;
+    unsigned char *measured;
+    size_t count;
+    assert_int_equal(ks_results_read_uid_map(path, &map_ids, &count, &measured, &launches, &err),
+                     KS_OK);
+    assert_int_equal(count, 6);
+    assert_non_null(measured);
+    assert_null(launches);
+    for (size_t k = 0; k < 6; k++) {
+        assert_int_equal(map_ids[k], ids[k / 2]);
+        assert_int_equal(measured[k], k % 2);
+    }
+    free(map_ids);
+    free(measured);
+    /* the full run's log, read through the exported folder's uid map: the
+     * sampled launches' values only */
+    ks_macsim_set_free(full);
+    ks_plan_free(&plan);
+}
+
+/* --------------------------------------------------------- warm-up modes */
+
+static void test_warmup_modes(void **state)
+{
+    (void)state;
+    const char *names[] = {"a", "b", "a", "c", "b", "a", "c"};
+    size_t out[16], n;
+    ks_error err;
+    ks_error_clear(&err);
+    ks_warmup w;
+    assert_int_equal(ks_warmup_parse("since-same:8", &w, &err), KS_OK);
+    assert_int_equal(ks_warmup_launches(&w, names, 7, 5, out, &n, &err), KS_OK);
+    assert_int_equal(n, 3); /* 2, 3, 4: since the previous "a" */
+    assert_int_equal(out[0], 2);
+    assert_int_equal(out[2], 4);
+    assert_int_equal(ks_warmup_parse("since-same:2", &w, &err), KS_OK);
+    assert_int_equal(ks_warmup_launches(&w, names, 7, 5, out, &n, &err), KS_OK);
+    assert_int_equal(n, 2); /* capped: 3, 4 */
+    assert_int_equal(out[0], 3);
+    assert_int_equal(ks_warmup_launches(&w, names, 7, 1, out, &n, &err), KS_OK);
+    assert_int_equal(n, 1); /* no earlier "b": the 1 before it (of 2 allowed) */
+    assert_int_equal(ks_warmup_parse("same", &w, &err), KS_OK);
+    assert_int_equal(ks_warmup_launches(&w, names, 7, 6, out, &n, &err), KS_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(out[0], 3);
+    assert_int_equal(ks_warmup_launches(&w, names, 7, 0, out, &n, &err), KS_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(ks_warmup_parse("self", &w, &err), KS_OK);
+    assert_int_equal(ks_warmup_launches(&w, names, 7, 4, out, &n, &err), KS_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(out[0], 4);
+    assert_int_equal(ks_warmup_parse("prev:3", &w, &err), KS_OK);
+    assert_int_equal(ks_warmup_launches(&w, names, 7, 1, out, &n, &err), KS_OK);
+    assert_int_equal(n, 1);
+    char text[32];
+    ks_warmup_format(&w, text, sizeof text);
+    assert_string_equal(text, "prev:3");
+    assert_int_not_equal(ks_warmup_parse("prev", &w, &err), KS_OK);
+    assert_int_not_equal(ks_warmup_parse("self:2", &w, &err), KS_OK);
+    assert_int_not_equal(ks_warmup_parse("prev:0", &w, &err), KS_OK);
+    assert_int_not_equal(ks_warmup_parse("warm", &w, &err), KS_OK);
+}
+
+/* ------------------------------------------------------------------ setup */
+
+static int setup(void **state)
+{
+    (void)state;
+    if (tmpdir_setup("ks-simout") != 0)
+        return -1;
+    if (!have_data())
+        return 0;
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && tar -xJf '" SYNTH "/ksample-synth-traces.tar.xz' && mkdir m && cd m && "
+             "tar -xJf '" MACSIM "/macsim-vectormultadd-4096-16384-traces.tar.xz' && "
+             "mkdir tr && cp '" MACSIM "/kernel_config.txt' tr/ && "
+             "tail -n +2 '" MACSIM "/composition.csv' | while IFS=, read l k s src; do "
+             "ln -s \"$PWD/$src\" tr/Kernel$l; done",
+             tmpdir);
+    if (system(cmd) != 0)
+        return -1;
+    snprintf(synth_traces, sizeof synth_traces, "%s/syn", tmpdir);
+    snprintf(macsim_traces, sizeof macsim_traces, "%s/m/tr", tmpdir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return tmpdir_remove(tmpdir);
+}
+
+KS_TEST_MAIN_FIXTURES(setup, teardown, test_getstats_metric_names, test_warmup_modes,
+                      test_accelsim_full_runs, test_accelsim_alone_runs,
+                      test_accelsim_warm_runs, test_getstats_csv, test_macsim_traces,
+                      test_macsim_full_run, test_macsim_alone_and_pairs, test_macsim_export)
