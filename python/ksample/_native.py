@@ -43,11 +43,17 @@ def _candidates():
     yield SONAME, "the dynamic loader's search path"
 
 
+# Never unloaded: at interpreter exit the lib object may be collected before
+# the last Profile or Plan, whose destructors (ks_profile_free, ...) must still
+# find the library's code mapped.
+_FLAGS = ffi.RTLD_NOW | getattr(ffi, "RTLD_NODELETE", 0)
+
+
 def _load():
     tried = []
     for path, why in _candidates():
         try:
-            lib = ffi.dlopen(path)
+            lib = ffi.dlopen(path, _FLAGS)
         except OSError as e:
             tried.append("%s (%s): %s" % (path, why, e))
             continue

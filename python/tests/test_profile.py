@@ -110,3 +110,18 @@ def test_to_pandas(example):
     assert len(frame) == 50000
     assert frame["name"].iloc[1] == example.names[example.name_ids[1]]
     assert isinstance(frame["name"].dtype, pd.CategoricalDtype)
+
+
+def test_exit_with_objects_alive():
+    """Profiles, plans and views still alive (in reference cycles) when the
+    interpreter exits are freed after the package's lib object: the library
+    must stay loaded for their destructors (it segfaulted once)."""
+    import subprocess
+    import sys
+
+    script = ("import ksample\n"
+              "p = ksample.read(%r)\np.me = p\nd = p.durations\n"
+              "plan = ksample.sample(p)\nplan.me = plan\nids = plan.ids\n" % EXAMPLE)
+    for _ in range(3):
+        r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
