@@ -47,3 +47,12 @@ rm -rf "$OUT/run-bench"
 # the loop's back half: plan read, simulator log, estimate, refine
 "$B/bench_estimate" 2000000 0.0005 40
 "$B/bench_estimate" 2000000 0.002 300
+# the Python package: read + sample + to_json against the whole command, and
+# peak RSS (no copy of the columns); skipped without cffi and numpy
+if PY=$(sh scripts/pick-python.sh cffi numpy); then
+    V=$(sed -n 's/^#define KS_VERSION "\(.*\)"/\1/p' lib/ksample.h)
+    KSAMPLE_LIBRARY="$(cd "$B" && pwd)/libksample.so.${V%.*}" PYTHONPATH=python \
+        PYTHONDONTWRITEBYTECODE=1 BENCH_OUT="$OUT" "$PY" bench/bench_python.py "$B" "$N" 5
+else
+    echo "python: skipped: $PY"
+fi

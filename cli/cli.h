@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 int cmd_info(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
@@ -24,6 +25,22 @@ int cmd_export(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
 int cmd_refine(int argc, char **argv);
 int cmd_score(int argc, char **argv);
+
+/* main.c: the commands, in the order the usage lists them. */
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} cli_command;
+extern const cli_command cli_commands[];
+extern const size_t cli_command_count;
+/* `ksample --help`: the commands and the exit codes. */
+void cli_usage(FILE *f);
+/* docgen.c: writes DIR/man/man1/ksample.1 and ksample-CMD.1 (from each
+ * command's --help) and DIR/bash-completion/completions/ksample; 0, or the
+ * exit code after saying what is wrong (an option that --help and the
+ * option table do not both have). */
+int cli_write_docs(const char *dir);
 
 /* Prints "ksample: file:line: message" to stderr; returns the exit code. */
 int cli_fail(const ks_error *err);
@@ -71,6 +88,9 @@ int cli_read_profile(const char *path, const cli_input *in, ks_profile **out);
 /* own[] (ending with a zero entry) followed by the input options, the shared
  * parameters and every method parameter; free() the result. */
 struct option *cli_sampling_options(const struct option *own);
+/* own[] (ending with a zero entry) followed by one method's own parameters
+ * (the commands of a single method: train); free() the result. */
+struct option *cli_method_options(const struct option *own, const char *method);
 /* run(argc, argv, those options): the exit code, or KS_ERR_NOMEM. */
 int cli_with_sampling_options(const struct option *own,
                               int (*run)(int argc, char **argv, const struct option *longopts),
@@ -84,6 +104,8 @@ bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd,
 void cli_sampling_init(cli_input *in, ks_params *pa, bool strict);
 /* Prints the help of the shared and method parameters. */
 void cli_params_help(void);
+/* Prints the help of one method's own parameters. */
+void cli_method_params_help(const char *method);
 /* "root (default), stem, ..." into buf */
 void cli_method_names(char *buf, size_t size);
 /* options.c: 0 if name is a method, else the usage error listing them. */
@@ -116,6 +138,9 @@ typedef struct cli_loop {
 /* The next option for the command's own switch, or -1 when the loop is over
  * (then see l->exit). */
 int cli_loop_next(cli_loop *l, int argc, char **argv);
+/* docgen.c: while set, the loop hands it the command's option table instead
+ * of parsing anything, and the command ends as after --help. */
+extern void (*cli_options_hook)(const struct option *longopts, const char *shortopts);
 
 /* output.c: 0, or the exit code (2) after saying why output (a path or
  * "-") must not be written: it is one of the inputs, lies inside an input

@@ -18,12 +18,13 @@ static void help(void)
            "time mean and max (%%), planning time (seconds: fit + mean select).  Methods\n"
            "that lack an input are listed as skipped, with what they need.\n\n"
            "options:\n"
-           "  --iters N          plans per method (default 10)\n"
+           "  --iters N          plans per method (default %d)\n"
            "  --json             print a JSON list: per method the keys of 'eval --json'\n"
            "                     (method, samples, speedup_hmean, error_mean_pct,\n"
            "                     error_max_pct, plan_seconds, fit_seconds), or method and\n"
            "                     skipped (the reason)\n" CLI_INPUT_HELP
-           "  -h, --help         this text\n");
+           "  -h, --help         this text\n",
+           KS_EVAL_ITERS);
     cli_params_help();
     printf("\nA method parameter applies to the methods that declare it.\n");
 }
@@ -103,7 +104,7 @@ static int compare_main(int argc, char **argv, const struct option *longopts)
     cli_input input;
     ks_params pa;
     cli_sampling_init(&input, &pa, false);
-    uint64_t iters = 10;
+    uint64_t iters = KS_EVAL_ITERS;
     bool json = false;
     cli_loop l = {.cmd = "compare", .longopts = longopts, .help = help, .json = &json,
                   .input = &input, .params = &pa, .operands = 1,

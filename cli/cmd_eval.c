@@ -22,8 +22,8 @@ static void help(void)
            "and the expected simulated time over the lower bound no plan of contiguous\n"
            "strata can beat.\n\n"
            "options:\n"
-           "  --methods LIST     comma-separated (default root,stem,allegro,random)\n"
-           "  --iters N          plans per method (default 10)\n"
+           "  --methods LIST     comma-separated (default %s)\n"
+           "  --iters N          plans per method (default %d)\n"
            "  --epsilon LIST     one bound or a comma-separated sweep (0.01,0.02,0.05):\n"
            "                     one row per method and bound; a method that promises\n"
            "                     no bound (random) is evaluated once\n"
@@ -44,7 +44,8 @@ static void help(void)
            "                     {error_mean_pct, error_max_pct, total}) and\n"
            "                     \"metrics_skipped\" (name: reason)\n"
            "  -q, --quiet        no progress on stderr\n" CLI_INPUT_HELP
-           "  -h, --help         this text\n");
+           "  -h, --help         this text\n",
+           ks_eval_default_methods(), KS_EVAL_ITERS);
     cli_params_help();
     printf("\nA method parameter applies to the methods that declare it.\n");
 }
@@ -351,10 +352,11 @@ static int eval_main(int argc, char **argv, const struct option *longopts)
     cli_input input;
     ks_params pa;
     cli_sampling_init(&input, &pa, false);
-    char methods_buf[256] = "root,stem,allegro,random";
+    char methods_buf[256];
+    snprintf(methods_buf, sizeof methods_buf, "%s", ks_eval_default_methods());
     eval_opts o;
     memset(&o, 0, sizeof o);
-    o.iters = 10;
+    o.iters = KS_EVAL_ITERS;
     /* --epsilon is a list here, so the sampling parameters come after the
      * command's own options */
     cli_loop l = {.cmd = "eval", .longopts = longopts, .shortopts = "hq", .help = help,

@@ -9,7 +9,7 @@ int cmd_formats(int argc, char **argv)
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         printf("usage: ksample formats\n\nLists the input formats (for --format) and the "
                "sampling methods (for --method).\nAny input may be gzip, xz or zstd "
-               "compressed.\n");
+               "compressed.\n\noptions:\n  -h, --help         this text\n");
         return 0;
     }
     printf("input formats (detected from content; --format forces one):\n");

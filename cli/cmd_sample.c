@@ -25,16 +25,6 @@ static void help(void)
     cli_params_help();
 }
 
-static ks_status write_json(const void *ctx, FILE *f, ks_error *err)
-{
-    return ks_plan_write_json(ctx, f, err);
-}
-
-static ks_status write_csv(const void *ctx, FILE *f, ks_error *err)
-{
-    return ks_plan_write_csv(ctx, f, err);
-}
-
 static int sample_main(int argc, char **argv, const struct option *longopts);
 
 int cmd_sample(int argc, char **argv)
@@ -111,7 +101,8 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
         ks_profile_free(p);
         return cli_fail(&err);
     }
-    ks_status st = ks_write_atomic(output, csv ? write_csv : write_json, &plan, &err);
+    ks_status st = csv ? ks_plan_save_csv(&plan, output, &err)
+                       : ks_plan_save_json(&plan, output, &err);
     if (st == KS_OK) {
         fprintf(stderr,
                 "ksample: %s: %zu of %llu invocations in %zu clusters, predicted speedup "

@@ -55,6 +55,10 @@ static void help(void)
         "  --methods LIST     comma-separated (default root)\n"
         "  --seeds N          plans per method, seeds --seed, --seed+1, ... (default 100)\n"
         "  --rows             print one CSV row per plan and set instead of the summary\n"
+        "  --json             print the summary as JSON: truth, and per method its\n"
+        "                     bound, plans and per set of values launches_mean,\n"
+        "                     pilot_mean, speedup_hmean, error_mean, error_signed_mean,\n"
+        "                     error_max, coverage, within_bound\n"
         "  -q, --quiet        no progress on stderr\n"
         "  -h, --help         this text\n"
         CLI_INPUT_HELP);

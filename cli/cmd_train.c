@@ -22,9 +22,10 @@ static void help(void)
            "  -o, --output FILE  the model file (written atomically)\n"
            "  -q, --quiet        no progress\n"
            "  -h, --help         this text\n"
-           "and the gcl method's parameters (see 'ksample sample --help'): --epochs,\n"
-           "--learning-rate, --batch, --bases, --max-blocks, --max-warps, --max-insts,\n"
-           "--gcl-seed.\n");
+           "\nthe gcl method's parameters (the model file records them; --k-max and\n"
+           "--launch-weight are clustering options, which 'ksample sample --model'\n"
+           "takes from its own command line):\n");
+    cli_method_params_help("gcl");
 }
 
 static void progress(void *ctx, unsigned epoch, double loss, double seconds)
@@ -78,11 +79,18 @@ static int train_main(int argc, char **argv, const struct option *longopts);
 
 int cmd_train(int argc, char **argv)
 {
-    static const struct option own[] = {{"output", required_argument, NULL, 'o'},
+    static const struct option own[] = {{"traces", required_argument, NULL, 'X'},
+                                        {"output", required_argument, NULL, 'o'},
                                         {"quiet", no_argument, NULL, 'q'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
-    return cli_with_sampling_options(own, train_main, argc, argv);
+    /* its own options and the gcl method's parameters, nothing else */
+    struct option *longopts = cli_method_options(own, "gcl");
+    if (!longopts)
+        return KS_ERR_NOMEM;
+    int code = train_main(argc, argv, longopts);
+    free(longopts);
+    return code;
 }
 
 static int train_main(int argc, char **argv, const struct option *longopts)

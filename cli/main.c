@@ -11,13 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct command {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *summary;
-} command;
-
-static const command commands[] = {
+const cli_command cli_commands[] = {
     {"info", cmd_info, "summarise a profile: invocations, kernels, time, top kernels"},
     {"sample", cmd_sample, "choose invocations to simulate and write the plan"},
     {"eval", cmd_eval, "measure methods' speedup and error on a profile"},
@@ -34,12 +28,13 @@ static const command commands[] = {
     {"refine", cmd_refine, "add samples until the simulated values meet the bound"},
     {"score", cmd_score, "score plans against a real simulator's full, alone and warm-up runs"},
 };
+const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
 
-static void usage(FILE *f)
+void cli_usage(FILE *f)
 {
     fprintf(f, "usage: ksample <command> [options] [args]\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    for (size_t i = 0; i < cli_command_count; i++)
+        fprintf(f, "  %-9s %s\n", cli_commands[i].name, cli_commands[i].summary);
     fprintf(f,
             "\n'ksample <command> --help' describes each one.\n\n"
             "exit codes:\n"
@@ -151,22 +146,26 @@ int main(int argc, char **argv)
 {
     cli_install_cleanup();
     if (argc < 2) {
-        usage(stderr);
+        cli_usage(stderr);
         return KS_ERR_USAGE;
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
-        usage(stdout);
+        cli_usage(stdout);
         return cli_finish_stdout(0);
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("ksample %s\n", KS_VERSION);
         return cli_finish_stdout(0);
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return cli_finish_stdout(commands[i].run(argc - 1, argv + 1));
+    /* not in the usage: what the build runs to write the man pages and the
+     * bash completion (cli/docgen.c) */
+    if (strcmp(argv[1], "--write-docs") == 0 && argc == 3)
+        return cli_write_docs(argv[2]);
+    for (size_t i = 0; i < cli_command_count; i++)
+        if (strcmp(argv[1], cli_commands[i].name) == 0)
+            return cli_finish_stdout(cli_commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "ksample: unknown command '%s'\n", argv[1]);
-    usage(stderr);
+    cli_usage(stderr);
     return KS_ERR_USAGE;
 }

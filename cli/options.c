@@ -34,6 +34,8 @@ static int loop_end(cli_loop *l, int argc, int rc)
     return -1;
 }
 
+void (*cli_options_hook)(const struct option *longopts, const char *shortopts);
+
 /* The option getopt_long just refused, as the user wrote it: "-x" for a
  * short one, "--name" (without "=value") for a long one. */
 static void refused_option(char **argv, char *buf, size_t size)
@@ -48,6 +50,10 @@ static void refused_option(char **argv, char *buf, size_t size)
 
 int cli_loop_next(cli_loop *l, int argc, char **argv)
 {
+    if (cli_options_hook) {
+        cli_options_hook(l->longopts, l->shortopts ? l->shortopts : "h");
+        return loop_end(l, argc, 0);
+    }
     if (!l->started) {
         l->started = true;
         optind = 1;

@@ -51,6 +51,27 @@ struct option *cli_sampling_options(const struct option *own)
     return all;
 }
 
+struct option *cli_method_options(const struct option *own, const char *method)
+{
+    collect();
+    const ks_method *m = ks_method_find(method);
+    size_t n_own = 0;
+    while (own[n_own].name)
+        n_own++;
+    struct option *all = calloc(n_own + (m ? m->param_count : 0) + 1, sizeof *all);
+    if (!all)
+        return NULL;
+    memcpy(all, own, n_own * sizeof *all);
+    for (size_t i = 0, n = n_own; m && i < m->param_count; i++)
+        for (size_t k = 0; k < unique_count; k++)
+            if (strcmp(unique_defs[k]->name, m->params[i].name) == 0)
+                all[n++] = (struct option){
+                    unique_defs[k]->name,
+                    unique_defs[k]->type == KS_PARAM_BOOL ? no_argument : required_argument,
+                    NULL, CLI_METHOD_PARAM_BASE + (int)k};
+    return all;
+}
+
 bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd, int *rc)
 {
     ks_error err;
@@ -125,6 +146,29 @@ static void print_option(const char *name, const char *arg, const char *help)
     print_wrapped(help);
 }
 
+/* One parameter's line; users: the methods that take it ("" to leave out). */
+static void print_param(const ks_param_def *d, const char *users)
+{
+    char def[80] = "";
+    if (d->type == KS_PARAM_CHOICE)
+        snprintf(def, sizeof def, "%sdefault %s", users[0] ? "; " : "", d->choices[(int)d->def]);
+    else if (d->type != KS_PARAM_BOOL && d->def != 0)
+        snprintf(def, sizeof def, "%sdefault %.15g", users[0] ? "; " : "", d->def);
+    char text[600];
+    if (users[0] || def[0])
+        snprintf(text, sizeof text, "%s (%s%s)", d->help, users, def);
+    else
+        snprintf(text, sizeof text, "%s", d->help);
+    print_option(d->name, d->type == KS_PARAM_BOOL ? NULL : d->arg, text);
+}
+
+void cli_method_params_help(const char *method)
+{
+    const ks_method *m = ks_method_find(method);
+    for (size_t i = 0; m && i < m->param_count; i++)
+        print_param(&m->params[i], "");
+}
+
 void cli_params_help(void)
 {
     collect();
@@ -146,14 +190,7 @@ void cli_params_help(void)
                     size_t n = strlen(users);
                     snprintf(users + n, sizeof users - n, "%s%s", n ? ", " : "", (*m)->name);
                 }
-        char def[80] = "";
-        if (d->type == KS_PARAM_CHOICE)
-            snprintf(def, sizeof def, "; default %s", d->choices[(int)d->def]);
-        else if (d->type != KS_PARAM_BOOL && d->def != 0)
-            snprintf(def, sizeof def, "; default %.15g", d->def);
-        char text[600];
-        snprintf(text, sizeof text, "%s (%s%s)", d->help, users, def);
-        print_option(d->name, d->type == KS_PARAM_BOOL ? NULL : d->arg, text);
+        print_param(d, users);
     }
 }
 

@@ -27,6 +27,17 @@ extern "C" {
 #define KS_VERSION "0.1.0"
 #define KS_PLAN_SCHEMA 1
 
+/* Everything declared here is the shared library's interface: the library is
+ * built with -fvisibility=hidden, so only these functions are exported
+ * (lib/ internal headers declare the rest). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
+/* KS_VERSION of the header the library was built from: a program (or the
+ * Python package) checks it against the header it was compiled with. */
+const char *ks_version(void);
+
 /* ------------------------------------------------------------------ errors */
 
 /* Status codes double as the command-line tool's exit codes. */
@@ -54,6 +65,10 @@ ks_status ks_error_set(ks_error *err, ks_status status, const char *file, long l
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
+/* Frees what a function of the library handed over as malloc'd (the text of
+ * ks_plan_json, ks_run_log_tail): free() of the library's own C library, for
+ * a program or binding that may have another. */
+void ks_free(void *p);
 /* Writes "file:line: message" (the parts that are known) into buf. */
 void ks_error_format(const ks_error *err, char *buf, size_t size);
 void ks_error_clear(ks_error *err);
@@ -466,6 +481,13 @@ double ks_plan_estimate_duration(const ks_plan *plan, const ks_profile *p);
  * depends only on the plan, so the same seed gives the same bytes. */
 ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err);
 ks_status ks_plan_write_csv(const ks_plan *plan, FILE *f, ks_error *err);
+/* The same written to path atomically (ks_write_atomic; "-": standard
+ * output), as `ksample sample -o path [--csv]` writes it. */
+ks_status ks_plan_save_json(const ks_plan *plan, const char *path, ks_error *err);
+ks_status ks_plan_save_csv(const ks_plan *plan, const char *path, ks_error *err);
+/* The JSON form in memory: *text (malloc'd, NUL-terminated: free() or
+ * ks_free() it) holds *size bytes, the bytes ks_plan_save_json writes. */
+ks_status ks_plan_json(const ks_plan *plan, char **text, size_t *size, ks_error *err);
 /* Writes text as a JSON string that is valid whatever its bytes: escapes as
  * JSON requires, and U+FFFD for each byte that is not well-formed UTF-8. */
 void ks_json_write_string(FILE *f, const char *text);
@@ -616,6 +638,11 @@ typedef struct ks_eval_result {
     double predicted_rse_pct;     /* plans' sqrt(predicted variance) / total; 0 = none */
     double cost_over_lower_bound; /* expected cost / lower bound, mean; 0 = none */
 } ks_eval_result;
+
+/* What `ksample eval` and `compare` do when not told: plans per method, and
+ * eval's methods (comma-separated). */
+#define KS_EVAL_ITERS 10
+const char *ks_eval_default_methods(void);
 
 /* Fits once, then selects `iters` times with seeds seed, seed+1, ... and
  * measures each plan's estimate of the total time against the profile's own. */
@@ -1088,6 +1115,13 @@ ks_results_kind ks_results_detect(const char *path, ks_error *err);
 /* Index of a metric, or -1; row of a plan id, or -1. */
 long ks_results_metric(const ks_results *r, const char *name);
 long ks_results_row(const ks_results *r, uint64_t id);
+/* Adds values[i] of metric for launch ids[i], i < n, from a source called
+ * `source` (values given in memory, e.g. by the Python package; errors name
+ * it, with the 1-based position in the arrays as the line).  A launch given
+ * twice for one metric, or by two sources, and a value that is not a finite
+ * number are refused. */
+ks_status ks_results_add(ks_results *r, const char *source, const char *metric,
+                         const uint64_t *ids, const double *values, size_t n, ks_error *err);
 
 /* A stratum with one simulated launch has no sample variance. */
 typedef enum ks_single_mode {
@@ -1360,6 +1394,10 @@ ks_status ks_gcl_select(const ks_gcl_model *m, ks_gcl_graph *const *graphs, size
 ks_status ks_gcl_cluster(const double *emb, size_t n, size_t dim, const double *launch,
                          const ks_gcl_options *o, ks_gcl_selection *out, ks_error *err);
 void ks_gcl_selection_free(ks_gcl_selection *s);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,10 @@
 # Run as root (or with sudo available).  The same list by hand:
 #   apt-get install -y cmake make gcc pkg-config zlib1g-dev liblzma-dev \
 #     libzstd-dev libyajl-dev libsqlite3-dev libxxhash-dev libcmocka-dev sqlite3 xz-utils zstd \
-#     clang libclang-rt-14-dev liblapacke-dev libopenblas-dev
+#     clang libclang-rt-14-dev liblapacke-dev libopenblas-dev \
+#     python3-cffi python3-numpy python3-pytest python3-pip python3-venv python3-pandas \
+#     python3-matplotlib
+# (the python3-* ones: the Python package, its tests and examples/plot_strata.py)
 #
 # usage: scripts/deps.sh [--test]
 #   --test  also the packages only some tests use (TEST_PKGS: a private Slurm
@@ -12,7 +15,7 @@
 #           made one lose the package lock and skip.  Best effort: a test
 #           whose packages could not be installed skips.
 set -e
-PKGS="cmake make gcc pkg-config zlib1g-dev liblzma-dev libzstd-dev libyajl-dev libsqlite3-dev libxxhash-dev libcmocka-dev sqlite3 xz-utils zstd gzip xxhash clang libclang-rt-14-dev liblapacke-dev libopenblas-dev"
+PKGS="cmake make gcc pkg-config zlib1g-dev liblzma-dev libzstd-dev libyajl-dev libsqlite3-dev libxxhash-dev libcmocka-dev sqlite3 xz-utils zstd gzip xxhash clang libclang-rt-14-dev liblapacke-dev libopenblas-dev python3-cffi python3-numpy python3-pytest python3-pip python3-venv python3-pandas python3-matplotlib"
 TEST_PKGS="slurm-wlm munge chromium"
 
 # the packages of the list $1 that are not installed

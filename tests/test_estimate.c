@@ -197,6 +197,61 @@ static void test_log_refusals(void **state)
     ks_plan_free(&plan);
 }
 
+/* Values given in memory (ks_results_add, the Python package's way) make the
+ * same estimate as the same values read from an id,<metric> CSV; a launch
+ * given twice and a value that is not a number are refused with their
+ * position. */
+static void test_results_in_memory(void **state)
+{
+    (void)state;
+    ks_plan plan = one_cluster_plan(3, 30);
+    write_text("vals.csv", "id,gpu_sim_cycle,gpu_sim_insn\n0,1000,5000\n2,1200,5100\n4,900,"
+                           "4800\n");
+    ks_results_options o;
+    ks_results_options_init(&o);
+    ks_results a, b;
+    ks_results_init(&a);
+    ks_results_init(&b);
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(ks_results_read(in_dir("vals.csv"), &plan, &o, &a, &err), KS_OK);
+    const uint64_t ids[] = {4, 0, 2}; /* any order */
+    const double cyc[] = {900, 1000, 1200}, ins[] = {4800, 5000, 5100};
+    assert_int_equal(ks_results_add(&b, "mem", "gpu_sim_cycle", ids, cyc, 3, &err), KS_OK);
+    assert_int_equal(ks_results_add(&b, "mem", "gpu_sim_insn", ids, ins, 3, &err), KS_OK);
+    assert_int_equal(b.row_count, 3);
+    ks_estimate_options eo;
+    ks_estimate_options_init(&eo);
+    ks_estimate ea, eb;
+    assert_int_equal(ks_estimate_compute(&plan, &a, &eo, &ea, &err), KS_OK);
+    assert_int_equal(ks_estimate_compute(&plan, &b, &eo, &eb, &err), KS_OK);
+    assert_int_equal(ea.count, 3); /* cycles, instructions, ipc */
+    assert_int_equal(eb.count, ea.count);
+    for (size_t i = 0; i < ea.count; i++) {
+        assert_string_equal(ea.metrics[i].name, eb.metrics[i].name);
+        assert_true(ea.metrics[i].estimate == eb.metrics[i].estimate);
+        assert_true(ea.metrics[i].ci_low == eb.metrics[i].ci_low);
+        assert_true(ea.metrics[i].ci_high == eb.metrics[i].ci_high);
+    }
+    ks_estimate_free(&ea);
+    ks_estimate_free(&eb);
+    const uint64_t twice[] = {7, 7};
+    assert_int_equal(ks_results_add(&b, "again", "x", twice, cyc, 2, &err), KS_ERR_FORMAT);
+    assert_string_equal(err.file, "again");
+    assert_int_equal(err.line, 2);
+    assert_non_null(strstr(err.message, "launch id 7 given twice"));
+    const double nan_value[] = {NAN};
+    assert_int_equal(ks_results_add(&b, "mem", "y", ids, nan_value, 1, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "not a finite number"));
+    /* another source giving a launch the first one gave */
+    assert_int_equal(ks_results_add(&b, "other", "gpu_sim_cycle", ids, cyc, 1, &err),
+                     KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "reported twice"));
+    ks_results_free(&a);
+    ks_results_free(&b);
+    ks_plan_free(&plan);
+}
+
 static void test_real_simlogs(void **state)
 {
     (void)state;
@@ -486,6 +541,7 @@ static void test_refine_meets_bound(void **state)
 KS_TMPDIR_TEST_MAIN("ks_estimate",
                     test_generated_log,
                     test_log_refusals,
+                    test_results_in_memory,
                     test_real_simlogs,
                     test_variance_known_answer,
                     test_coverage,

@@ -230,18 +230,9 @@ static inline double tu_plan_cost(const ks_plan *plan)
 /* The plan's JSON text (free it), or NULL if it could not be written. */
 static inline char *tu_plan_json(const ks_plan *plan, size_t *len)
 {
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-    if (!f)
-        return NULL;
+    char *buf;
     ks_error err;
-    ks_status st = ks_plan_write_json(plan, f, &err);
-    fclose(f);
-    if (st != KS_OK) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+    return ks_plan_json(plan, &buf, len, &err) == KS_OK ? buf : NULL;
 }
 
 /* The profile in path (format detected), or NULL with err filled. */

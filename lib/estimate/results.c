@@ -191,6 +191,34 @@ static ks_status set_value(ks_results *r, size_t row, const char *metric, double
     return st;
 }
 
+ks_status ks_results_add(ks_results *r, const char *source, const char *metric,
+                         const uint64_t *ids, const double *values, size_t n, ks_error *err)
+{
+    uint32_t src = 0;
+    while (src < r->source_count && strcmp(r->sources[src], source) != 0)
+        src++;
+    size_t m;
+    ks_status st =
+        src < r->source_count ? KS_OK : ks_results_add_source(r, source, "", &src, err);
+    if (st == KS_OK)
+        st = add_metric(r, metric, &m, err);
+    for (size_t i = 0; st == KS_OK && i < n; i++) {
+        size_t row;
+        if (!isfinite(values[i]))
+            return ks_error_set(err, KS_ERR_FORMAT, source, (long)(i + 1),
+                                "metric %s: the value of launch id %llu is not a finite number",
+                                metric, (unsigned long long)ids[i]);
+        st = row_for(r, ids[i], src, (long)(i + 1), true, &row, err);
+        if (st == KS_OK && !isnan(r->values[m][row]))
+            return ks_error_set(err, KS_ERR_FORMAT, source, (long)(i + 1),
+                                "metric %s: launch id %llu given twice", metric,
+                                (unsigned long long)ids[i]);
+        if (st == KS_OK)
+            r->values[m][row] = values[i];
+    }
+    return st;
+}
+
 /* ------------------------------------------------------------------ CSV */
 
 /* The next line of a CSV that is neither empty nor a '#' comment; *line is

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+const char *ks_eval_default_methods(void) { return "root,stem,allegro,random"; }
+
 /* What the plan simulates on average: m mean per cluster, a census once. */
 double ks_plan_expected_cost(const ks_plan *plan)
 {

@@ -378,3 +378,41 @@ ks_status ks_plan_write_csv(const ks_plan *plan, FILE *f, ks_error *err)
         return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
     return KS_OK;
 }
+
+static ks_status write_json(const void *ctx, FILE *f, ks_error *err)
+{
+    return ks_plan_write_json(ctx, f, err);
+}
+
+static ks_status write_csv(const void *ctx, FILE *f, ks_error *err)
+{
+    return ks_plan_write_csv(ctx, f, err);
+}
+
+ks_status ks_plan_save_json(const ks_plan *plan, const char *path, ks_error *err)
+{
+    return ks_write_atomic(path, write_json, plan, err);
+}
+
+ks_status ks_plan_save_csv(const ks_plan *plan, const char *path, ks_error *err)
+{
+    return ks_write_atomic(path, write_csv, plan, err);
+}
+
+ks_status ks_plan_json(const ks_plan *plan, char **text, size_t *size, ks_error *err)
+{
+    *text = NULL;
+    *size = 0;
+    FILE *f = open_memstream(text, size);
+    if (!f)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    ks_status st = ks_plan_write_json(plan, f, err);
+    if (fclose(f) != 0 && st == KS_OK)
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if (st != KS_OK) {
+        free(*text);
+        *text = NULL;
+        *size = 0;
+    }
+    return st;
+}

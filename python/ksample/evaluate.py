@@ -1,0 +1,252 @@
+"""How good methods are on a profile (eval, compare) and the estimate from
+simulated values (estimate)."""
+
+import math
+import numbers
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from . import _params
+from ._native import check, ffi, lib, new_error, path_bytes, text, usage_error
+from .profile import Profile, read
+
+_RESULT_FIELDS = [("samples", "samples_mean"), ("speedup_hmean", "speedup_hmean"),
+                  ("error_mean_pct", "error_mean_pct"), ("error_max_pct", "error_max_pct"),
+                  ("plan_seconds", "plan_seconds"), ("fit_seconds", "fit_seconds")]
+
+
+def _frame(rows):
+    """A pandas DataFrame of the rows, or the rows (dicts) without pandas."""
+    try:
+        import pandas as pd
+    except ImportError:
+        return rows
+    return pd.DataFrame(rows)
+
+
+def _row(r):
+    return {key: getattr(r, field) for key, field in _RESULT_FIELDS}
+
+
+def _check_settings(settings, names, what):
+    """Every method parameter given belongs to one of the methods (as the
+    command line refuses one that none takes)."""
+    taken = {p["name"] for m in _params.methods() if m["name"] in names for p in m["params"]}
+    for keyword in settings:
+        if keyword.replace("_", "-") not in taken:
+            raise usage_error("--%s is not a parameter of any method%s"
+                              % (keyword.replace("_", "-"), what))
+
+
+def _iters(iters):
+    if isinstance(iters, bool) or not isinstance(iters, numbers.Integral) or \
+            not 1 <= iters <= 1000000:
+        raise usage_error("iters must be in 1..1000000, got %r" % (iters,))
+    return int(iters)
+
+
+def eval(profile, methods=None, *, iters=None, epsilon=None, confidence=None, seed=None,
+         key=None, truth=None, metric_errors=None, **method_params):
+    """`ksample eval`: plans each method `iters` times (seeds seed, seed+1,
+    ...) and measures each plan's estimate of the total time.  methods: a
+    list or "a,b" (default: the command's); epsilon: one bound or a list (a
+    sweep: one row per method and bound; a method without a bound is
+    evaluated once); truth: the same launches profiled elsewhere (a Profile
+    or a path), matched launch by launch; metric_errors: the error of every
+    additive metric column (default: when the profile has metric columns,
+    as --metrics implies it).  Returns a DataFrame (a list of dicts without
+    pandas) with the keys of `ksample eval --json`."""
+    if methods is None:
+        methods = text(lib.ks_eval_default_methods())
+    if isinstance(methods, str):
+        methods = methods.split(",")
+    methods = list(methods)
+    if not methods:
+        raise usage_error("methods is empty")
+    for m in methods:
+        _params.find_method(m)
+    iters = _iters(lib.KS_EVAL_ITERS if iters is None else iters)
+    if epsilon is None or isinstance(epsilon, numbers.Real):
+        epsilons = [epsilon]
+    else:
+        epsilons = list(epsilon)
+    _check_settings(method_params, methods, " evaluated")
+    err = new_error()
+    eo = ffi.new("ks_eval_options *")
+    keep = []
+    if truth is not None:
+        if not isinstance(truth, Profile):
+            truth = read(truth)
+        keep += [truth, ffi.new("char[]", path_bytes(truth.source_path))]
+        check(lib.ks_profile_check_aligned(profile._p, truth._p, ffi.NULL, keep[-1],
+                                           b"cannot use as truth", err), err)
+        eo.truth = truth._p
+        eo.truth_path = keep[-1]
+    eo.metrics = int(bool(profile.metrics) if metric_errors is None else bool(metric_errors))
+    cache = ffi.new("ks_plan_cache **")
+    check(lib.ks_plan_cache_new(profile._p, cache, err), err)
+    cache = ffi.gc(cache[0], lib.ks_plan_cache_free)
+    eo.cache = cache
+    rows = []
+    for name in methods:
+        for eps in epsilons:
+            params = _params.make_params(name, eps, confidence, seed, key, strict=False,
+                                         settings=method_params)
+            r = ffi.new("ks_eval_result *")
+            d = ffi.new("ks_eval_detail *")
+            check(lib.ks_evaluate_ex(profile._p, params, iters, eo, r, d, err), err)
+            try:
+                row = {"method": text(r.method),
+                       "epsilon": params.epsilon if r.bound_pct > 0 else None}
+                row.update(_row(r))
+                row.update(bound_pct=r.bound_pct, exceed_fraction=r.exceed_fraction,
+                           predicted_rse_pct=r.predicted_rse_pct,
+                           cost_over_lower_bound=r.cost_over_lower_bound)
+                if d.has_truth:
+                    row.update(truth_error_mean_pct=d.truth_error_mean_pct,
+                               truth_error_max_pct=d.truth_error_max_pct,
+                               truth_speedup_hmean=d.truth_speedup_hmean,
+                               truth_exceed_fraction=d.truth_exceed_fraction)
+                if eo.metrics:
+                    row["metrics"] = {
+                        text(d.metrics[i].name): {
+                            "error_mean_pct": d.metrics[i].error_mean_pct,
+                            "error_max_pct": d.metrics[i].error_max_pct,
+                            "total": d.metrics[i].total}
+                        for i in range(d.metric_count)}
+                    row["metrics_skipped"] = {text(d.skipped[i].name): text(d.skipped[i].reason)
+                                              for i in range(d.skipped_count)}
+            finally:
+                lib.ks_eval_detail_free(d)
+            rows.append(row)
+            if not r.bound_pct > 0:
+                break  # promises no bound: the same plans at every epsilon
+    return _frame(rows)
+
+
+def compare(profile, *, iters=None, epsilon=None, confidence=None, seed=None, key=None,
+            **method_params):
+    """`ksample compare`: every method of the library on one profile, those
+    lacking an input listed with the reason.  Returns a DataFrame (a list of
+    dicts without pandas) with the keys of `ksample compare --json`."""
+    iters = _iters(lib.KS_EVAL_ITERS if iters is None else iters)
+    names = _params.method_names()
+    _check_settings(method_params, names, "")
+    err = new_error()
+    eo = ffi.new("ks_eval_options *")
+    cache = ffi.new("ks_plan_cache **")
+    check(lib.ks_plan_cache_new(profile._p, cache, err), err)
+    cache = ffi.gc(cache[0], lib.ks_plan_cache_free)
+    eo.cache = cache
+    rows = []
+    for name in names:
+        m = _params.find_method(name)
+        if lib.ks_method_check_inputs(m, profile._p, err) != lib.KS_OK:
+            rows.append({"method": name, "skipped": text(err.message)})
+            continue
+        params = _params.make_params(name, epsilon, confidence, seed, key, strict=False,
+                                     settings=method_params)
+        r = ffi.new("ks_eval_result *")
+        d = ffi.new("ks_eval_detail *")
+        status = lib.ks_evaluate_ex(profile._p, params, iters, eo, r, d, err)
+        lib.ks_eval_detail_free(d)
+        check(status, err)
+        row = {"method": text(r.method)}
+        row.update(_row(r))
+        rows.append(row)
+    return _frame(rows)
+
+
+@dataclass
+class Estimate:
+    """One metric's estimated total (or ratio of totals) with its interval at
+    the plan's confidence, as `ksample estimate --json` reports it."""
+
+    metric: str
+    estimate: float
+    ci_low: float
+    ci_high: float
+    rel_halfwidth: float
+    bound_met: object  # True, False, or None when there is no bound
+    ratio: bool
+    variance: float
+    df: float  # of the variance (inf: the normal quantile)
+    single_sample_strata: int
+
+    to_dict = asdict
+
+
+def _ids_values(plan, values):
+    """(ids, values) as contiguous uint64 / float64 arrays."""
+    if isinstance(values, Mapping):
+        ids = np.fromiter((int(k) for k in values.keys()), dtype=np.uint64, count=len(values))
+        vals = np.fromiter((float(v) for v in values.values()), dtype=np.float64,
+                           count=len(values))
+        return ids, vals
+    vals = np.asarray(values, dtype=np.float64)
+    if vals.ndim != 1:
+        raise ValueError("values: a 1-d array, a dict {id: value} or {metric: values}")
+    ids = np.ascontiguousarray(plan.ids)
+    if len(vals) == len(plan):
+        return ids, np.ascontiguousarray(vals)
+    if len(vals) == plan.population:
+        return ids, np.ascontiguousarray(vals[plan.ids])
+    raise ValueError("values: %d values, but the plan has %d samples of %d launches (give "
+                     "one per sample in the order of plan.ids, one per launch, or a dict "
+                     "{id: value})" % (len(vals), len(plan), plan.population))
+
+
+def estimate(plan, values, *, epsilon=None, single="collapse", ratios=()):
+    """The estimate of a total from simulated values, with its interval, as
+    `ksample estimate` computes it (stratified variance, t quantile at its
+    degrees of freedom, the plan's confidence).
+
+    values: one metric as an array (one value per sample in the order of
+    plan.ids, or one per launch indexed by id) or a dict {id: value}; or
+    several as a dict {metric: such values}, which also gets ipc =
+    gpu_sim_insn / gpu_sim_cycle when both are there, and each of ratios
+    ("NAME=NUM/DEN").  single: "collapse" or "profile-cv" (a cluster with one
+    sample); epsilon: the bound to check (default the plan's).  Returns an
+    Estimate, or {metric: Estimate} for a dict of metrics."""
+    several = isinstance(values, Mapping) and values and \
+        all(isinstance(k, str) for k in values.keys())
+    metrics = values if several else {"value": values}
+    err = new_error()
+    results = ffi.new("ks_results *")
+    lib.ks_results_init(results)
+    results = ffi.gc(results, lib.ks_results_free)
+    for name, v in metrics.items():
+        ids, vals = _ids_values(plan, v)
+        check(lib.ks_results_add(results, b"values", name.encode(),
+                                 ffi.from_buffer("uint64_t[]", ids),
+                                 ffi.from_buffer("double[]", vals), len(ids), err), err)
+    opt = ffi.new("ks_estimate_options *")
+    lib.ks_estimate_options_init(opt)
+    modes = {"collapse": lib.KS_SINGLE_COLLAPSE, "profile-cv": lib.KS_SINGLE_PROFILE_CV}
+    if single not in modes:
+        raise usage_error("single is collapse or profile-cv, got %r" % (single,))
+    opt.single = modes[single]
+    if epsilon is not None:
+        if not 0 < epsilon < 1:
+            raise usage_error("epsilon must be in (0, 1), got %r" % (epsilon,))
+        opt.epsilon = epsilon
+    keep = [ffi.new("char[]", r.encode()) for r in ratios]
+    ratio_array = ffi.new("const char *[]", keep) if keep else ffi.NULL
+    if keep:
+        opt.ratios = ratio_array
+        opt.ratio_count = len(keep)
+    e = ffi.new("ks_estimate *")
+    check(lib.ks_estimate_compute(plan._p, results, opt, e, err), err)
+    try:
+        out = {}
+        for i in range(e.count):
+            m = e.metrics[i]
+            out[text(m.name)] = Estimate(
+                text(m.name), m.estimate, m.ci_low, m.ci_high, m.rel_halfwidth,
+                None if m.bound_met < 0 else bool(m.bound_met), bool(m.is_ratio), m.variance,
+                m.df if math.isfinite(m.df) else math.inf, int(m.single_strata))
+    finally:
+        lib.ks_estimate_free(e)
+    return out if several else out["value"]

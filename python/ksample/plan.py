@@ -1,0 +1,176 @@
+"""Plans: ksample.sample(), ksample.load_plan() and the Plan they return."""
+
+import os
+
+import numpy as np
+
+from . import _params
+from ._native import check, ffi, lib, new_error, path_bytes, text
+from ._views import struct_dtype, view
+
+_SAMPLE = [("id", np.uint64), ("weight", np.float64), ("cluster", np.uint32)]
+_CLUSTER = [("group", np.uint32), ("size", np.uint64), ("mean_ns", np.float64),
+            ("std_ns", np.float64), ("min_ns", np.int64), ("max_ns", np.int64),
+            ("m", np.uint64), ("m_real", np.float64)]
+
+
+class Plan:
+    """Which launches to simulate and their weights: the estimate of any
+    additive quantity X is sum(weights * X[ids]).
+
+    samples is a structured array over the library's plan (no copy) with
+    fields id, weight and cluster; ids, weights and clusters are its columns
+    (views).  cluster_table has per cluster: group (index into group_labels),
+    size, mean_ns, std_ns, min_ns, max_ns, m (draws) and m_real; cluster_paths
+    are their places in the split tree.  to_json() gives the bytes `ksample
+    sample` writes for the same profile, options and seed.
+    """
+
+    def __init__(self, pointer):
+        self._p = pointer  # freed with ks_plan_free once nothing views it
+        p = pointer
+        self.samples = view(pointer, p.samples, int(p.sample_count),
+                            struct_dtype("ks_sample", _SAMPLE))
+        self.ids = self.samples["id"]
+        self.weights = self.samples["weight"]
+        self.clusters = self.samples["cluster"]
+        self.cluster_table = view(pointer, p.clusters, int(p.cluster_count),
+                                  struct_dtype("ks_cluster", _CLUSTER))
+        self.cluster_paths = [text(p.clusters[i].path) for i in range(p.cluster_count)]
+        self.group_labels = [text(p.group_labels[i]) for i in range(p.group_count)]
+
+    def __len__(self):
+        return int(self._p.sample_count)
+
+    # what the plan records
+    method = property(lambda self: text(self._p.method))
+    seed = property(lambda self: int(self._p.params.seed))
+    epsilon = property(lambda self: self._p.params.epsilon)
+    confidence = property(lambda self: self._p.params.confidence)
+    key = property(lambda self: text(lib.ks_key_to_string(self._p.params.key)))
+    bound = property(lambda self: self._p.bound, doc="promised relative error (0: none)")
+    bound_scope = property(lambda self: text(self._p.bound_scope))
+    predicted_speedup = property(lambda self: self._p.predicted_speedup)
+    population = property(lambda self: int(self._p.population), doc="launches (N)")
+    draws = property(lambda self: int(self._p.draws))
+    with_replacement = property(lambda self: bool(self._p.with_replacement))
+    total_ns = property(lambda self: self._p.total_ns)
+    sampled_ns = property(lambda self: self._p.sampled_ns)
+    note = property(lambda self: text(self._p.note))
+    input_path = property(lambda self: os.fsdecode(ffi.string(self._p.input_path)))
+    input_xxh128 = property(lambda self: text(self._p.input_xxh128))
+    input_format = property(lambda self: text(self._p.input_format))
+
+    @property
+    def params(self):
+        """The method's own parameters as resolved (its table's names)."""
+        p = self._p
+        out = {}
+        base = ffi.cast("unsigned char *", p.param_values)
+        for row, i in zip(_params.param_rows(p.param_defs, p.param_count),
+                          range(p.param_count)):
+            at = base + p.param_defs[i].offset
+            if row["type"] == "real":
+                value = ffi.cast("double *", at)[0]
+            elif row["type"] == "uint":
+                value = int(ffi.cast("uint64_t *", at)[0])
+            else:
+                index = int(ffi.cast("int *", at)[0])
+                value = row["choices"][index] if row["type"] == "choice" else bool(index)
+            out[row["name"]] = value
+        return out
+
+    def estimate_total(self, values):
+        """sum(weight * values[id]) for values indexed by launch id."""
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        if values.shape != (self.population,):
+            raise ValueError("values: %s values for a plan of %d launches"
+                             % (values.shape, self.population))
+        return lib.ks_plan_estimate(self._p, ffi.from_buffer("double[]", values))
+
+    def to_json(self, path=None):
+        """Writes the plan's JSON to path atomically (the bytes of `ksample
+        sample -o path`); without a path, returns it as a str."""
+        err = new_error()
+        if path is not None:
+            check(lib.ks_plan_save_json(self._p, path_bytes(path), err), err)
+            return None
+        out, size = ffi.new("char **"), ffi.new("size_t *")
+        check(lib.ks_plan_json(self._p, out, size, err), err)
+        try:
+            return ffi.unpack(out[0], size[0]).decode("utf-8")
+        finally:
+            lib.ks_free(out[0])
+
+    def to_csv(self, path):
+        """Writes "id,weight" CSV (as `ksample sample --csv`), atomically."""
+        err = new_error()
+        check(lib.ks_plan_save_csv(self._p, path_bytes(path), err), err)
+
+    def to_pandas(self):
+        """A DataFrame of the samples: id, weight, cluster and group (the
+        cluster's key label)."""
+        import pandas as pd
+
+        groups = np.asarray(self.group_labels, dtype=object)
+        group_of = self.cluster_table["group"][self.clusters] if len(self) else []
+        return pd.DataFrame({"id": self.ids, "weight": self.weights,
+                             "cluster": self.clusters,
+                             "group": groups[group_of] if len(self) else []})
+
+    def clusters_to_pandas(self):
+        """A DataFrame of the clusters: group label, path and cluster_table's
+        columns."""
+        import pandas as pd
+
+        t = self.cluster_table
+        frame = pd.DataFrame({name: t[name] for name in t.dtype.names})
+        frame.insert(0, "path", self.cluster_paths)
+        frame.insert(0, "group_label", [self.group_labels[g] for g in t["group"]])
+        return frame
+
+    def __str__(self):
+        s = "%s: %d of %d invocations in %d clusters, predicted speedup %.1fx" % (
+            self.method, len(self), self.population, len(self.cluster_paths),
+            self.predicted_speedup)
+        if self.bound > 0:
+            s += ", bound %.3g%% at %.3g%% confidence (%s)" % (
+                self.bound * 100, self.confidence * 100, self.bound_scope)
+        else:
+            s += ", no error bound"
+        return s
+
+    def __repr__(self):
+        return "<ksample.Plan %s>" % self
+
+
+def sample(profile, method=None, epsilon=None, seed=None, *, confidence=None, key=None,
+           model=None, save_model=None, **method_params):
+    """Chooses the launches to simulate, as `ksample sample` does, and
+    returns the Plan (the same bytes as the command for the same profile,
+    options and seed).  method_params are the method's own parameters by
+    their option names with '_' for '-' (n_th=40, allocation="tree"); see
+    ksample.methods().  model: a learned method's saved model instead of
+    training; save_model: keep the model trained here."""
+    params = _params.make_params(method, epsilon, confidence, seed, key, strict=True,
+                                 settings=method_params)
+    err = new_error()
+    fitted = ffi.new("ks_fitted **")
+    if model is not None:
+        check(lib.ks_fit_load(profile._p, params, path_bytes(model), fitted, err), err)
+    else:
+        check(lib.ks_fit(profile._p, params, fitted, err), err)
+    fitted = ffi.gc(fitted[0], lib.ks_fitted_free)
+    if save_model is not None:
+        check(lib.ks_fitted_save(fitted, path_bytes(save_model), err), err)
+    plan = ffi.new("ks_plan *")
+    check(lib.ks_select(fitted, params.seed, plan, err), err)
+    return Plan(ffi.gc(plan, lib.ks_plan_free))
+
+
+def load_plan(path):
+    """Reads a plan.json (schema checked, as `ksample estimate` reads it)."""
+    err = new_error()
+    plan = ffi.new("ks_plan *")
+    check(lib.ks_plan_read(path_bytes(path), plan, err), err)
+    return Plan(ffi.gc(plan, lib.ks_plan_free))
