@@ -44,15 +44,21 @@ echo
 
 # MacSim: values per launch from the data set's CSVs and the recorded runs
 M=$data/macsim-vectormultadd
+W=$root/tests/data/macsim-warmup
 awk -F, 'NR==1{print "id,cycles"; next}{print $1","$5}' "$M/per_launch.csv" >"$tmp/full.csv"
 awk -F, 'NR==1{print "id,cycles"; next}{print $1","$6}' "$M/per_launch.csv" >"$tmp/alone.csv"
+echo "== MacSim vectormultadd, base ($seeds seeds)"
+"$ks" score "$tmp/m/tr" --plan-from "$tmp/full.csv" --truth "$tmp/full.csv" \
+  --alone "$tmp/alone.csv" --warm same="$W/same.csv" --warm since-same:8="$W/since-same_8.csv" \
+  --pilot 1 --pilot-ref since-same:8 --methods root,stem,allegro,random,sieve,photon \
+  --target-speedup 10 --seeds "$seeds" -q
+echo
+echo "== MacSim vectormultadd, root, every recorded warm-up ($seeds seeds)"
 warm=""
-for f in "$root"/tests/data/macsim-warmup/*.csv; do
+for f in "$W"/*.csv; do
   name=$(basename "$f" .csv | tr _ :)
   warm="$warm --warm $name=$f"
 done
-echo "== MacSim vectormultadd, base ($seeds seeds)"
 # shellcheck disable=SC2086
 "$ks" score "$tmp/m/tr" --plan-from "$tmp/full.csv" --truth "$tmp/full.csv" \
-  --alone "$tmp/alone.csv" $warm --pilot 1 --methods root,stem,allegro,random,sieve,photon \
-  --target-speedup 10 --seeds "$seeds" -q
+  --alone "$tmp/alone.csv" $warm --methods root --seeds "$seeds" -q

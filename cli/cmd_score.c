@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_METHODS = 16, MAX_WARM = 8 };
+enum { MAX_METHODS = 16, MAX_WARM = 16 };
 
 static void help(void)
 {

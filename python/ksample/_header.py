@@ -74,4 +74,8 @@ def cdef_source(text):
                 strings[name] = value[1:-1]
     src = _drop_inline_bodies("\n".join(lines))
     src = re.sub(r"\b(\d+)[uU][lL]*\b", r"\1", src)
+    # the one type the header takes from <signal.h>: an int on every
+    # platform glibc supports
+    if re.search(r"\bsig_atomic_t\b", src):
+        src = "typedef int sig_atomic_t;\n" + src
     return src, strings
