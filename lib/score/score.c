@@ -125,7 +125,29 @@ static ks_status pilot_correct(const ks_plan *plan, const ks_score_pilot *pilot,
                            ? pilot->reference_cost[id]
                            : warm[i];
     }
+    /* the pilot's own uncertainty needs two launches: take another when the
+     * plan's groups gave one */
+    size_t chosen = 0;
+    for (size_t i = 0; i < n; i++)
+        chosen += !isnan(warm[i]);
+    for (size_t k = 0; k < n && chosen < 2 && st == KS_OK; k++) {
+        size_t i = order[k];
+        uint64_t id = plan->samples[i].id;
+        if (!isnan(warm[i]) || isnan(pilot->reference[id]))
+            continue;
+        warm[i] = pilot->reference[id];
+        *pilot_cost += pilot->reference_cost && !isnan(pilot->reference_cost[id])
+                           ? pilot->reference_cost[id]
+                           : warm[i];
+        chosen++;
+    }
     ks_pilot_estimate pe;
+    if (st == KS_OK && chosen < 2) {
+        /* a plan of one launch: nothing to correct with */
+        KS_FREE(order, taken, warm);
+        double variance, df;
+        return interval(plan, y, single, confidence, e, &variance, &df, err);
+    }
     if (st == KS_OK)
         st = ks_plan_pilot_corrected(plan, y, warm, single, &pe, err);
     if (st == KS_OK) {
