@@ -120,4 +120,54 @@ else
     echo "SKIP: $SHARED absent, real simulator log check skipped"
 fi
 
+# The MacSim loop with warm-up, end to end: export --to macsim, run --macsim
+# --warmup self, estimate.  MacSim cannot run here, so the job runs a
+# STAND-IN (a shell script, not MacSim): it reads the job's trace_file_list
+# and kernel_config.txt as MacSim does and prints MacSim's stdout lines for
+# each listed kernel, costing 3000 + N cycles for launch N the first time in
+# its run and 1000 + N when it ran before in the same run (warm).
+MSIM="$SHARED/sim/macsim-vectormultadd"
+if [ -f "$MSIM/kernel_config.txt" ]; then
+    mkdir -p "$T/m/tr"
+    (cd "$T/m" && tar -xJf "$MSIM/macsim-vectormultadd-4096-16384-traces.tar.xz")
+    cp "$MSIM/kernel_config.txt" "$T/m/tr/"
+    tail -n +2 "$MSIM/composition.csv" | while IFS=, read -r l k s src; do
+        ln -s "$T/m/$src" "$T/m/tr/Kernel$l"
+    done
+    expect 0 "$KS" info "$T/m/tr"
+    grep -q "macsim-traces" "$T/out" || bad "MacSim trace folder not detected: $(cat "$T/out")"
+    cat >"$T/standin-macsim" <<'STANDIN'
+#!/bin/sh
+# A stand-in for MacSim's stdout (not MacSim): see tests/loop.sh
+config=$(sed -n 2p trace_file_list)
+n=$(tail -n +4 "$config" | wc -l)
+tail -n +4 "$config" | awk -v n="$n" '
+{ k = $0; sub("^\\./Kernel", "", k); sub("/trace.txt$", "", k)
+  c = (k in seen) ? 1000 + k : 3000 + k; seen[k] = 1
+  printf "src/process_manager.cc:426: (I=13  C=%d):  setup_process:0 RUN/%s current_index:%d (%d)\n", t, substr($0, 3), NR - 1, n
+  t += c }
+END { printf "src/retire.cc:563: (I=13  C=%d):  ----- application 0 terminated (RUN/x,0) at %d\n", t, t }'
+STANDIN
+    chmod +x "$T/standin-macsim"
+    echo "max_block_per_core 8" >"$T/params.in"
+    # sampled by instruction counts, from the trace folder itself
+    expect 0 "$KS" sample "$T/m/tr" --method sieve -o "$T/mplan.json"
+    grep -o '"id": [0-9]*' "$T/mplan.json" | sed 's/"id": //' >"$T/mids"
+    expect 0 "$KS" export "$T/mplan.json" --to macsim --traces "$T/m/tr" -o "$T/mexp"
+    [ "$(tail -n +4 "$T/mexp/kernel_config.txt" | wc -l)" = "$(wc -l <"$T/mids")" ] || bad "macsim export lists another count"
+    [ -f "$T/mexp/trace_file_list" ] || bad "macsim export has no trace_file_list"
+    expect 0 "$KS" run "$T/mplan.json" --traces "$T/m/tr" --macsim "$T/standin-macsim" --params "$T/params.in" \
+        --warmup self -o "$T/mrun" -q
+    grep -q '"warmup": "self"' "$T/mrun/manifest.json" || bad "the manifest records no warm-up"
+    [ -L "$T/mrun/jobs/0000/params.in" ] || bad "the job has no params.in"
+    expect 0 "$KS" estimate "$T/mplan.json" "$T/mrun" --metric cycles
+    grep -q "^warm-up: self" "$T/out" || bad "estimate does not say the warm-up: $(cat "$T/out")"
+    # every value is the warm one: 1000 + id, the warm-up kernel left out
+    expect 0 "$KS" estimate "$T/mplan.json" "$T/mrun" --values
+    awk -F, 'NR > 1 && $2 != 1000 + $1 {bad = 1} END {exit bad}' "$T/out" || bad "warm values: $(head -3 "$T/out")"
+    awk -F, 'NR > 1 && $3 != 3000 + $1 + 1000 + $1 {bad = 1} END {exit bad}' "$T/out" || bad "run_cycles: $(head -3 "$T/out")"
+else
+    echo "SKIP: $MSIM absent, MacSim loop skipped"
+fi
+
 summary
