@@ -867,9 +867,9 @@ double ks_strata_lower_bound(ks_strata_group *g, size_t count, double bound, dou
      * evaluate the exact dual around it (every value is a valid bound) */
     double lo = -120, hi = 120; /* log2 lambda */
     for (int it = 0; it < 100; it++) {
-        double mid = 0.5 * (lo + hi), v = 0;
+        double mid = 0.5 * (lo + hi), lam = exp2(mid), v = 0;
         for (size_t gi = 0; gi < count; gi++)
-            v += envelope_var(&g[gi], exp2(mid));
+            v += envelope_var(&g[gi], lam);
         if (v > bound)
             lo = mid;
         else
