@@ -817,6 +817,57 @@ static void test_truncated_xz(void **state)
     ks_trace_set_free(s);
 }
 
+/* A filter that keeps the first blocks of a grouped trace ends the stream at
+ * the last kept block's #END_TB: what follows is neither read nor checked
+ * (here a block whose warp has fewer lines than its 'insts =' says, found
+ * without the filter).  Blocks are kept by index, in whatever order the file
+ * lists them. */
+static void test_stop_after_kept_blocks(void **state)
+{
+    (void)state;
+    static char text[400000];
+    size_t n = (size_t)snprintf(text, sizeof text, "%s",
+                                "-kernel name = _Z1kv\n-grid dim = (3,1,1)\n-block dim = "
+                                "(32,1,1)\n-binary version = 70\n-accelsim tracer version = "
+                                "4\n\n");
+    static const int order[] = {1, 0, 2};
+    for (int b = 0; b < 3; b++) {
+        int lines = order[b] == 2 ? 2999 : 3000;
+        n += (size_t)snprintf(text + n, sizeof text - n,
+                              "#BEGIN_TB\nthread block = %d,0,0\nwarp = 0\ninsts = 3000\n",
+                              order[b]);
+        for (int i = 0; i < lines; i++)
+            n += (size_t)snprintf(text + n, sizeof text - n,
+                                  "%04x ffffffff 1 R%d IADD3 1 R%d 0 \n", i * 16, i % 200,
+                                  (i * 7) % 200);
+        n += (size_t)snprintf(text + n, sizeof text - n, "#END_TB\n");
+    }
+    assert_true(n < sizeof text - 1);
+    const char *dir = folder("stop");
+    write_text("stop/kernelslist.g", "kernel-1.traceg.xz\n");
+    write_xz("stop/kernel-1.traceg.xz", text, n);
+    ks_trace_set *s = open_ok(dir);
+    for (uint64_t blocks = 1; blocks <= 2; blocks++) {
+        ks_trace_filter f = {.max_blocks = blocks};
+        collect c = stream_all(s, 0, &f);
+        assert_int_equal(c.n, 3000 * blocks);
+        /* block 1 comes first in the file */
+        assert_int_equal(c.v[0].tb[0], blocks == 1 ? 0 : 1);
+        assert_int_equal(c.v[c.n - 1].tb[0], 0);
+        free(c.v);
+    }
+    ks_trace_filter all = {.max_blocks = 3};
+    ks_error err;
+    collect c = {0};
+    assert_int_equal(ks_trace_set_stream(s, 0, &all, collect_fn, &c, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "instruction lines"));
+    free(c.v);
+    c = (collect){0};
+    assert_int_equal(ks_trace_set_stream(s, 0, NULL, collect_fn, &c, &err), KS_ERR_FORMAT);
+    free(c.v);
+    ks_trace_set_free(s);
+}
+
 static void test_stats_errors(void **state)
 {
     (void)state;
@@ -908,5 +959,6 @@ KS_TMPDIR_TEST_MAIN("ks-test-traces",
                     test_real_with_stats,
                     test_malformed,
                     test_truncated_xz,
+                    test_stop_after_kept_blocks,
                     test_stats_errors,
                     test_not_a_folder)
