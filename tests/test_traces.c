@@ -923,6 +923,27 @@ static void test_stats_errors(void **state)
     assert_true(p->metrics[0].values[0] == 9);
     ks_profile_free(p);
     ks_trace_set_free(s);
+
+    /* rows pair with launches by file stem, repeated stems in order, rows
+     * without a launch ignored: launch 0 (kernel-1) takes row 1, launch 1
+     * (kernel-2) row 0, launch 2 (kernel-1 again) row 3; launch 3 has none */
+    write_text("stats/kernel-2.traceg", addr_trace);
+    write_text("stats/kernel-3.traceg", addr_trace);
+    write_text("stats/kernelslist.g",
+               "kernel-1.traceg\nkernel-2.traceg\nkernel-1.traceg\nkernel-3.traceg\n");
+    snprintf(text, sizeof text, "%s%s%s%s%s", head,
+             "kernel-2.trace, _Z5modesPf, 1, 1, 1, 1, 32, 1, 1, 32, 20,20\n",
+             "kernel-1.trace, _Z5modesPf, 1, 1, 1, 1, 32, 1, 1, 32, 10,10\n",
+             "kernel-9.trace, _Z5modesPf, 1, 1, 1, 1, 32, 1, 1, 32, 90,90\n",
+             "kernel-1.trace, _Z5modesPf, 1, 1, 1, 1, 32, 1, 1, 32, 11,11\n");
+    write_text("stats/stats.csv", text);
+    s = open_ok(dir);
+    assert_int_equal(ks_trace_set_kernel_count(s), 4);
+    assert_int_equal(ks_trace_set_kernel_stats(s, 0)->total_insts, 10);
+    assert_int_equal(ks_trace_set_kernel_stats(s, 1)->total_insts, 20);
+    assert_int_equal(ks_trace_set_kernel_stats(s, 2)->total_insts, 11);
+    assert_null(ks_trace_set_kernel_stats(s, 3));
+    ks_trace_set_free(s);
 }
 
 static void test_not_a_folder(void **state)
