@@ -294,11 +294,20 @@ ks_status ks_kmeans_weighted(const double *x, const double *w, size_t n, size_t 
     return KS_OK;
 }
 
-/* s(i) for one point against all n (each point j standing for w[j] copies,
- * so the other copies of i are at distance 0); sums per cluster in acc. */
-static double silhouette_point(const double *x, const double *w, size_t n, size_t d,
-                               const uint32_t *label, const double *size, size_t k, size_t i,
-                               double *acc)
+/* The terms of point i against every point j: its distance times j's
+ * weight (each point j stands for w[j] copies, so the other copies of i are
+ * at distance 0); term[i] is not used. */
+static void silhouette_terms(const double *x, const double *w, size_t n, size_t d, size_t i,
+                             double *term)
+{
+    for (size_t j = 0; j < n; j++)
+        if (j != i)
+            term[j] = sqrt(kmeans_dist2(x + i * d, x + j * d, d)) * (w ? w[j] : 1.0);
+}
+
+/* s(i) of one labelling from point i's terms; sums per cluster in acc. */
+static double silhouette_point(const double *term, size_t n, const uint32_t *label,
+                               const double *size, size_t k, size_t i, double *acc)
 {
     uint32_t own = label[i];
     if (size[own] <= 1)
@@ -306,7 +315,7 @@ static double silhouette_point(const double *x, const double *w, size_t n, size_
     memset(acc, 0, k * sizeof *acc);
     for (size_t j = 0; j < n; j++)
         if (j != i)
-            acc[label[j]] += sqrt(kmeans_dist2(x + i * d, x + j * d, d)) * (w ? w[j] : 1.0);
+            acc[label[j]] += term[j];
     double a = acc[own] / (size[own] - 1), b = INFINITY;
     for (size_t c = 0; c < k; c++)
         if (c != own && size[c] > 0 && acc[c] / size[c] < b)
@@ -343,19 +352,33 @@ ks_status ks_silhouette_weighted(const double *x, const double *w, size_t n, siz
                                  const uint32_t *label, size_t k, size_t sample_cap,
                                  uint64_t seed, double *score, ks_error *err)
 {
-    *score = 0;
+    return ks_silhouette_weighted_many(x, w, n, d, &label, &k, 1, sample_cap, seed, score, err);
+}
+
+ks_status ks_silhouette_weighted_many(const double *x, const double *w, size_t n, size_t d,
+                                      const uint32_t *const *labels, const size_t *ks,
+                                      size_t count, size_t sample_cap, uint64_t seed,
+                                      double *scores, ks_error *err)
+{
     double total = 0;
+    size_t kmax = 0;
+    for (size_t l = 0; l < count; l++) {
+        scores[l] = 0;
+        kmax = ks[l] > kmax ? ks[l] : kmax;
+    }
     for (size_t i = 0; i < n; i++) {
         if (w && !(w[i] >= 1 && w[i] == floor(w[i])))
             return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                                 "silhouette: weights are point counts (whole, >= 1)");
         total += w ? w[i] : 1.0;
     }
-    if (k < 2 || total < 3 || (double)k > total - 1)
-        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
-                            "the silhouette needs 2 <= k <= n - 1 (k=%zu, n=%.0f)", k, total);
-    double *size = calloc(k, sizeof *size);
-    double *acc = malloc(k * sizeof *acc);
+    for (size_t l = 0; l < count; l++)
+        if (ks[l] < 2 || total < 3 || (double)ks[l] > total - 1)
+            return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                                "the silhouette needs 2 <= k <= n - 1 (k=%zu, n=%.0f)", ks[l],
+                                total);
+    double *size = calloc(count * kmax, sizeof *size), *sum = calloc(count, sizeof *sum);
+    double *acc = malloc(kmax * sizeof *acc), *term = malloc((n ? n : 1) * sizeof *term);
     size_t *pick = NULL;
     double *cum = malloc(n * sizeof *cum);
     size_t expanded = (size_t)total, m = expanded;
@@ -363,23 +386,23 @@ ks_status ks_silhouette_weighted(const double *x, const double *w, size_t n, siz
         m = sample_cap;
     if (m < expanded)
         pick = malloc(expanded * sizeof *pick);
-    if (!size || !acc || !cum || (m < expanded && !pick)) {
-        free(size), free(acc), free(pick), free(cum);
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory in the silhouette");
-    }
+    ks_status st = KS_OK;
+    if (!size || !sum || !acc || !term || !cum || (m < expanded && !pick))
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory in the silhouette");
     double run = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (label[i] >= k) {
-            free(size), free(acc), free(pick), free(cum);
-            return ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "label %u of point %zu >= k=%zu",
-                                label[i], i, k);
+    for (size_t i = 0; i < n && st == KS_OK; i++) {
+        for (size_t l = 0; l < count && st == KS_OK; l++) {
+            if (labels[l][i] >= ks[l])
+                st = ks_error_set(err, KS_ERR_INTERNAL, NULL, 0,
+                                  "label %u of point %zu >= k=%zu", labels[l][i], i, ks[l]);
+            else
+                size[l * kmax + labels[l][i]] += w ? w[i] : 1.0;
         }
-        size[label[i]] += w ? w[i] : 1.0;
         run += w ? w[i] : 1.0;
         cum[i] = run;
     }
-    double s = 0;
-    if (pick) { /* partial Fisher-Yates over the expanded points: the first m are the sample */
+    if (st == KS_OK && pick) { /* partial Fisher-Yates over the expanded points: the first m
+                                  are the sample */
         ks_rng rng;
         ks_rng_seed(&rng, seed);
         for (size_t i = 0; i < expanded; i++)
@@ -390,16 +413,25 @@ ks_status ks_silhouette_weighted(const double *x, const double *w, size_t n, siz
             pick[i] = pick[j];
             pick[j] = t;
         }
-        for (size_t t = 0; t < m; t++)
-            s += silhouette_point(x, w, n, d, label, size, k,
-                                  silhouette_locate(cum, n, (double)pick[t]), acc);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            s += (w ? w[i] : 1.0) * silhouette_point(x, w, n, d, label, size, k, i, acc);
     }
-    *score = s / (double)m;
-    free(size), free(acc), free(pick), free(cum);
-    return KS_OK;
+    /* each point's distances once, for every labelling: the same sums, in
+     * the same order, as one labelling at a time */
+    for (size_t t = 0; t < (pick ? m : n) && st == KS_OK; t++) {
+        size_t i = pick ? silhouette_locate(cum, n, (double)pick[t]) : t;
+        double weight = pick ? 1.0 : w ? w[i] : 1.0;
+        bool needed = false;
+        for (size_t l = 0; l < count; l++)
+            needed |= size[l * kmax + labels[l][i]] > 1;
+        if (needed)
+            silhouette_terms(x, w, n, d, i, term);
+        for (size_t l = 0; l < count; l++)
+            sum[l] += weight * silhouette_point(term, n, labels[l], size + l * kmax, ks[l], i,
+                                                acc);
+    }
+    for (size_t l = 0; l < count && st == KS_OK; l++)
+        scores[l] = sum[l] / (double)m;
+    free(size), free(sum), free(acc), free(term), free(pick), free(cum);
+    return st;
 }
 
 void ks_standardize(double *x, size_t n, size_t d, double *mean, double *std)
