@@ -90,19 +90,33 @@ static size_t kmeans_seed_centres(const double *x, const double *w, size_t n, si
 }
 
 /* Nearest centre of every point (lowest index on ties); returns the inertia
- * and whether any label changed. */
+ * and whether any label changed.  The point's previous centre is tried
+ * first, and a centre j is passed over when the triangle inequality proves
+ * it farther than the best so far: d(c_b, c_j) > 2 d(x, c_b) gives
+ * d(x, c_j) >= d(c_b, c_j) - d(x, c_b) > d(x, c_b).  half holds d(c_a, c_j)^2
+ * / 4 shrunk by 1e-8, a margin far above the rounding of any of these sums,
+ * so a centre passed over has a computed distance strictly above the best's
+ * and the result is the plain scan's. */
 static double kmeans_assign(const double *x, const double *w, size_t n, size_t d,
                             const double *c, size_t k, uint32_t *label, double *dist,
-                            bool *changed)
+                            double *half, bool *changed)
 {
+    for (size_t a = 0; a < k; a++) {
+        half[a * k + a] = 0;
+        for (size_t j = a + 1; j < k; j++)
+            half[a * k + j] = half[j * k + a] =
+                kmeans_dist2(c + a * d, c + j * d, d) * 0.25 / (1 + 1e-8);
+    }
     double inertia = 0;
     *changed = false;
     for (size_t i = 0; i < n; i++) {
-        double best = INFINITY;
-        uint32_t arg = 0;
+        uint32_t arg = label[i] < k ? label[i] : 0;
+        double best = kmeans_dist2(x + i * d, c + (size_t)arg * d, d);
         for (size_t j = 0; j < k; j++) {
+            if (j == arg || half[(size_t)arg * k + j] > best)
+                continue;
             double t = kmeans_dist2(x + i * d, c + j * d, d);
-            if (t < best) {
+            if (t < best || (t == best && j < arg)) {
                 best = t;
                 arg = (uint32_t)j;
             }
@@ -177,18 +191,18 @@ static double kmeans_update(const double *x, const double *w, size_t n, size_t d
 static double kmeans_run(const double *x, const double *w, size_t n, size_t d,
                          const ks_kmeans_options *opt, double scale, ks_rng *rng, double *c,
                          uint32_t *label, double *dist, size_t *count, double *sum,
-                         double *mass, size_t *k_used, unsigned *iters)
+                         double *mass, double *half, size_t *k_used, unsigned *iters)
 {
     size_t k = kmeans_seed_centres(x, w, n, d, opt->k, rng, c, dist);
     for (size_t i = 0; i < n; i++)
         label[i] = UINT32_MAX;
     bool changed;
-    double inertia = kmeans_assign(x, w, n, d, c, k, label, dist, &changed);
+    double inertia = kmeans_assign(x, w, n, d, c, k, label, dist, half, &changed);
     unsigned it = 0;
     while (it < opt->max_iter) {
         it++;
         double move = kmeans_update(x, w, n, d, c, k, label, dist, count, sum, mass);
-        inertia = kmeans_assign(x, w, n, d, c, k, label, dist, &changed);
+        inertia = kmeans_assign(x, w, n, d, c, k, label, dist, half, &changed);
         if (!changed || move <= opt->tol * scale)
             break;
     }
@@ -242,13 +256,14 @@ ks_status ks_kmeans_weighted(const double *x, const double *w, size_t n, size_t 
     double *c = malloc(k * d * sizeof *c), *best_c = malloc(k * d * sizeof *best_c);
     double *sum = malloc(k * d * sizeof *sum), *dist = malloc(n * sizeof *dist);
     size_t *count = malloc(k * sizeof *count);
-    double *mass = malloc(k * sizeof *mass);
+    double *mass = malloc(k * sizeof *mass), *half = malloc(k * k * sizeof *half);
     uint32_t *label = malloc(n * sizeof *label), *best = malloc(n * sizeof *best);
     uint32_t *map = malloc(k * sizeof *map);
     out->centroid = malloc(k * d * sizeof *out->centroid);
-    if (!c || !best_c || !sum || !dist || !count || !mass || !label || !best || !map ||
+    if (!c || !best_c || !sum || !dist || !count || !mass || !half || !label || !best || !map ||
         !out->centroid) {
         free(c), free(best_c), free(sum), free(dist), free(count), free(mass), free(label);
+        free(half);
         free(map);
         free(best);
         ks_kmeans_result_free(out);
@@ -264,7 +279,7 @@ ks_status ks_kmeans_weighted(const double *x, const double *w, size_t n, size_t 
     }
     if (!(wtotal > 0)) {
         free(c), free(best_c), free(sum), free(dist), free(count), free(mass), free(label);
-        free(map), free(best);
+        free(map), free(best), free(half);
         ks_kmeans_result_free(out);
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "k-means: weights must be positive");
     }
@@ -277,7 +292,7 @@ ks_status ks_kmeans_weighted(const double *x, const double *w, size_t n, size_t 
         size_t k_used;
         unsigned iters;
         double inertia = kmeans_run(x, w, n, d, &o, scale, &rng, c, label, dist, count, sum,
-                                    mass, &k_used, &iters);
+                                    mass, half, &k_used, &iters);
         if (inertia < best_inertia) {
             best_inertia = inertia;
             best_k = k_used;
@@ -290,7 +305,7 @@ ks_status ks_kmeans_weighted(const double *x, const double *w, size_t n, size_t 
     out->label = best;
     out->inertia = best_inertia;
     free(c), free(best_c), free(sum), free(dist), free(count), free(mass), free(label);
-    free(map);
+    free(map), free(half);
     return KS_OK;
 }
 
