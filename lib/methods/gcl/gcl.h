@@ -209,12 +209,16 @@ struct ks_gcl_model {
 
 /* ------------------------------------------------------------ training set */
 
-/* How many distinct graphs train by default (--train-graphs; 0: all).  The
- * cost of training is epochs x graphs, while the model only has to tell
- * kernels apart: 256 distinct graphs (16 batches of 16 an epoch) hold every
- * kernel of the bundled and shared workloads, and every kernel of a larger
- * one up to 256 kernels, each once before any twice (gcl_choose_training). */
-#define GCL_TRAIN_GRAPHS 256
+/* How many distinct graphs train by default (--train-graphs; 0: all).
+ * Training costs epochs x graphs x 2 views of forward and backward passes
+ * (on the project's 2-core VM about 40 ms per graph and epoch at 220 nodes,
+ * so 32 graphs x 30 epochs take about 40 s, whatever the launch count),
+ * while embedding and clustering follow the distinct graphs.  What the
+ * model must learn is to tell kernels apart: taken in rounds over the kernel
+ * names, 32 graphs hold every kernel of a workload with up to 32 of them (the
+ * bundled and shared traces have at most 5), two batches of 16 an epoch.  On
+ * 300 synthetic launches 32 and 64 graphs gave the same clusters (docs/bench.md). */
+#define GCL_TRAIN_GRAPHS 32
 
 /* Opcode counts over the graphs of every launch, in first-seen order: the
  * vocabulary's source (train.c).  Texts are owned. */
