@@ -22,7 +22,7 @@ static void help(void)
 }
 
 typedef struct embedding {
-    ks_gcl_graph *const *graphs;
+    const ks_gcl_corpus *c;
     const double *emb;
     size_t n, dim;
 } embedding;
@@ -36,7 +36,7 @@ static ks_status write_csv(const void *ctx, FILE *f, ks_error *err)
     fputc('\n', f);
     for (size_t i = 0; i < e->n; i++) {
         fprintf(f, "%zu,\"", i);
-        for (const char *c = ks_gcl_graph_name(e->graphs[i]); *c; c++)
+        for (const char *c = ks_gcl_corpus_name(e->c, i); *c; c++)
             fputs(*c == '"' ? "\"\"" : (char[2]){*c, 0}, f);
         fputc('"', f);
         for (size_t d = 0; d < e->dim; d++)
@@ -75,23 +75,24 @@ int cmd_embed(int argc, char **argv)
     ks_error err;
     ks_error_clear(&err);
     ks_gcl_model *m = NULL;
-    ks_gcl_graph **graphs = NULL;
+    ks_gcl_corpus *c = NULL;
     size_t n = 0;
     double *emb = NULL;
     int rc = 0;
     if (ks_gcl_model_load(model, &m, &err) != KS_OK ||
-        ks_gcl_graphs_read(traces, ks_gcl_model_options(m), &graphs, &n, &err) != KS_OK)
+        ks_gcl_corpus_open(&traces, 1, ks_gcl_model_options(m), &c, &err) != KS_OK)
         rc = cli_fail(&err);
     size_t dim = m ? ks_gcl_embedding_dim(m) : 0;
+    n = c ? ks_gcl_corpus_launches(c) : 0;
     if (!rc && !(emb = malloc((n ? n : 1) * dim * sizeof *emb)))
         rc = KS_ERR_NOMEM;
-    if (!rc && ks_gcl_embed(m, graphs, n, emb, &err) != KS_OK)
+    if (!rc && ks_gcl_corpus_embed(c, m, emb, &err) != KS_OK)
         rc = cli_fail(&err);
-    embedding e = {graphs, emb, n, dim};
+    embedding e = {c, emb, n, dim};
     if (!rc && ks_write_atomic(output, write_csv, &e, &err) != KS_OK)
         rc = cli_fail(&err);
     free(emb);
-    ks_gcl_graphs_free(graphs, n);
+    ks_gcl_corpus_free(c);
     ks_gcl_model_free(m);
     return rc;
 }

@@ -11,8 +11,9 @@ static void help(void)
 {
     printf("usage: ksample train --traces DIR [--traces DIR...] -o MODEL.ksm [options]\n\n"
            "Builds the trace graph of every kernel launch of each Accel-Sim trace folder\n"
-           "and trains GCL-Sampler's relational GCN on all of them by contrastive\n"
-           "learning (two augmented views per graph, symmetric InfoNCE, Adam).  The model\n"
+           "and trains GCL-Sampler's relational GCN on the distinct ones (at most\n"
+           "--train-graphs of them) by contrastive learning (two augmented views per\n"
+           "graph, symmetric InfoNCE, Adam).  The model\n"
            "file records the options it was trained with; 'ksample embed' and 'ksample\n"
            "sample --method gcl --model' use it on other workloads.  Progress (epoch,\n"
            "loss, seconds) on stderr; -q silences it.\n\n"
@@ -42,36 +43,20 @@ static int train(const char *const *dirs, int ndirs, const char *output, const k
     ks_gcl_options o;
     if (ks_gcl_options_from_params(pa, &o, &err) != KS_OK)
         return cli_fail(&err);
-    ks_gcl_graph **all = NULL;
-    size_t total = 0;
-    int rc = 0;
-    for (int d = 0; d < ndirs && !rc; d++) {
-        ks_gcl_graph **g;
-        size_t n;
-        if (ks_gcl_graphs_read(dirs[d], &o, &g, &n, &err) != KS_OK) {
-            rc = cli_fail(&err);
-            break;
-        }
-        ks_gcl_graph **grown = realloc(all, (total + n + 1) * sizeof *all);
-        if (!grown) {
-            ks_gcl_graphs_free(g, n);
-            rc = KS_ERR_NOMEM;
-            break;
-        }
-        all = grown;
-        memcpy(all + total, g, n * sizeof *g);
-        total += n;
-        free(g);
-        if (!quiet)
-            fprintf(stderr, "ksample train: %s: %zu launches\n", dirs[d], n);
-    }
+    ks_gcl_corpus *c = NULL;
     ks_gcl_model *m = NULL;
-    if (!rc && ks_gcl_train(all, total, &o, progress, &quiet, &m, &err) != KS_OK)
+    int rc = 0;
+    if (ks_gcl_corpus_open(dirs, (size_t)ndirs, &o, &c, &err) != KS_OK)
+        rc = cli_fail(&err);
+    if (!rc && !quiet)
+        fprintf(stderr, "ksample train: %zu launches, %zu distinct graphs\n",
+                ks_gcl_corpus_launches(c), ks_gcl_corpus_distinct(c));
+    if (!rc && ks_gcl_corpus_train(c, progress, &quiet, &m, &err) != KS_OK)
         rc = cli_fail(&err);
     if (!rc && ks_gcl_model_save(m, output, &err) != KS_OK)
         rc = cli_fail(&err);
     ks_gcl_model_free(m);
-    ks_gcl_graphs_free(all, total);
+    ks_gcl_corpus_free(c);
     return rc;
 }
 

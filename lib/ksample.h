@@ -1327,6 +1327,7 @@ typedef struct ks_gcl_options {
     double learning_rate;        /* Adam (1e-3; betas 0.9, 0.999) */
     uint32_t epochs;             /* 30 */
     uint32_t batch;              /* graphs per mini-batch (16) */
+    uint32_t max_train_graphs;   /* distinct graphs trained on, chosen with the seed (0: all) */
     uint64_t seed;
     /* clustering */
     uint32_t k_max;              /* K tried in 2..k_max (20) */
@@ -1394,6 +1395,29 @@ ks_status ks_gcl_select(const ks_gcl_model *m, ks_gcl_graph *const *graphs, size
 ks_status ks_gcl_cluster(const double *emb, size_t n, size_t dim, const double *launch,
                          const ks_gcl_options *o, ks_gcl_selection *out, ks_error *err);
 void ks_gcl_selection_free(ks_gcl_selection *s);
+
+/* GCL-Sampler over whole trace folders (lib/methods/gcl/corpus.c), with
+ * memory bounded by the training set rather than the launch count: opening
+ * builds every launch's graph once, keeping only which distinct graph it is
+ * (launches whose graphs have the same content share one); training builds
+ * again the distinct graphs it trains on (at most o->max_train_graphs, chosen
+ * with o->seed), embedding each distinct graph once.  The model, embeddings
+ * and clusters equal ks_gcl_train and ks_gcl_select on all the graphs at once. */
+typedef struct ks_gcl_corpus ks_gcl_corpus;
+ks_status ks_gcl_corpus_open(const char *const *dirs, size_t n_dirs, const ks_gcl_options *o,
+                             ks_gcl_corpus **out, ks_error *err);
+void ks_gcl_corpus_free(ks_gcl_corpus *c);
+size_t ks_gcl_corpus_launches(const ks_gcl_corpus *c);
+size_t ks_gcl_corpus_distinct(const ks_gcl_corpus *c); /* distinct graphs */
+const char *ks_gcl_corpus_name(const ks_gcl_corpus *c, size_t i); /* launch i's kernel */
+ks_status ks_gcl_corpus_train(ks_gcl_corpus *c, ks_gcl_progress_fn progress, void *ctx,
+                              ks_gcl_model **out, ks_error *err);
+/* emb: launches x ks_gcl_embedding_dim(m) */
+ks_status ks_gcl_corpus_embed(ks_gcl_corpus *c, const ks_gcl_model *m, double *emb,
+                              ks_error *err);
+/* As ks_gcl_select; o NULL: the model's options. */
+ks_status ks_gcl_corpus_select(ks_gcl_corpus *c, const ks_gcl_model *m, const ks_gcl_options *o,
+                               ks_gcl_selection *out, ks_error *err);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -684,9 +684,11 @@ static void test_model_file(void **state)
     d[0] = 'X';
     expect_refusal(d, size, "magic");
     d[0] = 'K';
+    d[8] = 3;
+    expect_refusal(d, size, "version 3");
+    d[8] = 0;
+    expect_refusal(d, size, "version 0");
     d[8] = 2;
-    expect_refusal(d, size, "version 2");
-    d[8] = 1;
     expect_refusal(d, size - 100, "truncated");
     expect_refusal(d, 40, "truncated");
     d[size - 200] ^= 0x10;
@@ -712,8 +714,9 @@ static void test_model_corpus(void **state)
         ks_status want;
         const char *needle;
     } seeds[] = {{"valid.ksm", KS_OK, ""},
+                 {"valid-v1.ksm", KS_OK, ""},
                  {"truncated.ksm", KS_ERR_FORMAT, "truncated"},
-                 {"version2.ksm", KS_ERR_FORMAT, "version 2"},
+                 {"version3.ksm", KS_ERR_FORMAT, "version 3"},
                  {"corrupt.ksm", KS_ERR_FORMAT, "checksum"}};
     char root[4096];
     snprintf(root, sizeof root, "%s", __FILE__); /* <root>/tests/test_gcl.c */
@@ -735,6 +738,20 @@ static void test_model_corpus(void **state)
             fail_msg("%s: %s", seeds[i].file, err.message);
         }
     }
+    /* valid.ksm is valid-v1.ksm loaded and saved again (version 2): the same
+     * model, which a version 1 file says was trained on every distinct graph */
+    ks_gcl_model *v1, *v2;
+    ks_error err;
+    char path[4200];
+    snprintf(path, sizeof path, "%sfuzz/corpus/model/valid-v1.ksm", root);
+    assert_int_equal(ks_gcl_model_load(path, &v1, &err), KS_OK);
+    snprintf(path, sizeof path, "%sfuzz/corpus/model/valid.ksm", root);
+    assert_int_equal(ks_gcl_model_load(path, &v2, &err), KS_OK);
+    assert_int_equal(ks_gcl_model_options(v1)->max_train_graphs, 0);
+    assert_int_equal(v1->layout.total, v2->layout.total);
+    assert_memory_equal(v1->param, v2->param, v1->layout.total * sizeof *v1->param);
+    ks_gcl_model_free(v1);
+    ks_gcl_model_free(v2);
 }
 
 static void test_option_checks(void **state)
@@ -767,6 +784,171 @@ static void test_option_checks(void **state)
     ks_gcl_selection_free(&s);
     ks_gcl_model_free(m);
     free_graphs(graphs, n);
+}
+
+/* ------------------------------------------------- corpus, dedup, training set */
+
+static void assert_same_selection(const ks_gcl_selection *a, const ks_gcl_selection *b)
+{
+    assert_int_equal(a->n, b->n);
+    assert_int_equal(a->k, b->k);
+    assert_memory_equal(a->cluster, b->cluster, a->n * sizeof *a->cluster);
+    assert_memory_equal(a->representative, b->representative,
+                        a->k * sizeof *a->representative);
+    assert_memory_equal(a->weight, b->weight, a->k * sizeof *a->weight);
+    assert_memory_equal(&a->silhouette, &b->silhouette, sizeof a->silhouette);
+}
+
+/* A synthetic trace folder (ksample synth --traces) read two ways: every
+ * graph held at once (ks_gcl_graphs_read, ks_gcl_train, ks_gcl_select), and
+ * through the corpus, which keeps only the distinct graphs' keys and builds
+ * graphs again when it trains and embeds.  Same model bytes, embeddings and
+ * clusters, with every distinct graph trained on and with a bounded set. */
+static void test_corpus_equals_in_memory(void **state)
+{
+    (void)state;
+    const char *dir = in_dir("synth");
+    ks_synth_traces_options so = {48, 5};
+    ks_error err;
+    assert_int_equal(ks_synth_traces_write(dir, &so, &err), KS_OK);
+    ks_gcl_options o;
+    fast_options(&o);
+    o.epochs = 3;
+    set_blas_threads(1);
+    ks_gcl_graph **graphs;
+    size_t n;
+    assert_int_equal(ks_gcl_graphs_read(dir, &o, &graphs, &n, &err), KS_OK);
+    assert_int_equal(n, 48);
+    size_t *first = malloc(n * sizeof *first), distinct = 0;
+    assert_int_equal(gcl_first_same(graphs, n, first, &err), KS_OK);
+    for (size_t i = 0; i < n; i++)
+        distinct += first[i] == i;
+    print_message("48 synthetic launches: %zu distinct graphs\n", distinct);
+    assert_true(distinct > 8 && distinct < n); /* some repeat, some do not */
+    free(first);
+    size_t dim = o.hidden[2];
+    double *e1 = malloc(n * dim * sizeof *e1), *e2 = malloc(n * dim * sizeof *e2);
+    for (int bounded = 0; bounded < 2; bounded++) {
+        o.max_train_graphs = bounded ? 5 : 0;
+        ks_gcl_model *m1, *m2;
+        assert_int_equal(ks_gcl_train(graphs, n, &o, NULL, NULL, &m1, &err), KS_OK);
+        ks_gcl_corpus *c;
+        assert_int_equal(ks_gcl_corpus_open(&dir, 1, &o, &c, &err), KS_OK);
+        assert_int_equal(ks_gcl_corpus_launches(c), n);
+        assert_int_equal(ks_gcl_corpus_distinct(c), distinct);
+        assert_string_equal(ks_gcl_corpus_name(c, 7), ks_gcl_graph_name(graphs[7]));
+        assert_int_equal(ks_gcl_corpus_train(c, NULL, NULL, &m2, &err), KS_OK);
+        assert_int_equal(m1->trained_graphs, bounded ? 5 : distinct);
+        assert_int_equal(m2->trained_graphs, m1->trained_graphs);
+        assert_int_equal(m1->vocab_count, m2->vocab_count);
+        for (size_t v = 0; v < m1->vocab_count; v++)
+            assert_string_equal(m1->vocab[v], m2->vocab[v]);
+        assert_memory_equal(m1->param, m2->param, m1->layout.total * sizeof *m1->param);
+        assert_int_equal(ks_gcl_embed(m1, graphs, n, e1, &err), KS_OK);
+        assert_int_equal(ks_gcl_corpus_embed(c, m2, e2, &err), KS_OK);
+        assert_memory_equal(e1, e2, n * dim * sizeof *e1);
+        ks_gcl_selection s1, s2;
+        assert_int_equal(ks_gcl_select(m1, graphs, n, NULL, &s1, &err), KS_OK);
+        assert_int_equal(ks_gcl_corpus_select(c, m2, NULL, &s2, &err), KS_OK);
+        print_message("%s: K = %zu, silhouette %.4f\n",
+                      bounded ? "5 graphs trained" : "every distinct graph trained", s1.k,
+                      s1.silhouette);
+        assert_same_selection(&s1, &s2);
+        ks_gcl_selection_free(&s1);
+        ks_gcl_selection_free(&s2);
+        ks_gcl_corpus_free(c);
+        ks_gcl_model_free(m1);
+        ks_gcl_model_free(m2);
+    }
+    free(e1), free(e2);
+    free_graphs(graphs, n);
+}
+
+/* Embedding identical graphs once gives what embedding every launch's graph
+ * on its own gives, and so the same clusters. */
+static void test_dedup_same_embeddings(void **state)
+{
+    (void)state;
+    ks_gcl_options o;
+    size_t n;
+    ks_gcl_graph **graphs = fast_graphs(&o, 2, &n);
+    ks_gcl_model *m;
+    ks_error err;
+    assert_int_equal(ks_gcl_train(graphs, n, &o, NULL, NULL, &m, &err), KS_OK);
+    size_t dim = ks_gcl_embedding_dim(m);
+    double *once = malloc(n * dim * sizeof *once), *each = malloc(n * dim * sizeof *each);
+    double *launch = malloc(2 * n * sizeof *launch);
+    assert_int_equal(ks_gcl_embed(m, graphs, n, once, &err), KS_OK);
+    gcl_embedder e = {0};
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(gcl_embed_one(&e, m, graphs[i], each + i * dim, &err), KS_OK);
+        launch[2 * i] = graphs[i]->log2_blocks;
+        launch[2 * i + 1] = graphs[i]->log2_warp_insts;
+    }
+    gcl_embedder_free(&e);
+    assert_memory_equal(once, each, n * dim * sizeof *once);
+    ks_gcl_selection a, b;
+    assert_int_equal(ks_gcl_select(m, graphs, n, NULL, &a, &err), KS_OK);
+    assert_int_equal(ks_gcl_cluster(each, n, dim, launch, &o, &b, &err), KS_OK);
+    assert_same_selection(&a, &b);
+    ks_gcl_selection_free(&a);
+    ks_gcl_selection_free(&b);
+    free(once), free(each), free(launch);
+    ks_gcl_model_free(m);
+    free_graphs(graphs, n);
+}
+
+static size_t chosen_count(const uint8_t *chosen, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += chosen[i];
+    return k;
+}
+
+/* The bounded training set: all candidates up to the cap; beyond it, the
+ * same choice for the same seed whatever the candidates' order, every kernel
+ * name before any twice, and another choice under another seed. */
+static void test_training_choice(void **state)
+{
+    (void)state;
+    enum { N = 40, NAMES = 4 };
+    gcl_candidate c[N], shuffled[N];
+    ks_rng rng;
+    ks_rng_seed(&rng, 5);
+    for (size_t i = 0; i < N; i++)
+        c[i] = (gcl_candidate){ks_rng_next(&rng), (uint32_t)(i % NAMES)};
+    uint8_t chosen[N], again[N];
+    ks_error err;
+    assert_int_equal(gcl_choose_training(c, N, 0, 1, chosen, &err), KS_OK);
+    assert_int_equal(chosen_count(chosen, N), N);
+    assert_int_equal(gcl_choose_training(c, N, N, 1, chosen, &err), KS_OK);
+    assert_int_equal(chosen_count(chosen, N), N);
+    for (uint32_t cap = 1; cap < N; cap++) {
+        assert_int_equal(gcl_choose_training(c, N, cap, 1, chosen, &err), KS_OK);
+        assert_int_equal(chosen_count(chosen, N), cap);
+        size_t per_name[NAMES] = {0}, least = N, most = 0;
+        for (size_t i = 0; i < N; i++)
+            per_name[c[i].name] += chosen[i];
+        for (size_t k = 0; k < NAMES; k++) {
+            least = per_name[k] < least ? per_name[k] : least;
+            most = per_name[k] > most ? per_name[k] : most;
+        }
+        assert_true(most - least <= 1); /* rounds over the names */
+        /* the same seed, the candidates in reverse order: the same graphs */
+        for (size_t i = 0; i < N; i++)
+            shuffled[i] = c[N - 1 - i];
+        assert_int_equal(gcl_choose_training(shuffled, N, cap, 1, again, &err), KS_OK);
+        for (size_t i = 0; i < N; i++)
+            assert_int_equal(chosen[i], again[N - 1 - i]);
+    }
+    int differs = 0;
+    assert_int_equal(gcl_choose_training(c, N, 8, 1, chosen, &err), KS_OK);
+    for (uint64_t seed = 2; seed < 6; seed++) {
+        assert_int_equal(gcl_choose_training(c, N, 8, seed, again, &err), KS_OK);
+        differs |= memcmp(chosen, again, N) != 0;
+    }
+    assert_true(differs);
 }
 
 /* ------------------------------------------------------------ real traces */
@@ -812,6 +994,19 @@ static void test_backprop_h100(void **state)
     print_message("backprop-h100: K = %zu, adjusted Rand index %.3f\n", s.k, ari);
     assert_int_equal(s.k, 4);
     assert_true(ari == 1.0);
+    /* through the corpus (what --method gcl does): the same model and plan */
+    ks_gcl_corpus *c;
+    const char *d = dir;
+    assert_int_equal(ks_gcl_corpus_open(&d, 1, &o, &c, &err), KS_OK);
+    ks_gcl_model *cm;
+    assert_int_equal(ks_gcl_corpus_train(c, NULL, NULL, &cm, &err), KS_OK);
+    assert_memory_equal(cm->param, m->param, m->layout.total * sizeof *m->param);
+    ks_gcl_selection cs;
+    assert_int_equal(ks_gcl_corpus_select(c, cm, NULL, &cs, &err), KS_OK);
+    assert_same_selection(&s, &cs);
+    ks_gcl_selection_free(&cs);
+    ks_gcl_model_free(cm);
+    ks_gcl_corpus_free(c);
     ks_gcl_selection_free(&s);
     ks_gcl_model_free(m);
     for (size_t i = 0; i < n; i++)
@@ -840,5 +1035,8 @@ KS_TMPDIR_TEST_MAIN("ks-gcl",
                     test_plan_fill,
                     test_model_file,
                     test_model_corpus,
+                    test_corpus_equals_in_memory,
+                    test_dedup_same_embeddings,
+                    test_training_choice,
                     test_option_checks,
                     test_backprop_h100)

@@ -232,6 +232,52 @@ static void test_weighted_equals_repeated(void **state)
     ks_kmeans_result_free(&rw);
 }
 
+/* Several labellings at once give each labelling's own silhouette, bit for
+ * bit, exact and sampled, weighted and not. */
+static void test_silhouette_many(void **state)
+{
+    (void)state;
+    enum { N = 300, D = 3, L = 5 };
+    static double x[N * D], w[N];
+    static uint32_t lab[L][N];
+    ks_rng rng;
+    ks_rng_seed(&rng, 3);
+    for (size_t i = 0; i < N; i++) {
+        for (size_t j = 0; j < D; j++)
+            x[i * D + j] = (double)(i % 7) + ks_rng_uniform(&rng);
+        w[i] = (double)(1 + ks_rng_below(&rng, 3));
+    }
+    size_t ks[L];
+    const uint32_t *labels[L];
+    ks_error err;
+    for (size_t l = 0; l < L; l++) {
+        ks_kmeans_options o;
+        ks_kmeans_options_init(&o, l + 2, 7);
+        o.restarts = 1;
+        ks_kmeans_result r;
+        assert_int_equal(ks_kmeans_weighted(x, w, N, D, &o, &r, &err), KS_OK);
+        memcpy(lab[l], r.label, sizeof lab[l]);
+        ks[l] = r.k;
+        labels[l] = lab[l];
+        ks_kmeans_result_free(&r);
+    }
+    static const size_t caps[] = {0, 50, 5000};
+    for (size_t c = 0; c < 3; c++)
+        for (int weighted = 0; weighted < 2; weighted++) {
+            const double *ww = weighted ? w : NULL;
+            double many[L], one;
+            assert_int_equal(ks_silhouette_weighted_many(x, ww, N, D, labels, ks, L, caps[c], 9,
+                                                         many, &err),
+                             KS_OK);
+            for (size_t l = 0; l < L; l++) {
+                assert_int_equal(ks_silhouette_weighted(x, ww, N, D, labels[l], ks[l], caps[c],
+                                                        9, &one, &err),
+                                 KS_OK);
+                assert_memory_equal(&one, &many[l], sizeof one);
+            }
+        }
+}
+
 static void test_standardize(void **state)
 {
     (void)state;
@@ -250,4 +296,5 @@ KS_TEST_MAIN(test_silhouette_hand_computed,
              test_deterministic,
              test_duplicates_and_small_k,
              test_weighted_equals_repeated,
+             test_silhouette_many,
              test_standardize)

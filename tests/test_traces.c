@@ -817,6 +817,57 @@ static void test_truncated_xz(void **state)
     ks_trace_set_free(s);
 }
 
+/* A filter that keeps the first blocks of a grouped trace ends the stream at
+ * the last kept block's #END_TB: what follows is neither read nor checked
+ * (here a block whose warp has fewer lines than its 'insts =' says, found
+ * without the filter).  Blocks are kept by index, in whatever order the file
+ * lists them. */
+static void test_stop_after_kept_blocks(void **state)
+{
+    (void)state;
+    static char text[400000];
+    size_t n = (size_t)snprintf(text, sizeof text, "%s",
+                                "-kernel name = _Z1kv\n-grid dim = (3,1,1)\n-block dim = "
+                                "(32,1,1)\n-binary version = 70\n-accelsim tracer version = "
+                                "4\n\n");
+    static const int order[] = {1, 0, 2};
+    for (int b = 0; b < 3; b++) {
+        int lines = order[b] == 2 ? 2999 : 3000;
+        n += (size_t)snprintf(text + n, sizeof text - n,
+                              "#BEGIN_TB\nthread block = %d,0,0\nwarp = 0\ninsts = 3000\n",
+                              order[b]);
+        for (int i = 0; i < lines; i++)
+            n += (size_t)snprintf(text + n, sizeof text - n,
+                                  "%04x ffffffff 1 R%d IADD3 1 R%d 0 \n", i * 16, i % 200,
+                                  (i * 7) % 200);
+        n += (size_t)snprintf(text + n, sizeof text - n, "#END_TB\n");
+    }
+    assert_true(n < sizeof text - 1);
+    const char *dir = folder("stop");
+    write_text("stop/kernelslist.g", "kernel-1.traceg.xz\n");
+    write_xz("stop/kernel-1.traceg.xz", text, n);
+    ks_trace_set *s = open_ok(dir);
+    for (uint64_t blocks = 1; blocks <= 2; blocks++) {
+        ks_trace_filter f = {.max_blocks = blocks};
+        collect c = stream_all(s, 0, &f);
+        assert_int_equal(c.n, 3000 * blocks);
+        /* block 1 comes first in the file */
+        assert_int_equal(c.v[0].tb[0], blocks == 1 ? 0 : 1);
+        assert_int_equal(c.v[c.n - 1].tb[0], 0);
+        free(c.v);
+    }
+    ks_trace_filter all = {.max_blocks = 3};
+    ks_error err;
+    collect c = {0};
+    assert_int_equal(ks_trace_set_stream(s, 0, &all, collect_fn, &c, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "instruction lines"));
+    free(c.v);
+    c = (collect){0};
+    assert_int_equal(ks_trace_set_stream(s, 0, NULL, collect_fn, &c, &err), KS_ERR_FORMAT);
+    free(c.v);
+    ks_trace_set_free(s);
+}
+
 static void test_stats_errors(void **state)
 {
     (void)state;
@@ -872,6 +923,27 @@ static void test_stats_errors(void **state)
     assert_true(p->metrics[0].values[0] == 9);
     ks_profile_free(p);
     ks_trace_set_free(s);
+
+    /* rows pair with launches by file stem, repeated stems in order, rows
+     * without a launch ignored: launch 0 (kernel-1) takes row 1, launch 1
+     * (kernel-2) row 0, launch 2 (kernel-1 again) row 3; launch 3 has none */
+    write_text("stats/kernel-2.traceg", addr_trace);
+    write_text("stats/kernel-3.traceg", addr_trace);
+    write_text("stats/kernelslist.g",
+               "kernel-1.traceg\nkernel-2.traceg\nkernel-1.traceg\nkernel-3.traceg\n");
+    snprintf(text, sizeof text, "%s%s%s%s%s", head,
+             "kernel-2.trace, _Z5modesPf, 1, 1, 1, 1, 32, 1, 1, 32, 20,20\n",
+             "kernel-1.trace, _Z5modesPf, 1, 1, 1, 1, 32, 1, 1, 32, 10,10\n",
+             "kernel-9.trace, _Z5modesPf, 1, 1, 1, 1, 32, 1, 1, 32, 90,90\n",
+             "kernel-1.trace, _Z5modesPf, 1, 1, 1, 1, 32, 1, 1, 32, 11,11\n");
+    write_text("stats/stats.csv", text);
+    s = open_ok(dir);
+    assert_int_equal(ks_trace_set_kernel_count(s), 4);
+    assert_int_equal(ks_trace_set_kernel_stats(s, 0)->total_insts, 10);
+    assert_int_equal(ks_trace_set_kernel_stats(s, 1)->total_insts, 20);
+    assert_int_equal(ks_trace_set_kernel_stats(s, 2)->total_insts, 11);
+    assert_null(ks_trace_set_kernel_stats(s, 3));
+    ks_trace_set_free(s);
 }
 
 static void test_not_a_folder(void **state)
@@ -908,5 +980,6 @@ KS_TMPDIR_TEST_MAIN("ks-test-traces",
                     test_real_with_stats,
                     test_malformed,
                     test_truncated_xz,
+                    test_stop_after_kept_blocks,
                     test_stats_errors,
                     test_not_a_folder)

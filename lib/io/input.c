@@ -30,9 +30,9 @@
 /* Fuzzing builds shrink the buffers so that short inputs refill, grow and
  * carry lines across buffer ends as large files do. */
 #ifdef KS_FUZZ_BUFFERS
-enum { RAW_CHUNK = 61, OUT_CHUNK = 127, PEEK_BYTES = 1000 };
+enum { RAW_CHUNK = 61, OUT_CHUNK = 127, PEEK_BYTES = 1000, DECODE_STEP = 127 };
 #else
-enum { RAW_CHUNK = 1 << 18, OUT_CHUNK = 1 << 20, PEEK_BYTES = 65536 };
+enum { RAW_CHUNK = 1 << 18, OUT_CHUNK = 1 << 20, PEEK_BYTES = 65536, DECODE_STEP = 1 << 14 };
 #endif
 
 typedef enum { COMP_NONE, COMP_GZIP, COMP_XZ, COMP_ZSTD } compression;
@@ -375,9 +375,13 @@ static ks_status fill_buffer(ks_input *in, size_t want, ks_error *err)
             in->buf = q;
             in->buf_cap = cap;
         }
-        size_t got;
-        ks_status st = produce(in, (unsigned char *)in->buf + in->buf_len,
-                               in->buf_cap - in->buf_len, &got, err);
+        /* decoding in this thread goes DECODE_STEP bytes at a time, so a
+         * reader that stops early (a trace stream that has its blocks, a
+         * header read) decodes little more than it reads */
+        size_t room = in->buf_cap - in->buf_len, got;
+        if (in->comp != COMP_NONE && !in->pipe && room > DECODE_STEP)
+            room = DECODE_STEP;
+        ks_status st = produce(in, (unsigned char *)in->buf + in->buf_len, room, &got, err);
         if (st != KS_OK)
             return st;
         if (got == 0)

@@ -90,19 +90,33 @@ static size_t kmeans_seed_centres(const double *x, const double *w, size_t n, si
 }
 
 /* Nearest centre of every point (lowest index on ties); returns the inertia
- * and whether any label changed. */
+ * and whether any label changed.  The point's previous centre is tried
+ * first, and a centre j is passed over when the triangle inequality proves
+ * it farther than the best so far: d(c_b, c_j) > 2 d(x, c_b) gives
+ * d(x, c_j) >= d(c_b, c_j) - d(x, c_b) > d(x, c_b).  half holds d(c_a, c_j)^2
+ * / 4 shrunk by 1e-8, a margin far above the rounding of any of these sums,
+ * so a centre passed over has a computed distance strictly above the best's
+ * and the result is the plain scan's. */
 static double kmeans_assign(const double *x, const double *w, size_t n, size_t d,
                             const double *c, size_t k, uint32_t *label, double *dist,
-                            bool *changed)
+                            double *half, bool *changed)
 {
+    for (size_t a = 0; a < k; a++) {
+        half[a * k + a] = 0;
+        for (size_t j = a + 1; j < k; j++)
+            half[a * k + j] = half[j * k + a] =
+                kmeans_dist2(c + a * d, c + j * d, d) * 0.25 / (1 + 1e-8);
+    }
     double inertia = 0;
     *changed = false;
     for (size_t i = 0; i < n; i++) {
-        double best = INFINITY;
-        uint32_t arg = 0;
+        uint32_t arg = label[i] < k ? label[i] : 0;
+        double best = kmeans_dist2(x + i * d, c + (size_t)arg * d, d);
         for (size_t j = 0; j < k; j++) {
+            if (j == arg || half[(size_t)arg * k + j] > best)
+                continue;
             double t = kmeans_dist2(x + i * d, c + j * d, d);
-            if (t < best) {
+            if (t < best || (t == best && j < arg)) {
                 best = t;
                 arg = (uint32_t)j;
             }
@@ -177,18 +191,18 @@ static double kmeans_update(const double *x, const double *w, size_t n, size_t d
 static double kmeans_run(const double *x, const double *w, size_t n, size_t d,
                          const ks_kmeans_options *opt, double scale, ks_rng *rng, double *c,
                          uint32_t *label, double *dist, size_t *count, double *sum,
-                         double *mass, size_t *k_used, unsigned *iters)
+                         double *mass, double *half, size_t *k_used, unsigned *iters)
 {
     size_t k = kmeans_seed_centres(x, w, n, d, opt->k, rng, c, dist);
     for (size_t i = 0; i < n; i++)
         label[i] = UINT32_MAX;
     bool changed;
-    double inertia = kmeans_assign(x, w, n, d, c, k, label, dist, &changed);
+    double inertia = kmeans_assign(x, w, n, d, c, k, label, dist, half, &changed);
     unsigned it = 0;
     while (it < opt->max_iter) {
         it++;
         double move = kmeans_update(x, w, n, d, c, k, label, dist, count, sum, mass);
-        inertia = kmeans_assign(x, w, n, d, c, k, label, dist, &changed);
+        inertia = kmeans_assign(x, w, n, d, c, k, label, dist, half, &changed);
         if (!changed || move <= opt->tol * scale)
             break;
     }
@@ -242,13 +256,14 @@ ks_status ks_kmeans_weighted(const double *x, const double *w, size_t n, size_t 
     double *c = malloc(k * d * sizeof *c), *best_c = malloc(k * d * sizeof *best_c);
     double *sum = malloc(k * d * sizeof *sum), *dist = malloc(n * sizeof *dist);
     size_t *count = malloc(k * sizeof *count);
-    double *mass = malloc(k * sizeof *mass);
+    double *mass = malloc(k * sizeof *mass), *half = malloc(k * k * sizeof *half);
     uint32_t *label = malloc(n * sizeof *label), *best = malloc(n * sizeof *best);
     uint32_t *map = malloc(k * sizeof *map);
     out->centroid = malloc(k * d * sizeof *out->centroid);
-    if (!c || !best_c || !sum || !dist || !count || !mass || !label || !best || !map ||
+    if (!c || !best_c || !sum || !dist || !count || !mass || !half || !label || !best || !map ||
         !out->centroid) {
         free(c), free(best_c), free(sum), free(dist), free(count), free(mass), free(label);
+        free(half);
         free(map);
         free(best);
         ks_kmeans_result_free(out);
@@ -264,7 +279,7 @@ ks_status ks_kmeans_weighted(const double *x, const double *w, size_t n, size_t 
     }
     if (!(wtotal > 0)) {
         free(c), free(best_c), free(sum), free(dist), free(count), free(mass), free(label);
-        free(map), free(best);
+        free(map), free(best), free(half);
         ks_kmeans_result_free(out);
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "k-means: weights must be positive");
     }
@@ -277,7 +292,7 @@ ks_status ks_kmeans_weighted(const double *x, const double *w, size_t n, size_t 
         size_t k_used;
         unsigned iters;
         double inertia = kmeans_run(x, w, n, d, &o, scale, &rng, c, label, dist, count, sum,
-                                    mass, &k_used, &iters);
+                                    mass, half, &k_used, &iters);
         if (inertia < best_inertia) {
             best_inertia = inertia;
             best_k = k_used;
@@ -290,15 +305,24 @@ ks_status ks_kmeans_weighted(const double *x, const double *w, size_t n, size_t 
     out->label = best;
     out->inertia = best_inertia;
     free(c), free(best_c), free(sum), free(dist), free(count), free(mass), free(label);
-    free(map);
+    free(map), free(half);
     return KS_OK;
 }
 
-/* s(i) for one point against all n (each point j standing for w[j] copies,
- * so the other copies of i are at distance 0); sums per cluster in acc. */
-static double silhouette_point(const double *x, const double *w, size_t n, size_t d,
-                               const uint32_t *label, const double *size, size_t k, size_t i,
-                               double *acc)
+/* The terms of point i against every point j: its distance times j's
+ * weight (each point j stands for w[j] copies, so the other copies of i are
+ * at distance 0); term[i] is not used. */
+static void silhouette_terms(const double *x, const double *w, size_t n, size_t d, size_t i,
+                             double *term)
+{
+    for (size_t j = 0; j < n; j++)
+        if (j != i)
+            term[j] = sqrt(kmeans_dist2(x + i * d, x + j * d, d)) * (w ? w[j] : 1.0);
+}
+
+/* s(i) of one labelling from point i's terms; sums per cluster in acc. */
+static double silhouette_point(const double *term, size_t n, const uint32_t *label,
+                               const double *size, size_t k, size_t i, double *acc)
 {
     uint32_t own = label[i];
     if (size[own] <= 1)
@@ -306,7 +330,7 @@ static double silhouette_point(const double *x, const double *w, size_t n, size_
     memset(acc, 0, k * sizeof *acc);
     for (size_t j = 0; j < n; j++)
         if (j != i)
-            acc[label[j]] += sqrt(kmeans_dist2(x + i * d, x + j * d, d)) * (w ? w[j] : 1.0);
+            acc[label[j]] += term[j];
     double a = acc[own] / (size[own] - 1), b = INFINITY;
     for (size_t c = 0; c < k; c++)
         if (c != own && size[c] > 0 && acc[c] / size[c] < b)
@@ -343,19 +367,33 @@ ks_status ks_silhouette_weighted(const double *x, const double *w, size_t n, siz
                                  const uint32_t *label, size_t k, size_t sample_cap,
                                  uint64_t seed, double *score, ks_error *err)
 {
-    *score = 0;
+    return ks_silhouette_weighted_many(x, w, n, d, &label, &k, 1, sample_cap, seed, score, err);
+}
+
+ks_status ks_silhouette_weighted_many(const double *x, const double *w, size_t n, size_t d,
+                                      const uint32_t *const *labels, const size_t *ks,
+                                      size_t count, size_t sample_cap, uint64_t seed,
+                                      double *scores, ks_error *err)
+{
     double total = 0;
+    size_t kmax = 0;
+    for (size_t l = 0; l < count; l++) {
+        scores[l] = 0;
+        kmax = ks[l] > kmax ? ks[l] : kmax;
+    }
     for (size_t i = 0; i < n; i++) {
         if (w && !(w[i] >= 1 && w[i] == floor(w[i])))
             return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                                 "silhouette: weights are point counts (whole, >= 1)");
         total += w ? w[i] : 1.0;
     }
-    if (k < 2 || total < 3 || (double)k > total - 1)
-        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
-                            "the silhouette needs 2 <= k <= n - 1 (k=%zu, n=%.0f)", k, total);
-    double *size = calloc(k, sizeof *size);
-    double *acc = malloc(k * sizeof *acc);
+    for (size_t l = 0; l < count; l++)
+        if (ks[l] < 2 || total < 3 || (double)ks[l] > total - 1)
+            return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                                "the silhouette needs 2 <= k <= n - 1 (k=%zu, n=%.0f)", ks[l],
+                                total);
+    double *size = calloc(count * kmax, sizeof *size), *sum = calloc(count, sizeof *sum);
+    double *acc = malloc(kmax * sizeof *acc), *term = malloc((n ? n : 1) * sizeof *term);
     size_t *pick = NULL;
     double *cum = malloc(n * sizeof *cum);
     size_t expanded = (size_t)total, m = expanded;
@@ -363,23 +401,23 @@ ks_status ks_silhouette_weighted(const double *x, const double *w, size_t n, siz
         m = sample_cap;
     if (m < expanded)
         pick = malloc(expanded * sizeof *pick);
-    if (!size || !acc || !cum || (m < expanded && !pick)) {
-        free(size), free(acc), free(pick), free(cum);
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory in the silhouette");
-    }
+    ks_status st = KS_OK;
+    if (!size || !sum || !acc || !term || !cum || (m < expanded && !pick))
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory in the silhouette");
     double run = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (label[i] >= k) {
-            free(size), free(acc), free(pick), free(cum);
-            return ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "label %u of point %zu >= k=%zu",
-                                label[i], i, k);
+    for (size_t i = 0; i < n && st == KS_OK; i++) {
+        for (size_t l = 0; l < count && st == KS_OK; l++) {
+            if (labels[l][i] >= ks[l])
+                st = ks_error_set(err, KS_ERR_INTERNAL, NULL, 0,
+                                  "label %u of point %zu >= k=%zu", labels[l][i], i, ks[l]);
+            else
+                size[l * kmax + labels[l][i]] += w ? w[i] : 1.0;
         }
-        size[label[i]] += w ? w[i] : 1.0;
         run += w ? w[i] : 1.0;
         cum[i] = run;
     }
-    double s = 0;
-    if (pick) { /* partial Fisher-Yates over the expanded points: the first m are the sample */
+    if (st == KS_OK && pick) { /* partial Fisher-Yates over the expanded points: the first m
+                                  are the sample */
         ks_rng rng;
         ks_rng_seed(&rng, seed);
         for (size_t i = 0; i < expanded; i++)
@@ -390,16 +428,25 @@ ks_status ks_silhouette_weighted(const double *x, const double *w, size_t n, siz
             pick[i] = pick[j];
             pick[j] = t;
         }
-        for (size_t t = 0; t < m; t++)
-            s += silhouette_point(x, w, n, d, label, size, k,
-                                  silhouette_locate(cum, n, (double)pick[t]), acc);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            s += (w ? w[i] : 1.0) * silhouette_point(x, w, n, d, label, size, k, i, acc);
     }
-    *score = s / (double)m;
-    free(size), free(acc), free(pick), free(cum);
-    return KS_OK;
+    /* each point's distances once, for every labelling: the same sums, in
+     * the same order, as one labelling at a time */
+    for (size_t t = 0; t < (pick ? m : n) && st == KS_OK; t++) {
+        size_t i = pick ? silhouette_locate(cum, n, (double)pick[t]) : t;
+        double weight = pick ? 1.0 : w ? w[i] : 1.0;
+        bool needed = false;
+        for (size_t l = 0; l < count; l++)
+            needed |= size[l * kmax + labels[l][i]] > 1;
+        if (needed)
+            silhouette_terms(x, w, n, d, i, term);
+        for (size_t l = 0; l < count; l++)
+            sum[l] += weight * silhouette_point(term, n, labels[l], size + l * kmax, ks[l], i,
+                                                acc);
+    }
+    for (size_t l = 0; l < count && st == KS_OK; l++)
+        scores[l] = sum[l] / (double)m;
+    free(size), free(sum), free(acc), free(term), free(pick), free(cum);
+    return st;
 }
 
 void ks_standardize(double *x, size_t n, size_t d, double *mean, double *std)

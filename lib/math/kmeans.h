@@ -63,6 +63,14 @@ ks_status ks_silhouette_weighted(const double *x, const double *w, size_t n, siz
                                  const uint32_t *label, size_t k, size_t sample_cap,
                                  uint64_t seed, double *score, ks_error *err);
 
+/* ks_silhouette_weighted of count labellings of the same points (labels[l]
+ * with ks[l] clusters) into scores[l]: the same values, the same sample,
+ * with each sampled point's distances computed once for all of them. */
+ks_status ks_silhouette_weighted_many(const double *x, const double *w, size_t n, size_t d,
+                                      const uint32_t *const *labels, const size_t *ks,
+                                      size_t count, size_t sample_cap, uint64_t seed,
+                                      double *scores, ks_error *err);
+
 /* In place: every column to zero mean and unit (population) variance.  A
  * constant column becomes all zeros.  mean/std (d each) may be NULL. */
 void ks_standardize(double *x, size_t n, size_t d, double *mean, double *std);

@@ -61,37 +61,60 @@ static size_t bucket_of(double v, double log_floor, double inv_step, size_t nb)
     return k < nb ? k : nb - 1;
 }
 
+/* The buckets of the exact merges: one array for every merge of a bound,
+ * all empty (INFINITY) between merges, so a merge touches only the buckets
+ * its pairs fall in (a small profile's pairs fill a few dozen of the
+ * 16,000). */
+typedef struct bound_buckets {
+    cv *bk;
+    size_t nb;
+    double log_floor, inv_step;
+    uint64_t *filled; /* a bit per bucket that a merge filled */
+} bound_buckets;
+
 /* merges group g's exact frontier into cur (corners by increasing
  * variance, falling cost); false when that would take too many pairs */
-static ks_status merge_exact(const ks_strata_group *g, cv **cur, size_t *ncur, double bound,
-                             bool *merged, ks_error *err)
+static ks_status merge_exact(const ks_strata_group *g, bound_buckets *b, cv **cur, size_t *ncur,
+                             double bound, bool *merged, ks_error *err)
 {
     *merged = false;
     if ((double)*ncur * (double)g->points > BOUND_MAX_PAIRS)
         return KS_OK;
-    size_t nb = bucket_count();
-    cv *bk = malloc(nb * sizeof *bk);
-    if (!bk)
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    for (size_t k = 0; k < nb; k++)
-        bk[k] = (cv){INFINITY, INFINITY};
-    double log_floor = ks_rough_log2(BOUND_FLOOR * bound), inv_step = 1 / log2(1 + BOUND_STEP);
+    cv *bk = b->bk;
+    size_t nt = 0, lo = b->nb, hi = 0;
     for (size_t j = 0; j < g->points; j++)
         for (size_t i = 0; i < *ncur; i++) {
             double v = (*cur)[i].var + g->point[j].var;
             if (v > bound)
                 break; /* cur is by increasing variance */
             double c = (*cur)[i].cost + g->point[j].cost;
-            cv *b = &bk[bucket_of(v, log_floor, inv_step, nb)];
-            b->cost = c < b->cost ? c : b->cost;
-            b->var = v < b->var ? v : b->var;
+            size_t k = bucket_of(v, b->log_floor, b->inv_step, b->nb);
+            cv *e = &bk[k];
+            if (e->cost == INFINITY) {
+                b->filled[k / 64] |= UINT64_C(1) << (k % 64);
+                nt++;
+                lo = k < lo ? k : lo;
+                hi = k > hi ? k : hi;
+            }
+            e->cost = c < e->cost ? c : e->cost;
+            e->var = v < e->var ? v : e->var;
         }
+    cv *out = malloc((nt ? nt : 1) * sizeof *out);
+    if (!out)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    /* the filled buckets by increasing variance, emptied for the next merge */
     size_t k = 0;
-    for (size_t i = 0; i < nb; i++)
-        if (bk[i].cost < INFINITY && (k == 0 || bk[i].cost < bk[k - 1].cost))
-            bk[k++] = bk[i];
+    for (size_t w = lo / 64; nt && w <= hi / 64; w++)
+        for (uint64_t bits = b->filled[w]; bits; bits &= bits - 1) {
+            cv *e = &bk[w * 64 + (size_t)__builtin_ctzll(bits)];
+            if (k == 0 || e->cost < out[k - 1].cost)
+                out[k++] = *e;
+            *e = (cv){INFINITY, INFINITY};
+        }
+    for (size_t w = lo / 64; nt && w <= hi / 64; w++)
+        b->filled[w] = 0;
     free(*cur);
-    *cur = bk;
+    *cur = out;
     *ncur = k;
     *merged = true;
     return KS_OK;
@@ -103,12 +126,18 @@ ks_status ks_strata_lower_bound_exact(ks_strata_group *g, size_t count, double b
     ks_key_index *order = malloc((count + 1) * sizeof *order);
     bool *in = calloc(count + 1, sizeof *in);
     cv *cur = malloc(sizeof *cur);
-    double *h = malloc(BOUND_GRID * sizeof *h);
+    double *h = malloc(BOUND_GRID * sizeof *h), *lam = malloc(BOUND_GRID * sizeof *lam);
+    bound_buckets b = {NULL, bucket_count(), ks_rough_log2(BOUND_FLOOR * bound),
+                       1 / log2(1 + BOUND_STEP), NULL};
+    b.bk = malloc(b.nb * sizeof *b.bk);
+    b.filled = calloc(b.nb / 64 + 1, sizeof *b.filled);
     ks_status st = KS_OK;
-    if (!order || !in || !cur || !h) {
+    if (!order || !in || !cur || !h || !lam || !b.bk || !b.filled) {
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         goto done;
     }
+    for (size_t k = 0; k < b.nb; k++)
+        b.bk[k] = (cv){INFINITY, INFINITY};
     cur[0] = (cv){0, 0};
     size_t ncur = 1, exact = 0;
     /* by decreasing total (a group's total is a finite sum of durations),
@@ -120,7 +149,7 @@ ks_status ks_strata_lower_bound_exact(ks_strata_group *g, size_t count, double b
         size_t gi = order[i].index;
         if (!g[gi].exact || exact == BOUND_EXACT_GROUPS)
             continue;
-        st = merge_exact(&g[gi], &cur, &ncur, bound, &in[gi], err);
+        st = merge_exact(&g[gi], &b, &cur, &ncur, bound, &in[gi], err);
         exact += in[gi];
     }
     double work = 0;
@@ -131,10 +160,11 @@ ks_status ks_strata_lower_bound_exact(ks_strata_group *g, size_t count, double b
         goto done;
     double base = log2(lambda) - BOUND_OCTAVES / 4.0;
     for (int k = 0; k < BOUND_GRID; k++) {
-        double lam = exp2(base + (double)k / BOUND_PER_OCTAVE), c, v;
+        double c, v;
+        lam[k] = exp2(base + (double)k / BOUND_PER_OCTAVE);
         long double sum = 0;
         for (size_t i = 0; i < count; i++)
-            sum += in[i] ? 0 : ks_strata_solve(&g[i], lam, &c, &v, NULL, NULL);
+            sum += in[i] ? 0 : ks_strata_solve(&g[i], lam[k], &c, &v, NULL, NULL);
         h[k] = (double)sum;
     }
     double h0 = 0, c0, v0; /* lambda = 0: the rest's cheapest design at any variance */
@@ -144,7 +174,7 @@ ks_status ks_strata_lower_bound_exact(ks_strata_group *g, size_t count, double b
     for (size_t i = 0; i < ncur; i++) {
         double w = bound - cur[i].var, rest = exact == count ? 0 : h0;
         for (int k = 0; exact < count && k < BOUND_GRID; k++) {
-            double val = h[k] - exp2(base + (double)k / BOUND_PER_OCTAVE) * w;
+            double val = h[k] - lam[k] * w;
             rest = val > rest ? val : rest;
         }
         best = cur[i].cost + rest < best ? cur[i].cost + rest : best;
@@ -156,5 +186,8 @@ done:
     free(in);
     free(cur);
     free(h);
+    free(lam);
+    free(b.bk);
+    free(b.filled);
     return st;
 }

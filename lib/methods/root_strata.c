@@ -141,6 +141,7 @@ static stratum_stat stratum_compute(const ks_strata_group *g, size_t a, size_t b
     double scale = g->kind == KS_VARIANCE_FINITE_POPULATION ? s.s2 : s.s2 * (s.n - 1) / s.n;
     s.k = s.mean > 0 ? s.n * sqrt(scale / s.mean) : INFINITY;
     s.ns2 = s.n * s.s2;
+    s.q = isfinite(s.k) ? 2 * s.mean * s.k : 0;
     return s;
 }
 
@@ -214,6 +215,65 @@ static void census(const ks_strata_group *g, double *cost, double *var, ks_strat
     }
 }
 
+/* A lower bound on stratum_best's value under the finite-population
+ * variance, from the continuous relaxation: f(m) = m mu + lambda ns2 (n/m -
+ * 1) is convex with its minimum over m > 0 at m* = k sqrt(lambda), where it
+ * is q sqrt(lambda) - lambda ns2; over [1, n] it is f(1) or f(n) when m* is
+ * outside (decided with a margin, the global minimum otherwise), and every
+ * integer size costs at least that.  Shrunk by 2^-40, far more than the
+ * rounding of either computation, so it stays below the computed value. */
+static inline double stratum_lower(const stratum_stat *s, double lambda, double sqrt_lambda)
+{
+    double ms = s->k * sqrt_lambda, v;
+    if (ms >= s->n * (1 + 1e-9))
+        v = s->n * s->mean;
+    else if (ms <= 1 - 1e-9)
+        v = s->mean + lambda * s->ns2 * (s->n - 1);
+    else
+        v = s->q * sqrt_lambda - lambda * s->ns2;
+    return v * (1 - 0x1p-40);
+}
+
+/* The DP of ks_strata_solve for the finite-population variance and lambda >=
+ * 0, with the same results: each unit first tries the start the previous
+ * solve chose there (a near multiplier usually keeps it), then passes over
+ * every start whose lower bound (stratum_lower) already exceeds the best,
+ * and among equal values takes the lowest start, as the plain scan does. */
+static void solve_bounded(ks_strata_group *g, double lambda, double sqrt_lambda)
+{
+    size_t U = g->units;
+    for (size_t b = 1; b <= U; b++) {
+        const stratum_stat *row = stratum_of(g, 0, b);
+        double best = INFINITY, bc = 0, bv = 0;
+        size_t from = 0, first = g->solved ? g->from[b] : b;
+        if (first < b) {
+            double m = 1, v = 0;
+            best = g->best[first] +
+                   stratum_best(g->kind, &row[first], lambda, sqrt_lambda, &m, &v);
+            from = first;
+            bc = g->cost[first] + m * row[first].mean;
+            bv = g->var[first] + v;
+        }
+        for (size_t a = 0; a < b; a++) {
+            if (a == first || g->best[a] + stratum_lower(&row[a], lambda, sqrt_lambda) > best)
+                continue;
+            double m = 1, v = 0;
+            double val = g->best[a] + stratum_best(g->kind, &row[a], lambda, sqrt_lambda, &m, &v);
+            if (val < best || (val == best && a < from)) {
+                best = val;
+                from = a;
+                bc = g->cost[a] + m * row[a].mean;
+                bv = g->var[a] + v;
+            }
+        }
+        g->best[b] = best;
+        g->cost[b] = bc;
+        g->var[b] = bv;
+        g->from[b] = from;
+    }
+    g->solved = true;
+}
+
 double ks_strata_solve(ks_strata_group *g, double lambda, double *cost, double *var,
                        ks_stratum *out, size_t *count)
 {
@@ -230,8 +290,11 @@ double ks_strata_solve(ks_strata_group *g, double lambda, double *cost, double *
     size_t U = g->units;
     double sqrt_lambda = sqrt(lambda);
     bool prune = lambda >= 0; /* then no stratum's value is below its mean */
+    bool bounded = g->kind == KS_VARIANCE_FINITE_POPULATION && lambda >= 0;
     g->best[0] = g->cost[0] = g->var[0] = 0;
-    for (size_t b = 1; b <= U; b++) {
+    if (bounded)
+        solve_bounded(g, lambda, sqrt_lambda);
+    for (size_t b = 1; b <= U && !bounded; b++) {
         double best = INFINITY, bc = 0, bv = 0;
         size_t from = 0;
         const stratum_stat *row = stratum_of(g, 0, b);
@@ -466,12 +529,40 @@ static void stratum_m_range(const stratum_stat *s, uint64_t *lo, uint64_t *hi)
         *lo = n;
 }
 
+/* Candidates of the exact frontier are screened by buckets of variance
+ * before they are sorted.  A candidate whose cost is at least the least cost
+ * in a lower bucket (that of a candidate with strictly less variance, since
+ * buckets are monotone in variance) is dropped by the Pareto filter whatever
+ * else there is, and each candidate so dropped has a kept one before it that
+ * costs no more, so dropping it early changes neither which candidates the
+ * filter keeps nor their order.  The buckets cover 64 octaves below the cap,
+ * 16 to an octave. */
+#define SCREEN_BUCKETS 1024
+#define SCREEN_PER_OCTAVE 16
+/* fewer candidates than this for a unit are sorted unscreened */
+#define SCREEN_MIN 256
+
+typedef struct screen {
+    double floor;                 /* rough log2 of the lowest bucket's top */
+    double least[SCREEN_BUCKETS]; /* least cost per bucket, then below each */
+} screen;
+
+static inline double rough_log2_nonneg(double v);
+
+/* monotone in v: rough_log2, a shift and a positive scale all keep order */
+static inline size_t screen_bucket(const screen *sc, double v)
+{
+    double x = (rough_log2_nonneg(v) - sc->floor) * SCREEN_PER_OCTAVE;
+    return x > 0 ? x < SCREEN_BUCKETS - 1 ? (size_t)x : SCREEN_BUCKETS - 1 : 0;
+}
+
 ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t work, bool *done,
                                    ks_error *err)
 {
     *done = false;
     size_t U = g->units, used = 0, cap = 0, sort_cap = 0;
     ks_pareto_point *cand = NULL, *sort_tmp = NULL;
+    screen *sc = NULL; /* made for the first unit that has enough candidates */
     g->exact = calloc(U + 1, sizeof *g->exact);
     g->exact_count = calloc(U + 1, sizeof *g->exact_count);
     g->exact[0] = malloc(sizeof **g->exact);
@@ -480,19 +571,66 @@ ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t wo
     g->exact[0][0] = (ks_pareto_point){0, 0, 0, 0, 0};
     g->exact_count[0] = 1;
     for (size_t b = 1; b <= U; b++) {
-        size_t nc = 0;
+        /* the work count, which decides as before whether the group is too
+         * big; then, when there are enough candidates to pay for it, the
+         * least cost of each variance bucket */
+        size_t here = 0, lo_k = SCREEN_BUCKETS, hi_k = 0;
         for (size_t a = 0; a < b; a++) {
             stratum_stat s = *stratum_of(g, a, b);
             uint64_t lo, hi;
             stratum_m_range(&s, &lo, &hi);
             used += g->exact_count[a] * (size_t)(hi - lo + 1);
+            here += g->exact_count[a] * (size_t)(hi - lo + 1);
             if (used > work)
                 goto give_up;
+        }
+        if (here >= SCREEN_MIN && !sc) {
+            if (!(sc = malloc(sizeof *sc)))
+                goto nomem;
+            sc->floor = rough_log2_nonneg(var_cap) - 64;
+            for (size_t k = 0; k < SCREEN_BUCKETS; k++)
+                sc->least[k] = INFINITY;
+        }
+        for (size_t a = 0; a < b && here >= SCREEN_MIN; a++) {
+            stratum_stat s = *stratum_of(g, a, b);
+            uint64_t lo, hi;
+            stratum_m_range(&s, &lo, &hi);
             for (uint64_t m = lo; m <= hi; m++) {
                 double c = (double)m * s.mean, v = ks_strata_variance(g->kind, s.n, s.s2, m);
                 for (size_t i = 0; i < g->exact_count[a]; i++) {
                     const ks_pareto_point *p = &g->exact[a][i];
                     if (p->var + v > var_cap)
+                        continue;
+                    size_t k = screen_bucket(sc, p->var + v);
+                    lo_k = k < lo_k ? k : lo_k;
+                    hi_k = k > hi_k ? k : hi_k;
+                    sc->least[k] = p->cost + c < sc->least[k] ? p->cost + c : sc->least[k];
+                }
+            }
+        }
+        double least = INFINITY; /* now: the least cost in the buckets below */
+        for (size_t k = lo_k; k <= hi_k && lo_k <= hi_k; k++) {
+            double cost = sc->least[k];
+            sc->least[k] = least;
+            least = cost < least ? cost : least;
+        }
+        if (lo_k <= hi_k) /* every bucket above: the least of all */
+            for (size_t k = hi_k + 1; k < SCREEN_BUCKETS; k++)
+                sc->least[k] = least;
+        /* pass 2: the candidates that can be on the frontier, in the order
+         * they were made */
+        size_t nc = 0;
+        for (size_t a = 0; a < b; a++) {
+            stratum_stat s = *stratum_of(g, a, b);
+            uint64_t lo, hi;
+            stratum_m_range(&s, &lo, &hi);
+            for (uint64_t m = lo; m <= hi; m++) {
+                double c = (double)m * s.mean, v = ks_strata_variance(g->kind, s.n, s.s2, m);
+                for (size_t i = 0; i < g->exact_count[a]; i++) {
+                    const ks_pareto_point *p = &g->exact[a][i];
+                    if (p->var + v > var_cap ||
+                        (lo_k <= hi_k &&
+                         !(p->cost + c < sc->least[screen_bucket(sc, p->var + v)])))
                         continue;
                     if (nc == cap &&
                         ks_grow((void **)&cand, &cap, nc + 1, sizeof *cand, err) != KS_OK)
@@ -502,6 +640,8 @@ ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t wo
                 }
             }
         }
+        for (size_t k = lo_k; k < SCREEN_BUCKETS && lo_k <= hi_k; k++)
+            sc->least[k] = INFINITY; /* empty again for the next unit */
         if (!sort_pareto(cand, nc, &sort_tmp, &sort_cap))
             goto nomem;
         size_t k = 0;
@@ -516,6 +656,9 @@ ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t wo
     }
     free(cand);
     free(sort_tmp);
+    free(sc);
+    cand = sort_tmp = NULL;
+    sc = NULL;
     size_t k = g->exact_count[U];
     ks_strata_point *pt = malloc((k ? k : 1) * sizeof *pt);
     if (!pt)
@@ -532,6 +675,7 @@ ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t wo
 give_up:
     free(cand);
     free(sort_tmp);
+    free(sc);
     for (size_t b = 0; b <= U; b++)
         free(g->exact[b]);
     free(g->exact);
@@ -544,6 +688,7 @@ nomem:
 fail:
     free(cand);
     free(sort_tmp);
+    free(sc);
     return KS_ERR_NOMEM;
 }
 
@@ -867,9 +1012,9 @@ double ks_strata_lower_bound(ks_strata_group *g, size_t count, double bound, dou
      * evaluate the exact dual around it (every value is a valid bound) */
     double lo = -120, hi = 120; /* log2 lambda */
     for (int it = 0; it < 100; it++) {
-        double mid = 0.5 * (lo + hi), v = 0;
+        double mid = 0.5 * (lo + hi), lam = exp2(mid), v = 0;
         for (size_t gi = 0; gi < count; gi++)
-            v += envelope_var(&g[gi], exp2(mid));
+            v += envelope_var(&g[gi], lam);
         if (v > bound)
             lo = mid;
         else

@@ -60,6 +60,7 @@ typedef struct ks_stratum {
  * recompute it. */
 typedef struct stratum_stat {
     double n, mean, s2, k, ns2;
+    double q; /* 2 mean k: m mu + lambda var(m) >= q sqrt(lambda) - lambda ns2 */
 } stratum_stat;
 
 typedef struct ks_strata_group {
@@ -72,6 +73,7 @@ typedef struct ks_strata_group {
     ks_variance_kind kind;
     double *best, *cost, *var; /* DP scratch, units + 1 */
     size_t *from;
+    bool solved; /* from[] holds the last solve's choices (the next one tries them first) */
     size_t points;
     ks_strata_point *point; /* by increasing cost and decreasing variance */
     ks_pareto_point **exact; /* units + 1 frontiers when the group is small */

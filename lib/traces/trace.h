@@ -59,7 +59,10 @@ typedef struct ks_trace_filter {   /* what part of one launch to stream; 0 = no 
 
 typedef ks_status (*ks_trace_inst_fn)(void *ctx, const ks_trace_kernel *k,
                                       const ks_trace_inst *inst, ks_error *err);
-/* Streams launch i's instructions in file order (constant memory whatever the file size). */
+/* Streams launch i's instructions in file order (constant memory whatever the file size).
+ * With a filter that keeps at most 64 blocks (max_blocks), a post-processed
+ * (.traceg) file, whose lines are grouped by block, is read only up to the
+ * #END_TB of the last kept block: the rest is neither decoded nor checked. */
 ks_status ks_trace_set_stream(ks_trace_set *s, size_t i, const ks_trace_filter *filter,
                               ks_trace_inst_fn fn, void *ctx, ks_error *err);
 

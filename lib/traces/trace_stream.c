@@ -11,7 +11,9 @@
  * clusters), "warp = n", "insts = n", and close blocks with "#END_TB".  Each
  * warp's line count is checked against its "insts =" line, and a file that
  * ends inside a block is refused, so a truncated trace is an error rather
- * than a short launch.  Raw traces (.trace) put "tbx tby tbz warpid" on
+ * than a short launch.  A filter that keeps a few blocks (GCL-Sampler's graph
+ * reads block 0 only) ends the stream once every kept block has closed, so
+ * only the file's head is decoded: the part after it is not checked.  Raw traces (.trace) put "tbx tby tbz warpid" on
  * every line and have none of these headers.
  */
 #include "trace_internal.h"
@@ -35,6 +37,12 @@ typedef struct stream {
     long warp_line;
 
     trace_pair_map per_warp; /* raw traces with max_insts_per_warp: (block, warp) -> count */
+
+    /* grouped traces whose filter keeps at most STREAM_STOP_BLOCKS blocks:
+     * the kept blocks closed so far (linear indices), and how many there are */
+    uint64_t closed[64];
+    size_t n_closed, n_kept;
+    bool done;
 
     ks_trace_inst inst;
     trace_line_buf buf;
@@ -113,6 +121,17 @@ static bool header_is(char *t, const char *name, char **value)
     return true;
 }
 
+/* A kept block has ended: once every kept block has, nothing later in the
+ * file can reach the caller and the stream stops. */
+static void note_closed(stream *st, uint64_t linear)
+{
+    for (size_t i = 0; i < st->n_closed; i++)
+        if (st->closed[i] == linear)
+            return;
+    st->closed[st->n_closed++] = linear;
+    st->done = st->n_closed == st->n_kept;
+}
+
 static ks_status grouped_header(stream *st, char *t, bool *handled, ks_error *err)
 {
     char *v;
@@ -123,6 +142,8 @@ static ks_status grouped_header(stream *st, char *t, bool *handled, ks_error *er
         bool begin = t[1] == 'B';
         if (s == KS_OK && begin == st->in_tb)
             return fail(st, err, "%s without a matching block marker", t);
+        if (s == KS_OK && !begin && st->n_kept && st->have_tb && kept_block(st, st->tb))
+            note_closed(st, trace_block_linear(st->k, st->tb));
         st->in_tb = begin;
         st->have_tb = false;
         return s;
@@ -258,7 +279,7 @@ static ks_status run(stream *st, ks_error *err)
     free(scratch.name);
     if (s == KS_OK && pending)
         s = body_line(st, pending, strlen(pending), false, err);
-    while (s == KS_OK) {
+    while (s == KS_OK && !st->done) {
         char *line;
         size_t len;
         bool truncated;
@@ -271,9 +292,9 @@ static ks_status run(stream *st, ks_error *err)
             break;
         s = body_line(st, line, len, truncated, err);
     }
-    if (s == KS_OK)
+    if (s == KS_OK && !st->done)
         s = close_warp(st, err);
-    if (s == KS_OK && st->in_tb)
+    if (s == KS_OK && !st->done && st->in_tb)
         s = fail(st, err, "%s", "the file ends inside a thread block (no #END_TB): truncated?");
     return s;
 }
@@ -296,7 +317,18 @@ ks_status ks_trace_set_stream(ks_trace_set *s, size_t i, const ks_trace_filter *
     trace_pair_map_init(&st->per_warp, sizeof(uint64_t));
     uint64_t threads = (uint64_t)st->k->block[0] * st->k->block[1] * st->k->block[2];
     st->warps_per_block = (threads + 31) / 32;
+    /* a grouped trace lists each block's lines together: with few blocks
+     * kept, the stream can end at the last kept block's #END_TB (the rest of
+     * the file is then neither read nor checked) */
+    uint64_t blocks = (uint64_t)st->k->grid[0] * st->k->grid[1] * st->k->grid[2];
+    if (!st->layout->prefixed && st->filter.max_blocks > 0 &&
+        st->filter.max_blocks <= sizeof st->closed / sizeof st->closed[0])
+        st->n_kept = blocks < st->filter.max_blocks ? blocks : st->filter.max_blocks;
     ks_status r = ks_input_open(st->k->path, &st->in, err);
+    /* a short read decodes in this thread: threads would decode ahead what
+     * is never read */
+    if (r == KS_OK && st->n_kept)
+        ks_input_set_decompress_threads(st->in, 0);
     if (r == KS_OK)
         r = run(st, err);
     ks_input_close(st->in);

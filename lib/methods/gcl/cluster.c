@@ -31,6 +31,21 @@ void ks_gcl_selection_free(ks_gcl_selection *s)
     memset(s, 0, sizeof *s);
 }
 
+void gcl_cluster_row(const double *emb, size_t dim, const double *launch, double weight,
+                     double *x)
+{
+    double norm = 0;
+    for (size_t j = 0; j < dim; j++)
+        norm += emb[j] * emb[j];
+    norm = sqrt(norm);
+    for (size_t j = 0; j < dim; j++)
+        x[j] = norm > 0 ? emb[j] / norm : 0;
+    if (launch) {
+        x[dim] = weight * launch[0];
+        x[dim + 1] = weight * launch[1];
+    }
+}
+
 static double *cluster_features(const double *emb, size_t n, size_t dim, const double *launch,
                                 double weight, size_t *width)
 {
@@ -38,18 +53,8 @@ static double *cluster_features(const double *emb, size_t n, size_t dim, const d
     double *x = malloc((n ? n : 1) * w * sizeof *x);
     if (!x)
         return NULL;
-    for (size_t i = 0; i < n; i++) {
-        double norm = 0;
-        for (size_t j = 0; j < dim; j++)
-            norm += emb[i * dim + j] * emb[i * dim + j];
-        norm = sqrt(norm);
-        for (size_t j = 0; j < dim; j++)
-            x[i * w + j] = norm > 0 ? emb[i * dim + j] / norm : 0;
-        if (launch) {
-            x[i * w + dim] = weight * launch[2 * i];
-            x[i * w + dim + 1] = weight * launch[2 * i + 1];
-        }
-    }
+    for (size_t i = 0; i < n; i++)
+        gcl_cluster_row(emb + i * dim, dim, launch ? launch + 2 * i : NULL, weight, x + i * w);
     *width = w;
     return x;
 }
@@ -71,11 +76,12 @@ static int row_ref_cmp(const void *a, const void *b)
 }
 
 /* Distinct rows of x in order of first appearance (ux, m rows), how many
- * launches each stands for (uw) and each launch's row (of).  Launches of one
- * kernel often embed identically: clustering distinct rows with weights gives
- * the same clusters as clustering every launch, at a fraction of the cost. */
-static ks_status unique_rows(const double *x, size_t n, size_t w, double **ux, double **uw,
-                             size_t **of, size_t *m, ks_error *err)
+ * launches each stands for (uw: the sum of count over its copies, count
+ * NULL: one each) and each row's distinct row (of).  Launches of one kernel
+ * often embed identically: clustering distinct rows with weights gives the
+ * same clusters as clustering every launch, at a fraction of the cost. */
+static ks_status unique_rows(const double *x, const double *count, size_t n, size_t w,
+                             double **ux, double **uw, size_t **of, size_t *m, ks_error *err)
 {
     row_ref *r = malloc(n * sizeof *r);
     size_t *first = malloc(n * sizeof *first), *slot = malloc(n * sizeof *slot);
@@ -89,22 +95,22 @@ static ks_status unique_rows(const double *x, size_t n, size_t w, double **ux, d
     for (size_t i = 0; i < n; i++)
         r[i] = (row_ref){x + i * w, w, i};
     qsort(r, n, sizeof *r, row_ref_cmp);
-    for (size_t i = 0; i < n; i++) /* first[launch] = first launch with its row */
+    for (size_t i = 0; i < n; i++) /* first[row] = first row equal to it */
         first[r[i].index] = i > 0 && row_ref_cmp(&(row_ref){r[i].row, w, 0},
                                                  &(row_ref){r[i - 1].row, w, 0}) == 0
                                 ? first[r[i - 1].index]
                                 : r[i].index;
-    size_t count = 0;
+    size_t distinct = 0;
     for (size_t i = 0; i < n; i++) {
         if (first[i] == i) {
-            slot[i] = count;
-            memcpy(*ux + count * w, x + i * w, w * sizeof **ux);
-            count++;
+            slot[i] = distinct;
+            memcpy(*ux + distinct * w, x + i * w, w * sizeof **ux);
+            distinct++;
         }
         (*of)[i] = slot[first[i]];
-        (*uw)[(*of)[i]] += 1;
+        (*uw)[(*of)[i]] += count ? count[i] : 1;
     }
-    *m = count;
+    *m = distinct;
     free(r), free(first), free(slot);
     return KS_OK;
 }
@@ -146,17 +152,33 @@ static ks_status cluster_choose(const double *x, const double *uw, size_t m, siz
     }
     ks_status st = KS_OK;
     double top = -INFINITY;
+    const uint32_t **labels = malloc((kmax + 1) * sizeof *labels);
+    size_t *ks = malloc((kmax + 1) * sizeof *ks), *which = malloc((kmax + 1) * sizeof *which);
+    double *got = malloc((kmax + 1) * sizeof *got);
+    size_t count = 0;
+    if (!labels || !ks || !which || !got)
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     for (size_t k = 2; k <= kmax && st == KS_OK; k++) {
         ks_kmeans_options ko;
         ks_kmeans_options_init(&ko, k, o->seed + k);
         st = ks_kmeans_weighted(x, uw, m, w, &ko, &res[k], err);
         score[k] = -INFINITY;
-        if (st == KS_OK && res[k].k >= 2)
-            st = ks_silhouette_weighted(x, uw, m, w, res[k].label, res[k].k, o->silhouette_cap,
-                                        o->seed, &score[k], err);
-        if (st == KS_OK && score[k] > top)
-            top = score[k];
+        if (st == KS_OK && res[k].k >= 2) {
+            labels[count] = res[k].label;
+            ks[count] = res[k].k;
+            which[count++] = k;
+        }
     }
+    /* every K's silhouette in one pass over the sampled points' distances */
+    if (st == KS_OK && count)
+        st = ks_silhouette_weighted_many(x, uw, m, w, labels, ks, count, o->silhouette_cap,
+                                         o->seed, got, err);
+    for (size_t c = 0; c < count && st == KS_OK; c++)
+        score[which[c]] = got[c];
+    for (size_t k = 2; k <= kmax && st == KS_OK; k++)
+        if (score[k] > top)
+            top = score[k];
+    free(labels), free(ks), free(which), free(got);
     size_t chosen = 0;
     for (size_t k = 2; k <= kmax && st == KS_OK && !chosen; k++)
         if (score[k] >= top - o->tie_tolerance)
@@ -173,19 +195,16 @@ static ks_status cluster_choose(const double *x, const double *uw, size_t m, siz
     return st;
 }
 
-ks_status ks_gcl_cluster(const double *emb, size_t n, size_t dim, const double *launch,
-                         const ks_gcl_options *o, ks_gcl_selection *out, ks_error *err)
+ks_status gcl_cluster_rows(const double *x, const double *count, size_t rows, size_t w,
+                           const uint32_t *row_of, size_t n, const ks_gcl_options *o,
+                           ks_gcl_selection *out, ks_error *err)
 {
     memset(out, 0, sizeof *out);
     if (n == 0)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "gcl: no launches to cluster");
-    size_t w;
-    double *x = cluster_features(emb, n, dim, launch, o->launch_weight, &w);
-    if (!x)
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     double *ux = NULL, *uw = NULL;
     size_t *of = NULL, m = 0;
-    ks_status st = unique_rows(x, n, w, &ux, &uw, &of, &m, err);
+    ks_status st = unique_rows(x, count, rows, w, &ux, &uw, &of, &m, err);
     /* K above the number of distinct points cannot be told apart, and the
      * silhouette needs K <= n - 1 */
     size_t kmax = o->k_max;
@@ -206,13 +225,27 @@ ks_status ks_gcl_cluster(const double *emb, size_t n, size_t dim, const double *
             /* distinct rows are in launch order of first appearance, and
              * k-means numbers clusters by first appearance: so are these */
             for (size_t i = 0; i < n; i++)
-                label[i] = best.label[of[i]];
+                label[i] = best.label[of[row_of ? row_of[i] : i]];
             st = selection_from_labels(label, n, best.k, out, err);
             out->silhouette = score;
             ks_kmeans_result_free(&best);
         }
     }
     free(label), free(ux), free(uw), free(of);
+    return st;
+}
+
+ks_status ks_gcl_cluster(const double *emb, size_t n, size_t dim, const double *launch,
+                         const ks_gcl_options *o, ks_gcl_selection *out, ks_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (n == 0)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "gcl: no launches to cluster");
+    size_t w;
+    double *x = cluster_features(emb, n, dim, launch, o->launch_weight, &w);
+    if (!x)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    ks_status st = gcl_cluster_rows(x, NULL, n, w, NULL, n, o, out, err);
     free(x);
     return st;
 }

@@ -8,6 +8,7 @@
 
 #include "internal.h"
 #include "trace.h"
+#include "hash.h"
 
 /* Relations.  Messages flow along an edge from source to destination; the
  * inverse of relation r is r + GCL_REL_FORWARD. */
@@ -205,6 +206,95 @@ struct ks_gcl_model {
     uint64_t trained_graphs, epochs_run;
     double final_loss;
 };
+
+/* ------------------------------------------------------------ training set */
+
+/* How many distinct graphs train by default (--train-graphs; 0: all).
+ * Training costs epochs x graphs x 2 views of forward and backward passes
+ * (on the project's 2-core VM about 40 ms per graph and epoch at 220 nodes,
+ * so 32 graphs x 30 epochs take about 40 s, whatever the launch count),
+ * while embedding and clustering follow the distinct graphs.  What the
+ * model must learn is to tell kernels apart: taken in rounds over the kernel
+ * names, 32 graphs hold every kernel of a workload with up to 32 of them (the
+ * bundled and shared traces have at most 5), two batches of 16 an epoch.  On
+ * 300 synthetic launches 32 and 64 graphs gave the same clusters (docs/bench.md). */
+#define GCL_TRAIN_GRAPHS 32
+
+/* Opcode counts over the graphs of every launch, in first-seen order: the
+ * vocabulary's source (train.c).  Texts are owned. */
+typedef struct gcl_vocab_entry {
+    char *text;
+    uint64_t count, first;
+} gcl_vocab_entry;
+
+typedef struct gcl_vocab {
+    gcl_vocab_entry *e;
+    size_t n, cap;
+    ks_hash_index index; /* text -> entry */
+} gcl_vocab;
+
+ks_status gcl_vocab_add(gcl_vocab *v, const ks_gcl_graph *g, ks_error *err);
+void gcl_vocab_free(gcl_vocab *v);
+
+/* Kernel names numbered in order of first appearance (owned copies). */
+typedef struct gcl_names {
+    char **name;
+    size_t n, cap;
+    ks_hash_index index;
+} gcl_names;
+
+ks_status gcl_names_id(gcl_names *t, const char *name, uint32_t *id, ks_error *err);
+void gcl_names_free(gcl_names *t);
+
+/* A distinct graph that may be trained on: its content hash and the id of
+ * its kernel's name. */
+typedef struct gcl_candidate {
+    uint64_t hash;
+    uint32_t name;
+} gcl_candidate;
+
+/* chosen[i] for the candidates trained on: all of them when there are at
+ * most cap (or cap is 0); otherwise cap of them taken in rounds over the
+ * kernel names (every name's first graph, then every name's second, ...),
+ * each name's graphs in the order of XXH3 of their content hash under the
+ * seed, so the choice is seeded, does not depend on launch order or on how
+ * often a graph repeats, and covers every kernel it can. */
+ks_status gcl_choose_training(const gcl_candidate *c, size_t n, uint32_t cap, uint64_t seed,
+                              uint8_t *chosen, ks_error *err);
+
+/* first[i] = the lowest j with the same content as graph i (same hash, node
+ * and edge counts). */
+ks_status gcl_first_same(ks_gcl_graph *const *graphs, size_t n, size_t *first, ks_error *err);
+
+/* A model whose vocabulary comes from v, trained on the distinct graphs
+ * train[0..n) in that order (ks_gcl_train's last step). */
+ks_status gcl_train_graphs(const gcl_vocab *v, ks_gcl_graph *const *train, size_t n,
+                           const ks_gcl_options *o, ks_gcl_progress_fn progress, void *ctx,
+                           ks_gcl_model **out, ks_error *err);
+
+/* Embeds one graph at a time, reusing the batch and encoder buffers. */
+typedef struct gcl_embedder {
+    gcl_batch batch;
+    gcl_work_f *work;
+    float *g;
+} gcl_embedder;
+
+ks_status gcl_embed_one(gcl_embedder *e, const ks_gcl_model *m, const ks_gcl_graph *g,
+                        double *emb, ks_error *err);
+void gcl_embedder_free(gcl_embedder *e);
+
+/* The clustering of launches whose feature rows are shared: row_of[i] (n
+ * launches) indexes x (m rows of width w, in order of first launch), and
+ * count[r] launches have row r (NULL: one each).  The same clusters as
+ * ks_gcl_cluster on every launch's own row. */
+ks_status gcl_cluster_rows(const double *x, const double *count, size_t m, size_t w,
+                           const uint32_t *row_of, size_t n, const ks_gcl_options *o,
+                           ks_gcl_selection *out, ks_error *err);
+
+/* The features clustered for one launch: its unit embedding, then
+ * launch_weight x (log2 blocks, log2 warp instructions). */
+void gcl_cluster_row(const double *emb, size_t dim, const double *launch, double weight,
+                     double *x);
 
 /* graph op index -> model token (GCL_TOK_UNKNOWN when absent); caller frees. */
 ks_status gcl_token_map(const ks_gcl_model *m, const ks_gcl_graph *g, uint32_t **out,

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 typedef struct gcl_params {
-    uint64_t epochs, batch, bases, k_max, max_blocks, max_warps, max_insts, seed;
+    uint64_t epochs, batch, train_graphs, bases, k_max, max_blocks, max_warps, max_insts, seed;
     double learning_rate, launch_weight;
 } gcl_params;
 
@@ -25,6 +25,10 @@ static const ks_param_def gcl_param_defs[] = {
      "R", "Adam's learning rate"},
     {"batch", KS_PARAM_UINT, offsetof(gcl_params, batch), 2, 4096, 16, NULL, "N",
      "graphs per mini-batch (the others in a batch are the negatives)"},
+    {"train-graphs", KS_PARAM_UINT, offsetof(gcl_params, train_graphs), 0, 1e9,
+     GCL_TRAIN_GRAPHS, NULL, "N",
+     "distinct graphs trained on (0: all), chosen with --gcl-seed in rounds over the kernels; "
+     "every launch is still embedded"},
     {"bases", KS_PARAM_UINT, offsetof(gcl_params, bases), 1, 64, 4, NULL, "N",
      "basis matrices shared by the RGCN's relations"},
     {"k-max", KS_PARAM_UINT, offsetof(gcl_params, k_max), 2, 10000, 20, NULL, "K",
@@ -44,8 +48,6 @@ static const ks_param_def gcl_param_defs[] = {
 
 typedef struct gcl_model {
     ks_gcl_model *net;
-    ks_gcl_graph **graphs;
-    size_t n;
     ks_gcl_selection sel;
 } gcl_model;
 
@@ -55,6 +57,7 @@ static void gcl_options(const gcl_params *p, ks_gcl_options *o)
     o->epochs = (uint32_t)p->epochs;
     o->learning_rate = p->learning_rate;
     o->batch = (uint32_t)p->batch;
+    o->max_train_graphs = (uint32_t)p->train_graphs;
     o->bases = (uint32_t)p->bases;
     o->k_max = (uint32_t)p->k_max;
     o->max_blocks = p->max_blocks;
@@ -70,27 +73,34 @@ static void gcl_model_free(void *model)
     if (!m)
         return;
     ks_gcl_model_free(m->net);
-    ks_gcl_graphs_free(m->graphs, m->n);
     ks_gcl_selection_free(&m->sel);
     free(m);
 }
 
-/* The graphs under the bounds o gives, then the clusters; net is set. */
+/* The launches' graphs under the bounds o gives (distinct ones kept by
+ * content only: corpus.c), then the model unless net is set, then the
+ * clusters; nothing of the graphs outlives the fit. */
 static ks_status graphs_and_clusters(const ks_method_input *in, gcl_model *m,
                                      const ks_gcl_options *o, bool train, ks_error *err)
 {
     const ks_profile *p = in->profile;
-    ks_status st = ks_gcl_graphs_read(p->trace_path, o, &m->graphs, &m->n, err);
+    ks_gcl_corpus *c = NULL;
+    const char *dir = p->trace_path;
+    ks_status st = ks_gcl_corpus_open(&dir, 1, o, &c, err);
     if (st != KS_OK)
         return st;
-    if (m->n != p->n)
-        return ks_error_set(err, KS_ERR_USAGE, p->trace_path, 0,
-                            "the traces hold %zu kernel launches and the profile %zu: they must "
-                            "be the same launches in the same order",
-                            m->n, p->n);
-    if (train && (st = ks_gcl_train(m->graphs, m->n, o, NULL, NULL, &m->net, err)) != KS_OK)
-        return st;
-    return ks_gcl_select(m->net, m->graphs, m->n, o, &m->sel, err);
+    size_t n = ks_gcl_corpus_launches(c);
+    if (n != p->n)
+        st = ks_error_set(err, KS_ERR_USAGE, p->trace_path, 0,
+                          "the traces hold %zu kernel launches and the profile %zu: they must "
+                          "be the same launches in the same order",
+                          n, p->n);
+    if (st == KS_OK && train)
+        st = ks_gcl_corpus_train(c, NULL, NULL, &m->net, err);
+    if (st == KS_OK)
+        st = ks_gcl_corpus_select(c, m->net, o, &m->sel, err);
+    ks_gcl_corpus_free(c);
+    return st;
 }
 
 static ks_status gcl_fit(const ks_method_input *in, void **model, ks_error *err)

@@ -5,13 +5,17 @@
  * Layout, little-endian throughout:
  *   "KSGCLMDL"  magic (8 bytes)
  *   u32 version (KS_GCL_MODEL_VERSION), u32 header flags (0)
- *   options, field by field in the order of model_options_io()
+ *   options, field by field in the order of model_option_fields[]
  *   u64 trained graphs, u64 epochs run, f64 final loss
  *   u32 vocabulary size, then per token: u32 length, bytes
  *   u64 parameter count, then the parameters as IEEE-754 binary32
  *   u64 XXH3-64 of every byte before it
  * A reader checks the magic, then the version, then parses with every length
  * bounded by what is left (so a truncated file says so), then the checksum.
+ *
+ * Versions: 2 added the option max_train_graphs (u32, after silhouette_cap).
+ * Version 1 files are still read: they were trained on every distinct
+ * graph, which is max_train_graphs 0.
  */
 #include "gcl.h"
 
@@ -21,7 +25,7 @@
 #include <xxhash.h>
 
 #define KS_GCL_MODEL_MAGIC "KSGCLMDL"
-#define KS_GCL_MODEL_VERSION 1u
+#define KS_GCL_MODEL_VERSION 2u
 
 typedef struct model_buf {
     unsigned char *data;
@@ -118,9 +122,11 @@ static int get_f64(model_buf *b, double *v)
 typedef struct option_field {
     char type; /* 'q' u64, 'u' u32, 'i' int as u32, 'd' f64 */
     size_t offset;
+    uint32_t since; /* the first file version that holds it */
 } option_field;
 
-#define OPT(t, f) {t, offsetof(ks_gcl_options, f)}
+#define OPT(t, f) {t, offsetof(ks_gcl_options, f), 1}
+#define OPT_SINCE(t, f, v) {t, offsetof(ks_gcl_options, f), v}
 static const option_field model_option_fields[] = {
     OPT('q', max_blocks),    OPT('u', max_warps),     OPT('q', max_insts_per_warp),
     OPT('i', inverse_edges), OPT('u', input_dim),     OPT('u', hidden[0]),
@@ -131,8 +137,10 @@ static const option_field model_option_fields[] = {
     OPT('u', epochs),        OPT('u', batch),         OPT('q', seed),
     OPT('u', k_max),         OPT('d', tie_tolerance), OPT('d', launch_weight),
     OPT('u', silhouette_cap),
+    OPT_SINCE('u', max_train_graphs, 2),
 };
 #undef OPT
+#undef OPT_SINCE
 
 static void options_write(model_buf *b, const ks_gcl_options *o)
 {
@@ -155,11 +163,14 @@ static void options_write(model_buf *b, const ks_gcl_options *o)
     }
 }
 
-static int options_read(model_buf *b, ks_gcl_options *o)
+static int options_read(model_buf *b, uint32_t version, ks_gcl_options *o)
 {
     char *base = (char *)o;
+    o->max_train_graphs = 0; /* what a version 1 file was trained with */
     for (size_t i = 0; i < sizeof model_option_fields / sizeof *model_option_fields; i++) {
         const option_field *f = &model_option_fields[i];
+        if (f->since > version)
+            continue;
         uint32_t u;
         int ok;
         switch (f->type) {
@@ -309,17 +320,17 @@ ks_status ks_gcl_model_parse(const void *data, size_t size, const char *name,
                             "not a ksample GCL model (no KSGCLMDL magic)");
     if (!get_u32(&b, &version) || !get_u32(&b, &flags))
         return model_truncated(&b, err);
-    if (version != KS_GCL_MODEL_VERSION)
+    if (version < 1 || version > KS_GCL_MODEL_VERSION)
         return ks_error_set(err, KS_ERR_FORMAT, b.name, 0,
-                            "model file version %u; this ksample reads version %u (retrain the "
-                            "model with this version)",
+                            "model file version %u; this ksample reads versions 1 to %u "
+                            "(retrain the model with this version)",
                             version, KS_GCL_MODEL_VERSION);
     ks_gcl_options o;
     ks_gcl_options_init(&o);
     uint64_t trained, epochs;
     double loss;
     b.what = "options";
-    if (!options_read(&b, &o) || !get_u64(&b, &trained) || !get_u64(&b, &epochs) ||
+    if (!options_read(&b, version, &o) || !get_u64(&b, &trained) || !get_u64(&b, &epochs) ||
         !get_f64(&b, &loss) || !get_u32(&b, &vocab))
         return model_truncated(&b, err);
     ks_status st = model_check_header(&b, &o, vocab, err);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <xxhash.h>
 
 void ks_gcl_options_init(ks_gcl_options *o)
 {
@@ -20,6 +21,7 @@ void ks_gcl_options_init(ks_gcl_options *o)
         .max_vocab = 4096,   .node_drop = 0.15,      .edge_drop = 0.15,
         .feature_noise = 0.01, .temperature = 0.05,  .learning_rate = 1e-3,
         .epochs = 30,        .batch = 16,            .seed = 1,
+        .max_train_graphs = GCL_TRAIN_GRAPHS,
         .k_max = 20,         .tie_tolerance = 0.01,  .launch_weight = 1.0,
         .silhouette_cap = 2000,
     };
@@ -96,21 +98,9 @@ ks_status gcl_model_alloc(const ks_gcl_options *o, size_t vocab_count, ks_gcl_mo
 
 /* ------------------------------------------------------------ vocabulary */
 
-typedef struct vocab_entry {
-    const char *text;
-    uint64_t count, first;
-} vocab_entry;
-
-typedef struct vocab_table {
-    vocab_entry *e;
-    size_t n, cap;
-    ks_hash_index index; /* text -> entry */
-} vocab_table;
-
-static ks_status vocab_count_op(vocab_table *t, const char *text, uint64_t count,
-                                ks_error *err)
+static ks_status vocab_count_op(gcl_vocab *t, const char *text, uint64_t count, ks_error *err)
 {
-    ks_text_keys keys = {t->e, sizeof *t->e, offsetof(vocab_entry, text)};
+    ks_text_keys keys = {t->e, sizeof *t->e, offsetof(gcl_vocab_entry, text)};
     bool found;
     uint32_t id;
     size_t slot;
@@ -124,45 +114,153 @@ static ks_status vocab_count_op(vocab_table *t, const char *text, uint64_t count
     }
     if ((st = ks_grow((void **)&t->e, &t->cap, t->n + 1, sizeof *t->e, err)) != KS_OK)
         return st;
-    t->e[t->n] = (vocab_entry){text, count, t->n};
+    char *copy = strdup(text);
+    if (!copy)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    t->e[t->n] = (gcl_vocab_entry){copy, count, t->n};
     ks_hash_put(&t->index, slot, (uint32_t)t->n++);
     return KS_OK;
 }
 
+ks_status gcl_vocab_add(gcl_vocab *t, const ks_gcl_graph *g, ks_error *err)
+{
+    uint64_t *count = calloc(g->n_ops ? g->n_ops : 1, sizeof *count);
+    if (!count)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        for (int s = 0; s < 2; s++)
+            if (g->tok[2 * i + s] >= GCL_TOK_SPECIAL)
+                count[g->tok[2 * i + s] - GCL_TOK_SPECIAL]++;
+    ks_status st = KS_OK;
+    for (size_t o = 0; o < g->n_ops && st == KS_OK; o++)
+        st = vocab_count_op(t, g->ops[o], count[o], err);
+    free(count);
+    return st;
+}
+
+void gcl_vocab_free(gcl_vocab *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->e[i].text);
+    free(t->e);
+    ks_hash_free(&t->index);
+    memset(t, 0, sizeof *t);
+}
+
 static int vocab_cmp(const void *a, const void *b)
 {
-    const vocab_entry *x = a, *y = b;
+    const gcl_vocab_entry *x = a, *y = b;
     if (x->count != y->count)
         return x->count > y->count ? -1 : 1;
     return x->first < y->first ? -1 : x->first > y->first;
 }
 
 /* The max_vocab most frequent opcode tokens over every instruction node of
- * every graph (ties: first seen first), so the model's token ids depend only
- * on the graphs and their order. */
-static ks_status vocab_build(ks_gcl_graph *const *graphs, size_t n, uint32_t max_vocab,
-                             vocab_table *t, ks_error *err)
+ * every graph counted (ties: first seen first), so the model's token ids
+ * depend only on the graphs and their order; copied into m. */
+static ks_status vocab_model(const gcl_vocab *t, const ks_gcl_options *o, ks_gcl_model **out,
+                             ks_error *err)
 {
-    ks_status st = KS_OK;
-    for (size_t k = 0; k < n && st == KS_OK; k++) {
-        const ks_gcl_graph *g = graphs[k];
-        uint64_t *count = calloc(g->n_ops ? g->n_ops : 1, sizeof *count);
-        if (!count)
-            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-        for (uint32_t i = 0; i < g->n_nodes; i++)
-            for (int s = 0; s < 2; s++)
-                if (g->tok[2 * i + s] >= GCL_TOK_SPECIAL)
-                    count[g->tok[2 * i + s] - GCL_TOK_SPECIAL]++;
-        for (size_t o = 0; o < g->n_ops && st == KS_OK; o++)
-            st = vocab_count_op(t, g->ops[o], count[o], err);
-        free(count);
+    *out = NULL;
+    gcl_vocab_entry *e = malloc((t->n ? t->n : 1) * sizeof *e);
+    if (!e)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    memcpy(e, t->e, t->n * sizeof *e);
+    qsort(e, t->n, sizeof *e, vocab_cmp);
+    size_t n = t->n > o->max_vocab ? o->max_vocab : t->n;
+    ks_gcl_model *m = NULL;
+    ks_status st = gcl_model_alloc(o, n, &m, err);
+    for (size_t i = 0; st == KS_OK && i < n; i++)
+        if (!(m->vocab[i] = strdup(e[i].text)))
+            st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    free(e);
+    if (st != KS_OK) {
+        ks_gcl_model_free(m);
+        return st;
     }
-    if (st == KS_OK) {
-        qsort(t->e, t->n, sizeof *t->e, vocab_cmp);
-        if (t->n > max_vocab)
-            t->n = max_vocab;
+    *out = m;
+    return KS_OK;
+}
+
+/* ------------------------------------------------------------ names */
+
+ks_status gcl_names_id(gcl_names *t, const char *name, uint32_t *id, ks_error *err)
+{
+    ks_text_keys keys = {t->name, sizeof *t->name, 0};
+    bool found;
+    size_t slot;
+    ks_status st =
+        ks_hash_find_text(&t->index, &keys, t->n, name, strlen(name), &found, id, &slot, err);
+    if (st != KS_OK || found)
+        return st;
+    if ((st = ks_grow((void **)&t->name, &t->cap, t->n + 1, sizeof *t->name, err)) != KS_OK)
+        return st;
+    if (!(t->name[t->n] = strdup(name)))
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    ks_hash_put(&t->index, slot, (uint32_t)t->n);
+    *id = (uint32_t)t->n++;
+    return KS_OK;
+}
+
+void gcl_names_free(gcl_names *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->name[i]);
+    free(t->name);
+    ks_hash_free(&t->index);
+    memset(t, 0, sizeof *t);
+}
+
+/* ------------------------------------------------------------ training set */
+
+typedef struct pick {
+    uint64_t key;
+    uint32_t name, rank;
+    size_t index;
+} pick;
+
+static int pick_by_name(const void *a, const void *b)
+{
+    const pick *x = a, *y = b;
+    if (x->name != y->name)
+        return x->name < y->name ? -1 : 1;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int pick_by_rank(const void *a, const void *b)
+{
+    const pick *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+ks_status gcl_choose_training(const gcl_candidate *c, size_t n, uint32_t cap, uint64_t seed,
+                              uint8_t *chosen, ks_error *err)
+{
+    if (cap == 0 || n <= cap) {
+        memset(chosen, 1, n);
+        return KS_OK;
     }
-    return st;
+    memset(chosen, 0, n);
+    pick *p = malloc(n * sizeof *p);
+    if (!p)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        p[i] = (pick){XXH3_64bits_withSeed(&c[i].hash, sizeof c[i].hash, seed), c[i].name, 0,
+                      i};
+    qsort(p, n, sizeof *p, pick_by_name);
+    for (size_t i = 0; i < n; i++) /* each name's graphs ranked by their keys */
+        p[i].rank = i > 0 && p[i - 1].name == p[i].name ? p[i - 1].rank + 1 : 0;
+    qsort(p, n, sizeof *p, pick_by_rank);
+    for (size_t i = 0; i < cap; i++)
+        chosen[p[i].index] = 1;
+    free(p);
+    return KS_OK;
 }
 
 ks_status gcl_token_map(const ks_gcl_model *m, const ks_gcl_graph *g, uint32_t **out,
@@ -205,8 +303,7 @@ static bool graph_same(const void *ctx, uint32_t id)
 
 /* first[i] = the lowest j with the same content as graph i (j = i for the
  * first of its kind), in O(n): the index holds the first of each kind. */
-static ks_status gcl_first_same(ks_gcl_graph *const *graphs, size_t n, size_t *first,
-                                ks_error *err)
+ks_status gcl_first_same(ks_gcl_graph *const *graphs, size_t n, size_t *first, ks_error *err)
 {
     if (n >= UINT32_MAX)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "gcl: too many launches");
@@ -428,35 +525,20 @@ static ks_status train_epochs(gcl_trainer *t, ks_gcl_model *m, ks_rng *rng,
     return KS_OK;
 }
 
-ks_status ks_gcl_train(ks_gcl_graph *const *graphs, size_t n, const ks_gcl_options *o,
-                       ks_gcl_progress_fn progress, void *ctx, ks_gcl_model **out,
-                       ks_error *err)
+ks_status gcl_train_graphs(const gcl_vocab *v, ks_gcl_graph *const *train, size_t n,
+                           const ks_gcl_options *o, ks_gcl_progress_fn progress, void *ctx,
+                           ks_gcl_model **out, ks_error *err)
 {
     *out = NULL;
-    ks_status st = gcl_options_check(o, err);
+    ks_gcl_model *m = NULL;
+    ks_status st = vocab_model(v, o, &m, err);
     if (st != KS_OK)
         return st;
-    if (n == 0)
-        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "gcl: no launches to train on");
-    vocab_table vt = {0};
-    ks_gcl_model *m = NULL;
-    st = vocab_build(graphs, n, o->max_vocab, &vt, err);
-    if (st == KS_OK)
-        st = gcl_model_alloc(o, vt.n, &m, err);
-    for (size_t i = 0; st == KS_OK && i < vt.n; i++)
-        if (!(m->vocab[i] = strdup(vt.e[i].text)))
-            st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    free(vt.e);
-    ks_hash_free(&vt.index);
-    if (st != KS_OK) {
-        ks_gcl_model_free(m);
-        return st;
-    }
     ks_rng rng;
     ks_rng_seed(&rng, o->seed);
     gcl_param_init(&m->dims, &m->layout, &rng, m->param);
     gcl_trainer t = {0};
-    st = trainer_alloc(&t, m, graphs, n, err);
+    st = trainer_alloc(&t, m, train, n, err);
     if (st == KS_OK)
         st = train_epochs(&t, m, &rng, progress, ctx, err);
     trainer_free(&t, n);
@@ -468,43 +550,100 @@ ks_status ks_gcl_train(ks_gcl_graph *const *graphs, size_t n, const ks_gcl_optio
     return KS_OK;
 }
 
+ks_status ks_gcl_train(ks_gcl_graph *const *graphs, size_t n, const ks_gcl_options *o,
+                       ks_gcl_progress_fn progress, void *ctx, ks_gcl_model **out,
+                       ks_error *err)
+{
+    *out = NULL;
+    ks_status st = gcl_options_check(o, err);
+    if (st != KS_OK)
+        return st;
+    if (n == 0)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "gcl: no launches to train on");
+    gcl_vocab vt = {0};
+    gcl_names names = {0};
+    size_t *first = malloc(n * sizeof *first), distinct = 0;
+    gcl_candidate *cand = malloc(n * sizeof *cand);
+    uint8_t *chosen = malloc(n);
+    ks_gcl_graph **train = malloc(n * sizeof *train);
+    if (!first || !cand || !chosen || !train)
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t k = 0; k < n && st == KS_OK; k++)
+        st = gcl_vocab_add(&vt, graphs[k], err);
+    /* identical launches (same content) would be each other's negatives:
+     * the candidates are the first of each, in launch order */
+    if (st == KS_OK)
+        st = gcl_first_same(graphs, n, first, err);
+    for (size_t i = 0; i < n && st == KS_OK; i++)
+        if (first[i] == i) {
+            cand[distinct].hash = graphs[i]->hash;
+            st = gcl_names_id(&names, ks_gcl_graph_name(graphs[i]), &cand[distinct].name, err);
+            first[distinct++] = i;
+        }
+    if (st == KS_OK)
+        st = gcl_choose_training(cand, distinct, o->max_train_graphs, o->seed, chosen, err);
+    size_t count = 0;
+    for (size_t j = 0; j < distinct && st == KS_OK; j++)
+        if (chosen[j])
+            train[count++] = graphs[first[j]];
+    if (st == KS_OK)
+        st = gcl_train_graphs(&vt, train, count, o, progress, ctx, out, err);
+    gcl_vocab_free(&vt);
+    gcl_names_free(&names);
+    free(first), free(cand), free(chosen), free(train);
+    return st;
+}
+
 /* ------------------------------------------------------------ embedding */
 
+void gcl_embedder_free(gcl_embedder *e)
+{
+    gcl_batch_free(&e->batch);
+    gcl_work_free_f(e->work);
+    free(e->g);
+    memset(e, 0, sizeof *e);
+}
+
 /* One graph per encoder pass, so a launch's embedding never depends on which
- * launches share its batch (BLAS kernels may round differently by position);
- * identical graphs are embedded once. */
+ * launches share its batch (BLAS kernels may round differently by
+ * position); the batch and the encoder's buffers are kept for the next. */
+ks_status gcl_embed_one(gcl_embedder *e, const ks_gcl_model *m, const ks_gcl_graph *g,
+                        double *emb, ks_error *err)
+{
+    size_t dl = m->dims.dim[GCL_LAYERS];
+    if (!e->g && !(e->g = malloc(dl * sizeof *e->g)))
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    uint32_t *map = NULL;
+    ks_status st = gcl_token_map(m, g, &map, err);
+    gcl_batch_part part = {g, map, NULL, NULL};
+    if (st == KS_OK)
+        st = gcl_batch_build(&e->batch, &part, 1, m->dims.rels, err);
+    if (st == KS_OK)
+        st = gcl_encode_f(&m->dims, &m->layout, m->param, &e->batch, 0, NULL, &e->work, e->g,
+                          err);
+    for (size_t j = 0; st == KS_OK && j < dl; j++)
+        emb[j] = e->g[j];
+    free(map);
+    return st;
+}
+
+/* Identical graphs are embedded once. */
 ks_status ks_gcl_embed(const ks_gcl_model *m, ks_gcl_graph *const *graphs, size_t n,
                        double *emb, ks_error *err)
 {
     size_t dl = m->dims.dim[GCL_LAYERS];
-    gcl_batch b = {0};
-    gcl_work_f *w = NULL;
-    float *g = malloc(dl * sizeof *g);
+    gcl_embedder e = {0};
     size_t *first = malloc((n ? n : 1) * sizeof *first);
-    if (!g || !first) {
-        free(g), free(first);
+    if (!first)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    }
     ks_status st = gcl_first_same(graphs, n, first, err);
     for (size_t i = 0; i < n && st == KS_OK; i++) {
-        if (first[i] != i) {
+        if (first[i] != i)
             memcpy(emb + i * dl, emb + first[i] * dl, dl * sizeof *emb);
-            continue;
-        }
-        uint32_t *map = NULL;
-        st = gcl_token_map(m, graphs[i], &map, err);
-        gcl_batch_part part = {graphs[i], map, NULL, NULL};
-        if (st == KS_OK)
-            st = gcl_batch_build(&b, &part, 1, m->dims.rels, err);
-        if (st == KS_OK)
-            st = gcl_encode_f(&m->dims, &m->layout, m->param, &b, 0, NULL, &w, g, err);
-        for (size_t j = 0; st == KS_OK && j < dl; j++)
-            emb[i * dl + j] = g[j];
-        free(map);
+        else
+            st = gcl_embed_one(&e, m, graphs[i], emb + i * dl, err);
     }
-    free(g);
     free(first);
-    gcl_batch_free(&b);
-    gcl_work_free_f(w);
+    gcl_embedder_free(&e);
     return st;
 }
