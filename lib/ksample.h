@@ -949,8 +949,8 @@ typedef struct ks_warmup {
 } ks_warmup;
 
 /* `ksample run`'s default, chosen from the measurements in docs/bench.md */
-#define KS_WARMUP_DEFAULT_MODE KS_WARMUP_NONE
-#define KS_WARMUP_DEFAULT_COUNT 0
+#define KS_WARMUP_DEFAULT_MODE KS_WARMUP_SINCE_SAME
+#define KS_WARMUP_DEFAULT_COUNT 8
 
 /* What the modes know of a trace folder's launch: "the same kernel" is the
  * same name with a memory page in common (pages: sorted, of the first

@@ -1,5 +1,6 @@
 #!/bin/sh
-# slurm.sh - `ksample run` end to end, then `ksample estimate` of its run
+# slurm.sh - `ksample run` end to end (the engines, so --warmup none: warm-up
+# is loop.sh's), then `ksample estimate` of its run
 # folder: a synthetic traced workload (`ksample synth --traces`) is planned
 # with ROOT and its sampled kernels run as jobs through the local engine,
 # then through a real single-node Slurm started here (munged, slurmctld and
@@ -109,7 +110,7 @@ check_run() {
     fdir=$(printf 'jobs/%04d' $fjob)
     : >"$T/calls.log"
     touch "$T/fail"
-    "$KS" run "$T/plan.json" --traces "$T/tr" --simulator "$SIM_CMD" -o "$rd" --engine "$engine" \
+    "$KS" run "$T/plan.json" --traces "$T/tr" --warmup none --simulator "$SIM_CMD" -o "$rd" --engine "$engine" \
         --batch "$batch" "$@" >"$T/out" 2>&1
     rc=$?
     [ $rc = 1 ] || bad "$engine: a failing job should give exit 1, got $rc: $(cat "$T/out")"
@@ -133,7 +134,7 @@ check_run() {
     # the rerun runs only the failed job
     rm -f "$T/fail"
     : >"$T/calls.log"
-    "$KS" run "$T/plan.json" --traces "$T/tr" --simulator "$SIM_CMD" -o "$rd" --engine "$engine" \
+    "$KS" run "$T/plan.json" --traces "$T/tr" --warmup none --simulator "$SIM_CMD" -o "$rd" --engine "$engine" \
         --batch "$batch" "$@" >"$T/out" 2>&1 || bad "$engine rerun: $(cat "$T/out")"
     grep -q "run $rd: $njobs jobs[^,]*, 1 done now, $((njobs - 1)) done before, 0 failed" "$T/out" ||
         bad "$engine rerun: $(head -3 "$T/out")"
@@ -247,7 +248,7 @@ ls "$T/run-slurm/slurm/"array-*.sh >/dev/null 2>&1 || bad "no array script kept"
 grep -q '^[0-9]' "$T/run-slurm/slurm/job_id" || bad "no job id recorded"
 
 # return at once, then follow with `ksample status`
-"$KS" run "$T/plan.json" --traces "$T/tr" --simulator "$SIM_CMD" -o "$T/run-nowait" --engine slurm \
+"$KS" run "$T/plan.json" --traces "$T/tr" --warmup none --simulator "$SIM_CMD" -o "$T/run-nowait" --engine slurm \
     --batch 2 --no-wait >"$T/out" 2>&1 || bad "no-wait: $(cat "$T/out")"
 NJ2=$(((NIDS + 1) / 2))
 i=0
@@ -265,7 +266,7 @@ sleep 120 &
 echo $! >>"$2"
 wait
 SLOW
-"$KS" run "$T/plan.json" --traces "$T/tr" --engine slurm -q -o "$T/run-stop" \
+"$KS" run "$T/plan.json" --traces "$T/tr" --warmup none --engine slurm -q -o "$T/run-stop" \
     --simulator "sh $T/slow-sim.sh {kernelslist} $T/stop-pids" >"$T/stop.out" 2>&1 &
 ks=$!
 i=0
