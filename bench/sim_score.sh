@@ -4,8 +4,12 @@
 # configuration's full-run cycles, estimates from the full run (context), each
 # launch alone, and each recorded warm-up, against the full run's total.
 #   bench/sim_score.sh BUILD_DIR [SEEDS]       (default 100 seeds)
-# The MacSim warm-up windows (prev:N, since-same:N) are the runs recorded in
-# tests/data/macsim-warmup (see its README).  Prints one table per data set.
+# The warm-up runs beyond the data set's own (Accel-Sim since-same:N, MacSim
+# prev:N and since-same:N) are the runs recorded in tests/data/accelsim-warmup
+# and tests/data/macsim-warmup (see their READMEs).  "alone+pilot" corrects the
+# alone values by one pilot launch per kernel group whose reference is the
+# full run's value (Accel-Sim: an ideal warm-up, costed at the value alone) or
+# the since-same:8 run (MacSim).  Prints one table per data set.
 set -eu
 build=${1:?usage: bench/sim_score.sh BUILD_DIR [SEEDS]}
 seeds=${2:-100}
@@ -27,18 +31,27 @@ done
 
 methods=root,stem,allegro,random,pka,sieve,photon
 A=$data/accelsim-synth
+AW=$root/tests/data/accelsim-warmup
+# the recorded Accel-Sim warm-up runs of one configuration, as --warm options
+recorded() {
+  for f in "$AW/$1"_*.csv; do
+    [ -f "$f" ] || continue
+    name=$(basename "$f" .csv)
+    printf ' --warm %s=%s' "$(echo "${name#"$1"_}" | tr _ :)" "$f"
+  done
+}
 echo "== Accel-Sim synthetic, QV100 -> QV100 ($seeds seeds)"
 "$ks" score "$tmp/syn" --metrics "$A/syn-ncu.csv" --plan-from "$A/full_SM7_QV100.out.xz" \
   --truth "$A/full_SM7_QV100.out.xz" --alone "$A/alone_SM7_QV100.out.xz" \
   --warm self="$A/warm_self_SM7_QV100.out.xz" --warm same="$A/warm_same_SM7_QV100.out.xz" \
-  --pilot 1 --methods "$methods" --target-speedup 10 --seeds "$seeds" -q
+  $(recorded SM7_QV100) --pilot 1 --methods "$methods" --target-speedup 10 --seeds "$seeds" -q
 echo
 echo "== Accel-Sim synthetic, QV100 -> RTX 3070 ($seeds seeds)"
 "$ks" score "$tmp/syn" --metrics "$A/syn-ncu.csv" --plan-from "$A/full_SM7_QV100.out.xz" \
   --truth "$A/full_SM86_RTX3070.out.xz" --alone "$A/alone_SM86_RTX3070.out.xz" \
   --warm self="$A/warm_self_SM86_RTX3070.out.xz" \
   --warm same="$A/warm_same_SM86_RTX3070.out.xz" \
-  --warm prev:1="$A/warm_prev_SM86_RTX3070.out.xz" \
+  --warm prev:1="$A/warm_prev_SM86_RTX3070.out.xz" $(recorded SM86_RTX3070) \
   --pilot 1 --methods "$methods" --target-speedup 10 --seeds "$seeds" -q
 echo
 
