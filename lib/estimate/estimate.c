@@ -352,9 +352,9 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
  * spread): they err together, so counting them apart would overstate df.
  * scale[i]: what a one-sample stratum's CV multiplies (the value itself
  * for totals). */
-static ks_status stratified_variance(const ks_plan *plan, const double *v, const double *scale,
-                                     bool residual, ks_single_mode mode, double *variance,
-                                     double *df, size_t *single, ks_error *err)
+ks_status ks_stratified_variance(const ks_plan *plan, const double *v, const double *scale,
+                                 bool residual, ks_single_mode mode, double *variance, double *df,
+                                 size_t *single, ks_error *err)
 {
     size_t k = plan->cluster_count;
     ks_stratum_spread *sp = malloc((k + 1) * sizeof *sp);
@@ -423,7 +423,7 @@ ks_status ks_plan_total_variance(const ks_plan *plan, const double *y, ks_single
     for (size_t i = 0; i < plan->sample_count; i++)
         total += plan->samples[i].weight * (long double)y[i];
     *estimate = (double)total;
-    return stratified_variance(plan, y, y, false, mode, variance, df, single, err);
+    return ks_stratified_variance(plan, y, y, false, mode, variance, df, single, err);
 }
 
 ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const double *x,
@@ -447,7 +447,7 @@ ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const dou
     double vd;
     /* a one-sample stratum's profile CV is applied to the numerator's value:
      * the linearised residual d has no scale of its own */
-    ks_status st = stratified_variance(plan, d, y, true, mode, &vd, df, single, err);
+    ks_status st = ks_stratified_variance(plan, d, y, true, mode, &vd, df, single, err);
     free(d);
     *ratio = r;
     *variance = vd / (double)(tx * tx);
@@ -560,15 +560,32 @@ static ks_status add_total(const ks_plan *plan, const ks_results *r, const long 
             have += !isnan(warm[i]);
         }
     }
+    bool aux = o->estimator != KS_ESTIMATOR_PLAIN;
+    me->estimator = (int)o->estimator;
+    if (aux && !o->aux) {
+        free(warm);
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "the %s estimator needs the auxiliary variable (the plan's "
+                            "profile)",
+                            ks_estimator_name(o->estimator));
+    }
     if (have >= 2) {
         ks_pilot_estimate pe;
-        st = ks_plan_pilot_corrected(plan, y, warm, o->single, &pe, err);
+        st = ks_plan_pilot_corrected_aux(plan, y, warm, aux ? o->aux : NULL, o->estimator,
+                                         o->fit, o->single, &pe, &me->aux, err);
         me->estimate = pe.estimate;
         me->variance = pe.variance;
         me->df = pe.df;
         me->single_strata = pe.single_strata;
         me->pilot = pe.pilot;
         me->pilot_ratio = pe.ratio;
+    } else if (aux) {
+        st = ks_plan_aux_estimate(plan, y, o->aux, o->estimator, o->fit, o->single, &me->aux,
+                                  NULL, NULL, err);
+        me->estimate = me->aux.estimate;
+        me->variance = me->aux.variance;
+        me->df = me->aux.df;
+        me->single_strata = me->aux.single_strata;
     } else {
         st = ks_plan_total_variance(plan, y, o->single, &me->estimate, &me->variance, &me->df,
                                     &me->single_strata, err);

@@ -147,4 +147,19 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
                            bool residual, ks_single_mode mode, ks_stratum_spread *out,
                            size_t *single, ks_error *err);
 
+/* V of sum_h N_h mean_h(v) and its Satterthwaite degrees of freedom (df may
+ * be NULL): the strata's spreads by ks_strata_spread, strata whose spread
+ * has one source counted together. */
+ks_status ks_stratified_variance(const ks_plan *plan, const double *v, const double *scale,
+                                 bool residual, ks_single_mode mode, double *variance, double *df,
+                                 size_t *single, ks_error *err);
+
+/* The launches of each plan cluster, recovered from the plan's profile:
+ * ids[start[c] .. start[c+1]) (refine.c).  Members of cluster c are the
+ * launches of its kernel group (or of any kernel of its pool) whose
+ * duration lies in [min_ns, max_ns]; overlapping ranges or counts that
+ * are not the clusters' sizes refuse the profile. */
+ks_status ks_plan_members(const ks_plan *plan, const ks_profile *p, size_t **start,
+                          uint32_t **ids, ks_error *err);
+
 #endif
