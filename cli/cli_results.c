@@ -191,9 +191,9 @@ void cli_plan_estimator(const ks_plan *plan, int estimator, int fit, const char 
 }
 
 int cli_auxiliary(const ks_plan *plan, const cli_results *cr, const char *name, double **x,
-                  double **total, double **s2)
+                  double **total)
 {
-    *x = *total = *s2 = NULL;
+    *x = *total = NULL;
     if (!cr->profile) {
         char why[600];
         ks_error_format(&cr->profile_err, why, sizeof why);
@@ -205,12 +205,11 @@ int cli_auxiliary(const ks_plan *plan, const cli_results *cr, const char *name, 
     }
     *x = malloc((plan->sample_count + 1) * sizeof **x);
     *total = malloc((plan->cluster_count + 1) * sizeof **total);
-    *s2 = malloc((plan->cluster_count + 1) * sizeof **s2);
-    if (!*x || !*total || !*s2)
+    if (!*x || !*total)
         return KS_ERR_NOMEM;
     ks_error err;
     ks_error_clear(&err);
-    if (ks_plan_auxiliary(plan, cr->profile, name, *x, *total, *s2, &err) != KS_OK)
+    if (ks_plan_auxiliary(plan, cr->profile, name, *x, *total, &err) != KS_OK)
         return cli_fail(&err);
     return 0;
 }

@@ -80,9 +80,9 @@ void cli_plan_estimator(const ks_plan *plan, int estimator, int fit, const char 
                         size_t aux_size);
 /* The auxiliary variable named name at the plan's samples and per cluster,
  * from the plan's profile (r->profile); says on stderr why not.  The caller
- * frees the three arrays (also on failure). */
+ * frees both arrays (also on failure). */
 int cli_auxiliary(const ks_plan *plan, const cli_results *r, const char *name, double **x,
-                  double **total, double **s2);
+                  double **total);
 
 /* The options --estimator, --fit and --auxiliary of estimate and refine. */
 #define CLI_ESTIMATOR_LONG_OPTIONS                                                         \

@@ -300,19 +300,18 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
     char auxiliary[160];
     cli_plan_estimator(plan, a->estimator, a->fit, a->auxiliary, &a->eo->estimator, &a->eo->fit,
                        auxiliary, sizeof auxiliary);
-    double *x = NULL, *total = NULL, *s2 = NULL;
+    double *x = NULL, *total = NULL;
     ks_auxiliary aux = {0};
     if (a->eo->estimator != KS_ESTIMATOR_PLAIN) {
-        int rc = cli_auxiliary(plan, a->cr, auxiliary, &x, &total, &s2);
+        int rc = cli_auxiliary(plan, a->cr, auxiliary, &x, &total);
         if (rc) {
             free(x);
             free(total);
-            free(s2);
             ks_results_free(&pilot);
             a->eo->pilot = NULL;
             return rc;
         }
-        aux = (ks_auxiliary){x, total, s2};
+        aux = (ks_auxiliary){x, total};
         a->eo->aux = &aux;
     }
     ks_estimate e;
@@ -322,7 +321,6 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
     a->eo->aux = NULL;
     free(x);
     free(total);
-    free(s2);
     if (st != KS_OK)
         return cli_fail(&err);
     const char *fit = ks_estimator_fit_name(a->eo->fit);

@@ -87,17 +87,16 @@ static int refine_with(const ks_plan *plan, const char *plan_path, const ks_prof
     char auxiliary[160];
     cli_plan_estimator(plan, a->estimator, a->fit, a->auxiliary, &ro.estimator, &ro.fit,
                        auxiliary, sizeof auxiliary);
-    double *x = NULL, *total = NULL, *s2 = NULL;
+    double *x = NULL, *total = NULL;
     ks_auxiliary aux;
     if (ro.estimator != KS_ESTIMATOR_PLAIN) {
-        int rc = cli_auxiliary(plan, cr, auxiliary, &x, &total, &s2);
+        int rc = cli_auxiliary(plan, cr, auxiliary, &x, &total);
         if (rc) {
             free(x);
             free(total);
-            free(s2);
             return rc;
         }
-        aux = (ks_auxiliary){x, total, s2};
+        aux = (ks_auxiliary){x, total};
         ro.aux = &aux;
         ro.aux_name = auxiliary;
         fprintf(stderr, "ksample refine: sizing for the %s estimator (one fit per %s, on the "
@@ -108,7 +107,6 @@ static int refine_with(const ks_plan *plan, const char *plan_path, const ks_prof
     ks_status rst = ks_plan_refine(plan, p, y, &ro, &out, &err);
     free(x);
     free(total);
-    free(s2);
     if (rst != KS_OK)
         return cli_fail(&err);
     ks_status st = ks_write_atomic(a->output, write_plan, &out, &err);

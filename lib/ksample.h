@@ -1209,9 +1209,6 @@ int ks_estimator_fit_parse(const char *name);
 typedef struct ks_auxiliary {
     const double *x;     /* per sample of the plan: the auxiliary value */
     const double *total; /* per cluster: X_h, its sum over the cluster's launches */
-    const double *s2;    /* per cluster: its variance over them (n-1 divisor);
-                          * NULL: not known (the bias check then uses the
-                          * samples' own) */
 } ks_auxiliary;
 
 typedef struct ks_aux_estimate {
@@ -1221,9 +1218,9 @@ typedef struct ks_aux_estimate {
     size_t ratio, regression, plain; /* fit groups estimated each way */
     size_t unstable;      /* fit groups whose y did not follow x (their ratio
                            * residuals spread as much as y itself): plain there */
-    size_t biased;        /* fit groups whose ratio was refused: CV of the
-                           * estimated X above 0.1, so the ratio's O(1/n) bias
-                           * is not small against its standard error */
+    size_t biased;        /* fit groups whose ratio was refused: the ratio's
+                           * O(1/n) bias, estimated, is above its standard
+                           * error (plain there) */
     double bias;          /* the ratio estimator's first-order bias removed
                            * (sum over fit groups, in y's units) */
     double plain_estimate, plain_variance, plain_df; /* the plain estimator's */
@@ -1239,13 +1236,13 @@ ks_status ks_plan_aux_estimate(const ks_plan *plan, const double *y, const ks_au
                                ks_estimator estimator, ks_estimator_fit fit,
                                ks_single_mode single, ks_aux_estimate *out, double *residual,
                                double *gweight, ks_error *err);
-/* The auxiliary of a plan from its profile: x_total and x_s2 per cluster
- * (cluster_count each) and x per sample (sample_count), of the launches'
- * durations (metric NULL or "duration") or of a metric column.  Cluster
- * members are recovered as refine does (kernel group or pool, duration
- * range). */
+/* The auxiliary of a plan from its profile: x per sample (sample_count) and
+ * x_total per cluster (cluster_count), of the launches' durations (metric
+ * NULL or "duration": the totals are the clusters' own size x mean_ns) or
+ * of a metric column (cluster members recovered as refine does: kernel
+ * group or pool, duration range). */
 ks_status ks_plan_auxiliary(const ks_plan *plan, const ks_profile *p, const char *metric,
-                            double *x, double *x_total, double *x_s2, ks_error *err);
+                            double *x, double *x_total, ks_error *err);
 /* The cold-start correction of ks_pilot_estimate: y are the cold (alone)
  * values at the plan's samples, warm[i] the warm value of sample i where the
  * pilot measured it (NAN elsewhere; two or more needed).  Per kernel group,

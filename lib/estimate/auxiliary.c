@@ -25,9 +25,12 @@
  * The ratio's bias is O(1/n): to first order E(R^) - R = (R V(X^) -
  * C(X^, Y^)) / X^2, estimated from the strata with two or more samples
  * (one-sample strata, taken at the model C = R V, add nothing) and removed
- * (Tin's correction; Cochran 6.7 bounds the bias by CV(X^) times the
- * standard error).  A fit group whose CV(X^) exceeds 0.1 does not get the
- * ratio: its bias could be a tenth of its standard error or more.
+ * (Tin's correction, with the samples' own s_x^2 and s_xy, so that it
+ * vanishes where y is proportional to x).  A fit group whose removed bias
+ * exceeds the standard error does not get the ratio: a first-order
+ * correction that large is not to be trusted.  (Cochran 6.7's rule,
+ * CV(X^) < 0.1, looks at x alone: it refused the ratio where y = x exactly,
+ * a stratum of two launches of 1,092 and 3,518 cycles sampled once.)
  *
  * Where y does not follow x (the ratio residuals spread at least as much as
  * y about its strata's means), the ratio or line only adds noise: that fit
@@ -86,7 +89,7 @@ int ks_estimator_fit_parse(const char *name)
 typedef struct fit_group {
     long double n, w, wy, wx, sxx, sxy; /* distinct samples; sums of w, w y, w x; moments */
     long double X, N;                   /* known totals of the sampled clusters */
-    long double vx, bias_num;           /* V(X^) and sum N^2 fpc / n (S2x - s_xy / R) */
+    long double bias_num;               /* sum N^2 fpc / n (s_x^2 - s_xy / R) */
     double R, b, a;
     long double see, sww;               /* sum w (e - mean e)^2 about the line; sum w^2 (x - xm)^2 */
     double vb;                          /* the slope's variance */
@@ -246,8 +249,8 @@ static ks_status fit_all(const ks_plan *plan, const double *y, const ks_auxiliar
     return KS_OK;
 }
 
-/* V(X^) and the first-order bias term of the ratio, per fit group, from
- * each cluster's samples (S2x from the profile where the caller knows it). */
+/* The first-order bias term of the ratio, per fit group, from each
+ * cluster's samples. */
 static void ratio_bias(const ks_plan *plan, const double *y, const ks_auxiliary *aux, work *w)
 {
     for (size_t c = 0; c < plan->cluster_count; c++) {
@@ -274,11 +277,10 @@ static void ratio_bias(const ks_plan *plan, const double *y, const ks_auxiliary 
             sxy += k * (aux->x[i] - xm) * (y[i] - ym);
         }
         long double a = (long double)N * N * fpc / n;
-        double s2x = aux->s2 ? aux->s2[c] : (n >= 2 ? (double)(sxx / (n - 1)) : NAN);
-        if (isfinite(s2x))
-            g->vx += a * s2x;
-        if (hi - lo >= 2 && isfinite(s2x) && g->R != 0)
-            g->bias_num += a * (s2x - (double)(sxy / (n - 1)) / g->R);
+        /* Tin's term with the samples' own s_x^2 and s_xy, so that it
+         * vanishes where y is exactly proportional to x */
+        if (hi - lo >= 2 && g->R != 0)
+            g->bias_num += a * (double)((sxx - sxy / g->R) / (n - 1));
     }
 }
 
@@ -319,10 +321,13 @@ static void choose(ks_estimator estimator, work *w, ks_aux_estimate *out)
 {
     for (size_t f = 0; f < w->fits; f++) {
         fit_group *g = &w->g[f];
-        double cv2 = g->wx > 0 ? (double)(g->vx / (g->wx * g->wx)) : INFINITY;
         bool ratio = g->ratio_ok;
-        if (ratio && cv2 > 0.01) {
-            ratio = false; /* CV(X^) > 0.1: the bias is not small */
+        /* the bias removed must be small against the standard error, or
+         * the first-order correction is not to be trusted */
+        double bias = g->ratio_ok ? fabs((double)(g->R * g->bias_num / (g->wx * g->wx) * g->X))
+                                  : 0;
+        if (ratio && bias > sqrt(g->v[1])) {
+            ratio = false;
             out->biased += estimator == KS_ESTIMATOR_RATIO || estimator == KS_ESTIMATOR_AUTO;
         }
         bool line = g->line_ok;
@@ -458,7 +463,7 @@ ks_status ks_plan_aux_estimate(const ks_plan *plan, const double *y, const ks_au
 /* ------------------------------------------------- from the plan's profile */
 
 ks_status ks_plan_auxiliary(const ks_plan *plan, const ks_profile *p, const char *metric,
-                            double *x, double *x_total, double *x_s2, ks_error *err)
+                            double *x, double *x_total, ks_error *err)
 {
     const double *col = NULL;
     bool duration = !metric || strcmp(metric, "duration") == 0 ||
@@ -487,10 +492,7 @@ ks_status ks_plan_auxiliary(const ks_plan *plan, const ks_profile *p, const char
         /* the plan's own cluster statistics are of these durations */
         for (size_t c = 0; c < plan->cluster_count; c++) {
             const ks_cluster *cl = &plan->clusters[c];
-            double n = (double)cl->size;
-            x_total[c] = n * cl->mean_ns;
-            if (x_s2)
-                x_s2[c] = cl->size >= 2 ? cl->std_ns * cl->std_ns * n / (n - 1) : 0;
+            x_total[c] = (double)cl->size * cl->mean_ns;
         }
         return KS_OK;
     }
@@ -498,8 +500,7 @@ ks_status ks_plan_auxiliary(const ks_plan *plan, const ks_profile *p, const char
     uint32_t *ids;
     ks_status st = ks_plan_members(plan, p, &start, &ids, err);
     for (size_t c = 0; st == KS_OK && c < plan->cluster_count; c++) {
-        long double s = 0, sq = 0;
-        size_t n = start[c + 1] - start[c];
+        long double s = 0;
         for (size_t j = start[c]; j < start[c + 1]; j++) {
             double v = col ? col[ids[j]] : (double)p->duration_ns[ids[j]];
             if (!isfinite(v)) {
@@ -509,14 +510,7 @@ ks_status ks_plan_auxiliary(const ks_plan *plan, const ks_profile *p, const char
             }
             s += v;
         }
-        long double mean = n ? s / n : 0;
-        for (size_t j = start[c]; st == KS_OK && j < start[c + 1]; j++) {
-            long double d = (col ? col[ids[j]] : (double)p->duration_ns[ids[j]]) - mean;
-            sq += d * d;
-        }
         x_total[c] = (double)s;
-        if (x_s2)
-            x_s2[c] = n >= 2 ? (double)(sq / (n - 1)) : 0;
     }
     free(start);
     free(ids);

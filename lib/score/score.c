@@ -63,13 +63,13 @@ static double cost_at(const ks_score_set *s, uint64_t id)
 /* x at the plan's samples and per cluster: the profiled durations the plan
  * was drawn from (ks_plan_auxiliary: the clusters' own statistics). */
 typedef struct aux_buf {
-    double *x, *total, *s2;
+    double *x, *total;
     ks_auxiliary aux;
 } aux_buf;
 
 static void aux_free(aux_buf *a)
 {
-    KS_FREE(a->x, a->total, a->s2);
+    KS_FREE(a->x, a->total);
     memset(a, 0, sizeof *a);
 }
 
@@ -78,11 +78,10 @@ static ks_status aux_of(const ks_plan *plan, const ks_profile *p, aux_buf *a, ks
     aux_free(a);
     a->x = malloc((plan->sample_count + 1) * sizeof *a->x);
     a->total = malloc((plan->cluster_count + 1) * sizeof *a->total);
-    a->s2 = malloc((plan->cluster_count + 1) * sizeof *a->s2);
-    if (!a->x || !a->total || !a->s2)
+    if (!a->x || !a->total)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    a->aux = (ks_auxiliary){a->x, a->total, a->s2};
-    return ks_plan_auxiliary(plan, p, NULL, a->x, a->total, a->s2, err);
+    a->aux = (ks_auxiliary){a->x, a->total};
+    return ks_plan_auxiliary(plan, p, NULL, a->x, a->total, err);
 }
 
 static void set_interval(ks_score_estimate *e, double variance, double df, double confidence)
