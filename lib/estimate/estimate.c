@@ -202,6 +202,13 @@ static double profile_cv2(const ks_cluster *cl)
  * CV if that is larger.  The profiled CV alone ignores the simulator's own
  * variation, which is what the pooled figure measures: with it alone the
  * intervals of plans made of one-sample strata covered 86-90 % at 95 %. */
+const bool ks_residual_all_flag = true;
+
+static bool is_residual(const bool *mask, size_t c)
+{
+    return mask == KS_RESIDUAL_ALL || (mask && mask[c]);
+}
+
 static double single_s2(const ks_plan *plan, const strata *st, size_t c, const long *nb,
                         const double *v, double scale, ks_single_mode mode, double within_cv2,
                         double within_df, bool residual, double *df, size_t *source)
@@ -230,7 +237,9 @@ static double single_s2(const ks_plan *plan, const strata *st, size_t c, const l
             *source = nb[j] == (long)c && (size_t)j > c ? c : (size_t)j;
             return s2 * unit * unit;
         }
-        if (!isnan(within_cv2) && within_cv2 >= cv2) {
+        /* residuals about a ratio or line to the profile are not held to
+         * the profile's spread, which the fit explains */
+        if (!isnan(within_cv2) && (residual || within_cv2 >= cv2)) {
             *df = within_df;
             *source = plan->cluster_count;
             return within_cv2 * scale * scale;
@@ -308,7 +317,7 @@ static double pooled_within_cv2(const ks_plan *plan, const strata *st, const dou
 }
 
 ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *scale,
-                           bool residual, ks_single_mode mode, ks_stratum_spread *out,
+                           const bool *residual, ks_single_mode mode, ks_stratum_spread *out,
                            size_t *single, ks_error *err)
 {
     strata st;
@@ -344,7 +353,7 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
         if (s.distinct < 2) {
             size_t first = st.order[st.start[c]];
             o->s2 = single_s2(plan, &st, c, nb, v, scale[first], mode, within_cv2,
-                              within_df, residual, &o->df, &o->source);
+                              within_df, is_residual(residual, c), &o->df, &o->source);
             o->single = true;
             ones++;
         } else {
@@ -353,8 +362,9 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
             /* values spread at least as the profile does (see single_s2):
              * a few draws from a stratum whose spread is one outlier can
              * all miss it */
-            stratum_stat m = residual ? s : stratum_of(plan, &st, c, scale, wr);
-            double floor = residual ? 0 : profile_cv2(&plan->clusters[c]) * m.mean * m.mean;
+            bool res = is_residual(residual, c);
+            stratum_stat m = res ? s : stratum_of(plan, &st, c, scale, wr);
+            double floor = res ? 0 : profile_cv2(&plan->clusters[c]) * m.mean * m.mean;
             if (floor > o->s2) {
                 o->s2 = floor;
                 o->df = INFINITY;
@@ -375,8 +385,8 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
  * scale[i]: what a one-sample stratum's CV multiplies (the value itself
  * for totals). */
 ks_status ks_stratified_variance(const ks_plan *plan, const double *v, const double *scale,
-                                 bool residual, ks_single_mode mode, double *variance, double *df,
-                                 size_t *single, ks_error *err)
+                                 const bool *residual, ks_single_mode mode, double *variance,
+                                 double *df, size_t *single, ks_error *err)
 {
     size_t k = plan->cluster_count;
     ks_stratum_spread *sp = malloc((k + 1) * sizeof *sp);
@@ -445,7 +455,7 @@ ks_status ks_plan_total_variance(const ks_plan *plan, const double *y, ks_single
     for (size_t i = 0; i < plan->sample_count; i++)
         total += plan->samples[i].weight * (long double)y[i];
     *estimate = (double)total;
-    return ks_stratified_variance(plan, y, y, false, mode, variance, df, single, err);
+    return ks_stratified_variance(plan, y, y, NULL, mode, variance, df, single, err);
 }
 
 ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const double *x,
@@ -469,7 +479,8 @@ ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const dou
     double vd;
     /* a one-sample stratum's profile CV is applied to the numerator's value:
      * the linearised residual d has no scale of its own */
-    ks_status st = ks_stratified_variance(plan, d, y, true, mode, &vd, df, single, err);
+    ks_status st =
+        ks_stratified_variance(plan, d, y, KS_RESIDUAL_ALL, mode, &vd, df, single, err);
     free(d);
     *ratio = r;
     *variance = vd / (double)(tx * tx);

@@ -339,6 +339,7 @@ static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_
     /* the spread the estimate will have: of y, or of the estimator's
      * residuals about its ratios or lines */
     double *v = NULL;
+    bool *mask = NULL;
     long double total = 0, fpc = 0;
     bool aux = opt->estimator != KS_ESTIMATOR_PLAIN;
     if (st == KS_OK && aux) {
@@ -347,22 +348,25 @@ static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_
             st = ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                               "sizing for the %s estimator needs the auxiliary variable",
                               ks_estimator_name(opt->estimator));
-        else if (!(v = malloc((plan->sample_count + 1) * sizeof *v)))
+        else if (!(v = malloc((plan->sample_count + 1) * sizeof *v)) ||
+                 !(mask = malloc((k + 1) * sizeof *mask)))
             st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         else
-            st = ks_plan_aux_estimate(plan, y, opt->aux, opt->estimator, opt->fit, opt->single,
-                                      &ae, v, NULL, err);
-        total = ae.estimate;
+            st = ks_aux_estimate_masked(plan, y, opt->aux, opt->estimator, opt->fit,
+                                        opt->single, &ae, v, NULL, mask, err);
+        if (st == KS_OK)
+            total = ae.estimate;
     }
     if (st == KS_OK)
-        st = ks_strata_spread(plan, v ? v : y, y, aux, opt->single, sp, NULL, err);
+        st = ks_strata_spread(plan, v ? v : y, y, mask, opt->single, sp, NULL, err);
     /* the quantile the estimate uses now: t at its degrees of freedom (its
      * own Satterthwaite count, strata of one source together) */
     double var_now, df_now = INFINITY;
     if (st == KS_OK)
-        st = ks_stratified_variance(plan, v ? v : y, y, aux, opt->single, &var_now, &df_now, NULL,
-                                    err);
+        st = ks_stratified_variance(plan, v ? v : y, y, mask, opt->single, &var_now, &df_now,
+                                    NULL, err);
     free(v);
+    free(mask);
     for (size_t c = 0; st == KS_OK && c < k; c++)
         N[c] = (double)plan->clusters[c].size;
     double t = ks_student_t_quantile(1 - (1 - plan->params.confidence) / 2, df_now);
