@@ -266,6 +266,50 @@ static void test_coverage(void **state)
     ks_profile_free(p);
 }
 
+/* With issue 23's cold-start pilot: the cold values y = 1.7 x, two launches
+ * of each kernel also measured warm at 0.8 y.  The corrected values go
+ * through the ratio estimator: 0.8 x 1.7 x the total, exactly, with only the
+ * pilot's own (zero) spread in the interval; plain is not exact. */
+static void test_pilot_with_ratio(void **state)
+{
+    (void)state;
+    ks_profile *p = tu_named_workload(1, 5000, 31);
+    ks_params pa = tu_params("root", 0, 0.05, 2);
+    tu_param(&pa, "two-phase", "2");
+    ks_plan plan = tu_plan_ok(p, &pa);
+    size_t n = plan.sample_count;
+    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *warm = malloc(n * sizeof *warm);
+    double *total = malloc(plan.cluster_count * sizeof *total);
+    size_t *taken = calloc(plan.group_count, sizeof *taken);
+    ks_error err;
+    assert_int_equal(ks_plan_auxiliary(&plan, p, NULL, x, total, &err), KS_OK);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t g = plan.clusters[plan.samples[i].cluster].group;
+        y[i] = 1.7 * x[i];
+        warm[i] = taken[g]++ < 2 ? 0.8 * y[i] : NAN;
+    }
+    ks_auxiliary aux = {x, total};
+    ks_pilot_estimate pe, pp;
+    ks_aux_estimate ae;
+    assert_int_equal(ks_plan_pilot_corrected_aux(&plan, y, warm, &aux, KS_ESTIMATOR_RATIO,
+                                                 KS_FIT_KERNEL, KS_SINGLE_COLLAPSE, &pe, &ae,
+                                                 &err),
+                     KS_OK);
+    assert_int_equal(ks_plan_pilot_corrected(&plan, y, warm, KS_SINGLE_COLLAPSE, &pp, &err),
+                     KS_OK);
+    double truth = 0.8 * 1.7 * ks_profile_total_ns(p);
+    printf("# pilot-corrected: ratio %.10g, plain %.10g, truth %.10g (pilot %zu)\n",
+           pe.estimate, pp.estimate, truth, pe.pilot);
+    assert_true(close_to(pe.estimate, truth, 1e-9));
+    assert_true(pe.variance <= 1e-12 * truth * truth);
+    assert_true(fabs(pp.estimate - truth) > 1e-6 * truth);
+    assert_true(fabs(pe.ratio - 0.8) < 1e-12);
+    assert_int_equal(ae.ratio, ae.fits);
+    KS_FREE(x, y, warm, total, taken);
+    ks_plan_free(&plan);
+    ks_profile_free(p);
+}
+
 /* ------------------------------------------------------------- refine */
 
 /* Two-phase: a pilot of at least 3 launches per kernel, refined for the
@@ -519,6 +563,7 @@ KS_TEST_MAIN(test_ratio_known_answer,
              test_regression_known_answer,
              test_ratio_exact_when_proportional,
              test_coverage,
+             test_pilot_with_ratio,
              test_two_phase_refine,
              test_pool_never_dearer,
              test_pool_plan_bytes,
