@@ -118,7 +118,7 @@ int main(int argc, char **argv)
     long m = ks_results_metric(&r, "gpu_sim_cycle");
     for (size_t i = 0; i < back.sample_count; i++)
         y[i] = r.values[m][ks_results_row(&r, back.samples[i].id)];
-    ks_refine_options rf = {eps / 2, 11, KS_SINGLE_COLLAPSE, NULL, NULL};
+    ks_refine_options rf = {.epsilon = eps / 2, .seed = 11, .single = KS_SINGLE_COLLAPSE};
     ks_plan refined;
     if (ks_plan_refine(&back, p, y, &rf, &refined, &err) != KS_OK)
         return fprintf(stderr, "bench_estimate: %s\n", err.message), 1;

@@ -2,6 +2,7 @@
 #include "cli_results.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void cli_results_init(cli_results *r, const char *cmd)
@@ -159,4 +160,77 @@ int cli_with_plan_results(cli_results *r, const char *plan_path, char **paths, i
     r->read.profile = NULL;
     ks_plan_free(&plan);
     return rc;
+}
+
+void cli_plan_estimator(const ks_plan *plan, int estimator, int fit, const char *auxiliary,
+                        ks_estimator *est_out, ks_estimator_fit *fit_out, char *aux_out,
+                        size_t aux_size)
+{
+    *est_out = KS_ESTIMATOR_PLAIN;
+    *fit_out = KS_FIT_KERNEL;
+    snprintf(aux_out, aux_size, "%s", auxiliary ? auxiliary : "duration");
+    for (size_t i = 0; i < plan->extra_param_count; i++) {
+        const char *v = plan->extra_param_values[i];
+        char name[160] = "";
+        if (v[0] == '"')
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(v + 1, "\""), v + 1);
+        if (strcmp(plan->extra_param_names[i], "refine_estimator") == 0 &&
+            ks_estimator_parse(name) >= 0)
+            *est_out = (ks_estimator)ks_estimator_parse(name);
+        if (strcmp(plan->extra_param_names[i], "refine_fit") == 0 &&
+            ks_estimator_fit_parse(name) >= 0)
+            *fit_out = (ks_estimator_fit)ks_estimator_fit_parse(name);
+        if (strcmp(plan->extra_param_names[i], "refine_auxiliary") == 0 && !auxiliary &&
+            name[0])
+            snprintf(aux_out, aux_size, "%s", name);
+    }
+    if (estimator >= 0)
+        *est_out = (ks_estimator)estimator;
+    if (fit >= 0)
+        *fit_out = (ks_estimator_fit)fit;
+}
+
+int cli_auxiliary(const ks_plan *plan, const cli_results *cr, const char *name, double **x,
+                  double **total)
+{
+    *x = *total = NULL;
+    if (!cr->profile) {
+        char why[600];
+        ks_error_format(&cr->profile_err, why, sizeof why);
+        fprintf(stderr,
+                "ksample %s: the ratio and regression estimators need the plan's profile, "
+                "which could not be read: %s; give it with --profile\n",
+                cr->cmd, why);
+        return KS_ERR_USAGE;
+    }
+    *x = malloc((plan->sample_count + 1) * sizeof **x);
+    *total = malloc((plan->cluster_count + 1) * sizeof **total);
+    if (!*x || !*total)
+        return KS_ERR_NOMEM;
+    ks_error err;
+    ks_error_clear(&err);
+    if (ks_plan_auxiliary(plan, cr->profile, name, *x, *total, &err) != KS_OK)
+        return cli_fail(&err);
+    return 0;
+}
+
+bool cli_estimator_option(int opt, const char *arg, const char *cmd, int *estimator, int *fit,
+                          const char **auxiliary, int *rc)
+{
+    *rc = 0;
+    switch (opt) {
+    case 'E' + 256:
+        if ((*estimator = ks_estimator_parse(arg)) < 0)
+            *rc = cli_usage_error(cmd, "--estimator is plain, ratio, regression or auto, got '%s'",
+                                  arg);
+        return true;
+    case 'F' + 256:
+        if ((*fit = ks_estimator_fit_parse(arg)) < 0)
+            *rc = cli_usage_error(cmd, "--fit is kernel, stratum or all, got '%s'", arg);
+        return true;
+    case 'X' + 256:
+        *auxiliary = arg;
+        return true;
+    }
+    return false;
 }

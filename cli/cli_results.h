@@ -71,4 +71,26 @@ typedef int (*cli_plan_results_fn)(const ks_plan *plan, const ks_results *result
 int cli_with_plan_results(cli_results *r, const char *plan_path, char **paths, int count,
                           cli_plan_results_fn use, void *ctx);
 
+/* The estimator a command uses: the one given (estimator, fit >= 0; a name
+ * for auxiliary), else what the plan's refine sized for (its parameters
+ * refine_estimator, refine_fit, refine_auxiliary), else plain, one fit per
+ * kernel group, on the profile's durations. */
+void cli_plan_estimator(const ks_plan *plan, int estimator, int fit, const char *auxiliary,
+                        ks_estimator *est_out, ks_estimator_fit *fit_out, char *aux_out,
+                        size_t aux_size);
+/* The auxiliary variable named name at the plan's samples and per cluster,
+ * from the plan's profile (r->profile); says on stderr why not.  The caller
+ * frees both arrays (also on failure). */
+int cli_auxiliary(const ks_plan *plan, const cli_results *r, const char *name, double **x,
+                  double **total);
+
+/* The options --estimator, --fit and --auxiliary of estimate and refine. */
+#define CLI_ESTIMATOR_LONG_OPTIONS                                                         \
+    {"estimator", required_argument, NULL, 'E' + 256},                                    \
+        {"fit", required_argument, NULL, 'F' + 256},                                      \
+        {"auxiliary", required_argument, NULL, 'X' + 256}
+/* Handles one of them (true), *rc non-zero on a bad value. */
+bool cli_estimator_option(int opt, const char *arg, const char *cmd, int *estimator, int *fit,
+                          const char **auxiliary, int *rc);
+
 #endif

@@ -33,6 +33,19 @@ static void help(void)
            "                     or more) simulated warm; per kernel group the ratio warm /\n"
            "                     cold scales the estimate, its uncertainty widens the\n"
            "                     interval (read like RESULTS)\n"
+           "  --estimator E      plain (default: sum of weight x value), ratio or\n"
+           "                     regression on the profile's values of the same launches\n"
+           "                     (--auxiliary), whose per-cluster totals are known: they pay\n"
+           "                     only for the values' spread about their ratio or line to\n"
+           "                     the profile; a group whose values do not follow the\n"
+           "                     profile falls back to plain, and the output says which;\n"
+           "                     auto: per group the estimator of least variance.  Default:\n"
+           "                     what the plan's refine sized for, else plain\n"
+           "  --fit F            the strata sharing one ratio or line: kernel (default: a\n"
+           "                     kernel group's strata), stratum (each stratum with two or\n"
+           "                     more samples: the separate estimator) or all (combined)\n"
+           "  --auxiliary NAME   the profile's value the estimators use: duration (default,\n"
+           "                     the time the plan was drawn on) or a metric column\n"
            "  --values           print the values read instead, as a results CSV\n"
            "                     (id,<metric>,...: one row per launch, ids ascending), which\n"
            "                     estimate, refine and score read back\n"
@@ -52,7 +65,28 @@ static void json_field_exact(const char *key, double x)
         printf(", \"%s\": null", key);
 }
 
-static void print_json(const ks_estimate *e, ks_single_mode single, const char *warmup)
+/* The estimator's own fields, when it is not the plain one. */
+static void json_estimator(const ks_metric_estimate *m, const char *fit, const char *auxiliary)
+{
+    if (m->estimator == KS_ESTIMATOR_PLAIN)
+        return;
+    printf(", \"estimator\": ");
+    cli_json_string(ks_estimator_name((ks_estimator)m->estimator));
+    printf(", \"fit\": ");
+    cli_json_string(fit);
+    printf(", \"auxiliary\": ");
+    cli_json_string(auxiliary);
+    printf(", \"fits\": {\"ratio\": %zu, \"regression\": %zu, \"plain\": %zu, "
+           "\"unstable\": %zu, \"biased\": %zu}",
+           m->aux.ratio, m->aux.regression, m->aux.plain, m->aux.unstable, m->aux.biased);
+    printf(", \"unstable\": ");
+    cli_json_string(m->aux.unstable_labels);
+    json_field_exact("ratio_bias_removed", m->aux.bias);
+    json_field_exact("plain_estimate", m->aux.plain_estimate);
+}
+
+static void print_json(const ks_estimate *e, ks_single_mode single, const char *warmup,
+                       const char *fit, const char *auxiliary)
 {
     printf("[");
     for (size_t i = 0; i < e->count; i++) {
@@ -67,10 +101,12 @@ static void print_json(const ks_estimate *e, ks_single_mode single, const char *
         json_field_exact("ci_high", m->ci_high);
         json_field_exact("rel_halfwidth", m->rel_halfwidth);
         printf(", \"bound_met\": %s, \"ratio\": %s, \"single_sample_strata\": %zu, "
-               "\"single_sample\": \"%s\"}",
+               "\"single_sample\": \"%s\"",
                m->bound_met < 0 ? "null" : m->bound_met ? "true" : "false",
                m->is_ratio ? "true" : "false", m->single_strata,
                single == KS_SINGLE_COLLAPSE ? "collapse" : "profile-cv");
+        json_estimator(m, fit, auxiliary);
+        printf("}");
     }
     printf("\n]\n");
 }
@@ -91,8 +127,42 @@ static const char *warmup_of(const ks_results *r)
     return w ? w : "unknown";
 }
 
+/* What the auxiliary estimator did, once per estimate (every metric shares
+ * the fit groups; the first metric's choices are printed, the others' when
+ * they differ). */
+static void print_estimator(const ks_estimate *e, const char *fit, const char *auxiliary)
+{
+    const ks_metric_estimate *prev = NULL;
+    for (size_t i = 0; i < e->count; i++) {
+        const ks_metric_estimate *m = &e->metrics[i];
+        if (m->estimator == KS_ESTIMATOR_PLAIN)
+            continue;
+        if (!prev)
+            printf("estimator: %s, one fit per %s, auxiliary: the profile's %s\n",
+                   ks_estimator_name((ks_estimator)m->estimator),
+                   strcmp(fit, "all") == 0 ? "plan" : fit, auxiliary);
+        if (prev && prev->aux.ratio == m->aux.ratio &&
+            prev->aux.regression == m->aux.regression && prev->aux.plain == m->aux.plain &&
+            strcmp(prev->aux.unstable_labels, m->aux.unstable_labels) == 0)
+            continue;
+        printf("  %s: ratio in %zu, regression in %zu, plain in %zu of %zu fit groups", m->name,
+               m->aux.ratio, m->aux.regression, m->aux.plain, m->aux.fits);
+        if (m->aux.bias != 0)
+            printf("; the ratio's first-order bias removed: %.4g", m->aux.bias);
+        printf("\n");
+        if (m->aux.unstable)
+            printf("    its values do not follow the profile in %zu group%s (plain there): %s\n",
+                   m->aux.unstable, m->aux.unstable == 1 ? "" : "s", m->aux.unstable_labels);
+        if (m->aux.biased)
+            printf("    ratio refused in %zu group%s: too few samples for its bias to be small\n",
+                   m->aux.biased, m->aux.biased == 1 ? "" : "s");
+        prev = m;
+    }
+}
+
 static void print_text(const ks_plan *plan, const ks_results *r, const cli_results *cr,
-                       const ks_estimate *e, bool run_folder)
+                       const ks_estimate *e, bool run_folder, const char *fit,
+                       const char *auxiliary)
 {
     const char *warmup = warmup_of(r);
     printf("plan: %s, %zu samples of %llu launches; bound ", plan->method, plan->sample_count,
@@ -126,6 +196,7 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
                    : "borrows the profile's coefficient of variation");
     if (e->skipped)
         printf("metrics not reported for every sample, left out: %zu\n", e->skipped);
+    print_estimator(e, fit, auxiliary);
     printf("%-40s %15s %15s %15s %9s  %s\n", "metric", "estimate", "ci_low", "ci_high",
            "+-rel", "bound");
     size_t corrected = 0;
@@ -149,6 +220,8 @@ typedef struct estimate_run {
     const char *plan_path;
     const char *pilot;
     bool run_folder;
+    int estimator, fit;     /* -1: not given */
+    const char *auxiliary;  /* NULL: duration */
 } estimate_run;
 
 static void csv_field(const char *s)
@@ -224,16 +297,37 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
             return rc;
         a->eo->pilot = &pilot;
     }
+    char auxiliary[160];
+    cli_plan_estimator(plan, a->estimator, a->fit, a->auxiliary, &a->eo->estimator, &a->eo->fit,
+                       auxiliary, sizeof auxiliary);
+    double *x = NULL, *total = NULL;
+    ks_auxiliary aux = {0};
+    if (a->eo->estimator != KS_ESTIMATOR_PLAIN) {
+        int rc = cli_auxiliary(plan, a->cr, auxiliary, &x, &total);
+        if (rc) {
+            free(x);
+            free(total);
+            ks_results_free(&pilot);
+            a->eo->pilot = NULL;
+            return rc;
+        }
+        aux = (ks_auxiliary){x, total};
+        a->eo->aux = &aux;
+    }
     ks_estimate e;
     ks_status st = ks_estimate_compute(plan, r, a->eo, &e, &err);
     ks_results_free(&pilot);
     a->eo->pilot = NULL;
+    a->eo->aux = NULL;
+    free(x);
+    free(total);
     if (st != KS_OK)
         return cli_fail(&err);
+    const char *fit = ks_estimator_fit_name(a->eo->fit);
     if (a->json)
-        print_json(&e, a->cr->single, warmup_of(r));
+        print_json(&e, a->cr->single, warmup_of(r), fit, auxiliary);
     else
-        print_text(plan, r, a->cr, &e, a->run_folder);
+        print_text(plan, r, a->cr, &e, a->run_folder, fit, auxiliary);
     ks_estimate_free(&e);
     return 0;
 }
@@ -244,7 +338,7 @@ int cmd_estimate(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},          {"metric", required_argument, NULL, 'm'},
         {"ratio", required_argument, NULL, 'r'},   {"epsilon", required_argument, NULL, 'e'},
         {"pilot", required_argument, NULL, 'p'},   {"warmup", required_argument, NULL, 'w'},
-        {"values", no_argument, NULL, 'v'},
+        {"values", no_argument, NULL, 'v'},        CLI_ESTIMATOR_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},          CLI_RESULTS_LONG_OPTIONS,
         {NULL, 0, NULL, 0}};
     cli_results cr;
@@ -254,7 +348,8 @@ int cmd_estimate(int argc, char **argv)
     const char **metrics = calloc((size_t)argc + 1, sizeof *metrics);
     const char **ratios = calloc((size_t)argc + 1, sizeof *ratios);
     bool json = false, values = false;
-    const char *pilot = NULL;
+    const char *pilot = NULL, *auxiliary = NULL;
+    int estimator = -1, fit = -1;
     ks_warmup warmup;
     char warmup_text[32] = "";
     cli_loop l = {.cmd = "estimate", .longopts = longopts, .help = help, .json = &json,
@@ -288,6 +383,9 @@ int cmd_estimate(int argc, char **argv)
                 rc = cli_usage_error("estimate", "--epsilon must be in (0, 1), got '%s'",
                                      optarg);
             break;
+        default:
+            cli_estimator_option(opt, optarg, "estimate", &estimator, &fit, &auxiliary, &rc);
+            break;
         }
     }
     if (rc == 0 && l.exit >= 0)
@@ -306,7 +404,8 @@ int cmd_estimate(int argc, char **argv)
     if (rc == 0)
         rc = cli_with_plan_results(
             &cr, argv[optind], argv + optind + 1, argc - optind - 1, estimate_with,
-            &(estimate_run){&cr, &eo, json, values, argv[optind], pilot, run_folder});
+            &(estimate_run){&cr, &eo, json, values, argv[optind], pilot, run_folder, estimator,
+                            fit, auxiliary});
     free(metrics);
     free(ratios);
     return rc < 0 ? 0 : rc;

@@ -23,7 +23,16 @@ static void help(void)
            "                     reported, else the results' first metric)\n"
            "  --epsilon E        the bound (default: the plan's)\n"
            "  --seed N           seed of the extra draws (default: the plan's seed + 1),\n"
-           "                     recorded as refine_seed\n" CLI_RESULTS_HELP
+           "                     recorded as refine_seed\n"
+           "  --estimator E      size for this estimator (see estimate --estimator): ratio,\n"
+           "                     regression or auto size with the spread of the values\n"
+           "                     about their ratio or line to the profile (the second phase\n"
+           "                     of a two-phase design); recorded in the new plan, which\n"
+           "                     estimate then uses by default.  Default: the plan's, else\n"
+           "                     plain\n"
+           "  --fit F            kernel (default), stratum or all (see estimate --fit)\n"
+           "  --auxiliary NAME   duration (default) or a metric column of the profile\n"
+           CLI_RESULTS_HELP
            "  -h, --help         this text\n");
 }
 
@@ -32,6 +41,8 @@ typedef struct refine_args {
     double epsilon;
     uint64_t seed;
     bool seed_given;
+    int estimator, fit;    /* -1: not given */
+    const char *auxiliary; /* NULL: not given */
 } refine_args;
 
 static int values_of(const ks_plan *plan, const ks_results *r, const char *metric, double *y)
@@ -68,10 +79,35 @@ static int refine_with(const ks_plan *plan, const char *plan_path, const ks_prof
     ks_error err;
     ks_error_clear(&err);
     ks_refine_result res;
-    ks_refine_options ro = {a->epsilon, a->seed_given ? a->seed : plan->params.seed + 1,
-                            cr->single, plan_path, &res};
+    ks_refine_options ro = {.epsilon = a->epsilon,
+                            .seed = a->seed_given ? a->seed : plan->params.seed + 1,
+                            .single = cr->single,
+                            .parent_path = plan_path,
+                            .result = &res};
+    char auxiliary[160];
+    cli_plan_estimator(plan, a->estimator, a->fit, a->auxiliary, &ro.estimator, &ro.fit,
+                       auxiliary, sizeof auxiliary);
+    double *x = NULL, *total = NULL;
+    ks_auxiliary aux;
+    if (ro.estimator != KS_ESTIMATOR_PLAIN) {
+        int rc = cli_auxiliary(plan, cr, auxiliary, &x, &total);
+        if (rc) {
+            free(x);
+            free(total);
+            return rc;
+        }
+        aux = (ks_auxiliary){x, total};
+        ro.aux = &aux;
+        ro.aux_name = auxiliary;
+        fprintf(stderr, "ksample refine: sizing for the %s estimator (one fit per %s, on the "
+                        "profile's %s)\n",
+                ks_estimator_name(ro.estimator), ks_estimator_fit_name(ro.fit), auxiliary);
+    }
     ks_plan out;
-    if (ks_plan_refine(plan, p, y, &ro, &out, &err) != KS_OK)
+    ks_status rst = ks_plan_refine(plan, p, y, &ro, &out, &err);
+    free(x);
+    free(total);
+    if (rst != KS_OK)
         return cli_fail(&err);
     ks_status st = ks_write_atomic(a->output, write_plan, &out, &err);
     if (st == KS_OK) {
@@ -125,10 +161,11 @@ int cmd_refine(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},  {"metric", required_argument, NULL, 'm'},
         {"epsilon", required_argument, NULL, 'e'},
         {"seed", required_argument, NULL, 's'},    {"help", no_argument, NULL, 'h'},
-        CLI_RESULTS_LONG_OPTIONS,                  {NULL, 0, NULL, 0}};
+        CLI_RESULTS_LONG_OPTIONS,                  CLI_ESTIMATOR_LONG_OPTIONS,
+        {NULL, 0, NULL, 0}};
     cli_results cr;
     cli_results_init(&cr, "refine");
-    refine_args a = {0};
+    refine_args a = {.estimator = -1, .fit = -1};
     cli_loop l = {.cmd = "refine", .longopts = longopts, .shortopts = "ho:", .help = help,
                   .results = &cr, .operands = -1};
     int opt;
@@ -150,6 +187,14 @@ int cmd_refine(int argc, char **argv)
                 return cli_usage_error("refine", "--seed needs a non-negative integer");
             a.seed_given = true;
             break;
+        default: {
+            int rc = 0;
+            if (cli_estimator_option(opt, optarg, "refine", &a.estimator, &a.fit,
+                                     &a.auxiliary, &rc) &&
+                rc)
+                return rc;
+            break;
+        }
         }
     }
     if (l.exit >= 0)

@@ -52,13 +52,24 @@ static void help(void)
         "                     the plan's own launches per group (its uncertainty in the\n"
         "                     interval)\n"
         "  --pilot-ref NAME   the pilot's reference set (default context)\n"
+        "  --estimators LIST  also score each set with these estimators (plain, ratio,\n"
+        "                     regression, auto; see estimate --estimator), the profile's\n"
+        "                     values of --plan-from as auxiliary (default plain)\n"
+        "  --fit F            kernel (default), stratum or all (see estimate --fit)\n"
+        "  --rounds R         two-phase: while an estimate's interval misses the bound,\n"
+        "                     refine for its estimator from the values so far, take the\n"
+        "                     new launches' values and estimate again, at most R times\n"
+        "                     (default 0); plans drawn with replacement or without a\n"
+        "                     bound are not refined\n"
+        "  --refine-epsilon E the bound the rounds aim at (default: the plans')\n"
         "  --methods LIST     comma-separated (default root)\n"
         "  --seeds N          plans per method, seeds --seed, --seed+1, ... (default 100)\n"
         "  --rows             print one CSV row per plan and set instead of the summary\n"
         "  --json             print the summary as JSON: truth, and per method its\n"
-        "                     bound, plans and per set of values launches_mean,\n"
-        "                     pilot_mean, speedup_hmean, error_mean, error_signed_mean,\n"
-        "                     error_max, coverage, within_bound\n"
+        "                     bound, plans and per set of values (and estimator)\n"
+        "                     launches_mean, launches_max, pilot_mean, speedup_hmean,\n"
+        "                     error_mean, error_signed_mean, error_max, coverage,\n"
+        "                     within_bound, met, halfwidth_mean\n"
         "  -q, --quiet        no progress on stderr\n"
         "  -h, --help         this text\n"
         CLI_INPUT_HELP);
@@ -73,11 +84,17 @@ typedef struct values {
     double *cost;     /* run_cycles per launch, or NULL */
 } values;
 
+enum { MAX_ESTIMATORS = 4 };
+
 typedef struct score_opts {
     const char *plan_from, *metric, *plan_metric, *config, *pilot_ref;
     values truth, alone, warm[MAX_WARM];
     int warm_count;
-    uint64_t seeds, pilot;
+    uint64_t seeds, pilot, rounds;
+    double refine_epsilon;
+    ks_estimator estimators[MAX_ESTIMATORS];
+    size_t estimator_count;
+    ks_estimator_fit fit;
     const char *names[MAX_METHODS];
     int method_count;
     bool json, rows, quiet;
@@ -240,23 +257,57 @@ static int plan_profile(ks_profile *p, const char *traces, const cli_input *inpu
 
 /* ---------------------------------------------------------------- output */
 
-static void print_summary(const ks_score_result *res, size_t count, const ks_score_set *sets,
-                          size_t set_count, double truth)
+/* Columns are sets x estimators, set-major. */
+typedef struct columns {
+    const ks_score_set *sets;
+    size_t set_count;
+    const ks_estimator *est;
+    size_t est_count; /* 0: plain only, no estimator column */
+} columns;
+
+static size_t column_count(const columns *c)
+{
+    return c->set_count * (c->est_count ? c->est_count : 1);
+}
+
+static const char *column_set(const columns *c, size_t i)
+{
+    return c->sets[i / (c->est_count ? c->est_count : 1)].name;
+}
+
+static const char *column_estimator(const columns *c, size_t i)
+{
+    return c->est_count ? ks_estimator_name(c->est[i % c->est_count]) : "plain";
+}
+
+static void print_summary(const ks_score_result *res, size_t count, const columns *cols,
+                          double truth, bool rounds)
 {
     printf("truth: %.17g cycles in the full run\n\n", truth);
-    printf("%-8s %-14s %9s %7s %9s %10s %10s %10s %9s %8s\n", "method", "values", "launches",
-           "pilot", "speedup", "err mean", "err bias", "err max", "covered", "in bound");
+    printf("%-8s %-14s ", "method", "values");
+    if (cols->est_count)
+        printf("%-10s ", "estimator");
+    printf("%9s %7s %9s %10s %10s %10s %9s %8s", "launches", "pilot", "speedup", "err mean",
+           "err bias", "err max", "covered", "in bound");
+    if (cols->est_count || rounds)
+        printf(" %8s %8s", "+-mean", "met");
+    printf("\n");
     for (size_t k = 0; k < count; k++)
-        for (size_t s = 0; s < set_count; s++) {
+        for (size_t s = 0; s < column_count(cols); s++) {
             const ks_score_summary *m = &res[k].summary[s];
-            printf("%-8s %-14s %9.1f %7.1f %8.2fx %9.2f%% %+9.2f%% %9.2f%% %8.0f%% ",
-                   res[k].method, sets[s].name, m->samples_mean, m->pilot_mean,
-                   m->speedup_hmean, m->error_mean * 100, m->error_signed_mean * 100,
-                   m->error_max * 100, m->coverage * 100);
+            printf("%-8s %-14s ", res[k].method, column_set(cols, s));
+            if (cols->est_count)
+                printf("%-10s ", column_estimator(cols, s));
+            printf("%9.1f %7.1f %8.2fx %9.2f%% %+9.2f%% %9.2f%% %8.0f%% ", m->samples_mean,
+                   m->pilot_mean, m->speedup_hmean, m->error_mean * 100,
+                   m->error_signed_mean * 100, m->error_max * 100, m->coverage * 100);
             if (isnan(m->within_bound))
-                printf("%8s\n", "-");
+                printf("%8s", "-");
             else
-                printf("%7.0f%%\n", m->within_bound * 100);
+                printf("%7.0f%%", m->within_bound * 100);
+            if (cols->est_count || rounds)
+                printf(" %7.2f%% %7.0f%%", m->halfwidth_mean * 100, m->met * 100);
+            printf("\n");
         }
     printf("\n%zu plans per method; bound %s; speedup = full-run cycles / cycles simulated "
            "(warm-up and pilot included), harmonic mean\n",
@@ -264,8 +315,8 @@ static void print_summary(const ks_score_result *res, size_t count, const ks_sco
            count && res[0].bound > 0 ? "as the plans promise" : "none");
 }
 
-static void print_json(const ks_score_result *res, size_t count, const ks_score_set *sets,
-                       size_t set_count, double truth)
+static void print_json(const ks_score_result *res, size_t count, const columns *cols,
+                       double truth)
 {
     printf("{\"truth\": %.17g, \"methods\": [", truth);
     for (size_t k = 0; k < count; k++) {
@@ -273,11 +324,16 @@ static void print_json(const ks_score_result *res, size_t count, const ks_score_
         cli_json_string(res[k].method);
         cli_json_field("bound", res[k].bound);
         printf(", \"plans\": %zu, \"sets\": [", res[k].row_count);
-        for (size_t s = 0; s < set_count; s++) {
+        for (size_t s = 0; s < column_count(cols); s++) {
             const ks_score_summary *m = &res[k].summary[s];
             printf("%s\n    {\"values\": ", s ? "," : "");
-            cli_json_string(sets[s].name);
+            cli_json_string(column_set(cols, s));
+            if (cols->est_count) {
+                printf(", \"estimator\": ");
+                cli_json_string(column_estimator(cols, s));
+            }
             cli_json_field("launches_mean", m->samples_mean);
+            cli_json_field("launches_max", m->samples_max);
             cli_json_field("pilot_mean", m->pilot_mean);
             cli_json_field("speedup_hmean", m->speedup_hmean);
             cli_json_field("error_mean", m->error_mean);
@@ -285,6 +341,8 @@ static void print_json(const ks_score_result *res, size_t count, const ks_score_
             cli_json_field("error_max", m->error_max);
             cli_json_field("coverage", m->coverage);
             cli_json_field("within_bound", m->within_bound);
+            cli_json_field("met", m->met);
+            cli_json_field("halfwidth_mean", m->halfwidth_mean);
             printf("}");
         }
         printf("]}");
@@ -292,18 +350,21 @@ static void print_json(const ks_score_result *res, size_t count, const ks_score_
     printf("\n]}\n");
 }
 
-static void print_rows(const ks_score_result *res, size_t count, const ks_score_set *sets,
-                       size_t set_count)
+static void print_rows(const ks_score_result *res, size_t count, const columns *cols)
 {
-    printf("method,seed,launches,values,estimate,ci_low,ci_high,error,covered,cost,pilot\n");
+    printf("method,seed,launches,values,estimate,ci_low,ci_high,error,covered,cost,pilot%s\n",
+           cols->est_count ? ",estimator,rounds" : "");
     for (size_t k = 0; k < count; k++)
         for (size_t i = 0; i < res[k].row_count; i++)
-            for (size_t s = 0; s < set_count; s++) {
+            for (size_t s = 0; s < column_count(cols); s++) {
                 const ks_score_estimate *e = &res[k].rows[i].sets[s];
-                printf("%s,%llu,%zu,%s,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%zu\n", res[k].method,
-                       (unsigned long long)res[k].rows[i].seed, res[k].rows[i].samples,
-                       sets[s].name, e->estimate, e->ci_low, e->ci_high, e->error, e->covered,
-                       e->cost, e->pilot);
+                printf("%s,%llu,%zu,%s,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%zu", res[k].method,
+                       (unsigned long long)res[k].rows[i].seed, e->samples,
+                       column_set(cols, s), e->estimate, e->ci_low, e->ci_high, e->error,
+                       e->covered, e->cost, e->pilot);
+                if (cols->est_count)
+                    printf(",%s,%u", column_estimator(cols, s), e->rounds);
+                printf("\n");
             }
 }
 
@@ -362,6 +423,12 @@ static int run(ks_profile *p, const char *traces, const ks_params *pa, score_opt
     so.set_count = set_count;
     so.seeds = (unsigned)o->seeds;
     so.confidence = pa->confidence;
+    so.estimators = o->estimators;
+    so.estimator_count = o->estimator_count;
+    so.fit = o->fit;
+    so.rounds = (unsigned)o->rounds;
+    so.refine_epsilon = o->refine_epsilon;
+    columns cols = {sets, set_count, o->estimators, o->estimator_count};
     ks_error err;
     ks_error_clear(&err);
     if (ks_plan_cache_new(p, &so.cache, &err) != KS_OK)
@@ -384,11 +451,11 @@ static int run(ks_profile *p, const char *traces, const ks_params *pa, score_opt
     ks_plan_cache_free(so.cache);
     if (!rc) {
         if (o->json)
-            print_json(res, (size_t)done, sets, set_count, truth);
+            print_json(res, (size_t)done, &cols, truth);
         else if (o->rows)
-            print_rows(res, (size_t)done, sets, set_count);
+            print_rows(res, (size_t)done, &cols);
         else
-            print_summary(res, (size_t)done, sets, set_count, truth);
+            print_summary(res, (size_t)done, &cols, truth, o->rounds > 0);
     }
     for (int k = 0; k < done; k++)
         ks_score_result_free(&res[k]);
@@ -407,6 +474,10 @@ int cmd_score(int argc, char **argv)
         {"pilot-ref", required_argument, NULL, 'r'}, {"methods", required_argument, NULL, 'L'},
         {"seeds", required_argument, NULL, 'S'},     {"rows", no_argument, NULL, 'R'},
         {"json", no_argument, NULL, 'j'},            {"quiet", no_argument, NULL, 'q'},
+        {"estimators", required_argument, NULL, 'E' + 256},
+        {"fit", required_argument, NULL, 'F' + 256},
+        {"rounds", required_argument, NULL, 'O' + 256},
+        {"refine-epsilon", required_argument, NULL, 'V' + 256},
         {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
     return cli_with_sampling_options(own, score_main, argc, argv);
 }
@@ -437,6 +508,41 @@ static int parse_option(score_opts *o, int opt, char *methods_buf, size_t method
     case 'S':
         if (!cli_parse_u64(optarg, &o->seeds) || o->seeds < 1 || o->seeds > 100000)
             return cli_usage_error("score", "--seeds must be in 1..100000, got '%s'", optarg);
+        return 0;
+    case 'E' + 256: {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", optarg);
+        o->estimator_count = 0;
+        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t;
+             t = strtok_r(NULL, ",", &save)) {
+            int e = ks_estimator_parse(t);
+            if (e < 0)
+                return cli_usage_error("score", "--estimators: '%s' is not plain, ratio, "
+                                                "regression or auto", t);
+            if (o->estimator_count == MAX_ESTIMATORS)
+                return cli_usage_error("score", "--estimators: at most %d", MAX_ESTIMATORS);
+            o->estimators[o->estimator_count++] = (ks_estimator)e;
+        }
+        if (!o->estimator_count)
+            return cli_usage_error("score", "--estimators is empty");
+        return 0;
+    }
+    case 'F' + 256: {
+        int f = ks_estimator_fit_parse(optarg);
+        if (f < 0)
+            return cli_usage_error("score", "--fit is kernel, stratum or all, got '%s'", optarg);
+        o->fit = (ks_estimator_fit)f;
+        return 0;
+    }
+    case 'O' + 256:
+        if (!cli_parse_u64(optarg, &o->rounds) || o->rounds > 100)
+            return cli_usage_error("score", "--rounds must be in 0..100, got '%s'", optarg);
+        return 0;
+    case 'V' + 256:
+        if (!cli_parse_double(optarg, &o->refine_epsilon) ||
+            !(o->refine_epsilon > 0 && o->refine_epsilon < 1))
+            return cli_usage_error("score", "--refine-epsilon must be in (0, 1), got '%s'",
+                                   optarg);
         return 0;
     case 'p':
         if (!cli_parse_u64(optarg, &o->pilot) || o->pilot < 1 || o->pilot > 1000)

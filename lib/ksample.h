@@ -419,6 +419,7 @@ typedef struct ks_plan {
     /* the method's parameter table and its resolved values, for the record */
     const ks_param_def *param_defs;
     size_t param_count;
+    size_t param_pinned; /* the method's params_pinned (0: all written) */
     unsigned char param_values[KS_METHOD_PARAMS_MAX];
     double z;
     size_t group_count;
@@ -455,6 +456,11 @@ typedef struct ks_plan {
     /* refine: the plan this one extends ("" when none) and its file's digest */
     char parent_path[512];
     char parent_xxh128[33];
+    /* pooled strata (root --pool): per kernel group (group_count), the
+     * group whose label the clusters of its pool carry (the pool's lowest);
+     * NULL when no strata cross kernel groups.  A cluster of group g then
+     * holds launches of every kernel group k with pool_rep[k] == g. */
+    uint32_t *pool_rep;
     /* params a reader found that this version does not know: written back
      * as they were read (name, JSON text of the value) */
     size_t extra_param_count;
@@ -468,6 +474,10 @@ ks_status ks_plan_add_cluster(ks_plan *plan, const ks_cluster *c, uint32_t *inde
                               ks_error *err);
 ks_status ks_plan_add_sample(ks_plan *plan, uint64_t id, double weight, uint32_t cluster,
                              ks_error *err);
+/* Records pooled strata: pool_of (per kernel group, group_count of them) and
+ * rep (per pool, its lowest kernel group) become plan->pool_rep. */
+ks_status ks_plan_set_pools(ks_plan *plan, const uint32_t *pool_of, const uint32_t *rep,
+                            size_t group_count, ks_error *err);
 /* Sorts samples by id, merges repeats (weights add), fills totals. */
 ks_status ks_plan_finish(ks_plan *plan, const ks_profile *p, ks_error *err);
 /* The value of the plan's method parameter `name` (CHOICE: its index, BOOL:
@@ -563,6 +573,11 @@ typedef struct ks_method {
     const ks_param_def *params;     /* the method's own parameters */
     size_t param_count;
     size_t params_size;             /* sizeof its parameter struct */
+    /* 0: every parameter is written to the plan.  Else the first
+     * params_pinned always are, and the later ones only when they differ
+     * from their default: parameters added after plans of the method were
+     * pinned (tests/test_plan_digests.c), whose bytes so stay the same. */
+    size_t params_pinned;
     /* cross-parameter checks after each value passed its own; may be NULL */
     ks_status (*check)(const void *method_params, ks_error *err);
     ks_status (*fit)(const ks_method_input *in, void **model, ks_error *err);
@@ -1158,8 +1173,91 @@ typedef struct ks_pilot_estimate {
     size_t groups_without_pilot;
     size_t single_strata;
 } ks_pilot_estimate;
+
+/* The profile as auxiliary information (lib/estimate/auxiliary.c; Cochran,
+ * Sampling Techniques, ch. 6-7; Sarndal, Swensson and Wretman, ch. 6-7): x is
+ * known for every launch (the profiled time the plan was drawn on, or another
+ * profile column), so each cluster's total X_h is known, and an estimator
+ * that uses the simulated y's relation to x pays only for y's spread about
+ * that relation. */
+typedef enum ks_estimator {
+    KS_ESTIMATOR_PLAIN = 0,      /* sum w y */
+    KS_ESTIMATOR_RATIO = 1,      /* R X, R = sum w y / sum w x (bias-corrected) */
+    KS_ESTIMATOR_REGRESSION = 2, /* sum w y + a (N - sum w) + b (X - sum w x) */
+    KS_ESTIMATOR_AUTO = 3        /* per fit group, whichever of the three has the
+                                  * least estimated variance (plain unless the
+                                  * samples show y following x) */
+} ks_estimator;
+
+/* Which strata share one fitted ratio or line. */
+typedef enum ks_estimator_fit {
+    KS_FIT_KERNEL = 0,  /* the strata of one kernel group (or pool): combined
+                         * within a kernel */
+    KS_FIT_STRATUM = 1, /* each stratum with two or more samples on its own
+                         * (the separate estimator); the others of a kernel
+                         * group together */
+    KS_FIT_ALL = 2      /* every stratum together (the combined estimator) */
+} ks_estimator_fit;
+
+/* Names as the options spell them ("plain", "ratio", "regression", "auto";
+ * "kernel", "stratum", "all"); parsing returns -1 for an unknown name. */
+const char *ks_estimator_name(ks_estimator e);
+int ks_estimator_parse(const char *name);
+const char *ks_estimator_fit_name(ks_estimator_fit f);
+int ks_estimator_fit_parse(const char *name);
+
+typedef struct ks_auxiliary {
+    const double *x;     /* per sample of the plan: the auxiliary value */
+    const double *total; /* per cluster: X_h, its sum over the cluster's launches */
+} ks_auxiliary;
+
+typedef struct ks_aux_estimate {
+    double estimate, variance, df;
+    size_t single_strata;
+    size_t fits;          /* fit groups */
+    size_t ratio, regression, plain; /* fit groups estimated each way */
+    size_t unstable;      /* fit groups whose y did not follow x (their ratio
+                           * residuals spread as much as y itself): plain there */
+    size_t biased;        /* fit groups whose ratio was refused: the ratio's
+                           * O(1/n) bias, estimated, is above its standard
+                           * error (plain there) */
+    double bias;          /* the ratio estimator's first-order bias removed
+                           * (sum over fit groups, in y's units) */
+    double plain_estimate, plain_variance, plain_df; /* the plain estimator's */
+    char unstable_labels[256]; /* the unstable fit groups' kernel labels, ", "
+                                * between them, cut short when long */
+} ks_aux_estimate;
+
+/* y: values at the plan's samples.  residual (per sample, may be NULL): y
+ * minus the fitted ratio or line, what the variance is made of (y itself
+ * where plain), for refine's sizing.  gweight (per sample, may be NULL):
+ * the factor g_i with estimate = sum g_i w_i y_i. */
+ks_status ks_plan_aux_estimate(const ks_plan *plan, const double *y, const ks_auxiliary *aux,
+                               ks_estimator estimator, ks_estimator_fit fit,
+                               ks_single_mode single, ks_aux_estimate *out, double *residual,
+                               double *gweight, ks_error *err);
+/* The auxiliary of a plan from its profile: x per sample (sample_count) and
+ * x_total per cluster (cluster_count), of the launches' durations (metric
+ * NULL or "duration": the totals are the clusters' own size x mean_ns) or
+ * of a metric column (cluster members recovered as refine does: kernel
+ * group or pool, duration range). */
+ks_status ks_plan_auxiliary(const ks_plan *plan, const ks_profile *p, const char *metric,
+                            double *x, double *x_total, ks_error *err);
+/* The cold-start correction of ks_pilot_estimate: y are the cold (alone)
+ * values at the plan's samples, warm[i] the warm value of sample i where the
+ * pilot measured it (NAN elsewhere; two or more needed).  Per kernel group,
+ * the ratio warm / cold of its pilot launches scales its part of the
+ * estimate (the pooled ratio where a group has none); the variance adds the
+ * ratios' own uncertainty.  The parts and their sampling variance come from
+ * the plain estimator, or (aux not NULL) from ks_plan_aux_estimate on the
+ * corrected values (*aux_out, may be NULL, says what it did). */
 ks_status ks_plan_pilot_corrected(const ks_plan *plan, const double *y, const double *warm,
                                   ks_single_mode single, ks_pilot_estimate *out, ks_error *err);
+ks_status ks_plan_pilot_corrected_aux(const ks_plan *plan, const double *y, const double *warm,
+                                      const ks_auxiliary *aux, ks_estimator estimator,
+                                      ks_estimator_fit fit, ks_single_mode single,
+                                      ks_pilot_estimate *out, ks_aux_estimate *aux_out,
+                                      ks_error *err);
 /* Quantile p of Student's t with df degrees of freedom (the normal's for
  * df = INFINITY): intervals use t at the variance's degrees of freedom, so
  * that a plan of few samples per cluster is not promised 95 % it does not
@@ -1175,6 +1273,8 @@ typedef struct ks_metric_estimate {
     size_t single_strata;
     size_t pilot;       /* corrected by this many pilot launches (0: not) */
     double pilot_ratio; /* the pilot's pooled warm / cold */
+    int estimator;      /* the ks_estimator asked for (plain for ratios of totals) */
+    ks_aux_estimate aux; /* what it did, when not plain */
 } ks_metric_estimate;
 
 typedef struct ks_estimate_options {
@@ -1189,6 +1289,11 @@ typedef struct ks_estimate_options {
      * cold (alone): each metric the pilot has for two or more samples is
      * corrected by ks_plan_pilot_corrected (NULL: none) */
     const ks_results *pilot;
+    /* the estimator of totals and what it fits over; aux: the auxiliary
+     * variable at the plan's samples and per cluster (needed unless plain) */
+    ks_estimator estimator;
+    ks_estimator_fit fit;
+    const ks_auxiliary *aux;
 } ks_estimate_options;
 
 typedef struct ks_estimate {
@@ -1234,6 +1339,18 @@ typedef struct ks_score_options {
     double confidence;         /* of the intervals */
     ks_single_mode single;
     ks_plan_cache *cache;      /* shared by the methods (may be NULL) */
+    /* estimators: each set is scored with each (sets x estimators columns,
+     * set-major); none given: the plain one.  The auxiliary is the profile's
+     * duration (what the plans are drawn from). */
+    const ks_estimator *estimators;
+    size_t estimator_count;
+    ks_estimator_fit fit;
+    /* two-phase: while an estimate's interval misses refine_epsilon (0: the
+     * plan's bound), refine (sizing for the column's estimator, from the
+     * values simulated so far), simulate the new launches and estimate
+     * again, at most `rounds` times */
+    unsigned rounds;
+    double refine_epsilon;
 } ks_score_options;
 
 typedef struct ks_score_estimate {
@@ -1242,6 +1359,10 @@ typedef struct ks_score_estimate {
     double cost;    /* cycles simulated */
     int covered;    /* the interval holds the truth */
     size_t pilot;   /* pilot launches (corrected sets) */
+    size_t samples; /* distinct launches simulated (after refine rounds) */
+    unsigned rounds; /* refine rounds taken */
+    int met;        /* the interval's relative half-width is within the bound */
+    double rel_halfwidth;
 } ks_score_estimate;
 
 typedef struct ks_score_row {
@@ -1252,6 +1373,9 @@ typedef struct ks_score_row {
 
 typedef struct ks_score_summary {
     double samples_mean, pilot_mean;
+    double met;                  /* plans whose final interval is within the bound */
+    double halfwidth_mean;       /* mean relative half-width of the intervals */
+    double samples_max;
     double speedup_hmean;        /* truth / cost, harmonic mean over the plans */
     double error_mean, error_signed_mean, error_max; /* relative */
     double coverage;             /* plans whose interval holds the truth */
@@ -1261,9 +1385,9 @@ typedef struct ks_score_summary {
 typedef struct ks_score_result {
     char method[32];
     double bound;                /* the plans' (0: none) */
-    size_t row_count, set_count;
+    size_t row_count, set_count; /* set_count: columns, sets x estimators */
     ks_score_row *rows;
-    ks_score_summary *summary;   /* one per set */
+    ks_score_summary *summary;   /* one per column */
 } ks_score_result;
 
 void ks_score_options_init(ks_score_options *o);
@@ -1287,6 +1411,13 @@ typedef struct ks_refine_options {
     ks_single_mode single;
     const char *parent_path; /* recorded in the new plan with its digest */
     ks_refine_result *result; /* filled when not NULL */
+    /* the estimator the sizes are for (the spread is that of its residuals;
+     * recorded in the new plan as refine_estimator, refine_fit and
+     * refine_auxiliary, the estimate's default); aux needed unless plain */
+    ks_estimator estimator;
+    ks_estimator_fit fit;
+    const ks_auxiliary *aux;
+    const char *aux_name; /* recorded; NULL: "duration" */
 } ks_refine_options;
 
 /* Re-solves the plan's allocation with the observed spread of y (values at

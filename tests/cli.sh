@@ -175,6 +175,40 @@ expect 0 "$KS" sample --method pka --metrics "$T/f-ncu.csv" "$T/f.csv" -o "$T/pk
 grep -q '"note": "k=' "$T/pka.json" || bad "the pka plan does not record its k"
 expect 2 "$KS" compare --no-such-param 3 "$T/f.csv"
 
+# the profile as auxiliary information: a two-phase plan, estimated and
+# refined with the ratio estimator, which the refined plan then defaults to;
+# pooled strata across kernels
+awk 'BEGIN { print "name,duration_ns"; for (i = 0; i < 600; i++) {
+    k = i % 3; printf "k%d,%d\n", k, (k + 1) * 1000 + (i * 37) % 900 } }' >"$T/aux.csv"
+awk -F, 'NR > 1 { i = NR - 2; printf "%d,%d\n", i, $2 * (1.2 + 0.1 * (i % 3)) + (i * 13) % 50 }
+    BEGIN { print "id,gpu_sim_cycle" }' "$T/aux.csv" >"$T/aux-y.csv"
+expect 0 "$KS" sample "$T/aux.csv" --two-phase 3 --epsilon 0.2 -o "$T/p1.json"
+grep -q '"two_phase": 3' "$T/p1.json" || bad "a two-phase plan does not say so"
+expect 0 "$KS" estimate "$T/p1.json" "$T/aux-y.csv" --estimator ratio
+grep -q "^estimator: ratio, one fit per kernel, auxiliary: the profile's duration" "$T/out" ||
+    bad "estimate --estimator ratio does not say what it used: $(head -12 "$T/out")"
+expect 0 "$KS" estimate "$T/p1.json" "$T/aux-y.csv" --estimator ratio --json
+grep -q '"estimator": "ratio", "fit": "kernel", "auxiliary": "duration"' "$T/out" ||
+    bad "estimate --json lacks the estimator"
+expect 2 "$KS" estimate "$T/p1.json" "$T/aux-y.csv" --estimator nosuch
+expect 2 "$KS" estimate "$T/p1.json" "$T/aux-y.csv" --fit nosuch
+expect 2 "$KS" estimate "$T/p1.json" "$T/aux-y.csv" --estimator ratio --auxiliary nosuch
+grep -q "no column 'nosuch'" "$T/err" || bad "an unknown auxiliary: $(cat "$T/err")"
+expect 0 "$KS" refine "$T/p1.json" "$T/aux-y.csv" --estimator ratio --epsilon 0.01 -o "$T/p2.json"
+grep -q '"refine_estimator": "ratio", "refine_fit": "kernel", "refine_auxiliary": "duration"' \
+    "$T/p2.json" || bad "refine does not record the estimator it sized for"
+grep -q "sizing for the ratio estimator" "$T/err" || bad "refine does not say what it sized for"
+expect 0 "$KS" estimate "$T/p2.json" "$T/aux-y.csv"
+grep -q "^estimator: ratio" "$T/out" || bad "estimate does not default to the plan's estimator"
+expect 0 "$KS" estimate "$T/p2.json" "$T/aux-y.csv" --estimator plain
+grep -q "^estimator:" "$T/out" && bad "--estimator plain still reports an estimator"
+expect 0 "$KS" sample "$T/aux.csv" --pool duration --epsilon 0.2 -o "$T/pool.json"
+grep -q '"pool": "duration"' "$T/pool.json" || bad "a pooled plan does not record --pool"
+expect 0 "$KS" sample "$T/aux.csv" --epsilon 0.2 -o "$T/nopool.json"
+grep -q '"pool' "$T/nopool.json" && bad "the default plan mentions pools"
+expect 2 "$KS" sample "$T/aux.csv" --pool duration --allocation tree
+grep -q "works with --allocation joint" "$T/err" || bad "--pool with tree: $(cat "$T/err")"
+
 # GCL-Sampler end to end on the real backprop traces: train on two workloads,
 # embed, sample with the trained model and without (trains on the traces)
 BP="$SHARED/accelsim/backprop-h100"

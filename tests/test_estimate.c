@@ -480,7 +480,7 @@ static void test_refine_meets_bound(void **state)
     int rounds = 0;
     double *y2 = NULL;
     while (after > plan.bound && rounds < 3) {
-        ks_refine_options ro = {0, 99 + (uint64_t)rounds, KS_SINGLE_COLLAPSE, NULL, NULL};
+        ks_refine_options ro = {.seed = 99 + (uint64_t)rounds, .single = KS_SINGLE_COLLAPSE};
         double *ycur = malloc(cur.sample_count * sizeof *ycur);
         at_samples(&cur, cyc, ycur);
         assert_int_equal(ks_plan_refine(&cur, p, ycur, &ro, &out, &err), KS_OK);
@@ -522,7 +522,7 @@ static void test_refine_meets_bound(void **state)
     assert_true(after <= plan.bound);
     assert_true(rounds >= 1);
     out = cur;
-    ks_refine_options ro = {0, 100, KS_SINGLE_COLLAPSE, NULL, NULL};
+    ks_refine_options ro = {.seed = 100, .single = KS_SINGLE_COLLAPSE};
     /* refining a plan that meets its bound adds nothing */
     ks_plan again;
     ro.seed = 100;

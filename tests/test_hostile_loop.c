@@ -403,7 +403,7 @@ static double reached(const ks_plan *parent, const double *y, const ks_plan *out
     size_t k = parent->cluster_count;
     ks_stratum_spread *sp = calloc(k, sizeof *sp);
     ks_error err;
-    assert_int_equal(ks_strata_spread(parent, y, y, false, KS_SINGLE_COLLAPSE, sp, NULL, &err),
+    assert_int_equal(ks_strata_spread(parent, y, y, NULL, KS_SINGLE_COLLAPSE, sp, NULL, &err),
                      KS_OK);
     long double v = 0, total = 0;
     for (size_t i = 0; i < parent->sample_count; i++)
@@ -443,7 +443,7 @@ static void test_refine_meets_printed_bound(void **state)
     const double eps[] = {0.05, 0.02, 1e-9};
     for (size_t e = 0; e < 3; e++) {
         ks_refine_result res;
-        ks_refine_options ro = {eps[e], 7, KS_SINGLE_COLLAPSE, NULL, &res};
+        ks_refine_options ro = {.epsilon = eps[e], .seed = 7, .single = KS_SINGLE_COLLAPSE, .result = &res};
         ks_plan out;
         assert_int_equal(ks_plan_refine(&plan, p, y, &ro, &out, &err), KS_OK);
         double r = reached(&plan, y, &out, res.t);

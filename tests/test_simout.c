@@ -615,6 +615,71 @@ static void test_score_pinned(void **state)
     ks_profile_free(p);
 }
 
+/* Issue 24 on the same data, planned from QV100 and scored on RTX 3070's
+ * full run over 20 seeds: root with the plain estimator, refined until its
+ * interval meets 5 % (at most 3 rounds), against the two-phase design
+ * (--two-phase 2) refined for the ratio estimator.  Pinned: the launches
+ * each needs, their errors and coverage. */
+static void test_score_ratio_pinned(void **state)
+{
+    (void)state;
+    if (!have_data())
+        skip();
+    values plan_from, full;
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(read_values(SYNTH "/full_SM7_QV100.out.xz", synth_traces, KS_UID_TRACE,
+                                 KS_MEASURED_ALL, NULL, "gpu_sim_cycle", &plan_from, &err),
+                     KS_OK);
+    assert_int_equal(read_values(SYNTH "/full_SM86_RTX3070.out.xz", synth_traces, KS_UID_TRACE,
+                                 KS_MEASURED_ALL, NULL, "gpu_sim_cycle", &full, &err),
+                     KS_OK);
+    ks_profile *p;
+    ks_read_options ro;
+    ks_read_options_init(&ro);
+    assert_int_equal(ks_profile_read(synth_traces, &ro, &p, &err), KS_OK);
+    double truth = 0;
+    for (size_t i = 0; i < LAUNCHES; i++) {
+        p->duration_ns[i] = (int64_t)plan_from.v[i];
+        truth += full.v[i];
+    }
+    assert_true(truth == 1385905);
+    ks_score_set sets[] = {{"context", full.v, NULL, NULL, NULL, NULL}};
+    static const ks_estimator est[] = {KS_ESTIMATOR_PLAIN, KS_ESTIMATOR_RATIO};
+    ks_score_options so;
+    ks_score_options_init(&so);
+    so.truth_total = truth;
+    so.sets = sets;
+    so.set_count = 1;
+    so.seeds = 20;
+    so.confidence = 0.95;
+    so.estimators = est;
+    so.estimator_count = 2;
+    so.rounds = 3;
+    ks_params pa;
+    ks_params_init(&pa);
+    ks_score_result plain, two;
+    assert_int_equal(ks_score(p, &pa, &so, &plain, &err), KS_OK);
+    assert_int_equal(ks_params_set(&pa, "two-phase", "2", &err), KS_OK);
+    assert_int_equal(ks_score(p, &pa, &so, &two, &err), KS_OK);
+    const ks_score_summary *a = &plain.summary[0], *b = &two.summary[1];
+    printf("# root plain, refined: %.2f launches, error %.6f (max %.6f), covered %.2f; "
+           "two-phase ratio: %.2f launches, error %.6f (max %.6f), covered %.2f\n",
+           a->samples_mean, a->error_mean, a->error_max, a->coverage, b->samples_mean,
+           b->error_mean, b->error_max, b->coverage);
+    /* every final interval meets the bound */
+    assert_true(a->met == 1.0 && b->met == 1.0);
+    /* half the launches or fewer, at a smaller error, covering */
+    assert_true(b->samples_mean <= a->samples_mean / 2);
+    assert_true(b->error_mean < a->error_mean && b->error_max < a->error_max);
+    assert_true(b->coverage >= 0.95);
+    assert_true(fabs(a->samples_mean - 38.4) < 1e-9 && fabs(b->samples_mean - 18.0) < 1e-9);
+    assert_true(fabs(a->error_mean - 0.008983) < 5e-7 && fabs(b->error_mean - 0.005814) < 5e-7);
+    ks_score_result_free(&plain);
+    ks_score_result_free(&two);
+    ks_profile_free(p);
+}
+
 /* --------------------------------------------------------- warm-up modes */
 
 static void test_warmup_modes(void **state)
@@ -703,4 +768,5 @@ KS_TEST_MAIN_FIXTURES(setup, teardown, test_getstats_metric_names, test_warmup_m
                       test_accelsim_full_runs, test_accelsim_alone_runs,
                       test_accelsim_warm_runs, test_getstats_csv, test_macsim_traces,
                       test_macsim_full_run, test_macsim_alone_and_pairs, test_macsim_export,
-                      test_score_pinned)
+                      test_score_pinned,
+                      test_score_ratio_pinned)

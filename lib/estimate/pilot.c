@@ -34,14 +34,28 @@
 ks_status ks_plan_pilot_corrected(const ks_plan *plan, const double *y, const double *warm,
                                   ks_single_mode single, ks_pilot_estimate *out, ks_error *err)
 {
+    return ks_plan_pilot_corrected_aux(plan, y, warm, NULL, KS_ESTIMATOR_PLAIN, KS_FIT_KERNEL,
+                                       single, out, NULL, err);
+}
+
+/* With an auxiliary estimator, the corrected values r_g y_i go through it:
+ * a group's part is sum g_i w_i r_g y_i (the estimator's g-weights), and the
+ * sampling variance is the estimator's. */
+ks_status ks_plan_pilot_corrected_aux(const ks_plan *plan, const double *y, const double *warm,
+                                      const ks_auxiliary *aux, ks_estimator estimator,
+                                      ks_estimator_fit fit, ks_single_mode single,
+                                      ks_pilot_estimate *out, ks_aux_estimate *aux_out,
+                                      ks_error *err)
+{
     memset(out, 0, sizeof *out);
     size_t n = plan->sample_count, g_count = plan->group_count ? plan->group_count : 1;
     size_t *taken = calloc(g_count, sizeof *taken);
     double *sum_w = calloc(g_count, sizeof *sum_w), *sum_y = calloc(g_count, sizeof *sum_y);
     double *part = calloc(g_count, sizeof *part), *ratio = calloc(g_count, sizeof *ratio);
     double *yc = malloc((n ? n : 1) * sizeof *yc);
-    if (!taken || !sum_w || !sum_y || !part || !ratio || !yc) {
-        KS_FREE(taken, sum_w, sum_y, part, ratio, yc);
+    double *gw = malloc((n ? n : 1) * sizeof *gw);
+    if (!taken || !sum_w || !sum_y || !part || !ratio || !yc || !gw) {
+        KS_FREE(taken, sum_w, sum_y, part, ratio, yc, gw);
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     }
     double all_w = 0, all_y = 0;
@@ -96,12 +110,27 @@ ks_status ks_plan_pilot_corrected(const ks_plan *plan, const double *y, const do
         uint32_t g = plan->clusters[plan->samples[i].cluster].group;
         g = g < g_count ? g : 0;
         yc[i] = y[i] * ratio[g];
-        part[g] += plan->samples[i].weight * yc[i];
+        gw[i] = 1;
     }
     double v_sampling = 0, df_sampling = INFINITY;
-    if (st == KS_OK)
+    if (st == KS_OK && aux && estimator != KS_ESTIMATOR_PLAIN) {
+        ks_aux_estimate ae;
+        st = ks_plan_aux_estimate(plan, yc, aux, estimator, fit, single, &ae, NULL, gw, err);
+        out->estimate = ae.estimate;
+        v_sampling = ae.variance;
+        df_sampling = ae.df;
+        out->single_strata = ae.single_strata;
+        if (aux_out)
+            *aux_out = ae;
+    } else if (st == KS_OK) {
         st = ks_plan_total_variance(plan, yc, single, &out->estimate, &v_sampling, &df_sampling,
                                     &out->single_strata, err);
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t g = plan->clusters[plan->samples[i].cluster].group;
+        g = g < g_count ? g : 0;
+        part[g] += gw[i] * plan->samples[i].weight * yc[i];
+    }
     if (st == KS_OK) {
         double v_ratio = 0;
         for (size_t g = 0; g < g_count; g++) {
@@ -122,6 +151,6 @@ ks_status ks_plan_pilot_corrected(const ks_plan *plan, const double *y, const do
         out->ratio = pooled;
         out->ratio_rel_sd = sqrt(within > 0 ? within : 0);
     }
-    KS_FREE(taken, sum_w, sum_y, part, ratio, yc);
+    KS_FREE(taken, sum_w, sum_y, part, ratio, yc, gw);
     return st;
 }

@@ -16,6 +16,7 @@
 #include "estimate.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,6 +166,10 @@ static ks_status build_members(const ks_plan *plan, const ks_profile *p, members
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     if (st == KS_OK)
         st = match_groups(plan, &g, plan_group, err);
+    /* pooled strata: a kernel's launches are in the clusters of its pool */
+    for (size_t pg = 0; st == KS_OK && plan->pool_rep && pg < g.count; pg++)
+        if (plan_group[pg] != UINT32_MAX)
+            plan_group[pg] = plan->pool_rep[plan_group[pg]];
     if (st == KS_OK) {
         for (size_t i = 0; i < k; i++)
             order[i] = (uint32_t)i;
@@ -250,6 +255,74 @@ static void solve_capped(size_t k, const double *a, const double *b, const doubl
     }
 }
 
+/* Sizes for a quantile t (refine's KKT at V <= (eps Y / t)^2) into m_new,
+ * and the quantile they predict for themselves: the Satterthwaite df the
+ * estimate will have, a stratum that grows with its own spread at m - 1 df,
+ * the others as now, strata of one source together. */
+typedef struct size_ctx {
+    const ks_plan *plan;
+    const ks_stratum_spread *sp;
+    const double *a, *b, *N, *have;
+    double *m;
+    bool *fixed;
+    const bool *fixed0;
+    const double *m0;
+    long double *by_source;
+    double *df_source;
+    uint64_t *m_new;
+    double *m_real;
+    double eps;
+    long double total, fpc;
+    long double v_new;
+    bool census;
+} size_ctx;
+
+static double size_at(size_ctx *x, double t)
+{
+    const ks_plan *plan = x->plan;
+    size_t k = plan->cluster_count;
+    for (size_t c = 0; c < k; c++) {
+        x->fixed[c] = x->fixed0[c];
+        x->m[c] = x->m0[c];
+    }
+    long double bound = x->eps * x->total / t;
+    solve_capped(k, x->a, x->b, x->N, x->have, bound * bound + x->fpc, x->fixed, x->m);
+    long double v_new = 0, den = 0;
+    bool census = true;
+    for (size_t c = 0; c <= k; c++) {
+        x->by_source[c] = 0;
+        x->df_source[c] = INFINITY;
+    }
+    for (size_t c = 0; c < k; c++) {
+        const ks_cluster *cl = &plan->clusters[c];
+        const ks_stratum_spread *sp = &x->sp[c];
+        x->m_real[c] = x->m[c];
+        uint64_t mc = sp->census ? cl->size : ks_round_sample_size(x->m[c], cl->size);
+        uint64_t h = (uint64_t)sp->n;
+        x->m_new[c] = mc > h ? mc : h;
+        census = census && x->m_new[c] >= cl->size;
+        double b = x->b[c], N = x->N[c];
+        if (x->m_new[c] > 0 && x->m_new[c] < cl->size && b > 0) {
+            long double vh = (long double)b / x->m_new[c] - (long double)N * (b / (N * N));
+            v_new += vh;
+            if (x->m_new[c] > h && x->m_new[c] >= 2) {
+                den += vh * vh / ((double)x->m_new[c] - 1);
+            } else if (isfinite(sp->df) && sp->df > 0) {
+                size_t src = sp->source <= k ? sp->source : c;
+                x->by_source[src] += vh;
+                x->df_source[src] = fmin(x->df_source[src], sp->df);
+            }
+        }
+    }
+    for (size_t c = 0; c <= k; c++)
+        if (x->by_source[c] > 0)
+            den += x->by_source[c] * x->by_source[c] / x->df_source[c];
+    x->v_new = v_new;
+    x->census = census;
+    return ks_student_t_quantile(1 - (1 - plan->params.confidence) / 2,
+                                 den > 0 ? (double)(v_new * v_new / den) : INFINITY);
+}
+
 static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_options *opt,
                           double eps, uint64_t *m_new, double *m_real, ks_refine_result *res,
                           ks_error *err)
@@ -263,23 +336,41 @@ static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_
     ks_status st = KS_OK;
     if (!sp || !a || !b || !N || !have || !m || !fixed)
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    if (st == KS_OK)
-        st = ks_strata_spread(plan, y, y, false, opt->single, sp, NULL, err);
-    long double total = 0, fpc = 0, var = 0, denom = 0;
-    for (size_t c = 0; st == KS_OK && c < k; c++) {
-        N[c] = (double)plan->clusters[c].size;
-        long double vh = sp[c].census || sp[c].n == 0
-                             ? 0
-                             : (long double)N[c] * N[c] * sp[c].fpc * sp[c].s2 / sp[c].n;
-        var += vh;
-        if (isfinite(sp[c].df) && sp[c].df > 0)
-            denom += vh * vh / sp[c].df;
+    /* the spread the estimate will have: of y, or of the estimator's
+     * residuals about its ratios or lines */
+    double *v = NULL;
+    bool *mask = NULL;
+    long double total = 0, fpc = 0;
+    bool aux = opt->estimator != KS_ESTIMATOR_PLAIN;
+    if (st == KS_OK && aux) {
+        ks_aux_estimate ae;
+        if (!opt->aux)
+            st = ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                              "sizing for the %s estimator needs the auxiliary variable",
+                              ks_estimator_name(opt->estimator));
+        else if (!(v = malloc((plan->sample_count + 1) * sizeof *v)) ||
+                 !(mask = malloc((k + 1) * sizeof *mask)))
+            st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        else
+            st = ks_aux_estimate_masked(plan, y, opt->aux, opt->estimator, opt->fit,
+                                        opt->single, &ae, v, NULL, mask, err);
+        if (st == KS_OK)
+            total = ae.estimate;
     }
-    /* the quantile the estimate will use: t at the observed spread's degrees
-     * of freedom, which more samples only raise */
-    double t = ks_student_t_quantile(1 - (1 - plan->params.confidence) / 2,
-                                     denom > 0 ? (double)(var * var / denom) : INFINITY);
-    for (size_t i = 0; st == KS_OK && i < plan->sample_count; i++)
+    if (st == KS_OK)
+        st = ks_strata_spread(plan, v ? v : y, y, mask, opt->single, sp, NULL, err);
+    /* the quantile the estimate uses now: t at its degrees of freedom (its
+     * own Satterthwaite count, strata of one source together) */
+    double var_now, df_now = INFINITY;
+    if (st == KS_OK)
+        st = ks_stratified_variance(plan, v ? v : y, y, mask, opt->single, &var_now, &df_now,
+                                    NULL, err);
+    free(v);
+    free(mask);
+    for (size_t c = 0; st == KS_OK && c < k; c++)
+        N[c] = (double)plan->clusters[c].size;
+    double t = ks_student_t_quantile(1 - (1 - plan->params.confidence) / 2, df_now);
+    for (size_t i = 0; st == KS_OK && !aux && i < plan->sample_count; i++)
         total += plan->samples[i].weight * (long double)y[i];
     for (size_t c = 0; st == KS_OK && c < k; c++) {
         const ks_cluster *cl = &plan->clusters[c];
@@ -293,21 +384,50 @@ static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_
         fixed[c] = sp[c].census || !(b[c] > 0);
         m[c] = sp[c].census ? N[c] : have[c];
     }
-    long double bound = eps * total / t;
-    if (st == KS_OK)
-        solve_capped(k, a, b, N, have, bound * bound + fpc, fixed, m);
+    /* The quantile depends on the degrees of freedom the new sizes will
+     * give, and they on it.  Sizing with the current t alone over-sized
+     * every refine of a plan of one-sample strata (t at 2-3 df, the
+     * estimate then at 20 or more). */
     long double v_new = 0;
     bool census = true;
+    bool *fixed0 = malloc((k + 1) * sizeof *fixed0);
+    double *m0 = malloc((k + 1) * sizeof *m0);
+    long double *by_source = malloc((k + 1) * sizeof *by_source);
+    double *df_source = malloc((k + 1) * sizeof *df_source);
+    if (st == KS_OK && (!fixed0 || !m0 || !by_source || !df_source))
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     for (size_t c = 0; st == KS_OK && c < k; c++) {
-        const ks_cluster *cl = &plan->clusters[c];
-        m_real[c] = m[c];
-        uint64_t mc = sp[c].census ? cl->size : ks_round_sample_size(m[c], cl->size);
-        uint64_t h = (uint64_t)sp[c].n;
-        m_new[c] = mc > h ? mc : h;
-        census = census && m_new[c] >= cl->size;
-        if (m_new[c] > 0 && m_new[c] < cl->size && b[c] > 0)
-            v_new += (long double)b[c] / m_new[c] - (long double)N[c] * (b[c] / (N[c] * N[c]));
+        fixed0[c] = fixed[c];
+        m0[c] = m[c];
     }
+    /* The smallest quantile whose sizes need no larger one: t -> the
+     * quantile t' the sizes solved at t predict for themselves falls as t
+     * grows (more samples, more df), so {t : t' <= t} is [t*, inf) and t*
+     * is found by bisection between the normal quantile and the current t
+     * (doubled while even that is short).  Plain fixed-point iteration
+     * oscillated between two sizes on some plans. */
+    size_ctx sc = {plan, sp, a, b, N, have, m, fixed, fixed0, m0, by_source, df_source, m_new,
+                   m_real, eps, total, fpc, 0, true};
+    double lo = ks_normal_quantile(1 - (1 - plan->params.confidence) / 2), hi = t;
+    double t_use = t;
+    if (st == KS_OK) {
+        for (int i = 0; i < 40 && size_at(&sc, hi) > hi; i++)
+            hi *= 2;
+        if (size_at(&sc, lo) <= lo)
+            hi = lo;
+        for (int i = 0; i < 60 && hi - lo > 1e-6 * hi; i++) {
+            double mid = (lo + hi) / 2;
+            if (size_at(&sc, mid) <= mid)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        t_use = size_at(&sc, hi); /* the sizes at hi, and their own quantile */
+        v_new = sc.v_new;
+        census = sc.census;
+    }
+    t = t_use; /* the quantile the sizes predict for themselves */
+    KS_FREE(fixed0, m0, by_source, df_source);
     if (st == KS_OK && res) {
         double half = t * sqrt(v_new > 0 ? (double)v_new : 0);
         res->t = t;
@@ -385,25 +505,63 @@ static ks_status copy_header(const ks_plan *plan, ks_plan *out, ks_error *err)
             return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         out->group_count++;
     }
+    if (plan->pool_rep) {
+        out->pool_rep = malloc((plan->group_count + 1) * sizeof *out->pool_rep);
+        if (!out->pool_rep)
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        memcpy(out->pool_rep, plan->pool_rep, plan->group_count * sizeof *out->pool_rep);
+    }
+    return KS_OK;
+}
+
+static ks_status add_param(ks_plan *out, const char *name, const char *json, ks_error *err)
+{
+    size_t k = out->extra_param_count;
+    char **names = realloc(out->extra_param_names, (k + 1) * sizeof *names);
+    if (names)
+        out->extra_param_names = names;
+    char **values = names ? realloc(out->extra_param_values, (k + 1) * sizeof *values) : NULL;
+    if (values)
+        out->extra_param_values = values;
+    if (!names || !values || !(names[k] = strdup(name)))
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if (!(values[k] = strdup(json))) {
+        free(names[k]);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    out->extra_param_count++;
     return KS_OK;
 }
 
 static ks_status record_refine(ks_plan *out, const ks_refine_options *opt, ks_error *err)
 {
-    char **names = malloc(sizeof *names), **values = malloc(sizeof *values);
     char seed[32];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)opt->seed);
-    if (names)
-        out->extra_param_names = names;
-    if (values)
-        out->extra_param_values = values;
-    if (!names || !values || !(names[0] = strdup("refine_seed")))
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    if (!(values[0] = strdup(seed))) {
-        free(names[0]);
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    ks_status st = add_param(out, "refine_seed", seed, err);
+    if (st == KS_OK && opt->estimator != KS_ESTIMATOR_PLAIN) {
+        char text[200];
+        snprintf(text, sizeof text, "\"%s\"", ks_estimator_name(opt->estimator));
+        st = add_param(out, "refine_estimator", text, err);
+        snprintf(text, sizeof text, "\"%s\"", ks_estimator_fit_name(opt->fit));
+        if (st == KS_OK)
+            st = add_param(out, "refine_fit", text, err);
+        char *json = NULL;
+        size_t len = 0;
+        FILE *f = st == KS_OK ? open_memstream(&json, &len) : NULL;
+        if (f) {
+            ks_json_write_string(f, opt->aux_name ? opt->aux_name : "duration");
+            if (fclose(f) != 0) {
+                free(json);
+                json = NULL;
+            }
+        }
+        if (st == KS_OK)
+            st = json ? add_param(out, "refine_auxiliary", json, err)
+                      : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        free(json);
     }
-    out->extra_param_count = 1;
+    if (st != KS_OK)
+        return st;
     if (opt->parent_path) {
         snprintf(out->parent_path, sizeof out->parent_path, "%s", opt->parent_path);
         return ks_file_xxh128(opt->parent_path, out->parent_xxh128, err);
@@ -452,6 +610,27 @@ static ks_status refine(const ks_plan *plan, const ks_profile *p, const double *
         st = record_refine(out, opt, err);
     }
     return st;
+}
+
+ks_status ks_plan_members(const ks_plan *plan, const ks_profile *p, size_t **start,
+                          uint32_t **ids, ks_error *err)
+{
+    members m = {0};
+    *start = NULL;
+    *ids = NULL;
+    if (p->n != plan->input_invocations)
+        return ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0,
+                            "the profile has %zu launches, the plan's %llu", p->n,
+                            (unsigned long long)plan->input_invocations);
+    ks_status st = build_members(plan, p, &m, err);
+    if (st != KS_OK) {
+        free(m.start);
+        free(m.ids);
+        return st;
+    }
+    *start = m.start;
+    *ids = m.ids;
+    return KS_OK;
 }
 
 ks_status ks_plan_refine(const ks_plan *plan, const ks_profile *p, const double *y,

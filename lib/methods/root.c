@@ -163,6 +163,8 @@ ks_status ks_root_design_build(const ks_profile *p, const ks_groups *g, const ks
         st = ks_root_paper_leaves(p, g, pa, z, d, err);
     else
         st = optimal_leaves(p, g, pa, z, d, err);
+    if (st == KS_OK && pa->two_phase > 0)
+        st = ks_root_pilot_top_up(d, g->count, pa->two_phase, err);
     if (st != KS_OK) {
         ks_root_design_free(d);
         return st;
@@ -196,7 +198,8 @@ ks_status ks_root_design_draw(const ks_root_design *d, const ks_profile *p,
         const uint32_t *ids = d->mem.ids + d->mem.offset[l->group] + l->lo;
         ks_range_stat s = l->stat;
         variance += ks_strata_variance(d->kind, (double)s.n, s.sample_std * s.sample_std, l->m);
-        ks_cluster c = {.group = l->group, .path = l->path, .size = s.n, .mean_ns = s.mean,
+        uint32_t group = d->plan_group ? d->plan_group[l->group] : l->group;
+        ks_cluster c = {.group = group, .path = l->path, .size = s.n, .mean_ns = s.mean,
                         .std_ns = s.std, .min_ns = s.min, .max_ns = s.max, .m = l->m,
                         .m_real = l->m_real};
         uint32_t index;
@@ -220,10 +223,16 @@ typedef struct root_params {
     int with_replacement;
     int allocation;
     uint64_t max_depth;
+    int pool;
+    double pool_tolerance;
+    uint64_t two_phase;
 } root_params;
 
 static const char *const allocations[] = {"joint", "tree", "paper", NULL};
+static const char *const pools[] = {"none", "duration", "features", NULL};
 
+/* The first three are in every plan pinned before pooling existed; the
+ * others are written only when set (ks_method.params_pinned). */
 static const ks_param_def root_param_defs[] = {
     KS_PARAM_WITH_REPLACEMENT(root_params),
     {"allocation", KS_PARAM_CHOICE, offsetof(root_params, allocation), 0, 0, KS_ALLOC_JOINT,
@@ -232,39 +241,88 @@ static const ks_param_def root_param_defs[] = {
      "on each kernel group) or paper (the authors' greedy splits and sizes, to reproduce "
      "published numbers)"},
     KS_PARAM_MAX_DEPTH(root_params),
+    {"pool", KS_PARAM_CHOICE, offsetof(root_params, pool), 0, 0, KS_POOL_NONE, pools, "P",
+     "strata across kernel keys (joint allocation): none (default), duration (launches of "
+     "any kernels with similar durations may share a stratum) or features (only kernels "
+     "whose profiled metrics per ns agree within --pool-tolerance); the plan is the "
+     "cheapest of these and unpooled ROOT, and lists the kernels sharing strata"},
+    {"pool-tolerance", KS_PARAM_REAL, offsetof(root_params, pool_tolerance), 0, 100, 0.25,
+     NULL, "T",
+     "--pool features: kernels pool when each metric per ns (or its mean, for rates) "
+     "differs by at most this factor minus 1"},
+    {"two-phase", KS_PARAM_UINT, offsetof(root_params, two_phase), 0, 1000, 0, NULL, "K",
+     "phase 1 of a two-phase design: ROOT's plan with at least K launches of every kernel "
+     "key (or pool), so that each shows how its simulated values follow the profile; "
+     "'refine --estimator' then sizes the strata from that (0: off)"},
 };
+
+static ks_status root_check(const void *method_params, ks_error *err)
+{
+    const root_params *rp = method_params;
+    if ((rp->pool != KS_POOL_NONE || rp->two_phase > 0) && rp->allocation != KS_ALLOC_JOINT)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "--%s works with --allocation joint (the bound on the total)",
+                            rp->pool != KS_POOL_NONE ? "pool" : "two-phase");
+    if (rp->two_phase > 0 && rp->with_replacement)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "--two-phase draws without replacement (refine adds to it)");
+    return KS_OK;
+}
+
+typedef struct root_model {
+    ks_root_design d;
+    ks_root_pools pools; /* count 0: unpooled */
+} root_model;
+
+static void root_model_free(void *model)
+{
+    root_model *m = model;
+    if (m) {
+        ks_root_design_free(&m->d);
+        ks_root_pools_free(&m->pools);
+    }
+    free(m);
+}
+
+static ks_root_config root_config(const ks_method_input *in, const root_params *rp)
+{
+    return (ks_root_config){.epsilon = in->params->epsilon,
+                            .with_replacement = rp->with_replacement,
+                            .allocation = rp->allocation,
+                            .max_depth = rp->max_depth,
+                            .pool = rp->pool,
+                            .pool_tolerance = rp->pool_tolerance,
+                            .two_phase = rp->two_phase};
+}
 
 static ks_status root_fit(const ks_method_input *in, void **model, ks_error *err)
 {
     const root_params *rp = in->method_params;
-    ks_root_config cfg = {in->params->epsilon, rp->with_replacement, rp->allocation,
-                          rp->max_depth, NULL};
-    ks_status st = ks_method_members(in, &cfg.members, err);
-    if (st != KS_OK)
-        return st;
-    ks_root_design *d = malloc(sizeof *d);
-    if (!d)
+    ks_root_config cfg = root_config(in, rp);
+    root_model *m = calloc(1, sizeof *m);
+    if (!m)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    st = ks_root_design_build(in->profile, in->groups, &cfg, in->z, d, err);
-    return ks_method_fit_end(st, d, free, model);
+    ks_status st = ks_method_members(in, &cfg.members, err);
+    if (st == KS_OK && rp->pool != KS_POOL_NONE)
+        st = ks_root_pooled_build(in->profile, in->groups, &cfg, in->z, &m->d, &m->pools, err);
+    else if (st == KS_OK)
+        st = ks_root_design_build(in->profile, in->groups, &cfg, in->z, &m->d, err);
+    if (st == KS_OK && m->pools.count)
+        m->d.plan_group = m->pools.rep;
+    return ks_method_fit_end(st, m, root_model_free, model);
 }
 
 static ks_status root_select(const ks_method_input *in, const void *model, ks_rng *rng,
                              ks_plan *plan, ks_error *err)
 {
     const root_params *rp = in->method_params;
-    ks_root_config cfg = {in->params->epsilon, rp->with_replacement, rp->allocation,
-                          rp->max_depth, NULL};
-    ks_status st = ks_root_design_draw(model, in->profile, &cfg, rng, plan, err);
+    const root_model *m = model;
+    ks_root_config cfg = root_config(in, rp);
+    ks_status st = ks_root_design_draw(&m->d, in->profile, &cfg, rng, plan, err);
     plan->with_replacement = rp->with_replacement;
+    if (st == KS_OK && m->pools.count)
+        st = ks_plan_set_pools(plan, m->pools.pool_of, m->pools.rep, in->groups->count, err);
     return st;
-}
-
-static void root_model_free(void *model)
-{
-    if (model)
-        ks_root_design_free(model);
-    free(model);
 }
 
 const ks_method ks_method_root = {
@@ -276,6 +334,8 @@ const ks_method ks_method_root = {
     .params = root_param_defs,
     .param_count = sizeof root_param_defs / sizeof root_param_defs[0],
     .params_size = sizeof(root_params),
+    .params_pinned = 3,
+    .check = root_check,
     .fit = root_fit,
     .select = root_select,
     .model_free = root_model_free,

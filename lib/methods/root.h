@@ -11,6 +11,8 @@
 
 /* How leaves are sized (--allocation). */
 enum { KS_ALLOC_JOINT = 0, KS_ALLOC_TREE = 1, KS_ALLOC_PAPER = 2 };
+/* Which kernel groups may share strata (--pool). */
+enum { KS_POOL_NONE = 0, KS_POOL_DURATION = 1, KS_POOL_FEATURES = 2 };
 
 /* ROOT's parameters as its table declares them (lib/methods/root.c), plus
  * the shared bound: what the design depends on. */
@@ -19,6 +21,10 @@ typedef struct ks_root_config {
     int with_replacement;
     int allocation;
     uint64_t max_depth; /* paper mode's split depth */
+    int pool;           /* KS_POOL_* */
+    double pool_tolerance;
+    uint64_t two_phase; /* > 0: phase 1 of a two-phase design: at least
+                         * this many launches per group */
     /* the groups' members sorted by duration, shared with other fits
      * (ks_method_members); NULL: the design sorts its own */
     const ks_members *members;
@@ -40,7 +46,28 @@ typedef struct ks_root_design {
     ks_variance_kind kind;
     double lower_bound_ns; /* cheapest any plan of the family can be; 0: not computed */
     char scope[32];
+    /* per design group, the plan's kernel group its clusters name (pooled
+     * strata: the pool's lowest kernel); NULL: the same index */
+    const uint32_t *plan_group;
 } ks_root_design;
+
+/* Kernel groups pooled into design groups (root_pool.c). */
+typedef struct ks_root_pools {
+    size_t count;      /* pools; 0: none (unpooled) */
+    uint32_t *pool_of; /* per kernel group */
+    uint32_t *rep;     /* per pool: its lowest kernel group */
+    ks_groups groups;  /* the launches by pool */
+    size_t features;   /* feature columns compared (--pool features) */
+} ks_root_pools;
+void ks_root_pools_free(ks_root_pools *pl);
+/* The cheapest of unpooled ROOT and its pooled candidates under pa's bound
+ * (d over pools->groups when pooled: pools->count > 0). */
+ks_status ks_root_pooled_build(const ks_profile *p, const ks_groups *g, const ks_root_config *pa,
+                               double z, ks_root_design *d, ks_root_pools *pools, ks_error *err);
+/* Phase 1 of the two-phase design: at least K launches in every design
+ * group (as many as it has when fewer), added to its largest strata. */
+ks_status ks_root_pilot_top_up(ks_root_design *d, size_t groups, uint64_t per_group,
+                               ks_error *err);
 
 /* Everything before the draws: the strata of every group and their sizes. */
 ks_status ks_root_design_build(const ks_profile *p, const ks_groups *g, const ks_root_config *pa,

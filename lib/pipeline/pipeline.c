@@ -252,6 +252,7 @@ ks_status ks_select(const ks_fitted *f, uint64_t seed, ks_plan *plan, ks_error *
     snprintf(plan->method, sizeof plan->method, "%s", m->name);
     plan->param_defs = m->params;
     plan->param_count = m->param_count;
+    plan->param_pinned = m->params_pinned;
     memcpy(plan->param_values, f->method_params, m->params_size);
     plan->z = f->z;
     ks_status st = ks_plan_set_groups(plan, f->groups, err);

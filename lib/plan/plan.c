@@ -33,7 +33,22 @@ void ks_plan_free(ks_plan *plan)
     }
     free(plan->extra_param_names);
     free(plan->extra_param_values);
+    free(plan->pool_rep);
     memset(plan, 0, sizeof *plan);
+}
+
+ks_status ks_plan_set_pools(ks_plan *plan, const uint32_t *pool_of, const uint32_t *rep,
+                            size_t group_count, ks_error *err)
+{
+    if (group_count != plan->group_count)
+        return ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "pools of another grouping");
+    free(plan->pool_rep);
+    plan->pool_rep = malloc((group_count + 1) * sizeof *plan->pool_rep);
+    if (!plan->pool_rep)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t k = 0; k < group_count; k++)
+        plan->pool_rep[k] = rep[pool_of[k]];
+    return KS_OK;
 }
 
 ks_status ks_plan_add_cluster(ks_plan *plan, const ks_cluster *c, uint32_t *index,
@@ -242,6 +257,30 @@ static void json_number_field(FILE *f, const char *key, double x)
     json_number(f, x);
 }
 
+/* Whether parameter i is at its default (a parameter past the method's
+ * pinned ones is written only when it is not). */
+static bool param_at_default(const ks_plan *plan, size_t i)
+{
+    const ks_param_def *d = &plan->param_defs[i];
+    const unsigned char *at = plan->param_values + d->offset;
+    int iv;
+    uint64_t uv;
+    double dv;
+    switch (d->type) {
+    case KS_PARAM_BOOL:
+    case KS_PARAM_CHOICE:
+        memcpy(&iv, at, sizeof iv);
+        return iv == (int)d->def;
+    case KS_PARAM_UINT:
+        memcpy(&uv, at, sizeof uv);
+        return (double)uv == d->def;
+    case KS_PARAM_REAL:
+        memcpy(&dv, at, sizeof dv);
+        return dv == d->def;
+    }
+    return false;
+}
+
 /* The method's own parameters, in its table's order, named as the options
  * are with '_' for '-'. */
 static void write_method_params(const ks_plan *plan, FILE *f)
@@ -249,6 +288,8 @@ static void write_method_params(const ks_plan *plan, FILE *f)
     for (size_t i = 0; i < plan->param_count; i++) {
         const ks_param_def *d = &plan->param_defs[i];
         const unsigned char *at = plan->param_values + d->offset;
+        if (plan->param_pinned && i >= plan->param_pinned && param_at_default(plan, i))
+            continue;
         fputs(", \"", f);
         for (const char *c = d->name; *c; c++)
             fputc(*c == '-' ? '_' : *c, f);
@@ -337,7 +378,30 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
         fputs(i ? ",\n    " : "\n    ", f);
         json_string(f, plan->group_labels[i]);
     }
-    fputs(plan->group_count ? "\n  ],\n  \"clusters\": [" : "],\n  \"clusters\": [", f);
+    fputs(plan->group_count ? "\n  ]" : "]", f);
+    if (plan->pool_rep) {
+        /* the kernel groups sharing strata, each pool by its lowest */
+        bool any = false;
+        for (size_t g = 0; g < plan->group_count; g++) {
+            if (plan->pool_rep[g] != g)
+                continue;
+            bool first = true;
+            for (size_t k = g + 1; k < plan->group_count; k++) {
+                if (plan->pool_rep[k] != g)
+                    continue;
+                if (first)
+                    fprintf(f, "%s[%zu", any ? ",\n    " : ",\n  \"pools\": [\n    ", g);
+                fprintf(f, ", %zu", k);
+                first = false;
+                any = true;
+            }
+            if (!first)
+                fputc(']', f);
+        }
+        if (any)
+            fputs("\n  ]", f);
+    }
+    fputs(",\n  \"clusters\": [", f);
     for (size_t i = 0; i < plan->cluster_count; i++) {
         const ks_cluster *c = &plan->clusters[i];
         fputs(i ? ",\n    " : "\n    ", f);

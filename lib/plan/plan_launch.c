@@ -111,6 +111,23 @@ ks_status ks_plan_check_launch(const ks_plan *plan, const ks_profile *profile, u
         uint32_t g = plan->clusters[s->cluster].group;
         if (g >= plan->group_count)
             return KS_OK;
+        /* a pooled cluster holds launches of every kernel of its pool: the
+         * one whose name the result gives, if any */
+        for (size_t k = 0; plan->pool_rep && has_name && k < plan->group_count; k++)
+            if (plan->pool_rep[k] == g && k != g) {
+                const char *l = plan->group_labels[k];
+                size_t n;
+                bool with_dims = plan->params.key == KS_KEY_NAME_GRID_BLOCK &&
+                                 label_dims(l, &n, ldims) && n < sizeof label_name;
+                if (with_dims) {
+                    memcpy(label_name, l, n);
+                    label_name[n] = '\0';
+                }
+                if (ks_kernel_names_match(with_dims ? label_name : l, name)) {
+                    g = (uint32_t)k;
+                    break;
+                }
+            }
         const char *label = plan->group_labels[g];
         size_t n;
         if (plan->params.key == KS_KEY_NAME_GRID_BLOCK && label_dims(label, &n, ldims) &&

@@ -28,6 +28,7 @@ typedef enum section {
     SEC_GROUPS,
     SEC_CLUSTERS,
     SEC_SAMPLES,
+    SEC_POOLS,
     SEC_SKIP /* top-level key this version ignores (tool) */
 } section;
 
@@ -49,6 +50,11 @@ typedef struct plan_parser {
     ks_sample sample;
     unsigned sample_fields;
     uint64_t summary_samples, summary_clusters, summary_groups;
+    /* "pools": kernel group indexes, each pool's first marked */
+    uint64_t *pool_keys;
+    unsigned char *pool_first;
+    size_t pool_len, pool_cap;
+    bool pool_open, pool_new, have_pools;
     bool failed; /* err holds the reason */
 } plan_parser;
 
@@ -331,6 +337,32 @@ static int end_sample(plan_parser *ps)
 
 /* ------------------------------------------------------------ callbacks */
 
+/* One kernel group index of the pool being read. */
+static int pool_number(plan_parser *ps, const char *s, size_t len)
+{
+    uint64_t u;
+    if (ps->depth != 3 || !ps->pool_open)
+        return fail(ps, "pools must be an array of arrays of kernel group indexes%s", "");
+    if (!parse_u64(s, len, &u))
+        return fail(ps, "pools[] holds a value that is not a group index%s", "");
+    if (ps->pool_len == ps->pool_cap) {
+        size_t cap = ps->pool_cap ? 2 * ps->pool_cap : 16;
+        uint64_t *k = realloc(ps->pool_keys, cap * sizeof *k);
+        if (k)
+            ps->pool_keys = k;
+        unsigned char *f = k ? realloc(ps->pool_first, cap) : NULL;
+        if (f)
+            ps->pool_first = f;
+        if (!k || !f)
+            return fail(ps, "%sout of memory", "");
+        ps->pool_cap = cap;
+    }
+    ps->pool_first[ps->pool_len] = ps->pool_new;
+    ps->pool_keys[ps->pool_len++] = u;
+    ps->pool_new = false;
+    return 1;
+}
+
 static int on_scalar_number(void *ctx, const char *s, size_t len)
 {
     plan_parser *ps = ctx;
@@ -338,6 +370,8 @@ static int on_scalar_number(void *ctx, const char *s, size_t len)
     double v;
     uint64_t u;
     switch (ps->sec) {
+    case SEC_POOLS:
+        return pool_number(ps, s, len);
     case SEC_NONE:
         if (ps->depth != 1)
             return fail(ps, "unexpected number%s", "");
@@ -492,7 +526,8 @@ static section section_of(const char *key, bool is_array)
     } table[] = {{"params", SEC_PARAMS, false},   {"input", SEC_INPUT, false},
                  {"parent", SEC_PARENT, false},   {"bound", SEC_BOUND, false},
                  {"summary", SEC_SUMMARY, false}, {"groups", SEC_GROUPS, true},
-                 {"clusters", SEC_CLUSTERS, true}, {"samples", SEC_SAMPLES, true}};
+                 {"clusters", SEC_CLUSTERS, true}, {"samples", SEC_SAMPLES, true},
+                 {"pools", SEC_POOLS, true}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (strcmp(key, table[i].name) == 0)
             return table[i].array == is_array ? table[i].sec : SEC_NONE;
@@ -522,7 +557,13 @@ static int open_container(void *ctx, bool is_array)
         ps->key[0] = '\0';
         return 1;
     }
-    /* depth 3: an element of clusters / samples */
+    /* depth 3: an element of clusters / samples / pools */
+    if (ps->sec == SEC_POOLS) {
+        if (!is_array)
+            return fail(ps, "pools must be an array of arrays of kernel group indexes%s", "");
+        ps->pool_open = ps->pool_new = ps->have_pools = true;
+        return 1;
+    }
     if (is_array || (ps->sec != SEC_CLUSTERS && ps->sec != SEC_SAMPLES && ps->sec != SEC_SKIP))
         return fail(ps, "unexpected nested value in '%s'", ps->top_key);
     memset(&ps->cluster, 0, sizeof ps->cluster);
@@ -545,6 +586,11 @@ static int close_container(void *ctx, bool is_array)
         r = end_cluster(ps);
     else if (ps->depth == 3 && ps->sec == SEC_SAMPLES)
         r = end_sample(ps);
+    else if (ps->depth == 3 && ps->sec == SEC_POOLS) {
+        if (ps->pool_new)
+            r = fail(ps, "a pool lists no kernel group%s", "");
+        ps->pool_open = false;
+    }
     else if (ps->depth == 2) {
         ps->sec = SEC_NONE;
         ps->top_key[0] = '\0';
@@ -616,6 +662,48 @@ static ks_status parse_failure(plan_parser *ps, yajl_handle h, const unsigned ch
     return KS_ERR_FORMAT;
 }
 
+/* The pools read: each lists ascending kernel group indexes, its lowest
+ * first; a group is in one pool at most. */
+static ks_status check_pools(plan_parser *ps)
+{
+    ks_plan *pl = ps->plan;
+    if (!ps->have_pools)
+        return KS_OK;
+    pl->pool_rep = malloc((pl->group_count + 1) * sizeof *pl->pool_rep);
+    if (!pl->pool_rep)
+        return ks_error_set(ps->err, KS_ERR_NOMEM, ps->name, 0, "out of memory");
+    for (size_t g = 0; g < pl->group_count; g++)
+        pl->pool_rep[g] = UINT32_MAX;
+    uint32_t rep = 0;
+    for (size_t i = 0; i < ps->pool_len; i++) {
+        uint64_t k = ps->pool_keys[i];
+        if (k >= pl->group_count)
+            return ks_error_set(ps->err, KS_ERR_FORMAT, ps->name, 0,
+                                "pools name kernel group %llu; the plan has %zu",
+                                (unsigned long long)k, pl->group_count);
+        if (pl->pool_rep[k] != UINT32_MAX)
+            return ks_error_set(ps->err, KS_ERR_FORMAT, ps->name, 0,
+                                "kernel group %llu is in two pools", (unsigned long long)k);
+        if (ps->pool_first[i])
+            rep = (uint32_t)k;
+        else if (k <= ps->pool_keys[i - 1])
+            return ks_error_set(ps->err, KS_ERR_FORMAT, ps->name, 0,
+                                "a pool's kernel groups must be listed in ascending order");
+        pl->pool_rep[k] = rep;
+    }
+    for (size_t g = 0; g < pl->group_count; g++)
+        if (pl->pool_rep[g] == UINT32_MAX)
+            pl->pool_rep[g] = (uint32_t)g;
+    /* a cluster names its pool by the pool's lowest group */
+    for (size_t c = 0; c < pl->cluster_count; c++)
+        if (pl->pool_rep[pl->clusters[c].group] != pl->clusters[c].group)
+            return ks_error_set(ps->err, KS_ERR_FORMAT, ps->name, 0,
+                                "cluster %zu names kernel group %u, which is pooled under %u",
+                                c, pl->clusters[c].group,
+                                pl->pool_rep[pl->clusters[c].group]);
+    return KS_OK;
+}
+
 static ks_status check_whole(plan_parser *ps)
 {
     ks_plan *pl = ps->plan;
@@ -646,7 +734,7 @@ static ks_status check_whole(plan_parser *ps)
                             "params.confidence, params.z or bound.epsilon out of range");
     const ks_method *m = ks_method_find(pl->method);
     pl->params.method = m ? m->name : NULL;
-    return KS_OK;
+    return check_pools(ps);
 }
 
 static ks_status parse_chunks(plan_parser *ps, yajl_handle h, ks_input *in, const char *data,
@@ -691,6 +779,8 @@ static ks_status read_plan(ks_input *in, const char *data, size_t len, const cha
         return ks_error_set(err, KS_ERR_NOMEM, name, 0, "out of memory");
     ks_status st = parse_chunks(&ps, h, in, data, len, err);
     yajl_free(h);
+    free(ps.pool_keys);
+    free(ps.pool_first);
     if (st != KS_OK)
         ks_plan_free(plan);
     return st;

@@ -104,13 +104,27 @@ static void draw_bars(FILE *f, const hist_view *h)
     }
 }
 
+/* Whether cluster cl holds launches of the kernel labelled label: its
+ * group's, or (pooled strata) any of its pool's. */
+static bool cluster_of_kernel(const ks_plan *plan, const ks_cluster *cl, const char *label)
+{
+    if (cl->group >= plan->group_count)
+        return false;
+    if (strcmp(plan->group_labels[cl->group], label) == 0)
+        return true;
+    for (size_t k = 0; plan->pool_rep && k < plan->group_count; k++)
+        if (plan->pool_rep[k] == cl->group && strcmp(plan->group_labels[k], label) == 0)
+            return true;
+    return false;
+}
+
 /* Cluster ranges [min, max] as alternating bands with edges. */
 static size_t draw_clusters(FILE *f, const hist_view *h, const ks_plan *plan, const char *label)
 {
     size_t drawn = 0;
     for (size_t c = 0; c < plan->cluster_count; c++) {
         const ks_cluster *cl = &plan->clusters[c];
-        if (cl->group >= plan->group_count || strcmp(plan->group_labels[cl->group], label) != 0)
+        if (!cluster_of_kernel(plan, cl, label))
             continue;
         double x0 = ks_svg_map(&h->x, (double)cl->min_ns);
         double x1 = ks_svg_map(&h->x, (double)cl->max_ns);

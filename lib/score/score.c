@@ -60,29 +60,71 @@ static double cost_at(const ks_score_set *s, uint64_t id)
     return value_at(s, id);
 }
 
-static ks_status interval(const ks_plan *plan, const double *y, ks_single_mode single,
-                          double confidence, ks_score_estimate *e, double *variance,
-                          double *df, ks_error *err)
+/* x at the plan's samples and per cluster: the profiled durations the plan
+ * was drawn from (ks_plan_auxiliary: the clusters' own statistics). */
+typedef struct aux_buf {
+    double *x, *total;
+    ks_auxiliary aux;
+} aux_buf;
+
+static void aux_free(aux_buf *a)
 {
-    ks_status st =
-        ks_plan_total_variance(plan, y, single, &e->estimate, variance, df, NULL, err);
-    if (st != KS_OK)
-        return st;
-    double t = ks_student_t_quantile(1 - (1 - confidence) / 2, *df);
-    double half = t * sqrt(*variance > 0 ? *variance : 0);
+    KS_FREE(a->x, a->total);
+    memset(a, 0, sizeof *a);
+}
+
+static ks_status aux_of(const ks_plan *plan, const ks_profile *p, aux_buf *a, ks_error *err)
+{
+    aux_free(a);
+    a->x = malloc((plan->sample_count + 1) * sizeof *a->x);
+    a->total = malloc((plan->cluster_count + 1) * sizeof *a->total);
+    if (!a->x || !a->total)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    a->aux = (ks_auxiliary){a->x, a->total};
+    return ks_plan_auxiliary(plan, p, NULL, a->x, a->total, err);
+}
+
+static void set_interval(ks_score_estimate *e, double variance, double df, double confidence)
+{
+    double t = ks_student_t_quantile(1 - (1 - confidence) / 2, df);
+    double half = t * sqrt(variance > 0 ? variance : 0);
     e->ci_low = e->estimate - half;
     e->ci_high = e->estimate + half;
-    return KS_OK;
+    e->rel_halfwidth = e->estimate != 0 ? half / fabs(e->estimate) : (half > 0 ? INFINITY : 0);
+}
+
+/* The estimate and interval from y with the column's estimator. */
+static ks_status interval(const ks_plan *plan, const double *y, ks_estimator est,
+                          const ks_score_options *o, const aux_buf *a, ks_score_estimate *e,
+                          ks_error *err)
+{
+    double variance, df;
+    ks_status st;
+    if (est != KS_ESTIMATOR_PLAIN) {
+        ks_aux_estimate ae;
+        st = ks_plan_aux_estimate(plan, y, &a->aux, est, o->fit, o->single, &ae, NULL, NULL,
+                                  err);
+        e->estimate = ae.estimate;
+        variance = ae.variance;
+        df = ae.df;
+    } else {
+        st = ks_plan_total_variance(plan, y, o->single, &e->estimate, &variance, &df, NULL,
+                                    err);
+    }
+    if (st == KS_OK)
+        set_interval(e, variance, df, o->confidence);
+    return st;
 }
 
 /* ------------------------------------------------------- pilot correction */
 
 /* A pilot of up to per_group sampled launches per kernel group, drawn from
  * the plan's samples with the plan's seed, measured with the reference
- * values; ks_plan_pilot_corrected does the rest. */
+ * values; ks_plan_pilot_corrected_aux does the rest. */
 static ks_status pilot_correct(const ks_plan *plan, const ks_score_pilot *pilot, const double *y,
-                               double confidence, ks_single_mode single, uint64_t seed,
-                               ks_score_estimate *e, double *pilot_cost, ks_error *err)
+                               ks_estimator est, const ks_score_options *o, const aux_buf *a,
+                               uint64_t seed, ks_score_estimate *e, double *pilot_cost,
+                               ks_error *err)
 {
     size_t n = plan->sample_count, g_count = plan->group_count ? plan->group_count : 1;
     size_t *order = malloc((n ? n : 1) * sizeof *order);
@@ -145,17 +187,14 @@ static ks_status pilot_correct(const ks_plan *plan, const ks_score_pilot *pilot,
     if (st == KS_OK && chosen < 2) {
         /* a plan of one launch: nothing to correct with */
         KS_FREE(order, taken, warm);
-        double variance, df;
-        return interval(plan, y, single, confidence, e, &variance, &df, err);
+        return interval(plan, y, est, o, a, e, err);
     }
     if (st == KS_OK)
-        st = ks_plan_pilot_corrected(plan, y, warm, single, &pe, err);
+        st = ks_plan_pilot_corrected_aux(plan, y, warm, est != KS_ESTIMATOR_PLAIN ? &a->aux : NULL,
+                                         est, o->fit, o->single, &pe, NULL, err);
     if (st == KS_OK) {
         e->estimate = pe.estimate;
-        double t = ks_student_t_quantile(1 - (1 - confidence) / 2, pe.df);
-        double half = t * sqrt(pe.variance > 0 ? pe.variance : 0);
-        e->ci_low = e->estimate - half;
-        e->ci_high = e->estimate + half;
+        set_interval(e, pe.variance, pe.df, o->confidence);
         e->pilot = pe.pilot;
     }
     KS_FREE(order, taken, warm);
@@ -164,58 +203,127 @@ static ks_status pilot_correct(const ks_plan *plan, const ks_score_pilot *pilot,
 
 /* ------------------------------------------------------------ one plan */
 
-static ks_status score_plan(const ks_plan *plan, const ks_score_options *o, uint64_t seed,
-                            ks_score_row *row, double *y, ks_error *err)
+/* One column (set x estimator) of one plan: estimate, and while the
+ * interval misses the bound and rounds are left, refine for the column's
+ * estimator, "simulate" the new launches (their recorded values) and
+ * estimate again. */
+static ks_status score_column(const ks_plan *plan, const ks_profile *p, const ks_score_set *set,
+                              ks_estimator est, const ks_score_options *o, uint64_t seed,
+                              ks_score_estimate *e, ks_error *err)
 {
-    row->seed = seed;
-    row->samples = plan->sample_count;
-    for (size_t s = 0; s < o->set_count; s++) {
-        const ks_score_set *set = &o->sets[s];
-        ks_score_estimate *e = &row->sets[s];
-        double cost = 0;
-        for (size_t i = 0; i < plan->sample_count; i++) {
-            uint64_t id = plan->samples[i].id;
+    const ks_plan *cur = plan;
+    ks_plan owned;
+    bool have_owned = false;
+    aux_buf a = {0};
+    double *y = NULL;
+    double target = o->refine_epsilon > 0 ? o->refine_epsilon : plan->bound;
+    bool can_refine = o->rounds > 0 && target > 0 && plan->bound > 0 && !plan->with_replacement;
+    ks_status st = KS_OK;
+    double pilot_cost = 0;
+    for (unsigned round = 0; st == KS_OK; round++) {
+        free(y);
+        if (!(y = malloc((cur->sample_count + 1) * sizeof *y))) {
+            st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+            break;
+        }
+        for (size_t i = 0; i < cur->sample_count; i++) {
+            uint64_t id = cur->samples[i].id;
             y[i] = value_at(set, id);
             if (isnan(y[i]))
-                return ks_error_set(err, KS_ERR_FORMAT, NULL, 0,
-                                    "%s has no value for launch %llu, which a plan sampled",
-                                    set->name, (unsigned long long)id);
-            cost += cost_at(set, id);
+                st = ks_error_set(err, KS_ERR_FORMAT, NULL, 0,
+                                  "%s has no value for launch %llu, which a plan sampled",
+                                  set->name, (unsigned long long)id);
         }
-        double variance, df, pilot_cost = 0;
-        ks_status st = set->pilot
-                           ? pilot_correct(plan, set->pilot, y, o->confidence, o->single, seed,
-                                           e, &pilot_cost, err)
-                           : interval(plan, y, o->single, o->confidence, e, &variance, &df,
-                                      err);
+        if (st == KS_OK && (est != KS_ESTIMATOR_PLAIN || can_refine))
+            st = aux_of(cur, p, &a, err);
         if (st != KS_OK)
-            return st;
+            break;
+        memset(e, 0, sizeof *e);
+        pilot_cost = 0;
+        st = set->pilot ? pilot_correct(cur, set->pilot, y, est, o, &a, seed, e, &pilot_cost, err)
+                        : interval(cur, y, est, o, &a, e, err);
+        e->rounds = round;
+        if (st != KS_OK || !can_refine || round >= o->rounds || e->rel_halfwidth <= target)
+            break;
+        ks_refine_options ro = {.epsilon = target,
+                                .seed = seed * 1000003u + round + 1,
+                                .single = o->single,
+                                .estimator = est,
+                                .fit = o->fit,
+                                .aux = est != KS_ESTIMATOR_PLAIN ? &a.aux : NULL};
+        ks_plan next;
+        if ((st = ks_plan_refine(cur, p, y, &ro, &next, err)) != KS_OK)
+            break;
+        bool grew = next.sample_count > cur->sample_count;
+        if (have_owned)
+            ks_plan_free(&owned);
+        owned = next;
+        have_owned = true;
+        cur = &owned;
+        if (!grew)
+            break;
+    }
+    if (st == KS_OK) {
+        double cost = 0;
+        for (size_t i = 0; i < cur->sample_count; i++)
+            cost += cost_at(set, cur->samples[i].id);
         e->cost = cost + pilot_cost;
+        e->samples = cur->sample_count;
         e->error = o->truth_total > 0 ? (e->estimate - o->truth_total) / o->truth_total : NAN;
         e->covered = e->ci_low <= o->truth_total && o->truth_total <= e->ci_high;
+        e->met = target > 0 && e->rel_halfwidth <= target;
     }
+    free(y);
+    aux_free(&a);
+    if (have_owned)
+        ks_plan_free(&owned);
+    return st;
+}
+
+static ks_status score_plan(const ks_plan *plan, const ks_profile *p, const ks_score_options *o,
+                            uint64_t seed, ks_score_row *row, ks_error *err)
+{
+    static const ks_estimator plain = KS_ESTIMATOR_PLAIN;
+    const ks_estimator *ests = o->estimator_count ? o->estimators : &plain;
+    size_t ne = o->estimator_count ? o->estimator_count : 1;
+    row->seed = seed;
+    row->samples = plan->sample_count;
+    for (size_t s = 0; s < o->set_count; s++)
+        for (size_t k = 0; k < ne; k++) {
+            ks_status st =
+                score_column(plan, p, &o->sets[s], ests[k], o, seed, &row->sets[s * ne + k], err);
+            if (st != KS_OK)
+                return st;
+        }
     return KS_OK;
 }
 
 static void summarize(const ks_score_options *o, ks_score_result *r, size_t first, size_t count)
 {
-    for (size_t s = 0; s < o->set_count; s++) {
+    for (size_t s = 0; s < r->set_count; s++) {
         ks_score_summary *m = &r->summary[s];
-        double inv = 0, abs_sum = 0, signed_sum = 0, max = 0, samples = 0, pilot = 0;
-        size_t covered = 0, within = 0;
+        double inv = 0, abs_sum = 0, signed_sum = 0, max = 0, samples = 0, pilot = 0, hw = 0;
+        double samples_max = 0;
+        size_t covered = 0, within = 0, met = 0;
         for (size_t k = first; k < first + count; k++) {
             const ks_score_estimate *e = &r->rows[k].sets[s];
             inv += e->cost > 0 ? e->cost / o->truth_total : 0;
             abs_sum += fabs(e->error);
             signed_sum += e->error;
             max = fabs(e->error) > max ? fabs(e->error) : max;
-            samples += (double)r->rows[k].samples;
+            samples += (double)e->samples;
+            samples_max = (double)e->samples > samples_max ? (double)e->samples : samples_max;
             pilot += (double)e->pilot;
             covered += e->covered ? 1 : 0;
+            met += e->met ? 1 : 0;
+            hw += e->rel_halfwidth;
             within += r->bound > 0 && fabs(e->error) <= r->bound ? 1 : 0;
         }
         double n = (double)count;
         m->samples_mean = samples / n;
+        m->samples_max = samples_max;
+        m->met = (double)met / n;
+        m->halfwidth_mean = hw / n;
         m->pilot_mean = pilot / n;
         m->speedup_hmean = inv > 0 ? n / inv : INFINITY;
         m->error_mean = abs_sum / n;
@@ -235,15 +343,14 @@ ks_status ks_score(const ks_profile *p, const ks_params *params, const ks_score_
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "at least one seed");
     if (!(o->truth_total > 0))
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "the full run's total must be positive");
+    size_t columns = o->set_count * (o->estimator_count ? o->estimator_count : 1);
     out->rows = calloc(o->seeds, sizeof *out->rows);
-    out->summary = calloc(o->set_count ? o->set_count : 1, sizeof *out->summary);
-    double *y = malloc((p->n ? p->n : 1) * sizeof *y);
-    if (!out->rows || !out->summary || !y) {
-        free(y);
+    out->summary = calloc(columns ? columns : 1, sizeof *out->summary);
+    if (!out->rows || !out->summary) {
         ks_score_result_free(out);
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     }
-    out->set_count = o->set_count;
+    out->set_count = columns;
     ks_fitted *fitted = NULL;
     ks_status st = ks_fit_cached(p, params, o->cache, &fitted, err);
     for (unsigned k = 0; k < o->seeds && st == KS_OK; k++) {
@@ -253,17 +360,16 @@ ks_status ks_score(const ks_profile *p, const ks_params *params, const ks_score_
             break;
         out->bound = plan.bound;
         ks_score_row *row = &out->rows[out->row_count];
-        if (!(row->sets = calloc(o->set_count ? o->set_count : 1, sizeof *row->sets)))
+        if (!(row->sets = calloc(columns ? columns : 1, sizeof *row->sets)))
             st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         else {
             out->row_count++;
-            st = score_plan(&plan, o, seed, row, y, err);
+            st = score_plan(&plan, p, o, seed, row, err);
         }
         ks_plan_free(&plan);
     }
     if (fitted)
         ks_fitted_free(fitted);
-    free(y);
     if (st != KS_OK) {
         ks_score_result_free(out);
         return st;
