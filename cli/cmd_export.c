@@ -28,7 +28,7 @@ static void help(void)
            "                     the new launches, the parent's results being reused)\n"
            "  --warmup MODE      accelsim, macsim: warm-up launches before each sampled one,\n"
            "                     listed with role warmup in weights.csv (none, self, same,\n"
-           "                     prev:N, since-same:N; see 'ksample run --help')\n"
+           "                     prev:N, since-same:N[:K]; see 'ksample run --help')\n"
            "  --remap            match launches by (name, grid, block, occurrence) when\n"
            "                     the tracer saw other launches than the profiler\n"
            "                     (warm-up kernels, autotuning runs)\n"

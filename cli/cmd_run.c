@@ -61,7 +61,10 @@ static void help(void)
            "                     earlier launch of the same kernel), prev:N (the N launches\n"
            "                     before it) or since-same:N (every launch since the latest\n"
            "                     earlier launch of the same kernel on the same data; when\n"
-           "                     that is more than N back, it and the N-1 just before).\n"
+           "                     that is more than N back, it and the N-1 just before);\n"
+           "                     since-same:N:K reaches back to the K-th latest launch of\n"
+           "                     the same kernel (at most N launches: then those K and\n"
+           "                     the launches just before it).\n"
            "                     Default since-same:8: on MacSim it gives the full run's\n"
            "                     cycles (0.02 %% off in sum), on Accel-Sim it removes 63 %%\n"
            "                     of the cold-start bias (docs/bench.md)\n"
@@ -608,6 +611,7 @@ int cmd_run(int argc, char **argv)
         return cli_usage_error("run", "--simulator must name what to run: {kernelslist}, "
                                       "{kernel_config}, {trace_file_list} or {outdir}");
     if (!a.warmup_given)
-        a.warmup = (ks_warmup){KS_WARMUP_DEFAULT_MODE, KS_WARMUP_DEFAULT_COUNT};
+        a.warmup = (ks_warmup){KS_WARMUP_DEFAULT_MODE, KS_WARMUP_DEFAULT_COUNT,
+                               KS_WARMUP_DEFAULT_DEPTH};
     return run(&a);
 }

@@ -953,19 +953,22 @@ typedef enum ks_warmup_mode {
     KS_WARMUP_SELF = 1,      /* the launch itself first */
     KS_WARMUP_SAME = 2,      /* the latest earlier launch of the same kernel */
     KS_WARMUP_PREV = 3,      /* the `count` launches just before it */
-    KS_WARMUP_SINCE_SAME = 4 /* every launch since the latest earlier launch of
-                              * the same kernel, at most `count` (the `count`
-                              * before it when there is none) */
+    KS_WARMUP_SINCE_SAME = 4 /* every launch since the `depth`-th latest earlier
+                              * launch of the same kernel, at most `count` (the
+                              * `count` before it when there is none) */
 } ks_warmup_mode;
 
 typedef struct ks_warmup {
     ks_warmup_mode mode;
     unsigned count;
+    unsigned depth; /* since-same: how many of the kernel's latest launches
+                     * (since-same:N:K); 0 reads as 1 */
 } ks_warmup;
 
 /* `ksample run`'s default, chosen from the measurements in docs/bench.md */
 #define KS_WARMUP_DEFAULT_MODE KS_WARMUP_SINCE_SAME
 #define KS_WARMUP_DEFAULT_COUNT 8
+#define KS_WARMUP_DEFAULT_DEPTH 1
 
 /* What the modes know of a trace folder's launch: "the same kernel" is the
  * same name with a memory page in common (pages: sorted, of the first
@@ -977,7 +980,7 @@ typedef struct ks_warmup_launch {
 } ks_warmup_launch;
 void ks_warmup_launches_free(ks_warmup_launch *l, size_t count);
 
-/* "none", "self", "same", "prev:N", "since-same:N" */
+/* "none", "self", "same", "prev:N", "since-same:N", "since-same:N:K" */
 ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err);
 void ks_warmup_format(const ks_warmup *w, char *buf, size_t size);
 /* Most warm-up launches the mode puts before one launch. */

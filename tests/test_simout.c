@@ -527,7 +527,7 @@ static void test_macsim_export(void **state)
     assert_non_null(strstr(text, "mexport/kernel_config.txt"));
     fclose(f);
     /* warm-up self: each launch listed twice, the first a warm-up */
-    ks_warmup w = {KS_WARMUP_SELF, 0};
+    ks_warmup w = {KS_WARMUP_SELF, 0, 0};
     eo.warmup = &w;
     snprintf(self, sizeof self, "%s/mexport-self", tmpdir);
     assert_int_equal(ex->write(&plan, &eo, self, &err), KS_OK);
@@ -734,6 +734,66 @@ static void test_warmup_modes(void **state)
     assert_int_not_equal(ks_warmup_parse("warm", &w, &err), KS_OK);
 }
 
+/* since-same:N:K: from the K-th latest launch of the same kernel */
+static void test_warmup_depth(void **state)
+{
+    (void)state;
+    /* "k" at 0, 3, 6, 9 (one period of 3), "x" and "y" between */
+    ks_warmup_launch names[12];
+    for (size_t i = 0; i < 12; i++)
+        names[i] = (ks_warmup_launch){i % 3 == 0 ? "k" : i % 3 == 1 ? "x" : "y", NULL, 0};
+    size_t out[16], n;
+    ks_error err;
+    ks_error_clear(&err);
+    ks_warmup w;
+    char text[32];
+    assert_int_equal(ks_warmup_parse("since-same:8:2", &w, &err), KS_OK);
+    ks_warmup_format(&w, text, sizeof text);
+    assert_string_equal(text, "since-same:8:2");
+    assert_int_equal(ks_warmup_max(&w), 8);
+    assert_int_equal(ks_warmup_launches(&w, names, 12, 9, out, &n, &err), KS_OK);
+    assert_int_equal(n, 6); /* 3..8: since the second latest "k" */
+    assert_int_equal(out[0], 3);
+    assert_int_equal(out[5], 8);
+    assert_int_equal(ks_warmup_launches(&w, names, 12, 3, out, &n, &err), KS_OK);
+    assert_int_equal(n, 3); /* one earlier "k" only: since it */
+    assert_int_equal(out[0], 0);
+    /* the span 3..8 is 6 > 4: the second latest "k" (3), then the 3 just before (6 is
+     * the latest "k", inside them) */
+    assert_int_equal(ks_warmup_parse("since-same:4:2", &w, &err), KS_OK);
+    assert_int_equal(ks_warmup_launches(&w, names, 12, 9, out, &n, &err), KS_OK);
+    assert_int_equal(n, 4); /* 3, 6, 7, 8 */
+    assert_int_equal(out[0], 3);
+    assert_int_equal(out[1], 6);
+    assert_int_equal(out[3], 8);
+    assert_int_equal(ks_warmup_parse("since-same:3:3", &w, &err), KS_OK);
+    assert_int_equal(ks_warmup_launches(&w, names, 12, 10, out, &n, &err), KS_OK);
+    assert_int_equal(n, 3); /* the three latest "x", 1, 4, 7, fill the window */
+    assert_int_equal(out[0], 1);
+    assert_int_equal(out[1], 4);
+    assert_int_equal(out[2], 7);
+    /* depth 1 is since-same:N, written without it */
+    assert_int_equal(ks_warmup_parse("since-same:5:1", &w, &err), KS_OK);
+    ks_warmup_format(&w, text, sizeof text);
+    assert_string_equal(text, "since-same:5");
+    ks_warmup one;
+    assert_int_equal(ks_warmup_parse("since-same:5", &one, &err), KS_OK);
+    for (size_t l = 0; l < 12; l++) {
+        size_t a[16], b[16], na, nb;
+        assert_int_equal(ks_warmup_launches(&w, names, 12, l, a, &na, &err), KS_OK);
+        one.depth = 0; /* a struct built without it reads as depth 1 */
+        assert_int_equal(ks_warmup_launches(&one, names, 12, l, b, &nb, &err), KS_OK);
+        assert_int_equal(na, nb);
+        assert_memory_equal(a, b, na * sizeof *a);
+    }
+    assert_int_not_equal(ks_warmup_parse("since-same:4:5", &w, &err), KS_OK);
+    assert_int_not_equal(ks_warmup_parse("since-same:4:0", &w, &err), KS_OK);
+    assert_int_not_equal(ks_warmup_parse("since-same:4:", &w, &err), KS_OK);
+    assert_int_not_equal(ks_warmup_parse("since-same::2", &w, &err), KS_OK);
+    assert_int_not_equal(ks_warmup_parse("since-same:4:2:1", &w, &err), KS_OK);
+    assert_int_not_equal(ks_warmup_parse("prev:4:2", &w, &err), KS_OK);
+}
+
 /* ------------------------------------------------------------------ setup */
 
 static int setup(void **state)
@@ -765,6 +825,7 @@ static int teardown(void **state)
 }
 
 KS_TEST_MAIN_FIXTURES(setup, teardown, test_getstats_metric_names, test_warmup_modes,
+                      test_warmup_depth,
                       test_accelsim_full_runs, test_accelsim_alone_runs,
                       test_accelsim_warm_runs, test_getstats_csv, test_macsim_traces,
                       test_macsim_full_run, test_macsim_alone_and_pairs, test_macsim_export,

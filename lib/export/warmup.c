@@ -24,6 +24,14 @@
  *                  and the N-1 just before it (its own data matters most:
  *                  MacSim, docs/bench.md); the N before it when the kernel
  *                  has not run before
+ *   since-same:N:K as since-same:N, from the K-th latest earlier launch of
+ *                  the same kernel (or the earliest, when it has run fewer
+ *                  times): a kernel that reads a shared structure a part at a
+ *                  time (a gather, random atomics) finds in the full run
+ *                  what all its earlier runs cached, more than its last run
+ *                  did (Accel-Sim RTX 3070, docs/bench.md); when that span
+ *                  is more than N launches, those K launches and as many of
+ *                  the launches just before it as make N
  * Launches are the trace folder's, in its order; "the same kernel" is the
  * same kernel name on the same data: a memory page in common among those
  * its first warp starts with (ks_trace_folder_launches), since what a
@@ -42,6 +50,7 @@ ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err)
 {
     memset(w, 0, sizeof *w);
     const char *colon = strchr(text, ':');
+    const char *second = colon ? strchr(colon + 1, ':') : NULL;
     size_t n = colon ? (size_t)(colon - text) : strlen(text);
     int found = -1;
     for (int m = 0; m < 5; m++)
@@ -49,7 +58,8 @@ ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err)
             found = m;
     if (found < 0)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
-                            "warm-up mode '%s': one of none, self, same, prev:N, since-same:N",
+                            "warm-up mode '%s': one of none, self, same, prev:N, since-same:N, "
+                            "since-same:N:K",
                             text);
     w->mode = (ks_warmup_mode)found;
     bool counted = w->mode == KS_WARMUP_PREV || w->mode == KS_WARMUP_SINCE_SAME;
@@ -58,19 +68,39 @@ ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err)
                             counted ? "warm-up mode '%s' needs a count: %s:N"
                                     : "warm-up mode '%s' takes no count",
                             text, mode_names[w->mode]);
+    if (second && w->mode != KS_WARMUP_SINCE_SAME)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "warm-up '%s': only since-same takes a depth (since-same:N:K)", text);
     if (colon) {
         uint64_t v;
-        if (!ks_parse_count(colon + 1, &v) || v < 1 || v > 1000)
+        char count[32];
+        size_t len = second ? (size_t)(second - colon - 1) : strlen(colon + 1);
+        if (len >= sizeof count)
+            len = sizeof count - 1; /* too long for a count: refused below */
+        memcpy(count, colon + 1, len);
+        count[len] = '\0';
+        if (!ks_parse_count(count, &v) || v < 1 || v > 1000)
             return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                                 "warm-up '%s': the count must be in 1..1000", text);
         w->count = (unsigned)v;
+    }
+    w->depth = 1;
+    if (second) {
+        uint64_t v;
+        if (!ks_parse_count(second + 1, &v) || v < 1 || v > w->count)
+            return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                                "warm-up '%s': the depth K must be in 1..N (since-same:N:K)",
+                                text);
+        w->depth = (unsigned)v;
     }
     return KS_OK;
 }
 
 void ks_warmup_format(const ks_warmup *w, char *buf, size_t size)
 {
-    if (w->mode == KS_WARMUP_PREV || w->mode == KS_WARMUP_SINCE_SAME)
+    if (w->mode == KS_WARMUP_SINCE_SAME && w->depth > 1)
+        snprintf(buf, size, "%s:%u:%u", mode_names[w->mode], w->count, w->depth);
+    else if (w->mode == KS_WARMUP_PREV || w->mode == KS_WARMUP_SINCE_SAME)
         snprintf(buf, size, "%s:%u", mode_names[w->mode], w->count);
     else
         snprintf(buf, size, "%s", mode_names[w->mode]);
@@ -91,14 +121,56 @@ static bool share_page(const ks_warmup_launch *a, const ks_warmup_launch *b)
     return false;
 }
 
-/* The most recent launch before `launch` of the same kernel on the same
- * data, or -1. */
-static long previous_same(const ks_warmup_launch *l, size_t launch)
+/* The most recent launch before `before` of the same kernel on the same
+ * data as `launch`, or -1. */
+static long previous_same(const ks_warmup_launch *l, size_t launch, size_t before)
 {
-    for (size_t i = launch; i-- > 0;)
+    for (size_t i = before; i-- > 0;)
         if (strcmp(l[i].name, l[launch].name) == 0 && share_page(&l[i], &l[launch]))
             return (long)i;
     return -1;
+}
+
+/* since-same:N:K.  same[0..m): the m <= K latest earlier launches of the
+ * kernel, latest first.  The warm-up is those launches and the r just
+ * before `launch`, r the most that keeps it within N launches (a same
+ * launch inside those r counts once): the whole span from same[m-1] when
+ * it fits, else the K launches and the N - (those outside) before it. */
+static void since_same(const ks_warmup *w, const ks_warmup_launch *names, size_t launch,
+                       size_t *out, size_t *count)
+{
+    size_t depth = w->depth > 1 ? w->depth : 1, n = w->count, m = 0;
+    size_t same[1000];
+    for (size_t before = launch; m < depth && m < n;) {
+        long s = previous_same(names, launch, before);
+        if (s < 0)
+            break;
+        same[m++] = (size_t)s;
+        before = (size_t)s;
+    }
+    size_t first = launch > n ? launch - n : 0;
+    if (m == 0 || same[m - 1] >= first) {
+        /* none (the N before it), or the span since the K-th fits */
+        if (m > 0)
+            first = same[m - 1];
+        for (size_t i = first; i < launch; i++)
+            out[(*count)++] = i;
+        return;
+    }
+    /* r launches just before it, the same launches before those outside */
+    size_t r = n;
+    for (;; r--) {
+        size_t outside = 0;
+        for (size_t j = 0; j < m; j++)
+            outside += same[j] < launch - r;
+        if (r + outside <= n)
+            break;
+    }
+    for (size_t j = m; j-- > 0;)
+        if (same[j] < launch - r)
+            out[(*count)++] = same[j];
+    for (size_t i = launch - r; i < launch; i++)
+        out[(*count)++] = i;
 }
 
 ks_status ks_warmup_launches(const ks_warmup *w, const ks_warmup_launch *names, size_t launches,
@@ -116,23 +188,17 @@ ks_status ks_warmup_launches(const ks_warmup *w, const ks_warmup_launch *names, 
         out[(*count)++] = launch;
         return KS_OK;
     case KS_WARMUP_SAME:
-        if ((same = previous_same(names, launch)) >= 0)
+        if ((same = previous_same(names, launch, launch)) >= 0)
             out[(*count)++] = (size_t)same;
         return KS_OK;
     case KS_WARMUP_PREV:
         first = launch > w->count ? launch - w->count : 0;
         break;
     case KS_WARMUP_SINCE_SAME:
-        same = previous_same(names, launch);
-        first = launch > w->count ? launch - w->count : 0;
-        if (same >= 0 && (size_t)same >= first) {
-            first = (size_t)same;
-        } else if (same >= 0) {
-            /* too far back: it, then the count - 1 just before the launch */
-            out[(*count)++] = (size_t)same;
-            first = launch - (w->count - 1);
-        }
-        break;
+        if (w->count < 1 || w->count > 1000)
+            return ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "warm-up count out of range");
+        since_same(w, names, launch, out, count);
+        return KS_OK;
     default:
         return ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "unknown warm-up mode");
     }
