@@ -284,7 +284,15 @@ static void print_summary(const ks_score_result *res, size_t count, const column
                           double truth, bool rounds)
 {
     printf("truth: %.17g cycles in the full run\n\n", truth);
-    printf("%-8s %-14s ", "method", "values");
+    /* columns as wide as their widest entry (since-same:16:2 is 15) */
+    int mw = 8, vw = 14;
+    for (size_t k = 0; k < count; k++)
+        if ((int)strlen(res[k].method) > mw)
+            mw = (int)strlen(res[k].method);
+    for (size_t s = 0; s < column_count(cols); s++)
+        if ((int)strlen(column_set(cols, s)) > vw)
+            vw = (int)strlen(column_set(cols, s));
+    printf("%-*s %-*s ", mw, "method", vw, "values");
     if (cols->est_count)
         printf("%-10s ", "estimator");
     printf("%9s %7s %9s %10s %10s %10s %9s %8s", "launches", "pilot", "speedup", "err mean",
@@ -295,7 +303,7 @@ static void print_summary(const ks_score_result *res, size_t count, const column
     for (size_t k = 0; k < count; k++)
         for (size_t s = 0; s < column_count(cols); s++) {
             const ks_score_summary *m = &res[k].summary[s];
-            printf("%-8s %-14s ", res[k].method, column_set(cols, s));
+            printf("%-*s %-*s ", mw, res[k].method, vw, column_set(cols, s));
             if (cols->est_count)
                 printf("%-10s ", column_estimator(cols, s));
             printf("%9.1f %7.1f %8.2fx %9.2f%% %+9.2f%% %9.2f%% %8.0f%% ", m->samples_mean,
