@@ -876,6 +876,17 @@ static void test_recorded_accelsim_warmups(void **state)
     }
     assert_int_equal(differ, 4);
     ks_warmup_launches_free(names, count);
+    /* QV100: 1.026x the full run (since-same:8: 1.037x) */
+    read_column(SYNTH "/per_launch.csv", "SM7_QV100", "full_run_cycles", full, LAUNCHES);
+    assert_int_equal(read_recorded("accelsim-warmup/SM7_QV100_since-same_16_2.csv", d2, cd,
+                                   LAUNCHES),
+                     LAUNCHES);
+    assert_int_equal(read_recorded("accelsim-warmup/SM7_QV100_since-same_8.csv", s8, c8,
+                                   LAUNCHES),
+                     LAUNCHES);
+    assert_true(sum(d2, LAUNCHES) == 1318784 && sum(cd, LAUNCHES) == 14344738);
+    assert_true(sum(s8, LAUNCHES) == 1333457);
+    assert_true(sum(d2, LAUNCHES) < sum(s8, LAUNCHES) && sum(d2, LAUNCHES) > sum(full, LAUNCHES));
 }
 
 /* MacSim since-same:16:2 gives every launch's full-run cycles within 0.2 %. */
