@@ -180,29 +180,34 @@ ks_status ks_plan_finish_total(ks_plan *plan, const ks_profile *p, double total_
     return KS_OK;
 }
 
+/* Parameter i's value, whatever its type. */
+static double param_value(const ks_plan *plan, size_t i)
+{
+    const ks_param_def *d = &plan->param_defs[i];
+    const unsigned char *at = plan->param_values + d->offset;
+    int iv;
+    uint64_t uv;
+    double dv;
+    switch (d->type) {
+    case KS_PARAM_BOOL:
+    case KS_PARAM_CHOICE:
+        memcpy(&iv, at, sizeof iv);
+        return iv;
+    case KS_PARAM_UINT:
+        memcpy(&uv, at, sizeof uv);
+        return (double)uv;
+    case KS_PARAM_REAL:
+        memcpy(&dv, at, sizeof dv);
+        return dv;
+    }
+    return NAN;
+}
+
 double ks_plan_param(const ks_plan *plan, const char *name)
 {
-    for (size_t i = 0; i < plan->param_count; i++) {
-        const ks_param_def *d = &plan->param_defs[i];
-        if (strcmp(d->name, name) != 0)
-            continue;
-        const unsigned char *at = plan->param_values + d->offset;
-        int iv;
-        uint64_t uv;
-        double dv;
-        switch (d->type) {
-        case KS_PARAM_BOOL:
-        case KS_PARAM_CHOICE:
-            memcpy(&iv, at, sizeof iv);
-            return iv;
-        case KS_PARAM_UINT:
-            memcpy(&uv, at, sizeof uv);
-            return (double)uv;
-        case KS_PARAM_REAL:
-            memcpy(&dv, at, sizeof dv);
-            return dv;
-        }
-    }
+    for (size_t i = 0; i < plan->param_count; i++)
+        if (strcmp(plan->param_defs[i].name, name) == 0)
+            return param_value(plan, i);
     return NAN;
 }
 
@@ -262,23 +267,8 @@ static void json_number_field(FILE *f, const char *key, double x)
 static bool param_at_default(const ks_plan *plan, size_t i)
 {
     const ks_param_def *d = &plan->param_defs[i];
-    const unsigned char *at = plan->param_values + d->offset;
-    int iv;
-    uint64_t uv;
-    double dv;
-    switch (d->type) {
-    case KS_PARAM_BOOL:
-    case KS_PARAM_CHOICE:
-        memcpy(&iv, at, sizeof iv);
-        return iv == (int)d->def;
-    case KS_PARAM_UINT:
-        memcpy(&uv, at, sizeof uv);
-        return (double)uv == d->def;
-    case KS_PARAM_REAL:
-        memcpy(&dv, at, sizeof dv);
-        return dv == d->def;
-    }
-    return false;
+    bool integral = d->type == KS_PARAM_BOOL || d->type == KS_PARAM_CHOICE;
+    return param_value(plan, i) == (integral ? (double)(int)d->def : d->def);
 }
 
 /* The method's own parameters, in its table's order, named as the options
