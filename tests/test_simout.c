@@ -559,6 +559,21 @@ static void test_macsim_export(void **state)
 
 /* ------------------------------------------------------------- scoring */
 
+/* The synthetic trace folder as a profile whose durations are a run's
+ * cycles (what score plans from). */
+static ks_profile *synth_profile(const values *cycles)
+{
+    ks_profile *p;
+    ks_read_options ro;
+    ks_read_options_init(&ro);
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(ks_profile_read(synth_traces, &ro, &p, &err), KS_OK);
+    for (size_t i = 0; i < LAUNCHES; i++)
+        p->duration_ns[i] = (int64_t)cycles->v[i];
+    return p;
+}
+
 /* The default plan (root, 5 %), drawn from the QV100 full run's cycles,
  * scored on the same configuration over 20 seeds: the figures of issue 23's
  * first table, pinned. */
@@ -576,15 +591,10 @@ static void test_score_pinned(void **state)
     assert_int_equal(read_values(SYNTH "/alone_SM7_QV100.out.xz", synth_traces, KS_UID_TRACE,
                                  KS_MEASURED_ALL, NULL, "gpu_sim_cycle", &alone, &err),
                      KS_OK);
-    ks_profile *p;
-    ks_read_options ro;
-    ks_read_options_init(&ro);
-    assert_int_equal(ks_profile_read(synth_traces, &ro, &p, &err), KS_OK);
+    ks_profile *p = synth_profile(&full);
     double truth = 0;
-    for (size_t i = 0; i < LAUNCHES; i++) {
-        p->duration_ns[i] = (int64_t)full.v[i];
+    for (size_t i = 0; i < LAUNCHES; i++)
         truth += full.v[i];
-    }
     assert_true(truth == 1285892);
     ks_score_set sets[] = {{"context", full.v, NULL, NULL, NULL, NULL},
                            {"alone", alone.v, NULL, NULL, NULL, NULL}};
@@ -634,15 +644,10 @@ static void test_score_ratio_pinned(void **state)
     assert_int_equal(read_values(SYNTH "/full_SM86_RTX3070.out.xz", synth_traces, KS_UID_TRACE,
                                  KS_MEASURED_ALL, NULL, "gpu_sim_cycle", &full, &err),
                      KS_OK);
-    ks_profile *p;
-    ks_read_options ro;
-    ks_read_options_init(&ro);
-    assert_int_equal(ks_profile_read(synth_traces, &ro, &p, &err), KS_OK);
+    ks_profile *p = synth_profile(&plan_from);
     double truth = 0;
-    for (size_t i = 0; i < LAUNCHES; i++) {
-        p->duration_ns[i] = (int64_t)plan_from.v[i];
+    for (size_t i = 0; i < LAUNCHES; i++)
         truth += full.v[i];
-    }
     assert_true(truth == 1385905);
     ks_score_set sets[] = {{"context", full.v, NULL, NULL, NULL, NULL}};
     static const ks_estimator est[] = {KS_ESTIMATOR_PLAIN, KS_ESTIMATOR_RATIO};
