@@ -1,6 +1,7 @@
 /* cmd_export.c - `ksample export`: a plan turned into what a tracer or a
  * simulator reads. */
 #include "cli.h"
+#include "cli_state.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -28,7 +29,12 @@ static void help(void)
            "                     the new launches, the parent's results being reused)\n"
            "  --warmup MODE      accelsim, macsim: warm-up launches before each sampled one,\n"
            "                     listed with role warmup in weights.csv (none, self, same,\n"
-           "                     prev:N, since-same:N[:K]; see 'ksample run --help')\n"
+           "                     prev:N, since-same:N[:K], state[:kernel|:memcpy]; see\n"
+           "                     'ksample run --help')\n"
+           "  --sim-config FILE  --warmup state: the simulator's configuration\n"
+           "                     (gpgpusim.config, MacSim params.in): the L2's geometry\n"
+           "                     and the SMs\n"
+           CLI_STATE_HELP
            "  --remap            match launches by (name, grid, block, occurrence) when\n"
            "                     the tracer saw other launches than the profiler\n"
            "                     (warm-up kernels, autotuning runs)\n"
@@ -64,7 +70,9 @@ int cmd_export(int argc, char **argv)
         {"traces", required_argument, NULL, 'T'},  {"profile", required_argument, NULL, 'P'},
         {"remap", no_argument, NULL, 'r'},         {"help", no_argument, NULL, 'h'},
         {"exclude", required_argument, NULL, 'x'}, {"warmup", required_argument, NULL, 'w'},
+        CLI_STATE_LONG_OPTIONS, {"sim-config", required_argument, NULL, CLI_STATE_SIM_CONFIG},
         {NULL, 0, NULL, 0}};
+    cli_state_args state = {0};
     const char *to = NULL, *out = NULL, *profile_path = NULL, *exclude = NULL;
     ks_export_options eo = {0};
     ks_warmup warmup;
@@ -74,6 +82,8 @@ int cmd_export(int argc, char **argv)
                   .operands = 1, .operands_are = "one plan file"};
     int opt;
     while ((opt = cli_loop_next(&l, argc, argv)) != -1) {
+        if (cli_state_option(&state, opt, optarg))
+            continue;
         switch (opt) {
         case 't':
             to = optarg;
@@ -104,6 +114,14 @@ int cmd_export(int argc, char **argv)
         return l.exit;
     if (!to || !out)
         return cli_usage_error("export", "--to FORMAT and -o OUT are required");
+    if (state.l2 || state.cut || state.lines || state.sim_config) {
+        if (!eo.warmup)
+            return cli_usage_error("export", "--l2-size, --state-cut, --state-lines and "
+                                             "--sim-config are for --warmup state");
+        int src = cli_state_apply("export", &state, &warmup);
+        if (src)
+            return src;
+    }
     const ks_exporter *ex = ks_exporter_find(to);
     if (!ex)
         return cli_usage_error("export", "unknown format '%s' (see --help)", to);
@@ -117,8 +135,9 @@ int cmd_export(int argc, char **argv)
         return cli_fail(&err);
     /* the plan's recorded profile counts as an input even when it is not
      * read: the plan depends on it */
-    const char *inputs[] = {argv[optind], exclude, eo.traces, profile_path, plan.input_path};
-    int rc = cli_check_output("export", out, inputs, 5);
+    const char *inputs[] = {argv[optind], exclude,          eo.traces,
+                            profile_path, plan.input_path, state.sim_config};
+    int rc = cli_check_output("export", out, inputs, 6);
     if (rc) {
         ks_plan_free(&plan);
         return rc;

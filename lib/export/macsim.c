@@ -15,6 +15,7 @@
  * block, when kernel_names.txt gives them).
  */
 #include "export.h"
+#include "warm.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -37,7 +38,12 @@ static ks_status write_config(const void *ctx, FILE *f, ks_error *err)
     const macsim_out *c = ctx;
     fputs("nvbit\n14\n-1\n", f);
     for (size_t k = 0; k < c->count; k++)
-        fprintf(f, "./%s/trace.txt\n", ks_macsim_set_launch(c->set, c->entries[k].launch)->folder);
+        if (c->entries[k].state)
+            fprintf(f, "./%s%zu/trace.txt\n", KS_WARM_MACSIM_FOLDER_PREFIX,
+                    c->entries[k].launch + 1);
+        else
+            fprintf(f, "./%s/trace.txt\n",
+                    ks_macsim_set_launch(c->set, c->entries[k].launch)->folder);
     if (ferror(f))
         return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
     return KS_OK;
@@ -71,6 +77,12 @@ static ks_status write_weights(const void *ctx, FILE *f, ks_error *err)
           f);
     for (size_t k = 0; k < c->count; k++) {
         const ks_export_entry *e = &c->entries[k];
+        if (e->state) {
+            fprintf(f, "%zu,%llu,0,%zu,%s%zu/trace.txt,state\n", k + 1,
+                    (unsigned long long)e->id, e->launch + 1, KS_WARM_MACSIM_FOLDER_PREFIX,
+                    e->launch + 1);
+            continue;
+        }
         fprintf(f, "%zu,%llu,%.17g,%zu,%s/trace.txt", k + 1, (unsigned long long)e->id,
                 e->weight, e->launch + 1, ks_macsim_set_launch(c->set, e->launch)->folder);
         fputs(c->warmups ? (e->measured ? ",measured\n" : ",warmup\n") : "\n", f);
@@ -84,9 +96,9 @@ static ks_status link_folders(const macsim_out *c, const char *out, ks_error *er
 {
     for (size_t k = 0; k < c->count; k++) {
         const ks_macsim_launch *l = ks_macsim_set_launch(c->set, c->entries[k].launch);
-        bool again = false;
+        bool again = c->entries[k].state; /* a folder of the output itself */
         for (size_t j = 0; j < k && !again; j++)
-            again = c->entries[j].launch == c->entries[k].launch;
+            again = c->entries[j].launch == c->entries[k].launch && !c->entries[j].state;
         if (again)
             continue;
         char *link = ks_path_join(out, l->folder);
@@ -186,7 +198,7 @@ ks_status ks_export_macsim_entries(const ks_plan *plan, const ks_export_options 
     for (size_t i = 0; i < plan->sample_count && st == KS_OK; i++) {
         uint64_t id = plan->samples[i].id;
         if ((st = check_launch(opt->profile, id, s, err)) == KS_OK)
-            e[i] = (ks_export_entry){(size_t)id, id, plan->samples[i].weight, true};
+            e[i] = (ks_export_entry){(size_t)id, id, plan->samples[i].weight, true, false};
     }
     ks_macsim_set_free(s);
     if (st != KS_OK) {
@@ -226,6 +238,8 @@ static ks_status export_macsim(const ks_plan *plan, const ks_export_options *opt
     ks_status st = ks_export_macsim_entries(plan, opt, &e, &n, err);
     if (st == KS_OK)
         st = ks_export_with_warmup(opt->traces, opt->warmup, &e, &n, err);
+    if (st == KS_OK)
+        st = ks_export_state_into(opt->traces, opt->warmup, e, n, out, err);
     if (st == KS_OK)
         st = ks_export_macsim_write(plan, opt->traces, e, n, opt->warmup, out, err);
     free(e);
