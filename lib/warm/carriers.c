@@ -34,11 +34,16 @@
 #include <unistd.h>
 #include <zlib.h>
 
+/* The next held line to write: every one, or with `only`, those in it that
+ * the model holds resident (a line its sets evicted is, with about the same
+ * odds, gone from the simulator's L2 too; loading it alone, with nothing
+ * newer to push it out, would keep it). */
 static const ks_l2_line *next_kept(const ks_l2_state *s, const ks_line_set *only,
                                    uint32_t *cursor)
 {
     const ks_l2_line *l;
-    while ((l = ks_l2_state_next(s, cursor)) && only && !ks_line_set_has(only, l->line))
+    while ((l = ks_l2_state_next(s, cursor)) && only &&
+           (!l->resident || !ks_line_set_has(only, l->line)))
         ;
     return l;
 }

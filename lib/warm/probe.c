@@ -45,7 +45,7 @@ ks_status ks_state_probe_write(const char *dir, ks_error *err)
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return ks_error_set(err, KS_ERR_IO, dir, 0, "cannot create: %s", strerror(errno));
     ks_l2_state s;
-    ks_status st = ks_l2_state_init(&s, 64, 64, 128, 32, err);
+    ks_status st = ks_l2_state_init(&s, 64, 64, 64, 128, 32, err);
     if (st != KS_OK)
         return st;
     st = ks_l2_state_touch_range(&s, PROBE_ADDR, PROBE_LINES * 128, false, err);

@@ -125,6 +125,7 @@ ks_status ks_gpu_geometry_read_gpgpusim(const char *path, ks_gpu_geometry *g, ks
     if (o[NSUB].line && (st = whole(path, &o[NSUB], 64, &nsub, err)) != KS_OK)
         return st;
     g->line_bytes = line;
+    g->ways = ways;
     g->sector_bytes = kind == 'S' && line >= 128 ? line / 4 : line;
     g->l2_bytes = (uint64_t)sets * line * ways * nmem * nsub;
     uint64_t clusters = 0, cores = 1, cta = 0;
@@ -172,6 +173,7 @@ ks_status ks_gpu_geometry_read_macsim(const char *path, ks_gpu_geometry *g, ks_e
                             "llc_line_size %llu is not a power of two up to 4096",
                             (unsigned long long)v[LINE]);
     g->line_bytes = g->sector_bytes = (uint32_t)v[LINE];
+    g->ways = (uint32_t)v[ASSOC];
     g->l2_bytes = v[NLLC] * v[SETS] * v[LINE] * v[ASSOC];
     g->sms = (uint32_t)v[CORES];
     return KS_OK;

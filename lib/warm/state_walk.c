@@ -330,7 +330,8 @@ static ks_status walk_accelsim(const char *traces, const size_t *sampled, size_t
         st = ks_error_set(err, KS_ERR_USAGE, NULL, 0, "warm state: cut %g of %llu lines", opt->cut,
                           (unsigned long long)lines);
     if (st == KS_OK)
-        st = ks_l2_state_init(&model, (size_t)lines, (size_t)keep, opt->gpu.line_bytes,
+        st = ks_l2_state_init(&model, (size_t)lines, (size_t)keep,
+                              opt->gpu.ways ? opt->gpu.ways : 16, opt->gpu.line_bytes,
                               opt->gpu.sector_bytes, err);
     if (st != KS_OK) {
         ks_trace_set_free(set);
@@ -503,7 +504,8 @@ ks_status ks_state_walk_macsim(const char *traces, const size_t *sampled, size_t
         st = ks_error_set(err, KS_ERR_USAGE, NULL, 0, "warm state: cut %g of %llu lines", opt->cut,
                           (unsigned long long)lines);
     if (st == KS_OK)
-        st = ks_l2_state_init(&model, (size_t)lines, (size_t)keep, opt->gpu.line_bytes,
+        st = ks_l2_state_init(&model, (size_t)lines, (size_t)keep,
+                              opt->gpu.ways ? opt->gpu.ways : 16, opt->gpu.line_bytes,
                               opt->gpu.sector_bytes, err);
     if (st != KS_OK) {
         ks_macsim_set_free(set);

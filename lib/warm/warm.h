@@ -20,38 +20,38 @@
 
 /* ------------------------------------------------------------ the model */
 
-/* A sectored, line-granular LRU cache of `capacity` lines, fully
- * associative, and behind it a "ghost" list of the lines it evicted, up to
- * `keep` lines in all: what is emitted.  A line that is touched again while
- * resident adds the touched sectors to its valid ones; one touched again
- * after its eviction starts over with the touched sectors alone (its older
- * sectors went with it, as GPGPU-Sim's L2 allocates a line's four sectors
- * separately).  Dirty: the sectors last written while the line stayed
- * resident.  Every line in the ghost list is older (last use) than every
- * resident line, so ghost tail..head then resident tail..head is the order
- * of last use, oldest first. */
+/* A sectored LRU cache of `capacity` lines in sets of `ways` (indexed by a
+ * hash of the line address), and every line used lately, up to `keep`
+ * lines, in the order of last use (l2_state.c has why).  A line touched
+ * again while resident in the model adds the touched sectors to its valid
+ * ones; one touched again after the model evicted it starts over with the
+ * touched sectors alone.  Dirty: the sectors last written while the line
+ * stayed resident. */
 typedef struct ks_l2_line {
     uint64_t line;         /* address / line_bytes */
-    uint32_t prev, next;   /* list links (UINT32_MAX: none) */
+    uint32_t prev, next;   /* recency list (UINT32_MAX: none); next: free list */
     uint8_t valid, dirty;  /* sector masks */
-    uint8_t where;         /* 0 free, 1 resident, 2 ghost */
+    uint8_t resident;      /* in the model's sets (else held as a ghost) */
 } ks_l2_line;
 
 typedef struct ks_l2_state {
     uint32_t line_bytes, sector_bytes, sectors_per_line;
-    size_t capacity, keep;  /* lines: resident at most capacity, in all at most keep */
+    size_t capacity, keep;  /* lines: the model cache's, and held in all (the cut) */
+    size_t sets;
+    uint32_t ways;
+    uint32_t *way;          /* sets x ways node ids, most recent first */
     ks_l2_line *lines;      /* keep nodes */
-    size_t used;            /* nodes ever handed out (free ones are reused first) */
+    size_t used, held;      /* nodes ever handed out; held now */
     uint32_t free_head;
-    uint32_t head[3], tail[3]; /* per list (1 resident, 2 ghost): most / least recent */
-    size_t count[3];
+    uint32_t head, tail;    /* recency list: most / least recent */
     ks_hash_index index;    /* line -> node */
     uint64_t touches, misses; /* for tests and the bench */
 } ks_l2_state;
 
-/* capacity lines resident, keep >= capacity lines in all (the cut). */
-ks_status ks_l2_state_init(ks_l2_state *s, size_t capacity, size_t keep, uint32_t line_bytes,
-                           uint32_t sector_bytes, ks_error *err);
+/* A cache of capacity lines in sets of `ways`; keep >= capacity lines held
+ * in all (the cut). */
+ks_status ks_l2_state_init(ks_l2_state *s, size_t capacity, size_t keep, uint32_t ways,
+                           uint32_t line_bytes, uint32_t sector_bytes, ks_error *err);
 void ks_l2_state_free(ks_l2_state *s);
 /* One access: the sectors of `line` in mask (bit k: sector k), a write or
  * not.  Returns whether the line was resident (a hit on some sector or not). */
@@ -61,7 +61,7 @@ ks_status ks_l2_state_touch(ks_l2_state *s, uint64_t line, unsigned mask, bool w
  * address order (a memory copy into L2). */
 ks_status ks_l2_state_touch_range(ks_l2_state *s, uint64_t addr, uint64_t bytes, bool write,
                                   ks_error *err);
-/* Whether line is held (resident or ghost), and its node. */
+/* Whether line is held (resident or a ghost), and its node. */
 const ks_l2_line *ks_l2_state_find(const ks_l2_state *s, uint64_t line);
 /* The held lines oldest first: call with *cursor = UINT32_MAX to start;
  * NULL at the end. */
@@ -73,6 +73,7 @@ typedef struct ks_gpu_geometry {
     uint64_t l2_bytes;        /* the whole L2 (every sub-partition) */
     uint32_t line_bytes;      /* 128 */
     uint32_t sector_bytes;    /* 32 (line_bytes when not sectored) */
+    uint32_t ways;            /* of the L2's sets (0: 16) */
     uint32_t sms;             /* streaming multiprocessors (0: unknown) */
     uint32_t max_cta_per_sm;  /* thread blocks at once per SM (0: unknown) */
     uint32_t max_threads_per_sm;
