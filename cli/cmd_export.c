@@ -35,6 +35,9 @@ static void help(void)
            "                     (gpgpusim.config, MacSim params.in): the L2's geometry\n"
            "                     and the SMs\n"
            CLI_STATE_HELP
+           "  --state-window N   tracer formats with --warmup state: trace the N launches\n"
+           "                     before each sampled one for its state (default all: every\n"
+           "                     earlier launch, which the cut never needs more of)\n"
            "  --remap            match launches by (name, grid, block, occurrence) when\n"
            "                     the tracer saw other launches than the profiler\n"
            "                     (warm-up kernels, autotuning runs)\n"
@@ -71,8 +74,10 @@ int cmd_export(int argc, char **argv)
         {"remap", no_argument, NULL, 'r'},         {"help", no_argument, NULL, 'h'},
         {"exclude", required_argument, NULL, 'x'}, {"warmup", required_argument, NULL, 'w'},
         CLI_STATE_LONG_OPTIONS, {"sim-config", required_argument, NULL, CLI_STATE_SIM_CONFIG},
+        {"state-window", required_argument, NULL, 'W'},
         {NULL, 0, NULL, 0}};
     cli_state_args state = {0};
+    const char *window = NULL;
     const char *to = NULL, *out = NULL, *profile_path = NULL, *exclude = NULL;
     ks_export_options eo = {0};
     ks_warmup warmup;
@@ -103,6 +108,9 @@ int cmd_export(int argc, char **argv)
         case 'x':
             exclude = optarg;
             break;
+        case 'W':
+            window = optarg;
+            break;
         case 'w':
             if (ks_warmup_parse(optarg, &warmup, &werr) != KS_OK)
                 return cli_usage_error("export", "--warmup: %s", werr.message);
@@ -125,9 +133,18 @@ int cmd_export(int argc, char **argv)
     const ks_exporter *ex = ks_exporter_find(to);
     if (!ex)
         return cli_usage_error("export", "unknown format '%s' (see --help)", to);
-    if (eo.warmup && !ex->output_is_folder)
+    bool tracer = strstr(ex->name, "tracer") != NULL;
+    if (eo.warmup && !ex->output_is_folder && !(tracer && warmup.mode == KS_WARMUP_STATE))
         return cli_usage_error("export", "--warmup is for the simulator folders (accelsim, "
-                                         "macsim), not %s", to);
+                                         "macsim), and --warmup state for the tracer formats "
+                                         "too, not %s", to);
+    if (window && (!eo.warmup || warmup.mode != KS_WARMUP_STATE || !tracer))
+        return cli_usage_error("export", "--state-window is for a tracer format with "
+                                         "--warmup state");
+    if (window && strcmp(window, "all") != 0 &&
+        (!cli_parse_u64(window, &eo.state_window) || eo.state_window < 1))
+        return cli_usage_error("export", "--state-window: a number of launches (1 or more) "
+                                         "or all, got '%s'", window);
     ks_error err;
     ks_error_clear(&err);
     ks_plan plan;

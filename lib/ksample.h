@@ -1069,7 +1069,11 @@ typedef struct ks_export_options {
     int remap;                 /* match launches by (name, grid, block,
                                 * occurrence) instead of by position */
     const ks_warmup *warmup;   /* accelsim, macsim: warm-up launches before each
-                                * sampled one (NULL: none) */
+                                * sampled one (NULL: none); the tracer formats
+                                * with the state mode: trace the launches each
+                                * sampled launch's state is rebuilt from too */
+    uint64_t state_window;     /* those launches: the state_window before each
+                                * sampled one; 0: every earlier launch */
 } ks_export_options;
 
 typedef struct ks_exporter {
