@@ -956,7 +956,7 @@ static ks_status read_job(const char *root, const ks_run_manifest *m, size_t j,
     /* a job of one measured launch: what it cost, warm-up included */
     size_t measured = 0, at = 0;
     for (size_t k = 0; k < job->id_count; k++)
-        if (!job->measured || job->measured[k]) {
+        if (!job->measured || job->measured[k] == 1) {
             measured++;
             at = k;
         }
