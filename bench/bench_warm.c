@@ -71,9 +71,10 @@ typedef struct carry {
     uint64_t lines, footprint;
 } carry;
 
-static ks_status on_state(void *ctx, size_t launch, const ks_l2_state *s,
-                          const ks_line_set *footprint, ks_error *err)
+static ks_status on_state(void *ctx, size_t launch, const ks_state_view *v, ks_error *err)
 {
+    const ks_l2_state *s = v->l2;
+    const ks_line_set *footprint = v->footprint;
     carry *c = ctx;
     c->lines += s->held;
     c->footprint += footprint ? footprint->count : 0;

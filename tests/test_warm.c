@@ -181,9 +181,10 @@ typedef struct captured {
     size_t count;
 } captured;
 
-static ks_status capture(void *ctx, size_t launch, const ks_l2_state *s,
-                         const ks_line_set *footprint, ks_error *err)
+static ks_status capture(void *ctx, size_t launch, const ks_state_view *v, ks_error *err)
 {
+    const ks_l2_state *s = v->l2;
+    const ks_line_set *footprint = v->footprint;
     (void)err;
     captured *c = ctx;
     size_t k = c->count++;
@@ -268,11 +269,10 @@ static void test_walk_pins_states(void **state)
 
 /* ---------------------------------------------------------- carriers */
 
-static ks_status keep_state(void *ctx, size_t launch, const ks_l2_state *s,
-                            const ks_line_set *footprint, ks_error *err)
+static ks_status keep_state(void *ctx, size_t launch, const ks_state_view *v, ks_error *err)
 {
     (void)launch;
-    (void)footprint;
+    const ks_l2_state *s = v->l2;
     char path[4400];
     snprintf(path, sizeof path, "%s/out", tmpdir);
     mkdir(path, 0777);
@@ -299,7 +299,7 @@ static ks_status keep_state(void *ctx, size_t launch, const ks_l2_state *s,
     snprintf(parent, sizeof parent, "%s/mac", tmpdir);
     mkdir(parent, 0777);
     if (st == KS_OK)
-        st = ks_state_write_macsim_kernel(path, s, NULL, 16, &klines, &insts, err);
+        st = ks_state_write_macsim_kernel(path, v, NULL, 16, &klines, &insts, err);
     return st;
 }
 

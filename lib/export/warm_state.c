@@ -57,12 +57,11 @@ static ks_status write_kernel(const void *ctx, FILE *f, ks_error *err)
                                           err);
 }
 
-static ks_status on_state(void *ctx, size_t launch, const ks_l2_state *state,
-                          const ks_line_set *footprint, ks_error *err)
+static ks_status on_state(void *ctx, size_t launch, const ks_state_view *view, ks_error *err)
 {
     state_job *j = ctx;
-    j->state = state;
-    j->only = j->w->all_lines ? NULL : footprint;
+    j->state = view->l2;
+    j->only = j->w->all_lines ? NULL : view->footprint;
     ks_status st = KS_OK;
     for (size_t k = 0; k < j->count && st == KS_OK; k++) {
         const ks_export_entry *e = &j->entries[k];
@@ -75,7 +74,7 @@ static ks_status on_state(void *ctx, size_t launch, const ks_l2_state *state,
             char *dir = ks_path_join(j->dirs[k], name);
             if (!dir)
                 return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-            st = ks_state_write_macsim_kernel(dir, state, j->only, j->gpu.sms, &j->lines,
+            st = ks_state_write_macsim_kernel(dir, view, j->only, j->gpu.sms, &j->lines,
                                               &j->insts, err);
             free(dir);
         } else {

@@ -306,28 +306,62 @@ static void record(unsigned char *r, int op, uint64_t pc, uint64_t addr, unsigne
     r[60] = op == OP_EXIT ? 0 : ADDR_SPACE_GLOBAL;
 }
 
-ks_status ks_state_write_macsim_kernel(const char *folder, const ks_l2_state *s,
+/* Held lines of s to load, oldest first (only those in `only` that s holds
+ * resident, when only is given), leaving out those `skip` has resident. */
+static ks_status list_lines(const ks_l2_state *s, const ks_line_set *only, const ks_l2_state *skip,
+                            size_t nskip, const ks_l2_line ***out, size_t *n, ks_error *err)
+{
+    size_t cap = 0;
+    uint32_t cursor = UINT32_MAX;
+    const ks_l2_line *l;
+    *n = 0;
+    while ((l = next_kept(s, only, &cursor))) {
+        if (!l->valid)
+            continue;
+        bool in_l1 = false;
+        for (size_t c = 0; c < nskip && !in_l1; c++) {
+            const ks_l2_line *h = ks_l2_state_find(&skip[c], l->line);
+            in_l1 = h && h->resident;
+        }
+        if (in_l1)
+            continue;
+        ks_status st = ks_grow((void **)out, &cap, *n + 1, sizeof **out, err);
+        if (st != KS_OK)
+            return st;
+        (*out)[(*n)++] = l;
+    }
+    return KS_OK;
+}
+
+ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *view,
                                        const ks_line_set *only, uint32_t sms, size_t *lines_out,
                                        size_t *insts_out, ks_error *err)
 {
-    /* lines oldest first; warp w takes lines w, w + W, ... */
-    size_t lines = 0, cap = 0;
+    const ks_l2_state *s = view->l2;
+    /* the L2's lines that no L1 holds, oldest first, dealt over every warp;
+     * then, with L1s, core c's lines over block c's warps */
+    size_t lines = 0;
     const ks_l2_line **list = NULL;
-    uint32_t cursor = UINT32_MAX;
-    const ks_l2_line *l;
-    ks_status st = KS_OK;
-    while ((l = next_kept(s, only, &cursor)) && st == KS_OK) {
-        if (!l->valid)
-            continue;
-        if ((st = ks_grow((void **)&list, &cap, lines + 1, sizeof *list, err)) == KS_OK)
-            list[lines++] = l;
+    ks_status st = list_lines(s, only, view->l1, view->l1 ? view->cores : 0, &list, &lines, err);
+    size_t cores = view->l1 ? view->cores : 0;
+    const ks_l2_line ***own = cores ? calloc(cores, sizeof *own) : NULL;
+    size_t *own_n = cores ? calloc(cores, sizeof *own_n) : NULL;
+    if (cores && (!own || !own_n))
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t c = 0; c < cores && st == KS_OK; c++)
+        st = list_lines(&view->l1[c], only, NULL, 0, &own[c], &own_n[c], err);
+    uint64_t warps, blocks;
+    if (cores) {
+        blocks = cores;
+        warps = blocks * WARPS_PER_BLOCK;
+    } else {
+        uint64_t max_warps = (uint64_t)(sms ? sms : 16) * 2 * WARPS_PER_BLOCK;
+        warps = lines < max_warps ? lines : max_warps;
+        if (warps == 0)
+            warps = 1;
+        blocks = (warps + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK;
+        warps = blocks * WARPS_PER_BLOCK;
     }
-    uint64_t max_warps = (uint64_t)(sms ? sms : 16) * 2 * WARPS_PER_BLOCK;
-    uint64_t warps = lines < max_warps ? lines : max_warps;
-    if (warps == 0)
-        warps = 1;
-    uint64_t blocks = (warps + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK;
-    warps = blocks * WARPS_PER_BLOCK;
     char *tmp = NULL;
     size_t flen = strlen(folder);
     if (st == KS_OK && !(tmp = malloc(flen + 8)))
@@ -351,7 +385,7 @@ ks_status ks_state_write_macsim_kernel(const char *folder, const ks_l2_state *s,
     }
     size_t insts = 0;
     if (st == KS_OK)
-        fprintf(trace, "nvbit\n14\n%d\n%llu\n", 2 * WARPS_PER_BLOCK, (unsigned long long)warps);
+        fprintf(trace, "nvbit\n14\n%d\n%llu\n", cores ? 1 : 2, (unsigned long long)warps);
     for (uint64_t w = 0; w < warps && st == KS_OK; w++) {
         uint64_t id = (w / WARPS_PER_BLOCK) << 16 | (w % WARPS_PER_BLOCK);
         char name[48];
@@ -365,6 +399,28 @@ ks_status ks_state_write_macsim_kernel(const char *folder, const ks_l2_state *s,
         }
         unsigned char r[REC];
         uint64_t pc = 0x1000, n = 0;
+        /* the sampled launch's code lines the I-cache still holds: one of
+         * the launch's own records at each (the simulator decodes a PC
+         * once, so it must be the launch's instruction), a global access
+         * pointed at a line this warm-up loads anyway */
+        size_t wcore = cores ? (size_t)(w / WARPS_PER_BLOCK) : 0;
+        uint64_t spare = lines                       ? list[w % lines]->line * s->line_bytes
+                         : cores && own_n[wcore]     ? own[wcore][0]->line * s->line_bytes
+                         : s->head != UINT32_MAX     ? s->lines[s->head].line * s->line_bytes
+                                                     : 0;
+        for (size_t k = 0; k < view->code_count; k++) {
+            const unsigned char *cr = view->code_records + k * REC;
+            if (cr[0] == 255)
+                continue;
+            bool mem = cr[0] == 71 || cr[0] == OP_LDG || cr[0] == 77 || cr[0] == OP_STG;
+            if (mem && !spare)
+                continue;
+            memcpy(r, cr, REC);
+            if (mem)
+                put_le(r + 48, spare, 8);
+            gzwrite(gz, r, REC);
+            n++;
+        }
         for (size_t k = w; k < lines; k += warps) {
             uint64_t addr = list[k]->line * s->line_bytes;
             record(r, OP_LDG, pc, addr, s->line_bytes);
@@ -373,6 +429,22 @@ ks_status ks_state_write_macsim_kernel(const char *folder, const ks_l2_state *s,
             n++;
             if (list[k]->dirty) {
                 record(r, OP_STG, pc, addr, s->line_bytes);
+                gzwrite(gz, r, REC);
+                pc += 16;
+                n++;
+            }
+        }
+        /* then this core's L1 lines (block w / 4 runs on core w / 4) */
+        size_t core = (size_t)(w / WARPS_PER_BLOCK), lane = (size_t)(w % WARPS_PER_BLOCK);
+        for (size_t k = lane; cores && k < own_n[core]; k += WARPS_PER_BLOCK) {
+            const ks_l2_line *ol = own[core][k];
+            const ks_l2_line *l2 = ks_l2_state_find(s, ol->line);
+            record(r, OP_LDG, pc, ol->line * s->line_bytes, s->line_bytes);
+            gzwrite(gz, r, REC);
+            pc += 16;
+            n++;
+            if (l2 && l2->dirty) {
+                record(r, OP_STG, pc, ol->line * s->line_bytes, s->line_bytes);
                 gzwrite(gz, r, REC);
                 pc += 16;
                 n++;
@@ -399,6 +471,12 @@ ks_status ks_state_write_macsim_kernel(const char *folder, const ks_l2_state *s,
     }
     free(tmp);
     free(list);
+    for (size_t c = 0; c < cores; c++) {
+        lines += own_n[c];
+        free(own[c]);
+    }
+    free(own);
+    free(own_n);
     if (lines_out)
         *lines_out = lines;
     if (insts_out)

@@ -83,6 +83,15 @@ ks_status ks_l2_state_init(ks_l2_state *s, size_t capacity, size_t keep, uint32_
     return st;
 }
 
+void ks_l2_state_clear(ks_l2_state *s)
+{
+    s->used = s->held = 0;
+    s->free_head = s->head = s->tail = NONE;
+    for (size_t i = 0; i < s->sets * s->ways; i++)
+        s->way[i] = NONE;
+    ks_hash_clear(&s->index);
+}
+
 void ks_l2_state_free(ks_l2_state *s)
 {
     free(s->lines);
@@ -132,7 +141,11 @@ static void push_head(ks_l2_state *s, uint32_t id)
 static uint32_t *set_of(const ks_l2_state *s, uint64_t line)
 {
     uint64_t idx = 0;
-    if ((s->sets & (s->sets - 1)) == 0) {
+    if (s->set_index == KS_SET_LINEAR)
+        idx = line % s->sets;
+    else if (s->set_index == KS_SET_TILED && s->tiles > 1 && s->sets % s->tiles == 0)
+        idx = line % s->tiles * (s->sets / s->tiles) + line / s->tiles % (s->sets / s->tiles);
+    else if ((s->sets & (s->sets - 1)) == 0) {
         unsigned bits = (unsigned)__builtin_ctzll(s->sets);
         for (uint64_t x = line; x && bits; x >>= bits)
             idx ^= x & (s->sets - 1);

@@ -96,13 +96,16 @@ ks_status ks_gpu_geometry_read_gpgpusim(const char *path, ks_gpu_geometry *g, ks
     memset(g, 0, sizeof *g);
     g->flush_l1 = g->perf_sim_memcpy = -1;
     snprintf(g->source, sizeof g->source, "%s", path);
-    enum { DL2, NMEM, NSUB, CLUSTERS, CORES, CTA, PIPE, FLUSH, MEMCPY, COUNT };
+    enum { DL2, NMEM, NSUB, CLUSTERS, CORES, CTA, PIPE, FLUSH, MEMCPY, DL1, UNIFIED, ADAPTIVE,
+           SKIP_L1, COUNT };
     option_value o[COUNT] = {
         {"-gpgpu_cache:dl2", "", 0},      {"-gpgpu_n_mem", "", 0},
         {"-gpgpu_n_sub_partition_per_mchannel", "", 0},
         {"-gpgpu_n_clusters", "", 0},     {"-gpgpu_n_cores_per_cluster", "", 0},
         {"-gpgpu_shader_cta", "", 0},     {"-gpgpu_shader_core_pipeline", "", 0},
-        {"-gpgpu_flush_l1_cache", "", 0}, {"-gpgpu_perf_sim_memcpy", "", 0}};
+        {"-gpgpu_flush_l1_cache", "", 0}, {"-gpgpu_perf_sim_memcpy", "", 0},
+        {"-gpgpu_cache:dl1", "", 0},      {"-gpgpu_unified_l1d_size", "", 0},
+        {"-gpgpu_adaptive_cache_config", "", 0}, {"-gpgpu_gmem_skip_L1D", "", 0}};
     ks_status st = read_options(path, o, COUNT, err);
     if (st == KS_OK)
         st = need(path, &o[DL2], err);
@@ -126,6 +129,12 @@ ks_status ks_gpu_geometry_read_gpgpusim(const char *path, ks_gpu_geometry *g, ks
         return st;
     g->line_bytes = line;
     g->ways = ways;
+    /* the second group's last letter is the set index function: P (IPOLY)
+     * and other hashes fold, L is linear */
+    const char *groups = strchr(o[DL2].value, ',');
+    const char *fn = groups ? strchr(groups + 1, ',') : NULL;
+    char idx = fn && fn > groups + 1 ? fn[-1] : (groups ? groups[strlen(groups) - 1] : 'P');
+    g->l2_set_index = idx == 'L' ? KS_SET_LINEAR : KS_SET_XOR;
     g->sector_bytes = kind == 'S' && line >= 128 ? line / 4 : line;
     g->l2_bytes = (uint64_t)sets * line * ways * nmem * nsub;
     uint64_t clusters = 0, cores = 1, cta = 0;
@@ -142,6 +151,25 @@ ks_status ks_gpu_geometry_read_gpgpusim(const char *path, ks_gpu_geometry *g, ks
         g->max_threads_per_sm = threads;
     if (o[FLUSH].line)
         g->flush_l1 = strcmp(o[FLUSH].value, "0") != 0;
+    /* L1 data cache per SM: -gpgpu_cache:dl1 S:<sets>:<line>:<ways>; with the
+     * adaptive configuration the unified size (KB) less the shared memory a
+     * kernel takes, taken here as all of it (kernels without shared memory).
+     * Global loads skip it with -gpgpu_gmem_skip_L1D 1. */
+    unsigned s1 = 0, l1 = 0, w1 = 0;
+    char k1 = 0;
+    bool skip = o[SKIP_L1].line && strcmp(o[SKIP_L1].value, "0") != 0;
+    if (!skip && o[DL1].line && sscanf(o[DL1].value, "%c:%u:%u:%u", &k1, &s1, &l1, &w1) == 4 &&
+        s1 && l1 == line && w1) {
+        g->l1_bytes = (uint64_t)s1 * l1 * w1;
+        g->l1_ways = w1;
+        uint64_t kb;
+        if (o[ADAPTIVE].line && strcmp(o[ADAPTIVE].value, "0") != 0 && o[UNIFIED].line &&
+            ks_parse_count(o[UNIFIED].value, &kb) && kb > 0 && kb < (1u << 20)) {
+            g->l1_bytes = kb * 1024;
+            g->l1_ways = (uint32_t)(g->l1_bytes / ((uint64_t)s1 * l1));
+        }
+    }
+    g->l1_persists = g->flush_l1 == 0;
     if (o[MEMCPY].line)
         g->perf_sim_memcpy = strcmp(o[MEMCPY].value, "0") != 0;
     return KS_OK;
@@ -152,15 +180,24 @@ ks_status ks_gpu_geometry_read_macsim(const char *path, ks_gpu_geometry *g, ks_e
     memset(g, 0, sizeof *g);
     g->flush_l1 = g->perf_sim_memcpy = -1;
     snprintf(g->source, sizeof g->source, "%s", path);
-    enum { NLLC, SETS, LINE, ASSOC, CORES, COUNT };
-    option_value o[COUNT] = {{"num_llc", "", 0},       {"llc_num_set", "", 0},
-                             {"llc_line_size", "", 0}, {"llc_assoc", "", 0},
-                             {"num_sim_cores", "", 0}};
+    enum { NLLC, SETS, LINE, ASSOC, CORES, L1SETS, L1ASSOC, L1LINE, ISETS, IASSOC, ILINE,
+           IPERFECT, COUNT };
+    option_value o[COUNT] = {{"num_llc", "", 0},        {"llc_num_set", "", 0},
+                             {"llc_line_size", "", 0},  {"llc_assoc", "", 0},
+                             {"num_sim_cores", "", 0},  {"l1_small_num_set", "", 0},
+                             {"l1_small_assoc", "", 0}, {"l1_small_line_size", "", 0},
+                             {"icache_num_set", "", 0}, {"icache_assoc", "", 0},
+                             {"icache_line_size", "", 0}, {"perfect_icache", "", 0}};
     ks_status st = read_options(path, o, COUNT, err);
-    uint64_t v[COUNT] = {1, 0, 0, 0, 0};
+    /* MacSim's defaults where params.in is silent (its all_knobs.cc) */
+    uint64_t v[COUNT] = {1, 0, 0, 0, 0, 0, 0, 0, 64, 8, 64, 0};
     for (int k = 0; k < COUNT && st == KS_OK; k++) {
+        if (k == IPERFECT) {
+            v[k] = o[k].line && strcmp(o[k].value, "0") != 0;
+            continue;
+        }
         if (o[k].line == 0) {
-            if (k == NLLC || k == CORES)
+            if (k == NLLC || k == CORES || k >= L1SETS)
                 continue;
             st = need(path, &o[k], err);
         } else
@@ -176,5 +213,21 @@ ks_status ks_gpu_geometry_read_macsim(const char *path, ks_gpu_geometry *g, ks_e
     g->ways = (uint32_t)v[ASSOC];
     g->l2_bytes = v[NLLC] * v[SETS] * v[LINE] * v[ASSOC];
     g->sms = (uint32_t)v[CORES];
+    /* MacSim's LLC: num_llc banks, lines interleaved over them, a linear
+     * index in each (cache.cc) */
+    g->l2_set_index = v[NLLC] > 1 ? KS_SET_TILED : KS_SET_LINEAR;
+    g->l2_tiles = (uint32_t)v[NLLC];
+    /* the small cores' L1 (the NVBit core type runs on them); MacSim empties
+     * no cache between kernels */
+    if (v[L1SETS] && v[L1ASSOC] && v[L1LINE] == v[LINE]) {
+        g->l1_bytes = v[L1SETS] * v[L1ASSOC] * v[L1LINE];
+        g->l1_ways = (uint32_t)v[L1ASSOC];
+        g->l1_persists = true;
+    }
+    if (!v[IPERFECT] && v[ILINE] && (v[ILINE] & (v[ILINE] - 1)) == 0) {
+        g->icache_bytes = v[ISETS] * v[IASSOC] * v[ILINE];
+        g->icache_line = (uint32_t)v[ILINE];
+        g->icache_ways = (uint32_t)v[IASSOC];
+    }
     return KS_OK;
 }

@@ -64,6 +64,14 @@ bool ks_line_set_has(const ks_line_set *s, uint64_t line)
     return ks_hash_get_u64(&s->index, &k, line, &id);
 }
 
+/* The position of line in the set's insertion order, or -1. */
+static long set_index(const ks_line_set *s, uint64_t line)
+{
+    ks_u64_keys k = set_keys(s);
+    uint32_t id;
+    return ks_hash_get_u64(&s->index, &k, line, &id) ? (long)id : -1;
+}
+
 static ks_status set_add(ks_line_set *s, uint64_t line, ks_error *err)
 {
     if (s->count >= UINT32_MAX - 2)
@@ -115,11 +123,21 @@ typedef struct mem_rec {
 
 typedef struct access {
     uint64_t line;
+    uint32_t block; /* the launch's block: which SM's L1 */
     uint8_t mask, write;
 } access;
 
 typedef struct walker {
     ks_l2_state *model;  /* NULL: collecting a footprint into set */
+    ks_l2_state *l1;     /* per SM, or NULL: no L1 modelled */
+    size_t cores;
+    ks_l2_state *icache; /* MacSim: code lines kernels share, or NULL */
+    uint32_t icache_line;
+    uint64_t *code;      /* this launch's code lines, first-run order */
+    unsigned char *code_rec; /* per code line a record of it a warm-up kernel
+                              * may run (64 bytes; opcode 255: none) */
+    size_t ncode, capcode, capcoderec;
+    ks_line_set code_seen;
     ks_line_set *set;
     uint32_t line_bytes, sector_bytes;
     uint64_t blocks_per_wave; /* 0: the whole launch */
@@ -134,15 +152,26 @@ typedef struct walker {
     uint32_t max_seq;
 
     bool have_pos, cut_wave;
-    uint32_t tb[3], warp, seq;
+    uint32_t tb[3], warp, seq, block;
     uint64_t blocks_in_wave;
 } walker;
 
+/* One access: through the L1 of the block's SM when L1s are modelled (a
+ * load that hits there never reaches the L2, so it does not refresh the
+ * L2's recency; stores write through), then the L2. */
 static ks_status touch(walker *w, const access *a, ks_error *err)
 {
-    if (w->model)
-        return ks_l2_state_touch(w->model, a->line, a->mask, a->write, err);
-    return set_add(w->set, a->line, err);
+    if (!w->model)
+        return set_add(w->set, a->line, err);
+    if (w->l1) {
+        ks_l2_state *l1 = &w->l1[a->block % w->cores];
+        const ks_l2_line *h = ks_l2_state_find(l1, a->line);
+        bool hit = !a->write && h && h->resident && (h->valid & a->mask) == a->mask;
+        ks_status st = ks_l2_state_touch(l1, a->line, a->mask, a->write, err);
+        if (st != KS_OK || hit)
+            return st;
+    }
+    return ks_l2_state_touch(w->model, a->line, a->mask, a->write, err);
 }
 
 /* The wave's accesses into the model, k-th memory instruction of every warp
@@ -180,14 +209,21 @@ static ks_status flush_wave(walker *w, ks_error *err)
     return st;
 }
 
+/* Linear block index x + y gx + z gx gy (the order GPGPU-Sim and MacSim
+ * deal blocks to SMs). */
+static uint64_t trace_block_linear_of(const ks_trace_kernel *k, const uint32_t tb[3])
+{
+    return tb[0] + (uint64_t)k->grid[0] * (tb[1] + (uint64_t)k->grid[1] * tb[2]);
+}
+
 static ks_status on_inst(void *ctx, const ks_trace_kernel *k, const ks_trace_inst *inst,
                          ks_error *err)
 {
-    (void)k;
     walker *w = ctx;
     ks_status st;
     bool new_block = !w->have_pos || memcmp(w->tb, inst->tb, sizeof w->tb) != 0;
     if (new_block) {
+        w->block = (uint32_t)trace_block_linear_of(k, inst->tb);
         if (w->grouped && w->have_pos &&
             (w->cut_wave || (w->blocks_per_wave && w->blocks_in_wave >= w->blocks_per_wave)) &&
             (st = flush_wave(w, err)) != KS_OK)
@@ -224,7 +260,7 @@ static ks_status on_inst(void *ctx, const ks_trace_kernel *k, const ks_trace_ins
             if (j == n) {
                 if (n == 64)
                     break; /* wider than any warp access */
-                a[n++] = (access){line, 0, write};
+                a[n++] = (access){line, w->block, 0, write};
             }
             a[j].mask |= (uint8_t)mask;
             if (line == UINT64_MAX / w->line_bytes)
@@ -261,8 +297,40 @@ static ks_status walk_launch(walker *w, ks_trace_set *set, size_t i, ks_error *e
     return st;
 }
 
+/* Per-SM L1 models where the geometry names an L1 and the SMs. */
+static ks_status l1_init(walker *w, const ks_gpu_geometry *g, ks_error *err)
+{
+    if (!g->l1_bytes || !g->sms || g->l1_bytes < g->line_bytes)
+        return KS_OK;
+    size_t lines = g->l1_bytes / g->line_bytes;
+    uint32_t ways = g->l1_ways && g->l1_ways <= lines ? g->l1_ways : (uint32_t)lines;
+    if (!(w->l1 = calloc(g->sms, sizeof *w->l1)))
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    w->cores = g->sms;
+    for (size_t c = 0; c < w->cores; c++) {
+        ks_status st = ks_l2_state_init(&w->l1[c], lines, lines, ways, g->line_bytes,
+                                        g->sector_bytes, err);
+        if (st != KS_OK)
+            return st;
+        w->l1[c].set_index = KS_SET_LINEAR; /* GPGPU-Sim's dl1 and MacSim's L1 */
+    }
+    return KS_OK;
+}
+
+static void l1_clear(walker *w)
+{
+    for (size_t c = 0; w->l1 && c < w->cores; c++)
+        ks_l2_state_clear(&w->l1[c]);
+}
+
 static void walker_free(walker *w)
 {
+    free(w->code);
+    free(w->code_rec);
+    ks_line_set_free(&w->code_seen);
+    for (size_t c = 0; w->l1 && c < w->cores; c++)
+        ks_l2_state_free(&w->l1[c]);
+    free(w->l1);
     free(w->recs);
     free(w->sorted);
     free(w->acc);
@@ -333,12 +401,17 @@ static ks_status walk_accelsim(const char *traces, const size_t *sampled, size_t
         st = ks_l2_state_init(&model, (size_t)lines, (size_t)keep,
                               opt->gpu.ways ? opt->gpu.ways : 16, opt->gpu.line_bytes,
                               opt->gpu.sector_bytes, err);
+    if (st == KS_OK) {
+        model.set_index = opt->gpu.l2_set_index;
+        model.tiles = opt->gpu.l2_tiles;
+    }
     if (st != KS_OK) {
         ks_trace_set_free(set);
         return st;
     }
     walker w = {.model = &model, .line_bytes = opt->gpu.line_bytes,
                 .sector_bytes = opt->gpu.sector_bytes};
+    st = l1_init(&w, &opt->gpu, err);
     size_t next = 0, events = ks_trace_set_event_count(set);
     for (size_t e = 0; e < events && next < count && st == KS_OK; e++) {
         const ks_trace_event *ev = ks_trace_set_event(set, e);
@@ -356,8 +429,10 @@ static ks_status walk_accelsim(const char *traces, const size_t *sampled, size_t
                 st = walk_launch(&f, set, ev->kernel, err);
                 walker_free(&f);
             }
+            ks_state_view view = {&model, opt->gpu.l1_persists ? w.l1 : NULL, w.cores,
+                                  opt->footprint ? &fp : NULL, NULL, NULL, 0, 0};
             if (st == KS_OK)
-                st = fn(ctx, ev->kernel, &model, opt->footprint ? &fp : NULL, err);
+                st = fn(ctx, ev->kernel, &view, err);
             ks_line_set_free(&fp);
             next++;
             if (next == count || st != KS_OK)
@@ -365,6 +440,8 @@ static ks_status walk_accelsim(const char *traces, const size_t *sampled, size_t
         }
         w.blocks_per_wave = wave_blocks(&opt->gpu, ks_trace_set_kernel(set, ev->kernel));
         st = walk_launch(&w, set, ev->kernel, err);
+        if (!opt->gpu.l1_persists)
+            l1_clear(&w);
     }
     walker_free(&w);
     ks_l2_state_free(&model);
@@ -410,11 +487,60 @@ static uint64_t le64_at(const unsigned char *p)
     return v;
 }
 
+/* Whether a warm-up kernel may run this record of the sampled launch as
+ * it is (its address aside): an ALU operation, or a global load or store
+ * (MacSim decodes a PC once per process and keeps what it decoded, so a
+ * warm-up record at the launch's PC must be the launch's own instruction).
+ * Not control flow, barriers, other memory spaces, uncoalesced children. */
+static bool runnable_record(const unsigned char *r)
+{
+    int op = r[0];
+    bool child = r[1] != 0 && (op == MACSIM_LD || op == MACSIM_LDG || op == MACSIM_ST ||
+                               op == MACSIM_STG);
+    if (r[3] != 0 || child)
+        return false;
+    if (op == MACSIM_LD || op == MACSIM_LDG || op == MACSIM_ST || op == MACSIM_STG)
+        return true;
+    /* the ALU, conversion and move operations come before the memory ones
+     * in MacSim's enum; LD (71) and after are memory, uniform, texture,
+     * control and barrier operations */
+    return op < MACSIM_LD && r[2] == 0;
+}
+
+/* A code line of the launch, the first time it runs (MacSim's I-cache),
+ * with a record a warm-up kernel may run there. */
+static ks_status note_code(walker *w, const unsigned char *r, ks_error *err)
+{
+    if (!w->icache_line)
+        return KS_OK;
+    uint64_t line = le64_at(r + 32) / w->icache_line;
+    long at = w->ncode && w->code[w->ncode - 1] == line ? (long)w->ncode - 1
+                                                         : set_index(&w->code_seen, line);
+    ks_status st = KS_OK;
+    if (at < 0) {
+        if ((st = set_add(&w->code_seen, line, err)) == KS_OK &&
+            (st = ks_grow((void **)&w->code, &w->capcode, w->ncode + 1, sizeof *w->code,
+                          err)) == KS_OK &&
+            (st = ks_grow((void **)&w->code_rec, &w->capcoderec, (w->ncode + 1) * 64, 1,
+                          err)) == KS_OK) {
+            at = (long)w->ncode;
+            w->code[w->ncode++] = line;
+            w->code_rec[at * 64] = 255;
+        }
+    }
+    if (st == KS_OK && w->code_rec[at * 64] == 255 && runnable_record(r))
+        memcpy(w->code_rec + at * 64, r, 64);
+    return st;
+}
+
 static ks_status macsim_record(void *ctx, const unsigned char *r, ks_error *err)
 {
     macsim_warp_ctx *c = ctx;
     walker *w = c->w;
     int op = r[0];
+    ks_status cst = note_code(w, r, err);
+    if (cst != KS_OK)
+        return cst;
     bool is_fp = r[1] != 0;
     bool write = op == MACSIM_ST || op == MACSIM_STG || op == MACSIM_ATOM ||
                  op == MACSIM_ATOMG || op == MACSIM_RED;
@@ -447,7 +573,7 @@ static ks_status macsim_record(void *ctx, const unsigned char *r, ks_error *err)
         if ((st = ks_grow((void **)&w->acc, &w->capacc, w->nacc + 1, sizeof *w->acc, err)) !=
             KS_OK)
             return st;
-        w->acc[w->nacc++] = (access){line, 1, write};
+        w->acc[w->nacc++] = (access){line, w->block, 1, write};
         w->recs[w->nrec - 1].n++;
         if (line == UINT64_MAX / w->line_bytes)
             break;
@@ -460,6 +586,8 @@ static ks_status macsim_walk_launch(walker *w, ks_macsim_set *set, size_t i,
 {
     const ks_macsim_launch *l = ks_macsim_set_launch(set, i);
     w->grouped = true;
+    w->ncode = 0;
+    ks_line_set_free(&w->code_seen);
     w->nrec = w->nacc = 0;
     w->max_seq = 0;
     ks_status st = KS_OK;
@@ -475,10 +603,14 @@ static ks_status macsim_walk_launch(walker *w, ks_macsim_set *set, size_t i,
         }
         macsim_warp_ctx c = {w, -1, false};
         w->seq = 0;
+        w->block = (uint32_t)block;
         st = ks_macsim_set_records(set, i, l->warp_ids[k], macsim_record, &c, err);
     }
     if (st == KS_OK)
         st = flush_wave(w, err);
+    /* the launch's code through the I-cache, in the order it first ran */
+    for (size_t k = 0; w->icache && k < w->ncode && st == KS_OK; k++)
+        st = ks_l2_state_touch(w->icache, w->code[k], 1, false, err);
     return st;
 }
 
@@ -507,12 +639,32 @@ ks_status ks_state_walk_macsim(const char *traces, const size_t *sampled, size_t
         st = ks_l2_state_init(&model, (size_t)lines, (size_t)keep,
                               opt->gpu.ways ? opt->gpu.ways : 16, opt->gpu.line_bytes,
                               opt->gpu.sector_bytes, err);
+    if (st == KS_OK) {
+        model.set_index = opt->gpu.l2_set_index;
+        model.tiles = opt->gpu.l2_tiles;
+    }
     if (st != KS_OK) {
         ks_macsim_set_free(set);
         return st;
     }
     walker w = {.model = &model, .line_bytes = opt->gpu.line_bytes,
                 .sector_bytes = opt->gpu.sector_bytes};
+    st = l1_init(&w, &opt->gpu, err);
+    ks_l2_state icache;
+    const ks_gpu_geometry *g = &opt->gpu;
+    bool with_icache = st == KS_OK && g->icache_bytes >= g->icache_line && g->icache_line;
+    if (with_icache) {
+        size_t ilines = g->icache_bytes / g->icache_line;
+        st = ks_l2_state_init(&icache, ilines, ilines, g->icache_ways ? g->icache_ways : 8,
+                              g->icache_line, g->icache_line, err);
+        if (st == KS_OK)
+            icache.set_index = KS_SET_LINEAR;
+        w.icache = st == KS_OK ? &icache : NULL;
+        w.icache_line = g->icache_line;
+    }
+    uint64_t *held_code = NULL;
+    unsigned char *held_rec = NULL;
+    size_t held_cap = 0, held_rec_cap = 0;
     size_t next = 0;
     for (size_t i = 0; i < launches && next < count && st == KS_OK; i++) {
         const ks_macsim_launch *l = ks_macsim_set_launch(set, i);
@@ -520,21 +672,44 @@ ks_status ks_state_walk_macsim(const char *traces, const size_t *sampled, size_t
         uint64_t wave = opt->gpu.sms ? per_core * opt->gpu.sms : 0;
         if (i == sampled[next]) {
             ks_line_set fp = {0};
-            if (opt->footprint) {
+            size_t held = 0;
+            if (opt->footprint || w.icache) {
                 walker f = {.set = &fp, .line_bytes = opt->gpu.line_bytes,
-                            .sector_bytes = opt->gpu.sector_bytes};
+                            .sector_bytes = opt->gpu.sector_bytes, .icache_line = w.icache_line};
                 st = macsim_walk_launch(&f, set, i, 0, err);
+                /* its code lines the I-cache still holds, in run order */
+                for (size_t k = 0; w.icache && st == KS_OK && k < f.ncode; k++) {
+                    const ks_l2_line *h = ks_l2_state_find(w.icache, f.code[k]);
+                    if (!h || !h->resident)
+                        continue;
+                    if ((st = ks_grow((void **)&held_code, &held_cap, held + 1,
+                                      sizeof *held_code, err)) == KS_OK &&
+                        (st = ks_grow((void **)&held_rec, &held_rec_cap, (held + 1) * 64, 1,
+                                      err)) == KS_OK) {
+                        memcpy(held_rec + held * 64, f.code_rec + k * 64, 64);
+                        held_code[held++] = f.code[k];
+                    }
+                }
                 walker_free(&f);
             }
+            ks_state_view view = {&model, opt->gpu.l1_persists ? w.l1 : NULL, w.cores,
+                                  opt->footprint ? &fp : NULL, held_code, held_rec, held,
+                                  w.icache_line};
             if (st == KS_OK)
-                st = fn(ctx, i, &model, opt->footprint ? &fp : NULL, err);
+                st = fn(ctx, i, &view, err);
             ks_line_set_free(&fp);
             if (++next == count || st != KS_OK)
                 break;
         }
         st = macsim_walk_launch(&w, set, i, wave, err);
+        if (!opt->gpu.l1_persists)
+            l1_clear(&w);
     }
     walker_free(&w);
+    if (with_icache)
+        ks_l2_state_free(&icache);
+    free(held_code);
+    free(held_rec);
     ks_l2_state_free(&model);
     ks_macsim_set_free(set);
     return st;

@@ -45,14 +45,25 @@ typedef struct ks_l2_state {
     uint32_t free_head;
     uint32_t head, tail;    /* recency list: most / least recent */
     ks_hash_index index;    /* line -> node */
+    int set_index;          /* how a line finds its set: KS_SET_* */
+    uint32_t tiles;         /* KS_SET_TILED: banks, line-interleaved */
     uint64_t touches, misses; /* for tests and the bench */
 } ks_l2_state;
+
+/* Set index functions: an XOR fold of the line address (hashed indexes such
+ * as GPGPU-Sim's IPOLY L2: consecutive lines in distinct sets, power-of-two
+ * strides spread), the line address modulo the sets (linear: GPGPU-Sim's L1,
+ * MacSim's caches), and MacSim's banked LLC (bank = line mod tiles, set =
+ * (line / tiles) mod the bank's sets). */
+enum { KS_SET_XOR = 0, KS_SET_LINEAR = 1, KS_SET_TILED = 2 };
 
 /* A cache of capacity lines in sets of `ways`; keep >= capacity lines held
  * in all (the cut). */
 ks_status ks_l2_state_init(ks_l2_state *s, size_t capacity, size_t keep, uint32_t ways,
                            uint32_t line_bytes, uint32_t sector_bytes, ks_error *err);
 void ks_l2_state_free(ks_l2_state *s);
+/* Empty again (an L1 at a kernel's end), keeping the memory. */
+void ks_l2_state_clear(ks_l2_state *s);
 /* One access: the sectors of `line` in mask (bit k: sector k), a write or
  * not.  Returns whether the line was resident (a hit on some sector or not). */
 ks_status ks_l2_state_touch(ks_l2_state *s, uint64_t line, unsigned mask, bool write,
@@ -74,10 +85,19 @@ typedef struct ks_gpu_geometry {
     uint32_t line_bytes;      /* 128 */
     uint32_t sector_bytes;    /* 32 (line_bytes when not sectored) */
     uint32_t ways;            /* of the L2's sets (0: 16) */
+    int l2_set_index;         /* KS_SET_* */
+    uint32_t l2_tiles;        /* KS_SET_TILED: its banks */
     uint32_t sms;             /* streaming multiprocessors (0: unknown) */
     uint32_t max_cta_per_sm;  /* thread blocks at once per SM (0: unknown) */
     uint32_t max_threads_per_sm;
     int flush_l1;             /* -gpgpu_flush_l1_cache: 1, 0, -1 unknown */
+    uint64_t l1_bytes;        /* per SM / core; 0: no L1 modelled */
+    uint32_t l1_ways;
+    bool l1_persists;         /* L1 contents carry from one kernel to the next
+                               * (MacSim); else emptied at each kernel's end */
+    uint64_t icache_bytes;    /* an instruction cache kernels share (MacSim: not
+                               * perfect there); 0: none modelled */
+    uint32_t icache_line, icache_ways;
     int perf_sim_memcpy;      /* -gpgpu_perf_sim_memcpy: 1, 0, -1 unknown */
     char source[512];         /* the file it came from, for messages */
 } ks_gpu_geometry;
@@ -112,11 +132,29 @@ typedef struct ks_line_set {
 void ks_line_set_free(ks_line_set *s);
 bool ks_line_set_has(const ks_line_set *s, uint64_t line);
 
-/* Called at each sampled launch, before its accesses enter the model: the
- * state it inherits, and (with the footprint option, else NULL) the lines
- * it touches. */
-typedef ks_status (*ks_state_fn)(void *ctx, size_t launch, const ks_l2_state *state,
-                                 const ks_line_set *footprint, ks_error *err);
+/* What a sampled launch inherits: the L2 model; where the simulator keeps
+ * L1 contents from one kernel to the next (MacSim), each core's L1 model
+ * (l1[core], cores of them; NULL otherwise); with the footprint option the
+ * lines the launch itself touches (else NULL). */
+typedef struct ks_state_view {
+    const ks_l2_state *l2;
+    const ks_l2_state *l1;
+    size_t cores;
+    const ks_line_set *footprint;
+    /* MacSim's instruction cache (not perfect there): the launch's code
+     * lines (icache line addresses / icache_line) that the model still
+     * holds from earlier launches, in the order the launch runs them; 0 of
+     * them where the code never ran or was evicted since */
+    const uint64_t *code;
+    const unsigned char *code_records; /* per code line a record of the launch
+                                        * at it (64 bytes; opcode 255: none) */
+    size_t code_count;
+    uint32_t icache_line;
+} ks_state_view;
+
+/* Called at each sampled launch, before its accesses enter the model. */
+typedef ks_status (*ks_state_fn)(void *ctx, size_t launch, const ks_state_view *view,
+                                 ks_error *err);
 
 /* Walks the Accel-Sim or MacSim trace folder `traces` from its first launch
  * to the last of `sampled` (launch indexes, ascending, distinct), feeding
@@ -158,9 +196,12 @@ ks_status ks_state_write_accelsim_kernel(FILE *f, const ks_l2_state *s, const ks
 
 /* The MacSim NVBit folder of a warm-up kernel (created): trace.txt,
  * trace_info.txt and one gzip'd raw file per warp, loads of whole lines
- * (stores where last written) oldest first, spread over warps of blocks of
- * 4 warps for `sms` cores. */
-ks_status ks_state_write_macsim_kernel(const char *folder, const ks_l2_state *s,
+ * (stores where last written) oldest first.  Block c of 4 warps runs on
+ * core c (MacSim deals a kernel's first blocks round-robin over its
+ * cores): it loads its share of the L2 lines no L1 holds, then core c's L1
+ * lines, so each core's L1 ends as the model's (view->l1; without it, the
+ * L2 lines over 2 blocks a core, `sms` cores). */
+ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *view,
                                        const ks_line_set *only, uint32_t sms, size_t *lines_out,
                                        size_t *insts_out, ks_error *err);
 
