@@ -910,6 +910,60 @@ static void test_recorded_macsim_warmups(void **state)
     assert_true(sum(v, MLAUNCHES) == 179895 && sum(cost, MLAUNCHES) == 4052430);
 }
 
+/* --warmup state, recorded: the RTX 3070's warm-up kernel on the stock build
+ * within 1 % of the full run summed (alone: 1.137x), its memory copies on a
+ * build that takes them within 0.1 % of that build's full run, MacSim's
+ * warm-up kernel within 0.2 % summed and 153 of 157 launches within 1 %. */
+static void test_recorded_state(void **state)
+{
+    (void)state;
+    if (!have_data())
+        skip();
+    double full[LAUNCHES], v[LAUNCHES], cost[LAUNCHES], alone[LAUNCHES];
+    read_column(SYNTH "/per_launch.csv", "SM86_RTX3070", "full_run_cycles", full, LAUNCHES);
+    read_column(SYNTH "/per_launch.csv", "SM86_RTX3070", "alone_cycles", alone, LAUNCHES);
+    assert_int_equal(read_recorded("accelsim-warmup/SM86_RTX3070_state.csv", v, cost, LAUNCHES),
+                     LAUNCHES);
+    double ratio = sum(v, LAUNCHES) / sum(full, LAUNCHES);
+    assert_true(fabs(ratio - 1) < 0.01);
+    assert_true(sum(v, LAUNCHES) == 1390670);
+    size_t within = 0;
+    for (size_t i = 0; i < LAUNCHES; i++) {
+        within += fabs(v[i] / full[i] - 1) <= 0.01;
+        assert_true(cost[i] > v[i]); /* the warm-up kernel ran */
+    }
+    assert_int_equal(within, 128);
+    /* the memcpy carrier on a build with perf_memcpy_to_gpu's address widened */
+    double wfull[LAUNCHES], wcost[LAUNCHES];
+    assert_int_equal(read_recorded("accelsim-warmup/wide/SM86_RTX3070_state-memcpy.csv", v, cost,
+                                   LAUNCHES),
+                     LAUNCHES);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/accelsim-warmup/wide/SM86_RTX3070_full.csv", KS_TEST_DATA);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[128];
+    assert_non_null(fgets(line, sizeof line, f));
+    size_t id, rows = 0;
+    double c;
+    while (fscanf(f, "%zu,%lf\n", &id, &c) == 2 && id < LAUNCHES)
+        wfull[id] = c, rows++;
+    fclose(f);
+    assert_int_equal(rows, LAUNCHES);
+    (void)wcost;
+    assert_true(fabs(sum(v, LAUNCHES) / sum(wfull, LAUNCHES) - 1) < 0.001);
+    assert_true(sum(cost, LAUNCHES) == sum(v, LAUNCHES)); /* copies cost no cycle */
+    /* MacSim */
+    double mfull[MLAUNCHES], mv[MLAUNCHES], mc[MLAUNCHES];
+    read_column(MACSIM "/per_launch.csv", NULL, "full_run_cycles", mfull, MLAUNCHES);
+    assert_int_equal(read_recorded("macsim-warmup/state.csv", mv, mc, MLAUNCHES), MLAUNCHES);
+    assert_true(fabs(sum(mv, MLAUNCHES) / sum(mfull, MLAUNCHES) - 1) < 0.002);
+    within = 0;
+    for (size_t i = 0; i < MLAUNCHES; i++)
+        within += fabs(mv[i] / mfull[i] - 1) <= 0.01;
+    assert_int_equal(within, 153);
+}
+
 /* ------------------------------------------------------------------ setup */
 
 static int setup(void **state)
@@ -942,7 +996,7 @@ static int teardown(void **state)
 
 KS_TEST_MAIN_FIXTURES(setup, teardown, test_getstats_metric_names, test_warmup_modes,
                       test_warmup_depth, test_recorded_accelsim_warmups,
-                      test_recorded_macsim_warmups,
+                      test_recorded_macsim_warmups, test_recorded_state,
                       test_accelsim_full_runs, test_accelsim_alone_runs,
                       test_accelsim_warm_runs, test_getstats_csv, test_macsim_traces,
                       test_macsim_full_run, test_macsim_alone_and_pairs, test_macsim_export,
