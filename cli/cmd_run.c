@@ -74,9 +74,14 @@ static void help(void)
            "                     builds whose perf_memcpy_to_gpu keeps 64-bit addresses;\n"
            "                     the first job checks it, and the run falls back to the\n"
            "                     kernel with a note when it does not).\n"
-           "                     Default since-same:8: on MacSim it gives the full run's\n"
-           "                     cycles (0.02 %% off in sum), on Accel-Sim it removes 63 %%\n"
-           "                     of the cold-start bias (docs/bench.md)\n"
+           "                     Default state (the simulated L2 from --config, --params,\n"
+           "                     --sim-config or --l2-size; else since-same:8): summed over\n"
+           "                     every launch 1.003x the full run on Accel-Sim RTX 3070\n"
+           "                     and 0.999x on MacSim, at 1.5x the cycles of the launches\n"
+           "                     alone (since-same:8: 1.051x and 1.000x, at 6.5x and\n"
+           "                     16.7x; docs/bench.md)\n"
+           "  --sim-config FILE  --warmup state with --simulator: the simulator's\n"
+           "                     configuration (gpgpusim.config, MacSim params.in)\n"
            CLI_STATE_HELP
            "  -o, --output DIR   the run folder (created)\n"
            "  --batch K          sampled launches per job (default 1)\n"
@@ -644,6 +649,7 @@ int cmd_run(int argc, char **argv)
         {"accelsim", required_argument, NULL, 'A'}, {"macsim", required_argument, NULL, 'M'},
         {"config", required_argument, NULL, 'C'},   {"params", required_argument, NULL, 'R'},
         {"warmup", required_argument, NULL, 'w'},   CLI_STATE_LONG_OPTIONS,
+        {"sim-config", required_argument, NULL, CLI_STATE_SIM_CONFIG},
         {NULL, 0, NULL, 0}};
     run_args a = {.batch = 1};
     ks_error werr;
@@ -736,6 +742,17 @@ int cmd_run(int argc, char **argv)
                                .depth = KS_WARMUP_DEFAULT_DEPTH};
     if ((rc = cli_state_apply("run", &a.state, &a.warmup)))
         return rc;
+    if (!a.warmup_given && !a.accelsim && !a.macsim && !a.state.l2 && !a.state.sim_config) {
+        /* the default state needs the simulated L2: a custom command gives
+         * no configuration to read it from */
+        a.warmup = (ks_warmup){.mode = KS_WARMUP_FALLBACK_MODE,
+                               .count = KS_WARMUP_FALLBACK_COUNT, .depth = 1};
+        if (!a.quiet)
+            fprintf(stderr, "ksample: note: warm-up since-same:%d; the default, the rebuilt L2 "
+                            "state, needs the simulated L2: give --sim-config FILE (gpgpusim."
+                            "config, params.in) or --l2-size BYTES\n",
+                    KS_WARMUP_FALLBACK_COUNT);
+    }
     if (a.warmup.mode == KS_WARMUP_STATE) {
         /* the simulated L2 from the simulator's own configuration */
         for (int c = 0; c < a.config_count && !a.sim_config[0]; c++) {
@@ -747,7 +764,7 @@ int cmd_run(int argc, char **argv)
         }
         if (a.params)
             snprintf(a.sim_config, sizeof a.sim_config, "%s", a.params);
-        if (a.sim_config[0])
+        if (a.sim_config[0] && !a.state.sim_config)
             a.warmup.sim_config = a.sim_config;
     }
     return run(&a);

@@ -989,8 +989,12 @@ typedef struct ks_warmup {
                                * only those the sampled launch touches */
 } ks_warmup;
 
-/* `ksample run`'s default, chosen from the measurements in docs/bench.md */
-#define KS_WARMUP_DEFAULT_MODE KS_WARMUP_SINCE_SAME
+/* `ksample run`'s default, chosen from the measurements in docs/bench.md:
+ * the rebuilt state (its warm-up kernel) where the simulated L2 is known
+ * (the simulator's configuration or --l2-size), else since-same:8 */
+#define KS_WARMUP_DEFAULT_MODE KS_WARMUP_STATE
+#define KS_WARMUP_FALLBACK_MODE KS_WARMUP_SINCE_SAME
+#define KS_WARMUP_FALLBACK_COUNT 8
 #define KS_WARMUP_DEFAULT_COUNT 8
 #define KS_WARMUP_DEFAULT_DEPTH 1
 
