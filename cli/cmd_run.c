@@ -78,8 +78,8 @@ static void help(void)
            "                     --sim-config or --l2-size; else since-same:8): summed over\n"
            "                     every launch 1.003x the full run on Accel-Sim RTX 3070\n"
            "                     and 0.999x on MacSim, at 1.5x the cycles of the launches\n"
-           "                     alone (since-same:8: 1.051x and 1.000x, at 6.5x and\n"
-           "                     16.7x; docs/bench.md)\n"
+           "                     alone (since-same:8: 1.051x and 1.000x, at 5.7x and\n"
+           "                     5.1x; docs/bench.md)\n"
            "  --sim-config FILE  --warmup state with --simulator: the simulator's\n"
            "                     configuration (gpgpusim.config, MacSim params.in)\n"
            CLI_STATE_HELP
