@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "estimate.h"
+#include "simout.h"
 #include "tmpdir.h"
 #include "trace.h"
 

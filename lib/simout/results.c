@@ -6,7 +6,7 @@
  * sources) and the CSV forms; results_sim.c reads simulator outputs and
  * run folders into it.
  */
-#include "estimate.h"
+#include "simout.h"
 #include "hash.h"
 #include "run_internal.h"
 

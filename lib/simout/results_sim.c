@@ -16,7 +16,7 @@
  * against that list.  Wherever the trace folder is known, the kernel name a
  * log gives is checked against the launch's.
  */
-#include "estimate.h"
+#include "simout.h"
 #include "run_internal.h"
 #include "trace.h"
 

@@ -20,7 +20,7 @@
  * Values are parsed strictly (ks_parse_decimal): a statistic whose value is
  * not a non-negative base-10 number is an error at its line (issue 25).
  */
-#include "estimate.h"
+#include "simout.h"
 #include "hash.h"
 
 #include <ctype.h>
