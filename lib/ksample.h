@@ -762,7 +762,8 @@ typedef struct ks_estimate_row {
 } ks_estimate_row;
 
 /* Reads the JSON list `ksample estimate --json` prints: objects with keys
- * metric, estimate, ci_low, ci_high, rel_halfwidth, bound_met. */
+ * metric, estimate, ci_low, ci_high, rel_halfwidth, bound_met; those whose
+ * "default" is false (not rows estimate shows by default) are left out. */
 ks_status ks_estimate_rows_read(const char *path, ks_estimate_row **rows, size_t *count,
                                 ks_error *err);
 
@@ -1039,6 +1040,35 @@ const ks_exporter *ks_exporter_find(const char *name);
 
 /* ------------------------------------- simulator results and the estimate */
 
+/* What kind of number a simulator statistic is (lib/simout/stat_kind.c):
+ * only per-launch values add up over launches. */
+typedef enum ks_stat_kind {
+    KS_STAT_UNKNOWN = 0, /* not known: read, estimated only when named */
+    KS_STAT_COUNT = 1,   /* a per-kernel count: summed */
+    KS_STAT_RUNNING = 2, /* a running total over the simulator process: a
+                          * launch's value is its difference from the
+                          * kernel before it in the same process (the
+                          * results hold the differences) */
+    KS_STAT_RATE = 3,    /* a ratio or rate: never summed; the ratio of two
+                          * estimated totals where its parts are known */
+    KS_STAT_OTHER = 4    /* known not to add up: extremes, averages,
+                          * attributes, per-channel tables */
+} ks_stat_kind;
+
+typedef struct ks_stat_info {
+    ks_stat_kind kind;
+    const char *numerator, *denominator; /* a rate's parts (NULL: unknown) */
+    unsigned shown; /* its row in estimate's default output (1..), 0: not shown */
+} ks_stat_info;
+
+/* The kind of a statistic by its name (GPGPU-Sim / Accel-Sim, MacSim,
+ * get_stats.py, and the rates estimate derives: ipc, dram_reads_per_cycle). */
+ks_stat_info ks_stat_info_of(const char *name);
+/* The names estimate shows by default, in order (NULL-terminated). */
+const char *const *ks_stat_shown(void);
+/* "count", "running total", "rate", "not additive", "unknown". */
+const char *ks_stat_kind_name(ks_stat_kind k);
+
 /* Values of metrics per plan id, gathered from simulator logs, CSVs and run
  * folders: values[metric][row], NAN where a source did not report a metric
  * for that launch. */
@@ -1046,6 +1076,12 @@ typedef struct ks_results {
     size_t metric_count, metric_capacity;
     char **metrics;
     double **values;
+    /* per metric, what kind of number it is as read (ks_stat_kind): the
+     * statistic's kind by name; a column of a results CSV or of values
+     * given in memory whose name is not known is a per-launch count, as
+     * those formats declare; a running total whose differences fell below
+     * 0 in a log (not a running total there) is unknown */
+    unsigned char *kinds;
     size_t row_count, row_capacity;
     uint64_t *ids;       /* plan ids (0-based launch order) */
     uint32_t *source;    /* index into sources: where each row came from */
@@ -1269,7 +1305,10 @@ double ks_student_t_quantile(double p, double df);
 
 typedef struct ks_metric_estimate {
     char name[160];
-    int is_ratio;
+    int is_ratio;       /* a rate: the ratio of two estimated totals */
+    int kind;           /* ks_stat_kind of the metric (a rate's: KS_STAT_RATE) */
+    int shown;          /* one of the rows estimate prints by default */
+    int kind_assumed;   /* of unknown kind, summed because it was asked for by name */
     double estimate, variance, ci_low, ci_high, rel_halfwidth;
     double df;     /* of the variance; INFINITY: the normal quantile */
     int bound_met; /* 1, 0, or -1 when there is no bound */
@@ -1283,10 +1322,19 @@ typedef struct ks_metric_estimate {
 typedef struct ks_estimate_options {
     ks_single_mode single;
     double epsilon;            /* 0: the plan's bound */
-    size_t metric_count;       /* 0: every metric reported for every sample */
+    /* the metrics: those named (metric_count > 0: a count, a running total,
+     * a rate whose parts are there, or, named, one of unknown kind, summed;
+     * a rate without parts and what does not add up are refused), else
+     * every one (all: each count and running total reported for every
+     * sample, each rate whose parts are, ipc and the DRAM rates derived),
+     * else the default rows (ks_stat_shown(): cycles, instructions, ipc,
+     * the cache and DRAM counts and rates, then the per-launch counts of
+     * results CSVs and of values given in memory, 15 rows at most; counts
+     * that are 0 at every sample left out) */
+    size_t metric_count;
     const char *const *metrics;
-    size_t ratio_count;        /* NAME=NUM/DEN; IPC is added when both
-                                * gpu_sim_insn and gpu_sim_cycle are there */
+    int all;
+    size_t ratio_count;        /* NAME=NUM/DEN, each a rate of two totals */
     const char *const *ratios;
     /* warm values of some sampled launches whose values in the results are
      * cold (alone): each metric the pilot has for two or more samples is
@@ -1304,6 +1352,12 @@ typedef struct ks_estimate {
     ks_metric_estimate *metrics;
     double z, bound;
     size_t skipped; /* metrics not reported for every sample (not asked for) */
+    size_t not_additive; /* rates without parts and statistics that do not add
+                          * up (never estimated) */
+    size_t unknown;      /* statistics of unknown kind (estimated only when named) */
+    size_t zero;         /* default rows left out: 0 at every sample */
+    size_t more;         /* other estimable metrics not in the default rows
+                          * (all = 1 shows them) */
 } ks_estimate;
 
 void ks_estimate_options_init(ks_estimate_options *o);

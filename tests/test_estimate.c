@@ -124,6 +124,71 @@ static void test_generated_log(void **state)
     ks_plan_free(&plan);
 }
 
+/* GPGPU-Sim's running totals become each kernel's own share (the difference
+ * from the kernel before it; unchanged where a block does not print one),
+ * a "running total" that falls is of unknown kind, and rates are never
+ * summed: the default rows are counts and ratios of totals. */
+static void test_running_totals(void **state)
+{
+    (void)state;
+    ks_plan plan = one_cluster_plan(4, 40);
+    FILE *f = fopen(in_dir("run.log"), "w");
+    fprintf(f, "GPGPU-Sim Simulator Version 4.2.0\n");
+    const double l1[] = {100, 250, NAN, 400}, l2[] = {10, 5, 7, 9};
+    for (int k = 0; k < 4; k++) {
+        char uid[8];
+        snprintf(uid, sizeof uid, "%d", k + 1);
+        sim_block(f, "_Z1kPf", uid, 1000 + 100 * k, 5000, 0);
+        if (!isnan(l1[k]))
+            fprintf(f, "\tL1D_total_cache_accesses = %.0f\n", l1[k]);
+        fprintf(f, "L2_total_cache_misses = %.0f\n", l2[k]);
+    }
+    fclose(f);
+    ks_results r;
+    ks_results_init(&r);
+    ks_results_options o;
+    ks_results_options_init(&o);
+    ks_error err;
+    assert_int_equal(ks_results_read(in_dir("run.log"), &plan, &o, &r, &err), KS_OK);
+    long m = ks_results_metric(&r, "L1D_total_cache_accesses");
+    long d = ks_results_metric(&r, "total_dram_reads");
+    long fell = ks_results_metric(&r, "L2_total_cache_misses");
+    assert_true(m >= 0 && d >= 0 && fell >= 0);
+    assert_int_equal(r.kinds[m], KS_STAT_RUNNING);
+    const double want[] = {100, 150, 0, 150}, dram[] = {56, 0, 0, 0};
+    for (int k = 0; k < 4; k++) {
+        long row = ks_results_row(&r, (uint64_t)(2 * k));
+        assert_true(r.values[m][row] == want[k]);
+        assert_true(r.values[d][row] == dram[k]);
+    }
+    assert_int_equal(r.kinds[fell], KS_STAT_UNKNOWN);
+    assert_int_equal(r.kinds[ks_results_metric(&r, "gpu_ipc")], KS_STAT_RATE);
+    assert_int_equal(r.kinds[ks_results_metric(&r, "L2_BW")], KS_STAT_RATE);
+    ks_estimate_options eo;
+    ks_estimate_options_init(&eo);
+    ks_estimate e;
+    assert_int_equal(ks_estimate_compute(&plan, &r, &eo, &e, &err), KS_OK);
+    for (size_t i = 0; i < e.count; i++) {
+        assert_string_not_equal(e.metrics[i].name, "gpu_ipc");
+        assert_string_not_equal(e.metrics[i].name, "L2_total_cache_misses");
+        if (strcmp(e.metrics[i].name, "L1D_total_cache_accesses") == 0)
+            assert_true(e.metrics[i].estimate == 10 * 400);
+        if (strcmp(e.metrics[i].name, "ipc") == 0)
+            assert_true(fabs(e.metrics[i].estimate - 20000.0 / 4600) < 1e-12);
+    }
+    assert_true(e.unknown == 1 && e.not_additive >= 2);
+    ks_estimate_free(&e);
+    /* asked for by name, the unknown one is summed, and says so */
+    const char *named[] = {"L2_total_cache_misses"};
+    eo.metrics = named;
+    eo.metric_count = 1;
+    assert_int_equal(ks_estimate_compute(&plan, &r, &eo, &e, &err), KS_OK);
+    assert_true(e.count == 1 && e.metrics[0].kind_assumed);
+    ks_estimate_free(&e);
+    ks_results_free(&r);
+    ks_plan_free(&plan);
+}
+
 /* Reads the log name in the test folder as the results of plan; the read
  * must fail with a format error whose message contains part (NULL: any).
  * Returns the error for more checks. */
@@ -539,7 +604,7 @@ static void test_refine_meets_bound(void **state)
 }
 
 KS_TMPDIR_TEST_MAIN("ks_estimate",
-                    test_generated_log,
+                    test_generated_log, test_running_totals,
                     test_log_refusals,
                     test_results_in_memory,
                     test_real_simlogs,

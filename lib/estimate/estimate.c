@@ -39,7 +39,9 @@ static void finish_interval(ks_metric_estimate *m, double confidence, double bou
 {
     double t = ks_student_t_quantile(1 - (1 - confidence) / 2, m->df);
     double half = t * sqrt(m->variance > 0 ? m->variance : 0);
-    m->ci_low = m->estimate - half;
+    /* the values are non-negative (counts, cycles, rates), so is the
+     * quantity: the interval starts at 0 at the lowest */
+    m->ci_low = m->estimate - half > 0 ? m->estimate - half : 0;
     m->ci_high = m->estimate + half;
     m->rel_halfwidth = m->estimate != 0 ? half / fabs(m->estimate) : (half > 0 ? INFINITY : 0);
     m->bound_met = bound > 0 ? m->rel_halfwidth <= bound : -1;
@@ -76,16 +78,6 @@ static ks_status rows_of_samples(const ks_plan *plan, const ks_results *r, long 
     return KS_OK;
 }
 
-static bool wanted(const ks_estimate_options *o, const char *name)
-{
-    if (o->metric_count == 0)
-        return true;
-    for (size_t i = 0; i < o->metric_count; i++)
-        if (strcmp(o->metrics[i], name) == 0)
-            return true;
-    return false;
-}
-
 static ks_status add_total(const ks_plan *plan, const ks_results *r, const long *rows,
                            size_t m, const ks_estimate_options *o, double *y, ks_estimate *e,
                            size_t *cap, ks_error *err)
@@ -105,6 +97,9 @@ static ks_status add_total(const ks_plan *plan, const ks_results *r, const long 
     if (st != KS_OK)
         return st;
     snprintf(me->name, sizeof me->name, "%s", r->metrics[m]);
+    me->kind = r->kinds ? r->kinds[m] : KS_STAT_COUNT;
+    me->shown = ks_stat_info_of(r->metrics[m]).shown > 0;
+    me->kind_assumed = me->kind == KS_STAT_UNKNOWN;
     long pm = o->pilot ? ks_results_metric(o->pilot, r->metrics[m]) : -1;
     size_t have = 0;
     double *warm = NULL;
@@ -152,23 +147,17 @@ static ks_status add_total(const ks_plan *plan, const ks_results *r, const long 
     return st;
 }
 
+/* The rate name = num / den as the ratio of the two estimated totals
+ * (linearised variance, variance.c). */
 static ks_status add_ratio(const ks_plan *plan, const ks_results *r, const long *rows,
-                           const char *spec, double *y, double *x, ks_estimate *e, size_t *cap,
+                           const char *name, const char *num, const char *den, bool shown,
+                           double *y, double *x, ks_estimate *e, size_t *cap,
                            const ks_estimate_options *o, ks_error *err)
 {
-    char name[160], num[160], den[160];
-    const char *eq = strchr(spec, '='), *slash = eq ? strchr(eq, '/') : NULL;
-    if (!eq || !slash || eq == spec || (size_t)(eq - spec) >= sizeof name ||
-        (size_t)(slash - eq - 1) >= sizeof num || strlen(slash + 1) >= sizeof den)
-        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "--ratio wants NAME=NUM/DEN, got '%s'",
-                            spec);
-    snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
-    snprintf(num, sizeof num, "%.*s", (int)(slash - eq - 1), eq + 1);
-    snprintf(den, sizeof den, "%s", slash + 1);
     long mn = ks_results_metric(r, num), md = ks_results_metric(r, den);
     if (mn < 0 || md < 0)
-        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "--ratio %s: no metric named '%s'",
-                            spec, mn < 0 ? num : den);
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "%s = %s / %s: no metric named '%s'",
+                            name, num, den, mn < 0 ? num : den);
     size_t miss;
     if (!gather(plan, r, rows, (size_t)mn, y, &miss) ||
         !gather(plan, r, rows, (size_t)md, x, &miss))
@@ -180,9 +169,181 @@ static ks_status add_ratio(const ks_plan *plan, const ks_results *r, const long 
         return st;
     snprintf(me->name, sizeof me->name, "%s", name);
     me->is_ratio = 1;
+    me->kind = KS_STAT_RATE;
+    me->shown = shown;
     st = ks_plan_ratio_variance(plan, y, x, o->single, &me->estimate, &me->variance, &me->df,
                                 &me->single_strata, err);
     finish_interval(me, plan->params.confidence, e->bound);
+    return st;
+}
+
+/* --ratio NAME=NUM/DEN */
+static ks_status add_ratio_spec(const ks_plan *plan, const ks_results *r, const long *rows,
+                                const char *spec, double *y, double *x, ks_estimate *e,
+                                size_t *cap, const ks_estimate_options *o, ks_error *err)
+{
+    char name[160], num[160], den[160];
+    const char *eq = strchr(spec, '='), *slash = eq ? strchr(eq, '/') : NULL;
+    if (!eq || !slash || eq == spec || (size_t)(eq - spec) >= sizeof name ||
+        (size_t)(slash - eq - 1) >= sizeof num || strlen(slash + 1) >= sizeof den)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "--ratio wants NAME=NUM/DEN, got '%s'",
+                            spec);
+    snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
+    snprintf(num, sizeof num, "%.*s", (int)(slash - eq - 1), eq + 1);
+    snprintf(den, sizeof den, "%s", slash + 1);
+    if (ks_results_metric(r, num) < 0 || ks_results_metric(r, den) < 0)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "--ratio %s: no metric named '%s'",
+                            spec, ks_results_metric(r, num) < 0 ? num : den);
+    return add_ratio(plan, r, rows, name, num, den, true, y, x, e, cap, o, err);
+}
+
+/* Whether the metric has a value at every sample, and one that is not 0. */
+static bool complete(const ks_plan *plan, const ks_results *r, const long *rows, long m,
+                     bool *nonzero)
+{
+    *nonzero = false;
+    if (m < 0)
+        return false;
+    for (size_t i = 0; i < plan->sample_count; i++) {
+        double v = r->values[m][rows[i]];
+        if (isnan(v))
+            return false;
+        *nonzero = *nonzero || v != 0;
+    }
+    return true;
+}
+
+/* A rate whose parts are there, with a numerator not 0 at every sample and
+ * a denominator that is not 0 at every sample. */
+static bool rate_ready(const ks_plan *plan, const ks_results *r, const long *rows,
+                       const ks_stat_info *info)
+{
+    bool nz_num, nz_den;
+    return info->kind == KS_STAT_RATE && info->numerator && info->denominator &&
+           complete(plan, r, rows, ks_results_metric(r, info->numerator), &nz_num) &&
+           complete(plan, r, rows, ks_results_metric(r, info->denominator), &nz_den) &&
+           nz_num && nz_den;
+}
+
+static bool additive(int kind)
+{
+    return kind == KS_STAT_COUNT || kind == KS_STAT_RUNNING;
+}
+
+/* The metrics named. */
+static ks_status named(const ks_plan *plan, const ks_results *r, const ks_estimate_options *o,
+                       ks_estimate *e, size_t *cap, const long *rows, double *y, double *x,
+                       ks_error *err)
+{
+    ks_status st = KS_OK;
+    for (size_t i = 0; st == KS_OK && i < o->metric_count; i++) {
+        const char *name = o->metrics[i];
+        long m = ks_results_metric(r, name);
+        ks_stat_info info = ks_stat_info_of(name);
+        int kind = m >= 0 && r->kinds ? r->kinds[m] : (int)info.kind;
+        if (kind == KS_STAT_RATE && info.numerator && info.denominator &&
+            ks_results_metric(r, info.numerator) >= 0 &&
+            ks_results_metric(r, info.denominator) >= 0)
+            st = add_ratio(plan, r, rows, name, info.numerator, info.denominator,
+                           info.shown > 0, y, x, e, cap, o, err);
+        else if (m < 0)
+            st = ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                              kind == KS_STAT_RATE && info.numerator
+                                  ? "%s is the rate %s / %s, which the results do not both hold"
+                                  : "no metric named '%s' in the results",
+                              name, info.numerator, info.denominator);
+        else if (kind == KS_STAT_RATE || kind == KS_STAT_OTHER)
+            st = ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                              "%s is %s: its per-launch values do not add up to the "
+                              "program's (a rate is estimated as the ratio of two totals: "
+                              "--ratio NAME=NUM/DEN)",
+                              name, kind == KS_STAT_RATE ? "a rate" : "not additive");
+        else
+            st = add_total(plan, r, rows, (size_t)m, o, y, e, cap, err);
+    }
+    return st;
+}
+
+/* Every count and running total reported for every sample, then every rate
+ * whose parts are (the rates estimate derives included). */
+static ks_status every(const ks_plan *plan, const ks_results *r, const ks_estimate_options *o,
+                       ks_estimate *e, size_t *cap, const long *rows, double *y, double *x,
+                       ks_error *err)
+{
+    ks_status st = KS_OK;
+    for (size_t m = 0; st == KS_OK && m < r->metric_count; m++) {
+        int kind = r->kinds ? r->kinds[m] : KS_STAT_COUNT;
+        bool nonzero;
+        if (additive(kind) && complete(plan, r, rows, (long)m, &nonzero) && !nonzero)
+            e->zero++;
+        else if (additive(kind))
+            st = add_total(plan, r, rows, m, o, y, e, cap, err);
+        else if (kind == KS_STAT_UNKNOWN)
+            e->unknown++;
+        else if (kind == KS_STAT_OTHER || !ks_stat_info_of(r->metrics[m]).numerator)
+            e->not_additive++;
+    }
+    for (size_t m = 0; st == KS_OK && m < r->metric_count; m++) {
+        ks_stat_info info = ks_stat_info_of(r->metrics[m]);
+        if (r->kinds && r->kinds[m] == KS_STAT_RATE && rate_ready(plan, r, rows, &info))
+            st = add_ratio(plan, r, rows, r->metrics[m], info.numerator, info.denominator,
+                           info.shown > 0, y, x, e, cap, o, err);
+    }
+    /* the rates estimate derives (ipc, DRAM per cycle) */
+    for (const char *const *d = ks_stat_shown(); st == KS_OK && *d; d++) {
+        ks_stat_info info = ks_stat_info_of(*d);
+        if (ks_results_metric(r, *d) < 0 && rate_ready(plan, r, rows, &info))
+            st = add_ratio(plan, r, rows, *d, info.numerator, info.denominator, true, y, x, e,
+                           cap, o, err);
+    }
+    return st;
+}
+
+enum { DEFAULT_ROWS = 15 };
+
+/* The default rows: ks_stat_shown()'s in order, then the per-launch counts
+ * that no table knows (a results CSV's, values given in memory), 15 rows
+ * at most; rows 0 at every sample left out. */
+static ks_status shown_rows(const ks_plan *plan, const ks_results *r,
+                            const ks_estimate_options *o, ks_estimate *e, size_t *cap,
+                            const long *rows, double *y, double *x, ks_error *err)
+{
+    ks_status st = KS_OK;
+    for (const char *const *d = ks_stat_shown(); st == KS_OK && *d; d++) {
+        long m = ks_results_metric(r, *d);
+        ks_stat_info info = ks_stat_info_of(*d);
+        int kind = m >= 0 && r->kinds ? r->kinds[m] : (int)info.kind;
+        bool nonzero;
+        if (additive(kind) && complete(plan, r, rows, m, &nonzero)) {
+            if (nonzero)
+                st = add_total(plan, r, rows, (size_t)m, o, y, e, cap, err);
+            else
+                e->zero++;
+        } else if (kind == KS_STAT_RATE && rate_ready(plan, r, rows, &info)) {
+            st = add_ratio(plan, r, rows, *d, info.numerator, info.denominator, true, y, x, e,
+                           cap, o, err);
+        }
+    }
+    for (size_t m = 0; st == KS_OK && m < r->metric_count; m++) {
+        int kind = r->kinds ? r->kinds[m] : KS_STAT_COUNT;
+        ks_stat_info info = ks_stat_info_of(r->metrics[m]);
+        bool nonzero;
+        if (kind == KS_STAT_UNKNOWN)
+            e->unknown++;
+        else if (info.shown)
+            continue;
+        else if (kind == KS_STAT_OTHER || (kind == KS_STAT_RATE && !info.numerator))
+            e->not_additive++;
+        else if (!complete(plan, r, rows, (long)m, &nonzero))
+            e->skipped++;
+        else if (kind == KS_STAT_COUNT && info.kind == KS_STAT_UNKNOWN && nonzero &&
+                 e->count < DEFAULT_ROWS)
+            st = add_total(plan, r, rows, m, o, y, e, cap, err);
+        else if ((additive(kind) && nonzero) || (kind == KS_STAT_RATE && rate_ready(plan, r, rows, &info)))
+            e->more++;
+    }
+    for (size_t i = e->count; i-- > 0;)
+        e->metrics[i].shown = 1;
     return st;
 }
 
@@ -191,27 +352,12 @@ static ks_status compute(const ks_plan *plan, const ks_results *r, const ks_esti
 {
     size_t cap = 0;
     ks_status st = rows_of_samples(plan, r, rows, err);
-    for (size_t i = 0; st == KS_OK && i < o->metric_count; i++)
-        if (ks_results_metric(r, o->metrics[i]) < 0)
-            st = ks_error_set(err, KS_ERR_USAGE, NULL, 0, "no metric named '%s' in the results",
-                              o->metrics[i]);
-    for (size_t m = 0; st == KS_OK && m < r->metric_count; m++)
-        if (wanted(o, r->metrics[m]))
-            st = add_total(plan, r, rows, m, o, y, e, &cap, err);
-    bool user_ipc = false;
-    for (size_t i = 0; st == KS_OK && i < o->ratio_count; i++) {
-        user_ipc = user_ipc || strncmp(o->ratios[i], "ipc=", 4) == 0;
-        st = add_ratio(plan, r, rows, o->ratios[i], y, x, e, &cap, o, err);
-    }
-    if (st == KS_OK && !user_ipc && ks_results_metric(r, "gpu_sim_insn") >= 0 &&
-        ks_results_metric(r, "gpu_sim_cycle") >= 0 && wanted(o, "ipc")) {
-        size_t miss;
-        long mi = ks_results_metric(r, "gpu_sim_insn"), mc = ks_results_metric(r, "gpu_sim_cycle");
-        if (gather(plan, r, rows, (size_t)mi, y, &miss) &&
-            gather(plan, r, rows, (size_t)mc, x, &miss))
-            st = add_ratio(plan, r, rows, "ipc=gpu_sim_insn/gpu_sim_cycle", y, x, e, &cap, o,
-                           err);
-    }
+    if (st == KS_OK)
+        st = o->metric_count ? named(plan, r, o, e, &cap, rows, y, x, err)
+             : o->all        ? every(plan, r, o, e, &cap, rows, y, x, err)
+                             : shown_rows(plan, r, o, e, &cap, rows, y, x, err);
+    for (size_t i = 0; st == KS_OK && i < o->ratio_count; i++)
+        st = add_ratio_spec(plan, r, rows, o->ratios[i], y, x, e, &cap, o, err);
     return st;
 }
 
