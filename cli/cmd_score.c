@@ -399,17 +399,19 @@ static int run(ks_profile *p, const char *traces, const ks_params *pa, score_opt
     ks_score_set sets[3 + MAX_WARM];
     ks_score_pilot pilot = {0};
     size_t set_count = 0;
-    sets[set_count++] = (ks_score_set){"context", o->truth.value, NULL, NULL, NULL, NULL};
+    sets[set_count++] =
+        (ks_score_set){"context", o->truth.value, NULL, NULL, NULL, NULL, "context"};
     if (o->alone.path)
         sets[set_count++] =
-            (ks_score_set){"alone", o->alone.value, NULL, o->alone.cost, NULL, NULL};
+            (ks_score_set){"alone", o->alone.value, NULL, o->alone.cost, NULL, NULL, "none"};
     for (int w = 0; w < o->warm_count; w++)
         sets[set_count++] = (ks_score_set){o->warm[w].name,
                                            o->warm[w].value,
                                            o->alone.path ? o->alone.value : NULL,
                                            o->warm[w].cost,
                                            o->alone.path ? o->alone.value : NULL,
-                                           NULL};
+                                           NULL,
+                                           o->warm[w].name};
     if (o->pilot) {
         if (!o->alone.path)
             return cli_usage_error("score", "--pilot corrects the alone values: give --alone");
@@ -420,9 +422,9 @@ static int run(ks_profile *p, const char *traces, const ks_params *pa, score_opt
         if (!ref)
             return cli_usage_error("score", "--pilot-ref %s is not a set of values here",
                                    o->pilot_ref);
-        pilot = (ks_score_pilot){(size_t)o->pilot, ref->value, ref->cost};
-        sets[set_count++] =
-            (ks_score_set){"alone+pilot", o->alone.value, NULL, o->alone.cost, NULL, &pilot};
+        pilot = (ks_score_pilot){(size_t)o->pilot, ref->value, ref->cost, ref->warmup};
+        sets[set_count++] = (ks_score_set){"alone+pilot", o->alone.value, NULL, o->alone.cost,
+                                           NULL,          &pilot,         "none"};
     }
     ks_score_options so;
     ks_score_options_init(&so);

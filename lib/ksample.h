@@ -588,6 +588,10 @@ typedef struct ks_method {
     ks_status (*model_save)(const void *model, const char *path, ks_error *err);
     ks_status (*model_load)(const char *path, const ks_method_input *in, void **model,
                             ks_error *err);
+    /* 1: the method chooses its launches (one representative per cluster),
+     * it does not draw them at random: its plans' estimates have no
+     * sampling interval (estimate prints none) */
+    int chooses;
 } ks_method;
 
 /* A method's own parameters in its ks_method: the table and its struct. */
@@ -1166,6 +1170,9 @@ typedef enum ks_results_kind {
     KS_RESULTS_RUN_FOLDER
 } ks_results_kind;
 ks_results_kind ks_results_detect(const char *path, ks_error *err);
+/* How the values were simulated: every source's warm-up mode ("none",
+ * "self", ...), "mixed" when they differ, "unknown" when none says. */
+const char *ks_results_warmup(const ks_results *r);
 /* Index of a metric, or -1; row of a plan id, or -1. */
 long ks_results_metric(const ks_results *r, const char *name);
 long ks_results_row(const ks_results *r, uint64_t id);
@@ -1206,6 +1213,7 @@ ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const dou
  * variance adds the ratios' own uncertainty. */
 typedef struct ks_pilot_estimate {
     double estimate, variance, df;
+    size_t unmeasured;     /* strata whose spread no simulated value measures */
     double ratio;          /* pooled warm / cold over the pilot */
     double ratio_rel_sd;   /* spread of the per-launch ratios (relative) */
     size_t pilot;          /* pilot launches */
@@ -1253,6 +1261,7 @@ typedef struct ks_auxiliary {
 typedef struct ks_aux_estimate {
     double estimate, variance, df;
     size_t single_strata;
+    size_t unmeasured;    /* strata whose spread no simulated value measures */
     size_t fits;          /* fit groups */
     size_t ratio, regression, plain; /* fit groups estimated each way */
     size_t unstable;      /* fit groups whose y did not follow x (their ratio
@@ -1297,6 +1306,36 @@ ks_status ks_plan_pilot_corrected_aux(const ks_plan *plan, const double *y, cons
                                       ks_estimator_fit fit, ks_single_mode single,
                                       ks_pilot_estimate *out, ks_aux_estimate *aux_out,
                                       ks_error *err);
+/* What an estimate's interval stands for (lib/estimate/claim.c). */
+typedef enum ks_claim {
+    KS_CLAIM_FULL_RUN = 0, /* the full run's total: values of a whole-program
+                            * simulation ("context"), or corrected by a pilot
+                            * whose reference is */
+    KS_CLAIM_VALUES = 1,   /* the total of the values as simulated only: cold
+                            * (alone) or warmed values, whose bias against a
+                            * full run the interval does not contain */
+    KS_CLAIM_NONE = 2      /* no interval: the plan's launches were chosen, not
+                            * drawn at random */
+} ks_claim;
+/* warmup: how the values were simulated ("context", "none", a warm-up mode,
+ * "unknown"; NULL: "context"); *why (may be NULL) says why when not
+ * KS_CLAIM_FULL_RUN. */
+ks_claim ks_interval_claim(const ks_plan *plan, const char *warmup, const char **why);
+
+/* Whether a pooled plan's (root --pool) interval stands: every pool of
+ * several kernels has samples of two or more of them, whose values follow
+ * the profile alike (their ratios sum y / sum x within 10 % of each other);
+ * p: the plan's profile (NULL: it does not stand); y at the plan's samples.
+ * *holds is true for a plan without pools; why says why not. */
+ks_status ks_pool_check(const ks_plan *plan, const ks_profile *p, const double *y, bool *holds,
+                        char *why, size_t why_size, ks_error *err);
+
+/* Whether an interval from values y at the plan's samples stands beside
+ * its claim: ks_pool_check, and no kernel the profile gives one value for
+ * every launch of while its simulated values differ. */
+ks_status ks_interval_check(const ks_plan *plan, const ks_profile *p, const double *y,
+                            bool *holds, char *why, size_t why_size, ks_error *err);
+
 /* Quantile p of Student's t with df degrees of freedom (the normal's for
  * df = INFINITY): intervals use t at the variance's degrees of freedom, so
  * that a plan of few samples per cluster is not promised 95 % it does not
@@ -1317,6 +1356,11 @@ typedef struct ks_metric_estimate {
     double pilot_ratio; /* the pilot's pooled warm / cold */
     int estimator;      /* the ks_estimator asked for (plain for ratios of totals) */
     ks_aux_estimate aux; /* what it did, when not plain */
+    size_t unmeasured;  /* strata whose spread no simulated value measures:
+                         * then there is no interval (ci_low, ci_high NAN) */
+    int claim;          /* ks_claim: what the interval stands for (the caller's
+                         * warm-up is estimate_options.warmup) */
+    char claim_why[320]; /* why, when not KS_CLAIM_FULL_RUN */
 } ks_metric_estimate;
 
 typedef struct ks_estimate_options {
@@ -1345,6 +1389,12 @@ typedef struct ks_estimate_options {
     ks_estimator estimator;
     ks_estimator_fit fit;
     const ks_auxiliary *aux;
+    /* how the values were simulated ("context", "none", a warm-up mode,
+     * "unknown"; NULL: "context"), for each row's claim (ks_interval_claim) */
+    const char *warmup;
+    /* the plan's profile (may be NULL): a pooled plan's interval is checked
+     * against it (ks_pool_check) */
+    const ks_profile *profile;
 } ks_estimate_options;
 
 typedef struct ks_estimate {
@@ -1376,6 +1426,7 @@ typedef struct ks_score_pilot {
     size_t per_group;          /* pilot launches per kernel group, from the plan's samples */
     const double *reference;   /* per launch: the warm value the pilot measures */
     const double *reference_cost; /* per launch: cycles to measure it (NULL: the value) */
+    const char *reference_warmup; /* how the reference was simulated (NULL: "context") */
 } ks_score_pilot;
 
 typedef struct ks_score_set {
@@ -1386,6 +1437,9 @@ typedef struct ks_score_set {
                                 * included (NULL: the value itself) */
     const double *fallback_cost;
     const ks_score_pilot *pilot; /* not NULL: the set corrected by a pilot */
+    const char *warmup;        /* how the values were simulated: "context" (in a full
+                                * run), "none" (alone), a warm-up mode (NULL:
+                                * "context"); what ks_interval_claim judges */
 } ks_score_set;
 
 typedef struct ks_score_options {
@@ -1420,6 +1474,8 @@ typedef struct ks_score_estimate {
     unsigned rounds; /* refine rounds taken */
     int met;        /* the interval's relative half-width is within the bound */
     double rel_halfwidth;
+    int claim;      /* ks_claim: what the interval stands for */
+    char claim_why[320];
 } ks_score_estimate;
 
 typedef struct ks_score_row {
@@ -1437,6 +1493,12 @@ typedef struct ks_score_summary {
     double error_mean, error_signed_mean, error_max; /* relative */
     double coverage;             /* plans whose interval holds the truth */
     double within_bound;         /* plans whose error is within their bound; NAN: no bound */
+    double met_true;             /* of the plans whose interval says the bound is met,
+                                  * those whose error is within it; NAN: none says so */
+    int claim;                   /* ks_claim of the column's intervals: the most
+                                  * cautious of its plans' (none, then values) */
+    double refused;              /* plans given no interval (KS_CLAIM_NONE) */
+    char claim_why[320];         /* why, when not KS_CLAIM_FULL_RUN */
 } ks_score_summary;
 
 typedef struct ks_score_result {

@@ -400,16 +400,21 @@ static void test_variance_known_answer(void **state)
     assert_int_equal(single, 1);
     double v0 = 100 * (1 - 0.3) * 1.0 / 3;
     /* collapsed with cluster 0 in units of their profiled means (both 100):
-     * the sample variance of 1 2 3 3 is 11/12 */
-    double v2 = 16 * (1 - 1.0 / 4) * (11.0 / 12);
+     * the sample variance of 1 2 3 3 is 11/12; the kernel group's pooled
+     * relative spread is a floor: cluster 0's s^2 / mean^2 = 1/4 on 2 df
+     * and the pair's (11/12) / 2.25^2 on 3, times this cluster's 3^2 */
+    double pair = 11.0 / 12;
+    double kappa2 = (2 * 0.25 + 3 * pair / (2.25 * 2.25)) / 5;
+    double v2 = 16 * (1 - 1.0 / 4) * fmax(pair, kappa2 * 9);
+    assert_true(kappa2 * 9 > pair); /* the floor holds here */
     assert_true(fabs(var - (v0 + v2)) < 1e-9);
-    /* the profile's CV instead: S = 0.2 sqrt(4/3) x 3 */
+    /* the profile's CV instead: S = 0.2 sqrt(4/3) x 3, with the same floor */
     assert_int_equal(ks_plan_total_variance(&plan, y, KS_SINGLE_PROFILE_CV, &est, &var, NULL,
                                             &single,
                                             &err),
                      KS_OK);
     double s2 = 0.04 * 4.0 / 3 * 9;
-    assert_true(fabs(var - (v0 + 16 * 0.75 * s2)) < 1e-9);
+    assert_true(fabs(var - (v0 + 16 * 0.75 * fmax(s2, kappa2 * 9))) < 1e-9);
     /* a ratio of a metric to itself is exactly 1 with no spread */
     double r, vr;
     assert_int_equal(ks_plan_ratio_variance(&plan, y, y, KS_SINGLE_COLLAPSE, &r, &vr, NULL, NULL,
@@ -496,18 +501,17 @@ static void test_coverage(void **state)
                    shape == 0 ? "multimodal" : shape == 1 ? "lognormal" : "mixed",
                    mode ? "profile-cv" : "collapse", rc, rr, width / runs, var_ratio);
             /* 95 % nominal; 1,000 runs give a binomial sd of 0.7 points.
-             * The profile's CV alone undercovers here by design of the
-             * test: the simulated noise (30 %) is far above the profiled
-             * spread.  Collapsed strata: the variance estimate is unbiased
-             * over seeds (within sampling error of its own), and coverage
-             * is nominal within 3 sd, except on the multimodal workload,
-             * whose plan is 9 samples in 8 strata (Satterthwaite df ~2):
-             * there the estimate and its variance are low together on the
-             * lognormal noise's short side, and coverage is 0.92. */
+             * The variance model (variance.c) errs wide on purpose: each
+             * stratum's spread is held to its kernel group's pooled
+             * relative spread, and the interval takes t at half
+             * Satterthwaite's degrees of freedom, so that refined plans on
+             * real simulator data still cover (tests/test_calibration.c):
+             * here the variance is 1.2-1.4 times what the estimates show
+             * over seeds and coverage 0.97-0.99 (before, 0.92-0.96, and the
+             * profile's CV alone, without the pooled floor, 0.46-0.87). */
             if (mode == KS_SINGLE_COLLAPSE) {
-                double floor = shape == 0 ? 0.90 : 0.95 - 3 * sqrt(0.95 * 0.05 / runs);
-                assert_true(rc >= floor && rr >= floor);
-                assert_true(var_ratio > 0.85 && var_ratio < 1.25);
+                assert_true(rc >= 0.93 && rr >= 0.93);
+                assert_true(var_ratio > 0.85 && var_ratio < 1.6);
             }
         }
         ks_fitted_free(fit);

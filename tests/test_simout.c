@@ -596,8 +596,8 @@ static void test_score_pinned(void **state)
     for (size_t i = 0; i < LAUNCHES; i++)
         truth += full.v[i];
     assert_true(truth == 1285892);
-    ks_score_set sets[] = {{"context", full.v, NULL, NULL, NULL, NULL},
-                           {"alone", alone.v, NULL, NULL, NULL, NULL}};
+    ks_score_set sets[] = {{"context", full.v, NULL, NULL, NULL, NULL, "context"},
+                           {"alone", alone.v, NULL, NULL, NULL, NULL, "none"}};
     ks_score_options so;
     ks_score_options_init(&so);
     so.truth_total = truth;
@@ -611,10 +611,19 @@ static void test_score_pinned(void **state)
     assert_int_equal(ks_score(p, &pa, &so, &res, &err), KS_OK);
     assert_int_equal(res.row_count, 20);
     const ks_score_summary *ctx = &res.summary[0], *cold = &res.summary[1];
+    printf("# context: error %.7f coverage %.3f; alone: error %.7f coverage %.3f; speedups "
+           "%.4f %.4f\n",
+           ctx->error_mean, ctx->coverage, cold->error_mean, cold->coverage, ctx->speedup_hmean,
+           cold->speedup_hmean);
     assert_true(fabs(ctx->error_mean - 0.0156316) < 5e-7);
     assert_true(fabs(cold->error_mean - 0.0977243) < 5e-7);
     assert_true(fabs(cold->error_signed_mean - 0.0977243) < 5e-7); /* every plan too high */
-    assert_true(ctx->coverage == 1.0 && cold->coverage == 0.2);
+    /* the alone values' intervals are of the cold values' total (what
+     * ksample says they stand for: KS_CLAIM_VALUES); against the full run
+     * they cover in 60 % of these plans only because they are wide */
+    assert_true(ctx->coverage == 1.0 && cold->coverage == 0.6);
+    assert_int_equal(ctx->claim, KS_CLAIM_FULL_RUN);
+    assert_int_equal(cold->claim, KS_CLAIM_VALUES);
     assert_true(ctx->samples_mean == 9);
     assert_true(fabs(ctx->speedup_hmean - 12.2233) < 5e-4);
     assert_true(fabs(cold->speedup_hmean - 10.9145) < 5e-4);
@@ -629,7 +638,9 @@ static void test_score_pinned(void **state)
  * full run over 20 seeds: root with the plain estimator, refined until its
  * interval meets 5 % (at most 3 rounds), against the two-phase design
  * (--two-phase 2) refined for the ratio estimator.  Pinned: the launches
- * each needs, their errors and coverage. */
+ * each needs, their errors and coverage.  (Issue 32: with the calibrated
+ * variance model the two-phase design needs 0.64x the launches here, not
+ * the 0.47x the narrower intervals before promised.) */
 static void test_score_ratio_pinned(void **state)
 {
     (void)state;
@@ -649,7 +660,7 @@ static void test_score_ratio_pinned(void **state)
     for (size_t i = 0; i < LAUNCHES; i++)
         truth += full.v[i];
     assert_true(truth == 1385905);
-    ks_score_set sets[] = {{"context", full.v, NULL, NULL, NULL, NULL}};
+    ks_score_set sets[] = {{"context", full.v, NULL, NULL, NULL, NULL, "context"}};
     static const ks_estimator est[] = {KS_ESTIMATOR_PLAIN, KS_ESTIMATOR_RATIO};
     ks_score_options so;
     ks_score_options_init(&so);
@@ -674,12 +685,12 @@ static void test_score_ratio_pinned(void **state)
            b->error_mean, b->error_max, b->coverage);
     /* every final interval meets the bound */
     assert_true(a->met == 1.0 && b->met == 1.0);
-    /* half the launches or fewer, at a smaller error, covering */
-    assert_true(b->samples_mean <= a->samples_mean / 2);
+    /* fewer launches, at a smaller error, covering */
+    assert_true(b->samples_mean < 0.7 * a->samples_mean);
     assert_true(b->error_mean < a->error_mean && b->error_max < a->error_max);
-    assert_true(b->coverage >= 0.95);
-    assert_true(fabs(a->samples_mean - 38.4) < 1e-9 && fabs(b->samples_mean - 18.0) < 1e-9);
-    assert_true(fabs(a->error_mean - 0.008983) < 5e-7 && fabs(b->error_mean - 0.005814) < 5e-7);
+    assert_true(a->coverage >= 0.95 && b->coverage >= 0.95);
+    assert_true(fabs(a->samples_mean - 42.6) < 1e-9 && fabs(b->samples_mean - 27.4) < 1e-9);
+    assert_true(fabs(a->error_mean - 0.007835) < 5e-7 && fabs(b->error_mean - 0.004722) < 5e-7);
     ks_score_result_free(&plain);
     ks_score_result_free(&two);
     ks_profile_free(p);

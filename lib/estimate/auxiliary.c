@@ -87,6 +87,13 @@ int ks_estimator_fit_parse(const char *name)
  * meaning nothing (one of 200 plans of the Accel-Sim data: slope 385 on
  * a kernel whose y ~ 1.06 x, the estimate 95 % off). */
 #define LINE_MIN 6
+/* ... and the fewest a ratio is: with one, y ~ R x holds by construction. */
+#define RATIO_MIN 2
+/* The largest leverage a residual is corrected for (1 / sqrt(1 - h) <= 3.2). */
+#define LEVERAGE_MAX 0.9
+/* A ratio or line replaces what it is compared with only where its
+ * variance is below this share of the other's. */
+#define CHOICE_MARGIN 1.0
 
 /* Per fit group. */
 typedef struct fit_group {
@@ -236,7 +243,8 @@ static ks_status fit_all(const ks_plan *plan, const double *y, const ks_auxiliar
     }
     for (size_t f = 0; f < w->fits; f++) {
         fit_group *g = &w->g[f];
-        g->ratio_ok = g->wx > 0 && g->w > 0;
+        /* a ratio from one launch shows nothing of how y follows x */
+        g->ratio_ok = g->wx > 0 && g->w > 0 && g->n >= RATIO_MIN;
         g->R = g->ratio_ok ? (double)(g->wy / g->wx) : 0;
         long double xm = g->w > 0 ? g->wx / g->w : 0;
         /* a line needs x to vary among the samples (beyond rounding), and
@@ -256,6 +264,25 @@ static ks_status fit_all(const ks_plan *plan, const double *y, const ks_auxiliar
         g->see += s->weight * (long double)w->d_line[i] * w->d_line[i];
         g->sww += (long double)s->weight * s->weight * dx * dx;
         g->sand += (long double)s->weight * s->weight * dx * dx * w->d_line[i] * w->d_line[i];
+    }
+    /* Residuals about a fitted ratio or line are smaller than the errors
+     * about the true one, the more so the more a sample weighs in the fit
+     * (its leverage h: w x / sum w x for a ratio, w / sum w + w (x - xm)^2 /
+     * Sxx for a line): each is divided by sqrt(1 - h) (the leverage-
+     * corrected residual; with three or four samples in a group the plain
+     * residuals made ratio and regression intervals cover 84-92 %). */
+    for (size_t i = 0; i < plan->sample_count; i++) {
+        const ks_sample *s = &plan->samples[i];
+        fit_group *g = &w->g[w->fit_of[s->cluster]];
+        double hr = g->wx > 0 ? (double)(s->weight * aux->x[i] / g->wx) : 0;
+        long double dx = aux->x[i] - g->wx / g->w;
+        double hl = g->w > 0 ? (double)(s->weight / g->w) : 0;
+        if (g->line_ok && g->sxx > 0)
+            hl += (double)(s->weight * dx * dx / g->sxx);
+        hr = hr > LEVERAGE_MAX ? LEVERAGE_MAX : hr;
+        hl = hl > LEVERAGE_MAX ? LEVERAGE_MAX : hl;
+        w->d_ratio[i] /= sqrt(1 - hr);
+        w->d_line[i] /= sqrt(1 - hl);
     }
     /* The slope's variance about the line (n - 2 degrees of freedom):
      * V(b) = s_e^2 sum w^2 (x - xm)^2 / Sxx^2, or the sandwich
@@ -360,14 +387,16 @@ static void choose(ks_estimator estimator, work *w, ks_aux_estimate *out)
          * the first-order correction is not to be trusted */
         double bias = g->ratio_ok ? fabs((double)(g->R * g->bias_num / (g->wx * g->wx) * g->X))
                                   : 0;
-        if (ratio && bias > sqrt(g->v[1])) {
+        if (ratio && bias > sqrt(g->v[1]) + 1e-9 * fabs((double)(g->R * g->X))) {
             ratio = false;
             out->biased += estimator == KS_ESTIMATOR_RATIO || estimator == KS_ESTIMATOR_AUTO;
         }
         bool line = g->line_ok;
         /* evidence that y follows x: the ratio residuals spread less than
          * y does (only a group of two or more samples can show it) */
-        bool unstable = g->n >= 2 && g->ratio_ok && !(g->v[1] < g->v[0]);
+        /* (clearly less: choosing the one that looks narrower on the very
+         * samples favours the ones that look narrow by chance) */
+        bool unstable = g->n >= 2 && g->ratio_ok && !(g->v[1] < CHOICE_MARGIN * g->v[0]);
         double n = (double)g->n;
         switch (estimator) {
         case KS_ESTIMATOR_PLAIN:
@@ -378,7 +407,7 @@ static void choose(ks_estimator estimator, work *w, ks_aux_estimate *out)
             g->used = ratio && !unstable ? KS_ESTIMATOR_RATIO : KS_ESTIMATOR_PLAIN;
             break;
         case KS_ESTIMATOR_REGRESSION:
-            unstable = g->n >= 2 && line && !(g->v[2] < g->v[0]);
+            unstable = g->n >= 2 && line && !(g->v[2] < CHOICE_MARGIN * g->v[0]);
             g->used = line && !unstable ? KS_ESTIMATOR_REGRESSION : KS_ESTIMATOR_PLAIN;
             break;
         default: {
@@ -387,7 +416,7 @@ static void choose(ks_estimator estimator, work *w, ks_aux_estimate *out)
              * and its variance, one df charged, is the least */
             g->used = ratio && !unstable ? KS_ESTIMATOR_RATIO : KS_ESTIMATOR_PLAIN;
             double best = g->v[g->used == KS_ESTIMATOR_RATIO ? 1 : 0];
-            if (line && g->v[2] * (n - 1) / (n - 2) < best) {
+            if (line && g->v[2] * (n - 1) / (n - 2) < CHOICE_MARGIN * best) {
                 g->used = KS_ESTIMATOR_REGRESSION;
                 unstable = false;
             }
@@ -468,8 +497,12 @@ static ks_status estimate(const ks_plan *plan, const double *y, const ks_auxilia
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     for (size_t c = 0; c < plan->cluster_count; c++)
         mask[c] = w->g[w->fit_of[c]].used != KS_ESTIMATOR_PLAIN;
-    st = ks_stratified_variance(plan, w->d_ratio, y, mask, single, &out->variance, &out->df,
-                                &out->single_strata, err);
+    ks_variance vr;
+    st = ks_stratified_variance_ex(plan, w->d_ratio, y, mask, single, &vr, err);
+    out->variance = vr.variance;
+    out->df = vr.df;
+    out->single_strata = vr.single;
+    out->unmeasured = vr.unmeasured;
     if (mask != cluster_residual)
         free(mask);
     /* one degree of freedom per fitted slope, and the slopes' own

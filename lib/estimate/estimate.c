@@ -35,6 +35,35 @@ static ks_status push(ks_estimate *e, size_t *cap, ks_metric_estimate **out, ks_
     return KS_OK;
 }
 
+/* What the row's interval stands for: ks_interval_claim of the values' (or
+ * the pilot's reference's) warm-up, and none where no simulated value
+ * measures the spread of some stratum. */
+static ks_status claim_of(ks_metric_estimate *m, const ks_plan *plan, const double *y,
+                          const ks_estimate_options *o, const char *warmup, ks_error *err)
+{
+    const char *why;
+    ks_claim c = ks_interval_claim(plan, warmup, &why);
+    snprintf(m->claim_why, sizeof m->claim_why, "%s", why);
+    if (m->unmeasured && c != KS_CLAIM_NONE) {
+        c = KS_CLAIM_NONE;
+        snprintf(m->claim_why, sizeof m->claim_why, "%s",
+                 "no simulated value measures the spread of some clusters' values (one "
+                 "launch each, and no second launch of any kernel anywhere in the plan): "
+                 "refine adds launches where it is unknown");
+    }
+    bool holds = true;
+    char pool_why[320];
+    ks_status st = c != KS_CLAIM_NONE ? ks_interval_check(plan, o->profile, y, &holds,
+                                                          pool_why, sizeof pool_why, err)
+                                      : KS_OK;
+    if (st == KS_OK && !holds) {
+        c = KS_CLAIM_NONE;
+        snprintf(m->claim_why, sizeof m->claim_why, "%s", pool_why);
+    }
+    m->claim = (int)c;
+    return st;
+}
+
 static void finish_interval(ks_metric_estimate *m, double confidence, double bound)
 {
     double t = ks_student_t_quantile(1 - (1 - confidence) / 2, m->df);
@@ -45,6 +74,10 @@ static void finish_interval(ks_metric_estimate *m, double confidence, double bou
     m->ci_high = m->estimate + half;
     m->rel_halfwidth = m->estimate != 0 ? half / fabs(m->estimate) : (half > 0 ? INFINITY : 0);
     m->bound_met = bound > 0 ? m->rel_halfwidth <= bound : -1;
+    if (m->claim == KS_CLAIM_NONE) {
+        m->ci_low = m->ci_high = m->rel_halfwidth = NAN;
+        m->bound_met = -1;
+    }
 }
 
 /* Values of metric at the plan's samples; false (and *missing set) when a
@@ -121,14 +154,26 @@ static ks_status add_total(const ks_plan *plan, const ks_results *r, const long 
                             "profile)",
                             ks_estimator_name(o->estimator));
     }
+    bool *cold = NULL;
+    if (have >= 2 && o->profile) {
+        if (!(cold = malloc((plan->sample_count + 1) * sizeof *cold)))
+            st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        else
+            st = ks_plan_first_launches(plan, o->profile, cold, err);
+    }
+    if (st != KS_OK) {
+        KS_FREE(warm, cold);
+        return st;
+    }
     if (have >= 2) {
         ks_pilot_estimate pe;
-        st = ks_plan_pilot_corrected_aux(plan, y, warm, aux ? o->aux : NULL, o->estimator,
-                                         o->fit, o->single, &pe, &me->aux, err);
+        st = ks_pilot_corrected_ex(plan, y, warm, cold, aux ? o->aux : NULL, o->estimator,
+                                   o->fit, o->single, &pe, &me->aux, err);
         me->estimate = pe.estimate;
         me->variance = pe.variance;
         me->df = pe.df;
         me->single_strata = pe.single_strata;
+        me->unmeasured = pe.unmeasured;
         me->pilot = pe.pilot;
         me->pilot_ratio = pe.ratio;
     } else if (aux) {
@@ -138,11 +183,18 @@ static ks_status add_total(const ks_plan *plan, const ks_results *r, const long 
         me->variance = me->aux.variance;
         me->df = me->aux.df;
         me->single_strata = me->aux.single_strata;
+        me->unmeasured = me->aux.unmeasured;
     } else {
-        st = ks_plan_total_variance(plan, y, o->single, &me->estimate, &me->variance, &me->df,
-                                    &me->single_strata, err);
+        ks_variance v;
+        st = ks_total_variance_ex(plan, y, o->single, &me->estimate, &v, err);
+        me->variance = v.variance;
+        me->df = v.df;
+        me->single_strata = v.single;
+        me->unmeasured = v.unmeasured;
     }
-    free(warm);
+    KS_FREE(warm, cold);
+    if (st == KS_OK)
+        st = claim_of(me, plan, y, o, me->pilot ? ks_results_warmup(o->pilot) : o->warmup, err);
     finish_interval(me, plan->params.confidence, e->bound);
     return st;
 }
@@ -171,8 +223,14 @@ static ks_status add_ratio(const ks_plan *plan, const ks_results *r, const long 
     me->is_ratio = 1;
     me->kind = KS_STAT_RATE;
     me->shown = shown;
-    st = ks_plan_ratio_variance(plan, y, x, o->single, &me->estimate, &me->variance, &me->df,
-                                &me->single_strata, err);
+    ks_variance v;
+    st = ks_ratio_variance_ex(plan, y, x, o->single, &me->estimate, &v, err);
+    me->variance = v.variance;
+    me->df = v.df;
+    me->single_strata = v.single;
+    me->unmeasured = v.unmeasured;
+    if (st == KS_OK)
+        st = claim_of(me, plan, y, o, o->warmup, err);
     finish_interval(me, plan->params.confidence, e->bound);
     return st;
 }

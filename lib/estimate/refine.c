@@ -109,7 +109,8 @@ static double size_at(size_ctx *x, double t)
     solve_capped(k, x->a, x->b, x->N, x->have, bound * bound + x->fpc, x->fixed, x->m);
     long double v_new = 0, den = 0;
     bool census = true;
-    for (size_t c = 0; c <= k; c++) {
+    size_t sources = KS_SPREAD_SOURCES(plan);
+    for (size_t c = 0; c < sources; c++) {
         x->by_source[c] = 0;
         x->df_source[c] = INFINITY;
     }
@@ -126,21 +127,22 @@ static double size_at(size_ctx *x, double t)
             long double vh = (long double)b / x->m_new[c] - (long double)N * (b / (N * N));
             v_new += vh;
             if (x->m_new[c] > h && x->m_new[c] >= 2) {
-                den += vh * vh / ((double)x->m_new[c] - 1);
+                den += vh * vh / ks_df_heavy((double)x->m_new[c] - 1, sp->kurtosis);
             } else if (isfinite(sp->df) && sp->df > 0) {
-                size_t src = sp->source <= k ? sp->source : c;
+                size_t src = sp->source < sources ? sp->source : c;
                 x->by_source[src] += vh;
                 x->df_source[src] = fmin(x->df_source[src], sp->df);
             }
         }
     }
-    for (size_t c = 0; c <= k; c++)
+    for (size_t c = 0; c < sources; c++)
         if (x->by_source[c] > 0)
             den += x->by_source[c] * x->by_source[c] / x->df_source[c];
     x->v_new = v_new;
     x->census = census;
     return ks_student_t_quantile(1 - (1 - plan->params.confidence) / 2,
-                                 den > 0 ? (double)(v_new * v_new / den) : INFINITY);
+                                 den > 0 ? ks_interval_df((double)(v_new * v_new / den))
+                                         : INFINITY);
 }
 
 static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_options *opt,
@@ -200,9 +202,13 @@ static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_
         b[c] = N[c] * N[c] * s2;
         have[c] = sp[c].n;
         fpc += N[c] * s2;
-        /* a census, or no spread to reduce: it keeps what it has */
-        fixed[c] = sp[c].census || !(b[c] > 0);
-        m[c] = sp[c].census ? N[c] : have[c];
+        /* a census, or no spread to reduce: it keeps what it has; a stratum
+         * whose spread no simulated value measures takes a second launch,
+         * so that the next estimate measures it */
+        fixed[c] = sp[c].census || !(b[c] > 0) || sp[c].unmeasured;
+        m[c] = sp[c].census      ? N[c]
+               : sp[c].unmeasured ? fmin(N[c], fmax(have[c], 2))
+                                  : have[c];
     }
     /* The quantile depends on the degrees of freedom the new sizes will
      * give, and they on it.  Sizing with the current t alone over-sized
@@ -212,8 +218,8 @@ static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_
     bool census = true;
     bool *fixed0 = malloc((k + 1) * sizeof *fixed0);
     double *m0 = malloc((k + 1) * sizeof *m0);
-    long double *by_source = malloc((k + 1) * sizeof *by_source);
-    double *df_source = malloc((k + 1) * sizeof *df_source);
+    long double *by_source = malloc(KS_SPREAD_SOURCES(plan) * sizeof *by_source);
+    double *df_source = malloc(KS_SPREAD_SOURCES(plan) * sizeof *df_source);
     if (st == KS_OK && (!fixed0 || !m0 || !by_source || !df_source))
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     for (size_t c = 0; st == KS_OK && c < k; c++) {

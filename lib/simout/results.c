@@ -456,3 +456,17 @@ void ks_results_put(ks_results *r, size_t row, size_t metric, double v, bool acc
 {
     put(r, row, metric, v, accumulate);
 }
+
+const char *ks_results_warmup(const ks_results *r)
+{
+    const char *w = NULL;
+    for (size_t i = 0; r && i < r->source_count; i++) {
+        const char *s = r->source_warmup && r->source_warmup[i] ? r->source_warmup[i] : "";
+        if (!*s)
+            s = "unknown";
+        if (w && strcmp(w, s) != 0)
+            return "mixed";
+        w = s;
+    }
+    return w ? w : "unknown";
+}
