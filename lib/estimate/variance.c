@@ -485,9 +485,12 @@ double ks_df_heavy(double df, double kurtosis)
  * intervals of refined plans covered 88-92 % on the recorded data
  * (tests/test_calibration.c), with half of it 95-100 %.  So an interval
  * uses t at half of it. */
+#define INTERVAL_DF_MAX 30
+
 double ks_interval_df(double satterthwaite)
 {
-    return isfinite(satterthwaite) ? satterthwaite / 2 : satterthwaite;
+    double df = isfinite(satterthwaite) ? satterthwaite / 2 : satterthwaite;
+    return df > INTERVAL_DF_MAX ? INTERVAL_DF_MAX : df;
 }
 
 ks_status ks_stratified_variance_ex(const ks_plan *plan, const double *v, const double *scale,
