@@ -1356,6 +1356,10 @@ typedef struct ks_metric_estimate {
     double pilot_ratio; /* the pilot's pooled warm / cold */
     int estimator;      /* the ks_estimator asked for (plain for ratios of totals) */
     ks_aux_estimate aux; /* what it did, when not plain */
+    double profile_variance; /* the variance had the values spread in each
+                              * stratum as the profile does (what the plan
+                              * predicted); the rest of `variance` comes from
+                              * their disagreeing with it (totals; NAN for rates) */
     size_t unmeasured;  /* strata whose spread no simulated value measures:
                          * then there is no interval (ci_low, ci_high NAN) */
     int claim;          /* ks_claim: what the interval stands for (the caller's
@@ -1498,6 +1502,7 @@ typedef struct ks_score_summary {
     int claim;                   /* ks_claim of the column's intervals: the most
                                   * cautious of its plans' (none, then values) */
     double refused;              /* plans given no interval (KS_CLAIM_NONE) */
+    double rounds_mean, rounds_max; /* refine rounds taken */
     char claim_why[320];         /* why, when not KS_CLAIM_FULL_RUN */
 } ks_score_summary;
 

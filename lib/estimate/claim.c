@@ -199,17 +199,15 @@ ks_status ks_interval_check(const ks_plan *plan, const ks_profile *p, const doub
         lo[g] = y[i] < lo[g] ? y[i] : lo[g];
         hi[g] = y[i] > hi[g] ? y[i] : hi[g];
     }
-    /* (values that are the profile's own, one value each, are no guess) */
     for (size_t g = 0; g < plan->group_count && *holds; g++)
-        if (flat[g] && hi[g] >= lo[g] && !(lo[g] == (double)d[g] && hi[g] == (double)d[g])) {
+        if (flat[g] && hi[g] > lo[g] && lo[g] >= 0) {
             *holds = false;
             snprintf(why, why_size,
-                     "the profile gives every launch of %s the same value (%lld), and the "
-                     "simulated ones (%.4g to %.4g) are not its: nothing says where the "
-                     "kernel's rare launches are (a kernel's first launch, cold in a full "
-                     "run too, can take several times the others'), and a few simulated "
-                     "ones need not show them; plan from a profile that tells its launches "
-                     "apart",
+                     "the profile gives every launch of %s the same value (%lld), while the "
+                     "simulated ones differ (%.4g to %.4g): nothing says where the kernel's "
+                     "rare launches are (a kernel's first launch, cold in a full run too, "
+                     "can take several times the others'), and a few simulated ones need "
+                     "not show them; plan from a profile that tells its launches apart",
                      plan->group_labels[g], (long long)d[g], lo[g], hi[g]);
         }
     KS_FREE(lo, hi, d, flat);

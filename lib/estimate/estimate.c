@@ -193,6 +193,7 @@ static ks_status add_total(const ks_plan *plan, const ks_results *r, const long 
         me->unmeasured = v.unmeasured;
     }
     KS_FREE(warm, cold);
+    me->profile_variance = ks_profile_variance(plan, y);
     if (st == KS_OK)
         st = claim_of(me, plan, y, o, me->pilot ? ks_results_warmup(o->pilot) : o->warmup, err);
     finish_interval(me, plan->params.confidence, e->bound);
@@ -223,6 +224,7 @@ static ks_status add_ratio(const ks_plan *plan, const ks_results *r, const long 
     me->is_ratio = 1;
     me->kind = KS_STAT_RATE;
     me->shown = shown;
+    me->profile_variance = NAN;
     ks_variance v;
     st = ks_ratio_variance_ex(plan, y, x, o->single, &me->estimate, &v, err);
     me->variance = v.variance;

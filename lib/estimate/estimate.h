@@ -29,6 +29,11 @@ typedef struct ks_stratum_spread {
                       * unknown or below 0): see ks_df_heavy */
 } ks_stratum_spread;
 
+/* The variance the plan predicted for values y at its samples: each
+ * stratum's values spreading as its profiled durations do (the profile's
+ * CV times the values' mean). */
+double ks_profile_variance(const ks_plan *plan, const double *y);
+
 /* The degrees of freedom of a sample variance on df of them from values of
  * this excess kurtosis (var s^2 / S^4 = 2 / df + kurtosis / (df + 1)). */
 double ks_df_heavy(double df, double kurtosis);

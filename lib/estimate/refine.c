@@ -203,11 +203,11 @@ static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_
         have[c] = sp[c].n;
         fpc += N[c] * s2;
         /* a census, or no spread to reduce: it keeps what it has; a stratum
-         * whose spread no simulated value measures takes a second launch,
-         * so that the next estimate measures it */
+         * whose spread no simulated value measures takes another launch
+         * (two at least), so that the next estimate may measure it */
         fixed[c] = sp[c].census || !(b[c] > 0) || sp[c].unmeasured;
         m[c] = sp[c].census      ? N[c]
-               : sp[c].unmeasured ? fmin(N[c], fmax(have[c], 2))
+               : sp[c].unmeasured ? fmin(N[c], fmax(have[c] + 1, 2))
                                   : have[c];
     }
     /* The quantile depends on the degrees of freedom the new sizes will

@@ -454,8 +454,24 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
         }
         o->df = ks_df_heavy(o->df, o->kurtosis);
         /* no simulated value measures this stratum's spread: one launch,
-         * no neighbour, and nothing anywhere else in the plan */
+         * no neighbour, and nothing anywhere else in the plan; or values
+         * (not residuals) that are all alike, with no spread seen in any
+         * stratum of the plan either, and not the profile's own: a few
+         * equal values are no evidence of none (MacSim's kernels in a full
+         * run: two launches of 1,090 cycles each, the kernel's first one
+         * 3,518) */
         o->unmeasured = o->single && isnan(within_cv2) && mode == KS_SINGLE_COLLAPSE;
+        const ks_cluster *cl = &plan->clusters[c];
+        bool flat = cl->min_ns == cl->max_ns && cl->std_ns == 0;
+        if (!o->unmeasured && !(o->s2 > 0) && !(within_cv2 > 0) &&
+            (!is_residual(residual, c) || flat)) {
+            /* (residuals of 0 about a ratio or line are evidence where the
+             * profile's values differ and the simulated ones follow them) */
+            bool profile_own = true;
+            for (size_t j = st.start[c]; j < st.start[c + 1] && profile_own; j++)
+                profile_own = fabs(scale[st.order[j]] - cl->mean_ns) <= 1e-9 * fabs(cl->mean_ns);
+            o->unmeasured = !profile_own;
+        }
     }
     KS_FREE(nb, gnum, gdf, g2, g4, gk);
     strata_free(&st);
@@ -631,4 +647,31 @@ ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const dou
     if (single)
         *single = v.single;
     return st;
+}
+
+double ks_profile_variance(const ks_plan *plan, const double *y)
+{
+    size_t k = plan->cluster_count;
+    long double v = 0;
+    double *sum = calloc(k + 1, sizeof *sum);
+    size_t *n = calloc(k + 1, sizeof *n);
+    if (!sum || !n) {
+        KS_FREE(sum, n);
+        return NAN;
+    }
+    for (size_t i = 0; i < plan->sample_count; i++) {
+        sum[plan->samples[i].cluster] += y[i];
+        n[plan->samples[i].cluster]++;
+    }
+    for (size_t c = 0; c < k; c++) {
+        const ks_cluster *cl = &plan->clusters[c];
+        double N = (double)cl->size;
+        if (!n[c] || (double)n[c] >= N)
+            continue;
+        double mean = sum[c] / (double)n[c];
+        double fpc = plan->with_replacement ? 1 : 1 - (double)n[c] / N;
+        v += (long double)N * N * fpc * profile_cv2(cl) * mean * mean / (double)n[c];
+    }
+    KS_FREE(sum, n);
+    return (double)v;
 }

@@ -394,6 +394,12 @@ static void summarize(const ks_score_options *o, ks_score_result *r, size_t firs
         m->within_bound = r->bound > 0 ? (double)within / n : NAN;
         m->met_true = met ? (double)met_within / (double)met : NAN;
         m->refused = (double)refused / n;
+        m->rounds_mean = m->rounds_max = 0;
+        for (size_t k = first; k < first + count; k++) {
+            double rd = r->rows[k].sets[s].rounds;
+            m->rounds_mean += rd / n;
+            m->rounds_max = rd > m->rounds_max ? rd : m->rounds_max;
+        }
     }
 }
 
