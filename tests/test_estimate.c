@@ -189,6 +189,87 @@ static void test_running_totals(void **state)
     ks_plan_free(&plan);
 }
 
+/* What an interval stands for: the full run's total only for values in
+ * context; the values' own for cold or warmed ones; none for a plan whose
+ * launches were chosen (PKA, Sieve, Photon, GCL-Sampler) or that promises
+ * no bound (random), and none where no simulated value measures a
+ * stratum's spread. */
+static void test_claims(void **state)
+{
+    (void)state;
+    const char *why;
+    ks_plan plan = one_cluster_plan(3, 30);
+    assert_int_equal(ks_interval_claim(&plan, "context", &why), KS_CLAIM_FULL_RUN);
+    assert_int_equal(ks_interval_claim(&plan, NULL, &why), KS_CLAIM_FULL_RUN);
+    assert_int_equal(ks_interval_claim(&plan, "none", &why), KS_CLAIM_VALUES);
+    assert_non_null(strstr(why, "cold"));
+    assert_int_equal(ks_interval_claim(&plan, "since-same:8", &why), KS_CLAIM_VALUES);
+    assert_int_equal(ks_interval_claim(&plan, "unknown", &why), KS_CLAIM_VALUES);
+    static const char *const chooses[] = {"pka", "sieve", "photon", "gcl"};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(plan.method, sizeof plan.method, "%s", chooses[i]);
+        assert_int_equal(ks_interval_claim(&plan, "context", &why), KS_CLAIM_NONE);
+        assert_non_null(strstr(why, "chosen"));
+    }
+    snprintf(plan.method, sizeof plan.method, "random");
+    plan.bound = 0;
+    assert_int_equal(ks_interval_claim(&plan, "context", &why), KS_CLAIM_NONE);
+    assert_non_null(strstr(why, "no error bound"));
+    /* estimate: a chosen plan's rows have no interval, not a zero-width one */
+    snprintf(plan.method, sizeof plan.method, "sieve");
+    ks_results r;
+    ks_results_init(&r);
+    const uint64_t ids[] = {0, 2, 4};
+    const double cyc[] = {900, 1000, 1200};
+    ks_error err;
+    assert_int_equal(ks_results_add(&r, "mem", "gpu_sim_cycle", ids, cyc, 3, &err), KS_OK);
+    ks_estimate_options eo;
+    ks_estimate_options_init(&eo);
+    ks_estimate e;
+    assert_int_equal(ks_estimate_compute(&plan, &r, &eo, &e, &err), KS_OK);
+    assert_int_equal(e.metrics[0].claim, KS_CLAIM_NONE);
+    assert_true(isnan(e.metrics[0].ci_low) && isnan(e.metrics[0].ci_high));
+    assert_int_equal(e.metrics[0].bound_met, -1);
+    assert_true(e.metrics[0].estimate == 10 * 3100);
+    ks_estimate_free(&e);
+    /* a probability plan, values simulated alone: the values' interval */
+    snprintf(plan.method, sizeof plan.method, "stem");
+    plan.bound = 0.05;
+    eo.warmup = "none";
+    assert_int_equal(ks_estimate_compute(&plan, &r, &eo, &e, &err), KS_OK);
+    assert_int_equal(e.metrics[0].claim, KS_CLAIM_VALUES);
+    assert_true(e.metrics[0].ci_low < e.metrics[0].estimate);
+    ks_estimate_free(&e);
+    ks_results_free(&r);
+    ks_plan_free(&plan);
+
+    /* one launch in each of two kernels' single clusters, nothing else:
+     * their spread is measured by no simulated value */
+    ks_plan two = tu_hand_plan("root", ks_z_for_confidence(0.95), (const char *[]){"a", "b"}, 2);
+    two.bound = 0.05;
+    ks_cluster ca = {.group = 0, .path = "0", .size = 10, .mean_ns = 100, .std_ns = 0,
+                     .min_ns = 100, .max_ns = 100, .m = 1};
+    ks_cluster cb = ca;
+    cb.group = 1;
+    assert_int_equal(ks_plan_add_cluster(&two, &ca, NULL, &err), KS_OK);
+    assert_int_equal(ks_plan_add_cluster(&two, &cb, NULL, &err), KS_OK);
+    assert_int_equal(ks_plan_add_sample(&two, 0, 10, 0, &err), KS_OK);
+    assert_int_equal(ks_plan_add_sample(&two, 10, 10, 1, &err), KS_OK);
+    two.input_invocations = 20;
+    ks_results_init(&r);
+    const uint64_t tids[] = {0, 10};
+    const double tv[] = {300, 500};
+    assert_int_equal(ks_results_add(&r, "mem", "cycles", tids, tv, 2, &err), KS_OK);
+    eo.warmup = "context";
+    assert_int_equal(ks_estimate_compute(&two, &r, &eo, &e, &err), KS_OK);
+    assert_true(e.metrics[0].unmeasured == 2);
+    assert_int_equal(e.metrics[0].claim, KS_CLAIM_NONE);
+    assert_non_null(strstr(e.metrics[0].claim_why, "measures"));
+    ks_estimate_free(&e);
+    ks_results_free(&r);
+    ks_plan_free(&two);
+}
+
 /* Reads the log name in the test folder as the results of plan; the read
  * must fail with a format error whose message contains part (NULL: any).
  * Returns the error for more checks. */
@@ -608,7 +689,7 @@ static void test_refine_meets_bound(void **state)
 }
 
 KS_TMPDIR_TEST_MAIN("ks_estimate",
-                    test_generated_log, test_running_totals,
+                    test_generated_log, test_running_totals, test_claims,
                     test_log_refusals,
                     test_results_in_memory,
                     test_real_simlogs,
