@@ -256,7 +256,8 @@ static ks_status score_column(const ks_plan *plan, const ks_profile *p, const ks
                                         &unmeasured, err)
                         : interval(cur, y, est, o, &a, e, &unmeasured, err);
         e->rounds = round;
-        if (st != KS_OK || !can_refine || round >= o->rounds || e->rel_halfwidth <= target)
+        if (st != KS_OK || !can_refine || round >= o->rounds ||
+            (e->rel_halfwidth <= target && !unmeasured))
             break;
         ks_refine_options ro = {.epsilon = target,
                                 .seed = seed * 1000003u + round + 1,
