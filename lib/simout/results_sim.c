@@ -931,8 +931,18 @@ static ks_status read_output(ks_input *in, const char *path, const char *head, s
     if (all_cycles)
         *all_cycles = NAN;
     switch (kind_of(head, len)) {
-    case OUT_CSV:
-        return ks_results_read_csv(in, path, r, err);
+    case OUT_CSV: {
+        ks_status st = ks_results_read_csv(in, path, r, err);
+        /* how its values were simulated, as for a log (--warmup) */
+        if (st == KS_OK && warmup && *warmup && r->source_count && r->source_warmup) {
+            char *w = strdup(warmup);
+            if (!w)
+                return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+            free(r->source_warmup[r->source_count - 1]);
+            r->source_warmup[r->source_count - 1] = w;
+        }
+        return st;
+    }
     case OUT_GETSTATS:
         return read_getstats(in, path, map, opt, warmup, r, err);
     case OUT_MACSIM:
