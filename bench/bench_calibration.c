@@ -8,8 +8,9 @@
  * x estimator x kind of value (launches, mean error, bias, coverage, "met"
  * claimed, "met" true); the intervals of the values only (cold and warmed
  * values), per data set, kind of value and same or other configuration
- * (their coverage of the full run, which ksample does not claim); and the
- * combinations refused, with ksample's reason.  Rows that ksample stands
+ * (their coverage of the full run, which ksample does not claim); the
+ * combinations refused, with ksample's reason; and the refine rounds the
+ * refined designs took.  Rows that ksample stands
  * behind and miss the bars (tests/test_calibration.c) are marked FAILS.
  */
 #include "../tests/calibration.h"
@@ -149,6 +150,24 @@ static void refused(const table *t)
     }
 }
 
+/* Refine rounds of the refined designs (context values): how many it takes
+ * to meet 5 % from the first plan, at most 3. */
+static void rounds(const table *t)
+{
+    printf("| data set | planned from | values of | design | estimator | launches | rounds "
+           "(mean) | rounds (max) | met after them |\n");
+    printf("| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: |\n");
+    for (size_t i = 0; i < t->count; i++) {
+        const kept *k = &t->rows[i];
+        if (!strstr(k->design, "refined") || strcmp(k->values, "context") != 0 ||
+            k->s.claim != KS_CLAIM_FULL_RUN)
+            continue;
+        printf("| %s | %s | %s (%s) | %s | %s | %.1f | %.2f | %.0f | %.1f %% |\n", k->data,
+               k->profile, k->config, k->same ? "same" : "other", k->design, k->estimator,
+               k->s.samples_mean, k->s.rounds_mean, k->s.rounds_max, k->s.met * 100);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -187,6 +206,8 @@ int main(int argc, char **argv)
     values_only(&t);
     printf("\n### Refused (no interval)\n\n");
     refused(&t);
+    printf("\n### Refine rounds (context values, from the first plan to 5 %%, at most 3)\n\n");
+    rounds(&t);
     printf("\n%zu rows of %u seeds: %zu stood behind for the full run's total (%zu of them "
            "below the bars), %zu of the values only, %zu refused; %.1f s CPU\n",
            t.count, seeds, held, fails, vals, none, secs);
