@@ -9,7 +9,8 @@
 # and tests/data/macsim-warmup (see their READMEs).  "alone+pilot" corrects the
 # alone values by one pilot launch per kernel group whose reference is the
 # full run's value (Accel-Sim: an ideal warm-up, costed at the value alone) or
-# the since-same:8 run (MacSim).  Prints one table per data set.
+# the since-same:8 run (MacSim).  Prints one table per data set, then the
+# calibration battery's tables (bench_calibration).
 set -eu
 build=${1:?usage: bench/sim_score.sh BUILD_DIR [SEEDS]}
 seeds=${2:-100}
@@ -75,3 +76,6 @@ done
 # shellcheck disable=SC2086
 "$ks" score "$tmp/m/tr" --plan-from "$tmp/full.csv" --truth "$tmp/full.csv" \
   --alone "$tmp/alone.csv" $warm --methods root --seeds "$seeds" -q
+echo
+echo "== Calibration: every design and estimator, 200 seeds (docs/bench.md, \"Calibration\")"
+"$(cd "$build" && pwd)/bench_calibration" "$root/../shared/data" "$root/tests/data" 200

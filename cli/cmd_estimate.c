@@ -11,21 +11,30 @@
 static void help(void)
 {
     printf("usage: ksample estimate [options] PLAN RESULTS...\n\n"
-           "Estimates the total of every metric the simulator reported for every sampled\n"
-           "launch (sum of weight x value), with a confidence interval from the spread of\n"
-           "the simulated values inside each cluster (stratified variance with the\n"
-           "finite-population correction), and says whether the interval's relative\n"
-           "half-width meets the plan's bound.  Ratios (ipc = gpu_sim_insn / gpu_sim_cycle,\n"
-           "and --ratio) are estimated as ratios of totals with their own interval.\n\n"
+           "Estimates the program's total of each per-launch count the simulator reported\n"
+           "for every sampled launch (sum of weight x value), with a confidence interval\n"
+           "from the spread of the simulated values inside each cluster (stratified\n"
+           "variance with the finite-population correction), and says whether the\n"
+           "interval's relative half-width meets the plan's bound.  Rates (ipc =\n"
+           "gpu_sim_insn / gpu_sim_cycle, miss rates, DRAM reads per cycle, --ratio) are\n"
+           "ratios of two estimated totals with their own interval, never sums.\n\n"
            "RESULTS: Accel-Sim / GPGPU-Sim logs (per-kernel 'name = value' statistics,\n"
-           "matched by kernel_launch_uid; cumulative gpu_tot_* ignored), CSVs with the\n"
-           "header id,<metric>,... (0-based plan ids), or run folders (manifest.json and\n"
-           "jobs/*/sim.log, every job with status 0).\n\n"
+           "matched by kernel_launch_uid; the counters GPGPU-Sim prints as running totals\n"
+           "over the process are differenced within each simulator run, so a launch\n"
+           "gets its own share, warm-up kernels' left out), MacSim logs, get_stats.py\n"
+           "CSVs, CSVs with the header id,<metric>,... (0-based plan ids, per-launch\n"
+           "values), or run folders (manifest.json and jobs/*/sim.log, every job with\n"
+           "status 0).\n\n"
            "options:\n"
            "  --json             print a JSON array, one object per metric: metric,\n"
            "                     estimate, ci_low, ci_high, rel_halfwidth, bound_met\n"
            "  --metric NAME      estimate only this metric (repeatable); it must be\n"
-           "                     reported for every sample\n"
+           "                     reported for every sample; a rate is the ratio of the\n"
+           "                     totals of its parts, one of unknown kind is summed\n"
+           "  --metrics all      every count and rate (default: cycles, instructions, ipc,\n"
+           "                     the cache and DRAM counts and rates, a results CSV's own\n"
+           "                     columns; 15 rows at most); --json prints every one, each\n"
+           "                     with \"default\" saying whether it is a default row\n"
            "  --ratio N=A/B      also estimate the ratio of totals A / B, named N\n"
            "  --epsilon E        the bound to check (default: the plan's)\n"
            "  --pilot WARM       cold-start correction: RESULTS hold every sample simulated\n"
@@ -49,8 +58,11 @@ static void help(void)
            "  --values           print the values read instead, as a results CSV\n"
            "                     (id,<metric>,...: one row per launch, ids ascending), which\n"
            "                     estimate, refine and score read back\n"
-           "  --warmup MODE      how the values of RESULTS files were simulated, to report\n"
-           "                     with them (a run folder's manifest says it itself)\n"
+           "  --warmup MODE      how the values of RESULTS files were simulated (a run\n"
+           "                     folder's manifest says it itself): context (a full run of\n"
+           "                     the program: the intervals are of its total), none (alone,\n"
+           "                     cold) or a run --warmup mode (the intervals are of those\n"
+           "                     values' total, whose warm-up bias they do not contain)\n"
            CLI_RESULTS_HELP
            "  -h, --help         this text\n");
 }
@@ -100,6 +112,20 @@ static void print_json(const ks_estimate *e, ks_single_mode single, const char *
         json_field_exact("ci_low", m->ci_low);
         json_field_exact("ci_high", m->ci_high);
         json_field_exact("rel_halfwidth", m->rel_halfwidth);
+        printf(", \"interval\": ");
+        cli_json_string(m->claim == KS_CLAIM_FULL_RUN ? "full run"
+                        : m->claim == KS_CLAIM_VALUES ? "values"
+                                                      : "none");
+        if (m->claim != KS_CLAIM_FULL_RUN) {
+            printf(", \"interval_note\": ");
+            cli_json_string(m->claim_why);
+        }
+        if (!m->is_ratio && m->variance > 0 && isfinite(m->profile_variance))
+            json_field_exact("variance_beyond_profile",
+                             fmax(0, 1 - m->profile_variance / m->variance));
+        printf(", \"kind\": ");
+        cli_json_string(m->is_ratio ? "rate" : ks_stat_kind_name((ks_stat_kind)m->kind));
+        printf(", \"default\": %s", m->shown ? "true" : "false");
         printf(", \"bound_met\": %s, \"ratio\": %s, \"single_sample_strata\": %zu, "
                "\"single_sample\": \"%s\"",
                m->bound_met < 0 ? "null" : m->bound_met ? "true" : "false",
@@ -113,19 +139,7 @@ static void print_json(const ks_estimate *e, ks_single_mode single, const char *
 
 /* The warm-up mode of the values: every source's, "mixed" when they
  * differ, "unknown" when none says. */
-static const char *warmup_of(const ks_results *r)
-{
-    const char *w = NULL;
-    for (size_t i = 0; i < r->source_count; i++) {
-        const char *s = r->source_warmup && r->source_warmup[i] ? r->source_warmup[i] : "";
-        if (!*s)
-            s = "unknown";
-        if (w && strcmp(w, s) != 0)
-            return "mixed";
-        w = s;
-    }
-    return w ? w : "unknown";
-}
+static const char *warmup_of(const ks_results *r) { return ks_results_warmup(r); }
 
 /* What the auxiliary estimator did, once per estimate (every metric shares
  * the fit groups; the first metric's choices are printed, the others' when
@@ -157,6 +171,48 @@ static void print_estimator(const ks_estimate *e, const char *fit, const char *a
             printf("    ratio refused in %zu group%s: too few samples for its bias to be small\n",
                    m->aux.biased, m->aux.biased == 1 ? "" : "s");
         prev = m;
+    }
+}
+
+/* What the intervals stand for (once per distinct reason), and how much of
+ * the first total's width comes from the values departing from the profile
+ * the plan was sized with. */
+static void print_claims(const ks_plan *plan, const ks_estimate *e)
+{
+    const char *said[8];
+    size_t n_said = 0;
+    bool full = false;
+    for (size_t i = 0; i < e->count; i++) {
+        const ks_metric_estimate *m = &e->metrics[i];
+        if (m->claim == KS_CLAIM_FULL_RUN) {
+            full = true;
+            continue;
+        }
+        bool seen = false;
+        for (size_t k = 0; k < n_said; k++)
+            seen = seen || strcmp(said[k], m->claim_why) == 0;
+        if (seen || n_said == 8)
+            continue;
+        said[n_said++] = m->claim_why;
+        printf("%s: %s\n", m->claim == KS_CLAIM_NONE ? "no interval" : "interval of the values only",
+               m->claim_why);
+    }
+    if (full && !n_said)
+        printf("intervals: of the full run's total (the values were simulated in context)\n");
+    for (size_t i = 0; i < e->count; i++) {
+        const ks_metric_estimate *m = &e->metrics[i];
+        if (m->is_ratio || !(m->variance > 0) || !isfinite(m->profile_variance) ||
+            m->claim == KS_CLAIM_NONE)
+            continue;
+        double share = 1 - m->profile_variance / m->variance;
+        double predicted = m->estimate != 0 ? sqrt(m->profile_variance) / fabs(m->estimate) : 0;
+        if (share > 0.05)
+            printf("%s: %.0f %% of the interval's variance comes from the values spreading "
+                   "beyond the profile's durations in their clusters (spread as the profile "
+                   "does, +-%.3g %% at z; plan %s: refine sizes for what was seen)\n",
+                   m->name, share * 100, predicted * 196,
+                   plan->bound > 0 ? "sized for the profile's" : "with no bound");
+        break;
     }
 }
 
@@ -196,16 +252,37 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
                    : "borrows the profile's coefficient of variation");
     if (e->skipped)
         printf("metrics not reported for every sample, left out: %zu\n", e->skipped);
+    if (e->zero)
+        printf("counts that are 0 at every sample, left out: %zu\n", e->zero);
+    if (e->more)
+        printf("not shown: %zu more counts and rates (--metrics all)\n", e->more);
+    if (e->not_additive)
+        printf("not estimated: %zu rates without their parts, extremes, averages and "
+               "per-channel tables (they do not add up over launches)\n",
+               e->not_additive);
+    if (e->unknown)
+        printf("not estimated: %zu statistics of unknown kind (--metric NAME sums one as a "
+               "per-kernel count)\n",
+               e->unknown);
     print_estimator(e, fit, auxiliary);
-    printf("%-40s %15s %15s %15s %9s  %s\n", "metric", "estimate", "ci_low", "ci_high",
-           "+-rel", "bound");
+    print_claims(plan, e);
+    printf("%-40s %-6s %15s %15s %15s %9s  %s\n", "metric", "kind", "estimate", "ci_low",
+           "ci_high", "+-rel", "bound");
     size_t corrected = 0;
     for (size_t i = 0; i < e->count; i++) {
         const ks_metric_estimate *m = &e->metrics[i];
-        printf("%-40s %15.6g %15.6g %15.6g %8.3f%%  %s%s\n", m->name, m->estimate, m->ci_low,
+        if (m->claim == KS_CLAIM_NONE) {
+            printf("%-40s %-6s %15.6g %15s %15s %9s  %s\n", m->name,
+                   m->is_ratio ? "rate" : m->kind_assumed ? "?" : "count", m->estimate, "-",
+                   "-", "-", "no interval");
+            continue;
+        }
+        printf("%-40s %-6s %15.6g %15.6g %15.6g %8.3f%%  %s%s%s\n", m->name,
+               m->is_ratio ? "rate" : m->kind_assumed ? "?" : "count", m->estimate, m->ci_low,
                m->ci_high, m->rel_halfwidth * 100,
                m->bound_met < 0 ? "-" : m->bound_met ? "met" : "NOT met",
-               m->pilot ? "  (pilot-corrected)" : "");
+               m->pilot ? "  (pilot-corrected)" : "",
+               m->kind_assumed ? "  (kind unknown: summed as a per-kernel count)" : "");
         if (m->pilot && !corrected++)
             printf("  corrected for cold start by a pilot of %zu launches: warm / cold = %.4g "
                    "pooled\n",
@@ -314,6 +391,13 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
         aux = (ks_auxiliary){x, total};
         a->eo->aux = &aux;
     }
+    /* what the intervals stand for: the warm-up the values were simulated
+     * with; a whole program simulated (--uid-base) is in context */
+    const char *warmup = warmup_of(r);
+    if (strcmp(warmup, "unknown") == 0 && a->cr->read.uid_mode == KS_UID_BASE)
+        warmup = "context";
+    a->eo->warmup = warmup;
+    a->eo->profile = a->cr->profile;
     ks_estimate e;
     ks_status st = ks_estimate_compute(plan, r, a->eo, &e, &err);
     ks_results_free(&pilot);
@@ -338,7 +422,8 @@ int cmd_estimate(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},          {"metric", required_argument, NULL, 'm'},
         {"ratio", required_argument, NULL, 'r'},   {"epsilon", required_argument, NULL, 'e'},
         {"pilot", required_argument, NULL, 'p'},   {"warmup", required_argument, NULL, 'w'},
-        {"values", no_argument, NULL, 'v'},        CLI_ESTIMATOR_LONG_OPTIONS,
+        {"values", no_argument, NULL, 'v'},        {"metrics", required_argument, NULL, 'a'},
+        CLI_ESTIMATOR_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},          CLI_RESULTS_LONG_OPTIONS,
         {NULL, 0, NULL, 0}};
     cli_results cr;
@@ -366,13 +451,22 @@ int cmd_estimate(int argc, char **argv)
         case 'p':
             pilot = optarg;
             break;
+        case 'a':
+            if (strcmp(optarg, "all") == 0)
+                eo.all = 1;
+            else if (strcmp(optarg, "default") != 0)
+                rc = cli_usage_error("estimate", "--metrics is all or default, got '%s'",
+                                     optarg);
+            break;
         case 'v':
             values = true;
             break;
         case 'w': {
             ks_error werr;
             ks_error_clear(&werr);
-            if (ks_warmup_parse(optarg, &warmup, &werr) != KS_OK)
+            if (strcmp(optarg, "context") == 0) /* values of a full run */
+                snprintf(warmup_text, sizeof warmup_text, "context");
+            else if (ks_warmup_parse(optarg, &warmup, &werr) != KS_OK)
                 rc = cli_usage_error("estimate", "--warmup: %s", werr.message);
             else
                 ks_warmup_format(&warmup, warmup_text, sizeof warmup_text);
@@ -394,6 +488,8 @@ int cmd_estimate(int argc, char **argv)
         rc = cli_usage_error("estimate", "expected a plan and at least one results file");
     eo.metrics = metrics;
     eo.ratios = ratios;
+    if (json)
+        eo.all = 1; /* every row, each saying whether it is a default one */
     if (warmup_text[0])
         cr.read.warmup = warmup_text;
     bool run_folder = false;

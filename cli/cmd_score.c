@@ -42,7 +42,9 @@ static void help(void)
         "  --alone SRC        every launch simulated alone\n"
         "  --warm NAME=SRC    every launch simulated after a warm-up (only the last\n"
         "                     kernel of each simulator run is the launch's value; where\n"
-        "                     a launch has none, its alone value counts; repeatable)\n"
+        "                     a launch has none, its alone value counts; repeatable); SRC\n"
+        "                     must give each run's cost, warm-up included (a log or run\n"
+        "                     folder, or a CSV with run_cycles)\n"
         "  --metric M         the value (default gpu_sim_cycle, else cycles)\n"
         "  --plan-metric M    the --plan-from source's value (default: as --metric)\n"
         "  --config C         get_stats.py CSV: the configuration column (for SRCs that\n"
@@ -68,8 +70,11 @@ static void help(void)
         "  --json             print the summary as JSON: truth, and per method its\n"
         "                     bound, plans and per set of values (and estimator)\n"
         "                     launches_mean, launches_max, pilot_mean, speedup_hmean,\n"
-        "                     error_mean, error_signed_mean, error_max, coverage,\n"
-        "                     within_bound, met, halfwidth_mean\n"
+        "                     error_mean, error_signed_mean, error_max, coverage (of\n"
+        "                     the plans given an interval), within_bound, met,\n"
+        "                     met_true (of those saying met, within the bound),\n"
+        "                     halfwidth_mean, refused, rounds_mean, interval (what it\n"
+        "                     stands for: full run, values, none)\n"
         "  -q, --quiet        no progress on stderr\n"
         "  -h, --help         this text\n"
         CLI_INPUT_HELP);
@@ -298,8 +303,10 @@ static void print_summary(const ks_score_result *res, size_t count, const column
     printf("%9s %7s %9s %10s %10s %10s %9s %8s", "launches", "pilot", "speedup", "err mean",
            "err bias", "err max", "covered", "in bound");
     if (cols->est_count || rounds)
-        printf(" %8s %8s", "+-mean", "met");
-    printf("\n");
+        printf(" %8s %8s %9s", "+-mean", "met", "met true");
+    if (rounds)
+        printf(" %6s", "rounds");
+    printf("  %s\n", "interval");
     for (size_t k = 0; k < count; k++)
         for (size_t s = 0; s < column_count(cols); s++) {
             const ks_score_summary *m = &res[k].summary[s];
@@ -313,9 +320,18 @@ static void print_summary(const ks_score_result *res, size_t count, const column
                 printf("%8s", "-");
             else
                 printf("%7.0f%%", m->within_bound * 100);
-            if (cols->est_count || rounds)
+            if (cols->est_count || rounds) {
                 printf(" %7.2f%% %7.0f%%", m->halfwidth_mean * 100, m->met * 100);
-            printf("\n");
+                if (isnan(m->met_true))
+                    printf(" %9s", "-");
+                else
+                    printf(" %8.0f%%", m->met_true * 100);
+            }
+            if (rounds)
+                printf(" %6.2f", m->rounds_mean);
+            printf("  %s\n", m->claim == KS_CLAIM_FULL_RUN ? "full run"
+                              : m->claim == KS_CLAIM_VALUES ? "values only"
+                                                            : "none");
         }
     printf("\n%zu plans per method; bound %s; speedup = full-run cycles / cycles simulated "
            "(warm-up and pilot included), harmonic mean\n",
@@ -350,7 +366,14 @@ static void print_json(const ks_score_result *res, size_t count, const columns *
             cli_json_field("coverage", m->coverage);
             cli_json_field("within_bound", m->within_bound);
             cli_json_field("met", m->met);
+            cli_json_field("met_true", m->met_true);
             cli_json_field("halfwidth_mean", m->halfwidth_mean);
+            cli_json_field("refused", m->refused);
+            cli_json_field("rounds_mean", m->rounds_mean);
+            printf(", \"interval\": ");
+            cli_json_string(m->claim == KS_CLAIM_FULL_RUN ? "full run"
+                            : m->claim == KS_CLAIM_VALUES ? "values"
+                                                          : "none");
             printf("}");
         }
         printf("]}");
@@ -389,8 +412,21 @@ static int run(ks_profile *p, const char *traces, const ks_params *pa, score_opt
     }
     if (!rc && o->alone.path)
         rc = read_values(&o->alone, traces, n, o, o->metric, false);
-    for (int w = 0; !rc && w < o->warm_count; w++)
+    for (int w = 0; !rc && w < o->warm_count; w++) {
         rc = read_values(&o->warm[w], traces, n, o, o->metric, true);
+        /* a warm value's cost is its whole run, warm-up included: without it
+         * the warm-up would count as free (root's speedup 22.9x instead of
+         * 5.1x) */
+        if (!rc && !o->warm[w].cost) {
+            fprintf(stderr,
+                    "ksample score: --warm %s: %s gives no run_cycles (what each launch's "
+                    "simulator run cost, warm-up included), so its speedup would count the "
+                    "warm-up as free: give the run folder or log it came from, or a CSV "
+                    "id,<metric>,run_cycles\n",
+                    o->warm[w].name, o->warm[w].path);
+            rc = KS_ERR_USAGE;
+        }
+    }
     if (rc)
         return rc;
     double truth = 0;
@@ -399,17 +435,19 @@ static int run(ks_profile *p, const char *traces, const ks_params *pa, score_opt
     ks_score_set sets[3 + MAX_WARM];
     ks_score_pilot pilot = {0};
     size_t set_count = 0;
-    sets[set_count++] = (ks_score_set){"context", o->truth.value, NULL, NULL, NULL, NULL};
+    sets[set_count++] =
+        (ks_score_set){"context", o->truth.value, NULL, NULL, NULL, NULL, "context"};
     if (o->alone.path)
         sets[set_count++] =
-            (ks_score_set){"alone", o->alone.value, NULL, o->alone.cost, NULL, NULL};
+            (ks_score_set){"alone", o->alone.value, NULL, o->alone.cost, NULL, NULL, "none"};
     for (int w = 0; w < o->warm_count; w++)
         sets[set_count++] = (ks_score_set){o->warm[w].name,
                                            o->warm[w].value,
                                            o->alone.path ? o->alone.value : NULL,
                                            o->warm[w].cost,
                                            o->alone.path ? o->alone.value : NULL,
-                                           NULL};
+                                           NULL,
+                                           o->warm[w].name};
     if (o->pilot) {
         if (!o->alone.path)
             return cli_usage_error("score", "--pilot corrects the alone values: give --alone");
@@ -420,9 +458,9 @@ static int run(ks_profile *p, const char *traces, const ks_params *pa, score_opt
         if (!ref)
             return cli_usage_error("score", "--pilot-ref %s is not a set of values here",
                                    o->pilot_ref);
-        pilot = (ks_score_pilot){(size_t)o->pilot, ref->value, ref->cost};
-        sets[set_count++] =
-            (ks_score_set){"alone+pilot", o->alone.value, NULL, o->alone.cost, NULL, &pilot};
+        pilot = (ks_score_pilot){(size_t)o->pilot, ref->value, ref->cost, ref->warmup};
+        sets[set_count++] = (ks_score_set){"alone+pilot", o->alone.value, NULL, o->alone.cost,
+                                           NULL,          &pilot,         "none"};
     }
     ks_score_options so;
     ks_score_options_init(&so);

@@ -1,7 +1,7 @@
 /* fuzz_getstats.c - the get_stats.py CSV parser on arbitrary bytes, line
  * by line as ks_results_read feeds it, and the regex -> metric name rule on
  * every section title it meets: refuse or parse, never crash. */
-#include "estimate.h"
+#include "simout.h"
 
 #include <stdint.h>
 #include <stdlib.h>

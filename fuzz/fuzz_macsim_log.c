@@ -2,7 +2,7 @@
  * line parser on arbitrary bytes, line by line as ks_results_read feeds
  * them: refuse or parse, never crash.  Every kernel handed on must end
  * after it starts and lie inside its run. */
-#include "estimate.h"
+#include "simout.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * as ks_results_read feeds it: refuse or parse, never crash; every value it
  * hands on is a finite non-negative number (the strict rule), and each
  * block's kernel name and per-uid dimensions are readable. */
-#include "estimate.h"
+#include "simout.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -588,6 +588,10 @@ typedef struct ks_method {
     ks_status (*model_save)(const void *model, const char *path, ks_error *err);
     ks_status (*model_load)(const char *path, const ks_method_input *in, void **model,
                             ks_error *err);
+    /* 1: the method chooses its launches (one representative per cluster),
+     * it does not draw them at random: its plans' estimates have no
+     * sampling interval (estimate prints none) */
+    int chooses;
 } ks_method;
 
 /* A method's own parameters in its ks_method: the table and its struct. */
@@ -762,7 +766,8 @@ typedef struct ks_estimate_row {
 } ks_estimate_row;
 
 /* Reads the JSON list `ksample estimate --json` prints: objects with keys
- * metric, estimate, ci_low, ci_high, rel_halfwidth, bound_met. */
+ * metric, estimate, ci_low, ci_high, rel_halfwidth, bound_met; those whose
+ * "default" is false (not rows estimate shows by default) are left out. */
 ks_status ks_estimate_rows_read(const char *path, ks_estimate_row **rows, size_t *count,
                                 ks_error *err);
 
@@ -1106,6 +1111,35 @@ const ks_exporter *ks_exporter_find(const char *name);
 
 /* ------------------------------------- simulator results and the estimate */
 
+/* What kind of number a simulator statistic is (lib/simout/stat_kind.c):
+ * only per-launch values add up over launches. */
+typedef enum ks_stat_kind {
+    KS_STAT_UNKNOWN = 0, /* not known: read, estimated only when named */
+    KS_STAT_COUNT = 1,   /* a per-kernel count: summed */
+    KS_STAT_RUNNING = 2, /* a running total over the simulator process: a
+                          * launch's value is its difference from the
+                          * kernel before it in the same process (the
+                          * results hold the differences) */
+    KS_STAT_RATE = 3,    /* a ratio or rate: never summed; the ratio of two
+                          * estimated totals where its parts are known */
+    KS_STAT_OTHER = 4    /* known not to add up: extremes, averages,
+                          * attributes, per-channel tables */
+} ks_stat_kind;
+
+typedef struct ks_stat_info {
+    ks_stat_kind kind;
+    const char *numerator, *denominator; /* a rate's parts (NULL: unknown) */
+    unsigned shown; /* its row in estimate's default output (1..), 0: not shown */
+} ks_stat_info;
+
+/* The kind of a statistic by its name (GPGPU-Sim / Accel-Sim, MacSim,
+ * get_stats.py, and the rates estimate derives: ipc, dram_reads_per_cycle). */
+ks_stat_info ks_stat_info_of(const char *name);
+/* The names estimate shows by default, in order (NULL-terminated). */
+const char *const *ks_stat_shown(void);
+/* "count", "running total", "rate", "not additive", "unknown". */
+const char *ks_stat_kind_name(ks_stat_kind k);
+
 /* Values of metrics per plan id, gathered from simulator logs, CSVs and run
  * folders: values[metric][row], NAN where a source did not report a metric
  * for that launch. */
@@ -1113,6 +1147,12 @@ typedef struct ks_results {
     size_t metric_count, metric_capacity;
     char **metrics;
     double **values;
+    /* per metric, what kind of number it is as read (ks_stat_kind): the
+     * statistic's kind by name; a column of a results CSV or of values
+     * given in memory whose name is not known is a per-launch count, as
+     * those formats declare; a running total whose differences fell below
+     * 0 in a log (not a running total there) is unknown */
+    unsigned char *kinds;
     size_t row_count, row_capacity;
     uint64_t *ids;       /* plan ids (0-based launch order) */
     uint32_t *source;    /* index into sources: where each row came from */
@@ -1197,6 +1237,9 @@ typedef enum ks_results_kind {
     KS_RESULTS_RUN_FOLDER
 } ks_results_kind;
 ks_results_kind ks_results_detect(const char *path, ks_error *err);
+/* How the values were simulated: every source's warm-up mode ("none",
+ * "self", ...), "mixed" when they differ, "unknown" when none says. */
+const char *ks_results_warmup(const ks_results *r);
 /* Index of a metric, or -1; row of a plan id, or -1. */
 long ks_results_metric(const ks_results *r, const char *name);
 long ks_results_row(const ks_results *r, uint64_t id);
@@ -1237,6 +1280,7 @@ ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const dou
  * variance adds the ratios' own uncertainty. */
 typedef struct ks_pilot_estimate {
     double estimate, variance, df;
+    size_t unmeasured;     /* strata whose spread no simulated value measures */
     double ratio;          /* pooled warm / cold over the pilot */
     double ratio_rel_sd;   /* spread of the per-launch ratios (relative) */
     size_t pilot;          /* pilot launches */
@@ -1284,6 +1328,7 @@ typedef struct ks_auxiliary {
 typedef struct ks_aux_estimate {
     double estimate, variance, df;
     size_t single_strata;
+    size_t unmeasured;    /* strata whose spread no simulated value measures */
     size_t fits;          /* fit groups */
     size_t ratio, regression, plain; /* fit groups estimated each way */
     size_t unstable;      /* fit groups whose y did not follow x (their ratio
@@ -1328,6 +1373,36 @@ ks_status ks_plan_pilot_corrected_aux(const ks_plan *plan, const double *y, cons
                                       ks_estimator_fit fit, ks_single_mode single,
                                       ks_pilot_estimate *out, ks_aux_estimate *aux_out,
                                       ks_error *err);
+/* What an estimate's interval stands for (lib/estimate/claim.c). */
+typedef enum ks_claim {
+    KS_CLAIM_FULL_RUN = 0, /* the full run's total: values of a whole-program
+                            * simulation ("context"), or corrected by a pilot
+                            * whose reference is */
+    KS_CLAIM_VALUES = 1,   /* the total of the values as simulated only: cold
+                            * (alone) or warmed values, whose bias against a
+                            * full run the interval does not contain */
+    KS_CLAIM_NONE = 2      /* no interval: the plan's launches were chosen, not
+                            * drawn at random */
+} ks_claim;
+/* warmup: how the values were simulated ("context", "none", a warm-up mode,
+ * "unknown"; NULL: "context"); *why (may be NULL) says why when not
+ * KS_CLAIM_FULL_RUN. */
+ks_claim ks_interval_claim(const ks_plan *plan, const char *warmup, const char **why);
+
+/* Whether a pooled plan's (root --pool) interval stands: every pool of
+ * several kernels has samples of two or more of them, whose values follow
+ * the profile alike (their ratios sum y / sum x within 10 % of each other);
+ * p: the plan's profile (NULL: it does not stand); y at the plan's samples.
+ * *holds is true for a plan without pools; why says why not. */
+ks_status ks_pool_check(const ks_plan *plan, const ks_profile *p, const double *y, bool *holds,
+                        char *why, size_t why_size, ks_error *err);
+
+/* Whether an interval from values y at the plan's samples stands beside
+ * its claim: ks_pool_check, and no kernel the profile gives one value for
+ * every launch of while its simulated values differ. */
+ks_status ks_interval_check(const ks_plan *plan, const ks_profile *p, const double *y,
+                            bool *holds, char *why, size_t why_size, ks_error *err);
+
 /* Quantile p of Student's t with df degrees of freedom (the normal's for
  * df = INFINITY): intervals use t at the variance's degrees of freedom, so
  * that a plan of few samples per cluster is not promised 95 % it does not
@@ -1336,7 +1411,10 @@ double ks_student_t_quantile(double p, double df);
 
 typedef struct ks_metric_estimate {
     char name[160];
-    int is_ratio;
+    int is_ratio;       /* a rate: the ratio of two estimated totals */
+    int kind;           /* ks_stat_kind of the metric (a rate's: KS_STAT_RATE) */
+    int shown;          /* one of the rows estimate prints by default */
+    int kind_assumed;   /* of unknown kind, summed because it was asked for by name */
     double estimate, variance, ci_low, ci_high, rel_halfwidth;
     double df;     /* of the variance; INFINITY: the normal quantile */
     int bound_met; /* 1, 0, or -1 when there is no bound */
@@ -1345,15 +1423,33 @@ typedef struct ks_metric_estimate {
     double pilot_ratio; /* the pilot's pooled warm / cold */
     int estimator;      /* the ks_estimator asked for (plain for ratios of totals) */
     ks_aux_estimate aux; /* what it did, when not plain */
+    double profile_variance; /* the variance had the values spread in each
+                              * stratum as the profile does (what the plan
+                              * predicted); the rest of `variance` comes from
+                              * their disagreeing with it (totals; NAN for rates) */
+    size_t unmeasured;  /* strata whose spread no simulated value measures:
+                         * then there is no interval (ci_low, ci_high NAN) */
+    int claim;          /* ks_claim: what the interval stands for (the caller's
+                         * warm-up is estimate_options.warmup) */
+    char claim_why[320]; /* why, when not KS_CLAIM_FULL_RUN */
 } ks_metric_estimate;
 
 typedef struct ks_estimate_options {
     ks_single_mode single;
     double epsilon;            /* 0: the plan's bound */
-    size_t metric_count;       /* 0: every metric reported for every sample */
+    /* the metrics: those named (metric_count > 0: a count, a running total,
+     * a rate whose parts are there, or, named, one of unknown kind, summed;
+     * a rate without parts and what does not add up are refused), else
+     * every one (all: each count and running total reported for every
+     * sample, each rate whose parts are, ipc and the DRAM rates derived),
+     * else the default rows (ks_stat_shown(): cycles, instructions, ipc,
+     * the cache and DRAM counts and rates, then the per-launch counts of
+     * results CSVs and of values given in memory, 15 rows at most; counts
+     * that are 0 at every sample left out) */
+    size_t metric_count;
     const char *const *metrics;
-    size_t ratio_count;        /* NAME=NUM/DEN; IPC is added when both
-                                * gpu_sim_insn and gpu_sim_cycle are there */
+    int all;
+    size_t ratio_count;        /* NAME=NUM/DEN, each a rate of two totals */
     const char *const *ratios;
     /* warm values of some sampled launches whose values in the results are
      * cold (alone): each metric the pilot has for two or more samples is
@@ -1364,6 +1460,12 @@ typedef struct ks_estimate_options {
     ks_estimator estimator;
     ks_estimator_fit fit;
     const ks_auxiliary *aux;
+    /* how the values were simulated ("context", "none", a warm-up mode,
+     * "unknown"; NULL: "context"), for each row's claim (ks_interval_claim) */
+    const char *warmup;
+    /* the plan's profile (may be NULL): a pooled plan's interval is checked
+     * against it (ks_pool_check) */
+    const ks_profile *profile;
 } ks_estimate_options;
 
 typedef struct ks_estimate {
@@ -1371,6 +1473,12 @@ typedef struct ks_estimate {
     ks_metric_estimate *metrics;
     double z, bound;
     size_t skipped; /* metrics not reported for every sample (not asked for) */
+    size_t not_additive; /* rates without parts and statistics that do not add
+                          * up (never estimated) */
+    size_t unknown;      /* statistics of unknown kind (estimated only when named) */
+    size_t zero;         /* default rows left out: 0 at every sample */
+    size_t more;         /* other estimable metrics not in the default rows
+                          * (all = 1 shows them) */
 } ks_estimate;
 
 void ks_estimate_options_init(ks_estimate_options *o);
@@ -1389,6 +1497,7 @@ typedef struct ks_score_pilot {
     size_t per_group;          /* pilot launches per kernel group, from the plan's samples */
     const double *reference;   /* per launch: the warm value the pilot measures */
     const double *reference_cost; /* per launch: cycles to measure it (NULL: the value) */
+    const char *reference_warmup; /* how the reference was simulated (NULL: "context") */
 } ks_score_pilot;
 
 typedef struct ks_score_set {
@@ -1399,6 +1508,9 @@ typedef struct ks_score_set {
                                 * included (NULL: the value itself) */
     const double *fallback_cost;
     const ks_score_pilot *pilot; /* not NULL: the set corrected by a pilot */
+    const char *warmup;        /* how the values were simulated: "context" (in a full
+                                * run), "none" (alone), a warm-up mode (NULL:
+                                * "context"); what ks_interval_claim judges */
 } ks_score_set;
 
 typedef struct ks_score_options {
@@ -1433,6 +1545,8 @@ typedef struct ks_score_estimate {
     unsigned rounds; /* refine rounds taken */
     int met;        /* the interval's relative half-width is within the bound */
     double rel_halfwidth;
+    int claim;      /* ks_claim: what the interval stands for */
+    char claim_why[320];
 } ks_score_estimate;
 
 typedef struct ks_score_row {
@@ -1450,6 +1564,13 @@ typedef struct ks_score_summary {
     double error_mean, error_signed_mean, error_max; /* relative */
     double coverage;             /* plans whose interval holds the truth */
     double within_bound;         /* plans whose error is within their bound; NAN: no bound */
+    double met_true;             /* of the plans whose interval says the bound is met,
+                                  * those whose error is within it; NAN: none says so */
+    int claim;                   /* ks_claim of the column's intervals: the most
+                                  * cautious of its plans' (none, then values) */
+    double refused;              /* plans given no interval (KS_CLAIM_NONE) */
+    double rounds_mean, rounds_max; /* refine rounds taken */
+    char claim_why[320];         /* why, when not KS_CLAIM_FULL_RUN */
 } ks_score_summary;
 
 typedef struct ks_score_result {

@@ -94,7 +94,7 @@ SIM_CMD="sh $T/standin-accelsim.sh {kernelslist} {outdir} $FAIL_FILE $T/fail $T/
         echo "$id,$cycles,$((3 * cycles + n))"
     done <"$T/ids.txt"
 } >"$T/values.csv"
-"$KS" estimate "$T/plan.json" "$T/values.csv" --json >"$T/direct.json" 2>"$T/err" ||
+"$KS" estimate "$T/plan.json" "$T/values.csv" --warmup none --json >"$T/direct.json" 2>"$T/err" ||
     bad "estimate of values.csv: $(cat "$T/err")"
 grep -q '"metric": "gpu_sim_cycle", .*"estimate": [1-9]' "$T/direct.json" || bad "no cycle estimate: $(cat "$T/direct.json")"
 
@@ -143,14 +143,14 @@ check_run() {
     check_estimate "$engine" "$rd"
 }
 
-# ksample estimate PLAN RUNDIR --json equals the estimate of values.csv (but
-# for the warm-up mode: a run folder records "none", a CSV says nothing; and
-# for run_cycles, which a run folder of one launch per job adds)
+# ksample estimate PLAN RUNDIR --json equals the estimate of values.csv given
+# with --warmup none (a run folder records "none"; and but for run_cycles,
+# which a run folder of one launch per job adds)
 check_estimate() {
     "$KS" estimate "$T/plan.json" "$2" --json 2>"$T/err" | sed 's/"warmup": "none", //' |
         grep -v '"metric": "run_cycles"' >"$T/est" ||
         bad "$1: estimate: $(cat "$T/err")"
-    sed 's/"warmup": "unknown", //' "$T/direct.json" >"$T/direct-values.json"
+    sed 's/"warmup": "none", //' "$T/direct.json" >"$T/direct-values.json"
     cmp -s "$T/est" "$T/direct-values.json" ||
         bad "$1: estimate of the run folder differs from that of the values: $(diff "$T/est" "$T/direct-values.json" | head -5 | cut -c1-200)"
 }

@@ -124,6 +124,152 @@ static void test_generated_log(void **state)
     ks_plan_free(&plan);
 }
 
+/* GPGPU-Sim's running totals become each kernel's own share (the difference
+ * from the kernel before it; unchanged where a block does not print one),
+ * a "running total" that falls is of unknown kind, and rates are never
+ * summed: the default rows are counts and ratios of totals. */
+static void test_running_totals(void **state)
+{
+    (void)state;
+    ks_plan plan = one_cluster_plan(4, 40);
+    FILE *f = fopen(in_dir("run.log"), "w");
+    fprintf(f, "GPGPU-Sim Simulator Version 4.2.0\n");
+    const double l1[] = {100, 250, NAN, 400}, l2[] = {10, 5, 7, 9};
+    for (int k = 0; k < 4; k++) {
+        char uid[8];
+        snprintf(uid, sizeof uid, "%d", k + 1);
+        sim_block(f, "_Z1kPf", uid, 1000 + 100 * k, 5000, 0);
+        if (!isnan(l1[k]))
+            fprintf(f, "\tL1D_total_cache_accesses = %.0f\n", l1[k]);
+        fprintf(f, "L2_total_cache_misses = %.0f\n", l2[k]);
+    }
+    fclose(f);
+    ks_results r;
+    ks_results_init(&r);
+    ks_results_options o;
+    ks_results_options_init(&o);
+    ks_error err;
+    assert_int_equal(ks_results_read(in_dir("run.log"), &plan, &o, &r, &err), KS_OK);
+    long m = ks_results_metric(&r, "L1D_total_cache_accesses");
+    long d = ks_results_metric(&r, "total_dram_reads");
+    long fell = ks_results_metric(&r, "L2_total_cache_misses");
+    assert_true(m >= 0 && d >= 0 && fell >= 0);
+    assert_int_equal(r.kinds[m], KS_STAT_RUNNING);
+    const double want[] = {100, 150, 0, 150}, dram[] = {56, 0, 0, 0};
+    for (int k = 0; k < 4; k++) {
+        long row = ks_results_row(&r, (uint64_t)(2 * k));
+        assert_true(r.values[m][row] == want[k]);
+        assert_true(r.values[d][row] == dram[k]);
+    }
+    assert_int_equal(r.kinds[fell], KS_STAT_UNKNOWN);
+    assert_int_equal(r.kinds[ks_results_metric(&r, "gpu_ipc")], KS_STAT_RATE);
+    assert_int_equal(r.kinds[ks_results_metric(&r, "L2_BW")], KS_STAT_RATE);
+    ks_estimate_options eo;
+    ks_estimate_options_init(&eo);
+    ks_estimate e;
+    assert_int_equal(ks_estimate_compute(&plan, &r, &eo, &e, &err), KS_OK);
+    for (size_t i = 0; i < e.count; i++) {
+        assert_string_not_equal(e.metrics[i].name, "gpu_ipc");
+        assert_string_not_equal(e.metrics[i].name, "L2_total_cache_misses");
+        if (strcmp(e.metrics[i].name, "L1D_total_cache_accesses") == 0)
+            assert_true(e.metrics[i].estimate == 10 * 400);
+        if (strcmp(e.metrics[i].name, "ipc") == 0)
+            assert_true(fabs(e.metrics[i].estimate - 20000.0 / 4600) < 1e-12);
+    }
+    assert_true(e.unknown == 1 && e.not_additive >= 2);
+    ks_estimate_free(&e);
+    /* asked for by name, the unknown one is summed, and says so */
+    const char *named[] = {"L2_total_cache_misses"};
+    eo.metrics = named;
+    eo.metric_count = 1;
+    assert_int_equal(ks_estimate_compute(&plan, &r, &eo, &e, &err), KS_OK);
+    assert_true(e.count == 1 && e.metrics[0].kind_assumed);
+    ks_estimate_free(&e);
+    ks_results_free(&r);
+    ks_plan_free(&plan);
+}
+
+/* What an interval stands for: the full run's total only for values in
+ * context; the values' own for cold or warmed ones; none for a plan whose
+ * launches were chosen (PKA, Sieve, Photon, GCL-Sampler) or that promises
+ * no bound (random), and none where no simulated value measures a
+ * stratum's spread. */
+static void test_claims(void **state)
+{
+    (void)state;
+    const char *why;
+    ks_plan plan = one_cluster_plan(3, 30);
+    assert_int_equal(ks_interval_claim(&plan, "context", &why), KS_CLAIM_FULL_RUN);
+    assert_int_equal(ks_interval_claim(&plan, NULL, &why), KS_CLAIM_FULL_RUN);
+    assert_int_equal(ks_interval_claim(&plan, "none", &why), KS_CLAIM_VALUES);
+    assert_non_null(strstr(why, "cold"));
+    assert_int_equal(ks_interval_claim(&plan, "since-same:8", &why), KS_CLAIM_VALUES);
+    assert_int_equal(ks_interval_claim(&plan, "unknown", &why), KS_CLAIM_VALUES);
+    static const char *const chooses[] = {"pka", "sieve", "photon", "gcl"};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(plan.method, sizeof plan.method, "%s", chooses[i]);
+        assert_int_equal(ks_interval_claim(&plan, "context", &why), KS_CLAIM_NONE);
+        assert_non_null(strstr(why, "chosen"));
+    }
+    snprintf(plan.method, sizeof plan.method, "random");
+    plan.bound = 0;
+    assert_int_equal(ks_interval_claim(&plan, "context", &why), KS_CLAIM_NONE);
+    assert_non_null(strstr(why, "no error bound"));
+    /* estimate: a chosen plan's rows have no interval, not a zero-width one */
+    snprintf(plan.method, sizeof plan.method, "sieve");
+    ks_results r;
+    ks_results_init(&r);
+    const uint64_t ids[] = {0, 2, 4};
+    const double cyc[] = {900, 1000, 1200};
+    ks_error err;
+    assert_int_equal(ks_results_add(&r, "mem", "gpu_sim_cycle", ids, cyc, 3, &err), KS_OK);
+    ks_estimate_options eo;
+    ks_estimate_options_init(&eo);
+    ks_estimate e;
+    assert_int_equal(ks_estimate_compute(&plan, &r, &eo, &e, &err), KS_OK);
+    assert_int_equal(e.metrics[0].claim, KS_CLAIM_NONE);
+    assert_true(isnan(e.metrics[0].ci_low) && isnan(e.metrics[0].ci_high));
+    assert_int_equal(e.metrics[0].bound_met, -1);
+    assert_true(e.metrics[0].estimate == 10 * 3100);
+    ks_estimate_free(&e);
+    /* a probability plan, values simulated alone: the values' interval */
+    snprintf(plan.method, sizeof plan.method, "stem");
+    plan.bound = 0.05;
+    eo.warmup = "none";
+    assert_int_equal(ks_estimate_compute(&plan, &r, &eo, &e, &err), KS_OK);
+    assert_int_equal(e.metrics[0].claim, KS_CLAIM_VALUES);
+    assert_true(e.metrics[0].ci_low < e.metrics[0].estimate);
+    ks_estimate_free(&e);
+    ks_results_free(&r);
+    ks_plan_free(&plan);
+
+    /* one launch in each of two kernels' single clusters, nothing else:
+     * their spread is measured by no simulated value */
+    ks_plan two = tu_hand_plan("root", ks_z_for_confidence(0.95), (const char *[]){"a", "b"}, 2);
+    two.bound = 0.05;
+    ks_cluster ca = {.group = 0, .path = "0", .size = 10, .mean_ns = 100, .std_ns = 0,
+                     .min_ns = 100, .max_ns = 100, .m = 1};
+    ks_cluster cb = ca;
+    cb.group = 1;
+    assert_int_equal(ks_plan_add_cluster(&two, &ca, NULL, &err), KS_OK);
+    assert_int_equal(ks_plan_add_cluster(&two, &cb, NULL, &err), KS_OK);
+    assert_int_equal(ks_plan_add_sample(&two, 0, 10, 0, &err), KS_OK);
+    assert_int_equal(ks_plan_add_sample(&two, 10, 10, 1, &err), KS_OK);
+    two.input_invocations = 20;
+    ks_results_init(&r);
+    const uint64_t tids[] = {0, 10};
+    const double tv[] = {300, 500};
+    assert_int_equal(ks_results_add(&r, "mem", "cycles", tids, tv, 2, &err), KS_OK);
+    eo.warmup = "context";
+    assert_int_equal(ks_estimate_compute(&two, &r, &eo, &e, &err), KS_OK);
+    assert_true(e.metrics[0].unmeasured == 2);
+    assert_int_equal(e.metrics[0].claim, KS_CLAIM_NONE);
+    assert_non_null(strstr(e.metrics[0].claim_why, "measures"));
+    ks_estimate_free(&e);
+    ks_results_free(&r);
+    ks_plan_free(&two);
+}
+
 /* Reads the log name in the test folder as the results of plan; the read
  * must fail with a format error whose message contains part (NULL: any).
  * Returns the error for more checks. */
@@ -335,16 +481,21 @@ static void test_variance_known_answer(void **state)
     assert_int_equal(single, 1);
     double v0 = 100 * (1 - 0.3) * 1.0 / 3;
     /* collapsed with cluster 0 in units of their profiled means (both 100):
-     * the sample variance of 1 2 3 3 is 11/12 */
-    double v2 = 16 * (1 - 1.0 / 4) * (11.0 / 12);
+     * the sample variance of 1 2 3 3 is 11/12; the kernel group's pooled
+     * relative spread is a floor: cluster 0's s^2 / mean^2 = 1/4 on 2 df
+     * and the pair's (11/12) / 2.25^2 on 3, times this cluster's 3^2 */
+    double pair = 11.0 / 12;
+    double kappa2 = (2 * 0.25 + 3 * pair / (2.25 * 2.25)) / 5;
+    double v2 = 16 * (1 - 1.0 / 4) * fmax(pair, kappa2 * 9);
+    assert_true(kappa2 * 9 > pair); /* the floor holds here */
     assert_true(fabs(var - (v0 + v2)) < 1e-9);
-    /* the profile's CV instead: S = 0.2 sqrt(4/3) x 3 */
+    /* the profile's CV instead: S = 0.2 sqrt(4/3) x 3, with the same floor */
     assert_int_equal(ks_plan_total_variance(&plan, y, KS_SINGLE_PROFILE_CV, &est, &var, NULL,
                                             &single,
                                             &err),
                      KS_OK);
     double s2 = 0.04 * 4.0 / 3 * 9;
-    assert_true(fabs(var - (v0 + 16 * 0.75 * s2)) < 1e-9);
+    assert_true(fabs(var - (v0 + 16 * 0.75 * fmax(s2, kappa2 * 9))) < 1e-9);
     /* a ratio of a metric to itself is exactly 1 with no spread */
     double r, vr;
     assert_int_equal(ks_plan_ratio_variance(&plan, y, y, KS_SINGLE_COLLAPSE, &r, &vr, NULL, NULL,
@@ -431,18 +582,17 @@ static void test_coverage(void **state)
                    shape == 0 ? "multimodal" : shape == 1 ? "lognormal" : "mixed",
                    mode ? "profile-cv" : "collapse", rc, rr, width / runs, var_ratio);
             /* 95 % nominal; 1,000 runs give a binomial sd of 0.7 points.
-             * The profile's CV alone undercovers here by design of the
-             * test: the simulated noise (30 %) is far above the profiled
-             * spread.  Collapsed strata: the variance estimate is unbiased
-             * over seeds (within sampling error of its own), and coverage
-             * is nominal within 3 sd, except on the multimodal workload,
-             * whose plan is 9 samples in 8 strata (Satterthwaite df ~2):
-             * there the estimate and its variance are low together on the
-             * lognormal noise's short side, and coverage is 0.92. */
+             * The variance model (variance.c) errs wide on purpose: each
+             * stratum's spread is held to its kernel group's pooled
+             * relative spread, and the interval takes t at half
+             * Satterthwaite's degrees of freedom, so that refined plans on
+             * real simulator data still cover (tests/test_calibration.c):
+             * here the variance is 1.2-1.4 times what the estimates show
+             * over seeds and coverage 0.97-0.99 (before, 0.92-0.96, and the
+             * profile's CV alone, without the pooled floor, 0.46-0.87). */
             if (mode == KS_SINGLE_COLLAPSE) {
-                double floor = shape == 0 ? 0.90 : 0.95 - 3 * sqrt(0.95 * 0.05 / runs);
-                assert_true(rc >= floor && rr >= floor);
-                assert_true(var_ratio > 0.85 && var_ratio < 1.25);
+                assert_true(rc >= 0.93 && rr >= 0.93);
+                assert_true(var_ratio > 0.85 && var_ratio < 1.6);
             }
         }
         ks_fitted_free(fit);
@@ -539,7 +689,7 @@ static void test_refine_meets_bound(void **state)
 }
 
 KS_TMPDIR_TEST_MAIN("ks_estimate",
-                    test_generated_log,
+                    test_generated_log, test_running_totals, test_claims,
                     test_log_refusals,
                     test_results_in_memory,
                     test_real_simlogs,

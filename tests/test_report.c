@@ -210,13 +210,16 @@ static void test_estimate_rows(void **state)
                     "\"ci_high\": 11, \"rel_halfwidth\": 0.1, \"bound_met\": true},"
                     " {\"metric\": \"ipc\", \"estimate\": 2.5, \"ci_low\": null, \"ci_high\": 3,"
                     " \"rel_halfwidth\": 0.2, \"bound_met\": false, \"extra\": [1]},"
+                    " {\"metric\": \"L2_BW_like\", \"estimate\": 7, \"ci_low\": 1, \"ci_high\": 9,"
+                    " \"rel_halfwidth\": 0.5, \"default\": false},"
                     " {\"metric\": \"m\", \"estimate\": 1, \"ci_low\": 1, \"ci_high\": 1,"
-                    " \"rel_halfwidth\": 0}]");
+                    " \"rel_halfwidth\": 0, \"default\": true}]");
     ks_estimate_row *rows;
     size_t n;
     ks_error err;
     assert_int_equal(ks_estimate_rows_read(path, &rows, &n, &err), KS_OK);
-    assert_int_equal(n, 3);
+    assert_int_equal(n, 3); /* the row that is not a default one is left out */
+    assert_string_equal(rows[2].metric, "m");
     assert_string_equal(rows[0].metric, "gpu_sim_cycle");
     assert_true(rows[0].ci_high == 11 && rows[0].bound_met == 1);
     assert_true(isnan(rows[1].ci_low) && rows[1].bound_met == 0);

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "estimate.h"
+#include "simout.h"
 #include "tmpdir.h"
 #include "trace.h"
 
@@ -596,8 +596,8 @@ static void test_score_pinned(void **state)
     for (size_t i = 0; i < LAUNCHES; i++)
         truth += full.v[i];
     assert_true(truth == 1285892);
-    ks_score_set sets[] = {{"context", full.v, NULL, NULL, NULL, NULL},
-                           {"alone", alone.v, NULL, NULL, NULL, NULL}};
+    ks_score_set sets[] = {{"context", full.v, NULL, NULL, NULL, NULL, "context"},
+                           {"alone", alone.v, NULL, NULL, NULL, NULL, "none"}};
     ks_score_options so;
     ks_score_options_init(&so);
     so.truth_total = truth;
@@ -611,10 +611,19 @@ static void test_score_pinned(void **state)
     assert_int_equal(ks_score(p, &pa, &so, &res, &err), KS_OK);
     assert_int_equal(res.row_count, 20);
     const ks_score_summary *ctx = &res.summary[0], *cold = &res.summary[1];
+    printf("# context: error %.7f coverage %.3f; alone: error %.7f coverage %.3f; speedups "
+           "%.4f %.4f\n",
+           ctx->error_mean, ctx->coverage, cold->error_mean, cold->coverage, ctx->speedup_hmean,
+           cold->speedup_hmean);
     assert_true(fabs(ctx->error_mean - 0.0156316) < 5e-7);
     assert_true(fabs(cold->error_mean - 0.0977243) < 5e-7);
     assert_true(fabs(cold->error_signed_mean - 0.0977243) < 5e-7); /* every plan too high */
-    assert_true(ctx->coverage == 1.0 && cold->coverage == 0.2);
+    /* the alone values' intervals are of the cold values' total (what
+     * ksample says they stand for: KS_CLAIM_VALUES); against the full run
+     * they cover in 60 % of these plans only because they are wide */
+    assert_true(ctx->coverage == 1.0 && cold->coverage == 0.6);
+    assert_int_equal(ctx->claim, KS_CLAIM_FULL_RUN);
+    assert_int_equal(cold->claim, KS_CLAIM_VALUES);
     assert_true(ctx->samples_mean == 9);
     assert_true(fabs(ctx->speedup_hmean - 12.2233) < 5e-4);
     assert_true(fabs(cold->speedup_hmean - 10.9145) < 5e-4);
@@ -629,7 +638,9 @@ static void test_score_pinned(void **state)
  * full run over 20 seeds: root with the plain estimator, refined until its
  * interval meets 5 % (at most 3 rounds), against the two-phase design
  * (--two-phase 2) refined for the ratio estimator.  Pinned: the launches
- * each needs, their errors and coverage. */
+ * each needs, their errors and coverage.  (Issue 32: with the calibrated
+ * variance model the two-phase design needs 0.64x the launches here, not
+ * the 0.47x the narrower intervals before promised.) */
 static void test_score_ratio_pinned(void **state)
 {
     (void)state;
@@ -649,7 +660,7 @@ static void test_score_ratio_pinned(void **state)
     for (size_t i = 0; i < LAUNCHES; i++)
         truth += full.v[i];
     assert_true(truth == 1385905);
-    ks_score_set sets[] = {{"context", full.v, NULL, NULL, NULL, NULL}};
+    ks_score_set sets[] = {{"context", full.v, NULL, NULL, NULL, NULL, "context"}};
     static const ks_estimator est[] = {KS_ESTIMATOR_PLAIN, KS_ESTIMATOR_RATIO};
     ks_score_options so;
     ks_score_options_init(&so);
@@ -674,12 +685,12 @@ static void test_score_ratio_pinned(void **state)
            b->error_mean, b->error_max, b->coverage);
     /* every final interval meets the bound */
     assert_true(a->met == 1.0 && b->met == 1.0);
-    /* half the launches or fewer, at a smaller error, covering */
-    assert_true(b->samples_mean <= a->samples_mean / 2);
+    /* fewer launches, at a smaller error, covering */
+    assert_true(b->samples_mean < 0.7 * a->samples_mean);
     assert_true(b->error_mean < a->error_mean && b->error_max < a->error_max);
-    assert_true(b->coverage >= 0.95);
-    assert_true(fabs(a->samples_mean - 38.4) < 1e-9 && fabs(b->samples_mean - 18.0) < 1e-9);
-    assert_true(fabs(a->error_mean - 0.008983) < 5e-7 && fabs(b->error_mean - 0.005814) < 5e-7);
+    assert_true(a->coverage >= 0.95 && b->coverage >= 0.95);
+    assert_true(fabs(a->samples_mean - 42.6) < 1e-9 && fabs(b->samples_mean - 27.4) < 1e-9);
+    assert_true(fabs(a->error_mean - 0.007835) < 5e-7 && fabs(b->error_mean - 0.004722) < 5e-7);
     ks_score_result_free(&plain);
     ks_score_result_free(&two);
     ks_profile_free(p);
@@ -910,6 +921,152 @@ static void test_recorded_macsim_warmups(void **state)
     assert_true(sum(v, MLAUNCHES) == 179895 && sum(cost, MLAUNCHES) == 4052430);
 }
 
+/* ------------------------------------------------- kinds of statistics */
+
+/* Every launch of the full QV100 run, the alone runs and the same-name
+ * warm-up runs, read with the statistics' kinds: GPGPU-Sim's cache counters
+ * are running totals over the process (512, 3471, 8079, ... 1,061,708 in
+ * the full run), so a launch's own value is its difference, in the full
+ * run as alone, and after a warm-up launch its own share only. */
+static void test_running_totals(void **state)
+{
+    (void)state;
+    if (!have_data())
+        skip();
+    ks_error err;
+    ks_error_clear(&err);
+    values full, alone, warm, cyc;
+    const char *l1 = "L1D_total_cache_accesses";
+    assert_int_equal(read_values(SYNTH "/full_SM7_QV100.out.xz", synth_traces, KS_UID_TRACE,
+                                 KS_MEASURED_ALL, NULL, l1, &full, &err),
+                     KS_OK);
+    assert_int_equal(read_values(SYNTH "/alone_SM7_QV100.out.xz", synth_traces, KS_UID_TRACE,
+                                 KS_MEASURED_ALL, NULL, l1, &alone, &err),
+                     KS_OK);
+    assert_int_equal(read_values(SYNTH "/warm_same_SM7_QV100.out.xz", synth_traces,
+                                 KS_UID_TRACE, KS_MEASURED_LAST, NULL, l1, &warm, &err),
+                     KS_OK);
+    /* the log's running total: 512, 3471, 8079 */
+    assert_true(full.v[0] == 512 && full.v[1] == 3471 - 512 && full.v[2] == 8079 - 3471);
+    assert_true(sum(full.v, LAUNCHES) == 1061708);
+    /* accesses do not depend on the warm state: each launch's own share is
+     * what it makes alone, in the full run and after its warm-up launch
+     * (launch 12: 1,152, where the log prints 19,584 with the warm-up's) */
+    for (size_t i = 0; i < LAUNCHES; i++) {
+        if (full.v[i] != alone.v[i])
+            fail_msg("launch %zu: %.0f accesses in the full run, %.0f alone", i, full.v[i],
+                     alone.v[i]);
+        if (!isnan(warm.v[i]) && warm.v[i] != alone.v[i])
+            fail_msg("launch %zu: %.0f accesses after its warm-up, %.0f alone", i, warm.v[i],
+                     alone.v[i]);
+    }
+    assert_true(warm.v[12] == 1152);
+    /* a count printed once non-zero (writes): 0 before it appears */
+    assert_int_equal(read_values(SYNTH "/alone_SM7_QV100.out.xz", synth_traces, KS_UID_TRACE,
+                                 KS_MEASURED_ALL, NULL,
+                                 "Total_core_cache_stats_breakdown[GLOBAL_ACC_W][TOTAL_ACCESS]",
+                                 &cyc, &err),
+                     KS_OK);
+    assert_true(cyc.v[4] == 0 && cyc.v[0] > 0);
+    assert_true(sum(cyc.v, LAUNCHES) == 135488);
+}
+
+/* A plan sampling every launch: the estimate of each count is the full
+ * run's total exactly, rates are ratios of totals (the program's IPC is the
+ * last gpu_tot_ipc the log prints, 19.5867), and the default rows are the
+ * ones an architect reads, 15 at most. */
+static void test_estimate_kinds(void **state)
+{
+    (void)state;
+    if (!have_data())
+        skip();
+    ks_error err;
+    ks_error_clear(&err);
+    values full;
+    assert_int_equal(read_values(SYNTH "/full_SM7_QV100.out.xz", synth_traces, KS_UID_TRACE,
+                                 KS_MEASURED_ALL, NULL, "gpu_sim_cycle", &full, &err),
+                     KS_OK);
+    ks_profile *p = synth_profile(&full);
+    ks_params pa;
+    ks_params_init(&pa);
+    pa.method = "stem";
+    pa.epsilon = 1e-6;
+    ks_plan plan;
+    assert_int_equal(ks_plan_build(p, &pa, &plan, &err), KS_OK);
+    assert_int_equal(plan.sample_count, LAUNCHES);
+    ks_results_options o;
+    ks_results_options_init(&o);
+    o.uid_mode = KS_UID_TRACE;
+    o.traces = synth_traces;
+    ks_results r;
+    ks_results_init(&r);
+    assert_int_equal(ks_results_read(SYNTH "/full_SM7_QV100.out.xz", &plan, &o, &r, &err),
+                     KS_OK);
+    assert_int_equal(r.kinds[ks_results_metric(&r, "L1D_total_cache_accesses")],
+                     KS_STAT_RUNNING);
+    assert_int_equal(r.kinds[ks_results_metric(&r, "gpu_sim_cycle")], KS_STAT_COUNT);
+    assert_int_equal(r.kinds[ks_results_metric(&r, "gpu_ipc")], KS_STAT_RATE);
+    assert_int_equal(r.kinds[ks_results_metric(&r, "maxmflatency")], KS_STAT_OTHER);
+    assert_int_equal(r.kinds[ks_results_metric(&r, "Read")], KS_STAT_OTHER);
+    ks_estimate_options eo;
+    ks_estimate_options_init(&eo);
+    ks_estimate e;
+    assert_int_equal(ks_estimate_compute(&plan, &r, &eo, &e, &err), KS_OK);
+    assert_true(e.count >= 8 && e.count <= 15);
+    assert_true(e.not_additive > 50);
+    struct {
+        const char *name;
+        double want;
+    } rows[] = {{"gpu_sim_cycle", 1285892},
+                {"gpu_sim_insn", 25186363},
+                {"ipc", 25186363.0 / 1285892},
+                {"L1D_total_cache_accesses", 1061708},
+                {"L1D_total_cache_misses", 893885},
+                {"L1D_total_cache_miss_rate", 893885.0 / 1061708},
+                {"L2_total_cache_accesses", 1072873},
+                {"total_dram_reads", 142513}};
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        bool found = false;
+        for (size_t i = 0; i < e.count; i++)
+            if (strcmp(e.metrics[i].name, rows[k].name) == 0) {
+                found = true;
+                if (fabs(e.metrics[i].estimate / rows[k].want - 1) > 1e-9)
+                    fail_msg("%s: %.17g, the full run %.17g", rows[k].name,
+                             e.metrics[i].estimate, rows[k].want);
+                assert_true(e.metrics[i].shown);
+                assert_true(e.metrics[i].ci_low >= 0);
+            }
+        if (!found)
+            fail_msg("no default row %s", rows[k].name);
+    }
+    assert_true(fabs(25186363.0 / 1285892 - 19.5867) < 1e-4);
+    ks_estimate_free(&e);
+    /* every count and rate: no rate is ever summed */
+    eo.all = 1;
+    assert_int_equal(ks_estimate_compute(&plan, &r, &eo, &e, &err), KS_OK);
+    for (size_t i = 0; i < e.count; i++) {
+        const ks_metric_estimate *m = &e.metrics[i];
+        if (strcmp(m->name, "gpu_ipc") == 0 || strcmp(m->name, "L2_total_cache_miss_rate") == 0)
+            assert_true(m->is_ratio && m->estimate < 25);
+        assert_true(m->kind == KS_STAT_COUNT || m->kind == KS_STAT_RUNNING ||
+                    m->kind == KS_STAT_RATE);
+    }
+    ks_estimate_free(&e);
+    /* named: a rate without its parts, and an extreme, are refused */
+    const char *occ[] = {"L2_BW"}, *mx[] = {"maxmflatency"};
+    eo.all = 0;
+    eo.metrics = occ;
+    eo.metric_count = 1;
+    assert_int_equal(ks_estimate_compute(&plan, &r, &eo, &e, &err), KS_ERR_USAGE);
+    assert_non_null(strstr(err.message, "a rate"));
+    eo.metrics = mx;
+    assert_int_equal(ks_estimate_compute(&plan, &r, &eo, &e, &err), KS_ERR_USAGE);
+    assert_non_null(strstr(err.message, "not additive"));
+    ks_results_free(&r);
+    ks_plan_free(&plan);
+    ks_profile_free(p);
+}
+
 /* --warmup state, recorded: the RTX 3070's warm-up kernel on the stock build
  * within 1 % of the full run summed (alone: 1.137x), its memory copies on a
  * build that takes them within 0.1 % of that build's full run, MacSim's
@@ -1001,4 +1158,4 @@ KS_TEST_MAIN_FIXTURES(setup, teardown, test_getstats_metric_names, test_warmup_m
                       test_accelsim_warm_runs, test_getstats_csv, test_macsim_traces,
                       test_macsim_full_run, test_macsim_alone_and_pairs, test_macsim_export,
                       test_score_pinned,
-                      test_score_ratio_pinned)
+                      test_score_ratio_pinned, test_running_totals, test_estimate_kinds)

@@ -20,191 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Members of each cluster (members.c). */
 typedef struct members {
     size_t *start; /* launches of cluster c: ids[start[c] .. start[c+1]) */
     uint32_t *ids;
 } members;
-
-typedef int (*index_cmp)(uint32_t a, uint32_t b, const void *ctx);
-
-/* Stable merge sort of indexes by cmp: qsort has no context argument in C11
- * and a file-scope pointer would be global state. */
-static void sort_indexes(uint32_t *idx, uint32_t *tmp, size_t n, index_cmp cmp, const void *ctx)
-{
-    if (n < 2)
-        return;
-    size_t h = n / 2;
-    sort_indexes(idx, tmp, h, cmp, ctx);
-    sort_indexes(idx + h, tmp, n - h, cmp, ctx);
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n)
-        tmp[k++] = cmp(idx[j], idx[i], ctx) < 0 ? idx[j++] : idx[i++];
-    while (i < h)
-        tmp[k++] = idx[i++];
-    while (j < n)
-        tmp[k++] = idx[j++];
-    memcpy(idx, tmp, n * sizeof *idx);
-}
-
-static int cmp_label(uint32_t a, uint32_t b, const void *labels)
-{
-    char *const *l = labels;
-    return strcmp(l[a], l[b]);
-}
-
-/* plan group of each profile group, or UINT32_MAX */
-static ks_status match_groups(const ks_plan *plan, const ks_groups *g, uint32_t *plan_group,
-                              ks_error *err)
-{
-    size_t n = plan->group_count;
-    uint32_t *idx = malloc((n + 1) * sizeof *idx), *tmp = malloc((n + 1) * sizeof *tmp);
-    if (!idx || !tmp) {
-        free(idx);
-        free(tmp);
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    }
-    for (size_t i = 0; i < n; i++)
-        idx[i] = (uint32_t)i;
-    sort_indexes(idx, tmp, n, cmp_label, plan->group_labels);
-    for (size_t pg = 0; pg < g->count; pg++) {
-        size_t lo = 0, hi = n;
-        plan_group[pg] = UINT32_MAX;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            int c = strcmp(plan->group_labels[idx[mid]], g->labels[pg]);
-            if (c == 0) {
-                plan_group[pg] = idx[mid];
-                break;
-            }
-            if (c < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-    }
-    free(idx);
-    free(tmp);
-    return KS_OK;
-}
-
-/* The cluster of group pg whose range holds d; clusters[] of the group
- * sorted by min_ns in order[first..last). */
-static long cluster_of(const ks_plan *plan, const uint32_t *order, size_t first, size_t last,
-                       int64_t d)
-{
-    size_t lo = first, hi = last;
-    while (lo < hi) { /* first cluster with min_ns > d */
-        size_t mid = (lo + hi) / 2;
-        if (plan->clusters[order[mid]].min_ns <= d)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == first)
-        return -1;
-    const ks_cluster *c = &plan->clusters[order[lo - 1]];
-    return d <= c->max_ns ? (long)order[lo - 1] : -1;
-}
-
-static int cmp_cluster_min(uint32_t a, uint32_t b, const void *ctx)
-{
-    const ks_plan *plan = ctx;
-    const ks_cluster *x = &plan->clusters[a];
-    const ks_cluster *y = &plan->clusters[b];
-    if (x->group != y->group)
-        return x->group < y->group ? -1 : 1;
-    return x->min_ns < y->min_ns ? -1 : (x->min_ns > y->min_ns);
-}
-
-static ks_status check_ranges(const ks_plan *plan, const uint32_t *order, ks_error *err)
-{
-    for (size_t i = 1; i < plan->cluster_count; i++) {
-        const ks_cluster *a = &plan->clusters[order[i - 1]], *b = &plan->clusters[order[i]];
-        if (a->group == b->group && b->min_ns <= a->max_ns)
-            return ks_error_set(err, KS_ERR_FORMAT, NULL, 0,
-                                "clusters %u and %u of one kernel group have overlapping "
-                                "duration ranges: their members cannot be told apart",
-                                order[i - 1], order[i]);
-    }
-    return KS_OK;
-}
-
-static ks_status assign(const ks_plan *plan, const ks_profile *p, const ks_groups *g,
-                        const uint32_t *plan_group, const uint32_t *order,
-                        const size_t *group_first, uint32_t *cluster_of_id, ks_error *err)
-{
-    for (size_t i = 0; i < p->n; i++) {
-        uint32_t pg = plan_group[g->group_of[i]];
-        long c = pg == UINT32_MAX ? -1
-                                  : cluster_of(plan, order, group_first[pg], group_first[pg + 1],
-                                               p->duration_ns[i]);
-        if (c < 0)
-            return ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0,
-                                "launch %zu (%.200s, %lld ns) is in no cluster of the plan: not "
-                                "the profile the plan was made from",
-                                i, ks_profile_name(p, i), (long long)p->duration_ns[i]);
-        cluster_of_id[i] = (uint32_t)c;
-    }
-    return KS_OK;
-}
-
-static ks_status build_members(const ks_plan *plan, const ks_profile *p, members *m,
-                               ks_error *err)
-{
-    ks_groups g;
-    ks_status st = ks_groups_build(p, plan->params.key, &g, err);
-    if (st != KS_OK)
-        return st;
-    size_t k = plan->cluster_count;
-    uint32_t *plan_group = malloc((g.count + 1) * sizeof *plan_group);
-    uint32_t *order = malloc((k + 1) * sizeof *order), *tmp = malloc((k + 1) * sizeof *tmp);
-    size_t *group_first = calloc(plan->group_count + 2, sizeof *group_first);
-    uint32_t *cluster_of_id = malloc((p->n + 1) * sizeof *cluster_of_id);
-    m->start = calloc(k + 2, sizeof *m->start);
-    m->ids = malloc((p->n + 1) * sizeof *m->ids);
-    if (!plan_group || !order || !tmp || !group_first || !cluster_of_id || !m->start || !m->ids)
-        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    if (st == KS_OK)
-        st = match_groups(plan, &g, plan_group, err);
-    /* pooled strata: a kernel's launches are in the clusters of its pool */
-    for (size_t pg = 0; st == KS_OK && plan->pool_rep && pg < g.count; pg++)
-        if (plan_group[pg] != UINT32_MAX)
-            plan_group[pg] = plan->pool_rep[plan_group[pg]];
-    if (st == KS_OK) {
-        for (size_t i = 0; i < k; i++)
-            order[i] = (uint32_t)i;
-        sort_indexes(order, tmp, k, cmp_cluster_min, plan);
-        for (size_t i = 0; i < k; i++)
-            group_first[plan->clusters[order[i]].group + 1]++;
-        for (size_t gi = 0; gi < plan->group_count; gi++)
-            group_first[gi + 1] += group_first[gi];
-        st = check_ranges(plan, order, err);
-    }
-    if (st == KS_OK)
-        st = assign(plan, p, &g, plan_group, order, group_first, cluster_of_id, err);
-    if (st == KS_OK) {
-        for (size_t i = 0; i < p->n; i++)
-            m->start[cluster_of_id[i] + 2]++;
-        for (size_t c = 0; c < k; c++)
-            m->start[c + 2] += m->start[c + 1];
-        for (size_t i = 0; i < p->n; i++)
-            m->ids[m->start[cluster_of_id[i] + 1]++] = (uint32_t)i;
-        for (size_t c = 0; c < k && st == KS_OK; c++)
-            if (m->start[c + 1] - m->start[c] != plan->clusters[c].size)
-                st = ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0,
-                                  "cluster %zu: %zu launches of the profile in its range, the "
-                                  "plan says %llu: not the profile the plan was made from",
-                                  c, m->start[c + 1] - m->start[c],
-                                  (unsigned long long)plan->clusters[c].size);
-    }
-    free(plan_group);
-    free(order);
-    free(tmp);
-    free(group_first);
-    free(cluster_of_id);
-    ks_groups_free(&g);
-    return st;
-}
 
 /* KKT sizes under box constraints have_h <= m_h <= N_h: minimise
  * sum a_h m_h subject to sum_h b_h / m_h <= D (b_h = N_h^2 S_h^2,
@@ -289,7 +109,8 @@ static double size_at(size_ctx *x, double t)
     solve_capped(k, x->a, x->b, x->N, x->have, bound * bound + x->fpc, x->fixed, x->m);
     long double v_new = 0, den = 0;
     bool census = true;
-    for (size_t c = 0; c <= k; c++) {
+    size_t sources = KS_SPREAD_SOURCES(plan);
+    for (size_t c = 0; c < sources; c++) {
         x->by_source[c] = 0;
         x->df_source[c] = INFINITY;
     }
@@ -306,21 +127,22 @@ static double size_at(size_ctx *x, double t)
             long double vh = (long double)b / x->m_new[c] - (long double)N * (b / (N * N));
             v_new += vh;
             if (x->m_new[c] > h && x->m_new[c] >= 2) {
-                den += vh * vh / ((double)x->m_new[c] - 1);
+                den += vh * vh / ks_df_heavy((double)x->m_new[c] - 1, sp->kurtosis);
             } else if (isfinite(sp->df) && sp->df > 0) {
-                size_t src = sp->source <= k ? sp->source : c;
+                size_t src = sp->source < sources ? sp->source : c;
                 x->by_source[src] += vh;
                 x->df_source[src] = fmin(x->df_source[src], sp->df);
             }
         }
     }
-    for (size_t c = 0; c <= k; c++)
+    for (size_t c = 0; c < sources; c++)
         if (x->by_source[c] > 0)
             den += x->by_source[c] * x->by_source[c] / x->df_source[c];
     x->v_new = v_new;
     x->census = census;
     return ks_student_t_quantile(1 - (1 - plan->params.confidence) / 2,
-                                 den > 0 ? (double)(v_new * v_new / den) : INFINITY);
+                                 den > 0 ? ks_interval_df((double)(v_new * v_new / den))
+                                         : INFINITY);
 }
 
 static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_options *opt,
@@ -380,9 +202,13 @@ static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_
         b[c] = N[c] * N[c] * s2;
         have[c] = sp[c].n;
         fpc += N[c] * s2;
-        /* a census, or no spread to reduce: it keeps what it has */
-        fixed[c] = sp[c].census || !(b[c] > 0);
-        m[c] = sp[c].census ? N[c] : have[c];
+        /* a census, or no spread to reduce: it keeps what it has; a stratum
+         * whose spread no simulated value measures takes another launch
+         * (two at least), so that the next estimate may measure it */
+        fixed[c] = sp[c].census || !(b[c] > 0) || sp[c].unmeasured;
+        m[c] = sp[c].census      ? N[c]
+               : sp[c].unmeasured ? fmin(N[c], fmax(have[c] + 1, 2))
+                                  : have[c];
     }
     /* The quantile depends on the degrees of freedom the new sizes will
      * give, and they on it.  Sizing with the current t alone over-sized
@@ -392,8 +218,8 @@ static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_
     bool census = true;
     bool *fixed0 = malloc((k + 1) * sizeof *fixed0);
     double *m0 = malloc((k + 1) * sizeof *m0);
-    long double *by_source = malloc((k + 1) * sizeof *by_source);
-    double *df_source = malloc((k + 1) * sizeof *df_source);
+    long double *by_source = malloc(KS_SPREAD_SOURCES(plan) * sizeof *by_source);
+    double *df_source = malloc(KS_SPREAD_SOURCES(plan) * sizeof *df_source);
     if (st == KS_OK && (!fixed0 || !m0 || !by_source || !df_source))
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     for (size_t c = 0; st == KS_OK && c < k; c++) {
@@ -587,7 +413,7 @@ static ks_status refine(const ks_plan *plan, const ks_profile *p, const double *
                             "the profile has %zu launches, the plan's %llu", p->n,
                             (unsigned long long)plan->input_invocations);
     members mem = {0};
-    ks_status st = build_members(plan, p, &mem, err);
+    ks_status st = ks_plan_members(plan, p, &mem.start, &mem.ids, err);
     if (st == KS_OK)
         st = allocate(plan, y, opt, eps, m_new, m_real, opt->result, err);
     if (st == KS_OK)
@@ -610,27 +436,6 @@ static ks_status refine(const ks_plan *plan, const ks_profile *p, const double *
         st = record_refine(out, opt, err);
     }
     return st;
-}
-
-ks_status ks_plan_members(const ks_plan *plan, const ks_profile *p, size_t **start,
-                          uint32_t **ids, ks_error *err)
-{
-    members m = {0};
-    *start = NULL;
-    *ids = NULL;
-    if (p->n != plan->input_invocations)
-        return ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0,
-                            "the profile has %zu launches, the plan's %llu", p->n,
-                            (unsigned long long)plan->input_invocations);
-    ks_status st = build_members(plan, p, &m, err);
-    if (st != KS_OK) {
-        free(m.start);
-        free(m.ids);
-        return st;
-    }
-    *start = m.start;
-    *ids = m.ids;
-    return KS_OK;
 }
 
 ks_status ks_plan_refine(const ks_plan *plan, const ks_profile *p, const double *y,

@@ -217,6 +217,7 @@ static ks_status photon_fit(const ks_method_input *in, void **model, ks_error *e
 
 const ks_method ks_method_photon = {
     .name = "photon",
+    .chooses = 1,
     .summary = "Photon: per kernel, reuse the representative with a BBV within 5 % and the "
                "closest warp count (MICRO'23)",
     .default_key = KS_KEY_NAME,

@@ -253,6 +253,7 @@ static ks_status pka_fit(const ks_method_input *in, void **model, ks_error *err)
 
 const ks_method ks_method_pka = {
     .name = "pka",
+    .chooses = 1,
     .summary = "PKA: 12 Nsight Compute features, PCA, k-means k = 1..20, first launch of "
                "each cluster (MICRO'21)",
     .default_key = KS_KEY_NAME,

@@ -279,6 +279,7 @@ static ks_status sieve_fit(const ks_method_input *in, void **model, ks_error *er
 
 const ks_method ks_method_sieve = {
     .name = "sieve",
+    .chooses = 1,
     .summary = "Sieve: instruction-count tiers by CV, dominant thread count, KDE strata "
                "(ISPASS'23)",
     .default_key = KS_KEY_NAME,

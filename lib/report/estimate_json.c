@@ -1,7 +1,8 @@
 /*
  * estimate_json.c - reads what `ksample estimate --json` prints: a list of
  * objects with keys metric, estimate, ci_low, ci_high, rel_halfwidth and
- * bound_met, for the report's estimate section.
+ * bound_met, for the report's estimate section (the rows estimate shows
+ * by default: one whose "default" is false is left out).
  */
 #include "json_file.h"
 #include "ksample.h"
@@ -68,8 +69,18 @@ ks_status ks_estimate_rows_read(const char *path, ks_estimate_row **rows, size_t
     ks_estimate_row *out = calloc(n ? n : 1, sizeof *out);
     if (!out)
         st = ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
-    for (size_t i = 0; st == KS_OK && i < n; i++)
-        st = read_row(path, i, root->u.array.values[i], &out[i], err);
+    /* the rows estimate prints by default: --json lists every metric, each
+     * with "default" saying whether it is one of them (absent: it is) */
+    static const char *default_key[] = {"default", NULL};
+    size_t kept = 0;
+    for (size_t i = 0; st == KS_OK && i < n; i++) {
+        yajl_val obj = root->u.array.values[i];
+        st = read_row(path, i, obj, &out[kept], err);
+        yajl_val shown = YAJL_IS_OBJECT(obj) ? yajl_tree_get(obj, default_key, yajl_t_any) : NULL;
+        if (!(shown && YAJL_IS_FALSE(shown)))
+            kept++;
+    }
+    n = kept;
     yajl_tree_free(root);
     if (st != KS_OK) {
         free(out);

@@ -1,7 +1,7 @@
 /*
  * run_internal.h - shared by the job engine's files (run.c, run_local.c,
  * run_slurm.c, job_state.c): path helpers and the progress tracker; the
- * estimate's run-folder reader (lib/estimate/results.c) uses
+ * run-folder reader of simulator outputs (lib/simout/results_sim.c) uses
  * ks_run_job_file.
  */
 #ifndef KS_RUN_INTERNAL_H

@@ -18,6 +18,7 @@
  * that ratio's own uncertainty.
  */
 #include "internal.h"
+#include "estimate.h"
 #include "plan_cache.h"
 
 #include <math.h>
@@ -96,7 +97,7 @@ static void set_interval(ks_score_estimate *e, double variance, double df, doubl
 /* The estimate and interval from y with the column's estimator. */
 static ks_status interval(const ks_plan *plan, const double *y, ks_estimator est,
                           const ks_score_options *o, const aux_buf *a, ks_score_estimate *e,
-                          ks_error *err)
+                          size_t *unmeasured, ks_error *err)
 {
     double variance, df;
     ks_status st;
@@ -107,9 +108,13 @@ static ks_status interval(const ks_plan *plan, const double *y, ks_estimator est
         e->estimate = ae.estimate;
         variance = ae.variance;
         df = ae.df;
+        *unmeasured = ae.unmeasured;
     } else {
-        st = ks_plan_total_variance(plan, y, o->single, &e->estimate, &variance, &df, NULL,
-                                    err);
+        ks_variance v;
+        st = ks_total_variance_ex(plan, y, o->single, &e->estimate, &v, err);
+        variance = v.variance;
+        df = v.df;
+        *unmeasured = v.unmeasured;
     }
     if (st == KS_OK)
         set_interval(e, variance, df, o->confidence);
@@ -121,10 +126,11 @@ static ks_status interval(const ks_plan *plan, const double *y, ks_estimator est
 /* A pilot of up to per_group sampled launches per kernel group, drawn from
  * the plan's samples with the plan's seed, measured with the reference
  * values; ks_plan_pilot_corrected_aux does the rest. */
-static ks_status pilot_correct(const ks_plan *plan, const ks_score_pilot *pilot, const double *y,
+static ks_status pilot_correct(const ks_plan *plan, const ks_profile *p,
+                               const ks_score_pilot *pilot, const double *y,
                                ks_estimator est, const ks_score_options *o, const aux_buf *a,
                                uint64_t seed, ks_score_estimate *e, double *pilot_cost,
-                               ks_error *err)
+                               size_t *unmeasured, ks_error *err)
 {
     size_t n = plan->sample_count, g_count = plan->group_count ? plan->group_count : 1;
     size_t *order = malloc((n ? n : 1) * sizeof *order);
@@ -147,12 +153,16 @@ static ks_status pilot_correct(const ks_plan *plan, const ks_score_pilot *pilot,
         order[j] = t;
     }
     *pilot_cost = 0;
-    ks_status st = KS_OK;
+    /* a kernel's first launch is cold in the full run too: never a pilot
+     * launch (ks_pilot_corrected_ex) */
+    bool *cold = malloc((n ? n : 1) * sizeof *cold);
+    ks_status st = cold ? ks_plan_first_launches(plan, p, cold, err)
+                        : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     for (size_t k = 0; k < n && st == KS_OK; k++) {
         size_t i = order[k];
         uint32_t g = plan->clusters[plan->samples[i].cluster].group;
         g = g < g_count ? g : 0;
-        if (taken[g] >= pilot->per_group)
+        if (taken[g] >= pilot->per_group || cold[i])
             continue;
         uint64_t id = plan->samples[i].id;
         if (isnan(pilot->reference[id])) {
@@ -175,7 +185,7 @@ static ks_status pilot_correct(const ks_plan *plan, const ks_score_pilot *pilot,
     for (size_t k = 0; k < n && chosen < 2 && st == KS_OK; k++) {
         size_t i = order[k];
         uint64_t id = plan->samples[i].id;
-        if (!isnan(warm[i]) || isnan(pilot->reference[id]))
+        if (!isnan(warm[i]) || isnan(pilot->reference[id]) || cold[i])
             continue;
         warm[i] = pilot->reference[id];
         *pilot_cost += pilot->reference_cost && !isnan(pilot->reference_cost[id])
@@ -186,18 +196,19 @@ static ks_status pilot_correct(const ks_plan *plan, const ks_score_pilot *pilot,
     ks_pilot_estimate pe;
     if (st == KS_OK && chosen < 2) {
         /* a plan of one launch: nothing to correct with */
-        KS_FREE(order, taken, warm);
-        return interval(plan, y, est, o, a, e, err);
+        KS_FREE(order, taken, warm, cold);
+        return interval(plan, y, est, o, a, e, unmeasured, err);
     }
     if (st == KS_OK)
-        st = ks_plan_pilot_corrected_aux(plan, y, warm, est != KS_ESTIMATOR_PLAIN ? &a->aux : NULL,
-                                         est, o->fit, o->single, &pe, NULL, err);
+        st = ks_pilot_corrected_ex(plan, y, warm, cold, est != KS_ESTIMATOR_PLAIN ? &a->aux : NULL,
+                                   est, o->fit, o->single, &pe, NULL, err);
     if (st == KS_OK) {
         e->estimate = pe.estimate;
         set_interval(e, pe.variance, pe.df, o->confidence);
         e->pilot = pe.pilot;
+        *unmeasured = pe.unmeasured;
     }
-    KS_FREE(order, taken, warm);
+    KS_FREE(order, taken, warm, cold);
     return st;
 }
 
@@ -220,6 +231,7 @@ static ks_status score_column(const ks_plan *plan, const ks_profile *p, const ks
     bool can_refine = o->rounds > 0 && target > 0 && plan->bound > 0 && !plan->with_replacement;
     ks_status st = KS_OK;
     double pilot_cost = 0;
+    size_t unmeasured = 0;
     for (unsigned round = 0; st == KS_OK; round++) {
         free(y);
         if (!(y = malloc((cur->sample_count + 1) * sizeof *y))) {
@@ -240,10 +252,12 @@ static ks_status score_column(const ks_plan *plan, const ks_profile *p, const ks
             break;
         memset(e, 0, sizeof *e);
         pilot_cost = 0;
-        st = set->pilot ? pilot_correct(cur, set->pilot, y, est, o, &a, seed, e, &pilot_cost, err)
-                        : interval(cur, y, est, o, &a, e, err);
+        st = set->pilot ? pilot_correct(cur, p, set->pilot, y, est, o, &a, seed, e, &pilot_cost,
+                                        &unmeasured, err)
+                        : interval(cur, y, est, o, &a, e, &unmeasured, err);
         e->rounds = round;
-        if (st != KS_OK || !can_refine || round >= o->rounds || e->rel_halfwidth <= target)
+        if (st != KS_OK || !can_refine || round >= o->rounds ||
+            (e->rel_halfwidth <= target && !unmeasured))
             break;
         ks_refine_options ro = {.epsilon = target,
                                 .seed = seed * 1000003u + round + 1,
@@ -270,8 +284,32 @@ static ks_status score_column(const ks_plan *plan, const ks_profile *p, const ks
         e->cost = cost + pilot_cost;
         e->samples = cur->sample_count;
         e->error = o->truth_total > 0 ? (e->estimate - o->truth_total) / o->truth_total : NAN;
+        const char *why;
+        ks_claim claim = ks_interval_claim(
+            cur, set->pilot ? (set->pilot->reference_warmup ? set->pilot->reference_warmup
+                                                            : "context")
+                            : set->warmup,
+            &why);
+        snprintf(e->claim_why, sizeof e->claim_why, "%s", why);
+        if (unmeasured && claim != KS_CLAIM_NONE) {
+            claim = KS_CLAIM_NONE;
+            snprintf(e->claim_why, sizeof e->claim_why, "%s",
+                     "no simulated value measures the spread of some clusters' values");
+        }
+        bool holds = true;
+        if (claim != KS_CLAIM_NONE &&
+            (st = ks_interval_check(cur, p, y, &holds, e->claim_why, sizeof e->claim_why,
+                                    err)) == KS_OK &&
+            !holds)
+            claim = KS_CLAIM_NONE;
+        e->claim = (int)claim;
         e->covered = e->ci_low <= o->truth_total && o->truth_total <= e->ci_high;
         e->met = target > 0 && e->rel_halfwidth <= target;
+        if (claim == KS_CLAIM_NONE) {
+            /* no interval is printed: nothing covers, nothing is met */
+            e->ci_low = e->ci_high = e->rel_halfwidth = NAN;
+            e->covered = e->met = 0;
+        }
     }
     free(y);
     aux_free(&a);
@@ -304,7 +342,7 @@ static void summarize(const ks_score_options *o, ks_score_result *r, size_t firs
         ks_score_summary *m = &r->summary[s];
         double inv = 0, abs_sum = 0, signed_sum = 0, max = 0, samples = 0, pilot = 0, hw = 0;
         double samples_max = 0;
-        size_t covered = 0, within = 0, met = 0;
+        size_t covered = 0, within = 0, met = 0, met_within = 0;
         for (size_t k = first; k < first + count; k++) {
             const ks_score_estimate *e = &r->rows[k].sets[s];
             inv += e->cost > 0 ? e->cost / o->truth_total : 0;
@@ -316,21 +354,53 @@ static void summarize(const ks_score_options *o, ks_score_result *r, size_t firs
             pilot += (double)e->pilot;
             covered += e->covered ? 1 : 0;
             met += e->met ? 1 : 0;
-            hw += e->rel_halfwidth;
+            met_within += e->met && r->bound > 0 && fabs(e->error) <= r->bound ? 1 : 0;
             within += r->bound > 0 && fabs(e->error) <= r->bound ? 1 : 0;
         }
         double n = (double)count;
+        /* intervals: of the plans given one (a refused plan prints none) */
+        size_t refused = 0, with = 0, hw_n = 0;
+        m->claim = KS_CLAIM_NONE;
+        m->claim_why[0] = '\0';
+        for (size_t k = first; k < first + count; k++) {
+            const ks_score_estimate *e = &r->rows[k].sets[s];
+            if (e->claim == KS_CLAIM_NONE) {
+                if (!refused++ && !with)
+                    snprintf(m->claim_why, sizeof m->claim_why, "%s", e->claim_why);
+                continue;
+            }
+            with++;
+            hw_n += !isnan(e->rel_halfwidth);
+            /* the most cautious claim of the plans with an interval */
+            if (m->claim == KS_CLAIM_NONE ||
+                (m->claim == KS_CLAIM_FULL_RUN && e->claim == KS_CLAIM_VALUES)) {
+                m->claim = e->claim;
+                snprintf(m->claim_why, sizeof m->claim_why, "%s", e->claim_why);
+            }
+        }
+        hw = 0;
+        for (size_t k = first; k < first + count; k++)
+            if (!isnan(r->rows[k].sets[s].rel_halfwidth))
+                hw += r->rows[k].sets[s].rel_halfwidth;
         m->samples_mean = samples / n;
         m->samples_max = samples_max;
         m->met = (double)met / n;
-        m->halfwidth_mean = hw / n;
+        m->halfwidth_mean = hw_n ? hw / (double)hw_n : NAN;
         m->pilot_mean = pilot / n;
         m->speedup_hmean = inv > 0 ? n / inv : INFINITY;
         m->error_mean = abs_sum / n;
         m->error_signed_mean = signed_sum / n;
         m->error_max = max;
-        m->coverage = (double)covered / n;
+        m->coverage = with ? (double)covered / (double)with : NAN;
         m->within_bound = r->bound > 0 ? (double)within / n : NAN;
+        m->met_true = met ? (double)met_within / (double)met : NAN;
+        m->refused = (double)refused / n;
+        m->rounds_mean = m->rounds_max = 0;
+        for (size_t k = first; k < first + count; k++) {
+            double rd = r->rows[k].sets[s].rounds;
+            m->rounds_mean += rd / n;
+            m->rounds_max = rd > m->rounds_max ? rd : m->rounds_max;
+        }
     }
 }
 

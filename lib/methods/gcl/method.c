@@ -152,6 +152,7 @@ static ks_status gcl_select(const ks_method_input *in, const void *model, ks_rng
 
 const ks_method ks_method_gcl = {
     .name = "gcl",
+    .chooses = 1,
     .summary = "GCL-Sampler: RGCN on instruction-trace graphs, contrastive training, "
                "K-Means by silhouette (arXiv 2603.00551)",
     .default_key = KS_KEY_NAME,

@@ -20,7 +20,7 @@
  * printed per launch as the difference of their running totals, so
  * gpu_tot_sim_cycle of a launch is its gpu_sim_cycle.
  */
-#include "estimate.h"
+#include "simout.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -15,7 +15,7 @@
  * sum is general.stat.out's CYC_COUNT_TOT minus 1.  A log may hold several
  * runs one after another (current_index 0 starts one).
  */
-#include "estimate.h"
+#include "simout.h"
 
 #include <ctype.h>
 #include <errno.h>

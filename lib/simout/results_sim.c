@@ -16,7 +16,7 @@
  * against that list.  Wherever the trace folder is known, the kernel name a
  * log gives is checked against the launch's.
  */
-#include "estimate.h"
+#include "simout.h"
 #include "run_internal.h"
 #include "trace.h"
 
@@ -195,6 +195,16 @@ typedef struct log_ctx {
     size_t run_cycles_run;
     bool run_cycles_set;
     double all_cycles; /* gpu_sim_cycle of every block of the log */
+    /* running totals (KS_STAT_RUNNING): per metric, its value at the last
+     * block of run prev_run[m] - 1 (0 before its first block in a run), the
+     * line of its first difference below 0 (0: none), and the block's
+     * values with those totals differenced */
+    double *prev;
+    size_t *prev_run;
+    long *fell;
+    size_t prev_capacity;
+    double *diffed;
+    size_t diffed_capacity;
 } log_ctx;
 
 static void held_clear(held_block *h)
@@ -257,6 +267,66 @@ static ks_status check_launch(log_ctx *c, const ks_simlog_block *b, size_t u, ui
     if (grid && (grid[0] || block[0]) && !(checked & KS_CHECKED_DIMS))
         c->r->unchecked_dims++;
     return st;
+}
+
+/* The block's values with every running total made the block's own: its
+ * difference from the last kernel of the same simulator run, warm-up
+ * kernels included, so that a launch simulated after warm-up launches (or
+ * in a whole program) gets its own share only.  A running total the block
+ * does not print is unchanged (GPGPU-Sim prints some only once non-zero). */
+static ks_status difference(log_ctx *c, const ks_simlog_block *b, ks_error *err)
+{
+    ks_status st = ks_grow((void **)&c->diffed, &c->diffed_capacity, b->stat_count + 1,
+                           sizeof *c->diffed, err);
+    for (size_t i = 0; st == KS_OK && i < b->stat_count; i++) {
+        size_t m;
+        if ((st = metric_of(c, i, b->names[i], &m, err)) != KS_OK)
+            break;
+        c->diffed[i] = b->values[i];
+        if (c->r->kinds[m] != KS_STAT_RUNNING)
+            continue;
+        if (m >= c->prev_capacity) {
+            size_t cap = c->r->metric_count + 16;
+            double *prev = realloc(c->prev, cap * sizeof *prev);
+            if (prev)
+                c->prev = prev;
+            size_t *run = prev ? realloc(c->prev_run, cap * sizeof *run) : NULL;
+            if (run)
+                c->prev_run = run;
+            long *fell = run ? realloc(c->fell, cap * sizeof *fell) : NULL;
+            if (!fell)
+                return ks_error_set(err, KS_ERR_NOMEM, c->path, b->line, "out of memory");
+            c->fell = fell;
+            for (size_t k = c->prev_capacity; k < cap; k++)
+                c->prev[k] = 0, c->prev_run[k] = 0, c->fell[k] = 0;
+            c->prev_capacity = cap;
+        }
+        double before = c->prev_run[m] == b->run + 1 ? c->prev[m] : 0;
+        c->diffed[i] = b->values[i] - before;
+        if (c->diffed[i] < 0 && !c->fell[m])
+            c->fell[m] = b->line;
+        c->prev[m] = b->values[i];
+        c->prev_run[m] = b->run + 1;
+    }
+    return st;
+}
+
+/* After the log: a running total that fell is no running total in this log
+ * (a simulator that prints it per kernel): of unknown kind, so that it is
+ * not estimated; one a block did not print did not change there (0). */
+static void running_finish(log_ctx *c)
+{
+    for (size_t m = 0; m < c->prev_capacity && m < c->r->metric_count; m++) {
+        if (c->r->kinds[m] != KS_STAT_RUNNING || !c->prev_run[m])
+            continue;
+        if (c->fell[m]) {
+            c->r->kinds[m] = KS_STAT_UNKNOWN;
+            continue;
+        }
+        for (size_t row = 0; row < c->r->row_count; row++)
+            if (c->r->source[row] == c->source && isnan(c->r->values[m][row]))
+                c->r->values[m][row] = 0;
+    }
 }
 
 static ks_status take_block(log_ctx *c, const ks_simlog_block *b, ks_error *err)
@@ -390,9 +460,15 @@ static ks_status hold(log_ctx *c, const ks_simlog_block *b, ks_error *err)
     return KS_OK;
 }
 
-static ks_status on_block(void *vctx, const ks_simlog_block *b, ks_error *err)
+static ks_status on_block(void *vctx, const ks_simlog_block *raw, ks_error *err)
 {
     log_ctx *c = vctx;
+    ks_status dst = difference(c, raw, err);
+    if (dst != KS_OK)
+        return dst;
+    ks_simlog_block own = *raw;
+    own.values = c->diffed;
+    const ks_simlog_block *b = &own;
     c->all_cycles += block_cycles(b);
     if (c->opt->measured != KS_MEASURED_LAST)
         return take_block(c, b, err);
@@ -442,9 +518,11 @@ static ks_status read_accelsim_log(ks_input *in, const char *path, const uid_map
         st = ks_simlog_finish(s, &blocks, err);
     if (st == KS_OK)
         st = take_held(&c, err);
+    if (st == KS_OK)
+        running_finish(&c);
     ks_simlog_free(s);
     held_free(&c.held);
-    free(c.hint);
+    KS_FREE(c.hint, c.prev, c.prev_run, c.fell, c.diffed);
     if (all_cycles)
         *all_cycles = c.all_cycles;
     if (st == KS_OK && blocks == 0)
@@ -886,8 +964,18 @@ static ks_status read_output(ks_input *in, const char *path, const char *head, s
     if (all_cycles)
         *all_cycles = NAN;
     switch (kind_of(head, len)) {
-    case OUT_CSV:
-        return ks_results_read_csv(in, path, r, err);
+    case OUT_CSV: {
+        ks_status st = ks_results_read_csv(in, path, r, err);
+        /* how its values were simulated, as for a log (--warmup) */
+        if (st == KS_OK && warmup && *warmup && r->source_count && r->source_warmup) {
+            char *w = strdup(warmup);
+            if (!w)
+                return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+            free(r->source_warmup[r->source_count - 1]);
+            r->source_warmup[r->source_count - 1] = w;
+        }
+        return st;
+    }
     case OUT_GETSTATS:
         return read_getstats(in, path, map, opt, warmup, r, err);
     case OUT_MACSIM:

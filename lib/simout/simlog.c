@@ -20,7 +20,7 @@
  * Values are parsed strictly (ks_parse_decimal): a statistic whose value is
  * not a non-negative base-10 number is an error at its line (issue 25).
  */
-#include "estimate.h"
+#include "simout.h"
 #include "hash.h"
 
 #include <ctype.h>
@@ -394,6 +394,15 @@ ks_status ks_simlog_line(ks_simlog *s, const char *line, size_t len, long number
                                 "line %ld)",
                                 s->block_line);
         return parse_uids(s, eq + 1, number, err);
+    }
+    /* GPGPU-Sim's DRAM totals are written as prose ("total dram reads =
+     * 3009"): read as total_dram_reads and total_dram_writes, the names
+     * get_stats.py gives them */
+    char dram[64];
+    if ((starts_with(p, "total dram reads =") || starts_with(p, "total dram writes =")) &&
+        strlen(p) < sizeof dram) {
+        snprintf(dram, sizeof dram, "total_dram_%s", p + strlen("total dram "));
+        p = dram;
     }
     const char *name, *token, *why = NULL;
     size_t name_len, token_len;

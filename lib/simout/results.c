@@ -6,7 +6,7 @@
  * sources) and the CSV forms; results_sim.c reads simulator outputs and
  * run folders into it.
  */
-#include "estimate.h"
+#include "simout.h"
 #include "hash.h"
 #include "run_internal.h"
 
@@ -38,7 +38,7 @@ void ks_results_free(ks_results *r)
         free(r->metrics[i]);
         free(r->values[i]);
     }
-    KS_FREE(r->metrics, r->values, r->ids, r->source, r->source_line);
+    KS_FREE(r->metrics, r->values, r->kinds, r->ids, r->source, r->source_line);
     for (size_t i = 0; i < r->source_count; i++) {
         free(r->sources[i]);
         free(r->source_warmup ? r->source_warmup[i] : NULL);
@@ -98,16 +98,22 @@ static ks_status add_source(ks_results *r, const char *name, uint32_t *index, ks
     return KS_OK;
 }
 
-static ks_status add_metric(ks_results *r, const char *name, size_t *index, ks_error *err)
+/* A metric's column (a new one of NAN), its kind by name; counted: an
+ * unknown name is a per-launch count (a results CSV's or values given in
+ * memory: those formats declare it). */
+static ks_status add_metric(ks_results *r, const char *name, bool counted, size_t *index,
+                            ks_error *err)
 {
     long found = ks_results_metric(r, name);
     if (found >= 0) {
         *index = (size_t)found;
         return KS_OK;
     }
-    size_t cap = r->metric_capacity;
+    size_t cap = r->metric_capacity, cap2 = r->metric_capacity;
     ks_status st = ks_grow((void **)&r->metrics, &cap, r->metric_count + 1, sizeof *r->metrics,
                            err);
+    if (st == KS_OK)
+        st = ks_grow((void **)&r->kinds, &cap2, r->metric_count + 1, sizeof *r->kinds, err);
     if (st == KS_OK)
         st = ks_grow((void **)&r->values, &r->metric_capacity, r->metric_count + 1,
                      sizeof *r->values, err);
@@ -124,6 +130,9 @@ static ks_status add_metric(ks_results *r, const char *name, size_t *index, ks_e
         col[i] = NAN;
     r->metrics[r->metric_count] = copy;
     r->values[r->metric_count] = col;
+    ks_stat_kind kind = ks_stat_info_of(name).kind;
+    r->kinds[r->metric_count] = (unsigned char)(kind == KS_STAT_UNKNOWN && counted ? KS_STAT_COUNT
+                                                                                   : kind);
     *index = r->metric_count++;
     return KS_OK;
 }
@@ -185,7 +194,7 @@ static ks_status set_value(ks_results *r, size_t row, const char *metric, double
                            bool accumulate, ks_error *err)
 {
     size_t m;
-    ks_status st = add_metric(r, metric, &m, err);
+    ks_status st = add_metric(r, metric, true, &m, err);
     if (st == KS_OK)
         put(r, row, m, v, accumulate);
     return st;
@@ -201,7 +210,7 @@ ks_status ks_results_add(ks_results *r, const char *source, const char *metric,
     ks_status st =
         src < r->source_count ? KS_OK : ks_results_add_source(r, source, "", &src, err);
     if (st == KS_OK)
-        st = add_metric(r, metric, &m, err);
+        st = add_metric(r, metric, true, &m, err);
     for (size_t i = 0; st == KS_OK && i < n; i++) {
         size_t row;
         if (!isfinite(values[i]))
@@ -440,10 +449,24 @@ ks_status ks_results_row_for(ks_results *r, uint64_t id, uint32_t source, long l
 
 ks_status ks_results_metric_index(ks_results *r, const char *name, size_t *index, ks_error *err)
 {
-    return add_metric(r, name, index, err);
+    return add_metric(r, name, false, index, err);
 }
 
 void ks_results_put(ks_results *r, size_t row, size_t metric, double v, bool accumulate)
 {
     put(r, row, metric, v, accumulate);
+}
+
+const char *ks_results_warmup(const ks_results *r)
+{
+    const char *w = NULL;
+    for (size_t i = 0; r && i < r->source_count; i++) {
+        const char *s = r->source_warmup && r->source_warmup[i] ? r->source_warmup[i] : "";
+        if (!*s)
+            s = "unknown";
+        if (w && strcmp(w, s) != 0)
+            return "mixed";
+        w = s;
+    }
+    return w ? w : "unknown";
 }

@@ -1,0 +1,677 @@
+/*
+ * variance.c - the one variance model every estimator uses: the stratified
+ * variance of values (or residuals) at a plan's samples, its rule for
+ * one-sample strata, its degrees of freedom and the t quantile.
+ *
+ * Stratified estimators (Cochran, Sampling Techniques, 3rd ed., ch. 5 for
+ * totals, 5A.15 / 6.11 for combined ratio estimates): a stratum is a plan
+ * cluster.  Drawn without replacement, V = N^2 (1 - n/N) s^2 / n over the n
+ * distinct samples; drawn with replacement (Allegro, random, STEM/ROOT with
+ * --with-replacement) V = N^2 s^2 / m over the m draws, a launch drawn k
+ * times counting k times.  A census stratum contributes nothing.
+ *
+ * A stratum with one sample has no s^2.  KS_SINGLE_COLLAPSE pools it with
+ * the nearest cluster of the same kernel group (clusters of a group are
+ * adjacent duration ranges), each value divided by its cluster's profiled
+ * mean: collapsed strata (Cochran 5A.12) in relative units.  With no
+ * neighbour, or KS_SINGLE_PROFILE_CV, s = CV_profile * |value|, which
+ * assumes the simulator's spread follows the profiled time's.
+ */
+#include "estimate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Samples of each cluster: order[start[c] .. start[c+1]) index plan->samples. */
+typedef struct strata {
+    size_t *start;
+    size_t *order;
+} strata;
+
+static ks_status strata_build(const ks_plan *plan, strata *s, ks_error *err)
+{
+    size_t k = plan->cluster_count;
+    s->start = calloc(k + 2, sizeof *s->start);
+    s->order = malloc((plan->sample_count ? plan->sample_count : 1) * sizeof *s->order);
+    if (!s->start || !s->order) {
+        free(s->start);
+        free(s->order);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    for (size_t i = 0; i < plan->sample_count; i++) {
+        if (plan->samples[i].cluster >= k) {
+            free(s->start);
+            free(s->order);
+            return ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "sample cluster out of range");
+        }
+        s->start[plan->samples[i].cluster + 2]++;
+    }
+    for (size_t c = 0; c < k; c++)
+        s->start[c + 2] += s->start[c + 1];
+    for (size_t i = 0; i < plan->sample_count; i++)
+        s->order[s->start[plan->samples[i].cluster + 1]++] = i;
+    return KS_OK;
+}
+
+static void strata_free(strata *s)
+{
+    free(s->start);
+    free(s->order);
+}
+
+static bool plan_with_replacement(const ks_plan *plan)
+{
+    return plan->with_replacement;
+}
+
+/* Draws of sample i: its weight is k N / m. */
+static double draws_of(const ks_plan *plan, const ks_cluster *c, const ks_sample *s)
+{
+    double k = round(s->weight * (double)c->m / (double)c->size);
+    return k < 1 ? 1 : k;
+}
+
+typedef struct stratum_stat {
+    double n;        /* distinct samples (without replacement) or draws (with) */
+    double distinct; /* distinct samples */
+    double mean;     /* of the values, draws counted */
+    double s2;       /* sample variance, n - 1 divisor; NAN when n < 2 */
+    bool census;
+} stratum_stat;
+
+static stratum_stat stratum_of(const ks_plan *plan, const strata *st, size_t c, const double *v,
+                               bool wr)
+{
+    const ks_cluster *cl = &plan->clusters[c];
+    stratum_stat r = {0, 0, 0, NAN, false};
+    size_t lo = st->start[c], hi = st->start[c + 1];
+    bool unit_weights = true;
+    long double sum = 0, n = 0;
+    for (size_t j = lo; j < hi; j++) {
+        const ks_sample *s = &plan->samples[st->order[j]];
+        double k = wr ? draws_of(plan, cl, s) : 1;
+        unit_weights = unit_weights && fabs(s->weight - 1) < 1e-9;
+        sum += k * v[st->order[j]];
+        n += k;
+    }
+    r.census = (uint64_t)(hi - lo) == cl->size && unit_weights;
+    r.n = (double)n;
+    r.distinct = (double)(hi - lo);
+    r.mean = n > 0 ? (double)(sum / n) : 0;
+    if (hi - lo >= 2) {
+        long double sq = 0;
+        for (size_t j = lo; j < hi; j++) {
+            const ks_sample *s = &plan->samples[st->order[j]];
+            double k = wr ? draws_of(plan, cl, s) : 1;
+            long double d = v[st->order[j]] - r.mean;
+            sq += k * d * d;
+        }
+        r.s2 = (double)(sq / (n - 1));
+    }
+    return r;
+}
+
+/* For every cluster, the nearest cluster (by index: clusters of a group are
+ * adjacent duration ranges in plan order) of the same kernel group that has
+ * samples, or -1; one pass each way, so plans of many singleton groups stay
+ * linear. */
+static ks_status neighbours_build(const ks_plan *plan, const strata *st, long *nb, ks_error *err)
+{
+    size_t k = plan->cluster_count;
+    long *last = malloc((plan->group_count + 1) * sizeof *last);
+    long *prev = malloc((k + 1) * sizeof *prev);
+    if (!last || !prev) {
+        free(last);
+        free(prev);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    for (size_t g = 0; g < plan->group_count; g++)
+        last[g] = -1;
+    for (size_t c = 0; c < k; c++) {
+        uint32_t g = plan->clusters[c].group;
+        prev[c] = g < plan->group_count ? last[g] : -1;
+        if (g < plan->group_count && st->start[c + 1] > st->start[c])
+            last[g] = (long)c;
+    }
+    for (size_t g = 0; g < plan->group_count; g++)
+        last[g] = -1;
+    for (size_t c = k; c-- > 0;) {
+        uint32_t g = plan->clusters[c].group;
+        long next = g < plan->group_count ? last[g] : -1;
+        if (prev[c] >= 0 && (next < 0 || (long)c - prev[c] <= next - (long)c))
+            nb[c] = prev[c];
+        else
+            nb[c] = next;
+        if (g < plan->group_count && st->start[c + 1] > st->start[c])
+            last[g] = (long)c;
+    }
+    free(last);
+    free(prev);
+    return KS_OK;
+}
+
+/* Values of clusters c and j in units of their cluster's profiled mean
+ * (when both have one), and their pooled sample variance: NAN with fewer
+ * than two values. */
+static double pooled_relative_s2(const ks_plan *plan, const strata *st, size_t c, size_t j,
+                                 const double *v, double *unit, double *df)
+{
+    double mc = plan->clusters[c].mean_ns, mj = plan->clusters[j].mean_ns;
+    bool scaled = mc > 0 && mj > 0;
+    long double sum = 0, sq = 0;
+    size_t n = 0;
+    size_t which[2] = {c, j};
+    double scale[2] = {scaled ? mc : 1, scaled ? mj : 1};
+    for (int w = 0; w < 2; w++)
+        for (size_t k = st->start[which[w]]; k < st->start[which[w] + 1]; k++, n++)
+            sum += v[st->order[k]] / scale[w];
+    if (n < 2)
+        return NAN;
+    long double mean = sum / n;
+    for (int w = 0; w < 2; w++)
+        for (size_t k = st->start[which[w]]; k < st->start[which[w] + 1]; k++) {
+            long double d = v[st->order[k]] / scale[w] - mean;
+            sq += d * d;
+        }
+    *unit = scale[0];
+    *df = (double)(n - 1);
+    return (double)(sq / (n - 1));
+}
+
+/* The profile's CV^2 of cluster c (n-1 divisor); 0 when it has none. */
+static double profile_cv2(const ks_cluster *cl)
+{
+    double N = (double)cl->size;
+    if (!(cl->mean_ns > 0) || cl->size < 2)
+        return 0;
+    double cv = cl->std_ns / cl->mean_ns * sqrt(N / (N - 1));
+    return cv * cv;
+}
+
+/* S^2 of a cluster with one sample.  Collapsed with the nearest cluster j of
+ * its kernel group: the values of both, each divided by its cluster's
+ * profiled mean duration, are pooled and their sample variance, scaled back
+ * by this cluster's mean, stands for S_h^2 (collapsed strata, Cochran
+ * 5A.12, in relative units so that ROOT's designed differences between
+ * duration strata do not count as spread, while any departure of the
+ * simulator from the profile's proportions does: conservative).
+ *
+ * A cluster alone in its group has no neighbour: it borrows the relative
+ * spread the simulator shows everywhere else (within_cv2, pooled over the
+ * clusters with several samples and the collapsed pairs), or its profiled
+ * CV if that is larger.  The profiled CV alone ignores the simulator's own
+ * variation, which is what the pooled figure measures: with it alone the
+ * intervals of plans made of one-sample strata covered 86-90 % at 95 %. */
+const bool ks_residual_all_flag = true;
+
+static bool is_residual(const bool *mask, size_t c)
+{
+    return mask == KS_RESIDUAL_ALL || (mask && mask[c]);
+}
+
+static double single_s2(const ks_plan *plan, const strata *st, size_t c, const long *nb,
+                        const double *v, double scale, ks_single_mode mode, double within_cv2,
+                        double within_df, bool residual, double *df, size_t *source)
+{
+    const ks_cluster *cl = &plan->clusters[c];
+    double cv2 = profile_cv2(cl);
+    if (mode == KS_SINGLE_COLLAPSE) {
+        double unit = 1;
+        long j = nb[c];
+        double s2 = j >= 0 ? pooled_relative_s2(plan, st, c, (size_t)j, v, &unit, df) : NAN;
+        if (!isnan(s2)) {
+            /* Values (not residuals about a ratio or line to the profile)
+             * spread at least as the profile does where they follow it:
+             * the collapsed pair measures only how far they depart from the
+             * profile's proportions, and a launch drawn from a stratum
+             * whose spread is one outlier looks just like its mean (MacSim:
+             * 23 launches of 1,090 cycles and one of 884; with the pair
+             * alone, refined plans covered 65 % at 95 %).  So the
+             * profile's spread is its floor. */
+            if (!residual && cv2 * scale * scale > s2 * unit * unit) {
+                *df = INFINITY;
+                *source = c;
+                return cv2 * scale * scale;
+            }
+            /* a mutual pair shares one estimate; else it leans on j's */
+            *source = nb[j] == (long)c && (size_t)j > c ? c : (size_t)j;
+            return s2 * unit * unit;
+        }
+        /* residuals about a ratio or line to the profile are not held to
+         * the profile's spread, which the fit explains */
+        if (!isnan(within_cv2) && (residual || within_cv2 >= cv2)) {
+            *df = within_df;
+            *source = plan->cluster_count;
+            return within_cv2 * scale * scale;
+        }
+    }
+    *df = INFINITY;
+    return cv2 * scale * scale;
+}
+
+/* The relative spread of a one-sample cluster c collapsed with its
+ * neighbour j: the values of both in units of their clusters' profiled
+ * means, their sample variance over the squared mean of scale in the same
+ * units; NAN with fewer than two values or a zero mean. */
+static double pair_cv2(const ks_plan *plan, const strata *st, size_t c, size_t j,
+                       const double *v, const double *scale, double *n_out)
+{
+    size_t which[2] = {c, j};
+    double unit[2] = {1, 1};
+    if (plan->clusters[c].mean_ns > 0 && plan->clusters[j].mean_ns > 0) {
+        unit[0] = plan->clusters[c].mean_ns;
+        unit[1] = plan->clusters[j].mean_ns;
+    }
+    long double sv = 0, ss = 0, n = 0;
+    for (int w = 0; w < 2; w++)
+        for (size_t k = st->start[which[w]]; k < st->start[which[w] + 1]; k++, n++) {
+            sv += v[st->order[k]] / unit[w];
+            ss += scale[st->order[k]] / unit[w];
+        }
+    *n_out = (double)n;
+    if (n < 2 || !(fabsl(ss) > 0))
+        return NAN;
+    long double mv = sv / n, ms = ss / n, sq = 0;
+    for (int w = 0; w < 2; w++)
+        for (size_t k = st->start[which[w]]; k < st->start[which[w] + 1]; k++) {
+            long double d = v[st->order[k]] / unit[w] - mv;
+            sq += d * d;
+        }
+    return (double)(sq / (n - 1) / (ms * ms));
+}
+
+/* Pooled squared coefficient of variation of the simulator's values inside
+ * strata, weighted by degrees of freedom: each sampled cluster with two or
+ * more distinct samples on its own (s^2 relative to its mean of scale), and
+ * each one-sample cluster collapsed with its neighbour (a mutual pair once);
+ * over the whole plan (the return value, NAN when there is neither) and per
+ * kernel group (group_num, group_df: sums, group_count + 1 entries). */
+static double pooled_within_cv2(const ks_plan *plan, const strata *st, const double *v,
+                                const double *scale, const long *nb, bool wr, double *df_out,
+                                long double *group_num, long double *group_df)
+{
+    long double num = 0, df = 0;
+    for (size_t c = 0; c < plan->cluster_count; c++) {
+        size_t have = st->start[c + 1] - st->start[c];
+        uint32_t g = plan->clusters[c].group < plan->group_count ? plan->clusters[c].group
+                                                                 : (uint32_t)plan->group_count;
+        double n = 0, cv2 = NAN;
+        if (have == 1 && nb[c] >= 0) {
+            size_t j = (size_t)nb[c];
+            bool j_single = st->start[j + 1] - st->start[j] == 1;
+            if (j_single && nb[j] == (long)c && j < c)
+                continue; /* a mutual pair counts once */
+            cv2 = pair_cv2(plan, st, c, j, v, scale, &n);
+        } else if (have >= 2) {
+            stratum_stat s = stratum_of(plan, st, c, v, wr);
+            stratum_stat m = stratum_of(plan, st, c, scale, wr);
+            if (s.census || isnan(s.s2) || !(fabs(m.mean) > 0))
+                continue;
+            n = s.n;
+            cv2 = s.s2 / (m.mean * m.mean);
+        }
+        if (isnan(cv2))
+            continue;
+        num += (n - 1) * (long double)cv2;
+        df += n - 1;
+        group_num[g] += (n - 1) * (long double)cv2;
+        group_df[g] += n - 1;
+    }
+    *df_out = (double)df;
+    return df > 0 ? (double)(num / df) : NAN;
+}
+
+/* A kernel group's own pooled spread stands for its strata once it rests
+ * on this many degrees of freedom; below, the plan's (if larger) too. */
+#define GROUP_MIN_DF 3
+
+ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *scale,
+                           const bool *residual, ks_single_mode mode, ks_stratum_spread *out,
+                           size_t *single, ks_error *err)
+{
+    strata st;
+    ks_status status = strata_build(plan, &st, err);
+    if (status != KS_OK)
+        return status;
+    bool wr = plan_with_replacement(plan);
+    size_t ones = 0;
+    long *nb = malloc((plan->cluster_count + 1) * sizeof *nb);
+    status = nb ? neighbours_build(plan, &st, nb, err)
+                : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if (status != KS_OK) {
+        free(nb);
+        strata_free(&st);
+        return status;
+    }
+    size_t groups = plan->group_count + 1;
+    long double *gnum = calloc(groups, sizeof *gnum), *gdf = calloc(groups, sizeof *gdf);
+    if (!gnum || !gdf) {
+        KS_FREE(nb, gnum, gdf);
+        strata_free(&st);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    double within_df = 0;
+    double within_cv2 =
+        pooled_within_cv2(plan, &st, v, scale, nb, wr, &within_df, gnum, gdf);
+    /* Per kernel group, the excess kurtosis of its values about their
+     * strata's means, each in units of its stratum's mean value: heavy
+     * tails (a few launches far above the rest) make a sample variance from
+     * few values far more variable than its degrees of freedom say
+     * (var s^2 / S^4 = 2 / (n - 1) + kurtosis / n), so those degrees of
+     * freedom are cut accordingly (a Satterthwaite count for non-normal
+     * values); none under four values. */
+    long double *g2 = calloc(groups, sizeof *g2), *g4 = calloc(groups, sizeof *g4);
+    long double *gk = calloc(groups, sizeof *gk);
+    if (!g2 || !g4 || !gk) {
+        KS_FREE(nb, gnum, gdf, g2, g4, gk);
+        strata_free(&st);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    for (size_t c = 0; c < plan->cluster_count; c++) {
+        size_t lo = st.start[c], hi = st.start[c + 1];
+        if (hi - lo < 2)
+            continue;
+        uint32_t g = plan->clusters[c].group < plan->group_count ? plan->clusters[c].group
+                                                                 : (uint32_t)plan->group_count;
+        long double mean = 0, ms = 0;
+        for (size_t j = lo; j < hi; j++) {
+            mean += v[st.order[j]];
+            ms += scale[st.order[j]];
+        }
+        mean /= (long double)(hi - lo);
+        ms /= (long double)(hi - lo);
+        if (!(fabsl(ms) > 0))
+            continue;
+        for (size_t j = lo; j < hi; j++) {
+            long double d = (v[st.order[j]] - mean) / ms, d2 = d * d;
+            g2[g] += d2;
+            g4[g] += d2 * d2;
+        }
+        gk[g] += (long double)(hi - lo);
+    }
+    for (size_t c = 0; c < plan->cluster_count; c++) {
+        ks_stratum_spread *o = &out[c];
+        memset(o, 0, sizeof *o);
+        o->source = c;
+        if (st.start[c + 1] == st.start[c])
+            continue;
+        stratum_stat s = stratum_of(plan, &st, c, v, wr);
+        o->n = s.n;
+        o->census = s.census;
+        o->fpc = wr ? 1 : 1 - s.n / (double)plan->clusters[c].size;
+        if (o->fpc < 0)
+            o->fpc = 0;
+        if (s.census)
+            continue;
+        if (s.distinct < 2) {
+            size_t first = st.order[st.start[c]];
+            o->s2 = single_s2(plan, &st, c, nb, v, scale[first], mode, within_cv2,
+                              within_df, is_residual(residual, c), &o->df, &o->source);
+            o->single = true;
+            ones++;
+        } else {
+            o->s2 = s.s2;
+            o->df = s.distinct - 1;
+            /* values spread at least as the profile does (see single_s2):
+             * a few draws from a stratum whose spread is one outlier can
+             * all miss it */
+            bool res = is_residual(residual, c);
+            stratum_stat m = res ? s : stratum_of(plan, &st, c, scale, wr);
+            double floor = res ? 0 : profile_cv2(&plan->clusters[c]) * m.mean * m.mean;
+            if (floor > o->s2) {
+                o->s2 = floor;
+                o->df = INFINITY;
+            }
+        }
+        /* The spread the simulator shows in the other strata of this kernel
+         * group (or, where they show too little, of the whole plan) is a
+         * floor too: a few values of a stratum can all miss what its
+         * neighbours show (two launches of 884 cycles where the kernel's
+         * others run 1,090 and 3,518), and a sample variance of 0 from
+         * them is no evidence of none. */
+        uint32_t g = plan->clusters[c].group < plan->group_count ? plan->clusters[c].group
+                                                                 : (uint32_t)plan->group_count;
+        double kg2 = gdf[g] > 0 ? (double)(gnum[g] / gdf[g]) : NAN;
+        double kappa2 = !isnan(kg2) ? kg2 : 0, kdf = (double)gdf[g];
+        size_t ksource = plan->cluster_count + 1 + g;
+        if ((gdf[g] < GROUP_MIN_DF || !(kappa2 > 0)) && !isnan(within_cv2) &&
+            within_cv2 > kappa2) {
+            kappa2 = within_cv2;
+            kdf = within_df;
+            ksource = plan->cluster_count;
+        }
+        stratum_stat m = stratum_of(plan, &st, c, scale, wr);
+        double pooled = kappa2 * m.mean * m.mean;
+        if (pooled > o->s2) {
+            o->s2 = pooled;
+            o->df = kdf;
+            o->source = ksource;
+        }
+        if (gk[g] >= 4 && g2[g] > 0) {
+            double kurt = (double)(gk[g] * g4[g] / (g2[g] * g2[g])) - 3;
+            o->kurtosis = kurt > 20 ? 20 : kurt > 0 ? kurt : 0;
+        }
+        o->df = ks_df_heavy(o->df, o->kurtosis);
+        /* no simulated value measures this stratum's spread: one launch,
+         * no neighbour, and nothing anywhere else in the plan; or values
+         * (not residuals) that are all alike, with no spread seen in any
+         * stratum of the plan either, and not the profile's own: a few
+         * equal values are no evidence of none (MacSim's kernels in a full
+         * run: two launches of 1,090 cycles each, the kernel's first one
+         * 3,518) */
+        o->unmeasured = o->single && isnan(within_cv2) && mode == KS_SINGLE_COLLAPSE;
+        const ks_cluster *cl = &plan->clusters[c];
+        bool flat = cl->min_ns == cl->max_ns && cl->std_ns == 0;
+        if (!o->unmeasured && !(o->s2 > 0) && !(within_cv2 > 0) &&
+            (!is_residual(residual, c) || flat)) {
+            /* (residuals of 0 about a ratio or line are evidence where the
+             * profile's values differ and the simulated ones follow them) */
+            bool profile_own = true;
+            for (size_t j = st.start[c]; j < st.start[c + 1] && profile_own; j++)
+                profile_own = fabs(scale[st.order[j]] - cl->mean_ns) <= 1e-9 * fabs(cl->mean_ns);
+            o->unmeasured = !profile_own;
+        }
+    }
+    KS_FREE(nb, gnum, gdf, g2, g4, gk);
+    strata_free(&st);
+    if (single)
+        *single = ones;
+    return KS_OK;
+}
+
+/* V of sum_h N_h mean_h(v), and its Satterthwaite degrees of freedom
+ * (Cochran 5.4): df = V^2 / sum_s (v_s^2 / df_s), where v_s sums the
+ * strata whose spread comes from one source (a collapsed pair, the pooled
+ * spread): they err together, so counting them apart would overstate df.
+ * scale[i]: what a one-sample stratum's CV multiplies (the value itself
+ * for totals). */
+double ks_df_heavy(double df, double kurtosis)
+{
+    if (!(kurtosis > 0) || !isfinite(df) || !(df > 0))
+        return df;
+    return df / (1 + df * kurtosis / (2 * (df + 1)));
+}
+
+/* Satterthwaite's count treats each stratum's variance as an independent
+ * chi-square on its own degrees of freedom.  The spreads here are measured
+ * on one to a few launches each, partly borrowed from pooled sources, and
+ * refine stops as soon as an interval meets its bound, which favours
+ * variances that came out low by chance: with the count as it is, the
+ * intervals of refined plans covered 88-92 % on the recorded data
+ * (tests/test_calibration.c), with half of it 95-100 %.  So an interval
+ * uses t at half of it. */
+#define INTERVAL_DF_MAX 30
+
+double ks_interval_df(double satterthwaite)
+{
+    double df = isfinite(satterthwaite) ? satterthwaite / 2 : satterthwaite;
+    return df > INTERVAL_DF_MAX ? INTERVAL_DF_MAX : df;
+}
+
+ks_status ks_stratified_variance_ex(const ks_plan *plan, const double *v, const double *scale,
+                                    const bool *residual, ks_single_mode mode, ks_variance *out,
+                                    ks_error *err)
+{
+    size_t k = plan->cluster_count, sources = KS_SPREAD_SOURCES(plan);
+    memset(out, 0, sizeof *out);
+    ks_stratum_spread *sp = malloc((k + 1) * sizeof *sp);
+    long double *by_source = calloc(sources, sizeof *by_source);
+    double *df_source = malloc(sources * sizeof *df_source);
+    if (!sp || !by_source || !df_source) {
+        KS_FREE(sp, by_source, df_source);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    ks_status st = ks_strata_spread(plan, v, scale, residual, mode, sp, &out->single, err);
+    long double var = 0, denom = 0;
+    for (size_t c = 0; c < sources; c++)
+        df_source[c] = INFINITY;
+    for (size_t c = 0; st == KS_OK && c < k; c++) {
+        if (sp[c].census || sp[c].n == 0)
+            continue;
+        double N = (double)plan->clusters[c].size;
+        long double vh = (long double)N * N * sp[c].fpc * sp[c].s2 / sp[c].n;
+        var += vh;
+        out->unmeasured += sp[c].unmeasured;
+        if (isfinite(sp[c].df) && sp[c].df > 0) {
+            size_t s = sp[c].source < sources ? sp[c].source : c;
+            by_source[s] += vh;
+            df_source[s] = fmin(df_source[s], sp[c].df);
+        }
+    }
+    for (size_t s = 0; st == KS_OK && s < sources; s++)
+        if (by_source[s] > 0)
+            denom += by_source[s] * by_source[s] / df_source[s];
+    KS_FREE(sp, by_source, df_source);
+    out->variance = (double)var;
+    out->df = denom > 0 ? ks_interval_df((double)(var * var / denom)) : INFINITY;
+    return st;
+}
+
+ks_status ks_stratified_variance(const ks_plan *plan, const double *v, const double *scale,
+                                 const bool *residual, ks_single_mode mode, double *variance,
+                                 double *df, size_t *single, ks_error *err)
+{
+    ks_variance vr;
+    ks_status st = ks_stratified_variance_ex(plan, v, scale, residual, mode, &vr, err);
+    *variance = vr.variance;
+    if (df)
+        *df = vr.df;
+    if (single)
+        *single = vr.single;
+    return st;
+}
+
+/* Student's t quantile: exact for 1 and 2 degrees of freedom, else the
+ * Cornish-Fisher expansion in 1/df around the normal quantile (Abramowitz
+ * and Stegun 26.7.5; within 1 % of the exact value from 3 df on). */
+double ks_student_t_quantile(double p, double df)
+{
+    if (!(df > 0) || isinf(df) || df > 1e7)
+        return ks_normal_quantile(p);
+    if (df < 1.5 && df >= 1)
+        return tan(M_PI * (p - 0.5));
+    if (df < 2.5 && df >= 1.5)
+        return (2 * p - 1) / sqrt(2 * p * (1 - p));
+    if (df < 1)
+        df = 1; /* Satterthwaite can give less; the 1-df value is conservative */
+    double z = ks_normal_quantile(p), z2 = z * z;
+    double g1 = (z2 + 1) * z / 4;
+    double g2 = ((5 * z2 + 16) * z2 + 3) * z / 96;
+    double g3 = (((3 * z2 + 19) * z2 + 17) * z2 - 15) * z / 384;
+    double g4 = ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / 92160;
+    return z + g1 / df + g2 / (df * df) + g3 / (df * df * df) + g4 / (df * df * df * df);
+}
+
+ks_status ks_total_variance_ex(const ks_plan *plan, const double *y, ks_single_mode mode,
+                               double *estimate, ks_variance *out, ks_error *err)
+{
+    long double total = 0;
+    for (size_t i = 0; i < plan->sample_count; i++)
+        total += plan->samples[i].weight * (long double)y[i];
+    *estimate = (double)total;
+    return ks_stratified_variance_ex(plan, y, y, NULL, mode, out, err);
+}
+
+ks_status ks_plan_total_variance(const ks_plan *plan, const double *y, ks_single_mode mode,
+                                 double *estimate, double *variance, double *df, size_t *single,
+                                 ks_error *err)
+{
+    ks_variance v;
+    ks_status st = ks_total_variance_ex(plan, y, mode, estimate, &v, err);
+    *variance = v.variance;
+    if (df)
+        *df = v.df;
+    if (single)
+        *single = v.single;
+    return st;
+}
+
+ks_status ks_ratio_variance_ex(const ks_plan *plan, const double *y, const double *x,
+                               ks_single_mode mode, double *ratio, ks_variance *out,
+                               ks_error *err)
+{
+    memset(out, 0, sizeof *out);
+    long double ty = 0, tx = 0;
+    for (size_t i = 0; i < plan->sample_count; i++) {
+        ty += plan->samples[i].weight * (long double)y[i];
+        tx += plan->samples[i].weight * (long double)x[i];
+    }
+    if (tx == 0)
+        return ks_error_set(err, KS_ERR_FORMAT, NULL, 0,
+                            "the ratio's denominator is 0 at every sample");
+    double r = (double)(ty / tx);
+    double *d = malloc((plan->sample_count ? plan->sample_count : 1) * sizeof *d);
+    if (!d)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t i = 0; i < plan->sample_count; i++)
+        d[i] = y[i] - r * x[i];
+    /* a one-sample stratum's profile CV is applied to the numerator's value:
+     * the linearised residual d has no scale of its own */
+    ks_status st = ks_stratified_variance_ex(plan, d, y, KS_RESIDUAL_ALL, mode, out, err);
+    free(d);
+    *ratio = r;
+    out->variance /= (double)(tx * tx);
+    return st;
+}
+
+ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const double *x,
+                                 ks_single_mode mode, double *ratio, double *variance, double *df,
+                                 size_t *single, ks_error *err)
+{
+    ks_variance v;
+    ks_status st = ks_ratio_variance_ex(plan, y, x, mode, ratio, &v, err);
+    *variance = v.variance;
+    if (df)
+        *df = v.df;
+    if (single)
+        *single = v.single;
+    return st;
+}
+
+double ks_profile_variance(const ks_plan *plan, const double *y)
+{
+    size_t k = plan->cluster_count;
+    long double v = 0;
+    double *sum = calloc(k + 1, sizeof *sum);
+    size_t *n = calloc(k + 1, sizeof *n);
+    if (!sum || !n) {
+        KS_FREE(sum, n);
+        return NAN;
+    }
+    for (size_t i = 0; i < plan->sample_count; i++) {
+        sum[plan->samples[i].cluster] += y[i];
+        n[plan->samples[i].cluster]++;
+    }
+    for (size_t c = 0; c < k; c++) {
+        const ks_cluster *cl = &plan->clusters[c];
+        double N = (double)cl->size;
+        if (!n[c] || (double)n[c] >= N)
+            continue;
+        double mean = sum[c] / (double)n[c];
+        double fpc = plan->with_replacement ? 1 : 1 - (double)n[c] / N;
+        v += (long double)N * N * fpc * profile_cv2(cl) * mean * mean / (double)n[c];
+    }
+    KS_FREE(sum, n);
+    return (double)v;
+}

@@ -1,0 +1,508 @@
+/*
+ * calibration.h - the calibration battery (issue 32): every estimator and
+ * design ksample offers, scored on the recorded real-simulator data
+ * (../shared/data/sim, tests/data/accelsim-warmup and macsim-warmup) over many
+ * seeds, with plans
+ * drawn from the configuration the values are of and from another one,
+ * and with in-context, alone, warmed and pilot-corrected values: how often
+ * the 95 % interval covers the full run's total, and, where the interval
+ * says the bound is met, how often the truth is within it.
+ *
+ * Shared by tests/test_calibration.c (the bars, >= 200 seeds, seconds) and
+ * bench/bench_calibration.c (the whole table of docs/bench.md).  Everything
+ * is read from the data sets' per-launch CSVs (the logs they were made
+ * from are read exactly by tests/test_simout.c), so it runs in seconds.
+ *
+ * Which combinations must hold is the library's word, not this file's:
+ * ks_score says per column whether ksample stands behind its interval for
+ * the full run's total (ks_score_summary.claim), and the bars apply to those
+ * (a combination ksample does not stand behind prints why instead).
+ */
+#ifndef KS_CALIBRATION_H
+#define KS_CALIBRATION_H
+
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CAL_MAX_SETS = 16, CAL_MAX_PROFILES = 6, CAL_MAX_CONFIGS = 2 };
+
+typedef struct cal_set {
+    char name[32];    /* "context", "alone", or a warm-up mode ("since-same:8") */
+    char warmup[32];  /* how the values were simulated, as a run records it */
+    double *value;    /* per launch; NAN where none (the alone value counts) */
+    double *cost;     /* per launch, warm-up included (NULL: the value) */
+} cal_set;
+
+typedef struct cal_config {
+    char name[32];
+    double *full;  /* the full run: the truth, and the "context" values */
+    double *alone;
+    size_t set_count;
+    cal_set sets[CAL_MAX_SETS];
+} cal_config;
+
+typedef struct cal_profile {
+    char name[48];     /* what the plans are drawn from */
+    const double *ns;  /* per launch */
+    int config;        /* the configuration whose full run it is, -1: none */
+} cal_profile;
+
+typedef struct cal_data {
+    char name[48];
+    size_t n;
+    char **kernel;    /* per launch */
+    double *time;     /* a profiled time per launch (NULL: none) */
+    size_t config_count;
+    cal_config configs[CAL_MAX_CONFIGS];
+    size_t profile_count;
+    cal_profile profiles[CAL_MAX_PROFILES];
+} cal_data;
+
+/* ------------------------------------------------------------ reading */
+
+/* The cells of one CSV line, split in place at commas (no quoting in these
+ * files). */
+static int cal_split(char *line, char **field, int max)
+{
+    int n = 0;
+    line[strcspn(line, "\r\n")] = '\0';
+    for (char *p = line;;) {
+        field[n++] = p;
+        char *c = strchr(p, ',');
+        if (!c || n == max)
+            break;
+        *c = '\0';
+        p = c + 1;
+    }
+    return n;
+}
+
+static int cal_column(char **header, int hn, const char *name)
+{
+    for (int i = 0; i < hn; i++)
+        if (strcmp(header[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* Column col of a CSV keyed by `key` (launch or id), rows of `config` only
+ * when the file has a config column; NAN where empty.  0 on success. */
+static int cal_read_column(const char *path, const char *key, const char *config,
+                           const char *col, double *out, size_t n, char **kernel)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        out[i] = NAN;
+    char line[4096], head[4096];
+    char *header[32], *field[32];
+    if (!fgets(head, sizeof head, f)) {
+        fclose(f);
+        return -1;
+    }
+    int hn = cal_split(head, header, 32);
+    int k = cal_column(header, hn, key), c = cal_column(header, hn, col);
+    int cc = cal_column(header, hn, "config"), kc = cal_column(header, hn, "kernel");
+    if (k < 0 || c < 0) {
+        fclose(f);
+        return -1;
+    }
+    while (fgets(line, sizeof line, f)) {
+        int fn = cal_split(line, field, 32);
+        if (fn <= k || fn <= c)
+            continue;
+        if (config && cc >= 0 && strcmp(field[cc], config) != 0)
+            continue;
+        size_t id = (size_t)strtoul(field[k], NULL, 10);
+        if (id >= n)
+            continue;
+        out[id] = field[c][0] ? strtod(field[c], NULL) : NAN;
+        if (kernel && kc >= 0 && !kernel[id])
+            kernel[id] = strdup(field[kc]);
+    }
+    fclose(f);
+    return 0;
+}
+
+static double *cal_array(size_t n)
+{
+    double *a = malloc((n ? n : 1) * sizeof *a);
+    for (size_t i = 0; a && i < n; i++)
+        a[i] = NAN;
+    return a;
+}
+
+static cal_set *cal_add_set(cal_config *c, const char *name, const char *warmup)
+{
+    if (c->set_count == CAL_MAX_SETS)
+        return NULL;
+    cal_set *s = &c->sets[c->set_count++];
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    snprintf(s->warmup, sizeof s->warmup, "%s", warmup);
+    return s;
+}
+
+/* A recorded run of every launch: id,<value>,run_cycles. */
+static int cal_recorded(cal_config *c, size_t n, const char *path, const char *value,
+                        const char *mode)
+{
+    cal_set *s = cal_add_set(c, mode, mode);
+    if (!s || !(s->value = cal_array(n)) || !(s->cost = cal_array(n)))
+        return -1;
+    if (cal_read_column(path, "id", NULL, value, s->value, n, NULL) ||
+        cal_read_column(path, "id", NULL, "run_cycles", s->cost, n, NULL))
+        return -1;
+    return 0;
+}
+
+/* A warm-up column of a data set's warm_per_launch.csv (no costs); a
+ * launch without a warm-up launch has its alone value, as in a run. */
+static int cal_warm_column(cal_config *c, size_t n, const char *path, const char *config,
+                           const char *col, const char *mode)
+{
+    double *v = cal_array(n);
+    if (!v || cal_read_column(path, "launch", config, col, v, n, NULL)) {
+        free(v);
+        return -1;
+    }
+    size_t have = 0;
+    for (size_t i = 0; i < n; i++) {
+        have += !isnan(v[i]);
+        if (isnan(v[i]))
+            v[i] = c->alone[i];
+    }
+    if (!have) {
+        free(v);
+        return 0;
+    }
+    cal_set *s = cal_add_set(c, mode, mode);
+    if (!s) {
+        free(v);
+        return -1;
+    }
+    s->value = v;
+    return 0;
+}
+
+static void cal_free(cal_data *d)
+{
+    for (size_t i = 0; d->kernel && i < d->n; i++)
+        free(d->kernel[i]);
+    free(d->kernel);
+    free(d->time);
+    for (size_t c = 0; c < d->config_count; c++) {
+        cal_config *cf = &d->configs[c];
+        for (size_t s = 0; s < cf->set_count; s++) {
+            if (cf->sets[s].value != cf->full && cf->sets[s].value != cf->alone)
+                free(cf->sets[s].value);
+            free(cf->sets[s].cost);
+        }
+        free(cf->full);
+        free(cf->alone);
+    }
+    memset(d, 0, sizeof *d);
+}
+
+/* The Accel-Sim synthetic data set: 160 launches, two configurations, the
+ * data set's own warm-up runs and tests/data/accelsim-warmup's. */
+static int cal_load_accelsim(const char *shared, const char *testdata, cal_data *d)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "Accel-Sim synthetic");
+    d->n = 160;
+    d->kernel = calloc(d->n, sizeof *d->kernel);
+    d->time = cal_array(d->n);
+    char path[1024], warm[1024];
+    snprintf(path, sizeof path, "%s/sim/accelsim-synth/per_launch.csv", shared);
+    snprintf(warm, sizeof warm, "%s/sim/accelsim-synth/warm_per_launch.csv", shared);
+    static const char *const configs[] = {"SM7_QV100", "SM86_RTX3070"};
+    static const char *const recorded[][2] = {
+        {"SM7_QV100", "since-same_8"},     {"SM7_QV100", "since-same_16_2"},
+        {"SM86_RTX3070", "since-same_4"},  {"SM86_RTX3070", "since-same_8"},
+        {"SM86_RTX3070", "since-same_16_2"}, {"SM86_RTX3070", "prev_10"}};
+    for (int c = 0; c < 2; c++) {
+        cal_config *cf = &d->configs[d->config_count++];
+        snprintf(cf->name, sizeof cf->name, "%s", configs[c]);
+        if (!(cf->full = cal_array(d->n)) || !(cf->alone = cal_array(d->n)) ||
+            cal_read_column(path, "launch", configs[c], "full_run_cycles", cf->full, d->n,
+                            d->kernel) ||
+            cal_read_column(path, "launch", configs[c], "alone_cycles", cf->alone, d->n, NULL))
+            return -1;
+        cal_set *s = cal_add_set(cf, "context", "context");
+        s->value = cf->full;
+        s = cal_add_set(cf, "alone", "none");
+        s->value = cf->alone;
+        if (cal_warm_column(cf, d->n, warm, configs[c], "self_cycles", "self") ||
+            cal_warm_column(cf, d->n, warm, configs[c], "same_name_cycles", "same") ||
+            cal_warm_column(cf, d->n, warm, configs[c], "prev_cycles", "prev:1"))
+            return -1;
+        for (size_t r = 0; r < sizeof recorded / sizeof recorded[0]; r++) {
+            if (strcmp(recorded[r][0], configs[c]) != 0)
+                continue;
+            char file[1200], mode[32];
+            snprintf(file, sizeof file, "%s/accelsim-warmup/%s_%s.csv", testdata, configs[c],
+                     recorded[r][1]);
+            snprintf(mode, sizeof mode, "%s", recorded[r][1]);
+            for (char *p = mode; *p; p++)
+                *p = *p == '_' ? ':' : *p;
+            if (cal_recorded(cf, d->n, file, "gpu_sim_cycle", mode))
+                return -1;
+        }
+    }
+    char time[1024];
+    snprintf(time, sizeof time, "%s/sim/accelsim-synth/time.csv", shared);
+    if (cal_read_column(time, "id", NULL, "duration_ns", d->time, d->n, NULL))
+        return -1;
+    for (size_t i = 0; i < d->n; i++)
+        if (!d->kernel[i] || isnan(d->time[i]) || isnan(d->configs[0].full[i]) ||
+            isnan(d->configs[1].full[i]))
+            return -1;
+    d->profiles[d->profile_count++] = (cal_profile){"QV100 full-run cycles", d->configs[0].full, 0};
+    d->profiles[d->profile_count++] =
+        (cal_profile){"RTX 3070 full-run cycles", d->configs[1].full, 1};
+    d->profiles[d->profile_count++] = (cal_profile){"profiled time (time.csv)", d->time, -1};
+    /* planned from the launches simulated alone (cold), values in context */
+    d->profiles[d->profile_count++] = (cal_profile){"QV100 alone cycles", d->configs[0].alone, -1};
+    d->profiles[d->profile_count++] =
+        (cal_profile){"RTX 3070 alone cycles", d->configs[1].alone, -1};
+    return 0;
+}
+
+/* The MacSim data set: 157 launches, one configuration, every recorded
+ * warm-up run (tests/data/macsim-warmup). */
+static int cal_load_macsim(const char *shared, const char *testdata, cal_data *d)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "MacSim vectormultadd");
+    d->n = 157;
+    d->kernel = calloc(d->n, sizeof *d->kernel);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/sim/macsim-vectormultadd/per_launch.csv", shared);
+    cal_config *cf = &d->configs[d->config_count++];
+    snprintf(cf->name, sizeof cf->name, "base");
+    if (!(cf->full = cal_array(d->n)) || !(cf->alone = cal_array(d->n)) ||
+        cal_read_column(path, "launch", NULL, "full_run_cycles", cf->full, d->n, d->kernel) ||
+        cal_read_column(path, "launch", NULL, "alone_cycles", cf->alone, d->n, NULL))
+        return -1;
+    cal_set *s = cal_add_set(cf, "context", "context");
+    s->value = cf->full;
+    s = cal_add_set(cf, "alone", "none");
+    s->value = cf->alone;
+    static const char *const modes[] = {"self",          "same",         "prev_1",
+                                        "prev_8",        "since-same_2", "since-same_4",
+                                        "since-same_8", "since-same_16_2"};
+    for (size_t r = 0; r < sizeof modes / sizeof modes[0]; r++) {
+        char file[1200], mode[32];
+        snprintf(file, sizeof file, "%s/macsim-warmup/%s.csv", testdata, modes[r]);
+        snprintf(mode, sizeof mode, "%s", modes[r]);
+        for (char *p = mode; *p; p++)
+            *p = *p == '_' ? ':' : *p;
+        if (cal_recorded(cf, d->n, file, "cycles", mode))
+            return -1;
+    }
+    for (size_t i = 0; i < d->n; i++)
+        if (!d->kernel[i] || isnan(cf->full[i]) || isnan(cf->alone[i]))
+            return -1;
+    d->profiles[d->profile_count++] = (cal_profile){"full-run cycles", cf->full, 0};
+    /* planned from a profile of another kind: each launch's cycles alone */
+    d->profiles[d->profile_count++] = (cal_profile){"alone cycles", cf->alone, -1};
+    return 0;
+}
+
+/* The plans' profile: the data set's launches (kernel names) with the
+ * profile's values as durations. */
+static ks_profile *cal_profile_of(const cal_data *d, const double *ns, ks_error *err)
+{
+    size_t cap = d->n * 96 + 64, len = 0;
+    char *text = malloc(cap);
+    if (!text)
+        return NULL;
+    len += (size_t)snprintf(text, cap, "name,duration_ns\n");
+    for (size_t i = 0; i < d->n; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%s,%.0f\n", d->kernel[i], ns[i]);
+    ks_input *in;
+    ks_profile *p = NULL;
+    ks_read_options ro;
+    ks_read_options_init(&ro);
+    if (ks_input_open_memory(text, len, "profile", &in, err) == KS_OK) {
+        if (ks_profile_read_input(in, &ro, &p, err) != KS_OK)
+            p = NULL;
+        ks_input_close(in);
+    }
+    free(text);
+    return p;
+}
+
+/* ------------------------------------------------------------ designs */
+
+/* One design: a method with its parameters, the estimators it is read
+ * with, refine rounds, and a pilot. */
+typedef struct cal_design {
+    const char *name;
+    const char *method;
+    const char *settings[4][2];
+    ks_estimator estimators[4];
+    size_t estimator_count;
+    unsigned rounds;
+    bool pilot;          /* score alone+pilot (reference: each warmed set and context) */
+} cal_design;
+
+static const cal_design cal_designs[] = {
+    {"root", "root", {{NULL, NULL}},
+     {KS_ESTIMATOR_PLAIN, KS_ESTIMATOR_RATIO, KS_ESTIMATOR_REGRESSION, KS_ESTIMATOR_AUTO}, 4, 0,
+     true},
+    {"root, refined", "root", {{NULL, NULL}},
+     {KS_ESTIMATOR_PLAIN, KS_ESTIMATOR_RATIO, KS_ESTIMATOR_REGRESSION, KS_ESTIMATOR_AUTO}, 4, 3,
+     false},
+    {"root --two-phase 2, refined", "root", {{"two-phase", "2"}, {NULL, NULL}},
+     {KS_ESTIMATOR_RATIO, KS_ESTIMATOR_REGRESSION, KS_ESTIMATOR_AUTO}, 3, 3, false},
+    {"root --pool duration", "root", {{"pool", "duration"}, {NULL, NULL}},
+     {KS_ESTIMATOR_PLAIN, KS_ESTIMATOR_RATIO}, 2, 0, false},
+    {"root --pool duration, refined", "root", {{"pool", "duration"}, {NULL, NULL}},
+     {KS_ESTIMATOR_PLAIN, KS_ESTIMATOR_RATIO}, 2, 3, false},
+    {"stem", "stem", {{NULL, NULL}}, {KS_ESTIMATOR_PLAIN, KS_ESTIMATOR_RATIO}, 2, 0, false},
+    {"allegro", "allegro", {{NULL, NULL}}, {KS_ESTIMATOR_PLAIN}, 1, 0, false},
+    {"random --target-speedup 10", "random", {{"target-speedup", "10"}, {NULL, NULL}},
+     {KS_ESTIMATOR_PLAIN, KS_ESTIMATOR_RATIO}, 2, 0, false},
+};
+
+/* ------------------------------------------------------------ the run */
+
+/* One row of the table: a design and estimator on one data set's values of
+ * one kind, planned from one profile. */
+typedef struct cal_row {
+    const cal_data *data;
+    const cal_profile *profile;
+    const cal_config *config;
+    bool same;                  /* planned from the values' own configuration */
+    const char *design, *values, *estimator;
+    unsigned seeds;
+    ks_score_summary s;
+    double bound;
+} cal_row;
+
+typedef void (*cal_row_fn)(const cal_row *row, void *ctx);
+
+/* Scores every design on one data set, profile and configuration. */
+static ks_status cal_run_one(const cal_data *d, const cal_profile *pf, size_t config,
+                             unsigned seeds, bool all_sets, cal_row_fn fn, void *ctx,
+                             ks_error *err)
+{
+    const cal_config *cf = &d->configs[config];
+    ks_profile *p = cal_profile_of(d, pf->ns, err);
+    if (!p)
+        return err->status ? err->status : KS_ERR_NOMEM;
+    double truth = 0;
+    for (size_t i = 0; i < d->n; i++)
+        truth += cf->full[i];
+    ks_score_set sets[CAL_MAX_SETS * 2 + 2];
+    ks_score_pilot pilots[CAL_MAX_SETS];
+    size_t base = 0;
+    for (size_t s = 0; s < cf->set_count; s++) {
+        const cal_set *v = &cf->sets[s];
+        bool cold = v->value == cf->alone, full = v->value == cf->full;
+        if (!all_sets && !cold && !full)
+            continue; /* warmed values: intervals of those values only */
+        sets[base++] = (ks_score_set){v->name, v->value, cold || full ? NULL : cf->alone,
+                                      v->cost, cold || full ? NULL : cf->alone, NULL,
+                                      v->warmup};
+    }
+    ks_plan_cache *cache = NULL;
+    ks_status st = ks_plan_cache_new(p, &cache, err);
+    for (size_t k = 0; st == KS_OK && k < sizeof cal_designs / sizeof cal_designs[0]; k++) {
+        const cal_design *ds = &cal_designs[k];
+        size_t count = base;
+        char names[CAL_MAX_SETS][48];
+        if (ds->pilot) {
+            /* alone values corrected by one pilot launch per kernel group,
+             * measured with each other kind of value */
+            for (size_t s = 0; s < cf->set_count; s++) {
+                const cal_set *v = &cf->sets[s];
+                if (v->value == cf->alone || count - base >= CAL_MAX_SETS ||
+                    (!all_sets && v->value != cf->full))
+                    continue;
+                size_t j = count - base;
+                pilots[j] = (ks_score_pilot){1, v->value, v->cost, v->warmup};
+                snprintf(names[j], sizeof names[j], "alone+pilot(%s)", v->name);
+                sets[count++] = (ks_score_set){names[j], cf->alone, NULL, NULL, NULL,
+                                               &pilots[j], "none"};
+            }
+        }
+        ks_params pa;
+        ks_params_init(&pa);
+        pa.method = ds->method;
+        for (size_t i = 0; st == KS_OK && i < 4 && ds->settings[i][0]; i++)
+            st = ks_params_set(&pa, ds->settings[i][0], ds->settings[i][1], err);
+        ks_score_options so;
+        ks_score_options_init(&so);
+        so.truth_total = truth;
+        so.sets = sets;
+        so.set_count = count;
+        so.seeds = seeds;
+        so.confidence = 0.95;
+        so.cache = cache;
+        so.estimators = ds->estimators;
+        so.estimator_count = ds->estimator_count;
+        so.rounds = ds->rounds;
+        ks_score_result res;
+        if (st == KS_OK && (st = ks_score(p, &pa, &so, &res, err)) == KS_OK) {
+            for (size_t s = 0; s < count; s++)
+                for (size_t e = 0; e < ds->estimator_count; e++) {
+                    cal_row row = {d,
+                                   pf,
+                                   cf,
+                                   pf->config == (int)config,
+                                   ds->name,
+                                   sets[s].name,
+                                   ks_estimator_name(ds->estimators[e]),
+                                   seeds,
+                                   res.summary[s * ds->estimator_count + e],
+                                   res.bound};
+                    fn(&row, ctx);
+                }
+            ks_score_result_free(&res);
+        }
+    }
+    ks_plan_cache_free(cache);
+    ks_profile_free(p);
+    return st;
+}
+
+/* Every data set, profile and configuration; all_sets: every kind of value
+ * (else the full run's and the alone ones, and the alone ones corrected by
+ * a pilot of the full run's: the others are intervals of their own values
+ * only, ks_interval_claim). */
+static ks_status cal_run(const cal_data *const *data, size_t count, unsigned seeds,
+                         bool all_sets, cal_row_fn fn, void *ctx, ks_error *err)
+{
+    ks_status st = KS_OK;
+    for (size_t i = 0; st == KS_OK && i < count; i++)
+        for (size_t pf = 0; st == KS_OK && pf < data[i]->profile_count; pf++)
+            for (size_t c = 0; st == KS_OK && c < data[i]->config_count; c++)
+                st = cal_run_one(data[i], &data[i]->profiles[pf], c, seeds, all_sets, fn, ctx,
+                                 err);
+    return st;
+}
+
+/* The bars a row ksample stands behind must meet: coverage of the full
+ * run's total at least 93 %, and where 20 plans or more say the bound is
+ * met, the truth within it in at least 95 % of them (fewer than 20 is no
+ * measure of a 95 % rate: 1 wrong of 2 reads 50 %). */
+enum { CAL_MET_MIN = 20 };
+static bool cal_fails(const cal_row *r)
+{
+    const ks_score_summary *s = &r->s;
+    if (s->claim != KS_CLAIM_FULL_RUN)
+        return false;
+    double met_plans = s->met * r->seeds;
+    return !(s->coverage >= 0.93) ||
+           (met_plans >= CAL_MET_MIN && !isnan(s->met_true) && s->met_true < 0.95);
+}
+
+#endif
