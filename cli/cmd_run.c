@@ -335,13 +335,21 @@ static int prepare_job(run_state *s, const run_args *a, size_t j)
     ks_error err;
     ks_error_clear(&err);
     const ks_warmup *w = a->warmup.mode == KS_WARMUP_NONE ? NULL : &a->warmup;
-    if (ks_export_entries_write(&s->plan, a->traces, s->entries + first, count, w, dir, &err) !=
-        KS_OK)
+    /* a job done before keeps its folder: the manifest said its options
+     * are these (check_previous), and its log is the result */
+    ks_job_state state;
+    int code;
+    if (ks_run_job_state(a->rundir, rel, &state, &code, &err) != KS_OK)
+        return cli_fail(&err);
+    bool done = state == KS_JOB_DONE;
+    if (!done &&
+        ks_export_entries_write(&s->plan, a->traces, s->entries + first, count, w, dir, &err) !=
+            KS_OK)
         return cli_fail(&err);
     int rc = 0;
-    if (!s->macsim && a->accelsim)
+    if (!done && !s->macsim && a->accelsim)
         rc = link_configs(a, dir);
-    if (!rc && s->macsim && a->macsim) {
+    if (!rc && !done && s->macsim && a->macsim) {
         char link[PATH_MAX + 16], *target = realpath(a->params, NULL);
         snprintf(link, sizeof link, "%s/params.in", dir);
         unlink(link);

@@ -1026,7 +1026,8 @@ typedef struct ks_exporter {
  * samples as entries in the order the simulator runs them, ids checked
  * against the traces as the exporter checks them, with the warm-up launches
  * of opt->warmup before each; and the folder of any such entries, written
- * as `export --to accelsim` / `--to macsim` writes it. */
+ * as `export --to accelsim` / `--to macsim` writes it, whole or not at all:
+ * it replaces whatever folder out was (a job folder of `ksample run`). */
 int ks_export_folder_is_macsim(const char *traces);
 ks_status ks_export_plan_entries(const ks_plan *plan, const ks_export_options *opt,
                                  ks_export_entry **out, size_t *count, ks_error *err);

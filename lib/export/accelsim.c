@@ -78,6 +78,18 @@ static const char *file_of(const trace_list *t, size_t i)
     return strncmp(path, t->dir, n) == 0 && path[n] == '/' ? path + n + 1 : path;
 }
 
+/* The name the output folder gives launch i's trace file: its file name
+ * alone, which is also the key a simulator's log maps back by
+ * (lib/traces/trace_index.c).  A list entry in another folder
+ * (../base/kernel-3.traceg) is thus linked inside the output folder, never
+ * beside it. */
+static const char *name_of(const trace_list *t, size_t i)
+{
+    const char *f = file_of(t, i);
+    const char *slash = strrchr(f, '/');
+    return slash ? slash + 1 : f;
+}
+
 /* ------------------------------------------------------------ id checks */
 
 static bool has_dims(const ks_profile *p, uint64_t id)
@@ -314,7 +326,7 @@ static ks_status write_list(const void *vctx, FILE *f, ks_error *err)
         if (until > next)
             next = until;
         if (k < c->count)
-            fprintf(f, "%s\n", file_of(c->t, c->entries[k].launch));
+            fprintf(f, "%s\n", name_of(c->t, c->entries[k].launch));
     }
     free(event_of);
     free(written);
@@ -343,7 +355,7 @@ static ks_status write_weights(const void *vctx, FILE *f, ks_error *err)
     for (size_t k = 0; k < c->count; k++) {
         const ks_export_entry *e = &c->entries[k];
         fprintf(f, "%zu,%llu,%.17g,%zu,%s", k + 1, (unsigned long long)e->id, e->weight,
-                e->launch + 1, file_of(c->t, e->launch));
+                e->launch + 1, name_of(c->t, e->launch));
         fputs(c->warmups ? (e->measured ? ",measured\n" : ",warmup\n") : "\n", f);
     }
     if (ferror(f))
@@ -351,6 +363,7 @@ static ks_status write_weights(const void *vctx, FILE *f, ks_error *err)
     return KS_OK;
 }
 
+/* A link per listed trace in the new (empty) folder out, named name_of. */
 static ks_status link_traces(const out_ctx *c, const char *out, ks_error *err)
 {
     for (size_t k = 0; k < c->count; k++) {
@@ -361,26 +374,25 @@ static ks_status link_traces(const out_ctx *c, const char *out, ks_error *err)
         if (again)
             continue;
         char *target = ks_path_join(c->t->dir, file_of(c->t, launch));
-        char *link = ks_path_join(out, file_of(c->t, launch));
+        if (target && strchr(file_of(c->t, launch), '/')) { /* no "tr/../base" in the link */
+            char *resolved = realpath(target, NULL);
+            if (resolved) {
+                free(target);
+                target = resolved;
+            }
+        }
+        char *link = ks_path_join(out, name_of(c->t, launch));
         ks_status st = KS_OK;
         if (!target || !link)
             st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-        else if (strcmp(target, link) != 0) {
-            /* only a link (ours, from an earlier export) is replaced: a file
-             * of that name may be a trace itself (an output folder that is
-             * the trace folder under another name) */
-            struct stat sb;
-            if (lstat(link, &sb) == 0 && !S_ISLNK(sb.st_mode))
-                st = ks_error_set(err, KS_ERR_USAGE, link, 0,
-                                  "exists and is not a link: refusing to replace it with a "
-                                  "link to %s",
-                                  target);
-            else
-                unlink(link);
-            if (st == KS_OK && symlink(target, link) != 0)
-                st = ks_error_set(err, KS_ERR_IO, link, 0, "cannot link to %s: %s", target,
-                                  strerror(errno));
-        }
+        else if (symlink(target, link) != 0)
+            st = errno == EEXIST
+                     ? ks_error_set(err, KS_ERR_FORMAT, c->t->dir, 0,
+                                    "two listed traces are named %s (%s and another): a "
+                                    "simulator's log could not tell them apart",
+                                    name_of(c->t, launch), file_of(c->t, launch))
+                     : ks_error_set(err, KS_ERR_IO, link, 0, "cannot link to %s: %s", target,
+                                    strerror(errno));
         free(target);
         free(link);
         if (st != KS_OK)
@@ -389,23 +401,29 @@ static ks_status link_traces(const out_ctx *c, const char *out, ks_error *err)
     return KS_OK;
 }
 
-static ks_status write_folder(const out_ctx *c, const char *out, ks_error *err)
+/* What an earlier export or job left in a folder it may replace. */
+static const char *const own_files[] = {"kernelslist.g", "weights.csv", NULL};
+
+static ks_status write_folder(const out_ctx *c, const char *out, bool job, ks_error *err)
 {
-    if (mkdir(out, 0777) != 0 && errno != EEXIST)
-        return ks_error_set(err, KS_ERR_IO, out, 0, "cannot create the folder: %s",
-                            strerror(errno));
-    char *list = ks_path_join(out, "kernelslist.g"), *weights = ks_path_join(out, "weights.csv");
-    ks_status st = list && weights
-                       ? KS_OK
-                       : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    ks_dir_build b;
+    ks_status st = ks_dir_build_begin(out, job ? NULL : own_files, &b, err);
+    if (st != KS_OK)
+        return st;
+    char *list = ks_path_join(b.tmp, "kernelslist.g"), *weights = ks_path_join(b.tmp, "weights.csv");
+    if (!list || !weights)
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     if (st == KS_OK)
-        st = link_traces(c, out, err);
+        st = link_traces(c, b.tmp, err);
     if (st == KS_OK)
         st = ks_write_atomic(list, write_list, c, err);
     if (st == KS_OK)
         st = ks_write_atomic(weights, write_weights, c, err);
     free(list);
     free(weights);
+    if (st == KS_OK)
+        return ks_dir_build_commit(&b, err);
+    ks_dir_build_abort(&b);
     return st;
 }
 
@@ -453,7 +471,8 @@ ks_status ks_export_accelsim_entries(const ks_plan *plan, const ks_export_option
 
 ks_status ks_export_accelsim_write(const ks_plan *plan, const char *traces,
                                    const ks_export_entry *entries, size_t count,
-                                   const ks_warmup *warmup, const char *out, ks_error *err)
+                                   const ks_warmup *warmup, const char *out, bool job,
+                                   ks_error *err)
 {
     trace_list t;
     ks_status st = list_read(traces, &t, err);
@@ -466,7 +485,7 @@ ks_status ks_export_accelsim_write(const ks_plan *plan, const char *traces,
     if (warmup)
         ks_warmup_format(warmup, text, sizeof text);
     out_ctx c = {plan, &t, entries, count, warmups, text};
-    st = write_folder(&c, out, err);
+    st = write_folder(&c, out, job, err);
     list_free(&t);
     return st;
 }
@@ -503,7 +522,7 @@ static ks_status export_accelsim(const ks_plan *plan, const ks_export_options *o
     if (st == KS_OK)
         st = ks_export_with_warmup(opt->traces, opt->warmup, &e, &n, err);
     if (st == KS_OK)
-        st = ks_export_accelsim_write(plan, opt->traces, e, n, opt->warmup, out, err);
+        st = ks_export_accelsim_write(plan, opt->traces, e, n, opt->warmup, out, false, err);
     free(e);
     return st;
 }
