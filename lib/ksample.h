@@ -898,11 +898,33 @@ typedef struct ks_run_manifest {
      * the simulator kind ("accelsim", "macsim", "command") and the warm-up
      * mode ("none", "self", "window:4", ...) */
     char *traces, *simulator, *warmup;
+    /* optional, what else decides a job's result (0 / -1 / NULL when
+     * absent: a manifest of an older ksample): sampled launches per job
+     * (--batch), whether launches were matched by --remap, and the
+     * simulator's command (the --simulator template, or the preset's binary,
+     * configurations or parameters as absolute paths) */
+    uint64_t batch;
+    int remap;
+    char *command;
 } ks_run_manifest;
 
 ks_status ks_run_manifest_write(const char *path, const ks_run_manifest *m, ks_error *err);
 ks_status ks_run_manifest_read(const char *path, ks_run_manifest *m, ks_error *err);
 void ks_run_manifest_free(ks_run_manifest *m);
+/* One `ksample run` at a time in a run folder: RUNDIR/lock held with
+ * flock(2) until ks_run_lock_release (or the process ends; the jobs the
+ * run starts inherit it).  KS_ERR_USAGE naming the holder (pid, host,
+ * start) when another run holds it. */
+typedef struct ks_run_lock ks_run_lock;
+ks_status ks_run_lock_take(const char *rundir, ks_run_lock **out, ks_error *err);
+void ks_run_lock_release(ks_run_lock *lock);
+/* Whether a rerun with manifest now may go on in a folder run with old:
+ * the same plan, traces, simulator, command, warm-up, batch and remap
+ * (fields old lacks are compared through its jobs).  KS_ERR_USAGE naming
+ * the option that differs and both values otherwise: the finished jobs'
+ * results would be mixed with others. */
+ks_status ks_run_manifest_compare(const ks_run_manifest *old, const ks_run_manifest *now,
+                                  const char *path, ks_error *err);
 /* KS_OK when every job of the manifest is done; otherwise KS_ERR_FORMAT
  * with a message that counts the jobs not done and names the first few with
  * their state and exit code (for `estimate`, which refuses an incomplete

@@ -71,6 +71,60 @@ refused 2 "holds .*notes.txt, which this export does not write" "$KS" export cen
 [ "$(cat mine/notes.txt)" = notes ] || bad "the user's folder changed"
 unchanged a/base
 
+# --- run folders: one run at a time, reruns with the options they began with -
+# stand-in Accel-Sim (not Accel-Sim): prints a block per listed kernel
+# (its name from the trace header, cycles 1000 + N for kernel-N), after
+# sleeping $2 seconds
+cat >sim.sh <<'SIM'
+sleep "${2:-0}"
+echo "$1" >>"$(dirname "$0")/sim-calls"
+u=0
+grep '^kernel' "$1" | while read -r k; do
+    u=$((u + 1)); n=${k#kernel-}; n=${n%%.*}
+    name=$(sed -n 's/^-kernel name = //p' "$(dirname "$1")/$k" | head -1)
+    printf 'kernel_name = %s\nkernel_launch_uid = %d\ngpu_sim_cycle = %d\ngpu_sim_insn = 10\n' "$name" "$u" $((1000 + n))
+done
+SIM
+sim="sh $T/sim.sh {kernelslist}"
+expect 0 "$KS" run plan.json --traces st --simulator "$sim" -o r1 -q --warmup none
+cp r1/jobs/0000/sim.log first.log
+refused 2 "run with --warmup none, this run has --warmup self" "$KS" run plan.json --traces st --simulator "$sim" -o r1 -q --warmup self
+refused 2 "run with --batch 1, this run has --batch 3" "$KS" run plan.json --traces st --simulator "$sim" -o r1 -q --warmup none --batch 3
+refused 2 "run with --warmup none, this run has --warmup since-same:8" "$KS" run plan.json --traces st --simulator "$sim" -o r1 -q
+refused 2 "simulator command" "$KS" run plan.json --traces st --simulator "$sim x" -o r1 -q --warmup none
+refused 2 "another plan" "$KS" run census.json --traces st --simulator "$sim" -o r1 -q --warmup none
+cmp -s first.log r1/jobs/0000/sim.log || bad "a refused rerun changed a finished job's log"
+expect 0 "$KS" estimate plan.json r1
+expect 0 "$KS" run plan.json --traces st --simulator "$sim" -o r1 -q --warmup none
+# with no job done, a rerun with other options starts every job afresh
+expect 1 "$KS" run plan.json --traces st --simulator "false {kernelslist}" -o r0 -q --warmup none
+expect 0 "$KS" run plan.json --traces st --simulator "$sim" -o r0 -q --warmup self --batch 2
+expect 0 "$KS" estimate plan.json r0
+grep -q "^warm-up: self" "$T/out" || bad "the fresh rerun's warm-up: $(head -3 "$T/out")"
+# an older manifest (without batch and remap) is compared through its jobs
+sed -i '/"batch"/d; /"remap"/d; /"command"/d' r1/manifest.json
+refused 2 "jobs (.*) are not this run's" "$KS" run plan.json --traces st --simulator "$sim" -o r1 -q --warmup none --batch 2
+# two runs at once into one folder: the second is refused naming the first
+: >sim-calls
+"$KS" run plan.json --traces st --simulator "sh $T/sim.sh {kernelslist} 0.3" -o r2 -q --warmup none 2>r2.err &
+first=$!
+i=0
+while [ ! -s sim-calls ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+refused 2 "in use by another 'ksample run' (pid $first on host" "$KS" run plan.json --traces st --simulator "sh $T/sim.sh {kernelslist} 0.3" -o r2 -q --warmup none
+wait $first || bad "the first run failed: $(cat r2.err)"
+[ "$(sort sim-calls | uniq -d | wc -l)" = 0 ] || bad "a job was simulated twice"
+# a preset's binary: made absolute as typed, checked before any job
+mkdir cfg
+echo "-gpgpu_ptx_sim_mode 0" >cfg/gpgpusim.config
+printf '#!/bin/sh\necho ran\n' >fakesim
+chmod +x fakesim
+refused 2 "accelsim ./nosuch: no such program" "$KS" run plan.json --traces st --accelsim ./nosuch --config cfg -o r3 -q
+[ -e r3 ] && bad "a run with a missing binary made its folder"
+refused 2 "not an executable file" "$KS" run plan.json --traces st --accelsim ./cfg/gpgpusim.config --config cfg -o r3 -q
+expect 0 "$KS" run plan.json --traces st --accelsim ./fakesim --config cfg -o r3 -q --warmup none
+grep -q "^'$T/fakesim' -trace" r3/jobs/0000/cmd.sh || bad "the binary is not absolute: $(cat r3/jobs/0000/cmd.sh)"
+grep -qx ran r3/jobs/0000/sim.log || bad "the job did not run the binary: $(cat r3/jobs/0000/sim.log)"
+
 # --- MacSim: outputs through the links of an input trace folder ---------------
 MSIM="$SHARED/sim/macsim-vectormultadd"
 if [ -f "$MSIM/kernel_config.txt" ]; then
