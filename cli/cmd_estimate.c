@@ -202,9 +202,15 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
     size_t corrected = 0;
     for (size_t i = 0; i < e->count; i++) {
         const ks_metric_estimate *m = &e->metrics[i];
-        printf("%-40s %15.6g %15.6g %15.6g %8.3f%%  %s%s\n", m->name, m->estimate, m->ci_low,
-               m->ci_high, m->rel_halfwidth * 100,
-               m->bound_met < 0 ? "-" : m->bound_met ? "met" : "NOT met",
+        char rel[32] = "      n/a"; /* a zero estimate: no relative error */
+        if (!isnan(m->rel_halfwidth))
+            snprintf(rel, sizeof rel, "%8.3f%%", m->rel_halfwidth * 100);
+        printf("%-40s %15.6g %15.6g %15.6g %9s  %s%s\n", m->name, m->estimate, m->ci_low,
+               m->ci_high, rel,
+               m->bound_met < 0                ? "-"
+               : m->bound_met                  ? "met"
+               : isnan(m->rel_halfwidth) ? "NOT met (an estimate of 0 has no relative error)"
+                                               : "NOT met",
                m->pilot ? "  (pilot-corrected)" : "");
         if (m->pilot && !corrected++)
             printf("  corrected for cold start by a pilot of %zu launches: warm / cold = %.4g "

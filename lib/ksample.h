@@ -373,9 +373,17 @@ bool ks_parse_count(const char *s, uint64_t *v);
  * (a subnormal, or 0); one beyond the largest is refused.  KS_NUM_NONNEG
  * also refuses a negative value (counts, cycles, bytes).  Returns NULL and
  * sets *v, or says why not ("is not a number", "is out of range", "is
- * negative"), to follow the quoted text in a message. */
-enum { KS_NUM_NONNEG = 1u << 0 };
+ * negative"), to follow the quoted text in a message.
+ * KS_NUM_MEASURE is the rule for what a simulator printed (every log
+ * reader, results CSV, `score --truth`, and the Python package's values):
+ * what KS_NUM_NONNEG takes, without an exponent (no simulator prints 1e300
+ * for a count) and below 2^64 (a 64-bit counter; "is 2^64 or more"). */
+enum { KS_NUM_NONNEG = 1u << 0, KS_NUM_MEASURE = 1u << 1 };
 const char *ks_parse_decimal(const char *s, size_t len, unsigned flags, double *v);
+/* KS_NUM_MEASURE's range for a value given as a double (the Python
+ * package's arrays): NULL, or why not ("is not a finite number", "is
+ * negative", "is 2^64 or more"). */
+const char *ks_measure_check(double v);
 /* Parses value as def's type and range into *out (a double; UINT and CHOICE
  * as exact integers).  Errors say which option and why. */
 ks_status ks_param_parse(const ks_param_def *def, const char *value, double *out,
@@ -1153,6 +1161,9 @@ typedef enum ks_results_kind {
     KS_RESULTS_RUN_FOLDER
 } ks_results_kind;
 ks_results_kind ks_results_detect(const char *path, ks_error *err);
+/* KS_ERR_FORMAT at the source and line of the first row whose id is not
+ * one of the plan's launches (ks_estimate_compute checks it first). */
+ks_status ks_results_check_plan(const ks_results *r, const ks_plan *plan, ks_error *err);
 /* Index of a metric, or -1; row of a plan id, or -1. */
 long ks_results_metric(const ks_results *r, const char *name);
 long ks_results_row(const ks_results *r, uint64_t id);
@@ -1199,6 +1210,10 @@ typedef struct ks_pilot_estimate {
     size_t groups_without_pilot;
     size_t single_strata;
 } ks_pilot_estimate;
+/* What a pilot (`estimate --pilot`) must be: results of two or more of the
+ * plan's sampled launches and of nothing else; otherwise KS_ERR_FORMAT at
+ * the offending row's source and line (ks_estimate_compute checks it). */
+ks_status ks_pilot_check(const ks_plan *plan, const ks_results *pilot, ks_error *err);
 
 /* The profile as auxiliary information (lib/estimate/auxiliary.c; Cochran,
  * Sampling Techniques, ch. 6-7; Sarndal, Swensson and Wretman, ch. 6-7): x is

@@ -71,6 +71,65 @@ refused 2 "holds .*notes.txt, which this export does not write" "$KS" export cen
 [ "$(cat mine/notes.txt)" = notes ] || bad "the user's folder changed"
 unchanged a/base
 
+# --- numbers: what a simulator prints, at the line they are wrong ------------
+# simlog PLAN CYCLES3 [EXTRA]: an Accel-Sim log of PLAN's sampled launches,
+# uid 3's gpu_sim_cycle being CYCLES3 and EXTRA a line added to its block
+awk -F, 'NR > 1 { print $3, $1 }' st/time.csv >names
+simlog() {
+    ids "$1" | awk -v bad="$2" -v extra="${3:-}" 'NR == FNR { n[$1] = $2; next } { u = FNR
+        printf "kernel_name = %s\nkernel_launch_uid = %d\n", n[$1], u
+        printf "gpu_sim_cycle = %s\ngpu_sim_insn = %d\n", u == 3 ? bad : 1000 + $1, 3000 + $1
+        if (u == 3 && extra != "") print extra }' names -
+}
+for v in 1e300 1e308 1.5e3 18446744073709551616 99999999999999999999999 nan -nan inf ''; do
+    simlog plan.json "$v" >num.log
+    line=$(grep -n "^gpu_sim_cycle = $v\$" num.log | sed -n 2p | cut -d: -f1)
+    [ -n "$line" ] || line=$(grep -n '^gpu_sim_cycle = ' num.log | sed -n 3p | cut -d: -f1)
+    refused 4 "num.log:$line: gpu_sim_cycle: '$v' is" "$KS" estimate plan.json num.log
+done
+simlog plan.json 1500 "gpu_sim_cycle = 2000" >dup.log
+refused 4 "dup.log:.*gpu_sim_cycle given a second time" "$KS" estimate plan.json dup.log
+simlog plan.json 1500 "gpu_ipc = 2" >dup2.log
+sed -i '0,/^gpu_sim_insn/s//gpu_ipc = 1\n&/' dup2.log
+expect 0 "$KS" estimate plan.json dup2.log # one gpu_ipc a block
+simlog plan.json 1500 "bwutil = 0.5" >chan.log
+sed -i 's/^gpu_sim_insn = \(.*\)/gpu_sim_insn = \1\nbwutil = 0.25/' chan.log
+expect 0 "$KS" estimate plan.json chan.log # per memory channel: the first kept
+first=$(ids plan.json | head -1)
+for v in 1e300 18446744073709551616 nan inf -1 ''; do
+    printf 'id,gpu_sim_cycle\n%s,%s\n' "$first" "$v" >num.csv
+    [ -z "$v" ] && continue
+    refused 4 "num.csv:2: column gpu_sim_cycle: '$v'" "$KS" estimate plan.json num.csv
+done
+(echo id,gpu_sim_cycle,gpu_sim_cycle; ids plan.json | awk '{ print $1 ",5,6" }') >dupcol.csv
+refused 4 "dupcol.csv:1: column gpu_sim_cycle is named twice" "$KS" estimate plan.json dupcol.csv
+(echo id,gpu_sim_cycle; ids plan.json | awk '{ print $1 "," 1000 + $1 }'; echo 999,5) >beyond.csv
+refused 4 "beyond.csv:[0-9]*: launch id 999 is beyond the plan's 40 launches" "$KS" estimate plan.json beyond.csv
+refused 4 "launch id 999 is beyond" "$KS" refine plan.json beyond.csv -o refined.json
+(echo id,gpu_sim_cycle; ids plan.json | awk '{ print $1 ",0" }') >zero.csv
+expect 0 "$KS" estimate plan.json zero.csv
+grep -q "n/a  NOT met" "$T/out" || bad "all-zero values: $(tail -1 "$T/out")"
+expect 0 "$KS" estimate plan.json zero.csv --json
+grep -q '"rel_halfwidth": null, "bound_met": false' "$T/out" || bad "all-zero --json: $(cat "$T/out")"
+# score --truth reads through the same rule
+(echo id,gpu_sim_cycle; awk -F, 'NR > 1 { print NR - 2 "," 1000 + NR }' st/time.csv) >truth.csv
+sed '3s/,.*/,1e300/' truth.csv >truth-bad.csv
+refused 4 "truth-bad.csv:3: column gpu_sim_cycle: '1e300'" "$KS" score st --plan-from truth.csv --truth truth-bad.csv --methods random
+
+# --- estimate --pilot: two or more of the plan's samples -------------------
+(echo id,gpu_sim_cycle; ids plan.json | awk '{ print $1 "," 1000 + $1 }') >cold.csv
+(echo id,gpu_sim_cycle; ids plan.json | head -1 | awk '{ print $1 "," 900 + $1 }') >pilot1.csv
+refused 4 "pilot gives 1 launch; the cold-start correction needs two or more" "$KS" estimate plan.json cold.csv --pilot pilot1.csv
+notsampled=$(awk -F, 'NR > 1 { print NR - 2 }' st/time.csv | grep -vxF -f "$(ids plan.json >sampled.txt; echo sampled.txt)" | head -1)
+(echo id,gpu_sim_cycle; ids plan.json | head -2 | awk '{ print $1 "," 900 + $1 }'; echo "$notsampled,5") >pilot-other.csv
+refused 4 "pilot-other.csv:4: pilot launch id $notsampled is not one of the plan's samples" "$KS" estimate plan.json cold.csv --pilot pilot-other.csv
+(echo id,gpu_sim_cycle,x; ids plan.json | head -2 | awk '{ print $1 "," 900 + $1 "," (NR == 1 ? 1 : "") }') >pilot-x.csv
+(echo id,gpu_sim_cycle,x; ids plan.json | awk '{ print $1 "," 1000 + $1 ",1" }') >cold-x.csv
+refused 4 "metric x: the pilot has 1 value of it" "$KS" estimate plan.json cold-x.csv --pilot pilot-x.csv
+(echo id,gpu_sim_cycle; ids plan.json | head -3 | awk '{ print $1 "," 900 + $1 }') >pilot3.csv
+expect 0 "$KS" estimate plan.json cold.csv --pilot pilot3.csv
+grep -q "pilot-corrected" "$T/out" || bad "a pilot of 3 corrected nothing: $(cat "$T/out")"
+
 # --- run folders: one run at a time, reruns with the options they began with -
 # stand-in Accel-Sim (not Accel-Sim): prints a block per listed kernel
 # (its name from the trace header, cycles 1000 + N for kernel-N), after

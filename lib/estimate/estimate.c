@@ -517,7 +517,8 @@ static void finish_interval(ks_metric_estimate *m, double confidence, double bou
     double half = t * sqrt(m->variance > 0 ? m->variance : 0);
     m->ci_low = m->estimate - half;
     m->ci_high = m->estimate + half;
-    m->rel_halfwidth = m->estimate != 0 ? half / fabs(m->estimate) : (half > 0 ? INFINITY : 0);
+    /* a zero estimate has no relative error: 0 +- 0 is not a bound met */
+    m->rel_halfwidth = m->estimate != 0 ? half / fabs(m->estimate) : (half > 0 ? INFINITY : NAN);
     m->bound_met = bound > 0 ? m->rel_halfwidth <= bound : -1;
 }
 
@@ -591,6 +592,13 @@ static ks_status add_total(const ks_plan *plan, const ks_results *r, const long 
             long row = ks_results_row(o->pilot, plan->samples[i].id);
             warm[i] = row >= 0 ? o->pilot->values[pm][row] : NAN;
             have += !isnan(warm[i]);
+        }
+        if (have < 2) {
+            free(warm);
+            return ks_error_set(err, KS_ERR_FORMAT, o->pilot->sources[0], 0,
+                                "metric %s: the pilot has %zu value%s of it; the cold-start "
+                                "correction needs two or more",
+                                r->metrics[m], have, have == 1 ? "" : "s");
         }
     }
     bool aux = o->estimator != KS_ESTIMATOR_PLAIN;
@@ -666,7 +674,11 @@ static ks_status compute(const ks_plan *plan, const ks_results *r, const ks_esti
                          ks_estimate *e, long *rows, double *y, double *x, ks_error *err)
 {
     size_t cap = 0;
-    ks_status st = rows_of_samples(plan, r, rows, err);
+    ks_status st = ks_results_check_plan(r, plan, err);
+    if (st == KS_OK && o->pilot)
+        st = ks_pilot_check(plan, o->pilot, err);
+    if (st == KS_OK)
+        st = rows_of_samples(plan, r, rows, err);
     for (size_t i = 0; st == KS_OK && i < o->metric_count; i++)
         if (ks_results_metric(r, o->metrics[i]) < 0)
             st = ks_error_set(err, KS_ERR_USAGE, NULL, 0, "no metric named '%s' in the results",

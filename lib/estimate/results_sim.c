@@ -91,6 +91,15 @@ static ks_status resolve(const uid_map *m, const observation *o, const char *pat
                                 "kernel %llu is below --uid-base %lld",
                                 (unsigned long long)o->uid, (long long)m->base);
         *id = o->uid - (uint64_t)m->base;
+        /* the trace the log names must be that launch's, as by position */
+        long l = m->traces && o->trace ? ks_trace_index_find(m->traces, o->trace) : 0;
+        if (m->traces && o->trace && (l < 0 || (uint64_t)l != *id))
+            return ks_error_set(err, KS_ERR_FORMAT, path, o->trace_line,
+                                "kernel %llu of this run is '%.300s' (%s), but --uid-base "
+                                "%lld says launch %llu",
+                                (unsigned long long)o->uid, o->trace,
+                                l < 0 ? "no launch of the trace folder" : "another launch",
+                                (long long)m->base, (unsigned long long)*id);
     } else {
         size_t count = m->mode == KS_UID_SAMPLED ? m->plan->sample_count : m->count;
         if (o->uid < 1 || o->uid > count)
@@ -448,6 +457,17 @@ static ks_status on_kernel(void *vctx, const ks_macsim_kernel *k, ks_error *err)
         c->r->warmup_blocks++;
         return KS_OK;
     }
+    /* --uid-base: a whole-program run, so it ran every launch of the plan */
+    const uid_map *m = c->map;
+    if (m->mode == KS_UID_BASE && m->plan && m->base >= 1 &&
+        k->count != m->plan->population + (uint64_t)(m->base - 1))
+        return ks_error_set(err, KS_ERR_FORMAT, c->path, k->line,
+                            "this run simulated %llu kernels, but with --uid-base %lld a "
+                            "whole-program run of the plan's %llu launches has %llu: these "
+                            "results are of another program",
+                            (unsigned long long)k->count, (long long)m->base,
+                            (unsigned long long)m->plan->population,
+                            (unsigned long long)(m->plan->population + (uint64_t)(m->base - 1)));
     observation o = {k->line, k->run, k->index + 1, k->trace, k->line, NULL};
     uint64_t id;
     bool keep;
