@@ -138,9 +138,10 @@ class Plan:
         return frame
 
     def __str__(self):
-        s = "%s: %d of %d invocations in %d clusters, predicted speedup %.1fx" % (
-            self.method, len(self), self.population, len(self.cluster_paths),
-            self.predicted_speedup)
+        speedup = ("%.1fx" % self.predicted_speedup if self.predicted_speedup != float("inf")
+                   or self.total_ns > 0 else "unknown (the profile has no durations)")
+        s = "%s: %d of %d invocations in %d clusters, predicted speedup %s" % (
+            self.method, len(self), self.population, len(self.cluster_paths), speedup)
         if self.bound > 0:
             s += ", bound %.3g%% at %.3g%% confidence (%s)" % (
                 self.bound * 100, self.confidence * 100, self.bound_scope)
