@@ -217,15 +217,18 @@ static int plan_profile(ks_profile *p, const char *traces, const cli_input *inpu
 {
     ks_error err;
     ks_error_clear(&err);
-    ks_results_kind kind = ks_results_detect(o->plan_from, &err);
-    if (kind == KS_RESULTS_UNREADABLE)
+    /* SRC@CONFIG as for every other source: the file is SRC */
+    values v = {0};
+    if (values_path(&v, "plan", o->plan_from))
+        return KS_ERR_NOMEM;
+    ks_results_kind kind = ks_results_detect(v.path, &err);
+    if (kind == KS_RESULTS_UNREADABLE) {
+        values_free(&v);
         return cli_fail(&err);
+    }
     if (kind == KS_RESULTS_ACCELSIM_LOG || kind == KS_RESULTS_MACSIM_LOG ||
         kind == KS_RESULTS_GETSTATS || kind == KS_RESULTS_CSV) {
-        values v = {0};
-        int rc = values_path(&v, "plan", o->plan_from);
-        if (!rc)
-            rc = read_values(&v, traces, p->n, o, o->plan_metric ? o->plan_metric : o->metric,
+        int rc = read_values(&v, traces, p->n, o, o->plan_metric ? o->plan_metric : o->metric,
                              false);
         for (size_t i = 0; !rc && i < p->n; i++) {
             if (isnan(v.value[i]) || v.value[i] < 0 || v.value[i] > 9e18) {
@@ -239,6 +242,13 @@ static int plan_profile(ks_profile *p, const char *traces, const cli_input *inpu
         values_free(&v);
         return rc;
     }
+    if (v.config) {
+        values_free(&v);
+        return cli_usage_error("score", "--plan-from %s: @CONFIG picks a column of a "
+                                        "get_stats.py CSV, and this is a profile",
+                               o->plan_from);
+    }
+    values_free(&v);
     cli_input tin;
     cli_input_init(&tin);
     tin.read = input->read;
@@ -570,6 +580,13 @@ static int parse_option(score_opts *o, int opt, char *methods_buf, size_t method
             free(name);
             return cli_usage_error("score", "--warm %s: the name is taken", optarg);
         }
+        /* two sets of one name would be two columns no one can tell apart */
+        for (int w = 0; w < o->warm_count; w++)
+            if (strcmp(o->warm[w].name, name) == 0) {
+                free(name);
+                return cli_usage_error("score", "--warm %s: a set named so is given already",
+                                       optarg);
+            }
         return values_path(&o->warm[o->warm_count++], name, eq + 1);
     }
     }

@@ -184,6 +184,45 @@ expect 0 "$KS" run plan.json --traces st --accelsim ./fakesim --config cfg -o r3
 grep -q "^'$T/fakesim' -trace" r3/jobs/0000/cmd.sh || bad "the binary is not absolute: $(cat r3/jobs/0000/cmd.sh)"
 grep -qx ran r3/jobs/0000/sim.log || bad "the job did not run the binary: $(cat r3/jobs/0000/sim.log)"
 
+# --- what a new user types -------------------------------------------------
+expect 0 "$KS" help sample
+grep -q "^usage: ksample sample" "$T/out" || bad "help sample: $(head -2 "$T/out")"
+refused 2 "unknown command 'samlpe'; did you mean 'ksample sample'" "$KS" samlpe st/time.csv
+refused 2 "unknown command 'nosuch'" "$KS" help nosuch
+refused 2 "unknown option --epsilom; did you mean --epsilon" "$KS" sample st/time.csv --epsilom 0.1
+refused 2 "unknown option --warmpu; did you mean --warmup" "$KS" run plan.json --warmpu self
+mkdir docs-out
+expect 0 "$KS" --write-docs docs-out
+comp=$(find docs-out -name ksample -path '*completions*' | head -1)
+grep -q -- '--warmup) words="none self same prev:1 since-same:8' "$comp" || bad "no --warmup values in the completion"
+grep -q -- '--estimator) words="plain ratio regression auto"' "$comp" || bad "no --estimator values in the completion"
+G="$SRC/tests/data/getstats/synth-k-K.csv.xz"
+# (the recorded get_stats CSV is of a 160-launch program: read, then refused)
+refused 4 "synth-k-K.csv.xz:[0-9]*: launch 40 is beyond the trace folder's 40 launches" "$KS" score st --plan-from "$G@SM7_QV100" --truth truth.csv --methods random --seeds 2 -q
+refused 2 "a set named so is given already" "$KS" score st --plan-from truth.csv --truth truth.csv --warm w=truth.csv --warm w=truth.csv
+refused 2 "@CONFIG picks a column of a get_stats.py CSV" "$KS" score st --plan-from st/time.csv@X --truth truth.csv
+# a uid seen twice: the concurrent-streams hint only within one simulator run
+printf 'GPGPU-Sim Simulator Version 4.2.0\nkernel_name = %s\nkernel_launch_uid = 1\ngpu_sim_cycle = 10\n' "$(awk 'NR == 1 { print $2 }' names)" >once.log
+cat once.log once.log >runs.log
+refused 4 "each simulator run in a log numbers its kernels from 1" "$KS" estimate plan.json runs.log --uid-base 1
+grep -q "concurrent split" "$T/err" && bad "the concurrent hint for separate runs: $(cat "$T/err")"
+sed '5d' runs.log >onerun.log
+refused 4 "if kernels ran concurrently, --concurrent split" "$KS" estimate plan.json onerun.log --uid-base 1
+# an Accel-Sim list's memory copies: the simulator reads the size unsigned
+cp -r st stm
+sed -i '0,/^MemcpyHtoD/s/^\(MemcpyHtoD,[^,]*\),.*/\1,-5/' stm/kernelslist.g
+refused 4 "kernelslist.g:[0-9]*: 'MemcpyHtoD,.*,-5': a memory copy is" "$KS" info stm
+refused 4 "a memory copy is" "$KS" export plan.json --to accelsim --traces stm -o stm-out
+[ -e stm-out ] && bad "a refused export left stm-out"
+# traces have no durations: info and sample speak of instructions
+expect 0 "$KS" info st
+grep -q "^instructions: " "$T/out" || bad "info on a trace folder: $(head -8 "$T/out")"
+grep -q "total time:   0.000000" "$T/out" && bad "info on a trace folder prints 0 ns"
+expect 0 "$KS" sample st --method sieve -o sieve.json
+grep -q "infx" "$T/err" && bad "sieve: $(cat "$T/err")"
+grep -q "predicted speedup [0-9.]*x by instructions" "$T/err" || bad "sieve: $(cat "$T/err")"
+grep -q "their kernel's first launch in the program" "$T/err" || bad "no note of first launches: $(cat "$T/err")"
+
 # --- MacSim: outputs through the links of an input trace folder ---------------
 MSIM="$SHARED/sim/macsim-vectormultadd"
 if [ -f "$MSIM/kernel_config.txt" ]; then
@@ -210,6 +249,41 @@ if [ -f "$MSIM/kernel_config.txt" ]; then
     [ -e "$K3/new.txt" ] || [ -e "$K3/sub" ] || [ -e "$K3/run" ] && bad "a refused command wrote into a kernel folder"
     expect 0 "$KS" export mp.json --to macsim --traces m/tr -o mexp
     expect 0 "$KS" export mp.json --to macsim --traces m/tr -o mexp
+    # the MacSim reader: a FIFO, an entry MacSim would read elsewhere, sizes
+    cp -a m/tr mf
+    rm mf/Kernel3
+    mkdir mf/Kernel3
+    mkfifo mf/Kernel3/trace.txt
+    refused 4 "Kernel3/trace.txt: is not a regular file" timeout 10 "$KS" info mf
+    rm -rf mf
+    cp -a m/tr mf
+    mkdir -p base
+    cp -r "$(readlink m/tr/Kernel2)" base/Kernel1
+    sed -i 's#^./Kernel1/trace.txt$#../base/Kernel1/trace.txt#' mf/kernel_config.txt
+    refused 4 "kernel_config.txt:5: '../base/Kernel1/trace.txt': MacSim reads ./Kernel1/trace.txt" "$KS" info mf
+    rm -rf mf
+    expect 0 "$KS" info m/tr
+    grep -q "kernel@0x[0-9a-f]*<128 warps>" "$T/out" && grep -q "kernel@0x[0-9a-f]*<512 warps>" "$T/out" ||
+        bad "MacSim names without sizes: $(tail -4 "$T/out")"
+    grep -q "^warps: " "$T/out" || bad "MacSim info without warps: $(head -8 "$T/out")"
+    # the README's recipe: a trace folder composed from kernel folders and a list
+    tail -n +2 "$MSIM/composition.csv" | cut -d, -f4 | sed "s#^#$T/m/#" >launches.txt
+    mkdir mtraces
+    printf 'nvbit\n14\n-1\n' >mtraces/kernel_config.txt
+    n=0
+    while read -r kernel_folder; do
+        ln -s "$(realpath "$kernel_folder")" mtraces/Kernel$n
+        echo "./Kernel$n/trace.txt" >>mtraces/kernel_config.txt
+        n=$((n + 1))
+    done <launches.txt
+    expect 0 "$KS" info mtraces
+    grep -q "^invocations:  157" "$T/out" || bad "the README's composed folder: $(head -4 "$T/out")"
+    # --uid-base: a whole-program log of another program, or of other launches
+    xz -dc "$MSIM/full_base.out.xz" >mfull.log
+    expect 0 "$KS" estimate mp.json mfull.log --uid-base 1
+    sed 's#/Kernel5/trace.txt#/Kernel6/trace.txt#' mfull.log >mswap.log
+    refused 4 "mswap.log:[0-9]*: kernel 6 of this run is .*Kernel6/trace.txt' (another launch), but --uid-base 1 says launch 5" "$KS" estimate mp.json mswap.log --uid-base 1
+    refused 4 "this run simulated 157 kernels, but with --uid-base 1 a whole-program run of the plan's 40 launches has 40" "$KS" estimate plan.json mfull.log --uid-base 1
 else
     echo "SKIP: $MSIM absent, MacSim cases skipped"
 fi

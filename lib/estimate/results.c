@@ -154,12 +154,11 @@ static ks_status row_for(ks_results *r, uint64_t id, uint32_t source, long line,
             *row = (size_t)have;
             return KS_OK;
         }
+        /* (an Accel-Sim log's reader adds what may have caused it) */
         return ks_error_set(err, KS_ERR_FORMAT, r->sources[source], line,
-                            "launch id %llu reported twice (also at %s:%ld)%s",
+                            "launch id %llu reported twice (also at %s:%ld)",
                             (unsigned long long)id, r->sources[r->source[have]],
-                            r->source_line[have],
-                            accumulate ? "" : "; if kernels ran concurrently, "
-                                              "--concurrent split adds a launch's blocks");
+                            r->source_line[have]);
     }
     if (r->row_count == r->row_capacity) {
         size_t cap = r->row_capacity ? r->row_capacity * 2 : 64;

@@ -171,6 +171,8 @@ typedef struct log_ctx {
     size_t run_cycles_run;
     bool run_cycles_set;
     double all_cycles; /* gpu_sim_cycle of every block of the log */
+    size_t block_run;  /* the run of the last block taken, and the line */
+    long run_line;     /* its first block starts at */
 } log_ctx;
 
 static void held_clear(held_block *h)
@@ -235,9 +237,33 @@ static ks_status check_launch(log_ctx *c, const ks_simlog_block *b, size_t u, ui
     return st;
 }
 
+/* A launch reported twice by one log: kernels that ran concurrently in one
+ * simulator run (--concurrent split adds their blocks), or, in a log of
+ * several runs, uids that restart in each run (no split would help). */
+static ks_status twice_hint(const log_ctx *c, uint64_t id, ks_error *err)
+{
+    long have = ks_results_row(c->r, id);
+    if (have < 0 || err->status != KS_ERR_FORMAT || !strstr(err->message, "reported twice"))
+        return err->status;
+    bool same_run = c->r->source[have] == c->source && c->r->source_line[have] >= c->run_line;
+    char message[sizeof err->message], file[sizeof err->file];
+    snprintf(message, sizeof message, "%s", err->message);
+    snprintf(file, sizeof file, "%s", err->file);
+    return ks_error_set(err, KS_ERR_FORMAT, file, err->line, "%s; %s", message,
+                        same_run ? "if kernels ran concurrently, --concurrent split adds a "
+                                   "launch's blocks"
+                                 : "each simulator run in a log numbers its kernels from 1: "
+                                   "match them by trace file (--traces) or map each run's "
+                                   "uids (--uid-map)");
+}
+
 static ks_status take_block(log_ctx *c, const ks_simlog_block *b, ks_error *err)
 {
     bool split = c->opt->concurrent == KS_CONCURRENT_SPLIT;
+    if (c->run_line == 0 || b->run != c->block_run) {
+        c->block_run = b->run;
+        c->run_line = b->line;
+    }
     if (b->uid_count == 0) {
         if (split)
             return KS_OK; /* nothing to attribute it to */
@@ -268,6 +294,8 @@ static ks_status take_block(log_ctx *c, const ks_simlog_block *b, ks_error *err)
         if ((st = check_launch(c, b, u, id, err)) != KS_OK)
             return st;
         st = ks_results_row_for(c->r, id, c->source, b->line, split, &row, err);
+        if (st != KS_OK && !split)
+            st = twice_hint(c, id, err);
         for (size_t i = 0; i < b->stat_count && st == KS_OK; i++) {
             size_t m;
             if ((st = metric_of(c, i, b->names[i], &m, err)) == KS_OK)
