@@ -82,6 +82,8 @@ typedef struct values {
     const char *config;
     double *value;    /* per launch */
     double *cost;     /* run_cycles per launch, or NULL */
+    long *line;       /* per launch: the line of its row (0: none) */
+    char metric[64];  /* the metric read */
 } values;
 
 enum { MAX_ESTIMATORS = 4 };
@@ -105,6 +107,8 @@ static void values_free(values *v)
     free(v->path);
     free(v->value);
     free(v->cost);
+    free(v->line);
+    v->line = NULL;
     v->value = v->cost = NULL;
     v->path = NULL;
 }
@@ -175,7 +179,8 @@ static int read_values(values *v, const char *traces, size_t n, const score_opts
     long c = ks_results_metric(&r, "run_cycles");
     v->value = malloc((n ? n : 1) * sizeof *v->value);
     v->cost = c >= 0 ? malloc((n ? n : 1) * sizeof *v->cost) : NULL;
-    if (m < 0 || !v->value || (c >= 0 && !v->cost)) {
+    v->line = calloc(n ? n : 1, sizeof *v->line);
+    if (m < 0 || !v->value || (c >= 0 && !v->cost) || !v->line) {
         ks_results_free(&r);
         if (m < 0)
             fprintf(stderr, "ksample score: %s: no metric %s\n", v->path,
@@ -195,6 +200,8 @@ static int read_values(values *v, const char *traces, size_t n, const score_opts
             return KS_ERR_FORMAT;
         }
         v->value[r.ids[k]] = r.values[m][k];
+        v->line[r.ids[k]] = r.source_line[k];
+        snprintf(v->metric, sizeof v->metric, "%s", r.metrics[m]);
         if (v->cost)
             v->cost[r.ids[k]] = r.values[c][k];
     }
@@ -393,8 +400,22 @@ static int run(ks_profile *p, const char *traces, const ks_params *pa, score_opt
     size_t n = p->n;
     int rc = read_values(&o->truth, traces, n, o, o->metric, false);
     if (!rc && count_present(o->truth.value, n) != n) {
-        fprintf(stderr, "ksample score: %s: the full run reports %zu of the %zu launches\n",
-                o->truth.path, count_present(o->truth.value, n), n);
+        /* the first launch without a value, where its row is when it has one
+         * (a nan or empty cell), so the file can be fixed there */
+        size_t i = 0;
+        while (i < n && !isnan(o->truth.value[i]))
+            i++;
+        if (o->truth.line[i] > 0)
+            fprintf(stderr,
+                    "ksample score: %s:%ld: launch %zu (its row's first line) has no value of "
+                    "%s (nan, empty or NA); the full run reports %zu of the %zu launches\n",
+                    o->truth.path, o->truth.line[i], i, o->truth.metric,
+                    count_present(o->truth.value, n), n);
+        else
+            fprintf(stderr,
+                    "ksample score: %s: launch %zu is not reported; the full run reports %zu "
+                    "of the %zu launches\n",
+                    o->truth.path, i, count_present(o->truth.value, n), n);
         rc = KS_ERR_FORMAT;
     }
     if (!rc && o->alone.path)

@@ -115,6 +115,8 @@ grep -q '"rel_halfwidth": null, "bound_met": false' "$T/out" || bad "all-zero --
 (echo id,gpu_sim_cycle; awk -F, 'NR > 1 { print NR - 2 "," 1000 + NR }' st/time.csv) >truth.csv
 sed '3s/,.*/,1e300/' truth.csv >truth-bad.csv
 refused 4 "truth-bad.csv:3: column gpu_sim_cycle: '1e300'" "$KS" score st --plan-from truth.csv --truth truth-bad.csv --methods random
+sed '8s/,.*/,/' truth.csv >truth-empty.csv
+refused 4 "truth-empty.csv:8: launch 6 (its row's first line) has no value of gpu_sim_cycle" "$KS" score st --plan-from truth.csv --truth truth-empty.csv --methods random
 
 # --- estimate --pilot: two or more of the plan's samples -------------------
 (echo id,gpu_sim_cycle; ids plan.json | awk '{ print $1 "," 1000 + $1 }') >cold.csv
