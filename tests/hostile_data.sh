@@ -174,6 +174,15 @@ while [ ! -s sim-calls ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 refused 2 "in use by another 'ksample run' (pid $first on host" "$KS" run plan.json --traces st --simulator "sh $T/sim.sh {kernelslist} 0.3" -o r2 -q --warmup none
 wait $first || bad "the first run failed: $(cat r2.err)"
 [ "$(sort sim-calls | uniq -d | wc -l)" = 0 ] || bad "a job was simulated twice"
+# a run folder's own names are never followed out of it
+mkdir -p rl/jobs precious
+echo data >precious/file
+ln -s "$T/precious" rl/jobs/0000
+refused 2 "rl/jobs/0000: is a symbolic link" "$KS" run plan.json --traces st --simulator "$sim" -o rl -q --warmup none
+rm rl/jobs/0000 rl/lock
+ln -s "$T/precious/file" rl/lock
+refused 3 "rl/lock: cannot open the run folder's lock" "$KS" run plan.json --traces st --simulator "$sim" -o rl -q --warmup none
+[ "$(cat precious/file)" = data ] && [ "$(ls precious)" = file ] || bad "a run wrote through a link in its folder"
 # a preset's binary: made absolute as typed, checked before any job
 mkdir cfg
 echo "-gpgpu_ptx_sim_mode 0" >cfg/gpgpusim.config

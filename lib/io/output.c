@@ -328,10 +328,16 @@ ks_status ks_dir_build_begin(const char *path, const char *const *own, ks_dir_bu
                              ks_error *err)
 {
     memset(b, 0, sizeof *b);
-    /* a link to a folder is followed: its target is replaced, the link stays */
+    struct stat sb;
+    /* a folder that holds anything (a job folder inside a run folder) is
+     * never reached through a link: the link could lead anywhere */
+    if (!own && lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
+        return ks_error_set(err, KS_ERR_USAGE, path, 0,
+                            "is a symbolic link: refusing to replace what it points to");
+    /* a link to an export folder is followed: its target is replaced, the
+     * link stays */
     if (!(b->path = ks_path_resolve(path)))
         return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
-    struct stat sb;
     if (lstat(b->path, &sb) == 0) {
         if (!S_ISDIR(sb.st_mode)) {
             ks_dir_build_abort(b);

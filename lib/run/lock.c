@@ -57,7 +57,8 @@ ks_status ks_run_lock_take(const char *rundir, ks_run_lock **out, ks_error *err)
     char *path = ks_path_join(rundir, "lock");
     if (!path)
         return ks_error_set(err, KS_ERR_NOMEM, rundir, 0, "out of memory");
-    int fd = open(path, O_RDWR | O_CREAT | O_NOCTTY, 0644);
+    /* never through a link: truncating it would empty what it points to */
+    int fd = open(path, O_RDWR | O_CREAT | O_NOCTTY | O_NOFOLLOW, 0644);
     if (fd < 0) {
         ks_status st = ks_error_set(err, KS_ERR_IO, path, 0, "cannot open the run folder's lock: %s",
                                     strerror(errno));
