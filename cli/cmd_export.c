@@ -1,6 +1,7 @@
 /* cmd_export.c - `ksample export`: a plan turned into what a tracer or a
  * simulator reads. */
 #include "cli.h"
+#include "cli_state.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -28,7 +29,15 @@ static void help(void)
            "                     the new launches, the parent's results being reused)\n"
            "  --warmup MODE      accelsim, macsim: warm-up launches before each sampled one,\n"
            "                     listed with role warmup in weights.csv (none, self, same,\n"
-           "                     prev:N, since-same:N[:K]; see 'ksample run --help')\n"
+           "                     prev:N, since-same:N[:K], state[:kernel|:memcpy]; see\n"
+           "                     'ksample run --help')\n"
+           "  --sim-config FILE  --warmup state: the simulator's configuration\n"
+           "                     (gpgpusim.config, MacSim params.in): the L2's geometry\n"
+           "                     and the SMs\n"
+           CLI_STATE_HELP
+           "  --state-window N   tracer formats with --warmup state: trace the N launches\n"
+           "                     before each sampled one for its state (default all: every\n"
+           "                     earlier launch, which the cut never needs more of)\n"
            "  --remap            match launches by (name, grid, block, occurrence) when\n"
            "                     the tracer saw other launches than the profiler\n"
            "                     (warm-up kernels, autotuning runs)\n"
@@ -64,7 +73,11 @@ int cmd_export(int argc, char **argv)
         {"traces", required_argument, NULL, 'T'},  {"profile", required_argument, NULL, 'P'},
         {"remap", no_argument, NULL, 'r'},         {"help", no_argument, NULL, 'h'},
         {"exclude", required_argument, NULL, 'x'}, {"warmup", required_argument, NULL, 'w'},
+        CLI_STATE_LONG_OPTIONS, {"sim-config", required_argument, NULL, CLI_STATE_SIM_CONFIG},
+        {"state-window", required_argument, NULL, 'W'},
         {NULL, 0, NULL, 0}};
+    cli_state_args state = {0};
+    const char *window = NULL;
     const char *to = NULL, *out = NULL, *profile_path = NULL, *exclude = NULL;
     ks_export_options eo = {0};
     ks_warmup warmup;
@@ -74,6 +87,8 @@ int cmd_export(int argc, char **argv)
                   .operands = 1, .operands_are = "one plan file"};
     int opt;
     while ((opt = cli_loop_next(&l, argc, argv)) != -1) {
+        if (cli_state_option(&state, opt, optarg))
+            continue;
         switch (opt) {
         case 't':
             to = optarg;
@@ -93,6 +108,9 @@ int cmd_export(int argc, char **argv)
         case 'x':
             exclude = optarg;
             break;
+        case 'W':
+            window = optarg;
+            break;
         case 'w':
             if (ks_warmup_parse(optarg, &warmup, &werr) != KS_OK)
                 return cli_usage_error("export", "--warmup: %s", werr.message);
@@ -104,12 +122,29 @@ int cmd_export(int argc, char **argv)
         return l.exit;
     if (!to || !out)
         return cli_usage_error("export", "--to FORMAT and -o OUT are required");
+    if (state.l2 || state.cut || state.lines || state.sim_config) {
+        if (!eo.warmup)
+            return cli_usage_error("export", "--l2-size, --state-cut, --state-lines and "
+                                             "--sim-config are for --warmup state");
+        int src = cli_state_apply("export", &state, &warmup);
+        if (src)
+            return src;
+    }
     const ks_exporter *ex = ks_exporter_find(to);
     if (!ex)
         return cli_usage_error("export", "unknown format '%s' (see --help)", to);
-    if (eo.warmup && !ex->output_is_folder)
+    bool tracer = strstr(ex->name, "tracer") != NULL;
+    if (eo.warmup && !ex->output_is_folder && !(tracer && warmup.mode == KS_WARMUP_STATE))
         return cli_usage_error("export", "--warmup is for the simulator folders (accelsim, "
-                                         "macsim), not %s", to);
+                                         "macsim), and --warmup state for the tracer formats "
+                                         "too, not %s", to);
+    if (window && (!eo.warmup || warmup.mode != KS_WARMUP_STATE || !tracer))
+        return cli_usage_error("export", "--state-window is for a tracer format with "
+                                         "--warmup state");
+    if (window && strcmp(window, "all") != 0 &&
+        (!cli_parse_u64(window, &eo.state_window) || eo.state_window < 1))
+        return cli_usage_error("export", "--state-window: a number of launches (1 or more) "
+                                         "or all, got '%s'", window);
     ks_error err;
     ks_error_clear(&err);
     ks_plan plan;
@@ -117,8 +152,9 @@ int cmd_export(int argc, char **argv)
         return cli_fail(&err);
     /* the plan's recorded profile counts as an input even when it is not
      * read: the plan depends on it */
-    const char *inputs[] = {argv[optind], exclude, eo.traces, profile_path, plan.input_path};
-    int rc = cli_check_output("export", out, inputs, 5);
+    const char *inputs[] = {argv[optind], exclude,          eo.traces,
+                            profile_path, plan.input_path, state.sim_config};
+    int rc = cli_check_output("export", out, inputs, 6);
     if (rc) {
         ks_plan_free(&plan);
         return rc;

@@ -8,6 +8,7 @@
  * or the preset of Accel-Sim (--accelsim BIN --config DIR) or MacSim
  * (--macsim BIN --params FILE). */
 #include "cli.h"
+#include "cli_state.h"
 #include "progress.h"
 
 #include <dirent.h>
@@ -71,9 +72,18 @@ static void help(void)
            "                     since-same:N:K reaches back to the K-th latest launch of\n"
            "                     the same kernel (at most N launches: then those K and\n"
            "                     the launches just before it).\n"
+           "                     state rebuilds the L2 state the full run would give the\n"
+           "                     launch from the traces of every launch before it, and\n"
+           "                     carries it as a warm-up kernel ksample writes\n"
+           "                     (state, state:kernel: any build) or as MemcpyHtoD\n"
+           "                     lines at no simulated cycle (state:memcpy: Accel-Sim\n"
+           "                     builds whose perf_memcpy_to_gpu keeps 64-bit addresses;\n"
+           "                     the first job checks it, and the run falls back to the\n"
+           "                     kernel with a note when it does not).\n"
            "                     Default since-same:8: on MacSim it gives the full run's\n"
            "                     cycles (0.02 %% off in sum), on Accel-Sim it removes 63 %%\n"
            "                     of the cold-start bias (docs/bench.md)\n"
+           CLI_STATE_HELP
            "  -o, --output DIR   the run folder (created)\n"
            "  --batch K          sampled launches per job (default 1)\n"
            "  --profile FILE     the plan's profile: every sampled id is checked against\n"
@@ -109,6 +119,8 @@ typedef struct run_args {
     bool quiet;
     bool warmup_given;
     ks_warmup warmup;
+    cli_state_args state;
+    char sim_config[PATH_MAX * 2 + 32]; /* gpgpusim.config of --config, or --params */
     ks_run_options run;
 } run_args;
 
@@ -358,7 +370,7 @@ static char *command_text(const run_args *a)
 }
 
 /* Job j in the manifest: its folder and launches. */
-static int describe_job(run_state *s, size_t j)
+static int describe_job(run_state *s, const run_args *a, size_t j)
 {
     size_t first = s->job_first[j], count = s->job_first[j + 1] - first;
     char rel[64];
@@ -376,15 +388,22 @@ static int describe_job(run_state *s, size_t j)
     mj->launches = remapped ? malloc(count * sizeof *mj->launches) : NULL;
     if (!s->dirs[j] || !mj->ids || (warmups && !mj->measured) || (remapped && !mj->launches))
         return KS_ERR_NOMEM;
-    mj->id_count = count;
+    /* a state carrier that is a kernel runs (measured 2: ksample's warm-up
+     * kernel, no launch of the traces); memory copies are no kernel */
+    bool copies = a->warmup.mode == KS_WARMUP_STATE && a->warmup.carrier == KS_STATE_MEMCPY;
+    size_t listed = 0;
     for (size_t k = 0; k < count; k++) {
         const ks_export_entry *e = &s->entries[first + k];
-        mj->ids[k] = e->id;
+        if (e->state && copies)
+            continue;
+        mj->ids[listed] = e->id;
         if (mj->measured)
-            mj->measured[k] = e->measured;
+            mj->measured[listed] = e->state ? 2 : e->measured;
         if (mj->launches)
-            mj->launches[k] = e->launch;
+            mj->launches[listed] = e->launch;
+        listed++;
     }
+    mj->id_count = listed;
     return 0;
 }
 
@@ -436,6 +455,121 @@ static int prepare_job(run_state *s, const run_args *a, size_t j)
     return 0;
 }
 
+/* state:memcpy: whether the build takes 64-bit MemcpyHtoD lines, from a
+ * probe job in RUNDIR/probe; when it does not, the run falls back to the
+ * warm-up kernel and says so. */
+static int probe_memcpy(run_args *a)
+{
+    char dir[PATH_MAX];
+    char *abs = realpath(a->rundir, NULL);
+    if (!abs)
+        return cli_usage_error("run", "%s: %s", a->rundir, strerror(errno));
+    snprintf(dir, sizeof dir, "%s/probe", abs);
+    free(abs);
+    ks_error err;
+    ks_error_clear(&err);
+    if (ks_state_probe_write(dir, &err) != KS_OK)
+        return cli_fail(&err);
+    int rc = a->accelsim ? link_configs(a, dir) : 0;
+    if (rc)
+        return rc;
+    char *cmd = job_command(a, false, dir);
+    if (!cmd)
+        return KS_ERR_NOMEM;
+    char shell[PATH_MAX * 8], quoted[PATH_MAX * 4 + 8];
+    shell_quote(quoted, sizeof quoted, dir);
+    snprintf(shell, sizeof shell, "cd %s && %.*s > sim.log 2>&1", quoted, PATH_MAX * 2, cmd);
+    free(cmd);
+    int status = system(shell);
+    char log[PATH_MAX + 16];
+    snprintf(log, sizeof log, "%s/sim.log", dir);
+    int takes = 0;
+    if (status != 0) {
+        fprintf(stderr, "ksample: run: the state:memcpy probe in %s failed (exit %d); see its "
+                        "sim.log\n", dir, status);
+        return 1;
+    }
+    if (ks_state_probe_read(log, &takes, &err) != KS_OK)
+        return cli_fail(&err);
+    if (!takes) {
+        fprintf(stderr,
+                "ksample: note: this simulator build ignores MemcpyHtoD lines at 64-bit "
+                "addresses (its perf_memcpy_to_gpu keeps a 32-bit address: accel-sim issue "
+                "#327; probe in %s): the state goes in a warm-up kernel instead "
+                "(state:kernel)\n",
+                dir);
+        a->warmup.carrier = KS_STATE_KERNEL;
+    } else if (!a->quiet)
+        fprintf(stderr, "ksample: run: this build takes 64-bit MemcpyHtoD lines into L2 "
+                        "(probe in %s): the state goes in memory copies\n", dir);
+    return 0;
+}
+
+/* --warmup state: every sampled launch's rebuilt L2 state written into the
+ * folder of its job, in one pass over the traces (the job's export then
+ * takes it into the folder it builds).  A job done before is left as it
+ * is; a job folder that is a link is refused, as its export would. */
+static int prepare_state(run_state *s, const run_args *a)
+{
+    char *abs = realpath(a->rundir, NULL);
+    const char **dirs = calloc(s->entry_count + 1, sizeof *dirs);
+    char **owned = calloc(s->job_count + 1, sizeof *owned);
+    ks_export_entry *todo = malloc((s->entry_count + 1) * sizeof *todo);
+    size_t todo_count = 0;
+    int rc = abs && dirs && owned && todo ? 0 : KS_ERR_NOMEM;
+    ks_error err;
+    ks_error_clear(&err);
+    for (size_t j = 0; j < s->job_count && !rc; j++) {
+        size_t n = strlen(abs) + 32;
+        if (!(owned[j] = malloc(n))) {
+            rc = KS_ERR_NOMEM;
+            break;
+        }
+        snprintf(owned[j], n, "%s/jobs/%04zu", abs, j);
+        ks_job_state state;
+        int code;
+        if (ks_run_job_state(a->rundir, s->dirs[j], &state, &code, &err) != KS_OK) {
+            rc = cli_fail(&err);
+            break;
+        }
+        if (state == KS_JOB_DONE)
+            continue;
+        struct stat sb;
+        if (lstat(owned[j], &sb) == 0 && S_ISLNK(sb.st_mode)) {
+            fprintf(stderr, "ksample: %s: is a symbolic link: refusing to write through it\n",
+                    owned[j]);
+            rc = KS_ERR_USAGE;
+            break;
+        }
+        if ((rc = make_dir(owned[j])))
+            break;
+        for (size_t k = s->job_first[j]; k < s->job_first[j + 1]; k++) {
+            todo[todo_count] = s->entries[k];
+            dirs[todo_count++] = owned[j];
+        }
+    }
+    ks_state_report rep;
+    memset(&rep, 0, sizeof rep);
+    if (!rc && ks_export_state_write(a->traces, &a->warmup, todo, todo_count, dirs, &rep,
+                                     &err) != KS_OK)
+        rc = cli_fail(&err);
+    free(todo);
+    if (!rc && !a->quiet)
+        fprintf(stderr,
+                "ksample: run: warm state of %zu launches rebuilt in %.1f s: %llu lines in "
+                "all, at most %llu a launch (L2 of %llu bytes from %s, lines of the last %g "
+                "L2 capacities)\n",
+                rep.launches, rep.seconds, (unsigned long long)rep.lines,
+                (unsigned long long)rep.lines_max, (unsigned long long)rep.l2_bytes, rep.source,
+                rep.cut);
+    for (size_t j = 0; owned && j < s->job_count; j++)
+        free(owned[j]);
+    free(owned);
+    free(dirs);
+    free(abs);
+    return rc;
+}
+
 static int report_failures(const run_args *a, const run_state *s)
 {
     int failed = 0;
@@ -460,7 +594,7 @@ static int report_failures(const run_args *a, const run_state *s)
     return failed ? 1 : 0;
 }
 
-static int run(const run_args *a)
+static int run(run_args *a)
 {
     run_state s;
     memset(&s, 0, sizeof s);
@@ -493,10 +627,6 @@ static int run(const run_args *a)
                cli_usage_error("run", "%s is not a MacSim trace folder (no kernel_config.txt "
                                       "starting with nvbit): --macsim runs MacSim traces",
                                a->traces);
-    ks_export_options eo = {.traces = a->traces, .profile = s.profile, .remap = a->remap,
-                            .warmup = a->warmup.mode == KS_WARMUP_NONE ? NULL : &a->warmup};
-    if (ks_export_plan_entries(&s.plan, &eo, &s.entries, &s.entry_count, &err) != KS_OK)
-        return state_free(&s), cli_fail(&err);
     char manifest_path[PATH_MAX + 32], jobs_dir[PATH_MAX + 8];
     snprintf(manifest_path, sizeof manifest_path, "%s/manifest.json", a->rundir);
     snprintf(jobs_dir, sizeof jobs_dir, "%s/jobs", a->rundir);
@@ -504,6 +634,14 @@ static int run(const run_args *a)
         return state_free(&s), rc;
     /* one run at a time in a folder, from here to the end */
     if (ks_run_lock_take(a->rundir, &s.lock, &err) != KS_OK)
+        return state_free(&s), cli_fail(&err);
+    if (a->warmup.mode == KS_WARMUP_STATE && a->warmup.carrier == KS_STATE_MEMCPY && !s.macsim) {
+        if ((rc = probe_memcpy(a)))
+            return state_free(&s), rc;
+    }
+    ks_export_options eo = {.traces = a->traces, .profile = s.profile, .remap = a->remap,
+                            .warmup = a->warmup.mode == KS_WARMUP_NONE ? NULL : &a->warmup};
+    if (ks_export_plan_entries(&s.plan, &eo, &s.entries, &s.entry_count, &err) != KS_OK)
         return state_free(&s), cli_fail(&err);
     if ((rc = split_jobs(&s, a->batch)))
         return state_free(&s), rc;
@@ -528,11 +666,13 @@ static int run(const run_args *a)
         !command)
         rc = KS_ERR_NOMEM;
     for (size_t j = 0; j < s.job_count && !rc; j++)
-        rc = describe_job(&s, j);
+        rc = describe_job(&s, a, j);
     /* nothing in the folder changes before the earlier run's options are
      * found to be these */
     if (!rc)
         rc = check_previous(a->rundir, manifest_path, &s.manifest);
+    if (!rc && a->warmup.mode == KS_WARMUP_STATE)
+        rc = prepare_state(&s, a);
     for (size_t j = 0; j < s.job_count && !rc; j++)
         rc = prepare_job(&s, a, j);
     if (!rc && ks_run_manifest_write(manifest_path, &s.manifest, &err) != KS_OK)
@@ -633,7 +773,8 @@ int cmd_run(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
         {"accelsim", required_argument, NULL, 'A'}, {"macsim", required_argument, NULL, 'M'},
         {"config", required_argument, NULL, 'C'},   {"params", required_argument, NULL, 'R'},
-        {"warmup", required_argument, NULL, 'w'},   {NULL, 0, NULL, 0}};
+        {"warmup", required_argument, NULL, 'w'},   CLI_STATE_LONG_OPTIONS,
+        {NULL, 0, NULL, 0}};
     run_args a = {.batch = 1};
     ks_error werr;
     ks_error_clear(&werr);
@@ -644,6 +785,8 @@ int cmd_run(int argc, char **argv)
                   .operands = 1, .operands_are = "one plan file"};
     int opt, rc;
     while ((opt = cli_loop_next(&l, argc, argv)) != -1) {
+        if (cli_state_option(&a.state, opt, optarg))
+            continue;
         switch (opt) {
         case 'T': a.traces = optarg; break;
         case 'S': a.simulator = optarg; break;
@@ -729,7 +872,24 @@ int cmd_run(int argc, char **argv)
     if (a.macsim)
         a.macsim = macsim_abs;
     if (!a.warmup_given)
-        a.warmup = (ks_warmup){KS_WARMUP_DEFAULT_MODE, KS_WARMUP_DEFAULT_COUNT,
-                               KS_WARMUP_DEFAULT_DEPTH};
+        a.warmup = (ks_warmup){.mode = KS_WARMUP_DEFAULT_MODE,
+                               .count = KS_WARMUP_DEFAULT_COUNT,
+                               .depth = KS_WARMUP_DEFAULT_DEPTH};
+    if ((rc = cli_state_apply("run", &a.state, &a.warmup)))
+        return rc;
+    if (a.warmup.mode == KS_WARMUP_STATE) {
+        /* the simulated L2 from the simulator's own configuration */
+        for (int c = 0; c < a.config_count && !a.sim_config[0]; c++) {
+            char path[PATH_MAX * 2];
+            struct stat sb;
+            snprintf(path, sizeof path, "%s/gpgpusim.config", a.configs[c]);
+            if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+                snprintf(a.sim_config, sizeof a.sim_config, "%s", path);
+        }
+        if (a.params)
+            snprintf(a.sim_config, sizeof a.sim_config, "%s", a.params);
+        if (a.sim_config[0])
+            a.warmup.sim_config = a.sim_config;
+    }
     return run(&a);
 }

@@ -370,12 +370,15 @@ static void option_values(const char *opt, char *buf, size_t size, bool *list)
     } else if (strcmp(opt, "warmup") == 0) {
         /* each mode as the library writes it, with the default counts */
         static const ks_warmup modes[] = {
-            {KS_WARMUP_NONE, 0, 0},
-            {KS_WARMUP_SELF, 1, 1},
-            {KS_WARMUP_SAME, 1, 1},
-            {KS_WARMUP_PREV, 1, 1},
-            {KS_WARMUP_SINCE_SAME, KS_WARMUP_DEFAULT_COUNT, KS_WARMUP_DEFAULT_DEPTH},
-            {KS_WARMUP_SINCE_SAME, 16, 2}};
+            {.mode = KS_WARMUP_NONE},
+            {.mode = KS_WARMUP_SELF, .count = 1, .depth = 1},
+            {.mode = KS_WARMUP_SAME, .count = 1, .depth = 1},
+            {.mode = KS_WARMUP_PREV, .count = 1, .depth = 1},
+            {.mode = KS_WARMUP_SINCE_SAME, .count = KS_WARMUP_DEFAULT_COUNT,
+             .depth = KS_WARMUP_DEFAULT_DEPTH},
+            {.mode = KS_WARMUP_SINCE_SAME, .count = 16, .depth = 2},
+            {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_KERNEL},
+            {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_MEMCPY}};
         for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
             char text[32];
             ks_warmup_format(&modes[i], text, sizeof text);

@@ -115,8 +115,10 @@ char *ks_path_join(const char *dir, const char *name);
  * existing folder is exchanged with it, renameat2, then removed); abort,
  * and commit on failure, remove the temporary.  A link to a folder is
  * followed (its target is replaced, the link stays).  own: the regular
- * file names an existing folder may hold besides links (NULL: anything,
- * for a job folder inside a run folder); any other entry refuses it. */
+ * file names an existing folder may hold besides links, a trailing '*'
+ * making one a prefix of files or folders (NULL: anything, for a job
+ * folder inside a run folder, which then may not be a link); any other
+ * entry refuses it. */
 typedef struct ks_dir_build {
     char *path; /* resolved */
     char *tmp;
@@ -124,6 +126,9 @@ typedef struct ks_dir_build {
 ks_status ks_dir_build_begin(const char *path, const char *const *own, ks_dir_build *b,
                              ks_error *err);
 ks_status ks_dir_build_commit(ks_dir_build *b, ks_error *err);
+/* Moves path/name (a file or folder the caller wrote there before, not a
+ * link) into the new folder. */
+ks_status ks_dir_build_adopt(ks_dir_build *b, const char *name, ks_error *err);
 void ks_dir_build_abort(ks_dir_build *b);
 
 /* Writes fn's bytes to a temporary next to path and renames it over path

@@ -891,8 +891,10 @@ typedef struct ks_run_manifest_job {
     uint64_t *ids; /* invocation ids simulated by this job, in the order the
                     * simulator runs them (warm-up launches included) */
     size_t id_count;
-    unsigned char *measured; /* per id: 1 = a result, 0 = a warm-up; NULL:
-                              * every id is a result ("measured" absent) */
+    unsigned char *measured; /* per id: 1 = a result, 0 = a warm-up launch,
+                              * 2 = ksample's warm-state kernel before the
+                              * id's launch (--warmup state); NULL: every
+                              * id is a result ("measured" absent) */
     uint64_t *launches;      /* per id: its launch in the trace folder when that
                               * is not the id (remapped); NULL: the ids */
 } ks_run_manifest_job;
@@ -983,16 +985,38 @@ typedef enum ks_warmup_mode {
     KS_WARMUP_SELF = 1,      /* the launch itself first */
     KS_WARMUP_SAME = 2,      /* the latest earlier launch of the same kernel */
     KS_WARMUP_PREV = 3,      /* the `count` launches just before it */
-    KS_WARMUP_SINCE_SAME = 4 /* every launch since the `depth`-th latest earlier
-                              * launch of the same kernel, at most `count` (the
-                              * `count` before it when there is none) */
+    KS_WARMUP_SINCE_SAME = 4, /* every launch since the `depth`-th latest earlier
+                               * launch of the same kernel, at most `count` (the
+                               * `count` before it when there is none) */
+    KS_WARMUP_STATE = 5       /* the L2 state the full run would give it, rebuilt
+                               * from the traces of the launches before it
+                               * (lib/warm), carried by `carrier` */
 } ks_warmup_mode;
+
+/* How the rebuilt state reaches the simulator. */
+typedef enum ks_state_carrier {
+    KS_STATE_KERNEL = 0, /* a warm-up kernel that ksample writes as a trace in the
+                          * simulator's own format: loads (and stores where a
+                          * line was last written) over the rebuilt lines,
+                          * oldest first; works on every stock build */
+    KS_STATE_MEMCPY = 1  /* Accel-Sim MemcpyHtoD lines before the launch: zero
+                          * simulated cycles, but only on a GPGPU-Sim build whose
+                          * perf_memcpy_to_gpu keeps 64-bit addresses */
+} ks_state_carrier;
 
 typedef struct ks_warmup {
     ks_warmup_mode mode;
     unsigned count;
     unsigned depth; /* since-same: how many of the kernel's latest launches
                      * (since-same:N:K); 0 reads as 1 */
+    /* state only */
+    ks_state_carrier carrier;
+    double cut;               /* lines kept: cut x the L2's lines; 0: the default */
+    uint64_t l2_bytes;        /* the simulated L2; 0: from sim_config */
+    const char *sim_config;   /* gpgpusim.config or MacSim params.in: the L2's
+                               * size and line, the SMs (lockstep waves) */
+    bool all_lines;           /* the kernel carrier loads every rebuilt line, not
+                               * only those the sampled launch touches */
 } ks_warmup;
 
 /* `ksample run`'s default, chosen from the measurements in docs/bench.md */
@@ -1010,7 +1034,12 @@ typedef struct ks_warmup_launch {
 } ks_warmup_launch;
 void ks_warmup_launches_free(ks_warmup_launch *l, size_t count);
 
-/* "none", "self", "same", "prev:N", "since-same:N", "since-same:N:K" */
+/* The default cut of the state mode: lines kept, in L2 capacities (docs/bench.md,
+ * "the cut"). */
+#define KS_STATE_DEFAULT_CUT 2.0
+
+/* "none", "self", "same", "prev:N", "since-same:N", "since-same:N:K", "state",
+ * "state:kernel", "state:memcpy" */
 ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err);
 void ks_warmup_format(const ks_warmup *w, char *buf, size_t size);
 /* Most warm-up launches the mode puts before one launch. */
@@ -1026,7 +1055,37 @@ typedef struct ks_export_entry {
     uint64_t id;     /* plan id (the profile's launch; = launch unless remapped) */
     double weight;   /* 0 for a warm-up */
     bool measured;   /* false: a warm-up, its statistics discarded */
+    bool state;      /* the rebuilt state of this launch (--warmup state): its
+                      * carrier, before the measured entry of the same launch */
 } ks_export_entry;
+
+/* What `--warmup state` wrote (ks_export_state_write). */
+typedef struct ks_state_report {
+    size_t launches;        /* sampled launches given a state */
+    uint64_t lines;         /* lines written in all (kernel carrier: those the
+                             * launches touch, unless all_lines) */
+    uint64_t lines_max;     /* the most for one launch */
+    uint64_t insts;         /* warm-up kernels' warp instructions in all */
+    uint64_t l2_bytes;      /* the L2 modelled */
+    double cut;             /* lines kept, in L2 capacities */
+    double seconds;         /* the walk over the traces */
+    char source[512];       /* where the L2's geometry came from */
+} ks_state_report;
+
+/* --warmup state: the rebuilt L2 state of every entry marked `state`,
+ * written as its carrier into dirs[k], the folder that runs entry k (one
+ * pass over the traces up to the last such launch). */
+ks_status ks_export_state_write(const char *traces, const ks_warmup *w,
+                                const ks_export_entry *entries, size_t count,
+                                const char *const *dirs, ks_state_report *report,
+                                ks_error *err);
+
+/* Whether an Accel-Sim build takes MemcpyHtoD lines at 64-bit addresses
+ * into L2 (lib/warm/probe.c): a probe folder (kernelslist.g and a warm-up
+ * kernel that reads what the list copied) for the simulator to run, and the
+ * verdict from its log: *takes_memcpy 1 (its reads hit) or 0. */
+ks_status ks_state_probe_write(const char *dir, ks_error *err);
+ks_status ks_state_probe_read(const char *log, int *takes_memcpy, ks_error *err);
 
 /* sampled[0..count) with each one's warm-up launches before it. */
 ks_status ks_warmup_entries(const ks_warmup *w, const ks_warmup_launch *launches,
@@ -1040,7 +1099,11 @@ typedef struct ks_export_options {
     int remap;                 /* match launches by (name, grid, block,
                                 * occurrence) instead of by position */
     const ks_warmup *warmup;   /* accelsim, macsim: warm-up launches before each
-                                * sampled one (NULL: none) */
+                                * sampled one (NULL: none); the tracer formats
+                                * with the state mode: trace the launches each
+                                * sampled launch's state is rebuilt from too */
+    uint64_t state_window;     /* those launches: the state_window before each
+                                * sampled one; 0: every earlier launch */
 } ks_export_options;
 
 typedef struct ks_exporter {

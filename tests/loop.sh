@@ -39,6 +39,27 @@ expect 0 "$KS" export "$T/plan.json" --to macsim-tracer -o "$T/sampled.txt"
 expect 2 "$KS" export "$T/plan.json" --to nosuch -o "$T/x"
 expect 2 "$KS" export "$T/plan.json" --to accelsim -o "$T/x"
 
+# --warmup state on Accel-Sim traces (no simulator: the folders and the
+# tracer environment, as a user exports them)
+expect 0 "$KS" synth --traces "$T/syn" -n 20 --seed 3
+expect 0 "$KS" sample "$T/syn/time.csv" --method random --seed 4 -o "$T/splan.json"
+expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sx" --warmup state
+grep -q "L2's size" "$T/err" || bad "state without the L2's size: $(cat "$T/err")"
+expect 0 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sx" --warmup state --l2-size 4M
+grep -q '^kernel-ksample-state-[0-9]*.traceg$' "$T/sx/kernelslist.g" || bad "no warm-up kernel listed"
+grep -q ',state$' "$T/sx/weights.csv" || bad "weights.csv has no state role"
+expect 0 "$KS" info "$T/sx"
+expect 0 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sm" --warmup state:memcpy --l2-size 4M
+grep -q '^MemcpyHtoD,0x' "$T/sm/kernelslist.g" || bad "no state copies"
+! ls "$T/sm" | grep -q 'memcpy$' || bad "state copies left beside the list"
+! grep -q ',state$' "$T/sm/weights.csv" || bad "memory copies are no kernel"
+expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup state --state-cut 0.5 --l2-size 4M
+expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup none --l2-size 4M
+expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup state:memcpy --state-lines all --l2-size 4M
+expect 0 "$KS" export "$T/splan.json" --to accelsim-tracer -o "$T/state.env" --warmup state --state-window 2
+grep -q 'launches traced, [0-9]* beyond the' "$T/state.env" || bad "tracer export does not count the state's launches"
+expect 2 "$KS" export "$T/splan.json" --to ids -o "$T/sids" --warmup state
+
 # results as CSV: cycles = 3 x id + 1000
 awk 'BEGIN {print "id,gpu_sim_cycle,gpu_sim_insn"} {print $1 "," 3 * $1 + 1000 "," 2 * $1 + 500}' "$T/ids" >"$T/res.csv"
 expect 0 "$KS" estimate "$T/plan.json" "$T/res.csv"
@@ -166,6 +187,28 @@ STANDIN
     expect 0 "$KS" estimate "$T/mplan.json" "$T/mrun" --values
     awk -F, 'NR > 1 && $2 != 1000 + $1 {bad = 1} END {exit bad}' "$T/out" || bad "warm values: $(head -3 "$T/out")"
     awk -F, 'NR > 1 && $3 != 3000 + $1 + 1000 + $1 {bad = 1} END {exit bad}' "$T/out" || bad "run_cycles: $(head -3 "$T/out")"
+    # --warmup state: a warm-up kernel folder ksample writes before each
+    # sampled launch (the stand-in charges it 3000, the launch stays cold in
+    # the stand-in's eyes: 3000 + id); the LLC's size from params.in
+    printf 'num_sim_cores 16\nnum_llc 12\nllc_num_set 128\nllc_line_size 128\nllc_assoc 24\n' >"$T/params-llc.in"
+    expect 4 "$KS" run "$T/mplan.json" --traces "$T/m/tr" --macsim "$T/standin-macsim" --params "$T/params.in" \
+        --warmup state -o "$T/mrun-state-bad" -q
+    grep -q "has no llc_num_set" "$T/err" || bad "state without an LLC size: $(cat "$T/err")"
+    expect 0 "$KS" run "$T/mplan.json" --traces "$T/m/tr" --macsim "$T/standin-macsim" --params "$T/params-llc.in" \
+        --warmup state -o "$T/mrun-state"
+    grep -q "warm state of $(wc -l <"$T/mids") launches rebuilt" "$T/err" || bad "no state report: $(cat "$T/err")"
+    grep -q '"warmup": "state:kernel"' "$T/mrun-state/manifest.json" || bad "the manifest records no state"
+    grep -q '"measured": \[2, 1' "$T/mrun-state/manifest.json" || bad "the state kernel is not marked: $(head -c 400 "$T/mrun-state/manifest.json")"
+    first=$(head -1 "$T/mids")
+    [ -f "$T/mrun-state/jobs/0000/ksample-state-$((first + 1))/trace.txt" ] || bad "no warm-up kernel folder"
+    grep -q "^./ksample-state-$((first + 1))/trace.txt" "$T/mrun-state/jobs/0000/kernel_config.txt" || bad "the list lacks the warm-up kernel"
+    expect 0 "$KS" info "$T/mrun-state/jobs/0000"
+    expect 0 "$KS" estimate "$T/mplan.json" "$T/mrun-state" --values
+    awk -F, 'NR > 1 && $2 != 3000 + $1 {bad = 1} END {exit bad}' "$T/out" || bad "state values: $(head -3 "$T/out")"
+    awk -F, 'NR > 1 && $3 != 3000 + $1 + 3000 {bad = 1} END {exit bad}' "$T/out" || bad "state run_cycles: $(head -3 "$T/out")"
+    expect 2 "$KS" run "$T/mplan.json" --traces "$T/m/tr" --macsim "$T/standin-macsim" --params "$T/params-llc.in" \
+        --warmup state:memcpy -o "$T/mrun-memcpy" -q
+    grep -q "state:memcpy is for Accel-Sim" "$T/err" || bad "MacSim memcpy state not refused: $(cat "$T/err")"
 else
     echo "SKIP: $MSIM absent, MacSim loop skipped"
 fi

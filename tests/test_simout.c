@@ -529,7 +529,7 @@ static void test_macsim_export(void **state)
     assert_non_null(strstr(text, "mexport/kernel_config.txt"));
     fclose(f);
     /* warm-up self: each launch listed twice, the first a warm-up */
-    ks_warmup w = {KS_WARMUP_SELF, 0, 0};
+    ks_warmup w = {.mode = KS_WARMUP_SELF};
     eo.warmup = &w;
     snprintf(self, sizeof self, "%s/mexport-self", tmpdir);
     assert_int_equal(ex->write(&plan, &eo, self, &err), KS_OK);

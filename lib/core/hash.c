@@ -46,6 +46,30 @@ ks_status ks_hash_reserve(ks_hash_index *h, size_t count,
     return KS_OK;
 }
 
+void ks_hash_remove(ks_hash_index *h, uint64_t hash, bool (*eq)(const void *ctx, uint32_t id),
+                    const void *ctx, uint64_t (*hash_of)(const void *ctx, uint32_t id),
+                    const void *hash_ctx)
+{
+    if (!h->size)
+        return;
+    size_t mask = h->size - 1, i = hash & mask;
+    while (h->slots[i] && !eq(ctx, h->slots[i] - 1))
+        i = (i + 1) & mask;
+    if (!h->slots[i])
+        return;
+    /* the hole at i: pull back each later id of the run whose home slot
+     * does not lie (cyclically) in (i, j] */
+    for (size_t j = (i + 1) & mask; h->slots[j]; j = (j + 1) & mask) {
+        size_t home = hash_of(hash_ctx, h->slots[j] - 1) & mask;
+        bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!stays) {
+            h->slots[i] = h->slots[j];
+            i = j;
+        }
+    }
+    h->slots[i] = 0;
+}
+
 uint64_t ks_text_hash_of(const void *ctx, uint32_t id)
 {
     const char *s = ks_text_key(ctx, id);

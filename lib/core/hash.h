@@ -52,6 +52,15 @@ static inline void ks_hash_put(ks_hash_index *h, size_t slot, uint32_t id)
     h->slots[slot] = id + 1;
 }
 
+/* Removes id, found at hash by eq (nothing when absent), and moves the ids
+ * after it in its probe run back so that every lookup still finds them
+ * (backward-shift deletion: no tombstones, the table never silts up).
+ * hash_of gives a stored id's hash.  For tables whose records come and go
+ * (the warm-state cache model, lib/warm). */
+void ks_hash_remove(ks_hash_index *h, uint64_t hash, bool (*eq)(const void *ctx, uint32_t id),
+                    const void *ctx, uint64_t (*hash_of)(const void *ctx, uint32_t id),
+                    const void *hash_ctx);
+
 /* Keys that are C strings in the caller's array of records: record id's key
  * is the char * at (const char *)base + id * stride + offset. */
 typedef struct ks_text_keys {

@@ -66,6 +66,37 @@ static bool sampled(const ks_plan *plan, uint64_t id)
     return false;
 }
 
+/* ksample's warm-state kernel (--warmup state) before a measured launch: no
+ * launch of the trace folder; what the log names must be it. */
+static ks_status warm_state_kernel(const observation *o, const char *path, ks_error *err)
+{
+    /* Accel-Sim: .../kernel-ksample-state-N.traceg; MacSim:
+     * .../ksample-state-N/trace.txt */
+    const char *t = o->trace, *base = t ? strrchr(t, '/') : NULL;
+    base = base ? base + 1 : t;
+    bool named = base && strncmp(base, KS_WARM_KERNEL_FILE_PREFIX,
+                                 strlen(KS_WARM_KERNEL_FILE_PREFIX)) == 0;
+    if (base && !named && strcmp(base, "trace.txt") == 0 && base > t + 1) {
+        const char *folder = base - 1;
+        while (folder > t && folder[-1] != '/')
+            folder--;
+        named = strncmp(folder, KS_WARM_MACSIM_FOLDER_PREFIX,
+                        strlen(KS_WARM_MACSIM_FOLDER_PREFIX)) == 0;
+    }
+    if (o->trace && !named)
+        return ks_error_set(err, KS_ERR_FORMAT, path, o->trace_line,
+                            "kernel %llu of this run is '%.300s', but the job's list has "
+                            "ksample's warm-state kernel there",
+                            (unsigned long long)o->uid, o->trace);
+    if (o->name && *o->name && strcmp(o->name, KS_WARM_KERNEL_NAME) != 0 &&
+        strncmp(o->name, "kernel@", 7) != 0)
+        return ks_error_set(err, KS_ERR_FORMAT, path, o->line,
+                            "kernel '%.200s' where the job's list has ksample's warm-state "
+                            "kernel (%s)",
+                            o->name, KS_WARM_KERNEL_NAME);
+    return KS_OK;
+}
+
 /* The launch id of o; *keep is false for a warm-up kernel of a job and for
  * a kernel mapped by trace file that the plan did not sample. */
 static ks_status resolve(const uid_map *m, const observation *o, const char *path,
@@ -110,8 +141,10 @@ static ks_status resolve(const uid_map *m, const observation *o, const char *pat
                 "program, use --uid-base 1",
                 (unsigned long long)o->uid, m->what, count);
         *id = m->mode == KS_UID_SAMPLED ? m->plan->samples[o->uid - 1].id : m->ids[o->uid - 1];
-        if (m->measured && !m->measured[o->uid - 1])
+        if (m->measured && m->measured[o->uid - 1] != 1)
             *keep = false;
+        if (m->measured && m->measured[o->uid - 1] == 2)
+            return warm_state_kernel(o, path, err);
         if (m->traces && o->trace) {
             long l = ks_trace_index_find(m->traces, o->trace);
             uint64_t want = m->launches ? m->launches[o->uid - 1] : *id;
@@ -971,7 +1004,7 @@ static ks_status read_job(const char *root, const ks_run_manifest *m, size_t j,
     /* a job of one measured launch: what it cost, warm-up included */
     size_t measured = 0, at = 0;
     for (size_t k = 0; k < job->id_count; k++)
-        if (!job->measured || job->measured[k]) {
+        if (!job->measured || job->measured[k] == 1) {
             measured++;
             at = k;
         }

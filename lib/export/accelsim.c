@@ -23,6 +23,7 @@
 #include "export.h"
 #include "hash.h"
 #include "trace.h"
+#include "warm.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -292,7 +293,43 @@ typedef struct out_ctx {
     size_t count;
     bool warmups;
     const char *warmup_text;
+    const ks_warmup *warmup;
+    const char *out; /* the output folder (state carriers are read from it) */
 } out_ctx;
+
+static bool memcpy_state(const out_ctx *c)
+{
+    return c->warmup && c->warmup->mode == KS_WARMUP_STATE &&
+           c->warmup->carrier == KS_STATE_MEMCPY;
+}
+
+/* The MemcpyHtoD lines of launch's rebuilt state (warm_state.c wrote them
+ * into the output folder) copied into the list. */
+static ks_status copy_state_lines(const out_ctx *c, size_t launch, FILE *f, ks_error *err)
+{
+    char name[64];
+    snprintf(name, sizeof name, "ksample-state-%zu.memcpy", launch + 1);
+    char *path = ks_path_join(c->out, name);
+    if (!path)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    FILE *in = fopen(path, "r");
+    ks_status st = KS_OK;
+    if (!in)
+        st = ks_error_set(err, KS_ERR_IO, path, 0,
+                          "the rebuilt state of launch %zu is missing: %s", launch + 1,
+                          strerror(errno));
+    else {
+        char buf[65536];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+            fwrite(buf, 1, n, f);
+        if (ferror(in))
+            st = ks_error_set(err, KS_ERR_IO, path, 0, "read failed: %s", strerror(errno));
+        fclose(in);
+    }
+    free(path);
+    return st;
+}
 
 /* Every memory copy keeps its place before the launches that follow it in
  * the program: before an entry, the copies listed before its launch that
@@ -314,9 +351,13 @@ static ks_status write_list(const void *vctx, FILE *f, ks_error *err)
         free(event_of);
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     }
-    for (size_t k = 0; k <= c->count; k++) {
+    ks_status st = KS_OK;
+    /* with the state in MemcpyHtoD lines, the program's own copies before a
+     * launch are part of its state (the model took them in order) */
+    bool skip_copies = memcpy_state(c);
+    for (size_t k = 0; k <= c->count && st == KS_OK; k++) {
         size_t until = k < c->count ? event_of[c->entries[k].launch] : n;
-        for (size_t i = next; i < until; i++) {
+        for (size_t i = next; i < until && !skip_copies; i++) {
             const ks_trace_event *e = ks_trace_set_event(c->t->set, i);
             if (!e->is_kernel && !written[i]) {
                 fprintf(f, "%s\n", e->text);
@@ -325,11 +366,20 @@ static ks_status write_list(const void *vctx, FILE *f, ks_error *err)
         }
         if (until > next)
             next = until;
-        if (k < c->count)
-            fprintf(f, "%s\n", name_of(c->t, c->entries[k].launch));
+        if (k == c->count)
+            break;
+        const ks_export_entry *e = &c->entries[k];
+        if (e->state && skip_copies)
+            st = copy_state_lines(c, e->launch, f, err);
+        else if (e->state)
+            fprintf(f, "%s%zu.traceg\n", KS_WARM_KERNEL_FILE_PREFIX, e->launch + 1);
+        else
+            fprintf(f, "%s\n", name_of(c->t, e->launch));
     }
     free(event_of);
     free(written);
+    if (st != KS_OK)
+        return st;
     if (ferror(f))
         return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
     return KS_OK;
@@ -352,11 +402,19 @@ static ks_status write_weights(const void *vctx, FILE *f, ks_error *err)
     fputs(c->warmups ? "uid,id,weight,trace_launch,trace,role\n"
                      : "uid,id,weight,trace_launch,trace\n",
           f);
+    size_t uid = 0;
     for (size_t k = 0; k < c->count; k++) {
         const ks_export_entry *e = &c->entries[k];
-        fprintf(f, "%zu,%llu,%.17g,%zu,%s", k + 1, (unsigned long long)e->id, e->weight,
-                e->launch + 1, name_of(c->t, e->launch));
-        fputs(c->warmups ? (e->measured ? ",measured\n" : ",warmup\n") : "\n", f);
+        if (e->state && memcpy_state(c))
+            continue; /* memory copies: no kernel, no uid */
+        if (e->state)
+            fprintf(f, "%zu,%llu,0,%zu,%s%zu.traceg,state\n", ++uid, (unsigned long long)e->id,
+                    e->launch + 1, KS_WARM_KERNEL_FILE_PREFIX, e->launch + 1);
+        else {
+            fprintf(f, "%zu,%llu,%.17g,%zu,%s", ++uid, (unsigned long long)e->id, e->weight,
+                    e->launch + 1, name_of(c->t, e->launch));
+            fputs(c->warmups ? (e->measured ? ",measured\n" : ",warmup\n") : "\n", f);
+        }
     }
     if (ferror(f))
         return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
@@ -368,9 +426,9 @@ static ks_status link_traces(const out_ctx *c, const char *out, ks_error *err)
 {
     for (size_t k = 0; k < c->count; k++) {
         size_t launch = c->entries[k].launch;
-        bool again = false;
+        bool again = c->entries[k].state; /* a carrier: a file of the folder, no link */
         for (size_t j = 0; j < k && !again; j++)
-            again = c->entries[j].launch == launch;
+            again = c->entries[j].launch == launch && !c->entries[j].state;
         if (again)
             continue;
         char *target = ks_path_join(c->t->dir, file_of(c->t, launch));
@@ -401,10 +459,36 @@ static ks_status link_traces(const out_ctx *c, const char *out, ks_error *err)
     return KS_OK;
 }
 
-/* What an earlier export or job left in a folder it may replace. */
-static const char *const own_files[] = {"kernelslist.g", "weights.csv", NULL};
+/* What an earlier export or job left in a folder it may replace (a
+ * trailing '*': a prefix, files or folders). */
+static const char *const own_files[] = {"kernelslist.g", "weights.csv",
+                                        KS_WARM_KERNEL_FILE_PREFIX "*",
+                                        KS_WARM_MACSIM_FOLDER_PREFIX "*", NULL};
 
-static ks_status write_folder(const out_ctx *c, const char *out, bool job, ks_error *err)
+/* The warm-state carriers of the entries in the new folder b->tmp: written
+ * there by an export; a run wrote its jobs' into their folders in one pass
+ * over the traces (cmd_run.c), taken over from there. */
+static ks_status state_carriers(const out_ctx *c, ks_dir_build *b, bool job, ks_error *err)
+{
+    if (!c->warmup || c->warmup->mode != KS_WARMUP_STATE)
+        return KS_OK;
+    if (!job)
+        return ks_export_state_into(c->t->dir, c->warmup, c->entries, c->count, b->tmp, err);
+    ks_status st = KS_OK;
+    for (size_t k = 0; k < c->count && st == KS_OK; k++) {
+        if (!c->entries[k].state)
+            continue;
+        char name[96];
+        snprintf(name, sizeof name,
+                 memcpy_state(c) ? "ksample-state-%zu.memcpy" : KS_WARM_KERNEL_FILE_PREFIX
+                                                                  "%zu.traceg",
+                 c->entries[k].launch + 1);
+        st = ks_dir_build_adopt(b, name, err);
+    }
+    return st;
+}
+
+static ks_status write_folder(out_ctx *c, const char *out, bool job, ks_error *err)
 {
     ks_dir_build b;
     ks_status st = ks_dir_build_begin(out, job ? NULL : own_files, &b, err);
@@ -414,11 +498,24 @@ static ks_status write_folder(const out_ctx *c, const char *out, bool job, ks_er
     if (!list || !weights)
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     if (st == KS_OK)
+        st = state_carriers(c, &b, job, err);
+    c->out = b.tmp; /* the carriers are read from the new folder */
+    if (st == KS_OK)
         st = link_traces(c, b.tmp, err);
     if (st == KS_OK)
         st = ks_write_atomic(list, write_list, c, err);
     if (st == KS_OK)
         st = ks_write_atomic(weights, write_weights, c, err);
+    /* the state's memory copies are in the list now */
+    for (size_t k = 0; st == KS_OK && k < c->count; k++)
+        if (c->entries[k].state && memcpy_state(c)) {
+            char name[64];
+            snprintf(name, sizeof name, "ksample-state-%zu.memcpy", c->entries[k].launch + 1);
+            char *path = ks_path_join(b.tmp, name);
+            if (path)
+                unlink(path);
+            free(path);
+        }
     free(list);
     free(weights);
     if (st == KS_OK)
@@ -456,7 +553,7 @@ ks_status ks_export_accelsim_entries(const ks_plan *plan, const ks_export_option
     if (st == KS_OK) {
         for (size_t i = 0; i < plan->sample_count; i++)
             e[i] = (ks_export_entry){kernel_of_sample[i], plan->samples[i].id,
-                                     plan->samples[i].weight, true};
+                                     plan->samples[i].weight, true, false};
         /* the simulator runs them in trace order */
         qsort(e, plan->sample_count, sizeof *e, cmp_launch);
         *out = e;
@@ -484,7 +581,7 @@ ks_status ks_export_accelsim_write(const ks_plan *plan, const char *traces,
         warmups = warmups || !entries[k].measured;
     if (warmup)
         ks_warmup_format(warmup, text, sizeof text);
-    out_ctx c = {plan, &t, entries, count, warmups, text};
+    out_ctx c = {plan, &t, entries, count, warmups, text, warmup, out};
     st = write_folder(&c, out, job, err);
     list_free(&t);
     return st;
@@ -496,6 +593,18 @@ ks_status ks_export_with_warmup(const char *traces, const ks_warmup *warmup,
 {
     if (!warmup || warmup->mode == KS_WARMUP_NONE)
         return KS_OK;
+    if (warmup->mode == KS_WARMUP_STATE) {
+        /* a carrier before each launch: nothing to read of the folder here */
+        ks_export_entry *all;
+        size_t total;
+        ks_status st = ks_warmup_entries(warmup, NULL, 0, *entries, *count, &all, &total, err);
+        if (st == KS_OK) {
+            free(*entries);
+            *entries = all;
+            *count = total;
+        }
+        return st;
+    }
     ks_warmup_launch *launches;
     size_t n;
     ks_status st = ks_trace_folder_launches(traces, &launches, &n, err);

@@ -25,36 +25,104 @@
  *
  * Environment files are meant to be sourced (. ./file) before running the
  * program under the tracer.
+ *
+ * With --warmup state each sampled launch's L2 state is rebuilt from the
+ * traces of the launches before it (lib/warm), so those are traced too:
+ * every earlier launch, or the state_window before each sampled one; the
+ * header says how many launches that adds.
  */
 #include "export.h"
 
-/* The plan's sampled ids as 1-based inclusive ranges: calls fn(first, last)
- * for each, in order. */
+/* What a tracer export writes: the plan, and with --warmup state the
+ * launches before each sampled one whose addresses its rebuilt state needs
+ * (state_window of them, or every earlier one). */
+typedef struct tracer_ctx {
+    const ks_plan *plan;
+    bool state;
+    uint64_t window; /* 0: from the first launch */
+} tracer_ctx;
+
+/* The launches to trace as 1-based inclusive ranges, in order: the sampled
+ * ids (and their state's launches), consecutive ones merged; calls
+ * fn(first, last) for each. */
 typedef void (*range_fn)(FILE *f, uint64_t first, uint64_t last, size_t k);
 
-static size_t each_range(const ks_plan *plan, FILE *f, range_fn fn)
+static size_t each_range(const tracer_ctx *c, FILE *f, range_fn fn)
 {
+    const ks_plan *plan = c->plan;
     size_t k = 0;
     for (size_t i = 0; i < plan->sample_count;) {
-        size_t j = i;
-        while (j + 1 < plan->sample_count && plan->samples[j + 1].id <= plan->samples[j].id + 1)
-            j++;
+        uint64_t id = plan->samples[i].id;
+        uint64_t first = !c->state ? id : c->window == 0 || c->window > id ? 0 : id - c->window;
+        uint64_t last = id;
+        size_t j = i + 1;
+        for (; j < plan->sample_count; j++) {
+            uint64_t nid = plan->samples[j].id;
+            uint64_t nfirst =
+                !c->state ? nid : c->window == 0 || c->window > nid ? 0 : nid - c->window;
+            if (nfirst > last + 1)
+                break;
+            last = nid;
+        }
         if (fn)
-            fn(f, plan->samples[i].id + 1, plan->samples[j].id + 1, k);
+            fn(f, first + 1, last + 1, k);
         k++;
-        i = j + 1;
+        i = j;
     }
     return k;
 }
 
-static void header(const ks_plan *plan, FILE *f, const char *what)
+/* Launches traced in all, 1-based ranges summed. */
+static uint64_t traced_launches(const tracer_ctx *c)
 {
+    uint64_t total = 0;
+    const ks_plan *plan = c->plan;
+    for (size_t i = 0; i < plan->sample_count;) {
+        uint64_t id = plan->samples[i].id;
+        uint64_t first = !c->state ? id : c->window == 0 || c->window > id ? 0 : id - c->window;
+        uint64_t last = id;
+        size_t j = i + 1;
+        for (; j < plan->sample_count; j++) {
+            uint64_t nid = plan->samples[j].id;
+            uint64_t nfirst =
+                !c->state ? nid : c->window == 0 || c->window > nid ? 0 : nid - c->window;
+            if (nfirst > last + 1)
+                break;
+            last = nid;
+        }
+        total += last - first + 1;
+        i = j;
+    }
+    return total;
+}
+
+static void header(const tracer_ctx *c, FILE *f, const char *what)
+{
+    const ks_plan *plan = c->plan;
     fprintf(f,
             "# ksample plan (%s, %zu of %llu launches) of %s\n"
             "# %s counts launches from 1: plan id i (0-based launch order) is launch i+1\n"
             "# here.\n",
             plan->method, plan->sample_count, (unsigned long long)plan->input_invocations,
             plan->input_path[0] ? plan->input_path : "(unknown input)", what);
+    if (c->state) {
+        uint64_t traced = traced_launches(c);
+        size_t distinct = 0;
+        for (size_t i = 0; i < plan->sample_count; i++)
+            distinct += i == 0 || plan->samples[i].id != plan->samples[i - 1].id;
+        char window[64];
+        if (c->window)
+            snprintf(window, sizeof window, "the %llu launches before",
+                     (unsigned long long)c->window);
+        else
+            snprintf(window, sizeof window, "every launch before");
+        fprintf(f,
+                "# --warmup state: %llu launches traced, %llu beyond the %zu sampled: %s\n"
+                "# each sampled launch, whose addresses rebuild the L2 state it starts\n"
+                "# from (they are traced, not simulated).\n",
+                (unsigned long long)traced, (unsigned long long)(traced - distinct), distinct,
+                window);
+    }
 }
 
 static void range_item(FILE *f, uint64_t first, uint64_t last, size_t k)
@@ -68,28 +136,31 @@ static void range_item(FILE *f, uint64_t first, uint64_t last, size_t k)
 
 static ks_status write_range(const void *ctx, FILE *f, ks_error *err)
 {
-    const ks_plan *plan = ctx;
+    const tracer_ctx *c = ctx;
     (void)err;
-    header(plan, f, "DYNAMIC_KERNEL_RANGE");
+    header(c, f, "DYNAMIC_KERNEL_RANGE");
     fputs("# For Accel-Sim's NVBit tracer since accel-sim-framework PR #428 (May 2025; use\n"
           "# one with PR #439). Older tracers ignore this variable and trace everything:\n"
           "# export --to accelsim-tracer-span or accelsim-tracer-ranges for them.\n"
           "# Use: . ./this-file, then run the program under the tracer.\n",
           f);
     fputs("export DYNAMIC_KERNEL_RANGE=\"", f);
-    each_range(plan, f, range_item);
+    each_range(c, f, range_item);
     fputs("\"\n", f);
     return KS_OK;
 }
 
 static ks_status write_span(const void *ctx, FILE *f, ks_error *err)
 {
-    const ks_plan *plan = ctx;
+    const tracer_ctx *c = ctx;
+    const ks_plan *plan = c->plan;
     (void)err;
     if (plan->sample_count == 0)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "the plan has no samples");
-    header(plan, f, "DYNAMIC_KERNEL_LIMIT_START/_END");
-    uint64_t first = plan->samples[0].id + 1, last = plan->samples[plan->sample_count - 1].id + 1;
+    header(c, f, "DYNAMIC_KERNEL_LIMIT_START/_END");
+    uint64_t id0 = plan->samples[0].id;
+    uint64_t first = (!c->state ? id0 : c->window == 0 || c->window > id0 ? 0 : id0 - c->window) + 1,
+             last = plan->samples[plan->sample_count - 1].id + 1;
     fprintf(f,
             "# For every version of Accel-Sim's NVBit tracer: one traced run of launches\n"
             "# %llu to %llu (%llu launches for %zu sampled); then 'ksample export --to\n"
@@ -112,11 +183,11 @@ static void script_range(FILE *f, uint64_t first, uint64_t last, size_t k)
 
 static ks_status write_ranges(const void *ctx, FILE *f, ks_error *err)
 {
-    const ks_plan *plan = ctx;
+    const tracer_ctx *c = ctx;
     (void)err;
     fputs("#!/bin/sh\n", f);
-    header(plan, f, "DYNAMIC_KERNEL_LIMIT_START/_END");
-    size_t n = each_range(plan, f, NULL);
+    header(c, f, "DYNAMIC_KERNEL_LIMIT_START/_END");
+    size_t n = each_range(c, f, NULL);
     fprintf(f,
             "# For Accel-Sim's NVBit tracer before PR #428, which traces one range per run:\n"
             "# %zu runs, each of one range of sampled launches, stopped at its end\n"
@@ -136,7 +207,7 @@ static ks_status write_ranges(const void *ctx, FILE *f, ks_error *err)
           "    TERMINATE_UPON_LIMIT=1 \"$@\" || [ -s \"$TRACES/range-$k/kernelslist\" ]\n"
           "}\n",
           f);
-    each_range(plan, f, script_range);
+    each_range(c, f, script_range);
     return KS_OK;
 }
 
@@ -148,31 +219,43 @@ static void region_item(FILE *f, uint64_t first, uint64_t last, size_t k)
 
 static ks_status write_regions(const void *ctx, FILE *f, ks_error *err)
 {
-    const ks_plan *plan = ctx;
+    const tracer_ctx *c = ctx;
     (void)err;
-    header(plan, f, "DYNAMIC_KERNEL_REGIONS");
+    header(c, f, "DYNAMIC_KERNEL_REGIONS");
     fputs("# Read only by some forks of Accel-Sim's tracer; the upstream tracer reads\n"
           "# DYNAMIC_KERNEL_RANGE (export --to accelsim-tracer).\n"
           "# Use: . ./this-file, then run the program under the tracer.\n",
           f);
     fputs("export DYNAMIC_KERNEL_REGIONS=", f);
-    each_range(plan, f, region_item);
+    each_range(c, f, region_item);
     fputc('\n', f);
     return KS_OK;
 }
 
-KS_FILE_EXPORTER(ks_exporter_accelsim_tracer, "accelsim-tracer",
-                 "environment for Accel-Sim's NVBit tracer (PR #428, May 2025, and later): "
-                 "DYNAMIC_KERNEL_RANGE (1-based)",
-                 write_range);
-KS_FILE_EXPORTER(ks_exporter_accelsim_tracer_span, "accelsim-tracer-span",
-                 "environment for any Accel-Sim tracer: one DYNAMIC_KERNEL_LIMIT_START/_END "
-                 "range from the first to the last sampled launch",
-                 write_span);
-KS_FILE_EXPORTER(ks_exporter_accelsim_tracer_ranges, "accelsim-tracer-ranges",
-                 "shell script for Accel-Sim tracers before PR #428: one traced run per range "
-                 "of sampled launches",
-                 write_ranges);
-KS_FILE_EXPORTER(ks_exporter_accelsim_tracer_regions, "accelsim-tracer-regions",
-                 "environment for tracer forks that read DYNAMIC_KERNEL_REGIONS (1-based)",
-                 write_regions);
+/* A tracer format: one file, written atomically; with --warmup state it
+ * traces the state's launches too. */
+#define TRACER_EXPORTER(var, name, summary, fn)                                            \
+    static ks_status var##_write(const ks_plan *plan, const ks_export_options *opt,        \
+                                 const char *out, ks_error *err)                           \
+    {                                                                                      \
+        tracer_ctx c = {plan, opt && opt->warmup && opt->warmup->mode == KS_WARMUP_STATE,  \
+                        opt ? opt->state_window : 0};                                      \
+        return ks_write_atomic(out, fn, &c, err);                                          \
+    }                                                                                      \
+    const ks_exporter var = {name, summary, 0, var##_write}
+
+TRACER_EXPORTER(ks_exporter_accelsim_tracer, "accelsim-tracer",
+                "environment for Accel-Sim's NVBit tracer (PR #428, May 2025, and later): "
+                "DYNAMIC_KERNEL_RANGE (1-based)",
+                write_range);
+TRACER_EXPORTER(ks_exporter_accelsim_tracer_span, "accelsim-tracer-span",
+                "environment for any Accel-Sim tracer: one DYNAMIC_KERNEL_LIMIT_START/_END "
+                "range from the first to the last sampled launch",
+                write_span);
+TRACER_EXPORTER(ks_exporter_accelsim_tracer_ranges, "accelsim-tracer-ranges",
+                "shell script for Accel-Sim tracers before PR #428: one traced run per range "
+                "of sampled launches",
+                write_ranges);
+TRACER_EXPORTER(ks_exporter_accelsim_tracer_regions, "accelsim-tracer-regions",
+                "environment for tracer forks that read DYNAMIC_KERNEL_REGIONS (1-based)",
+                write_regions);

@@ -40,6 +40,12 @@ ks_status ks_export_with_warmup(const char *traces, const ks_warmup *warmup,
                                 ks_export_entry **entries, size_t *count, ks_error *err);
 
 
+/* --warmup state for a one-folder export: the carriers of entries' state
+ * launches written into out (created); nothing for other modes. */
+ks_status ks_export_state_into(const char *traces, const ks_warmup *warmup,
+                               const ks_export_entry *entries, size_t count, const char *out,
+                               ks_error *err);
+
 /* A kernel name reduced to what both a mangled (_Z14forward_kernelPKf...)
  * and a demangled (void forward_kernel<float>(float const*, ...)) spelling
  * of it share: the innermost identifier without template arguments.

@@ -15,6 +15,7 @@
  * block, when kernel_names.txt gives them).
  */
 #include "export.h"
+#include "warm.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +31,8 @@ typedef struct macsim_out {
     bool warmups;
     const char *warmup_text;
     const char *config; /* absolute path of the output's kernel_config.txt */
+    const char *traces;
+    const ks_warmup *warmup;
 } macsim_out;
 
 static ks_status write_config(const void *ctx, FILE *f, ks_error *err)
@@ -37,7 +40,12 @@ static ks_status write_config(const void *ctx, FILE *f, ks_error *err)
     const macsim_out *c = ctx;
     fputs("nvbit\n14\n-1\n", f);
     for (size_t k = 0; k < c->count; k++)
-        fprintf(f, "./%s/trace.txt\n", ks_macsim_set_launch(c->set, c->entries[k].launch)->folder);
+        if (c->entries[k].state)
+            fprintf(f, "./%s%zu/trace.txt\n", KS_WARM_MACSIM_FOLDER_PREFIX,
+                    c->entries[k].launch + 1);
+        else
+            fprintf(f, "./%s/trace.txt\n",
+                    ks_macsim_set_launch(c->set, c->entries[k].launch)->folder);
     if (ferror(f))
         return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
     return KS_OK;
@@ -71,6 +79,12 @@ static ks_status write_weights(const void *ctx, FILE *f, ks_error *err)
           f);
     for (size_t k = 0; k < c->count; k++) {
         const ks_export_entry *e = &c->entries[k];
+        if (e->state) {
+            fprintf(f, "%zu,%llu,0,%zu,%s%zu/trace.txt,state\n", k + 1,
+                    (unsigned long long)e->id, e->launch + 1, KS_WARM_MACSIM_FOLDER_PREFIX,
+                    e->launch + 1);
+            continue;
+        }
         fprintf(f, "%zu,%llu,%.17g,%zu,%s/trace.txt", k + 1, (unsigned long long)e->id,
                 e->weight, e->launch + 1, ks_macsim_set_launch(c->set, e->launch)->folder);
         fputs(c->warmups ? (e->measured ? ",measured\n" : ",warmup\n") : "\n", f);
@@ -86,9 +100,9 @@ static ks_status link_folders(const macsim_out *c, const char *out, ks_error *er
 {
     for (size_t k = 0; k < c->count; k++) {
         const ks_macsim_launch *l = ks_macsim_set_launch(c->set, c->entries[k].launch);
-        bool again = false;
+        bool again = c->entries[k].state; /* a folder of the output itself */
         for (size_t j = 0; j < k && !again; j++)
-            again = c->entries[j].launch == c->entries[k].launch;
+            again = c->entries[j].launch == c->entries[k].launch && !c->entries[j].state;
         if (again)
             continue;
         if (!*l->folder || strchr(l->folder, '/') || strcmp(l->folder, ".") == 0 ||
@@ -110,9 +124,31 @@ static ks_status link_folders(const macsim_out *c, const char *out, ks_error *er
     return KS_OK;
 }
 
-/* What an earlier export left in a folder it may replace. */
+/* What an earlier export left in a folder it may replace (a trailing '*':
+ * a prefix, files or folders). */
 static const char *const own_files[] = {"kernel_config.txt", "trace_file_list", "weights.csv",
-                                        NULL};
+                                        KS_WARM_MACSIM_FOLDER_PREFIX "*", NULL};
+
+/* The warm-state carriers (a folder each) in the new folder b->tmp: written
+ * there by an export; a run wrote its jobs' into their folders in one pass
+ * over the traces (cmd_run.c), taken over from there. */
+static ks_status state_carriers(const macsim_out *c, ks_dir_build *b, bool job, ks_error *err)
+{
+    if (!c->warmup || c->warmup->mode != KS_WARMUP_STATE)
+        return KS_OK;
+    if (!job)
+        return ks_export_state_into(c->traces, c->warmup, c->entries, c->count, b->tmp, err);
+    ks_status st = KS_OK;
+    for (size_t k = 0; k < c->count && st == KS_OK; k++) {
+        if (!c->entries[k].state)
+            continue;
+        char name[96];
+        snprintf(name, sizeof name, "%s%zu", KS_WARM_MACSIM_FOLDER_PREFIX,
+                 c->entries[k].launch + 1);
+        st = ks_dir_build_adopt(b, name, err);
+    }
+    return st;
+}
 
 static ks_status write_folder(macsim_out *c, const char *out, bool job, ks_error *err)
 {
@@ -128,6 +164,8 @@ static ks_status write_folder(macsim_out *c, const char *out, bool job, ks_error
     if (!config || !tmp_config || !list || !weights)
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     c->config = config;
+    if (st == KS_OK)
+        st = state_carriers(c, &b, job, err);
     if (st == KS_OK)
         st = link_folders(c, b.tmp, err);
     if (st == KS_OK)
@@ -196,7 +234,7 @@ ks_status ks_export_macsim_entries(const ks_plan *plan, const ks_export_options 
     for (size_t i = 0; i < plan->sample_count && st == KS_OK; i++) {
         uint64_t id = plan->samples[i].id;
         if ((st = check_launch(opt->profile, id, s, err)) == KS_OK)
-            e[i] = (ks_export_entry){(size_t)id, id, plan->samples[i].weight, true};
+            e[i] = (ks_export_entry){(size_t)id, id, plan->samples[i].weight, true, false};
     }
     ks_macsim_set_free(s);
     if (st != KS_OK) {
@@ -223,7 +261,7 @@ ks_status ks_export_macsim_write(const ks_plan *plan, const char *traces,
     bool warmups = false;
     for (size_t k = 0; k < count; k++)
         warmups = warmups || !entries[k].measured;
-    macsim_out c = {plan, s, entries, count, warmups, text, NULL};
+    macsim_out c = {plan, s, entries, count, warmups, text, NULL, traces, warmup};
     st = write_folder(&c, out, job, err);
     ks_macsim_set_free(s);
     return st;

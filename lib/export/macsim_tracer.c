@@ -6,15 +6,24 @@
  * ids are written as they are.  The tracer checks that m equals the number
  * of ids on the line, so m is the count of distinct sampled ids (a launch
  * drawn twice is traced once; its weight says how often it counts).  It
- * stops at the first empty line, so none is written.
+ * stops at the first empty line, so none is written.  With --warmup state a
+ * last line "0 <m> <id> ..." lists the launches whose addresses rebuild the
+ * sampled launches' L2 state (traced, belonging to no cluster).
  */
 #include "export.h"
 
 #include <stdlib.h>
 
+typedef struct list_ctx {
+    const ks_plan *plan;
+    bool state;
+    uint64_t window;
+} list_ctx;
+
 static ks_status write_list(const void *ctx, FILE *f, ks_error *err)
 {
-    const ks_plan *plan = ctx;
+    const list_ctx *lc = ctx;
+    const ks_plan *plan = lc->plan;
     /* samples by cluster (counting sort: stable, so each line stays sorted) */
     size_t *start = calloc(plan->cluster_count + 2, sizeof *start);
     size_t *order = malloc((plan->sample_count + 1) * sizeof *order);
@@ -46,10 +55,47 @@ static ks_status write_list(const void *ctx, FILE *f, ks_error *err)
     }
     free(start);
     free(order);
+    if (lc->state) {
+        /* the launches each sampled one's state is rebuilt from, not sampled
+         * themselves: one last line of cluster size 0 (traced, weighed by
+         * no cluster) */
+        uint64_t count = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass == 1 && count == 0)
+                break;
+            if (pass == 1)
+                fprintf(f, "0 %llu", (unsigned long long)count);
+            uint64_t next = 0; /* the first launch not yet written */
+            for (size_t i = 0; i < plan->sample_count; i++) {
+                uint64_t id = plan->samples[i].id;
+                uint64_t first = lc->window == 0 || lc->window > id ? 0 : id - lc->window;
+                if (first < next)
+                    first = next;
+                for (uint64_t x = first; x < id; x++) {
+                    if (pass == 0)
+                        count++;
+                    else
+                        fprintf(f, " %llu", (unsigned long long)x);
+                }
+                if (id + 1 > next)
+                    next = id + 1;
+            }
+            if (pass == 1)
+                fputc('\n', f);
+        }
+    }
     return KS_OK;
 }
 
-KS_FILE_EXPORTER(ks_exporter_macsim_tracer, "macsim-tracer",
-                 "SAMPLED_KERNEL_INFO list of the STEM/Allegro NVBit tracer for MacSim "
-                 "(0-based ids)",
-                 write_list);
+static ks_status export_list(const ks_plan *plan, const ks_export_options *opt, const char *out,
+                             ks_error *err)
+{
+    list_ctx c = {plan, opt && opt->warmup && opt->warmup->mode == KS_WARMUP_STATE,
+                  opt ? opt->state_window : 0};
+    return ks_write_atomic(out, write_list, &c, err);
+}
+
+const ks_exporter ks_exporter_macsim_tracer = {
+    "macsim-tracer",
+    "SAMPLED_KERNEL_INFO list of the STEM/Allegro NVBit tracer for MacSim (0-based ids)", 0,
+    export_list};

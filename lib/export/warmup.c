@@ -24,6 +24,11 @@
  *                  and the N-1 just before it (its own data matters most:
  *                  MacSim, docs/bench.md); the N before it when the kernel
  *                  has not run before
+ *   state          no launch: the L2 state the full run would give the
+ *                  launch, rebuilt from the traces of every launch before
+ *                  it (lib/warm, lib/export/warm_state.c), carried by a
+ *                  warm-up kernel ksample writes (state, state:kernel) or
+ *                  by MemcpyHtoD lines (state:memcpy)
  *   since-same:N:K as since-same:N, from the K-th latest earlier launch of
  *                  the same kernel (or the earliest, when it has run fewer
  *                  times): a kernel that reads a shared structure a part at a
@@ -44,11 +49,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const mode_names[] = {"none", "self", "same", "prev", "since-same"};
+static const char *const mode_names[] = {"none", "self", "same", "prev", "since-same", "state"};
+static const char *const carrier_names[] = {"kernel", "memcpy"};
 
 ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err)
 {
     memset(w, 0, sizeof *w);
+    if (strncmp(text, "state", 5) == 0 && (text[5] == '\0' || text[5] == ':')) {
+        w->mode = KS_WARMUP_STATE;
+        w->depth = 1;
+        if (text[5] == '\0')
+            return KS_OK;
+        for (int c = 0; c < 2; c++)
+            if (strcmp(text + 6, carrier_names[c]) == 0) {
+                w->carrier = (ks_state_carrier)c;
+                return KS_OK;
+            }
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "warm-up '%s': the state's carrier is kernel (a warm-up kernel, "
+                            "any build) or memcpy (MemcpyHtoD lines, a build whose "
+                            "perf_memcpy_to_gpu keeps 64-bit addresses)",
+                            text);
+    }
     const char *colon = strchr(text, ':');
     const char *second = colon ? strchr(colon + 1, ':') : NULL;
     size_t n = colon ? (size_t)(colon - text) : strlen(text);
@@ -59,7 +81,7 @@ ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err)
     if (found < 0)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                             "warm-up mode '%s': one of none, self, same, prev:N, since-same:N, "
-                            "since-same:N:K",
+                            "since-same:N:K, state, state:kernel, state:memcpy",
                             text);
     w->mode = (ks_warmup_mode)found;
     bool counted = w->mode == KS_WARMUP_PREV || w->mode == KS_WARMUP_SINCE_SAME;
@@ -98,7 +120,9 @@ ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err)
 
 void ks_warmup_format(const ks_warmup *w, char *buf, size_t size)
 {
-    if (w->mode == KS_WARMUP_SINCE_SAME && w->depth > 1)
+    if (w->mode == KS_WARMUP_STATE)
+        snprintf(buf, size, "state:%s", carrier_names[w->carrier == KS_STATE_MEMCPY]);
+    else if (w->mode == KS_WARMUP_SINCE_SAME && w->depth > 1)
         snprintf(buf, size, "%s:%u:%u", mode_names[w->mode], w->count, w->depth);
     else if (w->mode == KS_WARMUP_PREV || w->mode == KS_WARMUP_SINCE_SAME)
         snprintf(buf, size, "%s:%u", mode_names[w->mode], w->count);
@@ -177,6 +201,8 @@ ks_status ks_warmup_launches(const ks_warmup *w, const ks_warmup_launch *names, 
                              size_t launch, size_t *out, size_t *count, ks_error *err)
 {
     *count = 0;
+    if (w->mode == KS_WARMUP_STATE)
+        return KS_OK; /* no launch: a carrier (ks_warmup_entries) */
     if (launch >= launches)
         return ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "launch out of range");
     long same;
@@ -238,7 +264,9 @@ ks_status ks_warmup_entries(const ks_warmup *w, const ks_warmup_launch *names, s
             KS_OK)
             break;
         for (size_t j = 0; j < b; j++)
-            e[k++] = (ks_export_entry){before[j], before[j], 0, false};
+            e[k++] = (ks_export_entry){before[j], before[j], 0, false, false};
+        if (w->mode == KS_WARMUP_STATE)
+            e[k++] = (ks_export_entry){sampled[i].launch, sampled[i].id, 0, false, true};
         e[k++] = sampled[i];
         e[k - 1].measured = true;
     }

@@ -313,8 +313,14 @@ static char *foreign_entry(const char *path, const char *const *own)
         char *p = ks_path_join(path, e->d_name);
         struct stat sb;
         bool ours = p && lstat(p, &sb) == 0 && S_ISLNK(sb.st_mode);
-        for (size_t i = 0; !ours && p && own[i]; i++)
-            ours = S_ISREG(sb.st_mode) && strcmp(e->d_name, own[i]) == 0;
+        for (size_t i = 0; !ours && p && own[i]; i++) {
+            size_t n = strlen(own[i]);
+            if (n > 0 && own[i][n - 1] == '*') /* a prefix: files or folders */
+                ours = (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)) &&
+                       strncmp(e->d_name, own[i], n - 1) == 0;
+            else
+                ours = S_ISREG(sb.st_mode) && strcmp(e->d_name, own[i]) == 0;
+        }
         if (!ours)
             found = p ? p : strdup(e->d_name);
         else
@@ -415,6 +421,25 @@ ks_status ks_dir_build_commit(ks_dir_build *b, ks_error *err)
         b->tmp = NULL;
     }
     ks_dir_build_abort(b); /* the old folder, or what failed */
+    return st;
+}
+
+ks_status ks_dir_build_adopt(ks_dir_build *b, const char *name, ks_error *err)
+{
+    char *from = ks_path_join(b->path, name), *to = ks_path_join(b->tmp, name);
+    ks_status st = KS_OK;
+    struct stat sb;
+    if (!from || !to)
+        st = ks_error_set(err, KS_ERR_NOMEM, name, 0, "out of memory");
+    else if (lstat(from, &sb) != 0)
+        st = ks_error_set(err, KS_ERR_IO, from, 0, "missing: %s", strerror(errno));
+    else if (S_ISLNK(sb.st_mode))
+        st = ks_error_set(err, KS_ERR_USAGE, from, 0, "is a symbolic link: not taken over");
+    else if (rename(from, to) != 0)
+        st = ks_error_set(err, KS_ERR_IO, from, 0, "cannot move into the new folder: %s",
+                          strerror(errno));
+    free(from);
+    free(to);
     return st;
 }
 

@@ -56,7 +56,7 @@ static ks_status write_manifest(const void *ctx, FILE *f, ks_error *err)
         if (job->measured) {
             fprintf(f, "], \"measured\": [");
             for (size_t k = 0; k < job->id_count; k++)
-                fprintf(f, "%s%d", k ? ", " : "", job->measured[k] ? 1 : 0);
+                fprintf(f, "%s%d", k ? ", " : "", job->measured[k] > 2 ? 1 : job->measured[k]);
         }
         if (job->launches) {
             fprintf(f, "], \"launches\": [");
@@ -167,11 +167,12 @@ static ks_status read_job(const char *path, size_t j, yajl_val v, ks_run_manifes
     size_t results = 0;
     for (size_t k = 0; k < job->id_count; k++) {
         yajl_val x = measured->u.array.values[k];
-        if (!YAJL_IS_INTEGER(x) || (YAJL_GET_INTEGER(x) != 0 && YAJL_GET_INTEGER(x) != 1))
+        /* 0 a warm-up launch, 1 a result, 2 ksample's warm-state kernel */
+        if (!YAJL_IS_INTEGER(x) || YAJL_GET_INTEGER(x) < 0 || YAJL_GET_INTEGER(x) > 2)
             return ks_error_set(err, KS_ERR_FORMAT, path, 0,
-                                "job %zu: \"measured\" holds 0 and 1 only", j);
+                                "job %zu: \"measured\" holds 0, 1 and 2 only", j);
         job->measured[k] = (unsigned char)YAJL_GET_INTEGER(x);
-        results += job->measured[k];
+        results += job->measured[k] == 1;
     }
     if (results == 0)
         return ks_error_set(err, KS_ERR_FORMAT, path, 0, "job %zu measures no launch", j);

@@ -508,6 +508,15 @@ static ks_status read_records(const ks_macsim_launch *l, uint64_t warp, uint64_t
     return st;
 }
 
+ks_status ks_macsim_set_records(const ks_macsim_set *s, size_t i, uint64_t warp,
+                                ks_macsim_record_fn fn, void *ctx, ks_error *err)
+{
+    const ks_macsim_launch *l = ks_macsim_set_launch(s, i);
+    if (!l)
+        return ks_error_set(err, KS_ERR_USAGE, s->config_path, 0, "launch %zu does not exist", i);
+    return read_records(l, warp, UINT64_MAX, fn, ctx, err);
+}
+
 static ks_status take_pc(void *ctx, const unsigned char *record, ks_error *err)
 {
     (void)err;

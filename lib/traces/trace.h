@@ -50,6 +50,9 @@ size_t ks_trace_set_kernel_count(const ks_trace_set *s);
 const ks_trace_kernel *ks_trace_set_kernel(const ks_trace_set *s, size_t i);
 size_t ks_trace_set_event_count(const ks_trace_set *s);
 const ks_trace_event *ks_trace_set_event(const ks_trace_set *s, size_t i);
+/* Whether launch i's lines are grouped by block and warp (#BEGIN_TB, a
+ * post-processed .traceg), as against a raw trace's interleaved lines. */
+int ks_trace_set_grouped(const ks_trace_set *s, size_t i);
 
 typedef struct ks_trace_filter {   /* what part of one launch to stream; 0 = no limit */
     uint64_t max_blocks;          /* only thread blocks with linear index < max_blocks */
@@ -144,6 +147,12 @@ ks_status ks_macsim_set_bbv(const ks_macsim_set *s, size_t i, ks_trace_bbv *out,
  * warp, at most max. */
 ks_status ks_macsim_set_addresses(const ks_macsim_set *s, size_t i, uint64_t *addr, size_t max,
                                   size_t *got, ks_error *err);
+/* One warp's raw records of launch i (64 bytes each, MacSim's
+ * trace_info_nvbit_small_s on x86-64: opcode at 0, is_fp 1, is_load 2,
+ * active mask 24, pc 32, memory address 48, access size 56), in order. */
+typedef ks_status (*ks_macsim_record_fn)(void *ctx, const unsigned char *record, ks_error *err);
+ks_status ks_macsim_set_records(const ks_macsim_set *s, size_t i, uint64_t warp,
+                                ks_macsim_record_fn fn, void *ctx, ks_error *err);
 /* A profile like ks_trace_set_profile's: name (and grid, block when
  * kernel_names.txt gives them), durations 0, metric columns
  * smsp__inst_executed.sum, launch__grid_size, launch__thread_count, warps. */
@@ -173,5 +182,13 @@ const char *ks_trace_index_file(const ks_trace_index *x, size_t launch); /* the 
  * modes compare. */
 ks_status ks_trace_folder_launches(const char *dir, ks_warmup_launch **launches, size_t *count,
                                    ks_error *err);
+
+/* The warm-up kernel's name and its trace file name's prefix
+ * (kernel-ksample-state-<launch + 1>.traceg: Accel-Sim takes list entries
+ * that start with "kernel"), which the readers of simulator output know. */
+#define KS_WARM_KERNEL_NAME "ksample_warm_state"
+#define KS_WARM_KERNEL_FILE_PREFIX "kernel-ksample-state-"
+/* MacSim: the warm-up kernel's folder, ksample-state-<launch + 1>/ */
+#define KS_WARM_MACSIM_FOLDER_PREFIX "ksample-state-"
 
 #endif

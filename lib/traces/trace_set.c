@@ -443,6 +443,10 @@ void ks_trace_set_free(ks_trace_set *s)
 
 size_t ks_trace_set_kernel_count(const ks_trace_set *s) { return s->kernel_count; }
 size_t ks_trace_set_event_count(const ks_trace_set *s) { return s->event_count; }
+int ks_trace_set_grouped(const ks_trace_set *s, size_t i)
+{
+    return i < s->kernel_count && !s->layouts[i].prefixed;
+}
 size_t ks_trace_set_stats_count(const ks_trace_set *s) { return s->stats_count; }
 
 const ks_trace_kernel *ks_trace_set_kernel(const ks_trace_set *s, size_t i)

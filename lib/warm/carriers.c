@@ -1,0 +1,407 @@
+/*
+ * carriers.c - the rebuilt state in a form a simulator takes (warm.h).
+ *
+ * Both write the held lines oldest first (the order of last use, which is
+ * what leaves an LRU cache as the history left it), each line's valid
+ * sectors once: GPGPU-Sim's force_tag_access does not refresh the LRU time
+ * of a sector already valid, so a line given twice would keep its first
+ * (older) place.
+ *
+ * MemcpyHtoD lines (Accel-Sim's kernelslist.g): "MemcpyHtoD,0x<hex>,<decimal
+ * bytes>", exactly three fields, 32-byte aligned ranges, all before the
+ * sampled kernel's line (they are applied when the list is parsed).  With
+ * -gpgpu_perf_sim_memcpy 1 each 32-byte sector of the range is filled into
+ * the L2 tags in order, at no simulated cycle.  Runs of valid sectors that
+ * continue one another (in emission order) become one line.
+ *
+ * The Accel-Sim warm-up kernel: a trace (the folder's tracer version and
+ * binary version) of W warps in blocks of 4 warps, whose instructions are
+ * loads of one 32-byte sector per active lane (LDG.E, 4 bytes a lane,
+ * address mode 0: one address per lane), 32 sectors an instruction, in
+ * recency order, dealt round-robin: chunk c is warp c mod W's instruction
+ * c / W, so that warps issuing in lockstep touch the lines in about the
+ * order given; a line last written gets a full-sector store (STG.E.128, two
+ * lanes of 16 bytes a sector) after its load, so the simulator holds it
+ * dirty.  Its statistics are discarded like any warm-up launch's.
+ */
+#include "warm.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* The next held line to write: every one, or with `only`, those in it that
+ * the model holds resident (a line its sets evicted is, with about the same
+ * odds, gone from the simulator's L2 too; loading it alone, with nothing
+ * newer to push it out, would keep it). */
+static const ks_l2_line *next_kept(const ks_l2_state *s, const ks_line_set *only,
+                                   uint32_t *cursor)
+{
+    const ks_l2_line *l;
+    while ((l = ks_l2_state_next(s, cursor)) && only &&
+           (!l->resident || !ks_line_set_has(only, l->line)))
+        ;
+    return l;
+}
+
+ks_status ks_state_write_memcpy(FILE *f, const ks_l2_state *s, const ks_line_set *only,
+                                size_t *lines_out, ks_error *err)
+{
+    uint32_t cursor = UINT32_MAX;
+    const ks_l2_line *l;
+    uint64_t start = 0, end = 0; /* the pending range [start, end) */
+    size_t lines = 0;
+    while ((l = next_kept(s, only, &cursor))) {
+        if (!l->valid)
+            continue;
+        lines++;
+        uint64_t base = l->line * s->line_bytes;
+        for (uint32_t k = 0; k < s->sectors_per_line;) {
+            if (!(l->valid >> k & 1)) {
+                k++;
+                continue;
+            }
+            uint32_t j = k;
+            while (j < s->sectors_per_line && (l->valid >> j & 1))
+                j++;
+            uint64_t a = base + (uint64_t)k * s->sector_bytes,
+                     b = base + (uint64_t)j * s->sector_bytes;
+            if (end != a || end == start) {
+                if (end != start)
+                    fprintf(f, "MemcpyHtoD,0x%016llx,%llu\n", (unsigned long long)start,
+                            (unsigned long long)(end - start));
+                start = a;
+            }
+            end = b;
+            k = j;
+        }
+    }
+    if (end != start)
+        fprintf(f, "MemcpyHtoD,0x%016llx,%llu\n", (unsigned long long)start,
+                (unsigned long long)(end - start));
+    if (lines_out)
+        *lines_out = lines;
+    if (ferror(f))
+        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
+    return KS_OK;
+}
+
+/* ------------------------------------------------ Accel-Sim warm-up kernel */
+
+#define LANES 32
+#define WARPS_PER_BLOCK 4
+
+/* One instruction of a warp: up to 32 sectors, which of them to store. */
+typedef struct chunk {
+    uint64_t sector[LANES];
+    uint32_t count, dirty; /* dirty: bit k for sector[k] */
+} chunk;
+
+/* The chunks in recency order, all of them (the warp layout needs their
+ * count first): two passes over the state, the first counting. */
+static size_t count_chunks(const ks_l2_state *s, const ks_line_set *only, size_t *lines)
+{
+    uint32_t cursor = UINT32_MAX;
+    const ks_l2_line *l;
+    size_t sectors = 0;
+    *lines = 0;
+    while ((l = next_kept(s, only, &cursor))) {
+        if (!l->valid)
+            continue;
+        (*lines)++;
+        sectors += (size_t)__builtin_popcount(l->valid);
+    }
+    return (sectors + LANES - 1) / LANES;
+}
+
+typedef struct chunk_reader {
+    const ks_l2_state *s;
+    const ks_line_set *only;
+    uint32_t cursor;
+    const ks_l2_line *line; /* the line being dealt, and its next sector */
+    uint32_t sector;
+} chunk_reader;
+
+static bool read_chunk(chunk_reader *r, chunk *c)
+{
+    c->count = c->dirty = 0;
+    while (c->count < LANES) {
+        if (!r->line || r->sector >= r->s->sectors_per_line) {
+            r->line = next_kept(r->s, r->only, &r->cursor);
+            r->sector = 0;
+            if (!r->line)
+                break;
+            continue;
+        }
+        uint32_t k = r->sector++;
+        if (!(r->line->valid >> k & 1))
+            continue;
+        if (r->line->dirty >> k & 1)
+            c->dirty |= 1u << c->count;
+        c->sector[c->count++] =
+            (r->line->line * r->s->line_bytes + (uint64_t)k * r->s->sector_bytes);
+    }
+    return c->count > 0;
+}
+
+static void put_mask_and_head(FILE *f, uint64_t pc, uint32_t mask, bool load)
+{
+    if (load)
+        fprintf(f, "%04llx %08x 1 R4 LDG.E 1 R2 ", (unsigned long long)pc, mask);
+    else
+        fprintf(f, "%04llx %08x 0 STG.E.128 2 R2 R4 ", (unsigned long long)pc, mask);
+}
+
+ks_status ks_state_write_accelsim_kernel(FILE *f, const ks_l2_state *s, const ks_line_set *only,
+                                         const ks_warm_kernel_shape *shape, size_t *lines_out,
+                                         size_t *insts_out, ks_error *err)
+{
+    size_t lines;
+    size_t chunks = count_chunks(s, only, &lines);
+    /* warps: enough to spread the chunks over the SMs, never more than the
+     * chunks; at least one block even for an empty state (an empty kernel
+     * would be a launch of nothing) */
+    uint64_t max_warps = (uint64_t)(shape->sms ? shape->sms : 80) * 2 * WARPS_PER_BLOCK;
+    uint64_t warps = chunks < max_warps ? chunks : max_warps;
+    if (warps == 0)
+        warps = 1;
+    uint64_t blocks = (warps + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK;
+    warps = blocks * WARPS_PER_BLOCK;
+    bool v5 = shape->tracer_version >= 5;
+    fprintf(f,
+            "-kernel name = %s\n-kernel id = %llu\n-grid dim = (%llu,1,1)\n"
+            "-block dim = (%d,1,1)\n-shmem = 0\n-nregs = 8\n-binary version = %d\n"
+            "-cuda stream id = 0\n-shmem base_addr = 0x%016llx\n"
+            "-local mem base_addr = 0x%016llx\n-nvbit version = 1.5.5\n"
+            "-accelsim tracer version = %d\n%s\n"
+            "#traces format = %sPC mask dest_num [reg_dests] opcode src_num [reg_srcs] "
+            "mem_width [adrrescompress?] [mem_addresses]%s\n\n",
+            KS_WARM_KERNEL_NAME, (unsigned long long)shape->kernel_id,
+            (unsigned long long)blocks, WARPS_PER_BLOCK * LANES, shape->binary_version,
+            (unsigned long long)shape->shmem_base, (unsigned long long)shape->local_base,
+            shape->tracer_version, v5 ? "-enable lineinfo = 0\n" : "", v5 ? "[line_num] " : "",
+            v5 ? " immediate" : "");
+    /* per warp: its instructions are chunks w, w + W, w + 2W, ...: the
+     * chunks are read into memory once (264 bytes for 32 sectors: a 6 MB
+     * L2's state twice over is about 3 MB) */
+    chunk *all = chunks ? malloc(chunks * sizeof *all) : NULL;
+    if (chunks && !all)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    chunk_reader r = {s, only, UINT32_MAX, NULL, 0};
+    for (size_t c = 0; c < chunks; c++)
+        read_chunk(&r, &all[c]);
+    size_t insts = 0;
+    const char *imm = v5 ? " 0" : "";
+    for (uint64_t b = 0; b < blocks; b++) {
+        fprintf(f, "\n#BEGIN_TB\n\nthread block = %llu,0,0\n", (unsigned long long)b);
+        for (uint32_t wb = 0; wb < WARPS_PER_BLOCK; wb++) {
+            uint64_t w = b * WARPS_PER_BLOCK + wb;
+            size_t n = 0;
+            for (size_t c = w; c < chunks; c += warps)
+                n += 1 + ((size_t)__builtin_popcount(all[c].dirty) + 15) / 16;
+            fprintf(f, "\nwarp = %u\ninsts = %zu\n", wb, n + 1);
+            uint64_t pc = 0;
+            for (size_t c = w; c < chunks; c += warps) {
+                const chunk *k = &all[c];
+                uint32_t mask = k->count == LANES ? 0xffffffffu : (1u << k->count) - 1;
+                put_mask_and_head(f, pc, mask, true);
+                fprintf(f, "4 0");
+                for (uint32_t j = 0; j < k->count; j++)
+                    fprintf(f, " 0x%016llx", (unsigned long long)k->sector[j]);
+                fprintf(f, "%s\n", imm);
+                pc += 16;
+                /* two lanes of 16 bytes per dirty sector, 16 sectors a store */
+                uint32_t left = k->dirty;
+                while (left) {
+                    uint64_t addr[LANES];
+                    uint32_t na = 0;
+                    for (uint32_t j = 0; j < k->count && na < LANES; j++)
+                        if (left >> j & 1) {
+                            addr[na++] = k->sector[j];
+                            addr[na++] = k->sector[j] + 16;
+                            left &= ~(1u << j);
+                        }
+                    put_mask_and_head(f, pc, na == LANES ? 0xffffffffu : (1u << na) - 1, false);
+                    fprintf(f, "16 0");
+                    for (uint32_t j = 0; j < na; j++)
+                        fprintf(f, " 0x%016llx", (unsigned long long)addr[j]);
+                    fprintf(f, "%s\n", imm);
+                    pc += 16;
+                }
+            }
+            fprintf(f, "%04llx ffffffff 0 EXIT 0 0%s\n", (unsigned long long)pc, imm);
+            insts += n + 1;
+        }
+        fprintf(f, "\n#END_TB\n");
+    }
+    free(all);
+    if (lines_out)
+        *lines_out = lines;
+    if (insts_out)
+        *insts_out = insts;
+    if (ferror(f))
+        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
+    return KS_OK;
+}
+
+/* ------------------------------------------------- MacSim warm-up kernel */
+
+/* MacSim's NVBit record (trace_info_nvbit_small_s, x86-64, 64 bytes) and
+ * the opcodes it needs (its enum; LDG 73, STG 78, EXIT 139 as in the
+ * bundled traces). */
+enum { REC = 64, OP_LDG = 73, OP_STG = 78, OP_EXIT = 139, ADDR_SPACE_GLOBAL = 3 };
+
+/* An earlier warm-up kernel folder (files only, as written here) removed;
+ * nothing when absent. */
+static ks_status remove_folder(const char *path, ks_error *err)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return errno == ENOENT ? KS_OK
+                               : ks_error_set(err, KS_ERR_IO, path, 0, "cannot open: %s",
+                                              strerror(errno));
+    struct dirent *e;
+    ks_status st = KS_OK;
+    while ((e = readdir(d)) && st == KS_OK) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *f = ks_path_join(path, e->d_name);
+        if (!f || unlink(f) != 0)
+            st = ks_error_set(err, KS_ERR_IO, path, 0, "cannot remove %s", e->d_name);
+        free(f);
+    }
+    closedir(d);
+    if (st == KS_OK && rmdir(path) != 0)
+        st = ks_error_set(err, KS_ERR_IO, path, 0, "cannot remove: %s", strerror(errno));
+    return st;
+}
+
+static void put_le(unsigned char *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void record(unsigned char *r, int op, uint64_t pc, uint64_t addr, unsigned size)
+{
+    memset(r, 0, REC);
+    r[0] = (unsigned char)op;
+    r[2] = op == OP_LDG;                       /* is_load */
+    r[4] = op == OP_STG ? 2 : 1;               /* source registers */
+    r[5] = op == OP_LDG;                       /* destination registers */
+    put_le(r + 6, 2, 2);                       /* src[0] = R2 */
+    if (op == OP_STG)
+        put_le(r + 8, 4, 2);                   /* src[1] = R4 */
+    if (op == OP_LDG)
+        put_le(r + 14, 4, 2);                  /* dst[0] = R4 */
+    r[22] = 16;                                /* instruction size */
+    put_le(r + 24, 0xffffffffu, 4);            /* active mask */
+    put_le(r + 32, pc, 8);
+    put_le(r + 48, addr, 8);
+    r[56] = (unsigned char)(size > 255 ? 255 : size);
+    r[60] = op == OP_EXIT ? 0 : ADDR_SPACE_GLOBAL;
+}
+
+ks_status ks_state_write_macsim_kernel(const char *folder, const ks_l2_state *s,
+                                       const ks_line_set *only, uint32_t sms, size_t *lines_out,
+                                       size_t *insts_out, ks_error *err)
+{
+    /* lines oldest first; warp w takes lines w, w + W, ... */
+    size_t lines = 0, cap = 0;
+    const ks_l2_line **list = NULL;
+    uint32_t cursor = UINT32_MAX;
+    const ks_l2_line *l;
+    ks_status st = KS_OK;
+    while ((l = next_kept(s, only, &cursor)) && st == KS_OK) {
+        if (!l->valid)
+            continue;
+        if ((st = ks_grow((void **)&list, &cap, lines + 1, sizeof *list, err)) == KS_OK)
+            list[lines++] = l;
+    }
+    uint64_t max_warps = (uint64_t)(sms ? sms : 16) * 2 * WARPS_PER_BLOCK;
+    uint64_t warps = lines < max_warps ? lines : max_warps;
+    if (warps == 0)
+        warps = 1;
+    uint64_t blocks = (warps + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK;
+    warps = blocks * WARPS_PER_BLOCK;
+    char *tmp = NULL;
+    size_t flen = strlen(folder);
+    if (st == KS_OK && !(tmp = malloc(flen + 8)))
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if (st == KS_OK) {
+        snprintf(tmp, flen + 8, "%s.tmp", folder);
+        if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+            st = ks_error_set(err, KS_ERR_IO, tmp, 0, "cannot create: %s", strerror(errno));
+    }
+    FILE *trace = NULL, *info = NULL;
+    if (st == KS_OK) {
+        char *a = ks_path_join(tmp, "trace.txt"), *b = ks_path_join(tmp, "trace_info.txt");
+        if (a && b) {
+            trace = fopen(a, "w");
+            info = fopen(b, "w");
+        }
+        if (!trace || !info)
+            st = ks_error_set(err, KS_ERR_IO, tmp, 0, "cannot write: %s", strerror(errno));
+        free(a);
+        free(b);
+    }
+    size_t insts = 0;
+    if (st == KS_OK)
+        fprintf(trace, "nvbit\n14\n%d\n%llu\n", 2 * WARPS_PER_BLOCK, (unsigned long long)warps);
+    for (uint64_t w = 0; w < warps && st == KS_OK; w++) {
+        uint64_t id = (w / WARPS_PER_BLOCK) << 16 | (w % WARPS_PER_BLOCK);
+        char name[48];
+        snprintf(name, sizeof name, "trace_%llu.raw", (unsigned long long)id);
+        char *path = ks_path_join(tmp, name);
+        gzFile gz = path ? gzopen(path, "wb6") : NULL;
+        free(path);
+        if (!gz) {
+            st = ks_error_set(err, KS_ERR_IO, tmp, 0, "cannot write %s", name);
+            break;
+        }
+        unsigned char r[REC];
+        uint64_t pc = 0x1000, n = 0;
+        for (size_t k = w; k < lines; k += warps) {
+            uint64_t addr = list[k]->line * s->line_bytes;
+            record(r, OP_LDG, pc, addr, s->line_bytes);
+            gzwrite(gz, r, REC);
+            pc += 16;
+            n++;
+            if (list[k]->dirty) {
+                record(r, OP_STG, pc, addr, s->line_bytes);
+                gzwrite(gz, r, REC);
+                pc += 16;
+                n++;
+            }
+        }
+        record(r, OP_EXIT, pc, 0, 0);
+        gzwrite(gz, r, REC);
+        n++;
+        if (gzclose(gz) != Z_OK)
+            st = ks_error_set(err, KS_ERR_IO, tmp, 0, "cannot write %s", name);
+        fprintf(trace, "%llu 0\n", (unsigned long long)id);
+        fprintf(info, "%llu %llu\n", (unsigned long long)id, (unsigned long long)n);
+        insts += n;
+    }
+    if (trace && fclose(trace) != 0 && st == KS_OK)
+        st = ks_error_set(err, KS_ERR_IO, tmp, 0, "write failed: %s", strerror(errno));
+    if (info && fclose(info) != 0 && st == KS_OK)
+        st = ks_error_set(err, KS_ERR_IO, tmp, 0, "write failed: %s", strerror(errno));
+    if (st == KS_OK) {
+        /* replace an earlier run's folder of the same name */
+        if ((st = remove_folder(folder, err)) == KS_OK && rename(tmp, folder) != 0)
+            st = ks_error_set(err, KS_ERR_IO, folder, 0, "cannot rename %s: %s", tmp,
+                              strerror(errno));
+    }
+    free(tmp);
+    free(list);
+    if (lines_out)
+        *lines_out = lines;
+    if (insts_out)
+        *insts_out = insts;
+    return st;
+}

@@ -1,0 +1,282 @@
+/*
+ * l2_state.c - the cache model of the warm state: a sectored, set
+ * associative LRU cache of whole lines, and behind it every line used
+ * lately, in the order of its last use (warm.h).
+ *
+ * Why this shape.  For an LRU cache the contents after a history depend
+ * only on the order of each line's LAST use (No-State-Loss warm-up, Van
+ * Ertvelde, Hellebaut and Eeckhout, ANSS 2006): replaying every line once,
+ * oldest last use first, leaves any LRU set-associative cache exactly as the
+ * history did, whatever its set mapping.  So the simulator's own L2 decides
+ * which lines survive a replay of all held lines; the model has to give (1)
+ * the lines in order of last use, cut where older ones cannot survive, and
+ * (2) which sectors of each are valid.  (2) is where the model matters:
+ * GPGPU-Sim's L2 allocates the four 32-byte sectors of a 128-byte line
+ * separately and drops them all when the line is evicted, so a line fetched
+ * again after an eviction holds only what was touched since.  Whether a line
+ * was evicted depends on its set: a line used 0.8 L2 capacities ago is gone
+ * when 16 newer lines fell in its set, and in a 16-way L2 that is common (on
+ * the RTX 3070, a histogram launch whose keys were last read 25-32 k lines
+ * earlier missed 124 sectors in the full run that a fully associative model
+ * called resident: docs/bench.md).  The simulator's own set mapping (address
+ * decoding into sub-partitions, then a hashed set index) is not modelled;
+ * the sets here are the L2's total lines / ways, indexed by an XOR fold of
+ * the line address (set_of), which gives about the same conflicts.  The lines a
+ * model set evicts stay held (a "ghost") with the sectors they had, since
+ * under the real mapping some of them are still there.
+ *
+ * Memory: `keep` nodes of 32 bytes, a table of 4 x keep slots, and the sets
+ * (4 bytes a way).  Every operation is O(ways).
+ */
+#include "hash.h"
+#include "warm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+static ks_u64_keys keys_of(const ks_l2_state *s)
+{
+    return (ks_u64_keys){s->lines, sizeof *s->lines, offsetof(ks_l2_line, line)};
+}
+
+ks_status ks_l2_state_init(ks_l2_state *s, size_t capacity, size_t keep, uint32_t ways,
+                           uint32_t line_bytes, uint32_t sector_bytes, ks_error *err)
+{
+    memset(s, 0, sizeof *s);
+    if (capacity == 0 || keep < capacity || keep >= UINT32_MAX / 4 || ways == 0 ||
+        ways > 4096)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "cache model: %zu lines kept of a cache of %zu lines in %u ways",
+                            keep, capacity, ways);
+    if (line_bytes == 0 || sector_bytes == 0 || line_bytes % sector_bytes != 0 ||
+        line_bytes / sector_bytes > 8 || (line_bytes & (line_bytes - 1)) != 0 ||
+        (sector_bytes & (sector_bytes - 1)) != 0)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "cache model: lines of %u bytes in sectors of %u bytes (powers of "
+                            "two, at most 8 sectors a line)",
+                            line_bytes, sector_bytes);
+    if (ways > capacity)
+        ways = (uint32_t)capacity;
+    s->line_bytes = line_bytes;
+    s->sector_bytes = sector_bytes;
+    s->sectors_per_line = line_bytes / sector_bytes;
+    s->ways = ways;
+    s->sets = capacity / ways;
+    s->capacity = s->sets * ways;
+    s->keep = keep;
+    s->free_head = NONE;
+    s->head = s->tail = NONE;
+    if (!(s->lines = malloc(keep * sizeof *s->lines)) ||
+        !(s->way = malloc(s->sets * ways * sizeof *s->way))) {
+        ks_l2_state_free(s);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    for (size_t i = 0; i < s->sets * ways; i++)
+        s->way[i] = NONE;
+    ks_u64_keys k = keys_of(s);
+    /* sized once for every node: the table never grows or rehashes */
+    ks_status st = ks_hash_reserve(&s->index, keep + 1, ks_u64_hash_of, &k, err);
+    if (st != KS_OK)
+        ks_l2_state_free(s);
+    return st;
+}
+
+void ks_l2_state_free(ks_l2_state *s)
+{
+    free(s->lines);
+    free(s->way);
+    ks_hash_free(&s->index);
+    memset(s, 0, sizeof *s);
+}
+
+/* ------------------------------------------------ the recency list */
+
+static void unlink_node(ks_l2_state *s, uint32_t id)
+{
+    ks_l2_line *n = &s->lines[id];
+    if (n->prev != NONE)
+        s->lines[n->prev].next = n->next;
+    else
+        s->head = n->next;
+    if (n->next != NONE)
+        s->lines[n->next].prev = n->prev;
+    else
+        s->tail = n->prev;
+    s->held--;
+    n->prev = n->next = NONE;
+}
+
+static void push_head(ks_l2_state *s, uint32_t id)
+{
+    ks_l2_line *n = &s->lines[id];
+    n->prev = NONE;
+    n->next = s->head;
+    if (s->head != NONE)
+        s->lines[s->head].prev = id;
+    else
+        s->tail = id;
+    s->head = id;
+    s->held++;
+}
+
+/* ------------------------------------------------------- the sets */
+
+/* The set of a line: the line address's bits folded by XOR into the set
+ * index's width.  Consecutive lines land in distinct sets, as in a real L2
+ * (GPGPU-Sim's IPOLY index, hardware's XOR hashes), and power-of-two
+ * strides spread out; a random hash would pile lines up by chance (Poisson
+ * occupancy) and evict lines that the simulator keeps (transpose launches
+ * on the RTX 3070: 1.10 of the full run with a random hash). */
+static uint32_t *set_of(const ks_l2_state *s, uint64_t line)
+{
+    uint64_t idx = 0;
+    if ((s->sets & (s->sets - 1)) == 0) {
+        unsigned bits = (unsigned)__builtin_ctzll(s->sets);
+        for (uint64_t x = line; x && bits; x >>= bits)
+            idx ^= x & (s->sets - 1);
+    } else
+        idx = (line ^ line >> 13 ^ line >> 29) % s->sets;
+    return s->way + idx * s->ways;
+}
+
+/* Takes id out of its model set (it was resident). */
+static void set_remove(ks_l2_state *s, uint32_t id)
+{
+    uint32_t *set = set_of(s, s->lines[id].line);
+    uint32_t w = 0;
+    while (w < s->ways && set[w] != id)
+        w++;
+    if (w == s->ways)
+        return;
+    memmove(set + w, set + w + 1, (s->ways - w - 1) * sizeof *set);
+    set[s->ways - 1] = NONE;
+    s->lines[id].resident = 0;
+}
+
+/* id most recent in its set; the set's least recent line, when the set was
+ * full, becomes a ghost (held, not resident). */
+static void set_touch(ks_l2_state *s, uint32_t id)
+{
+    uint32_t *set = set_of(s, s->lines[id].line);
+    uint32_t w = 0;
+    while (w < s->ways && set[w] != id && set[w] != NONE)
+        w++;
+    if (w == s->ways) {
+        w = s->ways - 1;
+        s->lines[set[w]].resident = 0;
+    }
+    memmove(set + 1, set, w * sizeof *set);
+    set[0] = id;
+    s->lines[id].resident = 1;
+}
+
+/* ------------------------------------------------------- the nodes */
+
+static void drop(ks_l2_state *s, uint32_t id)
+{
+    if (s->lines[id].resident)
+        set_remove(s, id);
+    ks_u64_keys k = keys_of(s);
+    ks_u64_sought sought = {&k, s->lines[id].line};
+    ks_hash_remove(&s->index, ks_u64_hash(s->lines[id].line), ks_u64_equals, &sought,
+                   ks_u64_hash_of, &k);
+    unlink_node(s, id);
+    s->lines[id].next = s->free_head;
+    s->free_head = id;
+}
+
+static uint32_t new_node(ks_l2_state *s)
+{
+    if (s->free_head == NONE && s->used < s->keep)
+        return (uint32_t)s->used++;
+    if (s->free_head == NONE)
+        drop(s, s->tail); /* everything held: the least recent line goes */
+    uint32_t id = s->free_head;
+    s->free_head = s->lines[id].next;
+    return id;
+}
+
+ks_status ks_l2_state_touch(ks_l2_state *s, uint64_t line, unsigned mask, bool write,
+                            ks_error *err)
+{
+    (void)err;
+    mask &= (1u << s->sectors_per_line) - 1;
+    if (!mask)
+        return KS_OK;
+    s->touches++;
+    ks_u64_keys k = keys_of(s);
+    ks_u64_sought sought = {&k, line};
+    uint32_t id;
+    size_t slot;
+    uint64_t hash = ks_u64_hash(line);
+    if (ks_hash_find(&s->index, hash, ks_u64_equals, &sought, &id, &slot)) {
+        ks_l2_line *n = &s->lines[id];
+        if (n->resident) {
+            if ((n->valid & mask) != mask)
+                s->misses++;
+            n->valid |= (uint8_t)mask;
+            n->dirty = write ? (uint8_t)(n->dirty | mask) : n->dirty;
+        } else {
+            /* evicted since its last use: it comes back with these sectors */
+            s->misses++;
+            n->valid = (uint8_t)mask;
+            n->dirty = write ? (uint8_t)mask : 0;
+        }
+        unlink_node(s, id);
+        push_head(s, id);
+        set_touch(s, id);
+        return KS_OK;
+    }
+    s->misses++;
+    id = new_node(s);
+    /* new_node may have dropped a line: the slot found above is stale */
+    if (!ks_hash_find(&s->index, hash, ks_u64_equals, &sought, &(uint32_t){0}, &slot))
+        ks_hash_put(&s->index, slot, id);
+    ks_l2_line *n = &s->lines[id];
+    n->line = line;
+    n->valid = (uint8_t)mask;
+    n->dirty = write ? (uint8_t)mask : 0;
+    n->resident = 0;
+    push_head(s, id);
+    set_touch(s, id);
+    return KS_OK;
+}
+
+ks_status ks_l2_state_touch_range(ks_l2_state *s, uint64_t addr, uint64_t bytes, bool write,
+                                  ks_error *err)
+{
+    if (bytes == 0)
+        return KS_OK;
+    uint64_t end = addr + bytes - 1 < addr ? UINT64_MAX : addr + bytes - 1;
+    for (uint64_t line = addr / s->line_bytes; line <= end / s->line_bytes; line++) {
+        uint64_t lo = line * s->line_bytes, hi = lo + s->line_bytes - 1;
+        uint64_t a = addr > lo ? addr : lo, b = end < hi ? end : hi;
+        unsigned mask = 0;
+        for (uint64_t sec = (a - lo) / s->sector_bytes; sec <= (b - lo) / s->sector_bytes; sec++)
+            mask |= 1u << sec;
+        ks_status st = ks_l2_state_touch(s, line, mask, write, err);
+        if (st != KS_OK)
+            return st;
+        if (line == UINT64_MAX / s->line_bytes)
+            break;
+    }
+    return KS_OK;
+}
+
+const ks_l2_line *ks_l2_state_find(const ks_l2_state *s, uint64_t line)
+{
+    ks_u64_keys k = keys_of(s);
+    uint32_t id;
+    return ks_hash_get_u64(&s->index, &k, line, &id) ? &s->lines[id] : NULL;
+}
+
+const ks_l2_line *ks_l2_state_next(const ks_l2_state *s, uint32_t *cursor)
+{
+    uint32_t id = *cursor == NONE ? s->tail : s->lines[*cursor].prev;
+    if (id == NONE)
+        return NULL;
+    *cursor = id;
+    return &s->lines[id];
+}

@@ -1,0 +1,180 @@
+/*
+ * sim_config.c - the simulated GPU's cache and SM geometry, read from the
+ * simulator's own configuration file, for the warm-state model.
+ *
+ * GPGPU-Sim's gpgpusim.config: one "-option value" per line, '#' comments.
+ *   -gpgpu_cache:dl2 S:32:128:24,L:B:m:L:P,...   per memory sub-partition:
+ *        sectored (S) or not (N), sets, line bytes, ways
+ *   -gpgpu_n_mem 32, -gpgpu_n_sub_partition_per_mchannel 2
+ *   -gpgpu_n_clusters 80, -gpgpu_n_cores_per_cluster 1
+ *   -gpgpu_shader_cta 32, -gpgpu_shader_core_pipeline 2048:32
+ *   -gpgpu_flush_l1_cache 1, -gpgpu_perf_sim_memcpy 1
+ * A later line overrides an earlier one, as in GPGPU-Sim.  L2 bytes =
+ * sets x line x ways x n_mem x sub-partitions (SM7_QV100: 6 MB, SM86_RTX3070:
+ * 4 MB).
+ *
+ * MacSim's params.in: "name value" per line, '#' comments; the last level
+ * cache is num_llc x llc_num_set x llc_line_size x llc_assoc (the bundled
+ * params: 4.5 MB), not sectored; num_sim_cores SMs.
+ */
+#include "warm.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct option_value {
+    const char *name;
+    char value[256];
+    long line;
+} option_value;
+
+/* The last value of each option (names with their leading '-' for
+ * GPGPU-Sim), lines cut at '#'. */
+static ks_status read_options(const char *path, option_value *o, size_t n, ks_error *err)
+{
+    ks_input *in;
+    ks_status st = ks_input_open(path, &in, err);
+    if (st != KS_OK)
+        return st;
+    char *line;
+    size_t len;
+    bool truncated;
+    while ((st = ks_input_getline(in, &line, &len, &truncated, err)) == KS_OK && line) {
+        char buf[1024];
+        if (len >= sizeof buf)
+            len = sizeof buf - 1;
+        memcpy(buf, line, len);
+        buf[len] = '\0';
+        char *hash = strchr(buf, '#');
+        if (hash)
+            *hash = '\0';
+        char *save, *name = strtok_r(buf, " \t\r", &save);
+        if (!name)
+            continue;
+        char *value = strtok_r(NULL, " \t\r", &save);
+        for (size_t k = 0; k < n; k++)
+            if (strcmp(name, o[k].name) == 0) {
+                if (!value)
+                    st = ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
+                                      "%s has no value", name);
+                else {
+                    snprintf(o[k].value, sizeof o[k].value, "%s", value);
+                    o[k].line = ks_input_line_number(in);
+                }
+            }
+        if (st != KS_OK)
+            break;
+    }
+    ks_input_close(in);
+    return st;
+}
+
+static ks_status whole(const char *path, const option_value *o, uint64_t max, uint64_t *v,
+                       ks_error *err)
+{
+    if (!ks_parse_count(o->value, v) || *v == 0 || *v > max)
+        return ks_error_set(err, KS_ERR_FORMAT, path, o->line,
+                            "%s: '%s' is not a whole number in 1..%llu", o->name, o->value,
+                            (unsigned long long)max);
+    return KS_OK;
+}
+
+static ks_status need(const char *path, const option_value *o, ks_error *err)
+{
+    if (o->line == 0)
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                            "has no %s: cannot size the L2 for the warm state (give its size "
+                            "instead)",
+                            o->name);
+    return KS_OK;
+}
+
+ks_status ks_gpu_geometry_read_gpgpusim(const char *path, ks_gpu_geometry *g, ks_error *err)
+{
+    memset(g, 0, sizeof *g);
+    g->flush_l1 = g->perf_sim_memcpy = -1;
+    snprintf(g->source, sizeof g->source, "%s", path);
+    enum { DL2, NMEM, NSUB, CLUSTERS, CORES, CTA, PIPE, FLUSH, MEMCPY, COUNT };
+    option_value o[COUNT] = {
+        {"-gpgpu_cache:dl2", "", 0},      {"-gpgpu_n_mem", "", 0},
+        {"-gpgpu_n_sub_partition_per_mchannel", "", 0},
+        {"-gpgpu_n_clusters", "", 0},     {"-gpgpu_n_cores_per_cluster", "", 0},
+        {"-gpgpu_shader_cta", "", 0},     {"-gpgpu_shader_core_pipeline", "", 0},
+        {"-gpgpu_flush_l1_cache", "", 0}, {"-gpgpu_perf_sim_memcpy", "", 0}};
+    ks_status st = read_options(path, o, COUNT, err);
+    if (st == KS_OK)
+        st = need(path, &o[DL2], err);
+    if (st == KS_OK)
+        st = need(path, &o[NMEM], err);
+    if (st != KS_OK)
+        return st;
+    /* S:32:128:24,... or N:...: kind, sets, line bytes, ways */
+    char kind = 0;
+    unsigned sets = 0, line = 0, ways = 0;
+    if (sscanf(o[DL2].value, "%c:%u:%u:%u", &kind, &sets, &line, &ways) != 4 ||
+        (kind != 'S' && kind != 'N') || sets == 0 || line == 0 || ways == 0 ||
+        (line & (line - 1)) != 0 || line > 4096 || sets > (1u << 20) || ways > 4096)
+        return ks_error_set(err, KS_ERR_FORMAT, path, o[DL2].line,
+                            "-gpgpu_cache:dl2 '%s': expected S:<sets>:<line bytes>:<ways>,...",
+                            o[DL2].value);
+    uint64_t nmem, nsub = 1;
+    if ((st = whole(path, &o[NMEM], 4096, &nmem, err)) != KS_OK)
+        return st;
+    if (o[NSUB].line && (st = whole(path, &o[NSUB], 64, &nsub, err)) != KS_OK)
+        return st;
+    g->line_bytes = line;
+    g->ways = ways;
+    g->sector_bytes = kind == 'S' && line >= 128 ? line / 4 : line;
+    g->l2_bytes = (uint64_t)sets * line * ways * nmem * nsub;
+    uint64_t clusters = 0, cores = 1, cta = 0;
+    if (o[CLUSTERS].line && (st = whole(path, &o[CLUSTERS], 1u << 16, &clusters, err)) != KS_OK)
+        return st;
+    if (o[CORES].line && (st = whole(path, &o[CORES], 1024, &cores, err)) != KS_OK)
+        return st;
+    if (o[CTA].line && (st = whole(path, &o[CTA], 1024, &cta, err)) != KS_OK)
+        return st;
+    g->sms = (uint32_t)(clusters * cores);
+    g->max_cta_per_sm = (uint32_t)cta;
+    unsigned threads = 0, warp = 0;
+    if (o[PIPE].line && sscanf(o[PIPE].value, "%u:%u", &threads, &warp) >= 1)
+        g->max_threads_per_sm = threads;
+    if (o[FLUSH].line)
+        g->flush_l1 = strcmp(o[FLUSH].value, "0") != 0;
+    if (o[MEMCPY].line)
+        g->perf_sim_memcpy = strcmp(o[MEMCPY].value, "0") != 0;
+    return KS_OK;
+}
+
+ks_status ks_gpu_geometry_read_macsim(const char *path, ks_gpu_geometry *g, ks_error *err)
+{
+    memset(g, 0, sizeof *g);
+    g->flush_l1 = g->perf_sim_memcpy = -1;
+    snprintf(g->source, sizeof g->source, "%s", path);
+    enum { NLLC, SETS, LINE, ASSOC, CORES, COUNT };
+    option_value o[COUNT] = {{"num_llc", "", 0},       {"llc_num_set", "", 0},
+                             {"llc_line_size", "", 0}, {"llc_assoc", "", 0},
+                             {"num_sim_cores", "", 0}};
+    ks_status st = read_options(path, o, COUNT, err);
+    uint64_t v[COUNT] = {1, 0, 0, 0, 0};
+    for (int k = 0; k < COUNT && st == KS_OK; k++) {
+        if (o[k].line == 0) {
+            if (k == NLLC || k == CORES)
+                continue;
+            st = need(path, &o[k], err);
+        } else
+            st = whole(path, &o[k], 1u << 20, &v[k], err);
+    }
+    if (st != KS_OK)
+        return st;
+    if ((v[LINE] & (v[LINE] - 1)) != 0 || v[LINE] > 4096)
+        return ks_error_set(err, KS_ERR_FORMAT, path, o[LINE].line,
+                            "llc_line_size %llu is not a power of two up to 4096",
+                            (unsigned long long)v[LINE]);
+    g->line_bytes = g->sector_bytes = (uint32_t)v[LINE];
+    g->ways = (uint32_t)v[ASSOC];
+    g->l2_bytes = v[NLLC] * v[SETS] * v[LINE] * v[ASSOC];
+    g->sms = (uint32_t)v[CORES];
+    return KS_OK;
+}

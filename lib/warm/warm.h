@@ -1,0 +1,172 @@
+/*
+ * warm.h - the cache state a sampled launch would inherit in the full run,
+ * rebuilt from the traces of the launches before it (internal header).
+ *
+ * lib/warm sits between lib/traces (which it reads) and lib/export (which
+ * carries the state into a simulator): l2_state.c is the cache model,
+ * sim_config.c reads the simulated GPU's geometry from the simulator's own
+ * configuration, state_walk.c walks a trace folder in program order and
+ * hands the model to a callback at each sampled launch, warm_kernel.c
+ * writes the state as a warm-up kernel in a simulator's trace format.
+ * docs/methods.md ("Rebuilding the warm state") has the argument.
+ */
+#ifndef KS_WARM_H
+#define KS_WARM_H
+
+#include "internal.h"
+#include "trace.h"
+
+#include <stdio.h>
+
+/* ------------------------------------------------------------ the model */
+
+/* A sectored LRU cache of `capacity` lines in sets of `ways` (indexed by a
+ * hash of the line address), and every line used lately, up to `keep`
+ * lines, in the order of last use (l2_state.c has why).  A line touched
+ * again while resident in the model adds the touched sectors to its valid
+ * ones; one touched again after the model evicted it starts over with the
+ * touched sectors alone.  Dirty: the sectors last written while the line
+ * stayed resident. */
+typedef struct ks_l2_line {
+    uint64_t line;         /* address / line_bytes */
+    uint32_t prev, next;   /* recency list (UINT32_MAX: none); next: free list */
+    uint8_t valid, dirty;  /* sector masks */
+    uint8_t resident;      /* in the model's sets (else held as a ghost) */
+} ks_l2_line;
+
+typedef struct ks_l2_state {
+    uint32_t line_bytes, sector_bytes, sectors_per_line;
+    size_t capacity, keep;  /* lines: the model cache's, and held in all (the cut) */
+    size_t sets;
+    uint32_t ways;
+    uint32_t *way;          /* sets x ways node ids, most recent first */
+    ks_l2_line *lines;      /* keep nodes */
+    size_t used, held;      /* nodes ever handed out; held now */
+    uint32_t free_head;
+    uint32_t head, tail;    /* recency list: most / least recent */
+    ks_hash_index index;    /* line -> node */
+    uint64_t touches, misses; /* for tests and the bench */
+} ks_l2_state;
+
+/* A cache of capacity lines in sets of `ways`; keep >= capacity lines held
+ * in all (the cut). */
+ks_status ks_l2_state_init(ks_l2_state *s, size_t capacity, size_t keep, uint32_t ways,
+                           uint32_t line_bytes, uint32_t sector_bytes, ks_error *err);
+void ks_l2_state_free(ks_l2_state *s);
+/* One access: the sectors of `line` in mask (bit k: sector k), a write or
+ * not.  Returns whether the line was resident (a hit on some sector or not). */
+ks_status ks_l2_state_touch(ks_l2_state *s, uint64_t line, unsigned mask, bool write,
+                            ks_error *err);
+/* The byte range [addr, addr + bytes) as accesses, sector by sector, in
+ * address order (a memory copy into L2). */
+ks_status ks_l2_state_touch_range(ks_l2_state *s, uint64_t addr, uint64_t bytes, bool write,
+                                  ks_error *err);
+/* Whether line is held (resident or a ghost), and its node. */
+const ks_l2_line *ks_l2_state_find(const ks_l2_state *s, uint64_t line);
+/* The held lines oldest first: call with *cursor = UINT32_MAX to start;
+ * NULL at the end. */
+const ks_l2_line *ks_l2_state_next(const ks_l2_state *s, uint32_t *cursor);
+
+/* ------------------------------------------------- the simulated GPU */
+
+typedef struct ks_gpu_geometry {
+    uint64_t l2_bytes;        /* the whole L2 (every sub-partition) */
+    uint32_t line_bytes;      /* 128 */
+    uint32_t sector_bytes;    /* 32 (line_bytes when not sectored) */
+    uint32_t ways;            /* of the L2's sets (0: 16) */
+    uint32_t sms;             /* streaming multiprocessors (0: unknown) */
+    uint32_t max_cta_per_sm;  /* thread blocks at once per SM (0: unknown) */
+    uint32_t max_threads_per_sm;
+    int flush_l1;             /* -gpgpu_flush_l1_cache: 1, 0, -1 unknown */
+    int perf_sim_memcpy;      /* -gpgpu_perf_sim_memcpy: 1, 0, -1 unknown */
+    char source[512];         /* the file it came from, for messages */
+} ks_gpu_geometry;
+
+/* From a GPGPU-Sim gpgpusim.config (-gpgpu_cache:dl2, -gpgpu_n_mem,
+ * -gpgpu_n_sub_partition_per_mchannel, -gpgpu_n_clusters,
+ * -gpgpu_n_cores_per_cluster, -gpgpu_shader_cta,
+ * -gpgpu_shader_core_pipeline, -gpgpu_flush_l1_cache,
+ * -gpgpu_perf_sim_memcpy). */
+ks_status ks_gpu_geometry_read_gpgpusim(const char *path, ks_gpu_geometry *g, ks_error *err);
+/* From a MacSim params.in (l3_* of the LLC, num_sim_cores; see the file). */
+ks_status ks_gpu_geometry_read_macsim(const char *path, ks_gpu_geometry *g, ks_error *err);
+
+/* ------------------------------------------------ the walk over a program */
+
+typedef struct ks_state_walk_options {
+    ks_gpu_geometry gpu;  /* l2_bytes, line and sector sizes; sms and the per-SM
+                           * limits set the lockstep waves (0: one wave) */
+    double cut;           /* lines kept: cut x the L2's lines (>= 1) */
+    bool with_memcpy;     /* the program's MemcpyHtoD lines fill L2 too (a
+                           * build whose prefill keeps 64-bit addresses) */
+    bool footprint;       /* give the callback the lines the sampled launch
+                           * itself touches */
+} ks_state_walk_options;
+
+/* A set of line addresses. */
+typedef struct ks_line_set {
+    uint64_t *lines;
+    size_t count, capacity;
+    ks_hash_index index;
+} ks_line_set;
+void ks_line_set_free(ks_line_set *s);
+bool ks_line_set_has(const ks_line_set *s, uint64_t line);
+
+/* Called at each sampled launch, before its accesses enter the model: the
+ * state it inherits, and (with the footprint option, else NULL) the lines
+ * it touches. */
+typedef ks_status (*ks_state_fn)(void *ctx, size_t launch, const ks_l2_state *state,
+                                 const ks_line_set *footprint, ks_error *err);
+
+/* Walks the Accel-Sim or MacSim trace folder `traces` from its first launch
+ * to the last of `sampled` (launch indexes, ascending, distinct), feeding
+ * every global-memory access into the model in an order that approximates
+ * the GPU's issue order, and calls fn at each sampled launch. */
+ks_status ks_state_walk(const char *traces, const size_t *sampled, size_t count,
+                        const ks_state_walk_options *opt, ks_state_fn fn, void *ctx,
+                        ks_error *err);
+
+/* The same over a MacSim NVBit folder (state_walk_macsim.c): each warp's
+ * raw records; the k-th memory record of every warp of a wave before any
+ * warp's (k+1)-th, as for Accel-Sim traces. */
+ks_status ks_state_walk_macsim(const char *traces, const size_t *sampled, size_t count,
+                               const ks_state_walk_options *opt, ks_state_fn fn, void *ctx,
+                               ks_error *err);
+
+/* ---------------------------------------------------------- the carriers */
+
+/* MemcpyHtoD lines for the held lines (optionally only those in `only`),
+ * oldest first, one per run of valid sectors, adjacent runs merged. */
+ks_status ks_state_write_memcpy(FILE *f, const ks_l2_state *s, const ks_line_set *only,
+                                size_t *lines_out, ks_error *err);
+
+
+typedef struct ks_warm_kernel_shape {
+    uint64_t kernel_id;       /* "-kernel id" (the sampled launch's number) */
+    int tracer_version;       /* the folder's (3, 4 or 5) */
+    int binary_version;       /* the folder's (70, 80 ...) */
+    uint64_t shmem_base, local_base; /* the sampled launch's header's */
+    uint32_t sms;             /* warps are spread over 2 blocks an SM (0: 80 SMs) */
+} ks_warm_kernel_shape;
+
+/* The Accel-Sim trace of a warm-up kernel that loads the held lines (only
+ * those in `only`, when given) oldest first; counts of lines and warp
+ * instructions written. */
+ks_status ks_state_write_accelsim_kernel(FILE *f, const ks_l2_state *s, const ks_line_set *only,
+                                         const ks_warm_kernel_shape *shape, size_t *lines_out,
+                                         size_t *insts_out, ks_error *err);
+
+/* The MacSim NVBit folder of a warm-up kernel (created): trace.txt,
+ * trace_info.txt and one gzip'd raw file per warp, loads of whole lines
+ * (stores where last written) oldest first, spread over warps of blocks of
+ * 4 warps for `sms` cores. */
+ks_status ks_state_write_macsim_kernel(const char *folder, const ks_l2_state *s,
+                                       const ks_line_set *only, uint32_t sms, size_t *lines_out,
+                                       size_t *insts_out, ks_error *err);
+
+/* The L2 geometry --warmup state models for a trace folder: from
+ * w->sim_config (gpgpusim.config or MacSim params.in) and/or w->l2_bytes. */
+ks_status ks_warm_geometry(const char *traces, const ks_warmup *w, ks_gpu_geometry *g,
+                           ks_error *err);
+
+#endif

@@ -1,0 +1,430 @@
+/* test_warm.c - the rebuilt warm state (lib/warm): the cache model's known
+ * answers, the No-State-Loss property against an LRU set-associative cache,
+ * the walk over a synthetic trace folder (a few launches' states pinned),
+ * and the carriers read back by ksample's own readers (the warm-up kernel
+ * by the trace reader, the MemcpyHtoD lines by the list reader, the MacSim
+ * warm-up folder by the MacSim reader). */
+#include "tmpdir.h"
+
+#include "hash.h"
+#include "trace.h"
+#include "warm.h"
+
+#include <math.h>
+
+/* pinned by test_walk_pins_states (see there) */
+#define PIN_L6_LINES 2882
+#define PIN_L6_SECTORS 5565
+#define PIN_L6_DIRTY 1020
+#define PIN_L39_LINES 36403
+#define PIN_L39_SECTORS 88795
+#define PIN_L39_DIRTY 4608
+#define PIN_L39_LAST 0xfec42001ffull
+
+/* --------------------------------------------------------- the model */
+
+typedef struct seen {
+    uint64_t line;
+    unsigned valid, dirty;
+} seen;
+
+/* The held lines, oldest first. */
+static size_t held(const ks_l2_state *s, seen *out, size_t max)
+{
+    uint32_t cur = UINT32_MAX;
+    const ks_l2_line *l;
+    size_t n = 0;
+    while ((l = ks_l2_state_next(s, &cur)) && n < max)
+        out[n++] = (seen){l->line, l->valid, l->dirty};
+    return n;
+}
+
+static void test_model_known_answers(void **state)
+{
+    (void)state;
+    ks_error err;
+    ks_l2_state s;
+    /* 2 resident lines, 3 in all */
+    assert_int_equal(ks_l2_state_init(&s, 2, 3, 2, 128, 32, &err), KS_OK);
+    assert_int_equal(ks_l2_state_touch(&s, 10, 0x1, false, &err), KS_OK);
+    assert_int_equal(ks_l2_state_touch(&s, 11, 0x2, true, &err), KS_OK);
+    assert_int_equal(ks_l2_state_touch(&s, 10, 0x4, false, &err), KS_OK); /* 10 most recent */
+    seen h[8];
+    assert_int_equal(held(&s, h, 8), 2);
+    assert_int_equal(h[0].line, 11);
+    assert_int_equal(h[0].dirty, 0x2);
+    assert_int_equal(h[1].line, 10);
+    assert_int_equal(h[1].valid, 0x5);
+    /* 12 evicts 11 (least recent) into the ghost list, sectors kept */
+    assert_int_equal(ks_l2_state_touch(&s, 12, 0x8, false, &err), KS_OK);
+    assert_int_equal(held(&s, h, 8), 3);
+    assert_int_equal(h[0].line, 11);
+    assert_int_equal(h[0].valid, 0x2);
+    assert_int_equal(h[1].line, 10);
+    assert_int_equal(h[2].line, 12);
+    /* 11 again after its eviction: only the sectors touched now, not dirty */
+    assert_int_equal(ks_l2_state_touch(&s, 11, 0x1, false, &err), KS_OK);
+    assert_int_equal(held(&s, h, 8), 3);
+    assert_int_equal(h[0].line, 10); /* evicted to the ghost list */
+    assert_int_equal(h[2].line, 11);
+    assert_int_equal(h[2].valid, 0x1);
+    assert_int_equal(h[2].dirty, 0);
+    /* a fourth line drops the oldest ghost (10) */
+    assert_int_equal(ks_l2_state_touch(&s, 13, 0xf, true, &err), KS_OK);
+    assert_int_equal(held(&s, h, 8), 3);
+    assert_int_equal(h[0].line, 12);
+    assert_null(ks_l2_state_find(&s, 10));
+    assert_non_null(ks_l2_state_find(&s, 13));
+    /* a range: 40 bytes from the middle of line 20's third sector */
+    assert_int_equal(ks_l2_state_touch_range(&s, 20 * 128 + 70, 40, false, &err), KS_OK);
+    const ks_l2_line *l = ks_l2_state_find(&s, 20);
+    assert_non_null(l);
+    assert_int_equal(l->valid, 0xc); /* bytes 70..109: sectors 2 and 3 */
+    ks_l2_state_free(&s);
+    /* bad geometry is refused */
+    assert_int_not_equal(ks_l2_state_init(&s, 4, 2, 4, 128, 32, &err), KS_OK);
+    assert_int_not_equal(ks_l2_state_init(&s, 4, 4, 4, 96, 32, &err), KS_OK);
+}
+
+/* A plain LRU set-associative cache of whole lines (set = line mod sets). */
+typedef struct lru_cache {
+    size_t sets, ways;
+    uint64_t *tag;  /* sets x ways, most recent first; UINT64_MAX empty */
+} lru_cache;
+
+static void lru_touch(lru_cache *c, uint64_t line)
+{
+    uint64_t *set = c->tag + (line % c->sets) * c->ways;
+    size_t w = 0;
+    while (w < c->ways - 1 && set[w] != line)
+        w++;
+    memmove(set + 1, set, w * sizeof *set);
+    set[0] = line;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static size_t lru_content(const lru_cache *c, uint64_t *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->sets * c->ways; i++)
+        if (c->tag[i] != UINT64_MAX)
+            out[n++] = c->tag[i];
+    qsort(out, n, sizeof *out, cmp_u64);
+    return n;
+}
+
+/* No-State-Loss: replaying the held lines once, oldest first, leaves an
+ * LRU set-associative cache as the whole history left it, whatever the set
+ * mapping, once the model keeps every line that can survive (keep >= the
+ * cache's lines x ways, the worst case of one set). */
+static void test_model_replay_equals_history(void **state)
+{
+    (void)state;
+    ks_error err;
+    ks_rng rng;
+    ks_rng_seed(&rng, 7);
+    for (int trial = 0; trial < 20; trial++) {
+        size_t sets = 1 + ks_rng_below(&rng, 8), ways = 1 + ks_rng_below(&rng, 6);
+        size_t lines = sets * ways;
+        lru_cache full = {sets, ways, malloc(lines * sizeof(uint64_t))};
+        lru_cache replay = {sets, ways, malloc(lines * sizeof(uint64_t))};
+        for (size_t i = 0; i < lines; i++)
+            full.tag[i] = replay.tag[i] = UINT64_MAX;
+        /* every line kept (the cut's only approximation is where it
+         * falls: a line whose set saw few newer lines survives however
+         * many newer lines other sets saw) */
+        uint64_t span = 1 + ks_rng_below(&rng, 4 * lines);
+        ks_l2_state s;
+        assert_int_equal(ks_l2_state_init(&s, lines, span + lines, 4, 128, 32, &err), KS_OK);
+        for (int k = 0; k < 2000; k++) {
+            uint64_t line = ks_rng_below(&rng, span);
+            lru_touch(&full, line);
+            assert_int_equal(ks_l2_state_touch(&s, line, 0xf, false, &err), KS_OK);
+        }
+        uint32_t cur = UINT32_MAX;
+        const ks_l2_line *l;
+        while ((l = ks_l2_state_next(&s, &cur)))
+            lru_touch(&replay, l->line);
+        uint64_t a[64], b[64];
+        size_t na = lru_content(&full, a), nb = lru_content(&replay, b);
+        assert_int_equal(na, nb);
+        assert_memory_equal(a, b, na * sizeof *a);
+        ks_l2_state_free(&s);
+        free(full.tag);
+        free(replay.tag);
+    }
+}
+
+/* -------------------------------------------------- a synthetic folder */
+
+static char synth[4200];
+
+static int setup(void **state)
+{
+    (void)state;
+    if (tmpdir_setup("ks-warm") != 0)
+        return -1;
+    snprintf(synth, sizeof synth, "%s/syn", tmpdir);
+    ks_synth_traces_options o = {.launches = 40, .seed = 11};
+    ks_error err;
+    return ks_synth_traces_write(synth, &o, &err) == KS_OK ? 0 : -1;
+}
+
+typedef struct captured {
+    size_t launch[8], lines[8], sectors[8], dirty[8], touched[8];
+    uint64_t first[8], last[8];
+    size_t count;
+} captured;
+
+static ks_status capture(void *ctx, size_t launch, const ks_l2_state *s,
+                         const ks_line_set *footprint, ks_error *err)
+{
+    (void)err;
+    captured *c = ctx;
+    size_t k = c->count++;
+    c->launch[k] = launch;
+    uint32_t cur = UINT32_MAX;
+    const ks_l2_line *l;
+    uint64_t prev_rank = 0;
+    (void)prev_rank;
+    while ((l = ks_l2_state_next(s, &cur))) {
+        if (c->lines[k] == 0)
+            c->first[k] = l->line;
+        c->last[k] = l->line;
+        c->lines[k]++;
+        c->sectors[k] += (size_t)__builtin_popcount(l->valid);
+        c->dirty[k] += (size_t)__builtin_popcount(l->dirty);
+        /* dirty sectors are valid ones */
+        assert_int_equal(l->dirty & ~l->valid, 0);
+        if (footprint && ks_line_set_has(footprint, l->line))
+            c->touched[k]++;
+    }
+    return KS_OK;
+}
+
+static ks_state_walk_options rtx3070(void)
+{
+    ks_state_walk_options o = {.cut = 2, .footprint = true};
+    o.gpu.l2_bytes = 4u << 20;
+    o.gpu.line_bytes = 128;
+    o.gpu.sector_bytes = 32;
+    o.gpu.ways = 16;
+    o.gpu.sms = 46;
+    o.gpu.max_cta_per_sm = 32;
+    o.gpu.max_threads_per_sm = 1536;
+    return o;
+}
+
+static void test_walk_pins_states(void **state)
+{
+    (void)state;
+    ks_error err;
+    size_t sampled[] = {0, 1, 6, 21, 39};
+    captured c = {0};
+    ks_state_walk_options o = rtx3070();
+    assert_int_equal(ks_state_walk(synth, sampled, 5, &o, capture, &c, &err), KS_OK);
+    assert_int_equal(c.count, 5);
+    /* launch 0 inherits nothing */
+    assert_int_equal(c.lines[0], 0);
+    /* later launches inherit what came before: more lines, never more than
+     * the cut, and the same bytes each time (pinned) */
+    for (size_t k = 1; k < 5; k++) {
+        assert_true(c.lines[k] > 0);
+        assert_true(c.lines[k] <= 2 * (4u << 20) / 128);
+        assert_true(c.sectors[k] >= c.lines[k]);
+        assert_true(c.sectors[k] <= 4 * c.lines[k]);
+        assert_true(c.touched[k] <= c.lines[k]);
+    }
+    captured again = {0};
+    assert_int_equal(ks_state_walk(synth, sampled, 5, &o, capture, &again, &err), KS_OK);
+    assert_memory_equal(&c, &again, sizeof c);
+    print_message("warm state: launch 6: %zu lines %zu sectors %zu dirty (%zu touched by it); "
+                  "launch 39: %zu lines %zu sectors %zu dirty, first line 0x%llx last 0x%llx\n",
+                  c.lines[2], c.sectors[2], c.dirty[2], c.touched[2], c.lines[4], c.sectors[4],
+                  c.dirty[4], (unsigned long long)c.first[4], (unsigned long long)c.last[4]);
+    /* the pinned figures of this folder (ksample synth --traces -n 40 --seed 11) */
+    assert_int_equal(c.lines[2], PIN_L6_LINES);
+    assert_int_equal(c.sectors[2], PIN_L6_SECTORS);
+    assert_int_equal(c.dirty[2], PIN_L6_DIRTY);
+    assert_int_equal(c.lines[4], PIN_L39_LINES);
+    assert_int_equal(c.sectors[4], PIN_L39_SECTORS);
+    assert_int_equal(c.dirty[4], PIN_L39_DIRTY);
+    assert_int_equal(c.last[4], PIN_L39_LAST);
+    /* a cut at one L2 keeps no more lines than the L2 holds */
+    captured one = {0};
+    o.cut = 1;
+    assert_int_equal(ks_state_walk(synth, sampled, 5, &o, capture, &one, &err), KS_OK);
+    for (size_t k = 0; k < 5; k++)
+        assert_true(one.lines[k] <= (4u << 20) / 128 && one.lines[k] <= c.lines[k]);
+    /* not ascending: refused */
+    size_t bad[] = {6, 1};
+    assert_int_not_equal(ks_state_walk(synth, bad, 2, &o, capture, &one, &err), KS_OK);
+}
+
+/* ---------------------------------------------------------- carriers */
+
+static ks_status keep_state(void *ctx, size_t launch, const ks_l2_state *s,
+                            const ks_line_set *footprint, ks_error *err)
+{
+    (void)launch;
+    (void)footprint;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/out", tmpdir);
+    mkdir(path, 0777);
+    /* the memcpy lines and the warm-up kernel of this state, as run writes them */
+    snprintf(path, sizeof path, "%s/out/kernelslist.g", tmpdir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    size_t lines = 0;
+    ks_status st = ks_state_write_memcpy(f, s, NULL, &lines, err);
+    fprintf(f, "%s7.traceg\n", KS_WARM_KERNEL_FILE_PREFIX);
+    fclose(f);
+    *(size_t *)ctx = lines;
+    snprintf(path, sizeof path, "%s/out/%s7.traceg", tmpdir, KS_WARM_KERNEL_FILE_PREFIX);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    ks_warm_kernel_shape shape = {7, 5, 80, 0, 0, 46};
+    size_t klines = 0, insts = 0;
+    if (st == KS_OK)
+        st = ks_state_write_accelsim_kernel(f, s, NULL, &shape, &klines, &insts, err);
+    fclose(f);
+    assert_int_equal(klines, lines);
+    snprintf(path, sizeof path, "%s/mac/%s7", tmpdir, KS_WARM_MACSIM_FOLDER_PREFIX);
+    char parent[4400];
+    snprintf(parent, sizeof parent, "%s/mac", tmpdir);
+    mkdir(parent, 0777);
+    if (st == KS_OK)
+        st = ks_state_write_macsim_kernel(path, s, NULL, 16, &klines, &insts, err);
+    return st;
+}
+
+typedef struct read_back {
+    uint64_t sectors, stores, loads;
+    uint64_t prev_line_rank;
+} read_back;
+
+static ks_status count_inst(void *ctx, const ks_trace_kernel *k, const ks_trace_inst *inst,
+                            ks_error *err)
+{
+    (void)k;
+    (void)err;
+    read_back *r = ctx;
+    if (strncmp(inst->opcode, "LDG", 3) == 0) {
+        r->loads++;
+        r->sectors += inst->naddr;
+    } else if (strncmp(inst->opcode, "STG", 3) == 0)
+        r->stores++;
+    return KS_OK;
+}
+
+static void test_carriers_read_back(void **state)
+{
+    (void)state;
+    ks_error err;
+    size_t sampled[] = {21};
+    size_t lines = 0;
+    ks_state_walk_options o = rtx3070();
+    o.footprint = false;
+    assert_int_equal(ks_state_walk(synth, sampled, 1, &o, keep_state, &lines, &err), KS_OK);
+    assert_true(lines > 0);
+    /* the list: MemcpyHtoD lines that the trace reader takes as copies, then
+     * the warm-up kernel, whose header and every instruction it reads */
+    char out[4400];
+    snprintf(out, sizeof out, "%s/out", tmpdir);
+    ks_trace_set *set;
+    assert_int_equal(ks_trace_set_open(out, &set, &err), KS_OK);
+    assert_int_equal(ks_trace_set_kernel_count(set), 1);
+    size_t copies = 0;
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < ks_trace_set_event_count(set); i++) {
+        const ks_trace_event *e = ks_trace_set_event(set, i);
+        if (e->is_kernel)
+            continue;
+        copies++;
+        unsigned long long a, b;
+        assert_int_equal(sscanf(e->text, "MemcpyHtoD,0x%llx,%llu", &a, &b), 2);
+        assert_int_equal(a % 32, 0);
+        assert_int_equal(b % 32, 0);
+        bytes += b;
+    }
+    /* one copy per run of valid sectors at most (runs that continue one
+     * another merge) */
+    assert_true(copies > 0 && copies <= bytes / 32);
+    const ks_trace_kernel *k = ks_trace_set_kernel(set, 0);
+    assert_string_equal(k->name, KS_WARM_KERNEL_NAME);
+    read_back r = {0};
+    assert_int_equal(ks_trace_set_stream(set, 0, NULL, count_inst, &r, &err), KS_OK);
+    /* every valid sector once: the kernel loads what the copies copy */
+    assert_int_equal(r.sectors * 32, bytes);
+    ks_trace_set_free(set);
+    /* the MacSim folder: one launch the MacSim reader opens, warps of loads */
+    char mac[4400];
+    snprintf(mac, sizeof mac, "%s/mac/kernel_config.txt", tmpdir);
+    FILE *f = fopen(mac, "w");
+    assert_non_null(f);
+    fprintf(f, "nvbit\n14\n-1\n./%s7/trace.txt\n", KS_WARM_MACSIM_FOLDER_PREFIX);
+    fclose(f);
+    snprintf(mac, sizeof mac, "%s/mac", tmpdir);
+    ks_macsim_set *ms;
+    assert_int_equal(ks_macsim_set_open(mac, &ms, &err), KS_OK);
+    assert_int_equal(ks_macsim_set_count(ms), 1);
+    const ks_macsim_launch *ml = ks_macsim_set_launch(ms, 0);
+    assert_true(ml->warps >= 4);
+    /* one load per line (and a store per dirty line), one exit per warp */
+    assert_true(ml->insts >= lines + ml->warps);
+    ks_macsim_set_free(ms);
+}
+
+static void test_geometry_from_configs(void **state)
+{
+    (void)state;
+    ks_error err;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/gpgpusim.config", tmpdir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "# SM86_RTX3070's values\n-gpgpu_n_clusters 46\n-gpgpu_n_cores_per_cluster 1\n"
+               "-gpgpu_n_mem 16\n-gpgpu_n_sub_partition_per_mchannel 2\n"
+               "-gpgpu_shader_core_pipeline 1536:32\n-gpgpu_shader_cta 32\n"
+               "-gpgpu_cache:dl2 S:64:128:16,L:B:m:L:P,A:192:4,32:0,32\n"
+               "-gpgpu_flush_l1_cache 1\n-gpgpu_perf_sim_memcpy 1\n");
+    fclose(f);
+    ks_gpu_geometry g;
+    assert_int_equal(ks_gpu_geometry_read_gpgpusim(path, &g, &err), KS_OK);
+    assert_int_equal(g.l2_bytes, 4u << 20);
+    assert_int_equal(g.line_bytes, 128);
+    assert_int_equal(g.sector_bytes, 32);
+    assert_int_equal(g.sms, 46);
+    assert_int_equal(g.max_threads_per_sm, 1536);
+    assert_int_equal(g.perf_sim_memcpy, 1);
+    f = fopen(path, "w");
+    fprintf(f, "-gpgpu_n_mem 16\n-gpgpu_cache:dl2 bogus\n");
+    fclose(f);
+    assert_int_equal(ks_gpu_geometry_read_gpgpusim(path, &g, &err), KS_ERR_FORMAT);
+    assert_int_equal(err.line, 2);
+    snprintf(path, sizeof path, "%s/params.in", tmpdir);
+    f = fopen(path, "w");
+    fprintf(f, "num_sim_cores 16\n# L3 Cache (4.5MB 24 way)\nnum_llc 12\nllc_num_set 128\n"
+               "llc_line_size 128\nllc_assoc 24\n");
+    fclose(f);
+    assert_int_equal(ks_gpu_geometry_read_macsim(path, &g, &err), KS_OK);
+    assert_int_equal(g.l2_bytes, 12u * 128 * 128 * 24);
+    assert_int_equal(g.sector_bytes, 128);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_model_known_answers),
+        cmocka_unit_test(test_model_replay_equals_history),
+        cmocka_unit_test(test_walk_pins_states),
+        cmocka_unit_test(test_carriers_read_back),
+        cmocka_unit_test(test_geometry_from_configs),
+    };
+    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
+}
