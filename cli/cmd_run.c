@@ -346,15 +346,27 @@ static char *job_command(const run_args *a, bool macsim, const char *dir)
 }
 
 /* What the manifest records of the simulator's command: the template as
- * given, or the preset's files as absolute paths (malloc'd). */
+ * given, or the preset's files as absolute paths; with --warmup state, the
+ * options the rebuilt state depends on (malloc'd). */
 static char *command_text(const run_args *a)
 {
-    if (a->simulator)
-        return strdup(a->simulator);
-    size_t cap = PATH_MAX * (size_t)(a->config_count + 2) + 64, n = 0;
+    size_t cap = PATH_MAX * (size_t)(a->config_count + 4) + 256, n = 0;
     char *out = malloc(cap);
     if (!out)
         return NULL;
+    if (a->warmup.mode == KS_WARMUP_STATE) {
+        char *cfg = a->warmup.sim_config ? realpath(a->warmup.sim_config, NULL) : NULL;
+        n += (size_t)snprintf(out + n, cap - n,
+                              "[state: l2 %llu bytes, cut %g, %s lines, sim-config %s] ",
+                              (unsigned long long)a->warmup.l2_bytes, a->warmup.cut,
+                              a->warmup.all_lines ? "all" : "touched",
+                              cfg ? cfg : a->warmup.sim_config ? a->warmup.sim_config : "-");
+        free(cfg);
+    }
+    if (a->simulator) {
+        snprintf(out + n, cap - n, "%s", a->simulator);
+        return out;
+    }
     n += (size_t)snprintf(out + n, cap - n, "%s", a->accelsim ? a->accelsim : a->macsim);
     for (int c = 0; c < a->config_count; c++) {
         char *abs = realpath(a->configs[c], NULL);

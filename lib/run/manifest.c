@@ -289,8 +289,8 @@ ks_status ks_run_manifest_compare(const ks_run_manifest *old, const ks_run_manif
                             "this run folder belongs to another plan (%s, XXH3-128 %s); use a "
                             "new folder",
                             old->plan ? old->plan : "?", old->plan_xxh128);
-    const char *const what[] = {"--traces", "the simulator", "the simulator command",
-                                "--warmup"};
+    const char *const what[] = {"--traces", "the simulator",
+                                "the simulator command (and warm-state options)", "--warmup"};
     const char *const a[] = {old->traces, old->simulator, old->command, old->warmup};
     const char *const b[] = {now->traces, now->simulator, now->command, now->warmup};
     for (size_t i = 0; i < 4; i++)
