@@ -84,11 +84,13 @@ if LIBRARY and LIBRARY_PATH == LIBRARY and LIBRARY_FOUND == BUILD_TREE:
     # changes or breaks this package
     import warnings
 
-    warnings.warn("ksample: bound to %s, a build folder (no installed libksample seen by "
-                  "pkg-config when the package was installed); install the library "
-                  "(cmake --install build --prefix P) and reinstall with "
-                  "PKG_CONFIG_PATH=P/lib/pkgconfig, or set KSAMPLE_LIBRARY" % LIBRARY,
-                  stacklevel=2)
+    # (warn_explicit: no line of this file quoted under the message;
+    # filterable as any UserWarning of module "ksample")
+    warnings.warn_explicit("bound to %s, a build folder (no installed libksample seen by "
+                           "pkg-config when the package was installed); install the library "
+                           "(cmake --install build --prefix P) and reinstall with "
+                           "PKG_CONFIG_PATH=P/lib/pkgconfig, or set KSAMPLE_LIBRARY" % LIBRARY,
+                           UserWarning, "ksample", 0, module="ksample")
 
 # status names from the header's enum: KS_ERR_USAGE -> "usage", ...
 _STATUS = {value: name[len("KS_ERR_"):].lower() if name.startswith("KS_ERR_") else "ok"
