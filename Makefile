@@ -22,8 +22,13 @@ build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
-	sh scripts/demo.sh $(BUILD)/ksample
+# the build's ~600 lines go to a log (shown when the build fails), so the
+# demo's output is the demo
+demo: deps
+	@echo "== building ksample in $(BUILD) (log: $(BUILD)/build.log)"
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) >$(BUILD)/build.log 2>&1 || { tail -n 40 $(BUILD)/build.log; exit 1; }
+	@sh scripts/demo.sh $(BUILD)/ksample
 
 test: build deps-test
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -138,6 +138,9 @@ typedef struct cli_loop {
 /* The next option for the command's own switch, or -1 when the loop is over
  * (then see l->exit). */
 int cli_loop_next(cli_loop *l, int argc, char **argv);
+/* The one of names closest to word (a typo: a few edits, or a prefix), or
+ * NULL when none is close: for "did you mean". */
+const char *cli_did_you_mean(const char *word, const char *const *names, size_t count);
 /* docgen.c: while set, the loop hands it the command's option table instead
  * of parsing anything, and the command ends as after --help. */
 extern void (*cli_options_hook)(const struct option *longopts, const char *shortopts);

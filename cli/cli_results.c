@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void cli_results_init(cli_results *r, const char *cmd)
 {
@@ -71,6 +72,10 @@ bool cli_results_option(cli_results *r, int opt, const char *arg, const char *cm
  * read, the plan's recorded input is used when it can be. */
 static int open_profile(cli_results *r, const ks_plan *plan)
 {
+    if (r->profile) { /* read already (the results, then the pilot's) */
+        r->read.profile = r->profile;
+        return 0;
+    }
     ks_error_clear(&r->profile_err);
     if (ks_plan_open_profile(plan, r->profile_path, &r->profile, &r->profile_err) == KS_OK) {
         r->read.profile = r->profile;
@@ -123,6 +128,13 @@ int cli_results_read(cli_results *r, const char *plan_path, const ks_plan *plan,
      * each names, unless a uid mapping was asked for */
     if (r->traces_given && r->read.uid_mode == KS_UID_SAMPLED)
         r->read.uid_mode = KS_UID_TRACE;
+    /* --uid-base maps by position alone: when the plan was sampled from a
+     * trace folder, the trace files and names the log gives are still
+     * checked against it */
+    struct stat sb;
+    if (r->read.uid_mode == KS_UID_BASE && !r->read.traces && plan->input_path[0] &&
+        stat(plan->input_path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        r->read.traces = plan->input_path;
     if (r->map_count > 1 && r->map_count != count) {
         ks_results_free(out);
         fprintf(stderr, "ksample: %d --uid-map for %d results: give one, or one each\n",
@@ -132,7 +144,8 @@ int cli_results_read(cli_results *r, const char *plan_path, const ks_plan *plan,
     for (int i = 0; i < count; i++) {
         if (r->map_count)
             r->read.uid_map = r->maps[r->map_count > 1 ? i : 0];
-        if (ks_results_read(paths[i], plan, &r->read, out, &err) != KS_OK) {
+        if (ks_results_read(paths[i], plan, &r->read, out, &err) != KS_OK ||
+            ks_results_check_plan(out, plan, &err) != KS_OK) {
             ks_results_free(out);
             return cli_fail(&err);
         }

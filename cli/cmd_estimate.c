@@ -277,10 +277,16 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
                    "-", "-", "no interval");
             continue;
         }
-        printf("%-40s %-6s %15.6g %15.6g %15.6g %8.3f%%  %s%s%s\n", m->name,
+        char rel[32] = "      n/a"; /* a zero estimate: no relative error */
+        if (!isnan(m->rel_halfwidth))
+            snprintf(rel, sizeof rel, "%8.3f%%", m->rel_halfwidth * 100);
+        printf("%-40s %-6s %15.6g %15.6g %15.6g %9s  %s%s%s\n", m->name,
                m->is_ratio ? "rate" : m->kind_assumed ? "?" : "count", m->estimate, m->ci_low,
-               m->ci_high, m->rel_halfwidth * 100,
-               m->bound_met < 0 ? "-" : m->bound_met ? "met" : "NOT met",
+               m->ci_high, rel,
+               m->bound_met < 0          ? "-"
+               : m->bound_met            ? "met"
+               : isnan(m->rel_halfwidth) ? "NOT met (an estimate of 0 has no relative error)"
+                                         : "NOT met",
                m->pilot ? "  (pilot-corrected)" : "",
                m->kind_assumed ? "  (kind unknown: summed as a per-kernel count)" : "");
         if (m->pilot && !corrected++)

@@ -85,18 +85,34 @@ int cmd_info(int argc, char **argv)
         fprintf(stderr, "ksample: out of memory\n");
         return KS_ERR_NOMEM;
     }
-    long double total = 0;
+    /* a trace folder has no durations: its launches are weighed by their
+     * instructions (warp-level), with the warps beside them */
+    long double total = 0, warps = 0, insts = 0;
+    const double *inst_col = NULL, *warp_col = NULL;
+    for (size_t m = 0; m < p->metric_count; m++) {
+        if (strcmp(p->metrics[m].name, "smsp__inst_executed.sum") == 0)
+            inst_col = p->metrics[m].values;
+        if (strcmp(p->metrics[m].name, "warps") == 0)
+            warp_col = p->metrics[m].values;
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        total += p->duration_ns[i];
+        insts += inst_col && !isnan(inst_col[i]) ? inst_col[i] : 0;
+        warps += warp_col && !isnan(warp_col[i]) ? warp_col[i] : 0;
+    }
+    bool by_insts = total == 0 && inst_col && insts > 0;
+    long double all = by_insts ? insts : total;
     for (size_t gi = 0; gi < g.count; gi++)
         rows[gi].group = gi;
     for (size_t i = 0; i < p->n; i++) {
         row *r = &rows[g.group_of[i]];
         r->count++;
-        r->total += p->duration_ns[i];
-        total += p->duration_ns[i];
+        r->total += by_insts ? (isnan(inst_col[i]) ? 0 : inst_col[i]) : p->duration_ns[i];
     }
     for (size_t i = 0; i < p->n; i++) {
         row *r = &rows[g.group_of[i]];
-        long double d = p->duration_ns[i] - r->total / r->count;
+        long double v = by_insts ? (isnan(inst_col[i]) ? 0 : inst_col[i]) : p->duration_ns[i];
+        long double d = v - r->total / r->count;
         r->sq += d * d;
     }
     qsort(rows, g.count, sizeof *rows, by_total);
@@ -108,8 +124,13 @@ int cmd_info(int argc, char **argv)
         cli_json_text_field("device", p->device_name);
         cli_json_text_field("duration_source", p->duration_source);
         printf(", \"invocations\": %zu, \"names\": %zu, \"key\": \"%s\", \"groups\": %zu, "
-               "\"total_ns\": %.0Lf, \"metrics\": [",
+               "\"total_ns\": %.0Lf, ",
                p->n, p->name_count, ks_key_to_string(key), g.count, total);
+        if (inst_col)
+            printf("\"instructions\": %.0Lf, ", insts);
+        if (warp_col)
+            printf("\"warps\": %.0Lf, ", warps);
+        printf("\"measure\": \"%s\", \"metrics\": [", by_insts ? "instructions" : "ns");
         for (size_t m = 0; m < p->metric_count; m++) {
             if (m)
                 printf(", ");
@@ -121,10 +142,13 @@ int cmd_info(int argc, char **argv)
             long double mean = r->total / r->count;
             printf("%s{\"key\": ", i ? ", " : "");
             cli_json_string(g.labels[r->group]);
-            printf(", \"count\": %llu, \"total_ns\": %.0Lf, \"share\": %.6Lf, \"mean_ns\": %.3Lf, "
+            /* total_ns, mean_ns: of the measure (instructions for traces) */
+            printf(", \"count\": %llu, \"%s\": %.0Lf, \"share\": %.6Lf, \"%s\": %.3Lf, "
                    "\"cv\": %.6Lf}",
-                   (unsigned long long)r->count, r->total, total > 0 ? r->total / total : 0,
-                   mean, mean > 0 ? sqrtl(r->sq / r->count) / mean : 0);
+                   (unsigned long long)r->count, by_insts ? "instructions" : "total_ns",
+                   r->total, all > 0 ? r->total / all : 0,
+                   by_insts ? "mean_instructions" : "mean_ns", mean,
+                   mean > 0 ? sqrtl(r->sq / r->count) / mean : 0);
         }
         printf("]}\n");
     } else {
@@ -135,7 +159,12 @@ int cmd_info(int argc, char **argv)
         printf("invocations:  %zu\n", p->n);
         printf("kernel names: %zu\n", p->name_count);
         printf("groups:       %zu (key %s)\n", g.count, ks_key_to_string(key));
-        printf("total time:   %.6Lf s (%.0Lf ns)\n", total / 1e9L, total);
+        if (!by_insts)
+            printf("total time:   %.6Lf s (%.0Lf ns)\n", total / 1e9L, total);
+        if (inst_col)
+            printf("instructions: %.0Lf (warp-level)\n", insts);
+        if (warp_col)
+            printf("warps:        %.0Lf\n", warps);
         if (p->duration_source[0])
             printf("durations:    %s\n", strcmp(p->duration_source, "none") == 0
                                               ? "none (the file has no time metric)"
@@ -146,7 +175,8 @@ int cmd_info(int argc, char **argv)
                 printf("%s%s", m ? ", " : "", p->metrics[m].name);
             printf("%s)\n", p->metric_count > 4 ? ", ..." : "");
         }
-        printf("\n%6s %10s %14s %7s %8s  %s\n", "rank", "count", "mean (ns)", "CV", "time %",
+        printf("\n%6s %10s %14s %7s %8s  %s\n", "rank", "count",
+               by_insts ? "mean (insts)" : "mean (ns)", "CV", by_insts ? "insts %" : "time %",
                "kernel");
         for (size_t i = 0; i < shown; i++) {
             row *r = &rows[i];
@@ -155,7 +185,7 @@ int cmd_info(int argc, char **argv)
             printf("%6zu %10llu %14.1Lf %7.3Lf %7.2Lf%%  %.100s%s\n", i + 1,
                    (unsigned long long)r->count, mean,
                    mean > 0 ? sqrtl(r->sq / r->count) / mean : 0,
-                   total > 0 ? 100 * r->total / total : 0, label,
+                   all > 0 ? 100 * r->total / all : 0, label,
                    strlen(label) > 100 ? "..." : "");
         }
         if (shown < g.count)

@@ -31,8 +31,12 @@ static void help(void)
            "kernelslist.g that keeps every memory copy of the traced program, for a MacSim\n"
            "one a kernel_config.txt and trace_file_list; the simulator's stdout and stderr\n"
            "go to the job's sim.log, its exit code to status.  A rerun skips the jobs that\n"
-           "are done and reruns the others.  Then 'ksample estimate PLAN RUNDIR' reads the\n"
-           "results ('ksample status RUNDIR' says how far a run is).\n\n"
+           "are done and reruns the others; once a job is done, a rerun with another\n"
+           "--batch, --warmup, --remap, trace folder or simulator command is refused\n"
+           "(naming the option), never mixed.  One run at a time holds RUNDIR (a second\n"
+           "is refused naming the first's pid, host and start).  Then 'ksample estimate\n"
+           "PLAN RUNDIR' reads the results ('ksample status RUNDIR' says how far a run\n"
+           "is).\n\n"
            "A launch simulated by itself starts from cold caches, which it never does in\n"
            "the full run: summed over a program, alone cycles were 1.09-1.14x the full\n"
            "run's on Accel-Sim and 3.3x on MacSim (docs/bench.md).  --warmup runs warm-up\n"
@@ -46,7 +50,9 @@ static void help(void)
            "                     {trace_file_list} (MacSim) and {outdir} replaced (absolute,\n"
            "                     shell-quoted), e.g. 'accel-sim.out -trace {kernelslist}\n"
            "                     -config gpgpusim.config'\n"
-           "  --accelsim BIN     Accel-Sim's accel-sim.out: every file of each --config\n"
+           "  --accelsim BIN     Accel-Sim's accel-sim.out (made absolute, or looked up\n"
+           "                     in PATH, and checked before any job starts): every file\n"
+           "                     of each --config\n"
            "                     folder is linked into the job folder (an interconnect\n"
            "                     file is found next to gpgpusim.config), and the job runs\n"
            "                     BIN -trace kernelslist.g -config gpgpusim.config\n"
@@ -183,9 +189,11 @@ static int make_dir(const char *path)
     return 0;
 }
 
-/* A rerun must be of the same plan: its jobs' results would otherwise be
- * mixed with another plan's. */
-static int check_previous(const char *manifest, const char *digest)
+/* A rerun must be of the same plan, and, once a job is done, of the same
+ * options: the finished jobs' results would otherwise be mixed with another
+ * warm-up's or another batch's.  With no job done there is nothing to mix:
+ * every job starts afresh. */
+static int check_previous(const char *rundir, const char *manifest, const ks_run_manifest *now)
 {
     struct stat sb;
     if (stat(manifest, &sb) != 0)
@@ -195,16 +203,20 @@ static int check_previous(const char *manifest, const char *digest)
     ks_error_clear(&err);
     if (ks_run_manifest_read(manifest, &old, &err) != KS_OK)
         return cli_fail(&err);
-    int rc = 0;
-    if (strcmp(old.plan_xxh128, digest) != 0) {
-        fprintf(stderr,
-                "ksample: %s: this run folder belongs to another plan (%s, XXH3-128 %s); use "
-                "a new folder\n",
-                manifest, old.plan, old.plan_xxh128);
-        rc = KS_ERR_USAGE;
+    size_t done = 0;
+    for (size_t j = 0; j < old.job_count; j++) {
+        ks_job_state state;
+        int code;
+        if (ks_run_job_state(rundir, old.jobs[j].dir, &state, &code, &err) == KS_OK &&
+            state == KS_JOB_DONE)
+            done++;
     }
+    ks_error_clear(&err);
+    ks_status st = KS_OK;
+    if (strcmp(old.plan_xxh128, now->plan_xxh128) != 0 || done > 0)
+        st = ks_run_manifest_compare(&old, now, manifest, &err);
     ks_run_manifest_free(&old);
-    return rc;
+    return st == KS_OK ? 0 : cli_fail(&err);
 }
 
 typedef struct run_state {
@@ -218,6 +230,7 @@ typedef struct run_state {
     size_t entry_count;
     size_t *job_first;        /* job j: entries [job_first[j], job_first[j + 1]) */
     bool macsim;
+    ks_run_lock *lock;
 } run_state;
 
 static void state_free(run_state *s)
@@ -239,6 +252,7 @@ static void state_free(run_state *s)
     free(s->job_first);
     ks_plan_free(&s->plan);
     ks_profile_free(s->profile);
+    ks_run_lock_release(s->lock);
 }
 
 /* Jobs of `batch` sampled launches each, every one after its warm-ups. */
@@ -336,46 +350,52 @@ static char *job_command(const run_args *a, bool macsim, const char *dir)
     return expand(template, pkeys, pvalues, 2);
 }
 
-/* Job j: its folder, its launches exported, its command. */
-static int prepare_job(run_state *s, const run_args *a, size_t j)
+/* What the manifest records of the simulator's command: the template as
+ * given, or the preset's files as absolute paths; with --warmup state, the
+ * options the rebuilt state depends on (malloc'd). */
+static char *command_text(const run_args *a)
+{
+    size_t cap = PATH_MAX * (size_t)(a->config_count + 4) + 256, n = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    if (a->warmup.mode == KS_WARMUP_STATE) {
+        char *cfg = a->warmup.sim_config ? realpath(a->warmup.sim_config, NULL) : NULL;
+        n += (size_t)snprintf(out + n, cap - n,
+                              "[state: l2 %llu bytes, cut %g, %s lines, sim-config %s] ",
+                              (unsigned long long)a->warmup.l2_bytes, a->warmup.cut,
+                              a->warmup.all_lines ? "all" : "touched",
+                              cfg ? cfg : a->warmup.sim_config ? a->warmup.sim_config : "-");
+        free(cfg);
+    }
+    if (a->simulator) {
+        snprintf(out + n, cap - n, "%s", a->simulator);
+        return out;
+    }
+    n += (size_t)snprintf(out + n, cap - n, "%s", a->accelsim ? a->accelsim : a->macsim);
+    for (int c = 0; c < a->config_count; c++) {
+        char *abs = realpath(a->configs[c], NULL);
+        n += (size_t)snprintf(out + n, cap - n, " --config %s", abs ? abs : a->configs[c]);
+        free(abs);
+    }
+    if (a->params) {
+        char *abs = realpath(a->params, NULL);
+        snprintf(out + n, cap - n, " --params %s", abs ? abs : a->params);
+        free(abs);
+    }
+    return out;
+}
+
+/* Job j in the manifest: its folder and launches. */
+static int describe_job(run_state *s, const run_args *a, size_t j)
 {
     size_t first = s->job_first[j], count = s->job_first[j + 1] - first;
-    char rel[64], dir[PATH_MAX];
+    char rel[64];
     snprintf(rel, sizeof rel, "jobs/%04zu", j);
-    char *abs = realpath(a->rundir, NULL);
-    if (!abs) {
-        fprintf(stderr, "ksample: %s: %s\n", a->rundir, strerror(errno));
-        return KS_ERR_IO;
-    }
-    snprintf(dir, sizeof dir, "%s/%s", abs, rel);
-    free(abs);
-    ks_error err;
-    ks_error_clear(&err);
-    const ks_warmup *w = a->warmup.mode == KS_WARMUP_NONE ? NULL : &a->warmup;
-    if (ks_export_entries_write(&s->plan, a->traces, s->entries + first, count, w, dir, &err) !=
-        KS_OK)
-        return cli_fail(&err);
-    int rc = 0;
-    if (!s->macsim && a->accelsim)
-        rc = link_configs(a, dir);
-    if (!rc && s->macsim && a->macsim) {
-        char link[PATH_MAX + 16], *target = realpath(a->params, NULL);
-        snprintf(link, sizeof link, "%s/params.in", dir);
-        unlink(link);
-        if (!target || symlink(target, link) != 0) {
-            fprintf(stderr, "ksample: %s: cannot link to %s: %s\n", link, a->params,
-                    strerror(errno));
-            rc = KS_ERR_IO;
-        }
-        free(target);
-    }
-    if (rc)
-        return rc;
     s->dirs[j] = strdup(rel);
-    s->commands[j] = job_command(a, s->macsim, dir);
     ks_run_manifest_job *mj = &s->manifest.jobs[j];
     mj->dir = s->dirs[j];
-    mj->ids = malloc(count * sizeof *mj->ids);
+    mj->ids = malloc((count ? count : 1) * sizeof *mj->ids);
     bool warmups = false, remapped = false;
     for (size_t k = 0; k < count; k++) {
         warmups = warmups || !s->entries[first + k].measured;
@@ -383,8 +403,7 @@ static int prepare_job(run_state *s, const run_args *a, size_t j)
     }
     mj->measured = warmups ? malloc(count) : NULL;
     mj->launches = remapped ? malloc(count * sizeof *mj->launches) : NULL;
-    if (!s->dirs[j] || !s->commands[j] || !mj->ids || (warmups && !mj->measured) ||
-        (remapped && !mj->launches))
+    if (!s->dirs[j] || !mj->ids || (warmups && !mj->measured) || (remapped && !mj->launches))
         return KS_ERR_NOMEM;
     /* a state carrier that is a kernel runs (measured 2: ksample's warm-up
      * kernel, no launch of the traces); memory copies are no kernel */
@@ -402,6 +421,53 @@ static int prepare_job(run_state *s, const run_args *a, size_t j)
         listed++;
     }
     mj->id_count = listed;
+    return 0;
+}
+
+/* Job j's folder: its launches exported, the preset's files linked, its
+ * command; a job done before keeps its folder (the manifest's options are
+ * these, check_previous). */
+static int prepare_job(run_state *s, const run_args *a, size_t j)
+{
+    size_t first = s->job_first[j], count = s->job_first[j + 1] - first;
+    char dir[PATH_MAX];
+    char *abs = realpath(a->rundir, NULL);
+    if (!abs) {
+        fprintf(stderr, "ksample: %s: %s\n", a->rundir, strerror(errno));
+        return KS_ERR_IO;
+    }
+    snprintf(dir, sizeof dir, "%s/%s", abs, s->dirs[j]);
+    free(abs);
+    ks_error err;
+    ks_error_clear(&err);
+    const ks_warmup *w = a->warmup.mode == KS_WARMUP_NONE ? NULL : &a->warmup;
+    ks_job_state state;
+    int code;
+    if (ks_run_job_state(a->rundir, s->dirs[j], &state, &code, &err) != KS_OK)
+        return cli_fail(&err);
+    bool done = state == KS_JOB_DONE;
+    if (!done &&
+        ks_export_entries_write(&s->plan, a->traces, s->entries + first, count, w, dir, &err) !=
+            KS_OK)
+        return cli_fail(&err);
+    int rc = 0;
+    if (!done && !s->macsim && a->accelsim)
+        rc = link_configs(a, dir);
+    if (!rc && !done && s->macsim && a->macsim) {
+        char link[PATH_MAX + 16], *target = realpath(a->params, NULL);
+        snprintf(link, sizeof link, "%s/params.in", dir);
+        unlink(link);
+        if (!target || symlink(target, link) != 0) {
+            fprintf(stderr, "ksample: %s: cannot link to %s: %s\n", link, a->params,
+                    strerror(errno));
+            rc = KS_ERR_IO;
+        }
+        free(target);
+    }
+    if (rc)
+        return rc;
+    if (!(s->commands[j] = job_command(a, s->macsim, dir)))
+        return KS_ERR_NOMEM;
     s->jobs[j] = (ks_run_job){s->dirs[j], s->commands[j]};
     return 0;
 }
@@ -457,13 +523,19 @@ static int probe_memcpy(run_args *a)
 }
 
 /* --warmup state: every sampled launch's rebuilt L2 state written into the
- * folder of its job, in one pass over the traces. */
+ * folder of its job, in one pass over the traces (the job's export then
+ * takes it into the folder it builds).  A job done before is left as it
+ * is; a job folder that is a link is refused, as its export would. */
 static int prepare_state(run_state *s, const run_args *a)
 {
     char *abs = realpath(a->rundir, NULL);
     const char **dirs = calloc(s->entry_count + 1, sizeof *dirs);
     char **owned = calloc(s->job_count + 1, sizeof *owned);
-    int rc = abs && dirs && owned ? 0 : KS_ERR_NOMEM;
+    ks_export_entry *todo = malloc((s->entry_count + 1) * sizeof *todo);
+    size_t todo_count = 0;
+    int rc = abs && dirs && owned && todo ? 0 : KS_ERR_NOMEM;
+    ks_error err;
+    ks_error_clear(&err);
     for (size_t j = 0; j < s->job_count && !rc; j++) {
         size_t n = strlen(abs) + 32;
         if (!(owned[j] = malloc(n))) {
@@ -471,17 +543,34 @@ static int prepare_state(run_state *s, const run_args *a)
             break;
         }
         snprintf(owned[j], n, "%s/jobs/%04zu", abs, j);
+        ks_job_state state;
+        int code;
+        if (ks_run_job_state(a->rundir, s->dirs[j], &state, &code, &err) != KS_OK) {
+            rc = cli_fail(&err);
+            break;
+        }
+        if (state == KS_JOB_DONE)
+            continue;
+        struct stat sb;
+        if (lstat(owned[j], &sb) == 0 && S_ISLNK(sb.st_mode)) {
+            fprintf(stderr, "ksample: %s: is a symbolic link: refusing to write through it\n",
+                    owned[j]);
+            rc = KS_ERR_USAGE;
+            break;
+        }
         if ((rc = make_dir(owned[j])))
             break;
-        for (size_t k = s->job_first[j]; k < s->job_first[j + 1]; k++)
-            dirs[k] = owned[j];
+        for (size_t k = s->job_first[j]; k < s->job_first[j + 1]; k++) {
+            todo[todo_count] = s->entries[k];
+            dirs[todo_count++] = owned[j];
+        }
     }
-    ks_error err;
-    ks_error_clear(&err);
     ks_state_report rep;
-    if (!rc && ks_export_state_write(a->traces, &a->warmup, s->entries, s->entry_count, dirs,
-                                     &rep, &err) != KS_OK)
+    memset(&rep, 0, sizeof rep);
+    if (!rc && ks_export_state_write(a->traces, &a->warmup, todo, todo_count, dirs, &rep,
+                                     &err) != KS_OK)
         rc = cli_fail(&err);
+    free(todo);
     if (!rc && !a->quiet)
         fprintf(stderr,
                 "ksample: run: warm state of %zu launches rebuilt in %.1f s: %llu lines in "
@@ -555,19 +644,23 @@ static int run(run_args *a)
                cli_usage_error("run", "%s is not a MacSim trace folder (no kernel_config.txt "
                                       "starting with nvbit): --macsim runs MacSim traces",
                                a->traces);
+    char manifest_path[PATH_MAX + 32], jobs_dir[PATH_MAX + 8];
+    snprintf(manifest_path, sizeof manifest_path, "%s/manifest.json", a->rundir);
+    snprintf(jobs_dir, sizeof jobs_dir, "%s/jobs", a->rundir);
+    if ((rc = make_dir(a->rundir)) || (rc = make_dir(jobs_dir)))
+        return state_free(&s), rc;
+    /* one run at a time in a folder, from here to the end */
+    if (ks_run_lock_take(a->rundir, &s.lock, &err) != KS_OK)
+        return state_free(&s), cli_fail(&err);
     if (a->warmup.mode == KS_WARMUP_STATE && a->warmup.carrier == KS_STATE_MEMCPY && !s.macsim) {
-        if ((rc = make_dir(a->rundir)) || (rc = probe_memcpy(a)))
+        if ((rc = probe_memcpy(a)))
             return state_free(&s), rc;
     }
     ks_export_options eo = {.traces = a->traces, .profile = s.profile, .remap = a->remap,
                             .warmup = a->warmup.mode == KS_WARMUP_NONE ? NULL : &a->warmup};
     if (ks_export_plan_entries(&s.plan, &eo, &s.entries, &s.entry_count, &err) != KS_OK)
         return state_free(&s), cli_fail(&err);
-    char manifest_path[PATH_MAX + 32], jobs_dir[PATH_MAX + 8];
-    snprintf(manifest_path, sizeof manifest_path, "%s/manifest.json", a->rundir);
-    snprintf(jobs_dir, sizeof jobs_dir, "%s/jobs", a->rundir);
-    if ((rc = make_dir(a->rundir)) || (rc = make_dir(jobs_dir)) ||
-        (rc = check_previous(manifest_path, digest)) || (rc = split_jobs(&s, a->batch)))
+    if ((rc = split_jobs(&s, a->batch)))
         return state_free(&s), rc;
     s.jobs = calloc(s.job_count, sizeof *s.jobs);
     s.dirs = calloc(s.job_count, sizeof *s.dirs);
@@ -575,15 +668,26 @@ static int run(run_args *a)
     s.manifest.jobs = calloc(s.job_count, sizeof *s.manifest.jobs);
     s.manifest.job_count = s.job_count;
     char *plan_abs = realpath(a->plan, NULL), *traces_abs = realpath(a->traces, NULL);
+    char *command = command_text(a);
     char warmup_text[32];
     ks_warmup_format(&a->warmup, warmup_text, sizeof warmup_text);
     s.manifest.plan = plan_abs;
     s.manifest.traces = traces_abs;
     s.manifest.warmup = warmup_text;
     s.manifest.simulator = a->accelsim ? "accelsim" : a->macsim ? "macsim" : "command";
+    s.manifest.command = command;
+    s.manifest.batch = a->batch;
+    s.manifest.remap = a->remap;
     snprintf(s.manifest.plan_xxh128, sizeof s.manifest.plan_xxh128, "%s", digest);
-    if (!s.jobs || !s.dirs || !s.commands || !s.manifest.jobs || !plan_abs || !traces_abs)
+    if (!s.jobs || !s.dirs || !s.commands || !s.manifest.jobs || !plan_abs || !traces_abs ||
+        !command)
         rc = KS_ERR_NOMEM;
+    for (size_t j = 0; j < s.job_count && !rc; j++)
+        rc = describe_job(&s, a, j);
+    /* nothing in the folder changes before the earlier run's options are
+     * found to be these */
+    if (!rc)
+        rc = check_previous(a->rundir, manifest_path, &s.manifest);
     if (!rc && a->warmup.mode == KS_WARMUP_STATE)
         rc = prepare_state(&s, a);
     for (size_t j = 0; j < s.job_count && !rc; j++)
@@ -591,8 +695,10 @@ static int run(run_args *a)
     if (!rc && ks_run_manifest_write(manifest_path, &s.manifest, &err) != KS_OK)
         rc = cli_fail(&err);
     s.manifest.plan = s.manifest.traces = s.manifest.warmup = s.manifest.simulator = NULL;
+    s.manifest.command = NULL;
     free(plan_abs);
     free(traces_abs);
+    free(command);
     if (rc)
         return state_free(&s), rc;
     cli_progress pr;
@@ -624,6 +730,42 @@ static int run(run_args *a)
                 last.slurm_job_id[0] ? ", Slurm job " : "", last.slurm_job_id);
     rc = o.engine == KS_ENGINE_SLURM && !o.wait ? 0 : report_failures(a, &s);
     state_free(&s);
+    return rc;
+}
+
+/* A preset's binary as every job runs it: absolute (a job runs in its own
+ * folder, where ./bin is not), checked now rather than failing every job
+ * with exit 127.  A name without a slash is looked up in PATH, as the shell
+ * would. */
+static int resolve_program(const char *opt, const char *given, char *out, size_t size)
+{
+    char *found = NULL;
+    if (strchr(given, '/')) {
+        found = realpath(given, NULL);
+    } else {
+        const char *path = getenv("PATH");
+        for (const char *p = path ? path : ""; *p && !found;) {
+            size_t n = strcspn(p, ":");
+            char cand[PATH_MAX];
+            snprintf(cand, sizeof cand, "%.*s/%s", (int)n, n ? p : ".", given);
+            if (access(cand, X_OK) == 0)
+                found = realpath(cand, NULL);
+            p += n + (p[n] == ':');
+        }
+    }
+    struct stat sb;
+    if (!found || stat(found, &sb) != 0)
+        return free(found),
+               cli_usage_error("run", "%s %s: no such program%s", opt, given,
+                               strchr(given, '/') ? "" : " in PATH");
+    int rc = 0;
+    if (!S_ISREG(sb.st_mode) || access(found, X_OK) != 0)
+        rc = cli_usage_error("run", "%s %s: not an executable file", opt, given);
+    else if (strlen(found) >= size)
+        rc = cli_usage_error("run", "%s %s: path too long", opt, given);
+    else
+        snprintf(out, size, "%s", found);
+    free(found);
     return rc;
 }
 
@@ -736,6 +878,17 @@ int cmd_run(int argc, char **argv)
         !strstr(a.simulator, "{outdir}"))
         return cli_usage_error("run", "--simulator must name what to run: {kernelslist}, "
                                       "{kernel_config}, {trace_file_list} or {outdir}");
+    static char accelsim_abs[PATH_MAX], macsim_abs[PATH_MAX];
+    if (a.accelsim && (rc = resolve_program("--accelsim", a.accelsim, accelsim_abs,
+                                            sizeof accelsim_abs)))
+        return rc;
+    if (a.macsim &&
+        (rc = resolve_program("--macsim", a.macsim, macsim_abs, sizeof macsim_abs)))
+        return rc;
+    if (a.accelsim)
+        a.accelsim = accelsim_abs;
+    if (a.macsim)
+        a.macsim = macsim_abs;
     if (!a.warmup_given)
         a.warmup = (ks_warmup){.mode = KS_WARMUP_DEFAULT_MODE,
                                .count = KS_WARMUP_DEFAULT_COUNT,

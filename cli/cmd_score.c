@@ -87,6 +87,8 @@ typedef struct values {
     const char *config;
     double *value;    /* per launch */
     double *cost;     /* run_cycles per launch, or NULL */
+    long *line;       /* per launch: the line of its row (0: none) */
+    char metric[64];  /* the metric read */
 } values;
 
 enum { MAX_ESTIMATORS = 4 };
@@ -110,6 +112,8 @@ static void values_free(values *v)
     free(v->path);
     free(v->value);
     free(v->cost);
+    free(v->line);
+    v->line = NULL;
     v->value = v->cost = NULL;
     v->path = NULL;
 }
@@ -180,7 +184,8 @@ static int read_values(values *v, const char *traces, size_t n, const score_opts
     long c = ks_results_metric(&r, "run_cycles");
     v->value = malloc((n ? n : 1) * sizeof *v->value);
     v->cost = c >= 0 ? malloc((n ? n : 1) * sizeof *v->cost) : NULL;
-    if (m < 0 || !v->value || (c >= 0 && !v->cost)) {
+    v->line = calloc(n ? n : 1, sizeof *v->line);
+    if (m < 0 || !v->value || (c >= 0 && !v->cost) || !v->line) {
         ks_results_free(&r);
         if (m < 0)
             fprintf(stderr, "ksample score: %s: no metric %s\n", v->path,
@@ -200,6 +205,8 @@ static int read_values(values *v, const char *traces, size_t n, const score_opts
             return KS_ERR_FORMAT;
         }
         v->value[r.ids[k]] = r.values[m][k];
+        v->line[r.ids[k]] = r.source_line[k];
+        snprintf(v->metric, sizeof v->metric, "%s", r.metrics[m]);
         if (v->cost)
             v->cost[r.ids[k]] = r.values[c][k];
     }
@@ -222,15 +229,18 @@ static int plan_profile(ks_profile *p, const char *traces, const cli_input *inpu
 {
     ks_error err;
     ks_error_clear(&err);
-    ks_results_kind kind = ks_results_detect(o->plan_from, &err);
-    if (kind == KS_RESULTS_UNREADABLE)
+    /* SRC@CONFIG as for every other source: the file is SRC */
+    values v = {0};
+    if (values_path(&v, "plan", o->plan_from))
+        return KS_ERR_NOMEM;
+    ks_results_kind kind = ks_results_detect(v.path, &err);
+    if (kind == KS_RESULTS_UNREADABLE) {
+        values_free(&v);
         return cli_fail(&err);
+    }
     if (kind == KS_RESULTS_ACCELSIM_LOG || kind == KS_RESULTS_MACSIM_LOG ||
         kind == KS_RESULTS_GETSTATS || kind == KS_RESULTS_CSV) {
-        values v = {0};
-        int rc = values_path(&v, "plan", o->plan_from);
-        if (!rc)
-            rc = read_values(&v, traces, p->n, o, o->plan_metric ? o->plan_metric : o->metric,
+        int rc = read_values(&v, traces, p->n, o, o->plan_metric ? o->plan_metric : o->metric,
                              false);
         for (size_t i = 0; !rc && i < p->n; i++) {
             if (isnan(v.value[i]) || v.value[i] < 0 || v.value[i] > 9e18) {
@@ -244,6 +254,13 @@ static int plan_profile(ks_profile *p, const char *traces, const cli_input *inpu
         values_free(&v);
         return rc;
     }
+    if (v.config) {
+        values_free(&v);
+        return cli_usage_error("score", "--plan-from %s: @CONFIG picks a column of a "
+                                        "get_stats.py CSV, and this is a profile",
+                               o->plan_from);
+    }
+    values_free(&v);
     cli_input tin;
     cli_input_init(&tin);
     tin.read = input->read;
@@ -406,8 +423,22 @@ static int run(ks_profile *p, const char *traces, const ks_params *pa, score_opt
     size_t n = p->n;
     int rc = read_values(&o->truth, traces, n, o, o->metric, false);
     if (!rc && count_present(o->truth.value, n) != n) {
-        fprintf(stderr, "ksample score: %s: the full run reports %zu of the %zu launches\n",
-                o->truth.path, count_present(o->truth.value, n), n);
+        /* the first launch without a value, where its row is when it has one
+         * (a nan or empty cell), so the file can be fixed there */
+        size_t i = 0;
+        while (i < n && !isnan(o->truth.value[i]))
+            i++;
+        if (o->truth.line[i] > 0)
+            fprintf(stderr,
+                    "ksample score: %s:%ld: launch %zu (its row's first line) has no value of "
+                    "%s (nan, empty or NA); the full run reports %zu of the %zu launches\n",
+                    o->truth.path, o->truth.line[i], i, o->truth.metric,
+                    count_present(o->truth.value, n), n);
+        else
+            fprintf(stderr,
+                    "ksample score: %s: launch %zu is not reported; the full run reports %zu "
+                    "of the %zu launches\n",
+                    o->truth.path, i, count_present(o->truth.value, n), n);
         rc = KS_ERR_FORMAT;
     }
     if (!rc && o->alone.path)
@@ -608,6 +639,13 @@ static int parse_option(score_opts *o, int opt, char *methods_buf, size_t method
             free(name);
             return cli_usage_error("score", "--warm %s: the name is taken", optarg);
         }
+        /* two sets of one name would be two columns no one can tell apart */
+        for (int w = 0; w < o->warm_count; w++)
+            if (strcmp(o->warm[w].name, name) == 0) {
+                free(name);
+                return cli_usage_error("score", "--warm %s: a set named so is given already",
+                                       optarg);
+            }
         return values_path(&o->warm[o->warm_count++], name, eq + 1);
     }
     }

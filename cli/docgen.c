@@ -361,6 +361,42 @@ static void option_values(const char *opt, char *buf, size_t size, bool *list)
     } else if (strcmp(opt, "preset") == 0) {
         for (const char *const *p = ks_synth_presets(); *p; p += 2)
             ADD(*p);
+    } else if (strcmp(opt, "estimator") == 0) {
+        for (int e = 0; strcmp(ks_estimator_name((ks_estimator)e), "?") != 0; e++)
+            ADD(ks_estimator_name((ks_estimator)e));
+    } else if (strcmp(opt, "fit") == 0) {
+        for (int e = 0; strcmp(ks_estimator_fit_name((ks_estimator_fit)e), "?") != 0; e++)
+            ADD(ks_estimator_fit_name((ks_estimator_fit)e));
+    } else if (strcmp(opt, "warmup") == 0) {
+        /* each mode as the library writes it, with the default counts */
+        static const ks_warmup modes[] = {
+            {.mode = KS_WARMUP_NONE},
+            {.mode = KS_WARMUP_SELF, .count = 1, .depth = 1},
+            {.mode = KS_WARMUP_SAME, .count = 1, .depth = 1},
+            {.mode = KS_WARMUP_PREV, .count = 1, .depth = 1},
+            {.mode = KS_WARMUP_SINCE_SAME, .count = KS_WARMUP_DEFAULT_COUNT,
+             .depth = KS_WARMUP_DEFAULT_DEPTH},
+            {.mode = KS_WARMUP_SINCE_SAME, .count = 16, .depth = 2},
+            {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_KERNEL},
+            {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_MEMCPY}};
+        for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+            char text[32];
+            ks_warmup_format(&modes[i], text, sizeof text);
+            ADD(text);
+        }
+    } else if (strcmp(opt, "engine") == 0) {
+        ADD("local");
+        ADD("slurm");
+    } else if (strcmp(opt, "single-sample") == 0) {
+        ADD("collapse");
+        ADD("profile-cv");
+    } else if (strcmp(opt, "concurrent") == 0) {
+        ADD("refuse");
+        ADD("split");
+    } else if (strcmp(opt, "name-kind") == 0) {
+        ADD("demangled");
+        ADD("short");
+        ADD("mangled");
     } else {
         for (const ks_method *const *m = ks_methods(); *m && n == 0; m++)
             for (size_t i = 0; i < (*m)->param_count && n == 0; i++) {

@@ -36,7 +36,7 @@ void cli_usage(FILE *f)
     for (size_t i = 0; i < cli_command_count; i++)
         fprintf(f, "  %-9s %s\n", cli_commands[i].name, cli_commands[i].summary);
     fprintf(f,
-            "\n'ksample <command> --help' describes each one.\n\n"
+            "\n'ksample <command> --help' (or 'ksample help <command>') describes each one.\n\n"
             "exit codes:\n"
             "  0  success\n"
             "  1  some jobs of a run failed (ksample run)\n"
@@ -142,12 +142,83 @@ int cli_read_profile(const char *path, const cli_input *in, ks_profile **out)
     return 0;
 }
 
+/* Edit distance (insertions, deletions, substitutions, transpositions) of
+ * a and b, capped at 9. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 40 || m > 40)
+        return 9;
+    size_t d[41][41];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[n][m] > 9 ? 9 : d[n][m];
+}
+
+const char *cli_did_you_mean(const char *word, const char *const *names, size_t count)
+{
+    const char *best = NULL;
+    size_t best_d = 9, len = strlen(word);
+    size_t limit = len <= 4 ? 1 : len <= 8 ? 2 : 3;
+    for (size_t i = 0; i < count; i++) {
+        if (!names[i])
+            continue;
+        size_t d = edit_distance(word, names[i]);
+        /* a prefix ("est" for estimate) counts as close */
+        if (len >= 3 && strncmp(names[i], word, len) == 0 && d > 1)
+            d = 1;
+        if (d < best_d) {
+            best_d = d;
+            best = names[i];
+        }
+    }
+    return best_d <= limit ? best : NULL;
+}
+
+static int unknown_command(const char *word)
+{
+    const char *names[sizeof cli_commands / sizeof cli_commands[0]];
+    for (size_t i = 0; i < cli_command_count; i++)
+        names[i] = cli_commands[i].name;
+    const char *close = cli_did_you_mean(word, names, cli_command_count);
+    if (close) {
+        fprintf(stderr, "ksample: unknown command '%s'; did you mean 'ksample %s'?\n", word,
+                close);
+        return KS_ERR_USAGE;
+    }
+    fprintf(stderr, "ksample: unknown command '%s'\n", word);
+    cli_usage(stderr);
+    return KS_ERR_USAGE;
+}
+
 int main(int argc, char **argv)
 {
     cli_install_cleanup();
     if (argc < 2) {
         cli_usage(stderr);
         return KS_ERR_USAGE;
+    }
+    if (strcmp(argv[1], "help") == 0 && argc == 3) { /* ksample help sample */
+        for (size_t i = 0; i < cli_command_count; i++)
+            if (strcmp(argv[2], cli_commands[i].name) == 0) {
+                char *args[] = {argv[2], "--help", NULL};
+                return cli_finish_stdout(cli_commands[i].run(2, args));
+            }
+        return unknown_command(argv[2]);
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
@@ -165,7 +236,5 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < cli_command_count; i++)
         if (strcmp(argv[1], cli_commands[i].name) == 0)
             return cli_finish_stdout(cli_commands[i].run(argc - 1, argv + 1));
-    fprintf(stderr, "ksample: unknown command '%s'\n", argv[1]);
-    cli_usage(stderr);
-    return KS_ERR_USAGE;
+    return unknown_command(argv[1]);
 }

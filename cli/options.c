@@ -75,10 +75,25 @@ int cli_loop_next(cli_loop *l, int argc, char **argv)
         if (opt == '?' || opt == ':') {
             char name[128];
             refused_option(argv, name, sizeof name);
+            if (opt == ':')
+                return loop_end(l, argc,
+                                cli_usage_error(l->cmd, "option %s needs an argument", name));
+            /* a long option mistyped: the closest of the command's */
+            const char *close = NULL;
+            if (name[0] == '-' && name[1] == '-') {
+                size_t n = 0;
+                while (l->longopts[n].name)
+                    n++;
+                const char **names = calloc(n ? n : 1, sizeof *names);
+                for (size_t i = 0; names && i < n; i++)
+                    names[i] = l->longopts[i].name;
+                close = names ? cli_did_you_mean(name + 2, names, n) : NULL;
+                free(names);
+            }
             return loop_end(l, argc,
-                            opt == ':' ? cli_usage_error(l->cmd, "option %s needs an argument",
-                                                         name)
-                                       : cli_usage_error(l->cmd, "unknown option %s", name));
+                            close ? cli_usage_error(l->cmd, "unknown option %s; did you mean --%s?",
+                                                    name, close)
+                                  : cli_usage_error(l->cmd, "unknown option %s", name));
         }
         return opt;
     }

@@ -109,6 +109,28 @@ void ks_temp_forget(int slot);
  * out of memory. */
 char *ks_path_join(const char *dir, const char *name);
 
+/* A folder written whole or not at all (the simulator folders of export
+ * and of run's jobs): begin makes an empty temporary folder beside path
+ * (b->tmp) to fill; commit puts it in place of path in one rename (an
+ * existing folder is exchanged with it, renameat2, then removed); abort,
+ * and commit on failure, remove the temporary.  A link to a folder is
+ * followed (its target is replaced, the link stays).  own: the regular
+ * file names an existing folder may hold besides links, a trailing '*'
+ * making one a prefix of files or folders (NULL: anything, for a job
+ * folder inside a run folder, which then may not be a link); any other
+ * entry refuses it. */
+typedef struct ks_dir_build {
+    char *path; /* resolved */
+    char *tmp;
+} ks_dir_build;
+ks_status ks_dir_build_begin(const char *path, const char *const *own, ks_dir_build *b,
+                             ks_error *err);
+ks_status ks_dir_build_commit(ks_dir_build *b, ks_error *err);
+/* Moves path/name (a file or folder the caller wrote there before, not a
+ * link) into the new folder. */
+ks_status ks_dir_build_adopt(ks_dir_build *b, const char *name, ks_error *err);
+void ks_dir_build_abort(ks_dir_build *b);
+
 /* Writes fn's bytes to a temporary next to path and renames it over path
  * (mode: the new file's permission bits); sync false skips the fsync, for
  * files whose loss after a crash costs nothing (the job engine's status). */

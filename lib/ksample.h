@@ -373,9 +373,17 @@ bool ks_parse_count(const char *s, uint64_t *v);
  * (a subnormal, or 0); one beyond the largest is refused.  KS_NUM_NONNEG
  * also refuses a negative value (counts, cycles, bytes).  Returns NULL and
  * sets *v, or says why not ("is not a number", "is out of range", "is
- * negative"), to follow the quoted text in a message. */
-enum { KS_NUM_NONNEG = 1u << 0 };
+ * negative"), to follow the quoted text in a message.
+ * KS_NUM_MEASURE is the rule for what a simulator printed (every log
+ * reader, results CSV, `score --truth`, and the Python package's values):
+ * what KS_NUM_NONNEG takes, without an exponent (no simulator prints 1e300
+ * for a count) and below 2^64 (a 64-bit counter; "is 2^64 or more"). */
+enum { KS_NUM_NONNEG = 1u << 0, KS_NUM_MEASURE = 1u << 1 };
 const char *ks_parse_decimal(const char *s, size_t len, unsigned flags, double *v);
+/* KS_NUM_MEASURE's range for a value given as a double (the Python
+ * package's arrays): NULL, or why not ("is not a finite number", "is
+ * negative", "is 2^64 or more"). */
+const char *ks_measure_check(double v);
 /* Parses value as def's type and range into *out (a double; UINT and CHOICE
  * as exact integers).  Errors say which option and why. */
 ks_status ks_param_parse(const ks_param_def *def, const char *value, double *out,
@@ -905,11 +913,33 @@ typedef struct ks_run_manifest {
      * the simulator kind ("accelsim", "macsim", "command") and the warm-up
      * mode ("none", "self", "window:4", ...) */
     char *traces, *simulator, *warmup;
+    /* optional, what else decides a job's result (0 / -1 / NULL when
+     * absent: a manifest of an older ksample): sampled launches per job
+     * (--batch), whether launches were matched by --remap, and the
+     * simulator's command (the --simulator template, or the preset's binary,
+     * configurations or parameters as absolute paths) */
+    uint64_t batch;
+    int remap;
+    char *command;
 } ks_run_manifest;
 
 ks_status ks_run_manifest_write(const char *path, const ks_run_manifest *m, ks_error *err);
 ks_status ks_run_manifest_read(const char *path, ks_run_manifest *m, ks_error *err);
 void ks_run_manifest_free(ks_run_manifest *m);
+/* One `ksample run` at a time in a run folder: RUNDIR/lock held with
+ * flock(2) until ks_run_lock_release (or the process ends; the jobs the
+ * run starts inherit it).  KS_ERR_USAGE naming the holder (pid, host,
+ * start) when another run holds it. */
+typedef struct ks_run_lock ks_run_lock;
+ks_status ks_run_lock_take(const char *rundir, ks_run_lock **out, ks_error *err);
+void ks_run_lock_release(ks_run_lock *lock);
+/* Whether a rerun with manifest now may go on in a folder run with old:
+ * the same plan, traces, simulator, command, warm-up, batch and remap
+ * (fields old lacks are compared through its jobs).  KS_ERR_USAGE naming
+ * the option that differs and both values otherwise: the finished jobs'
+ * results would be mixed with others. */
+ks_status ks_run_manifest_compare(const ks_run_manifest *old, const ks_run_manifest *now,
+                                  const char *path, ks_error *err);
 /* KS_OK when every job of the manifest is done; otherwise KS_ERR_FORMAT
  * with a message that counts the jobs not done and names the first few with
  * their state and exit code (for `estimate`, which refuses an incomplete
@@ -1098,7 +1128,8 @@ typedef struct ks_exporter {
  * samples as entries in the order the simulator runs them, ids checked
  * against the traces as the exporter checks them, with the warm-up launches
  * of opt->warmup before each; and the folder of any such entries, written
- * as `export --to accelsim` / `--to macsim` writes it. */
+ * as `export --to accelsim` / `--to macsim` writes it, whole or not at all:
+ * it replaces whatever folder out was (a job folder of `ksample run`). */
 int ks_export_folder_is_macsim(const char *traces);
 ks_status ks_export_plan_entries(const ks_plan *plan, const ks_export_options *opt,
                                  ks_export_entry **out, size_t *count, ks_error *err);
@@ -1240,6 +1271,9 @@ ks_results_kind ks_results_detect(const char *path, ks_error *err);
 /* How the values were simulated: every source's warm-up mode ("none",
  * "self", ...), "mixed" when they differ, "unknown" when none says. */
 const char *ks_results_warmup(const ks_results *r);
+/* KS_ERR_FORMAT at the source and line of the first row whose id is not
+ * one of the plan's launches (ks_estimate_compute checks it first). */
+ks_status ks_results_check_plan(const ks_results *r, const ks_plan *plan, ks_error *err);
 /* Index of a metric, or -1; row of a plan id, or -1. */
 long ks_results_metric(const ks_results *r, const char *name);
 long ks_results_row(const ks_results *r, uint64_t id);
@@ -1287,6 +1321,10 @@ typedef struct ks_pilot_estimate {
     size_t groups_without_pilot;
     size_t single_strata;
 } ks_pilot_estimate;
+/* What a pilot (`estimate --pilot`) must be: results of two or more of the
+ * plan's sampled launches and of nothing else; otherwise KS_ERR_FORMAT at
+ * the offending row's source and line (ks_estimate_compute checks it). */
+ks_status ks_pilot_check(const ks_plan *plan, const ks_results *pilot, ks_error *err);
 
 /* The profile as auxiliary information (lib/estimate/auxiliary.c; Cochran,
  * Sampling Techniques, ch. 6-7; Sarndal, Swensson and Wretman, ch. 6-7): x is

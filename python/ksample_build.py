@@ -43,21 +43,25 @@ def header_version(header):
     return m.group(1)
 
 
+# how the library was found, as ksample/_native.py names it
+BUILD_TREE = "the source checkout's build folder"
+
+
 def find_library(version):
     """The shared library the package will load (recorded in
-    ksample/_config.py): $KSAMPLE_LIBRARY; else an installed one that
-    pkg-config knows; else this repository's build/; else None (the dynamic
-    loader's search path at import)."""
+    ksample/_config.py) and how it was found: $KSAMPLE_LIBRARY; else an
+    installed one that pkg-config knows; else this repository's build/; else
+    None (the dynamic loader's search path at import)."""
     soname = "libksample.so." + ".".join(version.split(".")[:2])
     if os.environ.get("KSAMPLE_LIBRARY"):
-        return os.path.abspath(os.environ["KSAMPLE_LIBRARY"])
+        return os.path.abspath(os.environ["KSAMPLE_LIBRARY"]), "$KSAMPLE_LIBRARY"
     libdir = _pkg_config("libdir")
     if libdir and (Path(libdir) / soname).exists():
-        return str(Path(libdir) / soname)
+        return str(Path(libdir) / soname), "pkg-config"
     built = HERE.parent / "build" / soname
     if built.exists():
-        return str(built)
-    return None
+        return str(built), BUILD_TREE
+    return None, "the dynamic loader's search path at import"
 
 
 def _header_module():

@@ -18,11 +18,15 @@ VERSION = ksample_build.header_version(HEADER)
 class BuildPy(build_py):
     def run(self):
         super().run()
-        library = ksample_build.find_library(VERSION)
+        library, found = ksample_build.find_library(VERSION)
         target = Path(self.build_lib) / "ksample" / "_config.py"
         target.write_text("# written by python/setup.py when the package was built\n"
-                          "HEADER_VERSION = %r\nLIBRARY = %r\n" % (VERSION, library))
-        print("ksample: header %s, library %s" % (HEADER, library or "(by soname at import)"))
+                          "HEADER_VERSION = %r\nLIBRARY = %r\nLIBRARY_FOUND = %r\n"
+                          % (VERSION, library, found))
+        # pip shows this with -v only: `python3 -m ksample` says it after
+        # installing, and importing warns when it is a build folder
+        print("ksample: header %s; bound to the library %s (%s)"
+              % (HEADER, library or "(by soname at import)", found), file=sys.stderr)
 
 
 setup(version=VERSION, cffi_modules=["ksample_build.py:ffibuilder"],

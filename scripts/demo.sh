@@ -15,6 +15,16 @@ echo "== ksample sample $EX --method root --epsilon 0.05 --seed 1 -o $OUT/plan.j
 echo
 echo "== ksample eval $EX --methods root,stem,allegro,random --iters 10"
 "$KS" eval "$EX" --methods root,stem,allegro,random --iters 10
+cat <<'LEGEND'
+   samples: distinct launches simulated per plan (mean); speedup: the whole
+   program's GPU time over the sampled launches' (harmonic mean); err mean/max:
+   the plans' error in the total time against the profile's own total; plan s:
+   seconds to plan; bound: the error promised at 95 % confidence; exceed: the
+   share of plans whose error was above it (about 5 % or less is what a 95 %
+   bound promises); pred rse: root's predicted relative standard error;
+   cost/LB: root's expected simulated time over the lower bound no plan of
+   contiguous strata can beat (1.00 = optimal).  '-' where a method has none.
+LEGEND
 echo
 echo "== ksample report $EX --plan $OUT/plan.json --iters 3 -o $OUT/report.html"
 "$KS" report "$EX" --plan "$OUT/plan.json" --iters 3 -q -o "$OUT/report.html"

@@ -133,8 +133,11 @@ expect 0 "$KS" estimate plan.json sim.log --epsilon 1e-320
 # --- a signal to ksample run stops its jobs, and only those rerun -------------
 # stand-in simulator: logs its call; jobs 0-3 end at once, the others
 # start a child that sleeps (the simulator proper); with a fourth argument
-# the job ignores SIGTERM (SIGKILL after the grace period)
+# the job ignores SIGTERM (SIGKILL after the grace period).  Once $2.quick
+# exists every job ends at once, logging its call to $2.rerun (a rerun must
+# have the command of the run it resumes: issue 34)
 cat >slow.sh <<'EOF'
+[ -e "$2.quick" ] && { echo "$1" >>"$2.rerun"; exit 0; }
 echo "$1" >>"$2"
 case $1 in */jobs/000[0-3]/*) exit 0 ;; esac
 echo $$ >>"$3"
@@ -143,7 +146,6 @@ sleep 60 &
 echo $! >>"$3"
 wait
 EOF
-echo 'echo "$1" >>"$2"' >quick.sh
 n=$(ids plan.json | wc -l)
 for sig in TERM INT HUP; do
     rd=run-$sig
@@ -171,12 +173,14 @@ for sig in TERM INT HUP; do
     for j in 4 5 6; do
         grep -qx interrupted "$rd/jobs/000$j/status" || bad "SIG$sig: job $j not interrupted"
     done
-    : >rerun-$sig
-    expect 0 "$KS" run plan.json --traces st -j 3 -q -o "$rd" --simulator "sh $T/quick.sh {kernelslist} $T/rerun-$sig"
-    [ "$(wc -l <"rerun-$sig")" = "$((n - 4))" ] || bad "SIG$sig: the rerun ran $(wc -l <"rerun-$sig") jobs, wanted $((n - 4))"
-    grep -q "jobs/000[0-3]/" "rerun-$sig" && bad "SIG$sig: the rerun ran a finished job"
-    expect 0 "$KS" run plan.json --traces st -j 3 -q -o "$rd" --simulator "sh $T/quick.sh {kernelslist} $T/rerun-$sig"
-    [ "$(wc -l <"rerun-$sig")" = "$((n - 4))" ] || bad "SIG$sig: a run of a finished folder ran jobs again"
+    : >calls-$sig.rerun
+    : >calls-$sig.quick
+    sim="sh $T/slow.sh {kernelslist} $T/calls-$sig $T/pids-$sig $ignore"
+    expect 0 "$KS" run plan.json --traces st -j 3 -q -o "$rd" --simulator "$sim"
+    [ "$(wc -l <"calls-$sig.rerun")" = "$((n - 4))" ] || bad "SIG$sig: the rerun ran $(wc -l <"calls-$sig.rerun") jobs, wanted $((n - 4))"
+    grep -q "jobs/000[0-3]/" "calls-$sig.rerun" && bad "SIG$sig: the rerun ran a finished job"
+    expect 0 "$KS" run plan.json --traces st -j 3 -q -o "$rd" --simulator "$sim"
+    [ "$(wc -l <"calls-$sig.rerun")" = "$((n - 4))" ] || bad "SIG$sig: a run of a finished folder ran jobs again"
 done
 
 summary

@@ -46,4 +46,19 @@ grep -q "^$T/venv/lib/python3.*/site-packages/ksample/__init__.py$" "$T/out" || 
 grep -qx "$LIB" "$T/out" || bad "loaded $(tail -1 "$T/out")"
 expect 0 env PATH="$T/venv/bin:$PATH" python3 -c "import ksample; ksample.sample(ksample.read('examples/casio-like-50k.csv.xz')).to_json('$T/py.json')"
 cmp -s "$T/cli.json" "$T/py.json" || bad "the installed package's plan differs from the installed command's"
+# python3 -m ksample says which library the package is bound to, and how
+expect 0 env PATH="$T/venv/bin:$PATH" python3 -m ksample
+grep -qx "library: $LIB" "$T/out" || bad "python3 -m ksample: $(cat "$T/out")"
+grep -q "^found: .*pkg-config" "$T/out" || bad "python3 -m ksample: $(cat "$T/out")"
+# without an installed library pkg-config sees (another prefix), pip takes
+# the checkout's build/: importing says so (issue 34), naming the library
+mkdir -p "$T/src2/lib" "$T/src2/build"
+cp -r "$ROOT/python" "$T/src2/python"
+rm -rf "$T/src2/python/build" "$T/src2/python"/*.egg-info
+cp "$ROOT/lib/ksample.h" "$T/src2/lib/"
+cp "$LIB" "$T/src2/build/"
+expect 0 "$PY" -m venv --system-site-packages "$T/venv2"
+expect 0 env PKG_CONFIG_PATH=/nonexistent "$T/venv2/bin/pip" install --no-build-isolation --no-index "$T/src2/python"
+expect 0 env PATH="$T/venv2/bin:$PATH" python3 -c "import ksample"
+grep -q "bound to $T/src2/build/libksample.so.${VERSION%.*}, a build folder" "$T/err" || bad "no word of the build folder: $(cat "$T/err")"
 summary

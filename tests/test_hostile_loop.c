@@ -126,6 +126,15 @@ static void test_parse_decimal(void **state)
         {"1e+", 0, "is not a number", 0},
         {"1,234", 0, "is not a number", 0},
         {"1e999", 0, "is out of range", 0},
+        /* what a simulator printed (issue 34): no exponent, below 2^64 */
+        {"1282", KS_NUM_MEASURE, NULL, 1282},
+        {"2.9273", KS_NUM_MEASURE, NULL, 2.9273},
+        {"18446744073709549568", KS_NUM_MEASURE, NULL, 18446744073709549568.0},
+        {"18446744073709551616", KS_NUM_MEASURE, "is 2^64 or more", 0},
+        {"1e300", KS_NUM_MEASURE, "is not a number", 0},
+        {"1e3", KS_NUM_MEASURE, "is not a number", 0},
+        {"-5", KS_NUM_MEASURE, "is negative", 0},
+        {"nan", KS_NUM_MEASURE, "is not a number", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         double v = -1;
@@ -302,7 +311,7 @@ static void test_simlog_strict(void **state)
     const unsigned grids[2] = {8, 32};
     ks_results r;
     ks_error err;
-    const char *good = write_log("good.log", names, grids, (const char *[]){"1282", "1.5e3"});
+    const char *good = write_log("good.log", names, grids, (const char *[]){"1282", "1500.0"});
     assert_int_equal(read_log(good, &plan, NULL, &r, &err), KS_OK);
     long cyc = ks_results_metric(&r, "gpu_sim_cycle");
     assert_true(cyc >= 0 && r.values[cyc][0] == 1282 && r.values[cyc][1] == 1500);
@@ -319,8 +328,14 @@ static void test_simlog_strict(void **state)
     static const struct {
         const char *value, *why;
     } bad[] = {{"12abc", "is not a number"}, {"0x10", "is not a number"},
-               {"-5", "is negative"},       {"1e999", "is out of range"},
-               {"12.5.3", "is not a number"}};
+               {"-5", "is negative"},       {"1e999", "is not a number"},
+               {"12.5.3", "is not a number"},
+               /* issue 34: what no simulator prints for a count */
+               {"1e300", "is not a number"},  {"1.5e3", "is not a number"},
+               {"18446744073709551616", "is 2^64 or more"},
+               {"99999999999999999999999", "is 2^64 or more"},
+               {"nan", "is not a number"},    {"inf", "is not a number"},
+               {"-nan", "is not a number"},   {"", "is empty"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *path =
             write_log("bad.log", names, grids, (const char *[]){"1000", bad[i].value});
@@ -372,6 +387,11 @@ static void test_results_csv_strict(void **state)
         {"id,gpu_sim_cycle\n0,5\n1,0x10\n", "is not a number", 3},
         {"id,gpu_sim_cycle\n0,12abc\n", "is not a number", 2},
         {"id,gpu_sim_cycle\n0,inf\n", "is not a number", 2},
+        /* issue 34 */
+        {"id,gpu_sim_cycle\n0,5\n1,1e300\n", "is not a number", 3},
+        {"id,gpu_sim_cycle\n0,18446744073709551616\n", "is 2^64 or more", 2},
+        {"id,gpu_sim_cycle\n0,nan\n", "is not a number", 2},
+        {"id,gpu_sim_cycle,gpu_sim_cycle\n0,5,6\n", "named twice", 1},
         {"id,gpu_sim_cycle\n0,5,7\n", "the header has 2", 2},
         {"id,gpu_sim_cycle\n\"0,5\n", "line break", 2},
     };
@@ -384,7 +404,7 @@ static void test_results_csv_strict(void **state)
         if (!strstr(err.message, cases[i].why) || err.line != cases[i].line)
             fail_msg("case %zu: line %ld: %s", i, err.line, err.message);
     }
-    const char *ok = write_text("ok.csv", "id,gpu_sim_cycle,x\n0,5,\n1,1e-320,n/a\n2, 7 ,1.5\n");
+    const char *ok = write_text("ok.csv", "id,gpu_sim_cycle,x\n0,5,\n1,0.000001,n/a\n2, 7 ,1.5\n");
     ks_results r;
     ks_error err;
     assert_int_equal(read_log(ok, &plan, NULL, &r, &err), KS_OK);

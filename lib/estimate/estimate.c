@@ -72,7 +72,8 @@ static void finish_interval(ks_metric_estimate *m, double confidence, double bou
      * quantity: the interval starts at 0 at the lowest */
     m->ci_low = m->estimate - half > 0 ? m->estimate - half : 0;
     m->ci_high = m->estimate + half;
-    m->rel_halfwidth = m->estimate != 0 ? half / fabs(m->estimate) : (half > 0 ? INFINITY : 0);
+    /* a zero estimate has no relative error: 0 +- 0 is not a bound met */
+    m->rel_halfwidth = m->estimate != 0 ? half / fabs(m->estimate) : (half > 0 ? INFINITY : NAN);
     m->bound_met = bound > 0 ? m->rel_halfwidth <= bound : -1;
     if (m->claim == KS_CLAIM_NONE) {
         m->ci_low = m->ci_high = m->rel_halfwidth = NAN;
@@ -143,6 +144,13 @@ static ks_status add_total(const ks_plan *plan, const ks_results *r, const long 
             long row = ks_results_row(o->pilot, plan->samples[i].id);
             warm[i] = row >= 0 ? o->pilot->values[pm][row] : NAN;
             have += !isnan(warm[i]);
+        }
+        if (have < 2) {
+            free(warm);
+            return ks_error_set(err, KS_ERR_FORMAT, o->pilot->sources[0], 0,
+                                "metric %s: the pilot has %zu value%s of it; the cold-start "
+                                "correction needs two or more",
+                                r->metrics[m], have, have == 1 ? "" : "s");
         }
     }
     bool aux = o->estimator != KS_ESTIMATOR_PLAIN;
@@ -411,13 +419,33 @@ static ks_status compute(const ks_plan *plan, const ks_results *r, const ks_esti
                          ks_estimate *e, long *rows, double *y, double *x, ks_error *err)
 {
     size_t cap = 0;
-    ks_status st = rows_of_samples(plan, r, rows, err);
+    ks_status st = ks_results_check_plan(r, plan, err);
+    if (st == KS_OK && o->pilot)
+        st = ks_pilot_check(plan, o->pilot, err);
+    for (size_t i = 0; st == KS_OK && i < o->metric_count; i++)
+        if (ks_results_metric(r, o->metrics[i]) < 0)
+            st = ks_error_set(err, KS_ERR_USAGE, NULL, 0, "no metric named '%s' in the results",
+                              o->metrics[i]);
+    if (st == KS_OK)
+        st = rows_of_samples(plan, r, rows, err);
     if (st == KS_OK)
         st = o->metric_count ? named(plan, r, o, e, &cap, rows, y, x, err)
              : o->all        ? every(plan, r, o, e, &cap, rows, y, x, err)
                              : shown_rows(plan, r, o, e, &cap, rows, y, x, err);
     for (size_t i = 0; st == KS_OK && i < o->ratio_count; i++)
         st = add_ratio_spec(plan, r, rows, o->ratios[i], y, x, e, &cap, o, err);
+    /* values that are all 0 are no row worth reading, unless they are all
+     * there is: then they are shown (0, no relative error, no bound met)
+     * rather than nothing */
+    for (size_t m = 0; st == KS_OK && e->count == 0 && m < r->metric_count; m++) {
+        int kind = r->kinds ? r->kinds[m] : KS_STAT_COUNT;
+        bool nonzero;
+        if (additive(kind) && complete(plan, r, rows, (long)m, &nonzero) && !nonzero) {
+            st = add_total(plan, r, rows, m, o, y, e, &cap, err);
+            e->zero--;
+            e->metrics[e->count - 1].shown = 1;
+        }
+    }
     return st;
 }
 

@@ -79,6 +79,18 @@ static const char *file_of(const trace_list *t, size_t i)
     return strncmp(path, t->dir, n) == 0 && path[n] == '/' ? path + n + 1 : path;
 }
 
+/* The name the output folder gives launch i's trace file: its file name
+ * alone, which is also the key a simulator's log maps back by
+ * (lib/traces/trace_index.c).  A list entry in another folder
+ * (../base/kernel-3.traceg) is thus linked inside the output folder, never
+ * beside it. */
+static const char *name_of(const trace_list *t, size_t i)
+{
+    const char *f = file_of(t, i);
+    const char *slash = strrchr(f, '/');
+    return slash ? slash + 1 : f;
+}
+
 /* ------------------------------------------------------------ id checks */
 
 static bool has_dims(const ks_profile *p, uint64_t id)
@@ -362,7 +374,7 @@ static ks_status write_list(const void *vctx, FILE *f, ks_error *err)
         else if (e->state)
             fprintf(f, "%s%zu.traceg\n", KS_WARM_KERNEL_FILE_PREFIX, e->launch + 1);
         else
-            fprintf(f, "%s\n", file_of(c->t, e->launch));
+            fprintf(f, "%s\n", name_of(c->t, e->launch));
     }
     free(event_of);
     free(written);
@@ -400,7 +412,7 @@ static ks_status write_weights(const void *vctx, FILE *f, ks_error *err)
                     e->launch + 1, KS_WARM_KERNEL_FILE_PREFIX, e->launch + 1);
         else {
             fprintf(f, "%zu,%llu,%.17g,%zu,%s", ++uid, (unsigned long long)e->id, e->weight,
-                    e->launch + 1, file_of(c->t, e->launch));
+                    e->launch + 1, name_of(c->t, e->launch));
             fputs(c->warmups ? (e->measured ? ",measured\n" : ",warmup\n") : "\n", f);
         }
     }
@@ -409,6 +421,7 @@ static ks_status write_weights(const void *vctx, FILE *f, ks_error *err)
     return KS_OK;
 }
 
+/* A link per listed trace in the new (empty) folder out, named name_of. */
 static ks_status link_traces(const out_ctx *c, const char *out, ks_error *err)
 {
     for (size_t k = 0; k < c->count; k++) {
@@ -419,26 +432,25 @@ static ks_status link_traces(const out_ctx *c, const char *out, ks_error *err)
         if (again)
             continue;
         char *target = ks_path_join(c->t->dir, file_of(c->t, launch));
-        char *link = ks_path_join(out, file_of(c->t, launch));
+        if (target && strchr(file_of(c->t, launch), '/')) { /* no "tr/../base" in the link */
+            char *resolved = realpath(target, NULL);
+            if (resolved) {
+                free(target);
+                target = resolved;
+            }
+        }
+        char *link = ks_path_join(out, name_of(c->t, launch));
         ks_status st = KS_OK;
         if (!target || !link)
             st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-        else if (strcmp(target, link) != 0) {
-            /* only a link (ours, from an earlier export) is replaced: a file
-             * of that name may be a trace itself (an output folder that is
-             * the trace folder under another name) */
-            struct stat sb;
-            if (lstat(link, &sb) == 0 && !S_ISLNK(sb.st_mode))
-                st = ks_error_set(err, KS_ERR_USAGE, link, 0,
-                                  "exists and is not a link: refusing to replace it with a "
-                                  "link to %s",
-                                  target);
-            else
-                unlink(link);
-            if (st == KS_OK && symlink(target, link) != 0)
-                st = ks_error_set(err, KS_ERR_IO, link, 0, "cannot link to %s: %s", target,
-                                  strerror(errno));
-        }
+        else if (symlink(target, link) != 0)
+            st = errno == EEXIST
+                     ? ks_error_set(err, KS_ERR_FORMAT, c->t->dir, 0,
+                                    "two listed traces are named %s (%s and another): a "
+                                    "simulator's log could not tell them apart",
+                                    name_of(c->t, launch), file_of(c->t, launch))
+                     : ks_error_set(err, KS_ERR_IO, link, 0, "cannot link to %s: %s", target,
+                                    strerror(errno));
         free(target);
         free(link);
         if (st != KS_OK)
@@ -447,23 +459,68 @@ static ks_status link_traces(const out_ctx *c, const char *out, ks_error *err)
     return KS_OK;
 }
 
-static ks_status write_folder(const out_ctx *c, const char *out, ks_error *err)
+/* What an earlier export or job left in a folder it may replace (a
+ * trailing '*': a prefix, files or folders). */
+static const char *const own_files[] = {"kernelslist.g", "weights.csv",
+                                        KS_WARM_KERNEL_FILE_PREFIX "*",
+                                        KS_WARM_MACSIM_FOLDER_PREFIX "*", NULL};
+
+/* The warm-state carriers of the entries in the new folder b->tmp: written
+ * there by an export; a run wrote its jobs' into their folders in one pass
+ * over the traces (cmd_run.c), taken over from there. */
+static ks_status state_carriers(const out_ctx *c, ks_dir_build *b, bool job, ks_error *err)
 {
-    if (mkdir(out, 0777) != 0 && errno != EEXIST)
-        return ks_error_set(err, KS_ERR_IO, out, 0, "cannot create the folder: %s",
-                            strerror(errno));
-    char *list = ks_path_join(out, "kernelslist.g"), *weights = ks_path_join(out, "weights.csv");
-    ks_status st = list && weights
-                       ? KS_OK
-                       : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if (!c->warmup || c->warmup->mode != KS_WARMUP_STATE)
+        return KS_OK;
+    if (!job)
+        return ks_export_state_into(c->t->dir, c->warmup, c->entries, c->count, b->tmp, err);
+    ks_status st = KS_OK;
+    for (size_t k = 0; k < c->count && st == KS_OK; k++) {
+        if (!c->entries[k].state)
+            continue;
+        char name[96];
+        snprintf(name, sizeof name,
+                 memcpy_state(c) ? "ksample-state-%zu.memcpy" : KS_WARM_KERNEL_FILE_PREFIX
+                                                                  "%zu.traceg",
+                 c->entries[k].launch + 1);
+        st = ks_dir_build_adopt(b, name, err);
+    }
+    return st;
+}
+
+static ks_status write_folder(out_ctx *c, const char *out, bool job, ks_error *err)
+{
+    ks_dir_build b;
+    ks_status st = ks_dir_build_begin(out, job ? NULL : own_files, &b, err);
+    if (st != KS_OK)
+        return st;
+    char *list = ks_path_join(b.tmp, "kernelslist.g"), *weights = ks_path_join(b.tmp, "weights.csv");
+    if (!list || !weights)
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     if (st == KS_OK)
-        st = link_traces(c, out, err);
+        st = state_carriers(c, &b, job, err);
+    c->out = b.tmp; /* the carriers are read from the new folder */
+    if (st == KS_OK)
+        st = link_traces(c, b.tmp, err);
     if (st == KS_OK)
         st = ks_write_atomic(list, write_list, c, err);
     if (st == KS_OK)
         st = ks_write_atomic(weights, write_weights, c, err);
+    /* the state's memory copies are in the list now */
+    for (size_t k = 0; st == KS_OK && k < c->count; k++)
+        if (c->entries[k].state && memcpy_state(c)) {
+            char name[64];
+            snprintf(name, sizeof name, "ksample-state-%zu.memcpy", c->entries[k].launch + 1);
+            char *path = ks_path_join(b.tmp, name);
+            if (path)
+                unlink(path);
+            free(path);
+        }
     free(list);
     free(weights);
+    if (st == KS_OK)
+        return ks_dir_build_commit(&b, err);
+    ks_dir_build_abort(&b);
     return st;
 }
 
@@ -511,7 +568,8 @@ ks_status ks_export_accelsim_entries(const ks_plan *plan, const ks_export_option
 
 ks_status ks_export_accelsim_write(const ks_plan *plan, const char *traces,
                                    const ks_export_entry *entries, size_t count,
-                                   const ks_warmup *warmup, const char *out, ks_error *err)
+                                   const ks_warmup *warmup, const char *out, bool job,
+                                   ks_error *err)
 {
     trace_list t;
     ks_status st = list_read(traces, &t, err);
@@ -524,17 +582,7 @@ ks_status ks_export_accelsim_write(const ks_plan *plan, const char *traces,
     if (warmup)
         ks_warmup_format(warmup, text, sizeof text);
     out_ctx c = {plan, &t, entries, count, warmups, text, warmup, out};
-    st = write_folder(&c, out, err);
-    /* the state's memory copies are in the list now */
-    for (size_t k = 0; st == KS_OK && k < count; k++)
-        if (entries[k].state && memcpy_state(&c)) {
-            char name[64];
-            snprintf(name, sizeof name, "ksample-state-%zu.memcpy", entries[k].launch + 1);
-            char *path = ks_path_join(out, name);
-            if (path)
-                unlink(path);
-            free(path);
-        }
+    st = write_folder(&c, out, job, err);
     list_free(&t);
     return st;
 }
@@ -583,9 +631,7 @@ static ks_status export_accelsim(const ks_plan *plan, const ks_export_options *o
     if (st == KS_OK)
         st = ks_export_with_warmup(opt->traces, opt->warmup, &e, &n, err);
     if (st == KS_OK)
-        st = ks_export_state_into(opt->traces, opt->warmup, e, n, out, err);
-    if (st == KS_OK)
-        st = ks_export_accelsim_write(plan, opt->traces, e, n, opt->warmup, out, err);
+        st = ks_export_accelsim_write(plan, opt->traces, e, n, opt->warmup, out, false, err);
     free(e);
     return st;
 }

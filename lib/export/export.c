@@ -112,6 +112,6 @@ ks_status ks_export_entries_write(const ks_plan *plan, const char *traces,
                                   const ks_warmup *warmup, const char *out, ks_error *err)
 {
     return ks_export_folder_is_macsim(traces)
-               ? ks_export_macsim_write(plan, traces, entries, count, warmup, out, err)
-               : ks_export_accelsim_write(plan, traces, entries, count, warmup, out, err);
+               ? ks_export_macsim_write(plan, traces, entries, count, warmup, out, true, err)
+               : ks_export_accelsim_write(plan, traces, entries, count, warmup, out, true, err);
 }

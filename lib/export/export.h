@@ -19,17 +19,21 @@ extern const ks_exporter ks_exporter_macsim;
 /* The folder exporters in parts, for `ksample run`'s jobs: the plan's
  * samples as entries (checked against the traces, in the order the
  * simulator runs them), warm-up launches added, and one folder written for
- * any entries. */
+ * any entries, whole or not at all (ks_dir_build): an existing folder is
+ * replaced only when it holds what an export writes, or anything for a job
+ * folder (job: run's, inside a run folder it holds locked). */
 ks_status ks_export_accelsim_entries(const ks_plan *plan, const ks_export_options *opt,
                                      ks_export_entry **out, size_t *count, ks_error *err);
 ks_status ks_export_accelsim_write(const ks_plan *plan, const char *traces,
                                    const ks_export_entry *entries, size_t count,
-                                   const ks_warmup *warmup, const char *out, ks_error *err);
+                                   const ks_warmup *warmup, const char *out, bool job,
+                                   ks_error *err);
 ks_status ks_export_macsim_entries(const ks_plan *plan, const ks_export_options *opt,
                                    ks_export_entry **out, size_t *count, ks_error *err);
 ks_status ks_export_macsim_write(const ks_plan *plan, const char *traces,
                                  const ks_export_entry *entries, size_t count,
-                                 const ks_warmup *warmup, const char *out, ks_error *err);
+                                 const ks_warmup *warmup, const char *out, bool job,
+                                 ks_error *err);
 /* *entries with the warm-up launches of each added (nothing for NULL or
  * none). */
 ks_status ks_export_with_warmup(const char *traces, const ks_warmup *warmup,

@@ -31,6 +31,8 @@ typedef struct macsim_out {
     bool warmups;
     const char *warmup_text;
     const char *config; /* absolute path of the output's kernel_config.txt */
+    const char *traces;
+    const ks_warmup *warmup;
 } macsim_out;
 
 static ks_status write_config(const void *ctx, FILE *f, ks_error *err)
@@ -92,6 +94,8 @@ static ks_status write_weights(const void *ctx, FILE *f, ks_error *err)
     return KS_OK;
 }
 
+/* A link per listed launch in the new (empty) folder out, named as the
+ * trace folder names the launch's kernel folder (one path component). */
 static ks_status link_folders(const macsim_out *c, const char *out, ks_error *err)
 {
     for (size_t k = 0; k < c->count; k++) {
@@ -101,16 +105,18 @@ static ks_status link_folders(const macsim_out *c, const char *out, ks_error *er
             again = c->entries[j].launch == c->entries[k].launch && !c->entries[j].state;
         if (again)
             continue;
+        if (!*l->folder || strchr(l->folder, '/') || strcmp(l->folder, ".") == 0 ||
+            strcmp(l->folder, "..") == 0)
+            return ks_error_set(err, KS_ERR_FORMAT, ks_macsim_set_config(c->set), l->line,
+                                "launch %zu's folder '%s' is not a name inside the folder",
+                                c->entries[k].launch + 1, l->folder);
         char *link = ks_path_join(out, l->folder);
         if (!link)
             return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         ks_status st = KS_OK;
-        if (strcmp(link, l->path) != 0) {
-            unlink(link);
-            if (symlink(l->path, link) != 0)
-                st = ks_error_set(err, KS_ERR_IO, link, 0, "cannot link to %s: %s", l->path,
-                                  strerror(errno));
-        }
+        if (symlink(l->path, link) != 0)
+            st = ks_error_set(err, KS_ERR_IO, link, 0, "cannot link to %s: %s", l->path,
+                              strerror(errno));
         free(link);
         if (st != KS_OK)
             return st;
@@ -118,30 +124,60 @@ static ks_status link_folders(const macsim_out *c, const char *out, ks_error *er
     return KS_OK;
 }
 
-static ks_status write_folder(macsim_out *c, const char *out, ks_error *err)
+/* What an earlier export left in a folder it may replace (a trailing '*':
+ * a prefix, files or folders). */
+static const char *const own_files[] = {"kernel_config.txt", "trace_file_list", "weights.csv",
+                                        KS_WARM_MACSIM_FOLDER_PREFIX "*", NULL};
+
+/* The warm-state carriers (a folder each) in the new folder b->tmp: written
+ * there by an export; a run wrote its jobs' into their folders in one pass
+ * over the traces (cmd_run.c), taken over from there. */
+static ks_status state_carriers(const macsim_out *c, ks_dir_build *b, bool job, ks_error *err)
 {
-    if (mkdir(out, 0777) != 0 && errno != EEXIST)
-        return ks_error_set(err, KS_ERR_IO, out, 0, "cannot create the folder: %s",
-                            strerror(errno));
-    char resolved[4096];
-    if (!realpath(out, resolved))
-        return ks_error_set(err, KS_ERR_IO, out, 0, "%s", strerror(errno));
-    char *config = ks_path_join(resolved, "kernel_config.txt");
-    char *list = ks_path_join(resolved, "trace_file_list");
-    char *weights = ks_path_join(resolved, "weights.csv");
-    ks_status st = config && list && weights
-                       ? KS_OK
-                       : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if (!c->warmup || c->warmup->mode != KS_WARMUP_STATE)
+        return KS_OK;
+    if (!job)
+        return ks_export_state_into(c->traces, c->warmup, c->entries, c->count, b->tmp, err);
+    ks_status st = KS_OK;
+    for (size_t k = 0; k < c->count && st == KS_OK; k++) {
+        if (!c->entries[k].state)
+            continue;
+        char name[96];
+        snprintf(name, sizeof name, "%s%zu", KS_WARM_MACSIM_FOLDER_PREFIX,
+                 c->entries[k].launch + 1);
+        st = ks_dir_build_adopt(b, name, err);
+    }
+    return st;
+}
+
+static ks_status write_folder(macsim_out *c, const char *out, bool job, ks_error *err)
+{
+    ks_dir_build b;
+    ks_status st = ks_dir_build_begin(out, job ? NULL : own_files, &b, err);
+    if (st != KS_OK)
+        return st;
+    /* trace_file_list names kernel_config.txt where it will be */
+    char *config = ks_path_join(b.path, "kernel_config.txt");
+    char *tmp_config = ks_path_join(b.tmp, "kernel_config.txt");
+    char *list = ks_path_join(b.tmp, "trace_file_list");
+    char *weights = ks_path_join(b.tmp, "weights.csv");
+    if (!config || !tmp_config || !list || !weights)
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     c->config = config;
     if (st == KS_OK)
-        st = link_folders(c, resolved, err);
+        st = state_carriers(c, &b, job, err);
     if (st == KS_OK)
-        st = ks_write_atomic(config, write_config, c, err);
+        st = link_folders(c, b.tmp, err);
+    if (st == KS_OK)
+        st = ks_write_atomic(tmp_config, write_config, c, err);
     if (st == KS_OK)
         st = ks_write_atomic(list, write_list, c, err);
     if (st == KS_OK)
         st = ks_write_atomic(weights, write_weights, c, err);
-    KS_FREE(config, list, weights);
+    KS_FREE(config, tmp_config, list, weights);
+    if (st == KS_OK)
+        return ks_dir_build_commit(&b, err);
+    ks_dir_build_abort(&b);
     return st;
 }
 
@@ -212,7 +248,8 @@ ks_status ks_export_macsim_entries(const ks_plan *plan, const ks_export_options 
 
 ks_status ks_export_macsim_write(const ks_plan *plan, const char *traces,
                                  const ks_export_entry *entries, size_t count,
-                                 const ks_warmup *warmup, const char *out, ks_error *err)
+                                 const ks_warmup *warmup, const char *out, bool job,
+                                 ks_error *err)
 {
     ks_macsim_set *s;
     ks_status st = ks_macsim_set_open(traces, &s, err);
@@ -224,8 +261,8 @@ ks_status ks_export_macsim_write(const ks_plan *plan, const char *traces,
     bool warmups = false;
     for (size_t k = 0; k < count; k++)
         warmups = warmups || !entries[k].measured;
-    macsim_out c = {plan, s, entries, count, warmups, text, NULL};
-    st = write_folder(&c, out, err);
+    macsim_out c = {plan, s, entries, count, warmups, text, NULL, traces, warmup};
+    st = write_folder(&c, out, job, err);
     ks_macsim_set_free(s);
     return st;
 }
@@ -239,9 +276,7 @@ static ks_status export_macsim(const ks_plan *plan, const ks_export_options *opt
     if (st == KS_OK)
         st = ks_export_with_warmup(opt->traces, opt->warmup, &e, &n, err);
     if (st == KS_OK)
-        st = ks_export_state_into(opt->traces, opt->warmup, e, n, out, err);
-    if (st == KS_OK)
-        st = ks_export_macsim_write(plan, opt->traces, e, n, opt->warmup, out, err);
+        st = ks_export_macsim_write(plan, opt->traces, e, n, opt->warmup, out, false, err);
     free(e);
     return st;
 }

@@ -555,6 +555,9 @@ bool ks_parse_i64(const char *s, int64_t *v, bool *missing)
     return true;
 }
 
+/* 2^64: no 64-bit counter reaches it */
+#define KS_MEASURE_LIMIT 18446744073709551616.0
+
 const char *ks_parse_decimal(const char *s, size_t len, unsigned flags, double *v)
 {
     /* the syntax first: strtod alone also reads hex, inf, nan and leading
@@ -569,7 +572,7 @@ const char *ks_parse_decimal(const char *s, size_t len, unsigned flags, double *
             digits++;
     if (digits == 0)
         return "is not a number";
-    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+    if (i < len && (s[i] == 'e' || s[i] == 'E') && !(flags & KS_NUM_MEASURE)) {
         size_t e = ++i;
         if (i < len && (s[i] == '+' || s[i] == '-'))
             e = ++i;
@@ -594,9 +597,22 @@ const char *ks_parse_decimal(const char *s, size_t len, unsigned flags, double *
         return "is out of range";
     if (x == 0)
         x = 0; /* "-0" */
-    if ((flags & KS_NUM_NONNEG) && x < 0)
+    if ((flags & (KS_NUM_NONNEG | KS_NUM_MEASURE)) && x < 0)
         return "is negative";
+    if ((flags & KS_NUM_MEASURE) && x >= KS_MEASURE_LIMIT)
+        return "is 2^64 or more";
     *v = x;
+    return NULL;
+}
+
+const char *ks_measure_check(double v)
+{
+    if (!isfinite(v))
+        return "is not a finite number";
+    if (v < 0)
+        return "is negative";
+    if (v >= KS_MEASURE_LIMIT)
+        return "is 2^64 or more";
     return NULL;
 }
 

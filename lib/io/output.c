@@ -21,8 +21,11 @@
 #define _GNU_SOURCE /* O_TMPFILE */
 #include "internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -278,4 +281,173 @@ ks_status ks_write_atomic(const char *path, ks_writer_fn fn, const void *ctx, ks
         st = replace_regular(target, info.st_mode & 07777, fn, ctx, err);
     free(resolved);
     return st;
+}
+
+/* --------------------------------------------- folders, whole or not at all */
+
+/* Removes the tree at path without following a link (nftw with FTW_PHYS). */
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void remove_tree(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The first entry of folder path that is neither a link nor a regular file
+ * named in own (NULL-terminated); NULL when there is none (malloc'd). */
+static char *foreign_entry(const char *path, const char *const *own)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return NULL;
+    char *found = NULL;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *p = ks_path_join(path, e->d_name);
+        struct stat sb;
+        bool ours = p && lstat(p, &sb) == 0 && S_ISLNK(sb.st_mode);
+        for (size_t i = 0; !ours && p && own[i]; i++) {
+            size_t n = strlen(own[i]);
+            if (n > 0 && own[i][n - 1] == '*') /* a prefix: files or folders */
+                ours = (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)) &&
+                       strncmp(e->d_name, own[i], n - 1) == 0;
+            else
+                ours = S_ISREG(sb.st_mode) && strcmp(e->d_name, own[i]) == 0;
+        }
+        if (!ours)
+            found = p ? p : strdup(e->d_name);
+        else
+            free(p);
+    }
+    closedir(d);
+    return found;
+}
+
+ks_status ks_dir_build_begin(const char *path, const char *const *own, ks_dir_build *b,
+                             ks_error *err)
+{
+    memset(b, 0, sizeof *b);
+    struct stat sb;
+    /* a folder that holds anything (a job folder inside a run folder) is
+     * never reached through a link: the link could lead anywhere */
+    if (!own && lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
+        return ks_error_set(err, KS_ERR_USAGE, path, 0,
+                            "is a symbolic link: refusing to replace what it points to");
+    /* a link to an export folder is followed: its target is replaced, the
+     * link stays */
+    if (!(b->path = ks_path_resolve(path)))
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    if (lstat(b->path, &sb) == 0) {
+        if (!S_ISDIR(sb.st_mode)) {
+            ks_dir_build_abort(b);
+            return ks_error_set(err, KS_ERR_USAGE, path, 0, "exists and is not a folder");
+        }
+        char *foreign = own ? foreign_entry(b->path, own) : NULL;
+        if (foreign) {
+            ks_error_set(err, KS_ERR_USAGE, path, 0,
+                         "the folder exists and holds %s, which this export does not write: "
+                         "refusing to replace it (give a new or empty folder)",
+                         foreign);
+            free(foreign);
+            ks_dir_build_abort(b);
+            return KS_ERR_USAGE;
+        }
+    } else if (errno != ENOENT) {
+        ks_status st = ks_error_set(err, KS_ERR_IO, path, 0, "%s", strerror(errno));
+        ks_dir_build_abort(b);
+        return st;
+    }
+    size_t n = strlen(b->path);
+    if (!(b->tmp = malloc(n + 40))) {
+        ks_dir_build_abort(b);
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    }
+    for (unsigned attempt = 0;; attempt++) {
+        snprintf(b->tmp, n + 40, "%s.tmp.%ld.%u", b->path, (long)getpid(), attempt);
+        if (mkdir(b->tmp, 0777) == 0)
+            break;
+        int e = errno;
+        if (e != EEXIST || attempt == 100) {
+            free(b->tmp);
+            b->tmp = NULL;
+            ks_dir_build_abort(b);
+            return ks_error_set(err, KS_ERR_IO, path, 0, "cannot create the folder: %s",
+                                strerror(e));
+        }
+    }
+    return KS_OK;
+}
+
+ks_status ks_dir_build_commit(ks_dir_build *b, ks_error *err)
+{
+    ks_status st = KS_OK;
+    if (rename(b->tmp, b->path) != 0) {
+        if (errno != EEXIST && errno != ENOTEMPTY) {
+            st = ks_error_set(err, KS_ERR_IO, b->path, 0, "cannot rename into place: %s",
+                              strerror(errno));
+        } else if (renameat2(AT_FDCWD, b->tmp, AT_FDCWD, b->path, RENAME_EXCHANGE) == 0) {
+            /* one step: the new folder in place, the old one under the
+             * temporary name */
+        } else {
+            /* no exchange on this file system: the old one aside first */
+            size_t n = strlen(b->tmp);
+            char *old = malloc(n + 8);
+            if (!old)
+                st = ks_error_set(err, KS_ERR_NOMEM, b->path, 0, "out of memory");
+            else {
+                snprintf(old, n + 8, "%s.old", b->tmp);
+                if (rename(b->path, old) != 0) {
+                    st = ks_error_set(err, KS_ERR_IO, b->path, 0,
+                                      "cannot rename into place: %s", strerror(errno));
+                } else if (rename(b->tmp, b->path) != 0) {
+                    st = ks_error_set(err, KS_ERR_IO, b->path, 0,
+                                      "cannot rename into place: %s", strerror(errno));
+                    rename(old, b->path); /* the old folder back */
+                } else {
+                    remove_tree(old);
+                }
+                free(old);
+            }
+        }
+    } else {
+        free(b->tmp);
+        b->tmp = NULL;
+    }
+    ks_dir_build_abort(b); /* the old folder, or what failed */
+    return st;
+}
+
+ks_status ks_dir_build_adopt(ks_dir_build *b, const char *name, ks_error *err)
+{
+    char *from = ks_path_join(b->path, name), *to = ks_path_join(b->tmp, name);
+    ks_status st = KS_OK;
+    struct stat sb;
+    if (!from || !to)
+        st = ks_error_set(err, KS_ERR_NOMEM, name, 0, "out of memory");
+    else if (lstat(from, &sb) != 0)
+        st = ks_error_set(err, KS_ERR_IO, from, 0, "missing: %s", strerror(errno));
+    else if (S_ISLNK(sb.st_mode))
+        st = ks_error_set(err, KS_ERR_USAGE, from, 0, "is a symbolic link: not taken over");
+    else if (rename(from, to) != 0)
+        st = ks_error_set(err, KS_ERR_IO, from, 0, "cannot move into the new folder: %s",
+                          strerror(errno));
+    free(from);
+    free(to);
+    return st;
+}
+
+void ks_dir_build_abort(ks_dir_build *b)
+{
+    if (b->tmp)
+        remove_tree(b->tmp);
+    free(b->tmp);
+    free(b->path);
+    memset(b, 0, sizeof *b);
 }

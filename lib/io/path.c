@@ -4,10 +4,15 @@
  * every command makes before writing: an output that is, lies inside, or
  * holds one of its inputs is refused (ks_path_check_output), comparing
  * resolved paths and, for the parts that exist, device and inode, so that
- * links, hard links, bind mounts and '..' do not hide an input.
+ * links, hard links, bind mounts and '..' do not hide an input.  An input
+ * folder's links count as inputs too: a MacSim trace folder is a list and
+ * a link per launch to a kernel folder elsewhere, so writing to
+ * KernelN/trace.txt (or into a link's target by its real name) would
+ * overwrite a trace that no path under the folder names as text.
  */
 #include "internal.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,6 +212,152 @@ ks_status ks_path_relation(const char *a, const char *b, ks_path_rel *rel, ks_er
     return KS_OK;
 }
 
+/* ------------------------------------------ links inside input folders */
+
+/* What the output is, resolved once, for comparing it against every link
+ * found inside an input folder (there may be a million). */
+typedef struct link_guard {
+    const char *output; /* as given, for messages */
+    char *resolved;     /* absolute, links resolved */
+    struct stat *up;    /* the output (if it exists) and each existing folder above it */
+    size_t up_count;
+    bool exists;        /* up[0] is the output itself */
+    struct stat *seen;  /* folders walked, against link cycles */
+    size_t seen_count, seen_cap;
+    size_t budget;      /* entries left to look at */
+} link_guard;
+
+/* A walk looks at no more entries than this (a trace folder of a million
+ * launches is far below) nor deeper than this: an input folder is a trace
+ * folder or a run folder, not a file system. */
+enum { GUARD_ENTRIES = 4u << 20, GUARD_DEPTH = 32 };
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+static ks_status guard_init(link_guard *g, const char *output, ks_error *err)
+{
+    memset(g, 0, sizeof *g);
+    g->output = output;
+    g->budget = GUARD_ENTRIES;
+    g->resolved = ks_path_resolve(output);
+    char *buf = g->resolved ? strdup(g->resolved) : NULL;
+    if (!buf)
+        return ks_error_set(err, KS_ERR_NOMEM, output, 0, "cannot resolve the path");
+    g->exists = stat(buf, &(struct stat){0}) == 0;
+    for (;;) {
+        struct stat sb;
+        if (stat(buf, &sb) == 0) {
+            struct stat *t = realloc(g->up, (g->up_count + 1) * sizeof *t);
+            if (!t) {
+                free(buf);
+                return ks_error_set(err, KS_ERR_NOMEM, output, 0, "out of memory");
+            }
+            g->up = t;
+            g->up[g->up_count++] = sb;
+        }
+        if (strcmp(buf, "/") == 0)
+            break;
+        parent_in_place(buf);
+    }
+    free(buf);
+    return KS_OK;
+}
+
+static void guard_free(link_guard *g)
+{
+    free(g->resolved);
+    free(g->up);
+    free(g->seen);
+}
+
+/* Whether folder st was walked already; if not, it is now. */
+static bool guard_seen(link_guard *g, const struct stat *st)
+{
+    for (size_t i = 0; i < g->seen_count; i++)
+        if (same_file(&g->seen[i], st))
+            return true;
+    if (g->seen_count == g->seen_cap) {
+        size_t cap = g->seen_cap ? 2 * g->seen_cap : 16;
+        struct stat *t = realloc(g->seen, cap * sizeof *t);
+        if (!t)
+            return true; /* out of memory: walk no further */
+        g->seen = t;
+        g->seen_cap = cap;
+    }
+    g->seen[g->seen_count++] = *st;
+    return false;
+}
+
+/* The output against the link at path (inside the input folder input). */
+static ks_status guard_link(const link_guard *g, const char *path, const char *input,
+                            ks_error *err)
+{
+    char *target = ks_path_resolve(path);
+    if (!target)
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "cannot resolve the path");
+    struct stat st;
+    bool exists = stat(target, &st) == 0;
+    const char *how = NULL;
+    if (strcmp(g->resolved, target) == 0 || (exists && g->exists && same_file(&st, &g->up[0])))
+        how = "is";
+    else if (text_under(g->resolved, target))
+        how = "lies inside";
+    else if (text_under(target, g->resolved))
+        how = "holds";
+    else if (exists && S_ISDIR(st.st_mode))
+        for (size_t i = g->exists ? 1 : 0; i < g->up_count && !how; i++)
+            if (same_file(&st, &g->up[i]))
+                how = "lies inside";
+    ks_status status = KS_OK;
+    if (how)
+        status = ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                              "output %s %s %s, the target of the link %s in the input "
+                              "folder %s: refusing to write %s an input",
+                              g->output, how, target, path, input,
+                              strcmp(how, "holds") == 0 ? "over" : "into");
+    free(target);
+    return status;
+}
+
+/* Every link in folder dir (and in the folders below it and behind its
+ * links) against the output. */
+static ks_status guard_walk(link_guard *g, const char *dir, const char *input, int depth,
+                            ks_error *err)
+{
+    struct stat ds;
+    if (depth > GUARD_DEPTH || stat(dir, &ds) != 0 || !S_ISDIR(ds.st_mode) ||
+        guard_seen(g, &ds))
+        return KS_OK;
+    DIR *d = opendir(dir);
+    if (!d)
+        return KS_OK; /* unreadable: nothing the command reads either */
+    ks_status st = KS_OK;
+    struct dirent *e;
+    while (st == KS_OK && g->budget > 0 && (e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        g->budget--;
+        char *path = ks_path_join(dir, e->d_name);
+        if (!path) {
+            st = ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
+            break;
+        }
+        struct stat sb;
+        if (lstat(path, &sb) == 0) {
+            if (S_ISLNK(sb.st_mode))
+                st = guard_link(g, path, input, err);
+            if (st == KS_OK && (S_ISLNK(sb.st_mode) || S_ISDIR(sb.st_mode)))
+                st = guard_walk(g, path, input, depth + 1, err);
+        }
+        free(path);
+    }
+    closedir(d);
+    return st;
+}
+
 ks_status ks_path_check_output(const char *output, const char *const *inputs, size_t count,
                                ks_error *err)
 {
@@ -215,35 +366,43 @@ ks_status ks_path_check_output(const char *output, const char *const *inputs, si
     struct stat so;
     if (stat(output, &so) == 0 && !S_ISREG(so.st_mode) && !S_ISDIR(so.st_mode))
         return KS_OK; /* a device, a FIFO: written in place, never replaced */
-    for (size_t i = 0; i < count; i++) {
+    link_guard g;
+    ks_status st = guard_init(&g, output, err);
+    for (size_t i = 0; st == KS_OK && i < count; i++) {
         const char *in = inputs[i];
         if (!in || !*in || strcmp(in, "-") == 0)
             continue;
         struct stat si;
-        if (stat(in, &si) == 0 && !S_ISREG(si.st_mode) && !S_ISDIR(si.st_mode))
+        bool in_exists = stat(in, &si) == 0;
+        if (in_exists && !S_ISREG(si.st_mode) && !S_ISDIR(si.st_mode))
             continue; /* standard input, a pipe: nothing to overwrite */
         ks_path_rel rel;
-        ks_status st = ks_path_relation(output, in, &rel, err);
+        st = ks_path_relation(output, in, &rel, err);
         if (st != KS_OK)
-            return st;
+            break;
         switch (rel) {
         case KS_PATH_APART:
             break;
         case KS_PATH_SAME:
-            return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
-                                "output %s is the input %s: refusing to overwrite it", output,
-                                in);
+            st = ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                              "output %s is the input %s: refusing to overwrite it", output, in);
+            break;
         case KS_PATH_A_INSIDE_B:
-            return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
-                                "output %s lies inside the input folder %s: refusing to "
-                                "write into an input",
-                                output, in);
+            st = ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                              "output %s lies inside the input folder %s: refusing to "
+                              "write into an input",
+                              output, in);
+            break;
         case KS_PATH_B_INSIDE_A:
-            return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
-                                "output folder %s holds the input %s: refusing to write "
-                                "into it",
-                                output, in);
+            st = ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                              "output folder %s holds the input %s: refusing to write "
+                              "into it",
+                              output, in);
+            break;
         }
+        if (st == KS_OK && in_exists && S_ISDIR(si.st_mode))
+            st = guard_walk(&g, in, in, 0, err);
     }
-    return KS_OK;
+    guard_free(&g);
+    return st;
 }

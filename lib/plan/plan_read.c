@@ -96,17 +96,11 @@ static bool parse_i64(const char *s, size_t len, int64_t *v)
     return true;
 }
 
+/* the one number rule (a subnormal the plan's writer printed, such as an
+ * epsilon of 1e-320, reads back as the same double) */
 static bool parse_num(const char *s, size_t len, double *v)
 {
-    char buf[64];
-    if (len == 0 || len >= sizeof buf)
-        return false;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    char *end;
-    errno = 0;
-    *v = strtod(buf, &end);
-    return *end == '\0' && errno != ERANGE;
+    return len < 64 && ks_parse_decimal(s, len, 0, v) == NULL;
 }
 
 static char *dup_n(const char *s, size_t len)

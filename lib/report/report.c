@@ -89,7 +89,10 @@ static void plan_summary(FILE *f, const ks_report_input *in)
              pl->sample_count, (unsigned long long)pl->draws,
              (unsigned long long)pl->population, pl->cluster_count);
     dt(f, "samples", buf);
-    snprintf(buf, sizeof buf, "%.4gx", pl->predicted_speedup);
+    if (isfinite(pl->predicted_speedup) || pl->total_ns > 0)
+        snprintf(buf, sizeof buf, "%.4gx", pl->predicted_speedup);
+    else
+        snprintf(buf, sizeof buf, "unknown (the profile has no durations)");
     dt(f, "predicted speedup", buf);
     fprintf(f, "</dl>\n");
     if (!ks_report_plan_fits(in))

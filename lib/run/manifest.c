@@ -39,6 +39,14 @@ static ks_status write_manifest(const void *ctx, FILE *f, ks_error *err)
             fprintf(f, ",\n  \"%s\": ", optional[i][0]);
             write_json_string(f, optional[i][1]);
         }
+    if (m->command) {
+        fprintf(f, ",\n  \"command\": ");
+        write_json_string(f, m->command);
+    }
+    if (m->batch)
+        fprintf(f, ",\n  \"batch\": %llu", (unsigned long long)m->batch);
+    if (m->remap >= 0)
+        fprintf(f, ",\n  \"remap\": %s", m->remap ? "true" : "false");
     fprintf(f, ",\n  \"jobs\": [");
     for (size_t j = 0; j < m->job_count; j++) {
         const ks_run_manifest_job *job = &m->jobs[j];
@@ -83,8 +91,9 @@ void ks_run_manifest_free(ks_run_manifest *m)
     }
     free(m->jobs);
     free(m->plan);
-    KS_FREE(m->traces, m->simulator, m->warmup);
+    KS_FREE(m->traces, m->simulator, m->warmup, m->command);
     memset(m, 0, sizeof *m);
+    m->remap = -1;
 }
 
 /* YAJL_GET_STRING gives NULL for a non-string; the callers checked the type */
@@ -189,9 +198,25 @@ static ks_status read_fields(const char *path, yajl_val root, ks_run_manifest *m
     static const char *traces_path[] = {"traces", NULL};
     static const char *simulator_path[] = {"simulator", NULL};
     static const char *warmup_path[] = {"warmup", NULL};
-    const char **const keys[] = {traces_path, simulator_path, warmup_path};
-    char **const fields[] = {&m->traces, &m->simulator, &m->warmup};
-    for (size_t i = 0; i < 3; i++) {
+    static const char *command_path[] = {"command", NULL};
+    static const char *batch_path[] = {"batch", NULL};
+    static const char *remap_path[] = {"remap", NULL};
+    const char **const keys[] = {traces_path, simulator_path, warmup_path, command_path};
+    char **const fields[] = {&m->traces, &m->simulator, &m->warmup, &m->command};
+    yajl_val batch = yajl_tree_get(root, batch_path, yajl_t_any);
+    if (batch) {
+        if (!YAJL_IS_INTEGER(batch) || YAJL_GET_INTEGER(batch) < 1)
+            return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                                "\"batch\" is not a positive integer");
+        m->batch = (uint64_t)YAJL_GET_INTEGER(batch);
+    }
+    yajl_val remap = yajl_tree_get(root, remap_path, yajl_t_any);
+    if (remap) {
+        if (!YAJL_IS_TRUE(remap) && !YAJL_IS_FALSE(remap))
+            return ks_error_set(err, KS_ERR_FORMAT, path, 0, "\"remap\" is not true or false");
+        m->remap = YAJL_IS_TRUE(remap);
+    }
+    for (size_t i = 0; i < 4; i++) {
         yajl_val v = yajl_tree_get(root, keys[i], yajl_t_any);
         if (!v)
             continue;
@@ -218,6 +243,7 @@ static ks_status read_fields(const char *path, yajl_val root, ks_run_manifest *m
 ks_status ks_run_manifest_read(const char *path, ks_run_manifest *m, ks_error *err)
 {
     memset(m, 0, sizeof *m);
+    m->remap = -1;
     yajl_val root;
     ks_status st = ks_json_file_parse(path, 256u << 20, &root, err);
     if (st != KS_OK)
@@ -227,4 +253,71 @@ ks_status ks_run_manifest_read(const char *path, ks_run_manifest *m, ks_error *e
     if (st != KS_OK)
         ks_run_manifest_free(m);
     return st;
+}
+
+/* The ids, warm-up marks and launches of two jobs agree. */
+static bool same_job(const ks_run_manifest_job *a, const ks_run_manifest_job *b)
+{
+    if (a->id_count != b->id_count || strcmp(a->dir, b->dir) != 0 ||
+        memcmp(a->ids, b->ids, a->id_count * sizeof *a->ids) != 0)
+        return false;
+    for (size_t k = 0; k < a->id_count; k++) {
+        if ((a->measured ? a->measured[k] : 1) != (b->measured ? b->measured[k] : 1))
+            return false;
+        if ((a->launches ? a->launches[k] : a->ids[k]) !=
+            (b->launches ? b->launches[k] : b->ids[k]))
+            return false;
+    }
+    return true;
+}
+
+static ks_status differs(const char *path, const char *what, const char *old, const char *now,
+                         ks_error *err)
+{
+    return ks_error_set(err, KS_ERR_USAGE, path, 0,
+                        "this run folder was run with %s %s, this run has %s %s: its finished "
+                        "jobs would be mixed with other results; run again with the same "
+                        "options, or use a new folder",
+                        what, old, what, now);
+}
+
+ks_status ks_run_manifest_compare(const ks_run_manifest *old, const ks_run_manifest *now,
+                                  const char *path, ks_error *err)
+{
+    if (strcmp(old->plan_xxh128, now->plan_xxh128) != 0)
+        return ks_error_set(err, KS_ERR_USAGE, path, 0,
+                            "this run folder belongs to another plan (%s, XXH3-128 %s); use a "
+                            "new folder",
+                            old->plan ? old->plan : "?", old->plan_xxh128);
+    const char *const what[] = {"--traces", "the simulator",
+                                "the simulator command (and warm-state options)", "--warmup"};
+    const char *const a[] = {old->traces, old->simulator, old->command, old->warmup};
+    const char *const b[] = {now->traces, now->simulator, now->command, now->warmup};
+    for (size_t i = 0; i < 4; i++)
+        if (a[i] && b[i] && strcmp(a[i], b[i]) != 0)
+            return differs(path, what[i], a[i], b[i], err);
+    char x[32], y[32];
+    if (old->batch && now->batch && old->batch != now->batch) {
+        snprintf(x, sizeof x, "%llu", (unsigned long long)old->batch);
+        snprintf(y, sizeof y, "%llu", (unsigned long long)now->batch);
+        return differs(path, "--batch", x, y, err);
+    }
+    if (old->remap >= 0 && now->remap >= 0 && old->remap != now->remap)
+        return ks_error_set(err, KS_ERR_USAGE, path, 0,
+                            "this run folder was run %s --remap, this run %s it: its finished "
+                            "jobs would be mixed with other results; run again with the same "
+                            "options, or use a new folder",
+                            old->remap ? "with" : "without", now->remap ? "has" : "lacks");
+    /* whatever a field did not say, the jobs do */
+    bool same = old->job_count == now->job_count;
+    for (size_t j = 0; same && j < old->job_count; j++)
+        same = same_job(&old->jobs[j], &now->jobs[j]);
+    if (!same)
+        return ks_error_set(err, KS_ERR_USAGE, path, 0,
+                            "this run folder's jobs (%zu) are not this run's (%zu) although "
+                            "the options it records agree (another --batch, --warmup, --remap "
+                            "or trace folder?): its finished jobs would be mixed with other "
+                            "results; use a new folder",
+                            old->job_count, now->job_count);
+    return KS_OK;
 }

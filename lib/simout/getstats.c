@@ -180,7 +180,7 @@ static ks_status cell(ks_getstats *g, const char *config, char *label, const cha
         size_t n = strlen(t);
         while (n > 0 && t[n - 1] == ' ')
             n--;
-        v.numeric = ks_parse_decimal(t, n, KS_NUM_NONNEG, &v.value) == NULL;
+        v.numeric = ks_parse_decimal(t, n, KS_NUM_MEASURE, &v.value) == NULL;
     }
     return g->fn(g->ctx, &v, err);
 }

@@ -222,7 +222,7 @@ ks_status ks_macsim_stats_line(const char *line, long number, const char *path, 
     memcpy(buf, v, vl);
     buf[vl] = '\0';
     double x;
-    const char *why = ks_parse_decimal(buf, vl, KS_NUM_NONNEG, &x);
+    const char *why = ks_parse_decimal(buf, vl, KS_NUM_MEASURE, &x);
     if (why)
         return ks_error_set(err, KS_ERR_FORMAT, path, number, "%.*s: '%s' %s",
                             (int)(len > 60 ? 60 : len), n, buf, why);

@@ -60,6 +60,20 @@ long ks_results_row(const ks_results *r, uint64_t id)
     return ks_hash_get_u64(&r->index->rows, &keys, id, &row) ? (long)row : -1;
 }
 
+ks_status ks_results_check_plan(const ks_results *r, const ks_plan *plan, ks_error *err)
+{
+    for (size_t i = 0; plan->population > 0 && i < r->row_count; i++) /* 0: not recorded */
+        if (r->ids[i] >= plan->population)
+            return ks_error_set(err, KS_ERR_FORMAT, r->sources[r->source[i]], r->source_line[i],
+                                "launch id %llu is beyond the plan's %llu launches (ids 0 to "
+                                "%llu): these results are of another program",
+                                (unsigned long long)r->ids[i],
+                                (unsigned long long)plan->population,
+                                (unsigned long long)(plan->population ? plan->population - 1
+                                                                      : 0));
+    return KS_OK;
+}
+
 long ks_results_metric(const ks_results *r, const char *name)
 {
     for (size_t i = 0; i < r->metric_count; i++)
@@ -149,12 +163,11 @@ static ks_status row_for(ks_results *r, uint64_t id, uint32_t source, long line,
             *row = (size_t)have;
             return KS_OK;
         }
+        /* (an Accel-Sim log's reader adds what may have caused it) */
         return ks_error_set(err, KS_ERR_FORMAT, r->sources[source], line,
-                            "launch id %llu reported twice (also at %s:%ld)%s",
+                            "launch id %llu reported twice (also at %s:%ld)",
                             (unsigned long long)id, r->sources[r->source[have]],
-                            r->source_line[have],
-                            accumulate ? "" : "; if kernels ran concurrently, "
-                                              "--concurrent split adds a launch's blocks");
+                            r->source_line[have]);
     }
     if (r->row_count == r->row_capacity) {
         size_t cap = r->row_capacity ? r->row_capacity * 2 : 64;
@@ -213,10 +226,11 @@ ks_status ks_results_add(ks_results *r, const char *source, const char *metric,
         st = add_metric(r, metric, true, &m, err);
     for (size_t i = 0; st == KS_OK && i < n; i++) {
         size_t row;
-        if (!isfinite(values[i]))
+        const char *why = ks_measure_check(values[i]);
+        if (why) /* the rule a simulator's printed value meets (KS_NUM_MEASURE) */
             return ks_error_set(err, KS_ERR_FORMAT, source, (long)(i + 1),
-                                "metric %s: the value of launch id %llu is not a finite number",
-                                metric, (unsigned long long)ids[i]);
+                                "metric %s: the value of launch id %llu (%.17g) %s", metric,
+                                (unsigned long long)ids[i], values[i], why);
         st = row_for(r, ids[i], src, (long)(i + 1), true, &row, err);
         if (st == KS_OK && !isnan(r->values[m][row]))
             return ks_error_set(err, KS_ERR_FORMAT, source, (long)(i + 1),
@@ -271,9 +285,15 @@ ks_status ks_results_read_csv(ks_input *in, const char *path, ks_results *r, ks_
                 break;
             }
             columns = count;
-            for (int i = 0; i < count && st == KS_OK; i++)
+            for (int i = 0; i < count && st == KS_OK; i++) {
                 if (!(header[i] = strdup(ks_trim(fields[i]))))
                     st = ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+                for (int j = 0; j < i && st == KS_OK; j++)
+                    if (strcmp(header[i], header[j]) == 0)
+                        st = ks_error_set(err, KS_ERR_FORMAT, path, number,
+                                          "column %s is named twice (columns %d and %d)",
+                                          header[i], j + 1, i + 1);
+            }
             continue;
         }
         if (count != columns) {
@@ -298,11 +318,12 @@ ks_status ks_results_read_csv(ks_input *in, const char *path, ks_results *r, ks_
             double v;
             if (*cell == '\0' || strcasecmp(cell, "n/a") == 0)
                 continue;
-            const char *why = ks_parse_decimal(cell, strlen(cell), KS_NUM_NONNEG, &v);
+            const char *why = ks_parse_decimal(cell, strlen(cell), KS_NUM_MEASURE, &v);
             if (why)
                 st = ks_error_set(err, KS_ERR_FORMAT, path, number,
                                   "column %s: '%.60s' %s (simulated values are counts, times "
-                                  "and rates: non-negative base-10 numbers)",
+                                  "and rates: non-negative base-10 numbers below 2^64, "
+                                  "without an exponent)",
                                   header[i], cell, why);
             else
                 st = set_value(r, row, header[i], v, false, err);

@@ -122,6 +122,15 @@ static ks_status resolve(const uid_map *m, const observation *o, const char *pat
                                 "kernel %llu is below --uid-base %lld",
                                 (unsigned long long)o->uid, (long long)m->base);
         *id = o->uid - (uint64_t)m->base;
+        /* the trace the log names must be that launch's, as by position */
+        long l = m->traces && o->trace ? ks_trace_index_find(m->traces, o->trace) : 0;
+        if (m->traces && o->trace && (l < 0 || (uint64_t)l != *id))
+            return ks_error_set(err, KS_ERR_FORMAT, path, o->trace_line,
+                                "kernel %llu of this run is '%.300s' (%s), but --uid-base "
+                                "%lld says launch %llu",
+                                (unsigned long long)o->uid, o->trace,
+                                l < 0 ? "no launch of the trace folder" : "another launch",
+                                (long long)m->base, (unsigned long long)*id);
     } else {
         size_t count = m->mode == KS_UID_SAMPLED ? m->plan->sample_count : m->count;
         if (o->uid < 1 || o->uid > count)
@@ -205,6 +214,8 @@ typedef struct log_ctx {
     size_t prev_capacity;
     double *diffed;
     size_t diffed_capacity;
+    size_t block_run;  /* the run of the last block taken, and the line */
+    long run_line;     /* its first block starts at */
 } log_ctx;
 
 static void held_clear(held_block *h)
@@ -329,9 +340,33 @@ static void running_finish(log_ctx *c)
     }
 }
 
+/* A launch reported twice by one log: kernels that ran concurrently in one
+ * simulator run (--concurrent split adds their blocks), or, in a log of
+ * several runs, uids that restart in each run (no split would help). */
+static ks_status twice_hint(const log_ctx *c, uint64_t id, ks_error *err)
+{
+    long have = ks_results_row(c->r, id);
+    if (have < 0 || err->status != KS_ERR_FORMAT || !strstr(err->message, "reported twice"))
+        return err->status;
+    bool same_run = c->r->source[have] == c->source && c->r->source_line[have] >= c->run_line;
+    char message[sizeof err->message], file[sizeof err->file];
+    snprintf(message, sizeof message, "%s", err->message);
+    snprintf(file, sizeof file, "%s", err->file);
+    return ks_error_set(err, KS_ERR_FORMAT, file, err->line, "%s; %s", message,
+                        same_run ? "if kernels ran concurrently, --concurrent split adds a "
+                                   "launch's blocks"
+                                 : "each simulator run in a log numbers its kernels from 1: "
+                                   "match them by trace file (--traces) or map each run's "
+                                   "uids (--uid-map)");
+}
+
 static ks_status take_block(log_ctx *c, const ks_simlog_block *b, ks_error *err)
 {
     bool split = c->opt->concurrent == KS_CONCURRENT_SPLIT;
+    if (c->run_line == 0 || b->run != c->block_run) {
+        c->block_run = b->run;
+        c->run_line = b->line;
+    }
     if (b->uid_count == 0) {
         if (split)
             return KS_OK; /* nothing to attribute it to */
@@ -362,6 +397,8 @@ static ks_status take_block(log_ctx *c, const ks_simlog_block *b, ks_error *err)
         if ((st = check_launch(c, b, u, id, err)) != KS_OK)
             return st;
         st = ks_results_row_for(c->r, id, c->source, b->line, split, &row, err);
+        if (st != KS_OK && !split)
+            st = twice_hint(c, id, err);
         for (size_t i = 0; i < b->stat_count && st == KS_OK; i++) {
             size_t m;
             if ((st = metric_of(c, i, b->names[i], &m, err)) == KS_OK)
@@ -559,6 +596,17 @@ static ks_status on_kernel(void *vctx, const ks_macsim_kernel *k, ks_error *err)
         c->r->warmup_blocks++;
         return KS_OK;
     }
+    /* --uid-base: a whole-program run, so it ran every launch of the plan */
+    const uid_map *m = c->map;
+    if (m->mode == KS_UID_BASE && m->plan && m->base >= 1 &&
+        k->count != m->plan->population + (uint64_t)(m->base - 1))
+        return ks_error_set(err, KS_ERR_FORMAT, c->path, k->line,
+                            "this run simulated %llu kernels, but with --uid-base %lld a "
+                            "whole-program run of the plan's %llu launches has %llu: these "
+                            "results are of another program",
+                            (unsigned long long)k->count, (long long)m->base,
+                            (unsigned long long)m->plan->population,
+                            (unsigned long long)(m->plan->population + (uint64_t)(m->base - 1)));
     observation o = {k->line, k->run, k->index + 1, k->trace, k->line, NULL};
     uint64_t id;
     bool keep;

@@ -17,8 +17,11 @@
  * (`-grid dim =`, `-block dim =`) are bound to its uid the same way, so that
  * the results can be checked against the plan's launches.
  *
- * Values are parsed strictly (ks_parse_decimal): a statistic whose value is
- * not a non-negative base-10 number is an error at its line (issue 25).
+ * Values are parsed strictly (ks_parse_decimal, KS_NUM_MEASURE): a
+ * statistic whose value is not a non-negative base-10 number below 2^64
+ * without an exponent is an error at its line (issues 25, 34), as are a
+ * gpu_sim_* count without a value (nan, empty) and a gpu_* statistic given
+ * twice in one block.
  */
 #include "simout.h"
 #include "hash.h"
@@ -188,6 +191,20 @@ static ks_status parse_uids(ks_simlog *s, const char *v, long number, ks_error *
     }
 }
 
+/* GPGPU-Sim prints its gpu_* statistics once per kernel (some others, such
+ * as bwutil, once per memory channel, under one name); gpu_sim_* are counts
+ * that always have a value.  A repeat of the former, or one of the latter
+ * without a value, is refused rather than one of two values taken. */
+static bool once_per_kernel(const char *name, size_t len)
+{
+    return len > 4 && strncmp(name, "gpu_", 4) == 0;
+}
+
+static bool always_valued(const char *name, size_t len)
+{
+    return len > 8 && strncmp(name, "gpu_sim_", 8) == 0;
+}
+
 /* What a `name = value` line is. */
 typedef enum stat_kind {
     STAT_NONE,    /* not a statistic: prose, a table, a list after the number */
@@ -225,8 +242,14 @@ static stat_kind parse_stat(const char *line, const char **name, size_t *name_le
     p++;
     while (*p == ' ' || *p == '\t')
         p++;
-    if (!(isdigit((unsigned char)*p) || *p == '-' || *p == '+' || *p == '.'))
-        return STAT_NONE;
+    if (!(isdigit((unsigned char)*p) || *p == '-' || *p == '+' || *p == '.')) {
+        if (!always_valued(*name, *name_len))
+            return STAT_NONE;
+        *token = p; /* gpu_sim_cycle = (nothing), = abc: refused at its line */
+        *token_len = strcspn(p, " \t");
+        *why = *token_len ? "is not a number" : "is empty";
+        return STAT_BAD;
+    }
     const char *t = p;
     while (*p && *p != ' ' && *p != '\t')
         p++;
@@ -242,14 +265,17 @@ static stat_kind parse_stat(const char *line, const char **name, size_t *name_le
     const char *body = t + (*t == '-' || *t == '+');
     size_t blen = len - (size_t)(body - t);
     if ((blen == 3 && (strncasecmp(body, "nan", 3) == 0 || strncasecmp(body, "inf", 3) == 0)) ||
-        (blen == 8 && strncasecmp(body, "infinity", 8) == 0))
-        return STAT_NOVALUE; /* a rate of nothing (0 / 0): not reported */
-    *why = ks_parse_decimal(t, len, KS_NUM_NONNEG, value);
+        (blen == 8 && strncasecmp(body, "infinity", 8) == 0)) {
+        *why = "is not a number";
+        /* a rate of nothing (0 / 0): not reported; a count has a value */
+        return always_valued(*name, *name_len) ? STAT_BAD : STAT_NOVALUE;
+    }
+    *why = ks_parse_decimal(t, len, KS_NUM_MEASURE, value);
     return *why ? STAT_BAD : STAT_VALUE;
 }
 
 static ks_status add_stat(ks_simlog *s, const char *name, size_t len, double value,
-                          ks_error *err)
+                          long number, ks_error *err)
 {
     if (len >= 9 && strncmp(name, "gpu_tot_", 8) == 0)
         return KS_OK; /* cumulative over every kernel so far */
@@ -263,8 +289,13 @@ static ks_status add_stat(ks_simlog *s, const char *name, size_t len, double val
     size_t slot;
     ks_status st =
         ks_hash_find_text(&s->index, &keys, s->stat_count, name, len, &found, &id, &slot, err);
+    if (st == KS_OK && found && once_per_kernel(name, len))
+        return ks_error_set(err, KS_ERR_FORMAT, s->path, number,
+                            "%.*s given a second time in the block at line %ld: which value "
+                            "is the kernel's?",
+                            (int)(len > 80 ? 80 : len), name, s->block_line);
     if (st != KS_OK || found)
-        return st; /* the first value of a repeated name is the block's */
+        return st; /* a name repeated per memory channel: its first value */
     size_t cap = s->stat_capacity;
     st = ks_grow((void **)&s->names, &cap, s->stat_count + 1, sizeof *s->names, err);
     if (st == KS_OK)
@@ -409,10 +440,11 @@ ks_status ks_simlog_line(ks_simlog *s, const char *line, size_t len, long number
     double value;
     switch (parse_stat(p, &name, &name_len, &value, &token, &token_len, &why)) {
     case STAT_VALUE:
-        return add_stat(s, name, name_len, value, err);
+        return add_stat(s, name, name_len, value, number, err);
     case STAT_BAD:
         return ks_error_set(err, KS_ERR_FORMAT, s->path, number,
-                            "%.*s: '%.*s' %s (a statistic is a non-negative base-10 number)",
+                            "%.*s: '%.*s' %s (a statistic is a non-negative base-10 number "
+                            "below 2^64, without an exponent)",
                             (int)(name_len > 80 ? 80 : name_len), name,
                             (int)(token_len > 40 ? 40 : token_len), token, why);
     case STAT_NONE:

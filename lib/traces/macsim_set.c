@@ -19,8 +19,9 @@
  *
  * Kernel names: kernel_names.txt where the tracer wrote it (with grid and
  * block); otherwise the traces carry none, and a launch is named by the
- * address of its first instruction ("kernel@0x7fafcf24e200"): the launches
- * of one function in one traced process share it; its grid is then its
+ * address of its first instruction and its size ("kernel@0x7fafcf24e200<128
+ * warps>"): the launches of one function at one size in one traced process
+ * share it; its grid is then its
  * block count and its block 32 threads per warp, one dimension each.  Instruction counts are
  * the tracer's (trace_info.txt): warp-level records.  MacSim's own
  * INST_COUNT_TOT counts one fewer per warp on the bundled traces (the last
@@ -85,11 +86,22 @@ typedef struct token_reader {
     bool at_end;
 } token_reader;
 
+/* A trace file must be a regular file: opening a FIFO would wait for a
+ * writer that never comes (as the Accel-Sim reader refuses one). */
+static ks_status open_regular(const char *path, ks_input **in, ks_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                            "is not a regular file (a folder, FIFO or device): not a trace");
+    return ks_input_open(path, in, err);
+}
+
 static ks_status tokens_open(const char *path, token_reader *t, ks_error *err)
 {
     memset(t, 0, sizeof *t);
     t->path = path;
-    return ks_input_open(path, &t->in, err);
+    return open_regular(path, &t->in, err);
 }
 
 static void tokens_close(token_reader *t)
@@ -214,6 +226,38 @@ static ks_status entry_folder(const char *entry, const char *path, long line, ch
     return KS_OK;
 }
 
+/* An entry with folders before "KernelN/trace.txt" (../base/Kernel1/...)
+ * names one file, and MacSim reads another: ./Kernel1/trace.txt below the
+ * list's folder.  Refused unless both are one file (a link). */
+static ks_status check_entry(const ks_macsim_set *s, const char *entry,
+                             const ks_macsim_launch *l, long line, ks_error *err)
+{
+    size_t n = strlen(l->folder) + strlen("/trace.txt");
+    size_t len = strlen(entry);
+    const char *tail = entry + len - n;
+    bool plain = len == n || (len == n + 2 && entry[0] == '.' && entry[1] == '/');
+    if (plain || (len > n && tail[-1] != '/'))
+        return KS_OK;
+    char *listed = entry[0] == '/' ? strdup(entry) : ks_path_join(s->dir, entry);
+    char *read = ks_path_join(l->path, "trace.txt");
+    ks_status st = KS_OK;
+    struct stat a, b;
+    if (!listed || !read)
+        st = ks_error_set(err, KS_ERR_NOMEM, s->config_path, line, "out of memory");
+    else if (stat(listed, &a) != 0 || stat(read, &b) != 0 || a.st_dev != b.st_dev ||
+             a.st_ino != b.st_ino)
+        st = ks_error_set(err, KS_ERR_FORMAT, s->config_path, line,
+                          "'%.200s': MacSim reads ./%s/trace.txt (the last two components, "
+                          "below the list's folder), %s",
+                          entry, l->folder,
+                          stat(read, &b) != 0     ? "which does not exist"
+                          : stat(listed, &a) != 0 ? "and the one listed does not exist"
+                                                  : "another file than the one listed");
+    free(listed);
+    free(read);
+    return st;
+}
+
 static ks_status read_config(ks_macsim_set *s, ks_error *err)
 {
     token_reader t;
@@ -242,6 +286,8 @@ static ks_status read_config(ks_macsim_set *s, ks_error *err)
         s->count++;
         if (!(l->path = ks_path_join(s->dir, l->folder)))
             st = ks_error_set(err, KS_ERR_NOMEM, s->config_path, 0, "out of memory");
+        if (st == KS_OK)
+            st = check_entry(s, tok, l, t.number, err);
     }
     if (st == KS_OK)
         st = ks_input_finish_digest(t.in, s->list_xxh128, &s->list_bytes, err);
@@ -430,7 +476,7 @@ static ks_status read_records(const ks_macsim_launch *l, uint64_t warp, uint64_t
     if (st != KS_OK)
         return st;
     ks_input *in;
-    if ((st = ks_input_open(path, &in, err)) != KS_OK) {
+    if ((st = open_regular(path, &in, err)) != KS_OK) {
         free(path);
         return st;
     }
@@ -493,8 +539,12 @@ static ks_status name_by_entry(ks_macsim_launch *l, ks_error *err)
         free(path);
         return st;
     }
-    char name[40];
-    snprintf(name, sizeof name, "kernel@0x%llx", (unsigned long long)pc);
+    /* one function traced at two sizes has one entry address: the size
+     * tells them apart, as template arguments would (ks_export_base_name
+     * drops it) */
+    char name[80];
+    snprintf(name, sizeof name, "kernel@0x%llx<%llu warps>", (unsigned long long)pc,
+             (unsigned long long)l->warps);
     if (!(l->name = strdup(name)))
         return ks_error_set(err, KS_ERR_NOMEM, l->path, 0, "out of memory");
     return KS_OK;

@@ -122,7 +122,7 @@ typedef struct ks_macsim_launch {
     char *folder;            /* "Kernel12": the folder kernel_config.txt lists */
     char *path;              /* that folder below the list's folder */
     long line;               /* of its entry in kernel_config.txt */
-    char *name;              /* kernel_names.txt's, or "kernel@0x<entry address>" */
+    char *name;              /* kernel_names.txt's, or "kernel@0x<entry address><N warps>" */
     long names_line;         /* of its name in kernel_names.txt; 0 when none */
     bool has_dims;           /* grid and block from kernel_names.txt */
     uint32_t grid[3], block[3];

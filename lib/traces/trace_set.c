@@ -153,6 +153,25 @@ static ks_status add_kernel(ks_trace_set *s, const char *name, long line, ks_err
     return add_event(s, name, true, k->index, err);
 }
 
+/* "MemcpyHtoD,0x00007f6200000000,131072": the simulator reads the address
+ * as hex and the size as an unsigned count, so "-5" would copy 2^64 - 5
+ * bytes: refused at its line, as is anything else after the kind. */
+static ks_status check_memcpy(const char *t, const char *path, long line, ks_error *err)
+{
+    const char *a = strchr(t, ',');
+    const char *b = a ? strchr(a + 1, ',') : NULL;
+    uint64_t v;
+    bool ok = a && b && a[1] == '0' && (a[2] == 'x' || a[2] == 'X') && b - a - 3 >= 1 &&
+              b - a - 3 <= 16 && trace_parse_u64(a + 3, (size_t)(b - a - 3), 16, &v) &&
+              b[1] >= '0' && b[1] <= '9' && trace_parse_u64(b + 1, strlen(b + 1), 10, &v);
+    if (!ok)
+        return ks_error_set(err, KS_ERR_FORMAT, path, line,
+                            "'%.80s': a memory copy is Memcpy<kind>,0x<address>,<bytes> (a "
+                            "whole non-negative count)",
+                            t);
+    return KS_OK;
+}
+
 static ks_status read_list(ks_trace_set *s, ks_error *err)
 {
     ks_input *in;
@@ -172,7 +191,9 @@ static ks_status read_list(ks_trace_set *s, ks_error *err)
             st = ks_error_set(err, KS_ERR_FORMAT, s->list_path, ks_input_line_number(in),
                               "NUL byte in the list");
         else if (strncmp(t, "Memcpy", 6) == 0)
-            st = add_event(s, t, false, 0, err);
+            st = check_memcpy(t, s->list_path, ks_input_line_number(in), err) == KS_OK
+                     ? add_event(s, t, false, 0, err)
+                     : KS_ERR_FORMAT;
         else
             st = add_kernel(s, t, ks_input_line_number(in), err);
         if (st != KS_OK)

@@ -15,6 +15,10 @@ from pathlib import Path
 try:  # an installed package: the declarations compiled when it was built
     from ._ffi import ffi
     from ._config import HEADER_VERSION, LIBRARY
+    try:
+        from ._config import LIBRARY_FOUND
+    except ImportError:  # recorded by an older setup.py
+        LIBRARY_FOUND = None
 except ImportError:  # a source checkout (PYTHONPATH=python): read the header now
     import cffi
 
@@ -25,9 +29,11 @@ except ImportError:  # a source checkout (PYTHONPATH=python): read the header no
     ffi = cffi.FFI()
     ffi.cdef(_src)
     HEADER_VERSION = _strings["KS_VERSION"]
-    LIBRARY = None
+    LIBRARY = LIBRARY_FOUND = None
 
 SONAME = "libksample.so." + ".".join(HEADER_VERSION.split(".")[:2])
+# how python/setup.py found the library it recorded (ksample_build.find_library)
+BUILD_TREE = "the source checkout's build folder"
 
 
 def _candidates():
@@ -36,7 +42,8 @@ def _candidates():
         yield env, "$KSAMPLE_LIBRARY"
         return
     if LIBRARY:
-        yield LIBRARY, "recorded when the package was installed"
+        yield LIBRARY, "recorded when the package was installed (%s)" % (
+            LIBRARY_FOUND or "found then")
     checkout = Path(__file__).resolve().parent.parent.parent / "build" / SONAME
     if checkout.exists():
         yield str(checkout), "the source checkout's build"
@@ -63,13 +70,27 @@ def _load():
                               "ksample.h %s: reinstall the package (pip install ./python) "
                               "or point KSAMPLE_LIBRARY at a %s build"
                               % (path, version, HEADER_VERSION, HEADER_VERSION))
-        return lib, path
+        return lib, path, why
     raise ImportError("ksample: cannot load %s; tried:\n  %s\nBuild it (make build) or "
                       "install it (cmake --install build), then set KSAMPLE_LIBRARY or "
                       "reinstall the package" % (SONAME, "\n  ".join(tried)))
 
 
-lib, LIBRARY_PATH = _load()
+lib, LIBRARY_PATH, LIBRARY_SOURCE = _load()
+
+if LIBRARY and LIBRARY_PATH == LIBRARY and LIBRARY_FOUND == BUILD_TREE:
+    # pip install ./python found no installed library (pkg-config) and took
+    # the checkout's build/: say so, since rebuilding or removing that folder
+    # changes or breaks this package
+    import warnings
+
+    # (warn_explicit: no line of this file quoted under the message;
+    # filterable as any UserWarning of module "ksample")
+    warnings.warn_explicit("bound to %s, a build folder (no installed libksample seen by "
+                           "pkg-config when the package was installed); install the library "
+                           "(cmake --install build --prefix P) and reinstall with "
+                           "PKG_CONFIG_PATH=P/lib/pkgconfig, or set KSAMPLE_LIBRARY" % LIBRARY,
+                           UserWarning, "ksample", 0, module="ksample")
 
 # status names from the header's enum: KS_ERR_USAGE -> "usage", ...
 _STATUS = {value: name[len("KS_ERR_"):].lower() if name.startswith("KS_ERR_") else "ok"
@@ -128,5 +149,29 @@ def text(cdata):
     return "" if cdata == ffi.NULL else ffi.string(cdata).decode("utf-8", "replace")
 
 
-def path_bytes(path):
-    return os.fsencode(os.fspath(path))
+def c_bytes(value, what):
+    """bytes for a C string, refusing a NUL byte: C would end the string
+    there and read another path or name than the one given."""
+    data = value if isinstance(value, bytes) else str(value).encode()
+    if b"\0" in data:
+        raise usage_error("%s %r holds a NUL byte" % (what, value))
+    return data
+
+
+def path_bytes(path, what="path"):
+    data = os.fsencode(os.fspath(path))
+    if b"\0" in data:
+        raise usage_error("%s %r holds a NUL byte" % (what, os.fspath(path)))
+    return data
+
+
+def check_output(output, inputs):
+    """The command line's check before writing (ks_path_check_output): the
+    output is none of the inputs, lies inside no input folder or behind a
+    link of one, and holds none."""
+    if output is None:
+        return
+    keep = [ffi.new("char[]", path_bytes(i)) for i in inputs if i]
+    array = ffi.new("const char *[]", keep) if keep else ffi.NULL
+    err = new_error()
+    check(lib.ks_path_check_output(path_bytes(output), array, len(keep), err), err)

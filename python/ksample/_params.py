@@ -5,7 +5,7 @@ here lists a method or a parameter."""
 
 import numbers
 
-from ._native import check, ffi, lib, new_error, text, usage_error
+from ._native import c_bytes, check, ffi, lib, new_error, text, usage_error
 
 _TYPES = {int(lib.KS_PARAM_BOOL): "bool", int(lib.KS_PARAM_UINT): "uint",
           int(lib.KS_PARAM_REAL): "real", int(lib.KS_PARAM_CHOICE): "choice"}
@@ -71,7 +71,7 @@ def method_names():
 
 def find_method(name):
     """The library's ks_method row named name, or the command line's error."""
-    m = lib.ks_method_find(name.encode()) if isinstance(name, str) else ffi.NULL
+    m = lib.ks_method_find(c_bytes(name, "method")) if isinstance(name, str) else ffi.NULL
     if m == ffi.NULL:
         names = method_names()
         names[0] += " (default)"
@@ -123,14 +123,14 @@ def make_params(method=None, epsilon=None, confidence=None, seed=None, key=None,
             raise usage_error("seed must be a non-negative integer, got %r" % (seed,))
         params.seed = int(seed)
     if key is not None:
-        check(lib.ks_key_parse(str(key).encode(), ffi.addressof(params[0], "key"), err), err)
+        check(lib.ks_key_parse(c_bytes(key, "key"), ffi.addressof(params[0], "key"), err), err)
         params.key_given = 1
     params.strict = 1 if strict else 0
     rows = all_params()
     for keyword, value in (settings or {}).items():
         name = keyword.replace("_", "-")
-        check(lib.ks_params_set(params, name.encode(),
-                                value_text(rows.get(name), value).encode(), err), err)
+        check(lib.ks_params_set(params, c_bytes(name, "parameter"),
+                                c_bytes(value_text(rows.get(name), value), name), err), err)
     return params
 
 

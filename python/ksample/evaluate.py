@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from . import _params
-from ._native import check, ffi, lib, new_error, path_bytes, text, usage_error
+from ._native import c_bytes, check, ffi, lib, new_error, path_bytes, text, usage_error
 from .profile import Profile, read
 
 _RESULT_FIELDS = [("samples", "samples_mean"), ("speedup_hmean", "speedup_hmean"),
@@ -219,7 +219,7 @@ def estimate(plan, values, *, epsilon=None, single="collapse", ratios=()):
     results = ffi.gc(results, lib.ks_results_free)
     for name, v in metrics.items():
         ids, vals = _ids_values(plan, v)
-        check(lib.ks_results_add(results, b"values", name.encode(),
+        check(lib.ks_results_add(results, b"values", c_bytes(name, "metric"),
                                  ffi.from_buffer("uint64_t[]", ids),
                                  ffi.from_buffer("double[]", vals), len(ids), err), err)
     opt = ffi.new("ks_estimate_options *")
@@ -232,7 +232,7 @@ def estimate(plan, values, *, epsilon=None, single="collapse", ratios=()):
         if not 0 < epsilon < 1:
             raise usage_error("epsilon must be in (0, 1), got %r" % (epsilon,))
         opt.epsilon = epsilon
-    keep = [ffi.new("char[]", r.encode()) for r in ratios]
+    keep = [ffi.new("char[]", c_bytes(r, "ratio")) for r in ratios]
     ratio_array = ffi.new("const char *[]", keep) if keep else ffi.NULL
     if keep:
         opt.ratios = ratio_array

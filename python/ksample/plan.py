@@ -5,7 +5,7 @@ import os
 import numpy as np
 
 from . import _params
-from ._native import check, ffi, lib, new_error, path_bytes, text
+from ._native import check, check_output, ffi, lib, new_error, path_bytes, text
 from ._views import struct_dtype, view
 
 _SAMPLE = [("id", np.uint64), ("weight", np.float64), ("cluster", np.uint32)]
@@ -26,8 +26,9 @@ class Plan:
     sample` writes for the same profile, options and seed.
     """
 
-    def __init__(self, pointer):
+    def __init__(self, pointer, files=()):
         self._p = pointer  # freed with ks_plan_free once nothing views it
+        self._files = list(files)  # what it was read or made from, besides its input
         p = pointer
         self.samples = view(pointer, p.samples, int(p.sample_count),
                             struct_dtype("ks_sample", _SAMPLE))
@@ -93,6 +94,7 @@ class Plan:
         sample -o path`); without a path, returns it as a str."""
         err = new_error()
         if path is not None:
+            check_output(path, self._inputs())
             check(lib.ks_plan_save_json(self._p, path_bytes(path), err), err)
             return None
         out, size = ffi.new("char **"), ffi.new("size_t *")
@@ -104,8 +106,14 @@ class Plan:
 
     def to_csv(self, path):
         """Writes "id,weight" CSV (as `ksample sample --csv`), atomically."""
+        check_output(path, self._inputs())
         err = new_error()
         check(lib.ks_plan_save_csv(self._p, path_bytes(path), err), err)
+
+    def _inputs(self):
+        """What an output must not overwrite (as the command refuses): the
+        profile the plan records and the files it was read or made from."""
+        return [self.input_path] + self._files
 
     def to_pandas(self):
         """A DataFrame of the samples: id, weight, cluster and group (the
@@ -130,9 +138,10 @@ class Plan:
         return frame
 
     def __str__(self):
-        s = "%s: %d of %d invocations in %d clusters, predicted speedup %.1fx" % (
-            self.method, len(self), self.population, len(self.cluster_paths),
-            self.predicted_speedup)
+        speedup = ("%.1fx" % self.predicted_speedup if self.predicted_speedup != float("inf")
+                   or self.total_ns > 0 else "unknown (the profile has no durations)")
+        s = "%s: %d of %d invocations in %d clusters, predicted speedup %s" % (
+            self.method, len(self), self.population, len(self.cluster_paths), speedup)
         if self.bound > 0:
             s += ", bound %.3g%% at %.3g%% confidence (%s)" % (
                 self.bound * 100, self.confidence * 100, self.bound_scope)
@@ -157,15 +166,17 @@ def sample(profile, method=None, epsilon=None, seed=None, *, confidence=None, ke
     err = new_error()
     fitted = ffi.new("ks_fitted **")
     if model is not None:
-        check(lib.ks_fit_load(profile._p, params, path_bytes(model), fitted, err), err)
+        check(lib.ks_fit_load(profile._p, params, path_bytes(model, "model"), fitted, err), err)
     else:
         check(lib.ks_fit(profile._p, params, fitted, err), err)
     fitted = ffi.gc(fitted[0], lib.ks_fitted_free)
+    files = [profile.source_path] + profile._files + ([os.fspath(model)] if model else [])
     if save_model is not None:
+        check_output(save_model, files)
         check(lib.ks_fitted_save(fitted, path_bytes(save_model), err), err)
     plan = ffi.new("ks_plan *")
     check(lib.ks_select(fitted, params.seed, plan, err), err)
-    return Plan(ffi.gc(plan, lib.ks_plan_free))
+    return Plan(ffi.gc(plan, lib.ks_plan_free), files)
 
 
 def load_plan(path):
@@ -173,4 +184,4 @@ def load_plan(path):
     err = new_error()
     plan = ffi.new("ks_plan *")
     check(lib.ks_plan_read(path_bytes(path), plan, err), err)
-    return Plan(ffi.gc(plan, lib.ks_plan_free))
+    return Plan(ffi.gc(plan, lib.ks_plan_free), [os.fspath(path)])

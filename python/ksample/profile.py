@@ -4,7 +4,7 @@ import os
 
 import numpy as np
 
-from ._native import check, ffi, lib, new_error, path_bytes, text
+from ._native import c_bytes, check, ffi, lib, new_error, path_bytes, text
 from ._views import view
 
 
@@ -19,8 +19,9 @@ class Profile:
     interned kernel names.
     """
 
-    def __init__(self, pointer):
+    def __init__(self, pointer, files=()):
         self._p = pointer  # freed with ks_profile_free once nothing views it
+        self._files = [f for f in files if f]  # the input and its second sources
         p = pointer
         n = int(p.n)
         self.durations = view(pointer, p.duration_ns, n, np.int64)
@@ -86,7 +87,7 @@ class Profile:
         sizes: array), groups numbered by first appearance."""
         err = new_error()
         k = ffi.new("ks_key *")
-        check(lib.ks_key_parse((key or "name").encode(), k, err), err)
+        check(lib.ks_key_parse(c_bytes(key or "name", "key"), k, err), err)
         g = ffi.new("ks_groups *")
         check(lib.ks_groups_build(self._p, k[0], g, err), err)
         owner = ffi.gc(g, lib.ks_groups_free)
@@ -127,12 +128,12 @@ def read(path, *, format=None, device=None, name_kind=None, metrics=None, bbv=No
     lib.ks_read_options_init(opt)
     keep = []
     if format is not None:
-        keep.append(ffi.new("char[]", str(format).encode()))
+        keep.append(ffi.new("char[]", c_bytes(format, "format")))
         opt.format = keep[-1]
     if device is not None:
         opt.device = int(device)
     if name_kind is not None:
-        keep.append(ffi.new("char[]", str(name_kind).encode()))
+        keep.append(ffi.new("char[]", c_bytes(name_kind, "name_kind")))
         opt.name_kind = keep[-1]
     err = new_error()
     out = ffi.new("ks_profile **")
@@ -141,8 +142,9 @@ def read(path, *, format=None, device=None, name_kind=None, metrics=None, bbv=No
     given = {"metrics": metrics, "bbv": bbv, "traces": traces}
     for name, source in _SOURCES:
         if given[name] is not None:
-            check(lib.ks_profile_attach(pointer, source, path_bytes(given[name]), err), err)
-    return Profile(pointer)
+            check(lib.ks_profile_attach(pointer, source, path_bytes(given[name], name), err),
+                  err)
+    return Profile(pointer, [os.fspath(path)] + [os.fspath(v) for v in given.values() if v])
 
 
 def formats():
