@@ -67,11 +67,14 @@ int cli_state_apply(const char *cmd, const cli_state_args *s, ks_warmup *w)
                                s->cut);
     if (s->lines) {
         if (strcmp(s->lines, "all") == 0)
-            w->all_lines = true;
+            w->lines = KS_STATE_LINES_ALL;
         else if (strcmp(s->lines, "touched") == 0)
-            w->all_lines = false;
+            w->lines = KS_STATE_LINES_TOUCHED;
+        else if (strcmp(s->lines, "dirty") == 0)
+            w->lines = KS_STATE_LINES_DIRTY;
         else
-            return cli_usage_error(cmd, "--state-lines: touched or all, got '%s'", s->lines);
+            return cli_usage_error(cmd, "--state-lines: dirty, touched or all, got '%s'",
+                                   s->lines);
         if (w->carrier != KS_STATE_KERNEL)
             return cli_usage_error(cmd, "--state-lines is for the warm-up kernel (state:kernel); "
                                         "state:memcpy copies every line");

@@ -364,7 +364,9 @@ static char *command_text(const run_args *a)
         n += (size_t)snprintf(out + n, cap - n,
                               "[state: l2 %llu bytes, cut %g, %s lines, sim-config %s] ",
                               (unsigned long long)a->warmup.l2_bytes, a->warmup.cut,
-                              a->warmup.all_lines ? "all" : "touched",
+                              a->warmup.lines == KS_STATE_LINES_ALL       ? "all"
+                              : a->warmup.lines == KS_STATE_LINES_TOUCHED ? "touched"
+                                                                          : "dirty",
                               cfg ? cfg : a->warmup.sim_config ? a->warmup.sim_config : "-");
         free(cfg);
     }

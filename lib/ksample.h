@@ -1009,6 +1009,15 @@ typedef enum ks_state_carrier {
                           * perf_memcpy_to_gpu keeps 64-bit addresses */
 } ks_state_carrier;
 
+/* The lines a warm-up kernel loads (--state-lines): those the sampled
+ * launch touches, and every dirty line besides (the write-backs its misses
+ * cause in the full run), or every rebuilt line. */
+typedef enum ks_state_lines {
+    KS_STATE_LINES_DIRTY = 0,   /* touched, and dirty ones (the default) */
+    KS_STATE_LINES_TOUCHED = 1, /* only those the launch touches */
+    KS_STATE_LINES_ALL = 2      /* every rebuilt line */
+} ks_state_lines;
+
 typedef struct ks_warmup {
     ks_warmup_mode mode;
     unsigned count;
@@ -1020,8 +1029,7 @@ typedef struct ks_warmup {
     uint64_t l2_bytes;        /* the simulated L2; 0: from sim_config */
     const char *sim_config;   /* gpgpusim.config or MacSim params.in: the L2's
                                * size and line, the SMs (lockstep waves) */
-    bool all_lines;           /* the kernel carrier loads every rebuilt line, not
-                               * only those the sampled launch touches */
+    ks_state_lines lines;     /* which rebuilt lines the kernel carrier loads */
 } ks_warmup;
 
 /* `ksample run`'s default, chosen from the measurements in docs/bench.md:
@@ -1072,7 +1080,7 @@ typedef struct ks_export_entry {
 typedef struct ks_state_report {
     size_t launches;        /* sampled launches given a state */
     uint64_t lines;         /* lines written in all (kernel carrier: those the
-                             * launches touch, unless all_lines) */
+                             * launches touch and the dirty ones, by default) */
     uint64_t lines_max;     /* the most for one launch */
     uint64_t insts;         /* warm-up kernels' warp instructions in all */
     uint64_t l2_bytes;      /* the L2 modelled */

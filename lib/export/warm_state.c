@@ -14,10 +14,13 @@
  *                       gzip'd raw records), listed before L
  * MacSim has no memory-copy lines: state:memcpy is refused for it.
  *
- * The kernel carrier loads only the rebuilt lines that L itself touches
- * unless all_lines is set: a line L never touches cannot give it a hit,
- * and loading it would cost warm-up cycles; what it would change is which
- * lines L's own misses evict (docs/bench.md measures both).
+ * The kernel carrier loads the rebuilt lines that L itself touches and the
+ * dirty ones (--state-lines dirty, the default): a clean line L never
+ * touches can give it no hit, and loading it costs warm-up cycles, but a
+ * dirty one is written back when L's misses evict it, as in the full run
+ * (the large workload's launches are slower in context than alone for
+ * that).  touched leaves the dirty lines out, all loads every held line
+ * (docs/bench.md measures each).
  */
 #include "export.h"
 #include "warm.h"
@@ -61,7 +64,14 @@ static ks_status on_state(void *ctx, size_t launch, const ks_state_view *view, k
 {
     state_job *j = ctx;
     j->state = view->l2;
-    j->only = j->w->all_lines ? NULL : view->footprint;
+    /* the footprint as the filter, with every dirty line unless only the
+     * touched ones are asked for */
+    ks_line_set filter = {0};
+    if (view->footprint) {
+        filter = *view->footprint;
+        filter.and_dirty = j->w->lines == KS_STATE_LINES_DIRTY;
+    }
+    j->only = j->w->lines == KS_STATE_LINES_ALL || !view->footprint ? NULL : &filter;
     ks_status st = KS_OK;
     for (size_t k = 0; k < j->count && st == KS_OK; k++) {
         const ks_export_entry *e = &j->entries[k];
@@ -175,7 +185,7 @@ ks_status ks_export_state_write(const char *traces, const ks_warmup *w,
     ks_state_walk_options o = {
         .gpu = j.gpu, .cut = w->cut > 0 ? w->cut : KS_STATE_DEFAULT_CUT,
         .with_memcpy = w->carrier == KS_STATE_MEMCPY,
-        .footprint = w->carrier == KS_STATE_KERNEL && !w->all_lines};
+        .footprint = w->carrier == KS_STATE_KERNEL && w->lines != KS_STATE_LINES_ALL};
     if (st == KS_OK && m)
         st = ks_state_walk(traces, launches, m, &o, on_state, &j, err);
     clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -48,7 +48,8 @@ static const ks_l2_line *next_kept(const ks_l2_state *s, const ks_line_set *only
     const ks_l2_line *l;
     while ((l = ks_l2_state_next(s, cursor))) {
         (*position)++;
-        if (!only || (l->resident && ks_line_set_has(only, l->line)))
+        if (!only || (l->resident && ((only->and_dirty && l->dirty) ||
+                                      ks_line_set_has(only, l->line))))
             break;
     }
     return l;

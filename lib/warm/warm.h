@@ -123,11 +123,14 @@ typedef struct ks_state_walk_options {
                            * itself touches */
 } ks_state_walk_options;
 
-/* A set of line addresses. */
+/* A set of line addresses.  As a carrier's filter: the lines of the set,
+ * and with and_dirty every dirty line too (the lines whose write-backs a
+ * launch's misses cause in the full run). */
 typedef struct ks_line_set {
     uint64_t *lines;
     size_t count, capacity;
     ks_hash_index index;
+    bool and_dirty;
 } ks_line_set;
 void ks_line_set_free(ks_line_set *s);
 bool ks_line_set_has(const ks_line_set *s, uint64_t line);
