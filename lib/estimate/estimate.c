@@ -234,6 +234,13 @@ static ks_status add_ratio(const ks_plan *plan, const ks_results *r, const long 
     if (st == KS_OK)
         st = claim_of(me, plan, y, o, o->warmup, err);
     finish_interval(me, plan->params.confidence, e->bound);
+    /* a part of its whole at every sample (misses of accesses, hits of
+     * accesses): so is the program's, and the interval ends at 1 */
+    bool part = true;
+    for (size_t i = 0; i < plan->sample_count && part; i++)
+        part = y[i] >= 0 && y[i] <= x[i];
+    if (part && plan->sample_count && me->ci_high > 1)
+        me->ci_high = 1;
     return st;
 }
 
