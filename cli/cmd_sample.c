@@ -1,6 +1,7 @@
 /* cmd_sample.c - `ksample sample`: choose the invocations to simulate. */
 #include "cli.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,10 +110,25 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
                 "%.1fx",
                 plan.method, plan.sample_count, (unsigned long long)plan.population,
                 plan.cluster_count, plan.predicted_speedup);
-        if (plan.bound > 0)
-            fprintf(stderr, ", bound %.3g%% at %.3g%% confidence (%s)\n", plan.bound * 100,
+        if (plan.bound > 0) {
+            fprintf(stderr, ", bound %.3g%% at %.3g%% confidence (%s)", plan.bound * 100,
                     plan.params.confidence * 100, plan.bound_scope);
-        else
+            /* the promise, as estimate will print it when the simulated
+             * values follow the profile (python/ksample/plan.py says the
+             * same) */
+            if (plan.predicted && !isfinite(plan.predicted_halfwidth))
+                fprintf(stderr, "; no interval predicted: no second launch of any kernel "
+                                "measures how the values spread (refine adds one)");
+            else if (plan.predicted)
+                fprintf(stderr, "; predicted interval +-%.3g%% if the simulated values follow "
+                                "the profile%s",
+                        plan.predicted_halfwidth * 100,
+                        plan.predicted_halfwidth <= plan.bound * (1 + 1e-9)
+                            ? ""
+                            : ", above the bound: refine sizes the plan for it from the "
+                              "simulated values");
+            fputc('\n', stderr);
+        } else
             fprintf(stderr, ", no error bound\n");
     }
     ks_plan_free(&plan);

@@ -111,6 +111,33 @@ static ks_status rows_of_samples(const ks_plan *plan, const ks_results *r, long 
     return KS_OK;
 }
 
+/* The width the interval would have had the values followed the profile
+ * the plan was drawn on (its durations; else the auxiliary variable's values):
+ * the plan's promise scaled to the values' level in each kernel group. */
+static ks_status profile_part(ks_metric_estimate *me, const ks_plan *plan, const double *y,
+                              const ks_estimate_options *o, ks_error *err)
+{
+    me->profile_variance = me->profile_rel_halfwidth = NAN;
+    const ks_profile *p = o->profile && o->profile->n == plan->input_invocations ? o->profile
+                                                                                : NULL;
+    if (!p && !o->aux)
+        return KS_OK;
+    double *x = malloc((plan->sample_count ? plan->sample_count : 1) * sizeof *x);
+    if (!x)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t i = 0; i < plan->sample_count; i++)
+        x[i] = p ? (double)p->duration_ns[plan->samples[i].id] : o->aux->x[i];
+    double v, df;
+    ks_status st = ks_plan_profile_shaped_variance(plan, y, x, o->single, &v, &df, err);
+    free(x);
+    if (st != KS_OK || !isfinite(v))
+        return st;
+    double t = ks_student_t_quantile(1 - (1 - plan->params.confidence) / 2, df);
+    me->profile_variance = v;
+    me->profile_rel_halfwidth = me->estimate != 0 ? t * sqrt(v) / fabs(me->estimate) : NAN;
+    return KS_OK;
+}
+
 static ks_status add_total(const ks_plan *plan, const ks_results *r, const long *rows,
                            size_t m, const ks_estimate_options *o, double *y, ks_estimate *e,
                            size_t *cap, ks_error *err)
@@ -193,7 +220,8 @@ static ks_status add_total(const ks_plan *plan, const ks_results *r, const long 
         me->unmeasured = v.unmeasured;
     }
     KS_FREE(warm, cold);
-    me->profile_variance = ks_profile_variance(plan, y);
+    if (st == KS_OK)
+        st = profile_part(me, plan, y, o, err);
     if (st == KS_OK)
         st = claim_of(me, plan, y, o, me->pilot ? ks_results_warmup(o->pilot) : o->warmup, err);
     finish_interval(me, plan->params.confidence, e->bound);
