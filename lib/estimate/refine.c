@@ -255,9 +255,34 @@ static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_
                                                               : 0;
         sc.slopes = (double)ae.regression;
     }
+    /* the interval estimate prints now: the estimator's own variance (the
+     * auxiliary estimators add the jackknife's excess and the slopes'), t
+     * at its degrees of freedom */
+    double vn = aux ? ae.variance : var_now, dfn = aux ? ae.df : df_now;
+    double t_now = ks_student_t_quantile(1 - (1 - plan->params.confidence) / 2, dfn);
+    double hn = t_now * sqrt(vn > 0 ? vn : 0);
+    size_t unmeasured = aux ? ae.unmeasured : vnow.unmeasured;
+    double now = unmeasured   ? INFINITY
+                 : total != 0 ? hn / fabs((double)total)
+                 : hn > 0     ? INFINITY
+                              : 0;
     double lo = ks_normal_quantile(1 - (1 - plan->params.confidence) / 2), hi = t;
     double t_use = t;
-    if (st == KS_OK) {
+    if (st == KS_OK && now <= eps * (1 + 1e-9)) {
+        /* within the bound as it is: the plan keeps its launches (the
+         * box-constrained solve below may still make a small, cheap stratum
+         * a census at a bound this loose) and its interval is the one now */
+        for (size_t c = 0; c < k; c++) {
+            const ks_cluster *cl = &plan->clusters[c];
+            uint64_t h = (uint64_t)sp[c].n, r = ks_round_sample_size(sp[c].n, cl->size);
+            m_new[c] = sp[c].census ? cl->size : r > h ? r : h;
+            m_real[c] = (double)m_new[c];
+            census = census && m_new[c] >= cl->size;
+        }
+        v_new = vn;
+        sc.df_new = dfn;
+        t_use = t_now;
+    } else if (st == KS_OK) {
         for (int i = 0; i < 40 && size_at(&sc, hi) > hi; i++)
             hi *= 2;
         if (size_at(&sc, lo) <= lo)
@@ -281,16 +306,7 @@ static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_
         res->df = sc.df_new;
         res->variance = (double)v_new;
         res->estimate = (double)total;
-        /* the interval estimate prints now: the estimator's own variance
-         * (the auxiliary estimators add the jackknife's excess), t at its
-         * degrees of freedom */
-        double vn = aux ? ae.variance : var_now, dfn = aux ? ae.df : df_now;
-        double hn = ks_student_t_quantile(1 - (1 - plan->params.confidence) / 2, dfn) *
-                    sqrt(vn > 0 ? vn : 0);
-        res->now_rel_halfwidth = (aux ? ae.unmeasured : vnow.unmeasured) ? INFINITY
-                                 : total != 0 ? hn / fabs((double)total)
-                                 : hn > 0     ? INFINITY
-                                              : 0;
+        res->now_rel_halfwidth = now;
         res->census = census;
         res->rel_halfwidth = total != 0 ? half / fabs((double)total) : (half > 0 ? INFINITY : 0);
         /* within rounding of the bound: the sizes were solved for it exactly */
