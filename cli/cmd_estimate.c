@@ -120,9 +120,11 @@ static void print_json(const ks_estimate *e, ks_single_mode single, const char *
             printf(", \"interval_note\": ");
             cli_json_string(m->claim_why);
         }
-        if (!m->is_ratio && m->variance > 0 && isfinite(m->profile_variance))
+        if (!m->is_ratio && m->variance > 0 && isfinite(m->profile_variance)) {
             json_field_exact("variance_beyond_profile",
                              fmax(0, 1 - m->profile_variance / m->variance));
+            json_field_exact("profile_rel_halfwidth", m->profile_rel_halfwidth);
+        }
         printf(", \"kind\": ");
         cli_json_string(m->is_ratio ? "rate" : ks_stat_kind_name((ks_stat_kind)m->kind));
         printf(", \"default\": %s", m->shown ? "true" : "false");
@@ -205,13 +207,15 @@ static void print_claims(const ks_plan *plan, const ks_estimate *e)
             m->claim == KS_CLAIM_NONE)
             continue;
         double share = 1 - m->profile_variance / m->variance;
-        double predicted = m->estimate != 0 ? sqrt(m->profile_variance) / fabs(m->estimate) : 0;
-        if (share > 0.05)
-            printf("%s: %.0f %% of the interval's variance comes from the values spreading "
-                   "beyond the profile's durations in their clusters (spread as the profile "
-                   "does, +-%.3g %% at z; plan %s: refine sizes for what was seen)\n",
-                   m->name, share * 100, predicted * 196,
-                   plan->bound > 0 ? "sized for the profile's" : "with no bound");
+        if (share > 0.05) {
+            printf("%s: +-%.3g %% where values following the profile would give +-%.3g %%",
+                   m->name, m->rel_halfwidth * 100, m->profile_rel_halfwidth * 100);
+            if (plan->predicted && isfinite(plan->predicted_halfwidth))
+                printf(" (the plan's prediction: +-%.3g %%)", plan->predicted_halfwidth * 100);
+            printf(": %.0f %% of its variance comes from the values disagreeing with the "
+                   "profile; refine sizes for the values as they are\n",
+                   share * 100);
+        }
         break;
     }
 }

@@ -111,6 +111,14 @@ static int refine_with(const ks_plan *plan, const char *plan_path, const ks_prof
         return cli_fail(&err);
     ks_status st = ks_write_atomic(a->output, write_plan, &out, &err);
     if (st == KS_OK) {
+        /* the interval estimate prints for these values now (the same
+         * model), then what the new sizes predict */
+        if (isfinite(res.now_rel_halfwidth))
+            fprintf(stderr, "ksample refine: the interval now: +-%.3g%%\n",
+                    res.now_rel_halfwidth * 100);
+        else
+            fprintf(stderr, "ksample refine: no interval now: no simulated value measures "
+                            "the spread of some clusters\n");
         fprintf(stderr, "ksample refine: %zu samples (%zu new) in %zu clusters, bound %.3g%%",
                 out.sample_count, out.sample_count - plan->sample_count, out.cluster_count,
                 out.bound * 100);

@@ -173,10 +173,25 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
         fprintf(stderr, "ksample: %s: %zu of %llu invocations in %zu clusters, predicted speedup %s",
                 plan.method, plan.sample_count, (unsigned long long)plan.population,
                 plan.cluster_count, speedup);
-        if (plan.bound > 0)
-            fprintf(stderr, ", bound %.3g%% at %.3g%% confidence (%s)\n", plan.bound * 100,
+        if (plan.bound > 0) {
+            fprintf(stderr, ", bound %.3g%% at %.3g%% confidence (%s)", plan.bound * 100,
                     plan.params.confidence * 100, plan.bound_scope);
-        else
+            /* the promise, as estimate will print it when the simulated
+             * values follow the profile (python/ksample/plan.py says the
+             * same) */
+            if (plan.predicted && !isfinite(plan.predicted_halfwidth))
+                fprintf(stderr, "; no interval predicted: no second launch of any kernel "
+                                "measures how the values spread (refine adds one)");
+            else if (plan.predicted)
+                fprintf(stderr, "; predicted interval +-%.3g%% if the simulated values follow "
+                                "the profile%s",
+                        plan.predicted_halfwidth * 100,
+                        plan.predicted_halfwidth <= plan.bound * (1 + 1e-9)
+                            ? ""
+                            : ", above the bound: refine sizes the plan for it from the "
+                              "simulated values");
+            fputc('\n', stderr);
+        } else
             fprintf(stderr, ", no error bound\n");
         note_first_launches(&plan, p);
     }

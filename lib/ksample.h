@@ -449,13 +449,25 @@ typedef struct ks_plan {
      * k, Sieve's bandwidths); "" = nothing to note */
     char note[256];
     /* ROOT only ("" / 0 otherwise): the variance formula the sizes used
-     * ("finite-population" or "with-replacement"), the predicted variance
-     * of the total-time estimate (ns^2) and the lower bound on the expected
-     * simulated time of any plan of contiguous strata under the same bound
-     * (ns; 0 = not computed). */
+     * ("finite-population" or "with-replacement"), the variance of the
+     * total-time estimate the design was sized with (each stratum's profiled
+     * population variance, the normal quantile; ns^2) and the lower bound on
+     * the expected simulated time of any plan of contiguous strata under the
+     * same bound (ns; 0 = not computed). */
     char variance_formula[24];
-    double predicted_variance;
+    double design_variance;
     double lower_bound_ns;
+    /* The interval the plan promises (predicted != 0; every plan with a
+     * bound): the one variance model's (lib/variance: the floors, degrees
+     * of freedom and t that estimate and refine use) applied to the
+     * profile's durations at the samples, i.e. the interval `estimate`
+     * prints when the simulated values follow the profile; a refined plan's
+     * is refine's, from the simulated values it sized with.  The variance
+     * and estimate of the total, the degrees of freedom (INFINITY: the
+     * normal quantile) and the relative half-width at the plan's confidence
+     * (INFINITY: no interval, some stratum's spread is unmeasured). */
+    int predicted;
+    double predicted_variance, predicted_estimate, predicted_df, predicted_halfwidth;
     char input_path[512];
     char input_xxh128[33];
     uint64_t input_bytes;
@@ -1314,6 +1326,21 @@ ks_status ks_plan_total_variance(const ks_plan *plan, const double *y, ks_single
 ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const double *x,
                                  ks_single_mode mode, double *ratio, double *variance, double *df,
                                  size_t *single, ks_error *err);
+/* The interval a plan with a bound promises (its predicted_* fields): the
+ * model of ks_plan_total_variance (collapsed one-sample strata) applied to
+ * x, the profile's values at the plan's samples, with t at its degrees of
+ * freedom, i.e. what `estimate` prints when the simulated values equal x or
+ * follow it.  ks_select records it for every plan with a bound (x: the
+ * durations the plan was drawn on); a plan without one is left as it is. */
+ks_status ks_plan_predict(ks_plan *plan, const double *x, ks_error *err);
+/* The variance and degrees of freedom that values following the profile
+ * would give: x (the profile's values at the samples) scaled in each kernel
+ * group to the level of y there (sum w y / sum w x over its samples), through
+ * the same model; what the width of y's interval would be had they followed
+ * it (with y = c x, exactly y's). */
+ks_status ks_plan_profile_shaped_variance(const ks_plan *plan, const double *y, const double *x,
+                                          ks_single_mode mode, double *variance, double *df,
+                                          ks_error *err);
 /* A cold-start correction from a pilot (lib/estimate/pilot.c): y are the
  * cold (alone) values at the plan's samples, warm[i] the warm value of
  * sample i where the pilot measured it (NAN elsewhere; two or more needed).
@@ -1469,10 +1496,14 @@ typedef struct ks_metric_estimate {
     double pilot_ratio; /* the pilot's pooled warm / cold */
     int estimator;      /* the ks_estimator asked for (plain for ratios of totals) */
     ks_aux_estimate aux; /* what it did, when not plain */
-    double profile_variance; /* the variance had the values spread in each
-                              * stratum as the profile does (what the plan
-                              * predicted); the rest of `variance` comes from
-                              * their disagreeing with it (totals; NAN for rates) */
+    double profile_variance; /* the variance (plain, the same model) had the
+                              * values followed the profile the plan was drawn
+                              * on (ks_plan_profile_shaped_variance); the rest
+                              * of `variance` comes from their disagreeing
+                              * with it (totals; NAN for rates and without
+                              * the profile) */
+    double profile_rel_halfwidth; /* the interval's relative half-width then
+                                   * (t at its own degrees of freedom) */
     size_t unmeasured;  /* strata whose spread no simulated value measures:
                          * then there is no interval (ci_low, ci_high NAN) */
     int claim;          /* ks_claim: what the interval stands for (the caller's
@@ -1638,6 +1669,12 @@ void ks_score_result_free(ks_score_result *r);
 typedef struct ks_refine_result {
     double rel_halfwidth; /* predicted relative half-width of the interval */
     double t;             /* the quantile it used */
+    double df;            /* its degrees of freedom (INFINITY: normal) */
+    double variance;      /* the predicted variance of the total */
+    double estimate;      /* the total the sizes were solved for */
+    double now_rel_halfwidth; /* the interval estimate prints for these
+                               * values on the plan as it is (INFINITY:
+                               * none, some stratum's spread unmeasured) */
     int census;           /* every cluster is simulated whole: the estimate is exact */
     int met;              /* rel_halfwidth <= epsilon */
 } ks_refine_result;

@@ -688,6 +688,192 @@ static void test_refine_meets_bound(void **state)
     ks_profile_free(p);
 }
 
+
+/* ------------------------------------------------------- one promise */
+
+/* The estimate of values y at the plan's samples (one metric, "cycles"),
+ * with the plan's profile given, by estimator e (aux: its x, unless plain). */
+static ks_metric_estimate estimate_by(const ks_plan *plan, const ks_profile *p, const double *y,
+                                      ks_estimator e, const ks_auxiliary *aux)
+{
+    ks_results r;
+    ks_results_init(&r);
+    ks_error err;
+    uint64_t *ids = malloc((plan->sample_count + 1) * sizeof *ids);
+    for (size_t i = 0; i < plan->sample_count; i++)
+        ids[i] = plan->samples[i].id;
+    assert_int_equal(ks_results_add(&r, "mem", "cycles", ids, y, plan->sample_count, &err),
+                     KS_OK);
+    ks_estimate_options eo;
+    ks_estimate_options_init(&eo);
+    eo.profile = p;
+    eo.estimator = e;
+    eo.aux = aux;
+    ks_estimate out;
+    assert_int_equal(ks_estimate_compute(plan, &r, &eo, &out, &err), KS_OK);
+    assert_int_equal(out.count, 1);
+    ks_metric_estimate m = out.metrics[0];
+    ks_estimate_free(&out);
+    ks_results_free(&r);
+    free(ids);
+    return m;
+}
+
+static ks_metric_estimate estimate_of(const ks_plan *plan, const ks_profile *p, const double *y)
+{
+    return estimate_by(plan, p, y, KS_ESTIMATOR_PLAIN, NULL);
+}
+
+static bool close_rel(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)); }
+
+/* One model from plan to estimate: when the simulated values equal the
+ * profile the plan was drawn on (or are proportional to it, or to it within
+ * each kernel group), the interval the plan predicts (sample), the one
+ * refine reports for them now and, where the plan already meets its bound,
+ * the one it predicts after sizing, and estimate's interval are one
+ * number; and estimate puts none of its width on the values disagreeing
+ * with the profile. */
+static void test_one_promise(void **state)
+{
+    (void)state;
+    char syn[4096];
+    snprintf(syn, sizeof syn, "%s/sim/accelsim-synth/time.csv", KS_SHARED_DATA);
+    const char *methods[] = {"root", "root2", "stem", "allegro"};
+    size_t checked = 0, refined_same = 0, above = 0, lines = 0;
+    for (int w = 0; w < 3; w++) {
+        ks_error err;
+        ks_profile *p = w < 2 ? tu_named_workload(w == 0 ? 2 : 0, 4000, 11 + (uint64_t)w)
+                              : tu_read_profile(syn, &err);
+        if (!p) {
+            printf("# %s absent: its plans skipped\n", syn);
+            continue;
+        }
+        for (size_t mi = 0; mi < 4; mi++)
+            for (int e = 0; e < 2; e++)
+                for (uint64_t seed = 1; seed <= 3; seed++) {
+                    ks_params pa = tu_params(mi == 1 ? "root" : methods[mi], 0,
+                                             e ? 0.2 : 0.05, seed);
+                    if (mi == 1)
+                        tu_param(&pa, "two-phase", "2");
+                    ks_plan plan;
+                    assert_int_equal(ks_plan_build(p, &pa, &plan, &err), KS_OK);
+                    assert_true(plan.predicted);
+                    double *x = malloc(plan.sample_count * sizeof *x);
+                    double *y = malloc(plan.sample_count * sizeof *y);
+                    for (size_t i = 0; i < plan.sample_count; i++)
+                        x[i] = (double)p->duration_ns[plan.samples[i].id];
+                    ks_metric_estimate m = estimate_of(&plan, p, x);
+                    if (!isfinite(plan.predicted_halfwidth)) {
+                        assert_int_equal(m.claim, KS_CLAIM_NONE);
+                        goto next;
+                    }
+                    assert_int_equal(m.claim, KS_CLAIM_FULL_RUN);
+                    assert_true(close_rel(m.rel_halfwidth, plan.predicted_halfwidth));
+                    assert_true(close_rel(m.estimate, plan.predicted_estimate));
+                    assert_true(close_rel(m.profile_variance, m.variance));
+                    assert_true(close_rel(m.profile_rel_halfwidth, m.rel_halfwidth));
+                    /* proportional to the profile: the same relative width;
+                     * in each kernel group by its own factor: none of the
+                     * width from disagreeing with the profile (powers of
+                     * two, so that every sum scales exactly and no
+                     * comparison of the model's floors tips) */
+                    for (size_t i = 0; i < plan.sample_count; i++)
+                        y[i] = 4 * x[i];
+                    ks_metric_estimate m3 = estimate_of(&plan, p, y);
+                    assert_true(close_rel(m3.rel_halfwidth, plan.predicted_halfwidth));
+                    for (size_t i = 0; i < plan.sample_count; i++)
+                        y[i] = x[i] * (double)(1u << plan.clusters[plan.samples[i].cluster].group % 3);
+                    ks_metric_estimate mg = estimate_of(&plan, p, y);
+                    assert_true(close_rel(mg.profile_variance, mg.variance));
+                    /* refine, sizing for the same values, says the same now;
+                     * a plan that meets its bound keeps its launches and its
+                     * prediction */
+                    if (!plan.with_replacement) {
+                        ks_refine_result res;
+                        ks_refine_options ro = {.seed = 5, .single = KS_SINGLE_COLLAPSE,
+                                                .result = &res};
+                        ks_plan out;
+                        assert_int_equal(ks_plan_refine(&plan, p, x, &ro, &out, &err), KS_OK);
+                        assert_true(close_rel(res.now_rel_halfwidth, plan.predicted_halfwidth));
+                        assert_true(out.predicted);
+                        assert_true(out.predicted_halfwidth == (res.census ? 0 : res.rel_halfwidth));
+                        if (plan.predicted_halfwidth <= plan.bound) {
+                            assert_int_equal(out.sample_count, plan.sample_count);
+                            assert_true(close_rel(res.rel_halfwidth, plan.predicted_halfwidth));
+                            refined_same++;
+                        } else {
+                            above++;
+                            assert_true(out.sample_count > plan.sample_count);
+                            assert_true(res.met || res.census);
+                        }
+                        ks_plan_free(&out);
+                        /* values that follow the profile loosely, each
+                         * estimator: refine's interval now is estimate's
+                         * (the ratio's jackknife and the lines' slopes
+                         * included), so a loop never stalls on a plan its
+                         * estimate says misses the bound */
+                        double *xt = malloc(plan.cluster_count * sizeof *xt);
+                        double *xs = malloc(plan.sample_count * sizeof *xs);
+                        assert_int_equal(ks_plan_auxiliary(&plan, p, NULL, xs, xt, &err), KS_OK);
+                        ks_auxiliary aux = {xs, xt};
+                        ks_rng rng;
+                        ks_rng_seed(&rng, seed);
+                        for (size_t i = 0; i < plan.sample_count; i++)
+                            y[i] = x[i] * (1.5 + 0.2 * ks_rng_normal(&rng)) + 300;
+                        for (int est = KS_ESTIMATOR_RATIO; est <= KS_ESTIMATOR_AUTO; est++) {
+                            ks_metric_estimate me =
+                                estimate_by(&plan, p, y, (ks_estimator)est, &aux);
+                            ks_refine_options re = {.seed = 5, .single = KS_SINGLE_COLLAPSE,
+                                                    .result = &res,
+                                                    .estimator = (ks_estimator)est,
+                                                    .aux = &aux};
+                            assert_int_equal(ks_plan_refine(&plan, p, y, &re, &out, &err), KS_OK);
+                            /* (an interval refused for another reason than
+                             * an unmeasured spread, e.g. a pool whose kernels
+                             * follow the profile differently, still has one
+                             * in refine's eyes) */
+                            if (me.unmeasured)
+                                assert_false(isfinite(res.now_rel_halfwidth));
+                            else if (me.claim != KS_CLAIM_NONE)
+                                assert_true(close_rel(res.now_rel_halfwidth, me.rel_halfwidth));
+                            /* never "met" with nothing added where the
+                             * estimate says not met */
+                            if (me.claim != KS_CLAIM_NONE && !me.bound_met &&
+                                out.sample_count == plan.sample_count)
+                                assert_false(res.met);
+                            lines += me.aux.regression > 0;
+                            ks_plan_free(&out);
+                            /* a bound the plan meets as it is: nothing
+                             * added, and the prediction is the interval
+                             * now */
+                            re.epsilon = 0.9;
+                            assert_int_equal(ks_plan_refine(&plan, p, y, &re, &out, &err), KS_OK);
+                            if (me.claim != KS_CLAIM_NONE && me.rel_halfwidth < 0.9) {
+                                if (out.sample_count != plan.sample_count) printf("# est %d %s w %d seed %d: %zu -> %zu now %.4g pred %.4g me %.4g census %d\n", est, plan.method, w, (int)seed, plan.sample_count, out.sample_count, res.now_rel_halfwidth, res.rel_halfwidth, me.rel_halfwidth, res.census);
+                                assert_int_equal(out.sample_count, plan.sample_count);
+                                assert_true(close_rel(res.rel_halfwidth, me.rel_halfwidth));
+                            }
+                            ks_plan_free(&out);
+                        }
+                        free(xt);
+                        free(xs);
+                    }
+                    checked++;
+                next:
+                    free(x);
+                    free(y);
+                    ks_plan_free(&plan);
+                }
+        ks_profile_free(p);
+    }
+    printf("# one promise: %zu plans, %zu meeting their bound as predicted, %zu above it; "
+           "%zu estimates with lines\n",
+           checked, refined_same, above, lines);
+    assert_true(lines >= 5);
+    assert_true(checked >= 40);
+    assert_true(refined_same >= 1);
+}
+
 KS_TMPDIR_TEST_MAIN("ks_estimate",
                     test_generated_log, test_running_totals, test_claims,
                     test_log_refusals,
@@ -695,4 +881,5 @@ KS_TMPDIR_TEST_MAIN("ks_estimate",
                     test_real_simlogs,
                     test_variance_known_answer,
                     test_coverage,
-                    test_refine_meets_bound)
+                    test_refine_meets_bound,
+                    test_one_promise)

@@ -730,8 +730,8 @@ static void test_plan_records(void **state)
             assert_string_equal(plan.variance_formula,
                                 repl ? "with-replacement" : "finite-population");
             if (!repl)
-                assert_true(fabs(plan.predicted_variance - plan_variance(&plan, UINT32_MAX)) <=
-                            1e-6 * plan.predicted_variance + 1e-9);
+                assert_true(fabs(plan.design_variance - plan_variance(&plan, UINT32_MAX)) <=
+                            1e-6 * plan.design_variance + 1e-9);
             assert_true(alloc == KS_ALLOC_PAPER ? plan.lower_bound_ns == 0
                                                 : plan.lower_bound_ns > 0);
             char *buf = NULL;
@@ -741,7 +741,7 @@ static void test_plan_records(void **state)
             fclose(f);
             assert_non_null(strstr(buf, repl ? "\"variance\": \"with-replacement\""
                                              : "\"variance\": \"finite-population\""));
-            assert_non_null(strstr(buf, "\"predicted_rse\": "));
+            assert_non_null(strstr(buf, "\"design_rse\": "));
             assert_non_null(strstr(buf, "\"lower_bound_cost_ns\": "));
             assert_non_null(strstr(buf, alloc == 2   ? "\"allocation\": \"paper\""
                                         : alloc == 1 ? "\"allocation\": \"tree\""
@@ -757,7 +757,8 @@ static void test_plan_records(void **state)
         assert_int_equal(tu_append(q, "k", 1000 + 500 * i, NULL, NULL), KS_OK);
     ks_plan plan = make_plan(q, "root", KS_ALLOC_JOINT, 0.001, 1);
     assert_int_equal(plan.sample_count, 3);
-    assert_true(plan.predicted_variance == 0);
+    assert_true(plan.design_variance == 0);
+    assert_true(plan.predicted && plan.predicted_variance == 0 && plan.predicted_halfwidth == 0);
     ks_plan_free(&plan);
     ks_profile_free(q);
     ks_profile_free(p);

@@ -112,6 +112,33 @@ static ks_status rows_of_samples(const ks_plan *plan, const ks_results *r, long 
     return KS_OK;
 }
 
+/* The width the interval would have had the values followed the profile
+ * the plan was drawn on (its durations; else the auxiliary variable's values):
+ * the plan's promise scaled to the values' level in each kernel group. */
+static ks_status profile_part(ks_metric_estimate *me, const ks_plan *plan, const double *y,
+                              const ks_estimate_options *o, ks_error *err)
+{
+    me->profile_variance = me->profile_rel_halfwidth = NAN;
+    const ks_profile *p = o->profile && o->profile->n == plan->input_invocations ? o->profile
+                                                                                : NULL;
+    if (!p && !o->aux)
+        return KS_OK;
+    double *x = malloc((plan->sample_count ? plan->sample_count : 1) * sizeof *x);
+    if (!x)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t i = 0; i < plan->sample_count; i++)
+        x[i] = p ? (double)p->duration_ns[plan->samples[i].id] : o->aux->x[i];
+    double v, df;
+    ks_status st = ks_plan_profile_shaped_variance(plan, y, x, o->single, &v, &df, err);
+    free(x);
+    if (st != KS_OK || !isfinite(v))
+        return st;
+    double t = ks_student_t_quantile(1 - (1 - plan->params.confidence) / 2, df);
+    me->profile_variance = v;
+    me->profile_rel_halfwidth = me->estimate != 0 ? t * sqrt(v) / fabs(me->estimate) : NAN;
+    return KS_OK;
+}
+
 static ks_status add_total(const ks_plan *plan, const ks_results *r, const long *rows,
                            size_t m, const ks_estimate_options *o, double *y, ks_estimate *e,
                            size_t *cap, ks_error *err)
@@ -201,7 +228,8 @@ static ks_status add_total(const ks_plan *plan, const ks_results *r, const long 
         me->unmeasured = v.unmeasured;
     }
     KS_FREE(warm, cold);
-    me->profile_variance = ks_profile_variance(plan, y);
+    if (st == KS_OK)
+        st = profile_part(me, plan, y, o, err);
     if (st == KS_OK)
         st = claim_of(me, plan, y, o, me->pilot ? ks_results_warmup(o->pilot) : o->warmup, err);
     finish_interval(me, plan->params.confidence, e->bound);
@@ -242,6 +270,13 @@ static ks_status add_ratio(const ks_plan *plan, const ks_results *r, const long 
     if (st == KS_OK)
         st = claim_of(me, plan, y, o, o->warmup, err);
     finish_interval(me, plan->params.confidence, e->bound);
+    /* a part of its whole at every sample (misses of accesses, hits of
+     * accesses): so is the program's, and the interval ends at 1 */
+    bool part = true;
+    for (size_t i = 0; i < plan->sample_count && part; i++)
+        part = y[i] >= 0 && y[i] <= x[i];
+    if (part && plan->sample_count && me->ci_high > 1)
+        me->ci_high = 1;
     return st;
 }
 
@@ -422,10 +457,6 @@ static ks_status compute(const ks_plan *plan, const ks_results *r, const ks_esti
     ks_status st = ks_results_check_plan(r, plan, err);
     if (st == KS_OK && o->pilot)
         st = ks_pilot_check(plan, o->pilot, err);
-    for (size_t i = 0; st == KS_OK && i < o->metric_count; i++)
-        if (ks_results_metric(r, o->metrics[i]) < 0)
-            st = ks_error_set(err, KS_ERR_USAGE, NULL, 0, "no metric named '%s' in the results",
-                              o->metrics[i]);
     if (st == KS_OK)
         st = rows_of_samples(plan, r, rows, err);
     if (st == KS_OK)

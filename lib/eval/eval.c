@@ -69,7 +69,7 @@ ks_status ks_evaluate_observed(const ks_profile *p, const ks_params *params, uns
         if (plan.bound > 0 && e > plan.bound)
             exceed++;
         if (plan.variance_formula[0] && plan.total_ns > 0)
-            rse += sqrt(plan.predicted_variance) / plan.total_ns;
+            rse += sqrt(plan.design_variance) / plan.total_ns;
         if (plan.lower_bound_ns > 0)
             cost_ratio += ks_plan_expected_cost(&plan) / plan.lower_bound_ns;
         st = observe ? observe(ctx, &plan, err) : KS_OK;

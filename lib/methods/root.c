@@ -212,7 +212,7 @@ ks_status ks_root_design_draw(const ks_root_design *d, const ks_profile *p,
     snprintf(plan->variance_formula, sizeof plan->variance_formula, "%s",
              d->kind == KS_VARIANCE_FINITE_POPULATION ? "finite-population"
                                                       : "with-replacement");
-    plan->predicted_variance = (double)variance;
+    plan->design_variance = (double)variance;
     plan->lower_bound_ns = d->lower_bound_ns;
     return st;
 }

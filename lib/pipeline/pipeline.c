@@ -7,6 +7,7 @@
  * plan/ (it fills plans); eval/ and the command line sit above it.
  */
 #include "sampling.h"
+#include "variance.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -243,6 +244,21 @@ ks_status ks_fitted_save(const ks_fitted *f, const char *path, ks_error *err)
     return f->method->model_save(f->model, path, err);
 }
 
+/* The interval the plan promises: the one variance model (lib/variance) on
+ * the durations it was drawn on, i.e. what estimate prints when the
+ * simulated values follow them. */
+static ks_status predict(ks_plan *plan, const ks_profile *p, ks_error *err)
+{
+    double *x = malloc((plan->sample_count ? plan->sample_count : 1) * sizeof *x);
+    if (!x)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t i = 0; i < plan->sample_count; i++)
+        x[i] = (double)p->duration_ns[plan->samples[i].id];
+    ks_status st = ks_plan_predict(plan, x, err);
+    free(x);
+    return st;
+}
+
 ks_status ks_select(const ks_fitted *f, uint64_t seed, ks_plan *plan, ks_error *err)
 {
     ks_plan_init(plan);
@@ -265,6 +281,8 @@ ks_status ks_select(const ks_fitted *f, uint64_t seed, ks_plan *plan, ks_error *
     }
     if (st == KS_OK)
         st = ks_plan_finish_total(plan, f->profile, ks_plan_cache_total_ns(f->cache), err);
+    if (st == KS_OK && plan->bound > 0)
+        st = predict(plan, f->profile, err);
     if (st != KS_OK)
         ks_plan_free(plan);
     return st;

@@ -347,10 +347,21 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
     json_string_field(f, "scope", plan->bound_scope[0] ? plan->bound_scope : "none");
     if (plan->variance_formula[0]) {
         json_string_field(f, "variance", plan->variance_formula);
+        json_number_field(f, "design_variance", plan->design_variance);
+        json_number_field(f, "design_rse",
+                          plan->total_ns > 0 ? sqrt(plan->design_variance) / plan->total_ns : 0);
+        json_number_field(f, "lower_bound_cost_ns", plan->lower_bound_ns);
+    }
+    if (plan->predicted) {
+        /* the promise: the one variance model's interval (lib/variance) */
+        json_number_field(f, "predicted_estimate", plan->predicted_estimate);
         json_number_field(f, "predicted_variance", plan->predicted_variance);
         json_number_field(f, "predicted_rse",
-                          plan->total_ns > 0 ? sqrt(plan->predicted_variance) / plan->total_ns : 0);
-        json_number_field(f, "lower_bound_cost_ns", plan->lower_bound_ns);
+                          plan->predicted_estimate != 0
+                              ? sqrt(plan->predicted_variance) / fabs(plan->predicted_estimate)
+                              : 0);
+        json_number_field(f, "predicted_df", plan->predicted_df);
+        json_number_field(f, "predicted_halfwidth", plan->predicted_halfwidth);
     }
     fputc('}', f);
     if (plan->note[0]) {

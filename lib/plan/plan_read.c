@@ -396,9 +396,21 @@ static int on_scalar_number(void *ctx, const char *s, size_t len)
     case SEC_BOUND:
         if (strcmp(ps->key, "epsilon") == 0 && !parse_num(s, len, &pl->bound))
             return fail(ps, "bound.epsilon is not a number%s", "");
+        if (strcmp(ps->key, "design_variance") == 0 && !parse_num(s, len, &pl->design_variance))
+            return fail(ps, "bound.design_variance is not a number%s", "");
         if (strcmp(ps->key, "predicted_variance") == 0 &&
             !parse_num(s, len, &pl->predicted_variance))
             return fail(ps, "bound.predicted_variance is not a number%s", "");
+        if (strcmp(ps->key, "predicted_estimate") == 0 &&
+            !parse_num(s, len, &pl->predicted_estimate))
+            return fail(ps, "bound.predicted_estimate is not a number%s", "");
+        if (strcmp(ps->key, "predicted_df") == 0 && !parse_num(s, len, &pl->predicted_df))
+            return fail(ps, "bound.predicted_df is not a number%s", "");
+        if (strcmp(ps->key, "predicted_halfwidth") == 0) {
+            if (!parse_num(s, len, &pl->predicted_halfwidth))
+                return fail(ps, "bound.predicted_halfwidth is not a number%s", "");
+            pl->predicted = 1;
+        }
         if (strcmp(ps->key, "lower_bound_cost_ns") == 0 && !parse_num(s, len, &pl->lower_bound_ns))
             return fail(ps, "bound.lower_bound_cost_ns is not a number%s", "");
         return 1;
@@ -502,6 +514,16 @@ static int on_null(void *ctx)
     plan_parser *ps = ctx;
     if (ps->sec == SEC_NONE && strcmp(ps->top_key, "predicted_speedup") == 0) {
         ps->plan->predicted_speedup = INFINITY; /* the writer's null: nothing sampled */
+        return 1;
+    }
+    /* the normal quantile; no interval (some stratum's spread unmeasured) */
+    if (ps->sec == SEC_BOUND && strcmp(ps->key, "predicted_df") == 0) {
+        ps->plan->predicted_df = INFINITY;
+        return 1;
+    }
+    if (ps->sec == SEC_BOUND && strcmp(ps->key, "predicted_halfwidth") == 0) {
+        ps->plan->predicted_halfwidth = INFINITY;
+        ps->plan->predicted = 1;
         return 1;
     }
     if (ps->sec == SEC_PARAMS)

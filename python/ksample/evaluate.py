@@ -169,11 +169,25 @@ class Estimate:
     ci_low: float
     ci_high: float
     rel_halfwidth: float
-    bound_met: object  # True, False, or None when there is no bound
+    bound_met: object  # True, False, or None when there is no bound (or no interval)
     ratio: bool
     variance: float
     df: float  # of the variance (inf: the normal quantile)
     single_sample_strata: int
+    # what the interval stands for, as the command's --json "interval" says:
+    # "full run" (the full run's total: values simulated in context),
+    # "values" (the values' own total only: cold or warmed values, whose
+    # warm-up bias it does not contain) or "none" (no interval: ci_low,
+    # ci_high and rel_halfwidth are nan)
+    interval: str = "full run"
+    interval_note: str = ""  # why, when not "full run" (the command's interval_note)
+    kind: str = "count"  # count, running total, rate, unknown
+    warmup: str = "unknown"  # how the values were simulated, as given
+    # the relative half-width had the values followed the profile, and the
+    # share of the variance beyond it (None for rates and without the plan's
+    # profile, where the command's --json has neither)
+    profile_rel_halfwidth: object = None
+    variance_beyond_profile: object = None
 
     to_dict = asdict
 
@@ -198,21 +212,57 @@ def _ids_values(plan, values):
                      "{id: value})" % (len(vals), len(plan), plan.population))
 
 
-def estimate(plan, values, *, epsilon=None, single="collapse", ratios=()):
+def _warmup_text(warmup):
+    """The warm-up as `estimate --warmup` takes it (context, none, or a run
+    --warmup mode), canonical; None: "unknown", as the command says of a
+    results file given without --warmup."""
+    if warmup is None:
+        return "unknown"
+    if not isinstance(warmup, str):
+        raise usage_error("warmup: a string (context, none or a run --warmup mode), got %r"
+                          % (warmup,))
+    if warmup in ("context", "unknown"):
+        return warmup
+    w = ffi.new("ks_warmup *")
+    err = new_error()
+    if lib.ks_warmup_parse(warmup.encode(), w, err) != lib.KS_OK:
+        raise usage_error("warmup: %s" % text(err.message))
+    buf = ffi.new("char[]", 64)
+    lib.ks_warmup_format(w, buf, 64)
+    return text(buf)
+
+
+def estimate(plan, values, *, epsilon=None, single="collapse", ratios=(), warmup=None,
+             profile=None):
     """The estimate of a total from simulated values, with its interval, as
     `ksample estimate` computes it (stratified variance, t quantile at its
-    degrees of freedom, the plan's confidence).
+    degrees of freedom, the plan's confidence) and with what the interval
+    stands for, as the command says it (Estimate.interval, .interval_note).
 
     values: one metric as an array (one value per sample in the order of
     plan.ids, or one per launch indexed by id) or a dict {id: value}; or
     several as a dict {metric: such values}, which also gets ipc =
-    gpu_sim_insn / gpu_sim_cycle when both are there, and each of ratios
-    ("NAME=NUM/DEN").  single: "collapse" or "profile-cv" (a cluster with one
-    sample); epsilon: the bound to check (default the plan's).  Returns an
-    Estimate, or {metric: Estimate} for a dict of metrics."""
+    gpu_sim_insn / gpu_sim_cycle, the miss rates and DRAM rates whose parts
+    are there, and each of ratios ("NAME=NUM/DEN").  Every metric given is
+    estimated as `estimate --metric NAME` does, and refused as it refuses: a
+    rate (gpu_ipc, L2_BW, ...) or a statistic that does not add up over
+    launches is not summed.  warmup: how the values were simulated, as
+    `estimate --warmup` takes it: "context" (a full run of the program: the
+    interval is of its total), "none" (alone, cold) or a `run --warmup` mode
+    (the interval is of those values' total); None says it is not known, as
+    the command does of a results file without --warmup.  profile: the plan's
+    profile (ksample.read), for the checks the command makes with it (pooled
+    strata, kernels the profile gives one value) and the width values
+    following it would give.  single: "collapse" or "profile-cv" (a cluster
+    with one sample); epsilon: the bound to check (default the plan's).
+    Returns an Estimate, or {metric: Estimate} for a dict of metrics."""
     several = isinstance(values, Mapping) and values and \
         all(isinstance(k, str) for k in values.keys())
     metrics = values if several else {"value": values}
+    warmup_text = _warmup_text(warmup)
+    if profile is not None and profile._p.n != plan.population:
+        raise usage_error("profile: %d launches, the plan's %d: not the plan's profile"
+                          % (profile._p.n, plan.population))
     err = new_error()
     results = ffi.new("ks_results *")
     lib.ks_results_init(results)
@@ -237,16 +287,49 @@ def estimate(plan, values, *, epsilon=None, single="collapse", ratios=()):
     if keep:
         opt.ratios = ratio_array
         opt.ratio_count = len(keep)
+    # every metric given, named (as --metric NAME), and the rates the
+    # command derives whose parts are among them
+    names = list(metrics)
+    shown = lib.ks_stat_shown()
+    i = 0
+    while shown[i] != ffi.NULL:
+        name = text(shown[i])
+        info = lib.ks_stat_info_of(shown[i])
+        i += 1
+        if (info.kind == lib.KS_STAT_RATE and info.numerator != ffi.NULL and
+                info.denominator != ffi.NULL and name not in metrics and
+                text(info.numerator) in metrics and text(info.denominator) in metrics):
+            names.append(name)
+    keep_names = [ffi.new("char[]", n.encode()) for n in names]
+    name_array = ffi.new("const char *[]", keep_names)
+    opt.metrics = name_array
+    opt.metric_count = len(keep_names)
+    keep_warmup = ffi.new("char[]", warmup_text.encode())
+    opt.warmup = keep_warmup
+    if profile is not None:
+        opt.profile = profile._p
     e = ffi.new("ks_estimate *")
     check(lib.ks_estimate_compute(plan._p, results, opt, e, err), err)
+    claims = {lib.KS_CLAIM_FULL_RUN: "full run", lib.KS_CLAIM_VALUES: "values"}
     try:
         out = {}
         for i in range(e.count):
             m = e.metrics[i]
+            interval = claims.get(m.claim, "none")
+            beyond = prw = None
+            if not m.is_ratio and m.variance > 0 and math.isfinite(m.profile_variance):
+                beyond = max(0.0, 1 - m.profile_variance / m.variance)
+                prw = m.profile_rel_halfwidth if math.isfinite(m.profile_rel_halfwidth) else None
             out[text(m.name)] = Estimate(
                 text(m.name), m.estimate, m.ci_low, m.ci_high, m.rel_halfwidth,
                 None if m.bound_met < 0 else bool(m.bound_met), bool(m.is_ratio), m.variance,
-                m.df if math.isfinite(m.df) else math.inf, int(m.single_strata))
+                m.df if math.isfinite(m.df) else math.inf, int(m.single_strata),
+                interval=interval,
+                interval_note="" if interval == "full run" else text(m.claim_why),
+                kind="rate" if m.is_ratio else text(lib.ks_stat_kind_name(m.kind)),
+                warmup=warmup_text,
+                profile_rel_halfwidth=prw,
+                variance_beyond_profile=beyond)
     finally:
         lib.ks_estimate_free(e)
     return out if several else out["value"]

@@ -1,5 +1,6 @@
 """Plans: ksample.sample(), ksample.load_plan() and the Plan they return."""
 
+import math
 import os
 
 import numpy as np
@@ -52,6 +53,22 @@ class Plan:
     bound = property(lambda self: self._p.bound, doc="promised relative error (0: none)")
     bound_scope = property(lambda self: text(self._p.bound_scope))
     predicted_speedup = property(lambda self: self._p.predicted_speedup)
+
+    @property
+    def predicted_halfwidth(self):
+        """The interval the plan promises, as a relative half-width at its
+        confidence: the one variance model `estimate` uses, on the profile's
+        values at the samples (what estimate prints when the simulated values
+        follow the profile; a refined plan's: refine's prediction).  inf: no
+        interval can be predicted; None: the plan promises no bound."""
+        return self._p.predicted_halfwidth if self._p.predicted else None
+
+    predicted_df = property(
+        lambda self: self._p.predicted_df if self._p.predicted else None,
+        doc="degrees of freedom of the predicted interval's t (inf: the normal quantile)")
+    predicted_variance = property(
+        lambda self: self._p.predicted_variance if self._p.predicted else None,
+        doc="the predicted variance of the estimated total")
     population = property(lambda self: int(self._p.population), doc="launches (N)")
     draws = property(lambda self: int(self._p.draws))
     with_replacement = property(lambda self: bool(self._p.with_replacement))
@@ -145,6 +162,16 @@ class Plan:
         if self.bound > 0:
             s += ", bound %.3g%% at %.3g%% confidence (%s)" % (
                 self.bound * 100, self.confidence * 100, self.bound_scope)
+            h = self.predicted_halfwidth
+            if h is not None and math.isinf(h):
+                s += ("; no interval predicted: no second launch of any kernel measures how "
+                      "the values spread (refine adds one)")
+            elif h is not None:
+                s += "; predicted interval +-%.3g%% if the simulated values follow the profile" % (
+                    h * 100)
+                if h > self.bound * (1 + 1e-9):
+                    s += (", above the bound: refine sizes the plan for it from the simulated "
+                          "values")
         else:
             s += ", no error bound"
         return s

@@ -118,3 +118,96 @@ def test_estimate_refusals(example):
         e.value.message
     with pytest.raises(ValueError):
         ksample.estimate(plan, np.ones(7))
+
+
+def _values_csv(path, plan, columns):
+    with open(path, "w") as f:
+        f.write("id," + ",".join(columns) + "\n")
+        for i in plan.ids:
+            f.write("%d,%s\n" % (i, ",".join(repr(float(v[i])) for v in columns.values())))
+
+
+def test_estimate_says_what_its_interval_stands_for(example, tmp_path):
+    """Estimate.interval and .interval_note are the command's --json
+    "interval" and "interval_note", for every way the values were simulated;
+    with the plan's profile, so is the width values following it would give."""
+    plan_path = tmp_path / "plan.json"
+    cli("sample", EXAMPLE, "--method", "root", "--epsilon", "0.1", "-o", plan_path)
+    plan = ksample.load_plan(plan_path)
+    rng = np.random.default_rng(5)
+    cycles = example.durations * 1.4 * np.exp(rng.normal(0, 0.3, len(example)))
+    csv = tmp_path / "values.csv"
+    _values_csv(csv, plan, {"gpu_sim_cycle": cycles})
+    seen = set()
+    for warmup in [None, "context", "none", "since-same:8", "self"]:
+        args = ["estimate", plan_path, csv, "--json"]
+        if warmup is not None:
+            args += ["--warmup", warmup]
+        want = {r["metric"]: r for r in cli_json(*args)}["gpu_sim_cycle"]
+        got = ksample.estimate(plan, cycles, warmup=warmup, profile=example)
+        assert got.interval == want["interval"], warmup
+        assert got.interval_note == want.get("interval_note", ""), warmup
+        assert got.kind == want["kind"] == "count"
+        assert got.warmup == want["warmup"]
+        assert got.estimate == want["estimate"] and got.ci_low == want["ci_low"]
+        assert got.variance_beyond_profile == want["variance_beyond_profile"]
+        assert got.profile_rel_halfwidth == want["profile_rel_halfwidth"]
+        seen.add(got.interval)
+    assert seen == {"full run", "values"}
+    # values equal to the profile: no width from disagreeing with it, and
+    # the interval is the one the plan promised
+    same = ksample.estimate(plan, example.durations.astype(float), warmup="context",
+                            profile=example)
+    assert same.variance_beyond_profile == 0
+    assert same.rel_halfwidth == pytest.approx(plan.predicted_halfwidth, rel=1e-9)
+    # a plan that promises no bound: no interval, as the command prints none
+    rnd_path = tmp_path / "random.json"
+    cli("sample", EXAMPLE, "--method", "random", "-o", rnd_path)
+    rnd = ksample.load_plan(rnd_path)
+    _values_csv(csv, rnd, {"gpu_sim_cycle": cycles})
+    want = cli_json("estimate", rnd_path, csv, "--json", "--warmup", "context")[0]
+    got = ksample.estimate(rnd, cycles, warmup="context")
+    assert got.interval == want["interval"] == "none"
+    assert got.interval_note == want["interval_note"] and "random" in got.interval_note
+    assert math.isnan(got.ci_low) and math.isnan(got.rel_halfwidth) and got.bound_met is None
+    assert want["ci_low"] is None and want["rel_halfwidth"] is None
+
+
+def test_estimate_refuses_what_the_command_refuses(example, tmp_path):
+    plan_path = tmp_path / "plan.json"
+    cli("sample", EXAMPLE, "--method", "root", "--epsilon", "0.1", "-o", plan_path)
+    plan = ksample.load_plan(plan_path)
+    cycles = example.durations * 1.4
+    csv = tmp_path / "values.csv"
+    # a warm-up mode the command does not know
+    rc, _, err = cli("estimate", plan_path, csv, "--warmup", "lukewarm", check=False)
+    assert rc == 2
+    with pytest.raises(ksample.Error) as e:
+        ksample.estimate(plan, cycles, warmup="lukewarm")
+    assert e.value.status == "usage" and e.value.message in err
+    # a rate, and a statistic that does not add up, are not summed
+    for name, other in [("gpu_ipc", {}), ("L2_BW", {}), ("max_total_param_size", {})]:
+        values = {name: cycles, **other}
+        _values_csv(csv, plan, values)
+        rc, _, err = cli("estimate", plan_path, csv, "--metric", name, check=False)
+        with pytest.raises(ksample.Error) as e:
+            ksample.estimate(plan, values)
+        assert rc == 2 and e.value.status == "usage" and e.value.message in err, name
+    # a rate whose parts are given is their ratio of totals, as the command
+    # estimates it
+    insn = example.durations * 3.0
+    got = ksample.estimate(plan, {"gpu_sim_cycle": cycles, "gpu_sim_insn": insn,
+                                  "gpu_ipc": insn / cycles})
+    assert got["gpu_ipc"].kind == "rate" and got["gpu_ipc"].ratio
+    assert got["gpu_ipc"].estimate == pytest.approx(
+        got["gpu_sim_insn"].estimate / got["gpu_sim_cycle"].estimate, rel=1e-12)
+    # another workload's profile is not the plan's
+    with pytest.raises(ksample.Error) as e:
+        ksample.estimate(plan, cycles, profile=_small_profile(tmp_path))
+    assert e.value.status == "usage" and "not the plan's profile" in e.value.message
+
+
+def _small_profile(tmp_path):
+    p = tmp_path / "small.csv"
+    p.write_text("name,duration_ns\nk,100\nk,200\n")
+    return ksample.read(p)

@@ -17,7 +17,7 @@
  * neighbour, or KS_SINGLE_PROFILE_CV, s = CV_profile * |value|, which
  * assumes the simulator's spread follows the profiled time's.
  */
-#include "estimate.h"
+#include "variance.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -649,29 +649,58 @@ ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const dou
     return st;
 }
 
-double ks_profile_variance(const ks_plan *plan, const double *y)
+/* The interval a plan promises: the model on the profile's values. */
+ks_status ks_plan_predict(ks_plan *plan, const double *x, ks_error *err)
 {
-    size_t k = plan->cluster_count;
-    long double v = 0;
-    double *sum = calloc(k + 1, sizeof *sum);
-    size_t *n = calloc(k + 1, sizeof *n);
-    if (!sum || !n) {
-        KS_FREE(sum, n);
-        return NAN;
+    if (!(plan->bound > 0))
+        return KS_OK;
+    double estimate;
+    ks_variance v;
+    ks_status st = ks_total_variance_ex(plan, x, KS_SINGLE_COLLAPSE, &estimate, &v, err);
+    if (st != KS_OK)
+        return st;
+    double t = ks_student_t_quantile(1 - (1 - plan->params.confidence) / 2, v.df);
+    double half = t * sqrt(v.variance > 0 ? v.variance : 0);
+    plan->predicted = 1;
+    plan->predicted_variance = v.variance;
+    plan->predicted_estimate = estimate;
+    plan->predicted_df = v.df;
+    plan->predicted_halfwidth = v.unmeasured       ? INFINITY
+                                : estimate != 0    ? half / fabs(estimate)
+                                : half > 0         ? INFINITY
+                                                   : 0;
+    return KS_OK;
+}
+
+ks_status ks_plan_profile_shaped_variance(const ks_plan *plan, const double *y, const double *x,
+                                          ks_single_mode mode, double *variance, double *df,
+                                          ks_error *err)
+{
+    size_t groups = plan->group_count + 1, n = plan->sample_count;
+    long double *sy = calloc(groups, sizeof *sy), *sx = calloc(groups, sizeof *sx);
+    double *shaped = malloc((n ? n : 1) * sizeof *shaped);
+    if (!sy || !sx || !shaped) {
+        KS_FREE(sy, sx, shaped);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     }
-    for (size_t i = 0; i < plan->sample_count; i++) {
-        sum[plan->samples[i].cluster] += y[i];
-        n[plan->samples[i].cluster]++;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t g = plan->clusters[plan->samples[i].cluster].group;
+        g = g < plan->group_count ? g : (uint32_t)plan->group_count;
+        sy[g] += plan->samples[i].weight * (long double)y[i];
+        sx[g] += plan->samples[i].weight * (long double)x[i];
     }
-    for (size_t c = 0; c < k; c++) {
-        const ks_cluster *cl = &plan->clusters[c];
-        double N = (double)cl->size;
-        if (!n[c] || (double)n[c] >= N)
-            continue;
-        double mean = sum[c] / (double)n[c];
-        double fpc = plan->with_replacement ? 1 : 1 - (double)n[c] / N;
-        v += (long double)N * N * fpc * profile_cv2(cl) * mean * mean / (double)n[c];
+    for (size_t i = 0; i < n; i++) {
+        uint32_t g = plan->clusters[plan->samples[i].cluster].group;
+        g = g < plan->group_count ? g : (uint32_t)plan->group_count;
+        /* a group whose profile is 0 at every sample takes the values as
+         * they are: the profile says nothing of them */
+        shaped[i] = sx[g] != 0 ? x[i] * (double)(sy[g] / sx[g]) : y[i];
     }
-    KS_FREE(sum, n);
-    return (double)v;
+    ks_variance v;
+    ks_status st = ks_stratified_variance_ex(plan, shaped, shaped, NULL, mode, &v, err);
+    KS_FREE(sy, sx, shaped);
+    *variance = v.variance;
+    if (df)
+        *df = v.df;
+    return st;
 }
