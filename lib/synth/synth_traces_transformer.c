@@ -310,9 +310,11 @@ static void warp_kv(const synth_launch *L, uint32_t block, uint32_t warp, synth_
     synth_inst(w, 0x70, ALL, -1, "EXIT", -1, -1, 0, NULL, 0);
 }
 
-/* block per (sequence, head), 4 warps, 4 keys a warp instruction (8 lanes x
- * 16 bytes = a key); query i sees keys < k + i + 1 (causal); buf[0] = cache
- * offset of the layer; n = q, k = first position */
+/* block per (sequence, head), 4 warps taking the keys in turn, a key a
+ * warp instruction (32 lanes x 2 halves): the dot product's loads wait on
+ * memory once per key, so the kernel's time grows with the cache; query i
+ * sees keys < k + i + 1 (causal); buf[0] = cache offset of the layer; n = q,
+ * k = first position */
 static void warp_scores(const synth_launch *L, uint32_t block, uint32_t warp, synth_warp *w)
 {
     uint64_t a[32];
@@ -321,37 +323,22 @@ static void warp_scores(const synth_launch *L, uint32_t block, uint32_t warp, sy
     prologue(w, 0);
     for (uint64_t i = 0; i < L->n; i++) {
         uint64_t keys = L->k + i + 1, row = b * L->n + i;
-        uint64_t qpc = 0x50;
-        synth_linear_addr(a, B_QKV + 2 * (row * 3 * D + h * HD), 0, 0);
-        for (int l = 0; l < 32; l++)
-            a[l] += 16 * (uint64_t)(l % 8);
-        synth_inst(w, qpc, ALL, 4, "LDG.E.128", 2, -1, 16, a, 0);
-        /* the warp's keys: 4 warp + 16 it + group */
-        uint64_t iters = keys > 4u * warp ? (keys - 4u * warp + 15) / 16 : 0;
-        for (uint64_t it = 0; it < iters; it++) {
-            uint32_t m = 0;
-            for (int l = 0; l < 32; l++) {
-                uint64_t j = 16 * it + 4u * warp + (uint64_t)l / 8;
-                m |= (uint32_t)(j < keys) << l;
-                a[l] = kc + 2 * j * HD + 16 * (uint64_t)(l % 8);
-            }
-            synth_inst(w, 0x60, m, 8, "LDG.E.128", 6, -1, 16, a, 0);
-            for (int e = 0; e < 4; e++)
-                synth_inst(w, 0x70 + 16 * (uint64_t)e, m, 12, "HFMA2", 4 + e, 8 + e, 0, NULL, 0);
-            synth_inst(w, 0xb0, m, 13, "HADD2.F32", 12, -1, 0, NULL, 0);
-            reduce(w, 0xc0, 13, 8, "FADD");
-            synth_inst(w, 0x120, m, 13, "FMUL", 13, -1, 0, NULL, 0);
-            uint32_t first = m & 0x01010101u;
-            for (int l = 0; l < 32; l++) {
-                uint64_t j = 16 * it + 4u * warp + (uint64_t)l / 8;
-                a[l] = B_SC + 4 * (((b * HEADS + h) * L->n + i) * MAX_LEN + j);
-            }
-            synth_inst(w, 0x130, first, -1, "STG.E", 14, 13, 4, a, 0);
-            ctrl(w, 0x140, ALL, it + 1 < iters ? ALL : 0, 0x60);
+        synth_linear_addr(a, B_QKV + 2 * (row * 3 * D + h * HD), 0, 4);
+        synth_inst(w, 0x50, ALL, 4, "LDG.E", 2, -1, 4, a, 0);
+        for (uint64_t j = warp; j < keys; j += 4) {
+            synth_linear_addr(a, kc + 2 * j * HD, 0, 4);
+            synth_inst(w, 0x60, ALL, 8, "LDG.E", 6, -1, 4, a, 0);
+            synth_inst(w, 0x70, ALL, 12, "HMUL2", 4, 8, 0, NULL, 0);
+            synth_inst(w, 0x80, ALL, 13, "HADD2.F32", 12, -1, 0, NULL, 0);
+            reduce(w, 0x90, 13, 32, "FADD");
+            synth_inst(w, 0x130, ALL, 13, "FMUL", 13, -1, 0, NULL, 0);
+            synth_linear_addr(a, B_SC + 4 * (((b * HEADS + h) * L->n + i) * MAX_LEN + j), 0, 0);
+            synth_inst(w, 0x140, 1, -1, "STG.E", 14, 13, 4, a, 0);
+            ctrl(w, 0x150, ALL, j + 4 < keys ? ALL : 0, 0x60);
         }
-        ctrl(w, 0x170, ALL, i + 1 < L->n ? ALL : 0, 0x50);
+        ctrl(w, 0x180, ALL, i + 1 < L->n ? ALL : 0, 0x50);
     }
-    synth_inst(w, 0x1a0, ALL, -1, "EXIT", -1, -1, 0, NULL, 0);
+    synth_inst(w, 0x1b0, ALL, -1, "EXIT", -1, -1, 0, NULL, 0);
 }
 
 /* one warp per row (sequence, head, query): max, exp and sum, scale; the
@@ -391,8 +378,9 @@ static void warp_softmax(const synth_launch *L, uint32_t block, uint32_t warp, s
     synth_inst(w, 0x3a0, ALL, -1, "EXIT", -1, -1, 0, NULL, 0);
 }
 
-/* block per (sequence, head): 4 warps, 4 values a warp instruction (8 lanes x
- * 16 bytes = a row of V), then the warps' sums through shared memory */
+/* block per (sequence, head): 4 warps taking the keys in turn, a row of V
+ * a warp instruction (32 lanes x 2 halves) times its probability, then the
+ * warps' sums through shared memory */
 static void warp_values(const synth_launch *L, uint32_t block, uint32_t warp, synth_warp *w)
 {
     uint64_t a[32];
@@ -401,50 +389,31 @@ static void warp_values(const synth_launch *L, uint32_t block, uint32_t warp, sy
     prologue(w, 0);
     for (uint64_t i = 0; i < L->n; i++) {
         uint64_t keys = L->k + i + 1;
-        uint64_t iters = keys > 4u * warp ? (keys - 4u * warp + 15) / 16 : 0;
         uint64_t prow = ((b * HEADS + h) * L->n + i) * MAX_LEN;
-        for (uint64_t it = 0; it < iters; it++) {
-            uint32_t m = 0;
-            for (int l = 0; l < 32; l++) {
-                uint64_t j = 16 * it + 4u * warp + (uint64_t)l / 8;
-                m |= (uint32_t)(j < keys) << l;
-                a[l] = B_PR + 2 * (prow + j);
-            }
-            synth_inst(w, 0x50, m, 4, "LDG.E.U16", 2, -1, 2, a, 0);
-            for (int l = 0; l < 32; l++) {
-                uint64_t j = 16 * it + 4u * warp + (uint64_t)l / 8;
-                a[l] = vc + 2 * j * HD + 16 * (uint64_t)(l % 8);
-            }
-            synth_inst(w, 0x60, m, 8, "LDG.E.128", 6, -1, 16, a, 0);
-            for (int e = 0; e < 4; e++)
-                synth_inst(w, 0x70 + 16 * (uint64_t)e, m, 12 + e, "HFMA2", 8 + e, 4, 0, NULL, 0);
-            ctrl(w, 0xb0, ALL, it + 1 < iters ? ALL : 0, 0x50);
+        for (uint64_t j = warp; j < keys; j += 4) {
+            synth_linear_addr(a, B_PR + 2 * (prow + j), 0, 0);
+            synth_inst(w, 0x50, ALL, 4, "LDG.E.U16", 2, -1, 2, a, 0);
+            synth_linear_addr(a, vc + 2 * j * HD, 0, 4);
+            synth_inst(w, 0x60, ALL, 8, "LDG.E", 6, -1, 4, a, 0);
+            synth_inst(w, 0x70, ALL, 12, "HFMA2", 8, 4, 0, NULL, 0);
+            ctrl(w, 0x80, ALL, j + 4 < keys ? ALL : 0, 0x50);
         }
-        for (int s = 0; s < 2; s++) /* the warp's four groups */
-            for (int e = 0; e < 4; e++) {
-                uint64_t pc = 0xe0 + 0x80 * (uint64_t)s + 0x20 * (uint64_t)e;
-                synth_inst(w, pc, ALL, 20, "SHFL.BFLY", 12 + e, -1, 0, NULL, 8 << s);
-                synth_inst(w, pc + 16, ALL, 12 + e, "HADD2", 12 + e, 20, 0, NULL, 0);
-            }
-        synth_linear_addr(a, B_SHARED + 128 * warp, 0, 16);
-        synth_inst(w, 0x1e0, 0xffu, -1, "STS.128", 3, 12, 16, a, 0);
-        synth_inst(w, 0x1f0, ALL, -1, "BAR.SYNC", -1, -1, 0, NULL, 0);
+        synth_linear_addr(a, B_SHARED + 128 * warp, 0, 4);
+        synth_inst(w, 0xb0, ALL, -1, "STS", 3, 12, 4, a, 0);
+        synth_inst(w, 0xc0, ALL, -1, "BAR.SYNC", -1, -1, 0, NULL, 0);
         if (warp == 0) {
-            for (int s = 0; s < 4; s++) {
-                synth_linear_addr(a, B_SHARED + 128 * (uint64_t)s, 0, 16);
-                synth_inst(w, 0x200 + 16 * (uint64_t)s, 0xffu, 24 + 4 * s, "LDS.128", 3, -1, 16,
-                           a, 0);
+            for (int s = 1; s < 4; s++) {
+                synth_linear_addr(a, B_SHARED + 128 * (uint64_t)s, 0, 4);
+                synth_inst(w, 0xc0 + 32 * (uint64_t)s, ALL, 24, "LDS", 3, -1, 4, a, 0);
+                synth_inst(w, 0xd0 + 32 * (uint64_t)s, ALL, 12, "HADD2", 12, 24, 0, NULL, 0);
             }
-            for (int e = 0; e < 12; e++)
-                synth_inst(w, 0x240 + 16 * (uint64_t)e, 0xffu, 12 + e % 4, "HADD2", 12 + e % 4,
-                           28 + e, 0, NULL, 0);
-            synth_linear_addr(a, B_AO + 2 * ((b * L->n + i) * D + h * HD), 0, 16);
-            synth_inst(w, 0x300, 0xffu, -1, "STG.E.128", 10, 12, 16, a, 0);
+            synth_linear_addr(a, B_AO + 2 * ((b * L->n + i) * D + h * HD), 0, 4);
+            synth_inst(w, 0x140, ALL, -1, "STG.E", 10, 12, 4, a, 0);
         }
-        synth_inst(w, 0x310, ALL, -1, "BAR.SYNC", -1, -1, 0, NULL, 0);
-        ctrl(w, 0x320, ALL, i + 1 < L->n ? ALL : 0, 0x50);
+        synth_inst(w, 0x150, ALL, -1, "BAR.SYNC", -1, -1, 0, NULL, 0);
+        ctrl(w, 0x160, ALL, i + 1 < L->n ? ALL : 0, 0x50);
     }
-    synth_inst(w, 0x350, ALL, -1, "EXIT", -1, -1, 0, NULL, 0);
+    synth_inst(w, 0x190, ALL, -1, "EXIT", -1, -1, 0, NULL, 0);
 }
 
 /* 8 elements a thread: x (fp32) += t (fp16); m = rows */
