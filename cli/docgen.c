@@ -361,6 +361,8 @@ static void option_values(const char *opt, char *buf, size_t size, bool *list)
     } else if (strcmp(opt, "preset") == 0) {
         for (const char *const *p = ks_synth_presets(); *p; p += 2)
             ADD(*p);
+        for (const char *const *p = ks_synth_traces_presets(); *p; p += 2)
+            ADD(*p); /* with --traces */
     } else {
         for (const ks_method *const *m = ks_methods(); *m && n == 0; m++)
             for (size_t i = 0; i < (*m)->param_count && n == 0; i++) {

@@ -464,7 +464,7 @@ static void test_preset_prefix(void **state)
     free(tb);
     assert_int_equal(ks_synth_traces_default_launches("mixed"), 20);
     assert_int_equal(ks_synth_traces_default_launches("large"), 40);
-    assert_int_equal(ks_synth_traces_default_launches("transformer"), 56 * 36);
+    assert_int_equal(ks_synth_traces_default_launches("transformer"), 56 * 27);
     assert_int_equal(ks_synth_traces_default_launches("nope"), 0);
     const char *const *list = ks_synth_traces_presets();
     assert_string_equal(list[0], "mixed");
