@@ -394,15 +394,17 @@ static void test_large_preset(void **state)
     assert_true(fp[7] > 6 * MB);
 }
 
-/* The transformer's prefill step: 56 launches, every kernel of the model,
- * the documented order and shapes, weights read whole by the GEMMs. */
+/* The transformer's prefill step (56 launches) and the first 14 of a decode
+ * step: every kernel of the model, the documented order and shapes, weights
+ * read whole by the GEMMs. */
 static void test_transformer_preset(void **state)
 {
     (void)state;
-    const char *dir = generate_preset("tf", "transformer", 56, 3);
-    uint64_t fp[56], shared[56];
-    check_set(dir, 56, 8, fp, shared);
-    static const char *const layer[13] = {
+    enum { N = 56 + 14 };
+    const char *dir = generate_preset("tf", "transformer", N, 3);
+    uint64_t fp[N], shared[N];
+    check_set(dir, N, 8, fp, shared);
+    static const char *const layer[14] = {
         "_Z8rms_normP6__halfPKfPKS_i",
         "_Z10gemm_tiledILi64ELi64ELi32EEvPK6__halfS2_PS0_iii",
         "_Z9kv_appendP6__halfS0_PKS_ii",
@@ -424,14 +426,22 @@ static void test_transformer_preset(void **state)
             assert_string_equal(kernel_name(dir, 1 + 13 * l + j, &grid, &shmem), layer[j]);
     assert_string_equal(kernel_name(dir, 53, &grid, &shmem), "_Z8rms_normP6__halfPKfPKS_i");
     assert_string_equal(kernel_name(dir, 54, &grid, &shmem),
-                        "_Z10gemm_tiledILi16ELi64ELi32EEvPK6__halfS2_PS0_iii");
+                        "_Z10gemm_tiledILi16ELi64ELi64EEvPK6__halfS2_PS0_iii");
     assert_int_equal(grid, 128); /* the LM head: 8 rows, 8192 / 64 column tiles */
-    assert_int_equal(shmem, 16 * 64 + 64 * 64);
+    assert_int_equal(shmem, (16 + 64) * 64 * 2);
     assert_string_equal(kernel_name(dir, 55, &grid, &shmem), "_Z11argmax_rowsPiPK6__halfi");
-    /* the QKV GEMM: 2 x 12 tiles of 64 x 64, 8 KB of shared memory */
+    /* the QKV GEMM: 2 x 12 tiles of 64 x 64, K slices of 32 */
     kernel_name(dir, 2, &grid, &shmem);
     assert_int_equal(grid, 24);
-    assert_int_equal(shmem, 64 * 64 + 64 * 64);
+    assert_int_equal(shmem, (64 + 64) * 32 * 2);
+    /* a decode step: 8 rows, 16-row tiles, the down projection split in 3 */
+    assert_string_equal(kernel_name(dir, 58, &grid, &shmem),
+                        "_Z10gemm_tiledILi16ELi64ELi32EEvPK6__halfS2_PS0_iii");
+    assert_int_equal(grid, 12);
+    assert_string_equal(kernel_name(dir, 68, &grid, &shmem),
+                        "_Z16gemm_tiled_splitILi16ELi64ELi32EEvPK6__halfS2_Pfiiii");
+    assert_int_equal(grid, 4 * 3);
+    assert_string_equal(kernel_name(dir, 69, &grid, &shmem), "_Z13splitk_reduceP6__halfPKfii");
     /* footprints: A (128 rows of 256 halves), W (768 x 256 halves, all of
      * it), C (128 x 768 halves) */
     assert_int_equal(fp[2], (128 * 512 + 768 * 512 + 128 * 1536) / 32);
@@ -439,11 +449,18 @@ static void test_transformer_preset(void **state)
     assert_int_equal(fp[54], (8 * 512 + 8192 * 512 + 8 * 8192 * 2) / 32);
     /* kv_append: 128 tokens' k and v read (512 bytes each) and written */
     assert_int_equal(fp[3], 2 * 2 * 128 * 512 / 32);
+    /* decode: the QKV GEMM reads all of its weights for 8 rows */
+    assert_int_equal(fp[58], (8 * 512 + 768 * 512 + 8 * 1536) / 32);
+    /* split K: A (8 rows of 768 halves), W (256 x 768 halves), 3 fp32
+     * partials of 8 x 256; the reduce reads those and writes 8 x 256 halves */
+    assert_int_equal(fp[68], (8 * 1536 + 256 * 1536 + 3 * 8 * 1024) / 32);
+    assert_int_equal(fp[69], (3 * 8 * 1024 + 8 * 512) / 32);
     /* the GEMMs stage through shared memory, the attention output too;
      * the elementwise kernels do not */
-    assert_true(shared[2] > 0 && shared[54] > 0 && shared[6] > 0);
+    assert_true(shared[2] > 0 && shared[54] > 0 && shared[6] > 0 && shared[68] > 0);
     assert_int_equal(shared[1], 0);
     assert_int_equal(shared[8], 0);
+    assert_int_equal(shared[69], 0);
 }
 
 /* The presets are distinct programs; -n takes the first launches of one. */
@@ -464,7 +481,7 @@ static void test_preset_prefix(void **state)
     free(tb);
     assert_int_equal(ks_synth_traces_default_launches("mixed"), 20);
     assert_int_equal(ks_synth_traces_default_launches("large"), 40);
-    assert_int_equal(ks_synth_traces_default_launches("transformer"), 56 * 27);
+    assert_int_equal(ks_synth_traces_default_launches("transformer"), 56 + 60 * 26);
     assert_int_equal(ks_synth_traces_default_launches("nope"), 0);
     const char *const *list = ks_synth_traces_presets();
     assert_string_equal(list[0], "mixed");
@@ -491,9 +508,9 @@ static void test_bad_options(void **state)
     ks_error_format(&err, msg, sizeof msg);
     assert_non_null(strstr(msg, "tranformer"));
     assert_non_null(strstr(msg, "transformer"));
-    /* the transformer's cache holds 128 positions: 113 steps at most */
+    /* the transformer's cache holds 128 positions: 112 decode steps at most */
     o.preset = "transformer";
-    o.launches = 56 * 113 + 1;
+    o.launches = 56 + 60 * 112 + 1;
     assert_int_equal(ks_synth_traces_write(in_dir("z3"), &o, &err), KS_ERR_USAGE);
 }
 

@@ -12,23 +12,27 @@
  * scores), a KV cache of 128 positions.  Weights 6.6 MB in the layers, 4 MB
  * embedding, 4 MB LM head; with the cache, 18.6 MB in all (4.6x the RTX
  * 3070's L2, 3.1x the Quadro GV100's).  Step 0 is the prefill of a 16-token
- * prompt per sequence (GEMMs of 128 rows), every later step decodes one
- * token per sequence (GEMMs of 8 rows, reading every weight).  56 launches a
- * step:
+ * prompt per sequence (GEMMs of 128 rows, 56 launches), every later step
+ * decodes one token per sequence (GEMMs of 8 rows, reading every weight, 60
+ * launches):
  *   embed_rows                     the tokens' rows of the embedding table
  *   per layer: rms_norm, gemm (QKV), kv_append, attn_scores, softmax_rows,
  *     attn_values, gemm (output), residual_add, rms_norm, gemm (gate and up),
- *     silu_mul, gemm (down), residual_add
+ *     silu_mul, gemm (down; decode: split over K in 3, then splitk_reduce),
+ *     residual_add
  *   rms_norm (last rows), gemm (LM head), argmax_rows
- * gemm_tiled stages 32-wide K slices of both operands through shared memory
- * (LDG, STS, BAR, then LDS fragments and HMMA on the tensor cores, BAR),
- * with a 64-row tile for the prefill and a 16-row tile for decode, as a
- * library would pick by shape.  The tokens (embedding rows) are drawn log-uniform
- * over the vocabulary from each launch's seed.  The launches are the
- * program's first N (-n): 1,512 by default (the prefill and 26 decode steps,
- * the cache growing from 16 to 42 positions), sized so that Accel-Sim runs
- * it in full on an RTX 3070 configuration in about 75 minutes of this
- * project's 2-core machine (a decode step: about 0.5 M cycles, 2.5 minutes).
+ * The GEMMs stage K slices of both operands through shared memory (LDG, STS,
+ * BAR, then LDS fragments and HMMA on the tensor cores, BAR), with the tile a
+ * library would pick by shape, each its own kernel as cuBLAS's are: 64 rows
+ * for the prefill, 16 for decode, 64-wide K slices for the LM head, and a
+ * split-K variant writing fp32 partials for decode's down projection (K
+ * 768, 256 outputs: 4 tiles alone would leave the GPU idle).  The tokens
+ * (embedding rows) are drawn log-uniform over the vocabulary from each
+ * launch's seed.  The launches are the program's first N (-n): 1,616 by
+ * default (the prefill and 26 decode steps, the cache growing from 16 to 42
+ * positions), sized so that Accel-Sim runs it in full on an RTX 3070
+ * configuration in about 75 minutes of this project's 2-core machine (a
+ * decode step: about 0.5 M cycles, 2.5 minutes under the usual load).
  */
 #include "synth_traces.h"
 
@@ -44,12 +48,14 @@ enum {
     BATCH = 8,
     PROMPT = 16,
     MAX_LEN = 128, /* cache positions */
-    STEP_LAUNCHES = 1 + 13 * LAYERS + 3
+    SPLITS = 3,    /* of the decode down projection's K */
+    PREFILL_LAUNCHES = 1 + 13 * LAYERS + 3,
+    STEP_LAUNCHES = 1 + 14 * LAYERS + 3 /* a decode step */
 };
 
 enum {
     K_EMBED, K_NORM, K_GEMM16, K_GEMM64, K_KV, K_SCORES, K_SOFTMAX, K_VALUES, K_RESID, K_SILU,
-    K_ARGMAX, K_COUNT
+    K_ARGMAX, K_GEMMHEAD, K_SPLIT, K_REDUCE, K_COUNT
 };
 
 static const char *const tf_names[K_COUNT] = {
@@ -63,7 +69,10 @@ static const char *const tf_names[K_COUNT] = {
     "_Z11attn_valuesP6__halfPKS_S2_iii",
     "_Z12residual_addPfPK6__halfi",
     "_Z8silu_mulP6__halfPKS_ii",
-    "_Z11argmax_rowsPiPK6__halfi"};
+    "_Z11argmax_rowsPiPK6__halfi",
+    "_Z10gemm_tiledILi16ELi64ELi64EEvPK6__halfS2_PS0_iii",
+    "_Z16gemm_tiled_splitILi16ELi64ELi32EEvPK6__halfS2_Pfiiii",
+    "_Z13splitk_reduceP6__halfPKfii"};
 
 /* device buffers (fp16 = 2 bytes) */
 #define B_EMB 0x7f6500000000ull   /* VOCAB x D */
@@ -91,6 +100,7 @@ static const char *const tf_names[K_COUNT] = {
 #define B_ACT 0x7f6588000000ull /* M x FFN */
 #define B_LG 0x7f6589000000ull  /* BATCH x VOCAB */
 #define B_TOK 0x7f658a000000ull /* ints */
+#define B_WS 0x7f658b000000ull  /* fp32 split-K partials: SPLITS x M x D */
 #define B_SHARED 0x00007f6300000000ull /* the trace header's shmem base_addr */
 
 static const uint32_t ALL = 0xffffffffu;
@@ -188,19 +198,25 @@ static void warp_norm(const synth_launch *L, uint32_t block, uint32_t warp, synt
 }
 
 /* C[m x n] = A[m x k] W[n x k]^T on the tensor cores: a BM x 64 tile per
- * block of 4 warps, K slices of 32 staged through shared memory (LDG, STS,
+ * block of 4 warps, K slices of BK staged through shared memory (LDG, STS,
  * BAR), then per 16-wide k step each warp loads its fragments (LDS.128) and
  * issues m16n8k16 HMMAs over its part of the tile (BM 16: 16 x 16 a warp;
  * BM 64: 32 x 32), BAR; the fp32 results are stored as halves (STG.E, 2 a
- * lane and 8-column tile).  m = rows, n = outputs, k = inner; buf[0..2] = A,
- * W, C; len = BM. */
+ * lane and 8-column tile), or with split K as floats into the split's
+ * slice of the workspace (STG.E.64; block = tile + tiles x split).
+ * m = rows, n = outputs, k = inner; buf[0..2] = A, W, C; len = BM, p = BK,
+ * buf[3] = splits (0: none). */
 static void warp_gemm(const synth_launch *L, uint32_t block, uint32_t warp, synth_warp *w)
 {
     uint64_t a[32];
-    uint64_t bm = L->len, mt = (L->m + bm - 1) / bm;
-    uint64_t tm = block % mt, tn = block / mt;
-    uint64_t a_chunks = bm * 4;         /* 16-byte chunks of the A slice */
-    uint64_t sh_w = B_SHARED + bm * 64; /* the W slice after the A slice */
+    uint64_t bm = L->len, bk = (uint64_t)L->p, mt = (L->m + bm - 1) / bm, nt = L->n / 64;
+    uint64_t splits = L->buf[3] ? L->buf[3] : 1, ks = block / (mt * nt);
+    uint64_t tm = block % mt, tn = block / mt % nt;
+    uint64_t kpart = L->k / splits, kbase = ks * kpart;
+    uint64_t rowc = bk / 8;               /* 16-byte chunks of a row of a slice */
+    uint64_t a_chunks = bm * rowc;        /* of the A slice */
+    uint64_t w_chunks = 64 * rowc;        /* of the W slice */
+    uint64_t sh_w = B_SHARED + bm * 2 * bk; /* the W slice after the A slice */
     /* the warp's part of the tile: wm x wn from (m0, n0) within the tile */
     uint64_t wm = bm == 16 ? 16 : 32, wn = bm == 16 ? 16 : 32;
     uint64_t m0 = bm == 16 ? 0 : 32 * (warp / 2), n0 = bm == 16 ? 16u * warp : 32 * (warp % 2);
@@ -208,9 +224,9 @@ static void warp_gemm(const synth_launch *L, uint32_t block, uint32_t warp, synt
     prologue(w, 0);
     synth_inst(w, 0x50, ALL, 10, "IMAD.WIDE", 0, -1, 0, NULL, 0);
     synth_inst(w, 0x60, ALL, 12, "IMAD.WIDE", 0, -1, 0, NULL, 0);
-    uint64_t slices = L->k / 32;
+    uint64_t slices = kpart / bk;
     for (uint64_t s = 0; s < slices; s++) {
-        uint64_t k0 = 32 * s;
+        uint64_t k0 = kbase + bk * s;
         /* the A slice: chunk c of thread t is c = t + 128 j */
         for (uint64_t j = 0; j * 128 < a_chunks; j++) {
             uint64_t c0 = j * 128 + 32u * warp;
@@ -218,44 +234,44 @@ static void warp_gemm(const synth_launch *L, uint32_t block, uint32_t warp, synt
                 break;
             uint32_t m = 0;
             for (int l = 0; l < 32; l++) {
-                uint64_t c = c0 + (uint64_t)l, row = tm * bm + c / 4;
+                uint64_t c = c0 + (uint64_t)l, row = tm * bm + c / rowc;
                 m |= (uint32_t)(c < a_chunks && row < L->m) << l;
-                a[l] = L->buf[0] + 2 * (row * L->k + k0 + 8 * (c % 4));
+                a[l] = L->buf[0] + 2 * (row * L->k + k0 + 8 * (c % rowc));
             }
             if (m) /* a warp whose rows are all past the end skips the load */
                 synth_inst(w, 0x70 + 0x10 * j, m, 16 + 4 * (int)j, "LDG.E.128", 10, -1, 16, a,
                            0);
         }
-        for (uint64_t j = 0; j < 2; j++) { /* the W slice: 256 chunks */
+        for (uint64_t j = 0; j * 128 < w_chunks; j++) { /* the W slice */
             for (int l = 0; l < 32; l++) {
-                uint64_t c = j * 128 + 32u * warp + (uint64_t)l, row = tn * 64 + c / 4;
-                a[l] = L->buf[1] + 2 * (row * L->k + k0 + 8 * (c % 4));
+                uint64_t c = j * 128 + 32u * warp + (uint64_t)l, row = tn * 64 + c / rowc;
+                a[l] = L->buf[1] + 2 * (row * L->k + k0 + 8 * (c % rowc));
             }
-            synth_inst(w, 0x90 + 0x10 * j, ALL, 24 + 4 * (int)j, "LDG.E.128", 12, -1, 16, a, 0);
+            synth_inst(w, 0xb0 + 0x10 * j, ALL, 24 + 4 * (int)j, "LDG.E.128", 12, -1, 16, a, 0);
         }
         for (uint64_t j = 0; j * 128 < a_chunks; j++) {
             uint64_t c0 = j * 128 + 32u * warp;
             if (c0 >= a_chunks)
                 break;
             synth_linear_addr(a, B_SHARED + 16 * c0, 0, 16);
-            synth_inst(w, 0xb0 + 0x10 * j, ALL, -1, "STS.128", 14, 16 + 4 * (int)j, 16, a, 0);
+            synth_inst(w, 0xf0 + 0x10 * j, ALL, -1, "STS.128", 14, 16 + 4 * (int)j, 16, a, 0);
         }
-        for (uint64_t j = 0; j < 2; j++) {
+        for (uint64_t j = 0; j * 128 < w_chunks; j++) {
             synth_linear_addr(a, sh_w + 16 * (j * 128 + 32u * warp), 0, 16);
-            synth_inst(w, 0xd0 + 0x10 * j, ALL, -1, "STS.128", 15, 24 + 4 * (int)j, 16, a, 0);
+            synth_inst(w, 0x130 + 0x10 * j, ALL, -1, "STS.128", 15, 24 + 4 * (int)j, 16, a, 0);
         }
-        synth_inst(w, 0xf0, ALL, -1, "BAR.SYNC", -1, -1, 0, NULL, 0);
-        for (uint64_t kk = 0; kk < 2; kk++) {
-            uint64_t pc = 0x100 + kk * 0x100;
+        synth_inst(w, 0x170, ALL, -1, "BAR.SYNC", -1, -1, 0, NULL, 0);
+        for (uint64_t kk = 0; kk < bk / 16; kk++) {
+            uint64_t pc = 0x180 + kk * 0x100;
             for (uint64_t i = 0; i < mtiles; i++) { /* A fragments: 16 rows x 16 */
                 for (int l = 0; l < 32; l++)
-                    a[l] = B_SHARED + 64 * (m0 + 16 * i + (uint64_t)l % 16) + 32 * kk +
+                    a[l] = B_SHARED + 2 * bk * (m0 + 16 * i + (uint64_t)l % 16) + 32 * kk +
                            16 * ((uint64_t)l / 16);
                 synth_inst(w, pc + 16 * i, ALL, 32 + 4 * (int)i, "LDS.128", 14, -1, 16, a, 0);
             }
             for (uint64_t j = 0; j < ntiles / 2; j++) { /* B fragments: 2 x 8 columns */
                 for (int l = 0; l < 32; l++)
-                    a[l] = sh_w + 64 * (n0 + 16 * j + (uint64_t)l % 16) + 32 * kk +
+                    a[l] = sh_w + 2 * bk * (n0 + 16 * j + (uint64_t)l % 16) + 32 * kk +
                            16 * ((uint64_t)l / 16);
                 synth_inst(w, pc + 0x20 + 16 * j, ALL, 40 + 4 * (int)j, "LDS.128", 15, -1, 16, a,
                            0);
@@ -266,8 +282,8 @@ static void warp_gemm(const synth_launch *L, uint32_t block, uint32_t warp, synt
                                64 + 4 * (int)(i * ntiles + j), "HMMA.16816.F32", 32 + 4 * (int)i,
                                40 + 2 * (int)j, 0, NULL, 0);
         }
-        synth_inst(w, 0x300, ALL, -1, "BAR.SYNC", -1, -1, 0, NULL, 0);
-        ctrl(w, 0x310, ALL, s + 1 < slices ? ALL : 0, 0x70);
+        synth_inst(w, 0x580, ALL, -1, "BAR.SYNC", -1, -1, 0, NULL, 0);
+        ctrl(w, 0x590, ALL, s + 1 < slices ? ALL : 0, 0x70);
     }
     /* the accumulators: a lane holds rows lane / 4 and lane / 4 + 8, columns
      * 2 (lane % 4) and one more, of each 16 x 8 tile */
@@ -279,15 +295,47 @@ static void warp_gemm(const synth_launch *L, uint32_t block, uint32_t warp, synt
                     uint64_t row = tm * bm + m0 + 16 * i + 8 * h + (uint64_t)l / 4;
                     uint64_t col = tn * 64 + n0 + 8 * j + 2 * ((uint64_t)l % 4);
                     m |= (uint32_t)(row < L->m) << l;
-                    a[l] = L->buf[2] + 2 * (row * L->n + col);
+                    a[l] = L->buf[3] ? L->buf[2] + 4 * ((ks * L->m + row) * L->n + col)
+                                     : L->buf[2] + 2 * (row * L->n + col);
                 }
                 uint64_t f = (i * ntiles + j) * 2 + h;
-                synth_inst(w, 0x340 + 32 * f, ALL, 80 + (int)f, "F2FP.F16.F32.PACK_AB",
+                if (L->buf[3]) {
+                    if (m)
+                        synth_inst(w, 0x5c0 + 32 * f, m, -1, "STG.E.64", 13, 64 + 2 * (int)f, 8,
+                                   a, 0);
+                    continue;
+                }
+                synth_inst(w, 0x5c0 + 32 * f, ALL, 80 + (int)f, "F2FP.F16.F32.PACK_AB",
                            64 + 2 * (int)f, -1, 0, NULL, 0);
                 if (m)
-                    synth_inst(w, 0x350 + 32 * f, m, -1, "STG.E", 13, 80 + (int)f, 4, a, 0);
+                    synth_inst(w, 0x5d0 + 32 * f, m, -1, "STG.E", 13, 80 + (int)f, 4, a, 0);
             }
-    synth_inst(w, 0x600, ALL, -1, "EXIT", -1, -1, 0, NULL, 0);
+    synth_inst(w, 0x800, ALL, -1, "EXIT", -1, -1, 0, NULL, 0);
+}
+
+/* out (fp16) = the sum of the SPLITS partials (fp32), 4 elements a thread;
+ * m = rows, n = columns */
+static void warp_reduce_splits(const synth_launch *L, uint32_t block, uint32_t warp,
+                               synth_warp *w)
+{
+    uint64_t a[32];
+    uint64_t tid0 = (uint64_t)block * 256 + 32u * warp, threads = L->m * L->n / 4;
+    uint32_t m = synth_lanes_below(tid0, threads);
+    prologue(w, ~m);
+    if (!m)
+        return;
+    for (uint64_t sp = 0; sp < SPLITS; sp++) {
+        synth_linear_addr(a, B_WS + 4 * sp * L->m * L->n, tid0, 16);
+        synth_inst(w, 0x50 + 16 * sp, m, 4 + 4 * (int)sp, "LDG.E.128", 2, -1, 16, a, 0);
+    }
+    for (int e = 0; e < 4 * (SPLITS - 1); e++)
+        synth_inst(w, 0x80 + 16 * (uint64_t)e, m, 4 + e % 4, "FADD", 4 + e % 4, 8 + e, 0, NULL,
+                   0);
+    synth_inst(w, 0x180, m, 20, "F2FP.F16.F32.PACK_AB", 4, 5, 0, NULL, 0);
+    synth_inst(w, 0x190, m, 21, "F2FP.F16.F32.PACK_AB", 6, 7, 0, NULL, 0);
+    synth_linear_addr(a, L->buf[2], tid0, 8);
+    synth_inst(w, 0x1a0, m, -1, "STG.E.64", 3, 20, 8, a, 0);
+    synth_inst(w, 0x1b0, m, -1, "EXIT", -1, -1, 0, NULL, 0);
 }
 
 /* two warps per token: k then v of every head into the cache at its
@@ -510,7 +558,12 @@ static void tf_warp(const synth_launch *L, uint32_t block, uint32_t warp, ks_rng
         break;
     case K_GEMM16:
     case K_GEMM64:
+    case K_GEMMHEAD:
+    case K_SPLIT:
         warp_gemm(L, block, warp, w);
+        break;
+    case K_REDUCE:
+        warp_reduce_splits(L, block, warp, w);
         break;
     case K_KV:
         warp_kv(L, block, warp, w);
@@ -538,31 +591,36 @@ static void tf_warp(const synth_launch *L, uint32_t block, uint32_t warp, ks_rng
 
 /* ------------------------------------------------------------ schedule */
 
-static synth_launch gemm(uint64_t rows, uint64_t n, uint64_t k, uint64_t a, uint64_t wt,
+/* a GEMM of one of the four tile shapes */
+static synth_launch gemm(int kind, uint64_t rows, uint64_t n, uint64_t k, uint64_t a, uint64_t wt,
                          uint64_t c)
 {
     synth_launch L = {0};
-    bool big = rows > 16;
-    L.kind = big ? K_GEMM64 : K_GEMM16;
-    L.len = big ? 64 : 16;
+    L.kind = kind;
+    L.len = kind == K_GEMM64 ? 64 : 16;
+    L.p = kind == K_GEMMHEAD ? 64 : 32;
     L.m = rows;
     L.n = n;
     L.k = k;
     L.buf[0] = a;
     L.buf[1] = wt;
     L.buf[2] = c;
+    L.buf[3] = kind == K_SPLIT ? SPLITS : 0;
     L.block = 128;
-    L.grid = (uint32_t)(((rows + L.len - 1) / L.len) * (n / 64));
-    L.shmem = (uint32_t)(L.len * 64 + 64 * 64);
-    L.nregs = big ? 128 : 64;
+    L.grid = (uint32_t)(((rows + L.len - 1) / L.len) * (n / 64) * (L.buf[3] ? SPLITS : 1));
+    L.shmem = (uint32_t)((L.len + 64) * 2 * (uint64_t)L.p);
+    L.nregs = kind == K_GEMM64 ? 128 : 64;
     return L;
 }
 
-/* launch j (0..STEP_LAUNCHES-1) of step s */
+/* launch j of step s (step 0, the prefill: PREFILL_LAUNCHES; then
+ * STEP_LAUNCHES each, the down projection split over K and reduced) */
 static synth_launch step_launch(uint64_t s, uint64_t j)
 {
     uint64_t q = s == 0 ? PROMPT : 1, rows = BATCH * q;
     uint64_t first = s == 0 ? 0 : PROMPT + s - 1; /* position of the step's first token */
+    uint64_t per_layer = s == 0 ? 13 : 14;
+    int g = s == 0 ? K_GEMM64 : K_GEMM16;
     synth_launch L = {0};
     L.m = rows;
     L.n = q;
@@ -573,8 +631,8 @@ static synth_launch step_launch(uint64_t s, uint64_t j)
         L.grid = (uint32_t)((rows + 3) / 4);
         return L;
     }
-    if (j >= 1 + 13 * LAYERS) {
-        switch (j - 1 - 13 * LAYERS) {
+    if (j >= 1 + per_layer * LAYERS) {
+        switch (j - 1 - per_layer * LAYERS) {
         case 0:
             L.kind = K_NORM;
             L.m = BATCH;
@@ -584,7 +642,7 @@ static synth_launch step_launch(uint64_t s, uint64_t j)
             L.grid = BATCH / 4;
             return L;
         case 1:
-            return gemm(BATCH, VOCAB, D, B_HN, B_HEAD, B_LG);
+            return gemm(K_GEMMHEAD, BATCH, VOCAB, D, B_HN, B_HEAD, B_LG);
         default:
             L.kind = K_ARGMAX;
             L.block = 256;
@@ -592,8 +650,10 @@ static synth_launch step_launch(uint64_t s, uint64_t j)
             return L;
         }
     }
-    uint64_t layer = (j - 1) / 13, op = (j - 1) % 13;
+    uint64_t layer = (j - 1) / per_layer, op = (j - 1) % per_layer;
     uint64_t wl = B_LAYER + layer * LAYER_STRIDE;
+    if (s == 0 && op >= 12)
+        op++; /* the prefill's down projection is one GEMM: no reduce */
     L.buf[0] = layer * CACHE_STRIDE;
     switch (op) {
     case 0:
@@ -604,7 +664,7 @@ static synth_launch step_launch(uint64_t s, uint64_t j)
         L.grid = (uint32_t)((rows + 3) / 4);
         return L;
     case 1:
-        return gemm(rows, 3 * D, D, B_HN, wl + W_QKV, B_QKV);
+        return gemm(g, rows, 3 * D, D, B_HN, wl + W_QKV, B_QKV);
     case 2:
         L.kind = K_KV;
         L.block = 128;
@@ -627,29 +687,39 @@ static synth_launch step_launch(uint64_t s, uint64_t j)
         L.shmem = 512;
         return L;
     case 6:
-        return gemm(rows, D, D, B_AO, wl + W_O, B_T);
+        return gemm(g, rows, D, D, B_AO, wl + W_O, B_T);
     case 7:
-    case 12:
+    case 13:
         L.kind = K_RESID;
         L.block = 256;
         L.grid = (uint32_t)((rows * D / 8 + 255) / 256);
         return L;
     case 9:
-        return gemm(rows, 2 * FFN, D, B_HN, wl + W_GU, B_GU);
+        return gemm(g, rows, 2 * FFN, D, B_HN, wl + W_GU, B_GU);
     case 10:
         L.kind = K_SILU;
         L.block = 256;
         L.grid = (uint32_t)((rows * FFN / 8 + 255) / 256);
         return L;
+    case 11:
+        return s == 0 ? gemm(K_GEMM64, rows, D, FFN, B_ACT, wl + W_DOWN, B_T)
+                      : gemm(K_SPLIT, rows, D, FFN, B_ACT, wl + W_DOWN, B_WS);
     default:
-        return gemm(rows, D, FFN, B_ACT, wl + W_DOWN, B_T);
+        L.kind = K_REDUCE;
+        L.n = D;
+        L.buf[2] = B_T;
+        L.block = 256;
+        L.grid = (uint32_t)((rows * D / 4 + 255) / 256);
+        return L;
     }
 }
 
 static void tf_plan(uint64_t launches, uint64_t seed, synth_launch *L)
 {
     for (uint64_t i = 0; i < launches; i++) {
-        L[i] = step_launch(i / STEP_LAUNCHES, i % STEP_LAUNCHES);
+        uint64_t s = i < PREFILL_LAUNCHES ? 0 : 1 + (i - PREFILL_LAUNCHES) / STEP_LAUNCHES;
+        uint64_t j = s == 0 ? i : (i - PREFILL_LAUNCHES) % STEP_LAUNCHES;
+        L[i] = step_launch(s, j);
         L[i].seed = seed * 0x9E3779B97F4A7C15ull + i + 1;
     }
 }
@@ -669,13 +739,14 @@ const synth_trace_preset ks_synth_traces_transformer = {
     "transformer",
     "a small decoder-only transformer generating tokens",
     tf_names,
-    STEP_LAUNCHES * 27,
-    STEP_LAUNCHES * (MAX_LEN - PROMPT + 1),
+    PREFILL_LAUNCHES + STEP_LAUNCHES * 26,
+    PREFILL_LAUNCHES + STEP_LAUNCHES * (MAX_LEN - PROMPT),
     tf_plan,
     tf_warp,
     tf_copies,
     "model: d_model 256, 4 heads of 64, 4 layers, SwiGLU 768, vocabulary 8192, fp16,\n"
     "batch 8, prompt 16 (step 0, prefill), then one token a step (KV cache up to 128);\n"
-    "56 launches a step: embed, 4 x [rms_norm, gemm qkv, kv_append, attn_scores,\n"
-    "softmax_rows, attn_values, gemm out, residual_add, rms_norm, gemm gate+up, silu_mul,\n"
-    "gemm down, residual_add], rms_norm, gemm LM head, argmax_rows\n"};
+    "a step: embed, 4 x [rms_norm, gemm qkv, kv_append, attn_scores, softmax_rows,\n"
+    "attn_values, gemm out, residual_add, rms_norm, gemm gate+up, silu_mul, gemm down\n"
+    "(decode: split-K gemm and splitk_reduce), residual_add], rms_norm, gemm LM head,\n"
+    "argmax_rows: 56 launches in the prefill, 60 in a decode step\n"};
