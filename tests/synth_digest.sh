@@ -6,7 +6,7 @@
 # in launch order as one digest).  synth-params.txt names the ksample
 # version and is left out.  Writes up to 700 MB under $TMPDIR while it runs.
 # usage: tests/synth_digest.sh path/to/ksample path/to/source-root
-KS=$1
+KS=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 ROOT=$2
 . "$(dirname "$0")/lib.sh"
 
