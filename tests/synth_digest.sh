@@ -7,7 +7,7 @@
 # version and is left out.  Writes up to 700 MB under $TMPDIR while it runs.
 # usage: tests/synth_digest.sh path/to/ksample path/to/source-root
 KS=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-ROOT=$2
+ROOT=$(cd "$2" && pwd)
 . "$(dirname "$0")/lib.sh"
 
 found=0
