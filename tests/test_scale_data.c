@@ -239,11 +239,75 @@ static void check_recorded(const data_set *d)
     recorded_free(&r);
 }
 
+/* Root's default plan (5 % at 95 %) drawn from the full run's cycles, as the
+ * papers plan, over 20 seeds, scored with the in-context and the alone
+ * values against the full run's total. */
+static void score_root(const data_set *d, ks_score_summary *ctx, ks_score_summary *alone)
+{
+    recorded r;
+    read_csv(d, &r);
+    assert_int_equal(r.alone_count, r.n);
+    const char *traces = stand_in(d, &r);
+    ks_profile *p;
+    ks_read_options ro;
+    ks_read_options_init(&ro);
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(ks_profile_read(traces, &ro, &p, &err), KS_OK);
+    assert_int_equal(p->n, r.n);
+    double truth = 0;
+    for (size_t i = 0; i < r.n; i++) {
+        p->duration_ns[i] = (int64_t)r.full[i];
+        truth += r.full[i];
+    }
+    ks_score_set sets[] = {{"context", r.full, NULL, NULL, NULL, NULL},
+                           {"alone", r.alone, NULL, NULL, NULL, NULL}};
+    ks_score_options so;
+    ks_score_options_init(&so);
+    so.truth_total = truth;
+    so.sets = sets;
+    so.set_count = 2;
+    so.seeds = 20;
+    so.confidence = 0.95;
+    ks_params pa;
+    ks_params_init(&pa);
+    ks_score_result res;
+    assert_int_equal(ks_score(p, &pa, &so, &res, &err), KS_OK);
+    assert_int_equal(res.row_count, 20);
+    *ctx = res.summary[0];
+    *alone = res.summary[1];
+    /* a row: estimate = sum weight x value, error against the truth */
+    const ks_score_estimate *e = &res.rows[0].sets[1];
+    assert_true(fabs(e->error - (e->estimate - truth) / truth) < 1e-12);
+    ks_score_result_free(&res);
+    ks_profile_free(p);
+    recorded_free(&r);
+}
+
 static void test_large_recorded(void **state)
 {
     (void)state;
     check_recorded(&LARGE);
 }
 
+/* Root's default plan on the large workload: the in-context estimate is
+ * within its bound, the alone one low by the dirty write-backs it misses. */
+static void test_large_scored(void **state)
+{
+    (void)state;
+    ks_score_summary ctx, alone;
+    score_root(&LARGE, &ctx, &alone);
+    assert_true(ctx.samples_mean == 7);
+    assert_true(fabs(ctx.error_mean - 0.0146349) < 5e-7);
+    assert_true(fabs(ctx.speedup_hmean - 4.9480) < 5e-4);
+    assert_true(ctx.coverage == 0.95);
+    /* every plan low: the cold launches skip the write-backs */
+    assert_true(fabs(alone.error_mean - 0.0596158) < 5e-7);
+    assert_true(alone.error_signed_mean == -alone.error_mean);
+    assert_true(fabs(alone.speedup_hmean - 5.4866) < 5e-4);
+    assert_true(alone.coverage == 0.45);
+}
+
 KS_TMPDIR_TEST_MAIN("ks-test-scale-data",
-                    test_large_recorded)
+                    test_large_recorded,
+                    test_large_scored)
