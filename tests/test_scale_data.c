@@ -37,6 +37,8 @@ typedef struct data_set {
 /* cold launches are faster here: the full run writes back the lines earlier
  * launches left dirty in L2 (README) */
 static const data_set LARGE = {"accelsim-large", "SM86_RTX3070", 40, 603184, 564242};
+static const data_set TRANSFORMER = {"accelsim-transformer", "SM86_RTX3070", 1616, 14088741,
+                                     0};
 
 /* One data set's CSV, read back. */
 typedef struct recorded {
@@ -290,6 +292,12 @@ static void test_large_recorded(void **state)
     check_recorded(&LARGE);
 }
 
+static void test_transformer_recorded(void **state)
+{
+    (void)state;
+    check_recorded(&TRANSFORMER);
+}
+
 /* Root's default plan on the large workload: the in-context estimate is
  * within its bound, the alone one low by the dirty write-backs it misses. */
 static void test_large_scored(void **state)
@@ -310,4 +318,5 @@ static void test_large_scored(void **state)
 
 KS_TMPDIR_TEST_MAIN("ks-test-scale-data",
                     test_large_recorded,
-                    test_large_scored)
+                    test_large_scored,
+                    test_transformer_recorded)
