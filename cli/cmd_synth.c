@@ -11,17 +11,24 @@ static void help(void)
            "format, so that it goes through the real reader.  Same preset, size and seed\n"
            "give the same bytes.\n\n"
            "options:\n"
-           "  --preset NAME      workload shape (default casio-like):\n");
+           "  --preset NAME      workload shape (default casio-like; with --traces, see\n"
+           "                     there):\n");
     const char *const *presets = ks_synth_presets();
     for (size_t i = 0; presets[i]; i += 2)
         printf("                       %-14s %s\n", presets[i], presets[i + 1]);
     printf("  -n N               invocations (default 100000; 1e7 and 10M work); with\n"
-           "                     --traces, kernel launches (default 20)\n"
+           "                     --traces, kernel launches: the first N of the preset's\n"
+           "                     program (default: the preset's own count)\n"
            "  --traces DIR       write Accel-Sim traces instead: DIR/kernelslist.g, one\n"
            "                     kernel-N.traceg per launch (tracer version 5), stats.csv,\n"
            "                     and DIR/time.csv, a plain CSV time profile whose\n"
-           "                     durations follow a model of the traced work\n"
-           "  --seed N           random seed (default 1)\n"
+           "                     durations follow a model of the traced work; presets\n"
+           "                     (default mixed):\n");
+    const char *const *tp = ks_synth_traces_presets();
+    for (size_t i = 0; tp[i]; i += 2)
+        printf("                       %-12s %s (%llu launches)\n", tp[i], tp[i + 1],
+               (unsigned long long)ks_synth_traces_default_launches(tp[i]));
+    printf("  --seed N           random seed (default 1)\n"
            "  -o, --output FILE  output file (default: standard output); written\n"
            "                     atomically\n"
            "  --ncu FILE         also write matching Nsight Compute metrics (long CSV:\n"
@@ -88,7 +95,7 @@ int cmd_synth(int argc, char **argv)
     ks_synth_options so = {.preset = "casio-like", .n = 100000, .seed = 1};
     const char *output = "-", *ncu = NULL, *bbv = NULL;
     const char *traces = NULL;
-    bool n_given = false;
+    bool n_given = false, preset_given = false;
     cli_loop l = {.cmd = "synth", .longopts = longopts, .shortopts = "hn:o:", .help = help,
                   .operands = -1};
     int opt;
@@ -96,6 +103,7 @@ int cmd_synth(int argc, char **argv)
         switch (opt) {
         case 'p':
             so.preset = optarg;
+            preset_given = true;
             break;
         case 'n':
             if (!cli_parse_u64(optarg, &so.n) || so.n == 0)
@@ -136,9 +144,11 @@ int cmd_synth(int argc, char **argv)
     ks_error err;
     ks_error_clear(&err);
     if (traces) {
-        ks_synth_traces_options to = {.launches = n_given ? so.n : 20, .seed = so.seed};
-        if (to.launches > 100000)
-            return cli_usage_error("synth", "--traces: at most 100000 launches");
+        ks_synth_traces_options to = {.seed = so.seed,
+                                      .preset = preset_given ? so.preset : "mixed"};
+        to.launches = n_given ? so.n : ks_synth_traces_default_launches(to.preset);
+        if (!n_given && to.launches == 0)
+            to.launches = 1; /* an unknown preset: the library names the known ones */
         if (ks_synth_traces_write(traces, &to, &err) != KS_OK)
             return cli_fail(&err);
         /* Nsight Compute metrics for the traced launches too, so that PKA can be

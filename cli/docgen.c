@@ -361,6 +361,8 @@ static void option_values(const char *opt, char *buf, size_t size, bool *list)
     } else if (strcmp(opt, "preset") == 0) {
         for (const char *const *p = ks_synth_presets(); *p; p += 2)
             ADD(*p);
+        for (const char *const *p = ks_synth_traces_presets(); *p; p += 2)
+            ADD(*p); /* with --traces */
     } else if (strcmp(opt, "estimator") == 0) {
         for (int e = 0; strcmp(ks_estimator_name((ks_estimator)e), "?") != 0; e++)
             ADD(ks_estimator_name((ks_estimator)e));

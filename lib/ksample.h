@@ -767,11 +767,17 @@ ks_status ks_synth_write_bbv(const ks_profile *p, uint64_t seed, FILE *f, ks_err
  * layout), the tracer's stats.csv, time.csv (plain CSV time profile of the
  * same launches) and synth-params.txt.  Same options, same bytes. */
 typedef struct ks_synth_traces_options {
-    uint64_t launches; /* kernel launches, 1..100000 */
+    uint64_t launches;  /* kernel launches, 1..the preset's maximum */
     uint64_t seed;
+    const char *preset; /* NULL: "mixed"; see ks_synth_traces_presets() */
 } ks_synth_traces_options;
 ks_status ks_synth_traces_write(const char *dir, const ks_synth_traces_options *opt,
                                 ks_error *err);
+/* NULL-terminated preset names and one-line descriptions, in pairs. */
+const char *const *ks_synth_traces_presets(void);
+/* The launches a preset writes when none are asked for (its whole program);
+ * 0 for an unknown preset. */
+uint64_t ks_synth_traces_default_launches(const char *preset);
 /* The duration model of time.csv before its noise: 2000 + max(insts / 8 +
  * sectors / 2, 20 * longest_warp) ns. */
 double ks_synth_traces_model_ns(uint64_t insts, uint64_t sectors, uint64_t longest_warp);

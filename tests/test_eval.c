@@ -470,7 +470,7 @@ static void test_cli_json(void **state)
 {
     (void)state;
     const char *dir = in_dir("traces");
-    ks_synth_traces_options o = {60, 3};
+    ks_synth_traces_options o = {60, 3, NULL};
     ks_error err;
     ks_status st = ks_synth_traces_write(dir, &o, &err);
     if (st != KS_OK)

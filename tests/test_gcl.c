@@ -808,7 +808,7 @@ static void test_corpus_equals_in_memory(void **state)
 {
     (void)state;
     const char *dir = in_dir("synth");
-    ks_synth_traces_options so = {48, 5};
+    ks_synth_traces_options so = {48, 5, NULL};
     ks_error err;
     assert_int_equal(ks_synth_traces_write(dir, &so, &err), KS_OK);
     ks_gcl_options o;
