@@ -44,6 +44,11 @@ def line(label, full, alone, runs):
         sum(e <= 0.01 for e in errs), len(ids), cost)
 
 
+MODES = (('since-same_8', 'since-same:8'), ('since-same_16_2', 'since-same:16:2'),
+         ('state', 'state, --state-lines touched'), ('state-touched', 'state, --state-lines touched'),
+         ('state-dirty', 'state, --state-lines dirty'), ('state-all', 'state (all lines, the default)'))
+
+
 def accelsim(cfg):
     per = os.path.join(shared, 'sim', 'accelsim-synth', 'per_launch.csv')
     full, alone = {}, {}
@@ -52,10 +57,10 @@ def accelsim(cfg):
             full[int(r['launch'])] = float(r['full_run_cycles'])
             alone[int(r['launch'])] = float(r['alone_cycles'])
     rows = [line('alone', full, alone, {i: (alone[i], alone[i]) for i in alone})]
-    for mode in ('since-same_8', 'since-same_16_2', 'state'):
+    for mode, label in MODES:
         p = os.path.join(data, 'accelsim-warmup', '%s_%s.csv' % (cfg, mode))
         if os.path.exists(p):
-            rows.append(line(mode.replace('_', ':'), full, alone, recorded(p)))
+            rows.append(line(label, full, alone, recorded(p)))
     wide = os.path.join(data, 'accelsim-warmup', 'wide')
     wf = os.path.join(wide, '%s_full.csv' % cfg)
     wm = os.path.join(wide, '%s_state-memcpy.csv' % cfg)
@@ -72,10 +77,10 @@ def macsim():
         full[int(r['launch'])] = float(r['full_run_cycles'])
         alone[int(r['launch'])] = float(r['alone_cycles'])
     rows = [line('alone', full, alone, {i: (alone[i], alone[i]) for i in alone})]
-    for mode in ('since-same_8', 'since-same_16_2', 'state'):
+    for mode, label in MODES:
         p = os.path.join(data, 'macsim-warmup', '%s.csv' % mode)
         if os.path.exists(p):
-            rows.append(line(mode.replace('_', ':'), full, alone, recorded(p)))
+            rows.append(line(label, full, alone, recorded(p)))
     return rows
 
 
@@ -92,10 +97,10 @@ def large(cfg):
     if len(alone) != len(full):
         return []
     rows = [line('alone', full, alone, {i: (alone[i], alone[i]) for i in alone})]
-    for p in sorted(os.listdir(d)):
-        if p.startswith(cfg + '_') and p.endswith('.csv'):
-            rows.append(line(p[len(cfg) + 1:-4].replace('_', ':'), full, alone,
-                             recorded(os.path.join(d, p))))
+    for mode, label in MODES:
+        p = os.path.join(d, '%s_%s.csv' % (cfg, mode))
+        if os.path.exists(p):
+            rows.append(line(label, full, alone, recorded(p)))
     return rows
 
 

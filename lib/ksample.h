@@ -1027,13 +1027,15 @@ typedef enum ks_state_carrier {
                           * perf_memcpy_to_gpu keeps 64-bit addresses */
 } ks_state_carrier;
 
-/* The lines a warm-up kernel loads (--state-lines): those the sampled
- * launch touches, and every dirty line besides (the write-backs its misses
- * cause in the full run), or every rebuilt line. */
+/* The lines a warm-up kernel loads (--state-lines): every rebuilt line (the
+ * L2 as full as the full run's, so the launch's misses evict and write back
+ * what they evicted there), or only those the sampled launch touches, with
+ * or without every dirty line besides: cheaper, and as close where the
+ * program's footprint fits the L2 (docs/bench.md measures each). */
 typedef enum ks_state_lines {
-    KS_STATE_LINES_DIRTY = 0,   /* touched, and dirty ones (the default) */
-    KS_STATE_LINES_TOUCHED = 1, /* only those the launch touches */
-    KS_STATE_LINES_ALL = 2      /* every rebuilt line */
+    KS_STATE_LINES_ALL = 0,     /* every rebuilt line (the default) */
+    KS_STATE_LINES_DIRTY = 1,   /* touched, and every dirty one */
+    KS_STATE_LINES_TOUCHED = 2  /* only those the launch touches */
 } ks_state_lines;
 
 typedef struct ks_warmup {

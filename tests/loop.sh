@@ -48,6 +48,14 @@ grep -q "L2's size" "$T/err" || bad "state without the L2's size: $(cat "$T/err"
 expect 0 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sx" --warmup state --l2-size 4M
 grep -q '^kernel-ksample-state-[0-9]*.traceg$' "$T/sx/kernelslist.g" || bad "no warm-up kernel listed"
 grep -q ',state$' "$T/sx/weights.csv" || bad "weights.csv has no state role"
+# the default loads every held line; touched only the launch's own, dirty those and the dirty ones
+expect 0 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/st" --warmup state --l2-size 4M --state-lines touched
+expect 0 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sd" --warmup state --l2-size 4M --state-lines dirty
+n_all=$(cat "$T"/sx/kernel-ksample-state-*.traceg | wc -l)
+n_dirty=$(cat "$T"/sd/kernel-ksample-state-*.traceg | wc -l)
+n_touched=$(cat "$T"/st/kernel-ksample-state-*.traceg | wc -l)
+[ "$n_all" -gt "$n_dirty" ] && [ "$n_dirty" -ge "$n_touched" ] && [ "$n_touched" -gt 0 ] ||
+    bad "warm-up kernels' sizes: all $n_all, dirty $n_dirty, touched $n_touched"
 expect 0 "$KS" info "$T/sx"
 expect 0 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sm" --warmup state:memcpy --l2-size 4M
 grep -q '^MemcpyHtoD,0x' "$T/sm/kernelslist.g" || bad "no state copies"

@@ -14,13 +14,14 @@
  *                       gzip'd raw records), listed before L
  * MacSim has no memory-copy lines: state:memcpy is refused for it.
  *
- * The kernel carrier loads the rebuilt lines that L itself touches and the
- * dirty ones (--state-lines dirty, the default): a clean line L never
- * touches can give it no hit, and loading it costs warm-up cycles, but a
- * dirty one is written back when L's misses evict it, as in the full run
- * (the large workload's launches are slower in context than alone for
- * that).  touched leaves the dirty lines out, all loads every held line
- * (docs/bench.md measures each).
+ * The kernel carrier loads every held line, oldest first (--state-lines
+ * all, the default): L2 is then as full as in the full run, and L's misses
+ * evict, and write back, what they evicted there (the large workload's
+ * launches are slower in context than alone for that).  dirty loads only
+ * the lines L touches and every dirty one, touched only those L touches:
+ * a clean line L never touches can give it no hit, but leaving it out
+ * leaves free ways that L's misses fill instead of evicting, so those cost
+ * fewer warm-up cycles and err low beyond the L2 (docs/bench.md).
  */
 #include "export.h"
 #include "warm.h"
