@@ -291,6 +291,30 @@ done <"$T/stop-pids"
 "$KS" status "$T/run-stop" >"$T/status" 2>&1
 grep -q "0 started, [1-9][0-9]* interrupted" "$T/status" || bad "stop: status: $(cat "$T/status")"
 
+# an array that a --no-wait run left running holds the folder: a rerun is
+# refused naming it (it would submit the same jobs again), and runs once
+# the array is gone
+"$KS" run "$T/plan.json" --traces "$T/tr" --warmup none --engine slurm -q -o "$T/run-live" \
+    --simulator "sh $T/slow-sim.sh {kernelslist} $T/live-pids" --no-wait >"$T/out" 2>&1 ||
+    bad "live: --no-wait: $(cat "$T/out")"
+jid=$(cat "$T/run-live/slurm/job_id" 2>/dev/null)
+"$KS" run "$T/plan.json" --traces "$T/tr" --warmup none --engine slurm -q -o "$T/run-live" \
+    --simulator "sh $T/slow-sim.sh {kernelslist} $T/live-pids" --no-wait >"$T/out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "still run as Slurm array $jid" "$T/out" ||
+    bad "live: a rerun while array $jid runs: exit $rc, $(cat "$T/out")"
+scancel "$jid"
+i=0
+while [ -n "$(squeue -h -j "$jid" 2>/dev/null)" ]; do
+    i=$((i + 1))
+    [ $i -lt 80 ] || { bad "live: array $jid not cancelled"; break; }
+    sleep 0.5
+done
+"$KS" run "$T/plan.json" --traces "$T/tr" --warmup none --engine slurm -q -o "$T/run-live" \
+    --simulator "sh $T/slow-sim.sh {kernelslist} $T/live-pids" --no-wait >"$T/out" 2>&1 ||
+    bad "live: rerun after the array ended: $(cat "$T/out")"
+scancel "$(cat "$T/run-live/slurm/job_id")" 2>/dev/null
+
 if [ $failed -ne 0 ]; then
     echo "$failed check(s) failed"
     exit 1

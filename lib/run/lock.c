@@ -6,7 +6,10 @@
  * killed run never leaves a stale lock.  The descriptor is inherited by the
  * jobs the run starts: when the run is killed with SIGKILL its jobs go on
  * and still hold the folder.  The file says who holds it (pid, host, start
- * time), for the message the next run gets.
+ * time), for the message the next run gets.  A run with --engine slurm
+ * --no-wait ends while its array goes on: the array's id (slurm/job_id) is
+ * asked of squeue, and while it has tasks queued or running the folder is
+ * refused as well.
  */
 #include "run_internal.h"
 
@@ -84,6 +87,13 @@ ks_status ks_run_lock_take(const char *rundir, ks_run_lock **out, ks_error *err)
         return st;
     }
     free(path);
+    /* the folder's jobs may also run as a Slurm array that an earlier
+     * run --no-wait left behind: that holds the folder as much */
+    ks_status live = ks_run_slurm_check_idle(rundir, err);
+    if (live != KS_OK) {
+        close(fd);
+        return live;
+    }
     char host[256] = "?", when[64] = "?", text[512];
     gethostname(host, sizeof host - 1);
     time_t now = time(NULL);

@@ -30,6 +30,11 @@ typedef struct ks_run_tracker {
 
 /* Whether the caller asked the run to stop (ks_run_options.stop). */
 bool ks_run_stop_requested(const ks_run_tracker *t);
+/* KS_OK unless the Slurm array an earlier run of rundir submitted
+ * (rundir/slurm/job_id) still has tasks queued or running, as squeue says;
+ * where there is no such file, no squeue, or squeue no longer knows the
+ * array, there is nothing to wait for. */
+ks_status ks_run_slurm_check_idle(const char *rundir, ks_error *err);
 /* Writes "interrupted" as the status of the job folder dir. */
 ks_status ks_run_mark_interrupted(const char *dir, ks_error *err);
 

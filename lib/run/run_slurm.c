@@ -338,6 +338,73 @@ static ks_status supervise(ks_run_tracker *t, pid_t pid, int fd, const char *err
     return t->options->wait ? count_states(t, err) : KS_OK;
 }
 
+ks_status ks_run_slurm_check_idle(const char *rundir, ks_error *err)
+{
+    char *idfile = ks_path_join(rundir, "slurm/job_id");
+    if (!idfile)
+        return ks_error_set(err, KS_ERR_NOMEM, rundir, 0, "out of memory");
+    char id[32] = "";
+    FILE *f = fopen(idfile, "r");
+    free(idfile);
+    if (!f)
+        return KS_OK;
+    bool got = fgets(id, sizeof id, f) != NULL;
+    fclose(f);
+    id[strcspn(id, "\n")] = '\0';
+    /* sbatch --parsable prints ID or ID;CLUSTER: only the digits count */
+    size_t n = strspn(id, "0123456789");
+    if (!got || n == 0)
+        return KS_OK;
+    id[n] = '\0';
+    int fds[2];
+    if (pipe(fds) != 0)
+        return KS_OK;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return KS_OK;
+    }
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, STDIN_FILENO);
+            dup2(null, STDERR_FILENO);
+        }
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execlp("squeue", "squeue", "-h", "-j", id, "-o", "%i", (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    char out[256];
+    ssize_t r;
+    bool any = false;
+    while ((r = read(fds[0], out, sizeof out)) != 0) {
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        for (ssize_t i = 0; i < r; i++)
+            any = any || (out[i] != '\n' && out[i] != ' ');
+    }
+    close(fds[0]);
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
+    }
+    /* squeue failed (absent, no controller, an id it has forgotten): there
+     * is nothing it can say is still queued */
+    if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0 || !any)
+        return KS_OK;
+    return ks_error_set(err, KS_ERR_USAGE, rundir, 0,
+                        "the run folder's jobs still run as Slurm array %s (an earlier 'ksample "
+                        "run --no-wait' submitted it; squeue -j %s lists it): wait for it "
+                        "to end ('ksample status %s') or cancel it (scancel %s), then run again",
+                        id, id, rundir, id);
+}
+
 static char *slurm_file(const char *rundir, const char *fmt, const char *arg)
 {
     char name[128];
