@@ -1148,6 +1148,39 @@ static void test_recorded_state(void **state)
     assert_true(sum(mc, MLAUNCHES) > 4 * sum(mv, MLAUNCHES));
 }
 
+/* The large workload (tests/data/accelsim-large: four times the RTX 3070's
+ * L2, launches slower in the full run than alone for the write-backs of
+ * other launches' dirty lines): the whole rebuilt state (--state-lines all,
+ * the default) sums to 0.999x the full run, the touched lines alone to
+ * 0.898x, further off than the cold runs (0.935x). */
+static void test_recorded_state_large(void **state)
+{
+    (void)state;
+    enum { N = 40 };
+    double full[N], alone[N], v[N], cost[N];
+    char path[4200];
+    snprintf(path, sizeof path, "%s/accelsim-large/per_launch_SM86_RTX3070.csv", KS_TEST_DATA);
+    read_column(path, "SM86_RTX3070", "full_run_cycles", full, N);
+    read_column(path, "SM86_RTX3070", "alone_cycles", alone, N);
+    assert_true(sum(full, N) == 603184);
+    assert_int_equal(read_recorded("accelsim-large/SM86_RTX3070_state-all.csv", v, cost, N), N);
+    assert_true(sum(v, N) == 602561);
+    assert_true(fabs(sum(v, N) / sum(full, N) - 1) < 0.002);
+    size_t within = 0;
+    for (size_t i = 0; i < N; i++) {
+        within += fabs(v[i] / full[i] - 1) <= 0.01;
+        assert_true(fabs(v[i] / full[i] - 1) < 0.10);
+        assert_true(cost[i] > v[i] + 5000); /* the warm-up kernel ran: its launch latency */
+    }
+    assert_int_equal(within, 19);
+    /* about 3x the cycles alone: the fill of 4 MB of L2 and the latency */
+    assert_true(fabs(sum(cost, N) / sum(alone, N) - 3.035) < 0.001);
+    assert_int_equal(read_recorded("accelsim-large/SM86_RTX3070_state-touched.csv", v, cost, N),
+                     N);
+    assert_true(sum(v, N) == 541607);
+    assert_true(sum(v, N) / sum(full, N) < sum(alone, N) / sum(full, N));
+}
+
 /* ------------------------------------------------------------------ setup */
 
 static int setup(void **state)
@@ -1180,7 +1213,7 @@ static int teardown(void **state)
 
 KS_TEST_MAIN_FIXTURES(setup, teardown, test_getstats_metric_names, test_warmup_modes,
                       test_warmup_depth, test_recorded_accelsim_warmups,
-                      test_recorded_macsim_warmups, test_recorded_state,
+                      test_recorded_macsim_warmups, test_recorded_state, test_recorded_state_large,
                       test_accelsim_full_runs, test_accelsim_alone_runs,
                       test_accelsim_warm_runs, test_getstats_csv, test_macsim_traces,
                       test_macsim_full_run, test_macsim_alone_and_pairs, test_macsim_export,
