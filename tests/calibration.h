@@ -156,7 +156,17 @@ static cal_set *cal_add_set(cal_config *c, const char *name, const char *warmup)
 static int cal_recorded(cal_config *c, size_t n, const char *path, const char *value,
                         const char *mode)
 {
-    cal_set *s = cal_add_set(c, mode, mode);
+    /* a file <mode>-all.csv: the state with every held line (--state-lines
+     * all), a warm-up of the mode named with what it loads */
+    char name[32], warmup[16];
+    snprintf(name, sizeof name, "%s", mode);
+    snprintf(warmup, sizeof warmup, "%s", mode);
+    size_t len = strlen(warmup);
+    if (len > 4 && strcmp(warmup + len - 4, "-all") == 0) {
+        warmup[len - 4] = '\0';
+        snprintf(name, sizeof name, "%s (all lines)", warmup);
+    }
+    cal_set *s = cal_add_set(c, name, warmup);
     if (!s || !(s->value = cal_array(n)) || !(s->cost = cal_array(n)))
         return -1;
     if (cal_read_column(path, "id", NULL, value, s->value, n, NULL) ||
@@ -232,7 +242,7 @@ static int cal_load_accelsim(const char *shared, const char *testdata, cal_data 
         {"SM7_QV100", "since-same_8"},     {"SM7_QV100", "since-same_16_2"},
         {"SM86_RTX3070", "since-same_4"},  {"SM86_RTX3070", "since-same_8"},
         {"SM86_RTX3070", "since-same_16_2"}, {"SM86_RTX3070", "prev_10"},
-        {"SM86_RTX3070", "state"}};
+        {"SM7_QV100", "state"},            {"SM86_RTX3070", "state"}};
     for (int c = 0; c < 2; c++) {
         cal_config *cf = &d->configs[d->config_count++];
         snprintf(cf->name, sizeof cf->name, "%s", configs[c]);
@@ -332,7 +342,8 @@ static int cal_load_macsim(const char *shared, const char *testdata, cal_data *d
     s->value = cf->alone;
     static const char *const modes[] = {"self",          "same",         "prev_1",
                                         "prev_8",        "since-same_2", "since-same_4",
-                                        "since-same_8", "since-same_16_2", "state"};
+                                        "since-same_8", "since-same_16_2", "state",
+                                        "state-all"};
     for (size_t r = 0; r < sizeof modes / sizeof modes[0]; r++) {
         char file[1200], mode[32];
         snprintf(file, sizeof file, "%s/macsim-warmup/%s.csv", testdata, modes[r]);
