@@ -214,6 +214,9 @@ grep -q -- '--estimator) words="plain ratio regression auto"' "$comp" || bad "no
 G="$SRC/tests/data/getstats/synth-k-K.csv.xz"
 # (the recorded get_stats CSV is of a 160-launch program: read, then refused)
 refused 4 "synth-k-K.csv.xz:[0-9]*: launch 40 is beyond the trace folder's 40 launches" "$KS" score st --plan-from "$G@SM7_QV100" --truth truth.csv --methods random --seeds 2 -q
+# a cell that is no number: named by its row's kernel, statistic and configuration
+xz -dc "$G" | sed '0,/^synth\/NO_ARGS--_Z9vec_scalePKfPffi--0,16384.0,/s//synth\/NO_ARGS--_Z9vec_scalePKfPffi--0,16x,/' >gsbad.csv
+refused 4 "gsbad.csv:14: the cell of synth/NO_ARGS--_Z9vec_scalePKfPffi--0, gpu_sim_insn, configuration SM7_QV100: '16x' is not a number" "$KS" estimate plan.json gsbad.csv
 refused 2 "a set named so is given already" "$KS" score st --plan-from truth.csv --truth truth.csv --warm w=truth.csv --warm w=truth.csv
 refused 2 "@CONFIG picks a column of a get_stats.py CSV" "$KS" score st --plan-from st/time.csv@X --truth truth.csv
 # a uid seen twice: the concurrent-streams hint only within one simulator run

@@ -841,8 +841,9 @@ static ks_status gs_cell(void *ctx, const ks_getstats_value *v, ks_error *err)
         return KS_OK;
     if (!v->missing && !v->numeric)
         return ks_error_set(err, KS_ERR_FORMAT, t->path, v->line,
-                            "%s, configuration %s: '%.40s' is not a number", v->stat,
-                            v->config, v->text);
+                            "the cell of %s--%s--%ld, %s, configuration %s: '%.40s' is not "
+                            "a number",
+                            v->app, v->kernel, v->instance, v->stat, v->config, v->text);
     long m = gs_metric(t, v->stat_regex, v->stat, err);
     gs_label *l = m >= 0 ? gs_find(t, v, err) : NULL;
     if (!l)
