@@ -683,6 +683,11 @@ static int run(run_args *a)
     s.manifest.command = command;
     s.manifest.batch = a->batch;
     s.manifest.remap = a->remap;
+    char fingerprint[33];
+    if (!rc && ks_run_traces_fingerprint(traces_abs ? traces_abs : a->traces, fingerprint,
+                                         &err) != KS_OK)
+        rc = cli_fail(&err);
+    s.manifest.traces_fingerprint = fingerprint;
     snprintf(s.manifest.plan_xxh128, sizeof s.manifest.plan_xxh128, "%s", digest);
     if (!s.jobs || !s.dirs || !s.commands || !s.manifest.jobs || !plan_abs || !traces_abs ||
         !command)
@@ -700,7 +705,7 @@ static int run(run_args *a)
     if (!rc && ks_run_manifest_write(manifest_path, &s.manifest, &err) != KS_OK)
         rc = cli_fail(&err);
     s.manifest.plan = s.manifest.traces = s.manifest.warmup = s.manifest.simulator = NULL;
-    s.manifest.command = NULL;
+    s.manifest.command = s.manifest.traces_fingerprint = NULL;
     free(plan_abs);
     free(traces_abs);
     free(command);

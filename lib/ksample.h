@@ -939,7 +939,15 @@ typedef struct ks_run_manifest {
     uint64_t batch;
     int remap;
     char *command;
+    /* optional: the trace folder's fingerprint (ks_run_traces_fingerprint) */
+    char *traces_fingerprint;
 } ks_run_manifest;
+
+/* What a trace folder holds, cheaply: XXH3-128 (32 hex digits into out) of
+ * its list file's bytes and, per entry in name order, the name, size and
+ * first 4 KiB (a MacSim kernel folder's trace.txt); no times, so a copy of
+ * the same traces has the same fingerprint. */
+ks_status ks_run_traces_fingerprint(const char *traces, char out[33], ks_error *err);
 
 ks_status ks_run_manifest_write(const char *path, const ks_run_manifest *m, ks_error *err);
 ks_status ks_run_manifest_read(const char *path, ks_run_manifest *m, ks_error *err);
@@ -952,7 +960,8 @@ typedef struct ks_run_lock ks_run_lock;
 ks_status ks_run_lock_take(const char *rundir, ks_run_lock **out, ks_error *err);
 void ks_run_lock_release(ks_run_lock *lock);
 /* Whether a rerun with manifest now may go on in a folder run with old:
- * the same plan, traces, simulator, command, warm-up, batch and remap
+ * the same plan, traces (path and fingerprint), simulator, command, warm-up,
+ * batch and remap
  * (fields old lacks are compared through its jobs).  KS_ERR_USAGE naming
  * the option that differs and both values otherwise: the finished jobs'
  * results would be mixed with others. */

@@ -161,6 +161,16 @@ refused 2 "another plan" "$KS" run census.json --traces st --simulator "$sim" -o
 cmp -s first.log r1/jobs/0000/sim.log || bad "a refused rerun changed a finished job's log"
 expect 0 "$KS" estimate plan.json r1
 expect 0 "$KS" run plan.json --traces st --simulator "$sim" -o r1 -q --warmup none
+# the same traces copied again (other times) are the same traces; a trace
+# made again at the same path is not, once a job is done
+cp -r st st-copy && rm -rf st && mv st-copy st
+expect 0 "$KS" run plan.json --traces st --simulator "$sim" -o r1 -q --warmup none
+k=$(grep -m1 '^kernel' st/kernelslist.g)
+cp "st/$k" trace.bak
+printf '\n' >>"st/$k"
+refused 2 "holds other traces than when this run folder's jobs were made" "$KS" run plan.json --traces st --simulator "$sim" -o r1 -q --warmup none
+cp trace.bak "st/$k"
+expect 0 "$KS" run plan.json --traces st --simulator "$sim" -o r1 -q --warmup none
 # with no job done, a rerun with other options starts every job afresh
 expect 1 "$KS" run plan.json --traces st --simulator "false {kernelslist}" -o r0 -q --warmup none
 expect 0 "$KS" run plan.json --traces st --simulator "$sim" -o r0 -q --warmup self --batch 2

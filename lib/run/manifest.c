@@ -43,6 +43,10 @@ static ks_status write_manifest(const void *ctx, FILE *f, ks_error *err)
         fprintf(f, ",\n  \"command\": ");
         write_json_string(f, m->command);
     }
+    if (m->traces_fingerprint) {
+        fprintf(f, ",\n  \"traces_fingerprint\": ");
+        write_json_string(f, m->traces_fingerprint);
+    }
     if (m->batch)
         fprintf(f, ",\n  \"batch\": %llu", (unsigned long long)m->batch);
     if (m->remap >= 0)
@@ -91,7 +95,7 @@ void ks_run_manifest_free(ks_run_manifest *m)
     }
     free(m->jobs);
     free(m->plan);
-    KS_FREE(m->traces, m->simulator, m->warmup, m->command);
+    KS_FREE(m->traces, m->simulator, m->warmup, m->command, m->traces_fingerprint);
     memset(m, 0, sizeof *m);
     m->remap = -1;
 }
@@ -199,10 +203,13 @@ static ks_status read_fields(const char *path, yajl_val root, ks_run_manifest *m
     static const char *simulator_path[] = {"simulator", NULL};
     static const char *warmup_path[] = {"warmup", NULL};
     static const char *command_path[] = {"command", NULL};
+    static const char *fingerprint_path[] = {"traces_fingerprint", NULL};
     static const char *batch_path[] = {"batch", NULL};
     static const char *remap_path[] = {"remap", NULL};
-    const char **const keys[] = {traces_path, simulator_path, warmup_path, command_path};
-    char **const fields[] = {&m->traces, &m->simulator, &m->warmup, &m->command};
+    const char **const keys[] = {traces_path, simulator_path, warmup_path, command_path,
+                                 fingerprint_path};
+    char **const fields[] = {&m->traces, &m->simulator, &m->warmup, &m->command,
+                             &m->traces_fingerprint};
     yajl_val batch = yajl_tree_get(root, batch_path, yajl_t_any);
     if (batch) {
         if (!YAJL_IS_INTEGER(batch) || YAJL_GET_INTEGER(batch) < 1)
@@ -216,7 +223,7 @@ static ks_status read_fields(const char *path, yajl_val root, ks_run_manifest *m
             return ks_error_set(err, KS_ERR_FORMAT, path, 0, "\"remap\" is not true or false");
         m->remap = YAJL_IS_TRUE(remap);
     }
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         yajl_val v = yajl_tree_get(root, keys[i], yajl_t_any);
         if (!v)
             continue;
@@ -296,6 +303,14 @@ ks_status ks_run_manifest_compare(const ks_run_manifest *old, const ks_run_manif
     for (size_t i = 0; i < 4; i++)
         if (a[i] && b[i] && strcmp(a[i], b[i]) != 0)
             return differs(path, what[i], a[i], b[i], err);
+    if (old->traces_fingerprint && now->traces_fingerprint &&
+        strcmp(old->traces_fingerprint, now->traces_fingerprint) != 0)
+        return ks_error_set(err, KS_ERR_USAGE, path, 0,
+                            "the trace folder %s holds other traces than when this run folder's "
+                            "jobs were made (its list, or a trace's size or header, changed): "
+                            "its finished jobs would be mixed with results of other traces; "
+                            "use a new folder",
+                            now->traces ? now->traces : "?");
     char x[32], y[32];
     if (old->batch && now->batch && old->batch != now->batch) {
         snprintf(x, sizeof x, "%llu", (unsigned long long)old->batch);
