@@ -64,7 +64,12 @@ def sets_of(result):
 
 
 def pct(x):
-    return "%.2f %%" % (100 * x)
+    return "-" if x is None else "%.2f %%" % (100 * x)
+
+
+def cov(x):
+    """Interval coverage, or "-" where no plan's interval was formed (null)."""
+    return "-" if x is None else "%.0f %%" % (100 * x)
 
 
 def interp_speedup(curve, err):
@@ -154,10 +159,10 @@ def main():
             if "--seeds" not in a:
                 a += ["--seeds", seeds]
             for (m, v, est), s in sets_of(score(KS, common, a)).items():
-                print("| %s | %s | %s | %.1f | %.1fx | %s | %s | %s | %.0f %% | %s |" % (
+                print("| %s | %s | %s | %.1f | %.1fx | %s | %s | %s | %s | %s |" % (
                     label or m, v, est, s["launches_mean"], s["speedup_hmean"],
                     pct(s["error_mean"]), pct(s["error_signed_mean"]), pct(s["error_max"]),
-                    100 * s["coverage"],
+                    cov(s["coverage"]),
                     "%.0f %%" % (100 * s["within_bound"]) if s.get("within_bound") is not None
                     and label != "random" and m not in ("random", "pka", "sieve", "photon")
                     else "-"))
@@ -172,23 +177,25 @@ def main():
                 a = base + [knob, x, "--seeds",
                             "1" if label in ("pka", "sieve", "photon") else seeds]
                 for (m, v, est), s in sets_of(score(KS, common, a)).items():
-                    curves.setdefault((label, v), []).append(
-                        (s["error_mean"], s["speedup_hmean"]))
+                    if s["error_mean"] is not None and s["speedup_hmean"]:
+                        curves.setdefault((label, v), []).append(
+                            (s["error_mean"], s["speedup_hmean"]))
                     points.append((label, knob, x, v, s))
         if only in (None, "gcl"):
             for k in GCL_K:
                 a = ["--methods", "gcl", "--k-max", k, "--seeds", "1"]
                 for (m, v, est), s in sets_of(score(KS, common, a)).items():
-                    curves.setdefault(("gcl", v), []).append(
-                        (s["error_mean"], s["speedup_hmean"]))
+                    if s["error_mean"] is not None and s["speedup_hmean"]:
+                        curves.setdefault(("gcl", v), []).append(
+                            (s["error_mean"], s["speedup_hmean"]))
                     points.append(("gcl", "--k-max", k, v, s))
         print("| method | knob | value | values | launches | speedup | mean error | bias "
               "| CI covers |")
         print("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
         for label, knob, x, v, s in points:
-            print("| %s | %s | %s | %s | %.1f | %.1fx | %s | %s | %.0f %% |" % (
+            print("| %s | %s | %s | %s | %.1f | %.1fx | %s | %s | %s |" % (
                 label, knob, x, v, s["launches_mean"], s["speedup_hmean"],
-                pct(s["error_mean"]), pct(s["error_signed_mean"]), 100 * s["coverage"]))
+                pct(s["error_mean"]), pct(s["error_signed_mean"]), cov(s["coverage"])))
         print()
         if ("root", "context") in curves:
             # the papers' operating point (GCL-Sampler 0.37 %, STEM+ROOT 0.38 %),
@@ -210,9 +217,10 @@ def main():
                 f.write("method,knob,value,values,launches,speedup,error_mean,error_bias,"
                         "coverage\n")
                 for label, knob, x, v, s in points:
-                    f.write("%s,%s,%s,%s,%.3f,%.4f,%.6f,%.6f,%.3f\n" % (
+                    f.write("%s,%s,%s,%s,%.3f,%.4f,%.6f,%.6f,%s\n" % (
                         label, knob, x, v, s["launches_mean"], s["speedup_hmean"],
-                        s["error_mean"], s["error_signed_mean"], s["coverage"]))
+                        s["error_mean"], s["error_signed_mean"],
+                        "" if s["coverage"] is None else "%.3f" % s["coverage"]))
 
 
 if __name__ == "__main__":
