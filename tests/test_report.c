@@ -369,6 +369,20 @@ static void test_page_with_scores(void **state)
     assert_null(strstr(html, "a<&>b"));
     assert_null(strstr(html, "nan"));
     assert_null(strstr(html, "inf"));
+    assert_null(strstr(html, "stroke-dasharray=\"6 3\""));
+    free(html);
+    /* nine series: the ninth shares the first's colour, and is dashed */
+    ks_score_point nine[9];
+    for (size_t i = 0; i < 9; i++) {
+        nine[i] = all[0];
+        snprintf(nine[i].series, sizeof nine[i].series, "s%zu", i);
+    }
+    in.scores = nine;
+    in.score_count = 9;
+    html = render(&in, KS_OK);
+    assert_int_equal(count(html, "stroke-dasharray=\"6 3\""), 1);
+    assert_non_null(strstr(html, "<g><title>s8</title><polyline class=\"trace\" stroke=\"#0072B2\" "
+                                 "stroke-dasharray"));
     free(html);
     ks_profile_free(p);
 }

@@ -122,7 +122,9 @@ static void chart(FILE *f, const ks_report_input *in, size_t chart_no, const cha
         bool any = false;
         fprintf(f, "<g><title>");
         ks_html_escape(f, series[s]);
-        fprintf(f, "</title><polyline class=\"trace\" stroke=\"%s\" points=\"", colour);
+        /* past the palette's 8 colours a series repeats one: dashed then */
+        fprintf(f, "</title><polyline class=\"trace\" stroke=\"%s\"%s points=\"", colour,
+                s / 8 % 2 ? " stroke-dasharray=\"6 3\"" : "");
         for (size_t k = 0; k < n; k++) {
             const ks_score_point *p = &in->scores[idx[k]];
             if (!usable(p))
