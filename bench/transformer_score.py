@@ -6,7 +6,8 @@ the full run (the truth, and the in-context values) and every launch alone.
 
     python3 bench/transformer_score.py BUILD_DIR [SEEDS] [--traces DIR]
         [--plan-from sim|profile] [--only table|curves|gcl] [--csv FILE]
-        [--data tests/data/accelsim-large] [--no-alone]
+        [--data tests/data/accelsim-large] [--no-alone] [--cache FILE]
+        [--score-dir DIR]
 
 The trace folder is made again from the data set's synth-command.txt unless
 --traces names one.  Plans are drawn from the full run's cycles ("sim": the
@@ -18,7 +19,16 @@ for the in-context and the alone values, and the speedup each method reaches
 at 0.37 % mean error (the papers' operating point) and at the mean errors
 ROOT reaches here at eps 2 and 5 %.  --csv writes the curve
 points (method, knob, value, values, launches, speedup, error mean, bias,
-coverage).  Standard library only.
+coverage); --score-dir DIR writes each curve point's `score --json` answer
+there and, in DIR/report-args.txt, the `ksample report` options that draw
+them all (--score 'LABEL=FILE' ...).  --cache FILE keeps every `ksample score` answer (keyed by its
+arguments and whether alone values were given, not by the files' contents:
+delete it when the data or ksample change) and goes on past a call refused
+for a launch whose alone run is not recorded yet, listing those on stderr
+and exiting 3: run again as the alone runs come in, and only the calls not
+answered yet are made (a call's figures depend only on the values of the
+launches its plans sample, so an answer on part of the alone runs is the
+answer on all of them).  Standard library only.
 """
 import json
 import math
@@ -26,6 +36,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "data", "accelsim-transformer")
@@ -50,21 +61,50 @@ def run(cmd):
     return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
 
 
+CACHE = {"path": None, "data": {}, "pending": []}
+
+
 def score(ks, common, args):
-    return json.loads(run([ks, "score"] + common + args + ["--json", "-q"]))
+    """score --json's answer, or None (with --cache) where the call was
+    refused for a launch with no alone value yet."""
+    key = json.dumps(["--alone" in common] + args)
+    if key in CACHE["data"]:
+        return CACHE["data"][key]
+    t0 = time.time()
+    p = subprocess.run([ks, "score"] + common + args + ["--json", "-q"], capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        if CACHE["path"] and "alone has no value for launch" in p.stderr:
+            CACHE["pending"].append((args, p.stderr.strip()))
+            return None
+        sys.exit("ksample score %s: %s" % (" ".join(args), p.stderr.strip()))
+    res = json.loads(p.stdout)
+    sys.stderr.write("%6.1f s  %s\n" % (time.time() - t0, " ".join(args)))
+    if CACHE["path"]:
+        CACHE["data"][key] = res
+        tmp = CACHE["path"] + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(CACHE["data"], f)
+        os.replace(tmp, CACHE["path"])
+    return res
 
 
 def sets_of(result):
     """(method, values, estimator) -> summary."""
     out = {}
-    for m in result["methods"]:
+    for m in (result or {"methods": []})["methods"]:
         for s in m["sets"]:
             out[(m["method"], s["values"], s.get("estimator", "plain"))] = s
     return out
 
 
 def pct(x):
-    return "%.2f %%" % (100 * x)
+    return "-" if x is None else "%.2f %%" % (100 * x)
+
+
+def cov(x):
+    """Interval coverage, or "-" where no plan's interval was formed (null)."""
+    return "-" if x is None else "%.0f %%" % (100 * x)
 
 
 def interp_speedup(curve, err):
@@ -98,7 +138,7 @@ def main():
     argv = sys.argv[1:]
     global DATA
     opts = {"--traces": None, "--plan-from": "sim", "--only": None, "--csv": None,
-            "--data": None}
+            "--data": None, "--cache": None, "--score-dir": None}
     pos = []
     i = 0
     no_alone = "--no-alone" in argv
@@ -114,6 +154,11 @@ def main():
         sys.exit(__doc__)
     if opts["--data"]:
         DATA = os.path.abspath(opts["--data"])
+    if opts["--cache"]:
+        CACHE["path"] = opts["--cache"]
+        if os.path.exists(CACHE["path"]):
+            with open(CACHE["path"]) as f:
+                CACHE["data"] = json.load(f)
     KS = os.path.join(os.path.abspath(pos[0]), "ksample")
     seeds = pos[1] if len(pos) > 1 else "100"
     tmp = tempfile.mkdtemp()
@@ -154,10 +199,10 @@ def main():
             if "--seeds" not in a:
                 a += ["--seeds", seeds]
             for (m, v, est), s in sets_of(score(KS, common, a)).items():
-                print("| %s | %s | %s | %.1f | %.1fx | %s | %s | %s | %.0f %% | %s |" % (
+                print("| %s | %s | %s | %.1f | %.1fx | %s | %s | %s | %s | %s |" % (
                     label or m, v, est, s["launches_mean"], s["speedup_hmean"],
                     pct(s["error_mean"]), pct(s["error_signed_mean"]), pct(s["error_max"]),
-                    100 * s["coverage"],
+                    cov(s["coverage"]),
                     "%.0f %%" % (100 * s["within_bound"]) if s.get("within_bound") is not None
                     and label != "random" and m not in ("random", "pka", "sieve", "photon")
                     else "-"))
@@ -165,36 +210,46 @@ def main():
 
     curves = {}
     points = []
+    answers = []  # (label, knob, value, score --json answer) of every curve point
     if only in (None, "curves", "gcl"):
         sweeps = SWEEPS if only != "gcl" else []
         for label, base, knob, vals in sweeps:
             for x in vals:
                 a = base + [knob, x, "--seeds",
                             "1" if label in ("pka", "sieve", "photon") else seeds]
-                for (m, v, est), s in sets_of(score(KS, common, a)).items():
-                    curves.setdefault((label, v), []).append(
-                        (s["error_mean"], s["speedup_hmean"]))
+                result = score(KS, common, a)
+                if result:
+                    answers.append((label, knob, x, result))
+                for (m, v, est), s in sets_of(result).items():
+                    if s["error_mean"] is not None and s["speedup_hmean"]:
+                        curves.setdefault((label, v), []).append(
+                            (s["error_mean"], s["speedup_hmean"]))
                     points.append((label, knob, x, v, s))
         if only in (None, "gcl"):
             for k in GCL_K:
                 a = ["--methods", "gcl", "--k-max", k, "--seeds", "1"]
-                for (m, v, est), s in sets_of(score(KS, common, a)).items():
-                    curves.setdefault(("gcl", v), []).append(
-                        (s["error_mean"], s["speedup_hmean"]))
+                result = score(KS, common, a)
+                if result:
+                    answers.append(("gcl", "--k-max", k, result))
+                for (m, v, est), s in sets_of(result).items():
+                    if s["error_mean"] is not None and s["speedup_hmean"]:
+                        curves.setdefault(("gcl", v), []).append(
+                            (s["error_mean"], s["speedup_hmean"]))
                     points.append(("gcl", "--k-max", k, v, s))
         print("| method | knob | value | values | launches | speedup | mean error | bias "
               "| CI covers |")
         print("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
         for label, knob, x, v, s in points:
-            print("| %s | %s | %s | %s | %.1f | %.1fx | %s | %s | %.0f %% |" % (
+            print("| %s | %s | %s | %s | %.1f | %.1fx | %s | %s | %s |" % (
                 label, knob, x, v, s["launches_mean"], s["speedup_hmean"],
-                pct(s["error_mean"]), pct(s["error_signed_mean"]), 100 * s["coverage"]))
+                pct(s["error_mean"]), pct(s["error_signed_mean"]), cov(s["coverage"])))
         print()
-        if ("root", "context") in curves:
+        root_err = {x: s["error_mean"] for label, knob, x, v, s in points
+                    if label == "root" and v == "context"}
+        if "0.02" in root_err and "0.05" in root_err:
             # the papers' operating point (GCL-Sampler 0.37 %, STEM+ROOT 0.38 %),
             # then the mean errors ROOT reaches here at eps 2 % and 5 %
-            root_err = [e for e, _ in curves[("root", "context")]]
-            matched = [0.0037] + [root_err[EPS.index(e)] for e in ("0.02", "0.05")]
+            matched = [0.0037, root_err["0.02"], root_err["0.05"]]
             print("| method | values | speedup at mean error %s / %s / %s |" % tuple(
                 pct(e) for e in matched))
             print("| --- | --- | --- |")
@@ -205,14 +260,33 @@ def main():
                     cells.append("%.1fx" % sp if sp else "-")
                 print("| %s | %s | %s |" % (label, v, " / ".join(cells)))
             print()
+        if opts["--score-dir"]:
+            # one `score --json` file per curve point, and the report command
+            # that draws them (ksample report --score NAME=FILE ...)
+            d = opts["--score-dir"]
+            os.makedirs(d, exist_ok=True)
+            args = []
+            for label, knob, x, result in answers:
+                name = "%s_%s%s.json" % (label.replace(" --", "_").replace(" ", "_"),
+                                         knob.lstrip("-"), x)
+                with open(os.path.join(d, name), "w") as f:
+                    json.dump(result, f)
+                args.append("--score '%s=%s'" % (label, os.path.join(d, name)))
+            with open(os.path.join(d, "report-args.txt"), "w") as f:
+                f.write(" ".join(args) + "\n")
         if opts["--csv"]:
             with open(opts["--csv"], "w") as f:
                 f.write("method,knob,value,values,launches,speedup,error_mean,error_bias,"
                         "coverage\n")
                 for label, knob, x, v, s in points:
-                    f.write("%s,%s,%s,%s,%.3f,%.4f,%.6f,%.6f,%.3f\n" % (
+                    f.write("%s,%s,%s,%s,%.3f,%.4f,%.6f,%.6f,%s\n" % (
                         label, knob, x, v, s["launches_mean"], s["speedup_hmean"],
-                        s["error_mean"], s["error_signed_mean"], s["coverage"]))
+                        s["error_mean"], s["error_signed_mean"],
+                        "" if s["coverage"] is None else "%.3f" % s["coverage"]))
+    if CACHE["pending"]:
+        for args, why in CACHE["pending"]:
+            sys.stderr.write("pending: %s (%s)\n" % (" ".join(args), why))
+        sys.exit(3)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 /* cmd_report.c - `ksample report`: one self-contained HTML page with the
  * profile's duration histograms, a plan drawn over them, the methods
- * compared, the epsilon sweep and (given) the estimates. */
+ * compared, the epsilon sweep and (given) the estimates and the measured
+ * speedup-against-error curves of `ksample score`. */
 #include "cli.h"
 #include "progress.h"
 
@@ -15,9 +16,11 @@ static void help(void)
            "script, no network): the kernels with the most time as duration histograms\n"
            "(log scale where durations span decades) with the plan's clusters and samples;\n"
            "each method's speedup against error; speedup and error against the error\n"
-           "bound (the epsilon sweep); the comparison table; and, with --estimate, the\n"
-           "estimates with their intervals.  The plan drawn is --plan FILE, or one made\n"
-           "here with --method and the sampling options.\n\n"
+           "bound (the epsilon sweep); the comparison table; with --estimate, the\n"
+           "estimates with their intervals; and, with --score, each method's speedup\n"
+           "against the error it really makes, measured against a simulator's full run.\n"
+           "The plan drawn is --plan FILE, or one made here with --method and the\n"
+           "sampling options.\n\n"
            "options:\n"
            "  -o, --output FILE  the page (default report.html); written atomically\n"
            "  --plan FILE        draw this plan (from 'ksample sample'; it must be of\n"
@@ -28,6 +31,15 @@ static void help(void)
            "  --epsilons LIST    bounds of the sweep (default 0.01,0.02,0.05,0.1,0.2;\n"
            "                     '' for no sweep); methods without a bound are left out\n"
            "  --estimate FILE    output of 'ksample estimate --json' to show\n"
+           "  --score [NAME=]FILE  output of 'ksample score --json' (repeatable, at most\n"
+           "                     64): every set of values it scores is one point of its\n"
+           "                     method's curve, speedup against mean error, one chart\n"
+           "                     per set of values (context, alone, a warm state).  Give\n"
+           "                     one file per value of a knob swept (--epsilon, --k-max,\n"
+           "                     ...) to draw the curve.  NAME (no '/' or '=') names the\n"
+           "                     file's series in place of its method (before it when it\n"
+           "                     holds several): 'pooled=s.json'.  Every file must be of\n"
+           "                     the same full run (the same truth)\n"
            "  --top N            histograms drawn (default 6)\n"
            "  --title TEXT       page title (default: the profile's file name)\n"
            "  -q, --quiet        no progress on stderr\n" CLI_INPUT_HELP
@@ -36,8 +48,12 @@ static void help(void)
     printf("\nA method parameter applies to the methods that declare it.\n");
 }
 
+enum { MAX_SCORES = 64 };
+
 typedef struct report_args {
     const char *output, *estimate, *title, *plan, *profile;
+    const char *scores[MAX_SCORES]; /* [NAME=]FILE as given */
+    int score_count;
     char methods[256], epsilons[256];
     uint64_t iters, top;
     bool quiet;
@@ -50,6 +66,7 @@ typedef struct report_data {
     ks_eval_result methods[16];
     ks_sweep_point *sweep;
     ks_estimate_row *estimates;
+    ks_score_point *scores;
 } report_data;
 
 static int split_epsilons(char *list, double *eps, int *count)
@@ -144,6 +161,61 @@ static int read_plan(const ks_profile *p, const char *path, const char *profile_
     return 0;
 }
 
+/* The file of a --score argument, and its NAME= label (NULL when none):
+ * a prefix up to the first '=' holding no '/'. */
+static const char *score_file(const char *arg, char *label, size_t size, bool *labelled)
+{
+    const char *eq = strchr(arg, '=');
+    *labelled = eq && eq > arg && !memchr(arg, '/', (size_t)(eq - arg));
+    if (!*labelled)
+        return arg;
+    snprintf(label, size, "%.*s", (int)(eq - arg), arg);
+    return eq + 1;
+}
+
+/* Every --score file's points, one list; the files must share their truth. */
+static int read_scores(const report_args *a, report_data *d)
+{
+    size_t total = 0;
+    double truth0 = 0;
+    const char *first = NULL;
+    for (int i = 0; i < a->score_count; i++) {
+        char label[80];
+        bool labelled;
+        const char *path = score_file(a->scores[i], label, sizeof label, &labelled);
+        ks_score_point *pts;
+        size_t n;
+        double truth;
+        ks_error err;
+        ks_error_clear(&err);
+        if (ks_score_points_read(path, labelled ? label : NULL, &truth, &pts, &n, &err) != KS_OK)
+            return cli_fail(&err);
+        if (first && truth != truth0) {
+            fprintf(stderr,
+                    "ksample: %s: scored against a full run of %.17g cycles, but %s against "
+                    "one of %.17g: the points of one report must share their truth\n",
+                    path, truth, first, truth0);
+            free(pts);
+            return KS_ERR_FORMAT;
+        }
+        first = first ? first : path;
+        truth0 = truth;
+        ks_score_point *grown = realloc(d->scores, (total + n) * sizeof *grown);
+        if (!grown) {
+            free(pts);
+            return KS_ERR_NOMEM;
+        }
+        d->scores = grown;
+        memcpy(d->scores + total, pts, n * sizeof *pts);
+        total += n;
+        free(pts);
+    }
+    d->in.scores = d->scores;
+    d->in.score_count = total;
+    d->in.score_truth = truth0;
+    return 0;
+}
+
 static int build(const ks_profile *p, const ks_params *pa, const report_args *a, report_data *d)
 {
     ks_error err;
@@ -166,7 +238,10 @@ static int build(const ks_profile *p, const ks_params *pa, const report_args *a,
             return cli_fail(&err);
         d->in.estimates = d->estimates;
     }
-    int rc = evaluate(p, pa, a, d);
+    int rc = read_scores(a, d);
+    if (rc)
+        return rc;
+    rc = evaluate(p, pa, a, d);
     if (rc)
         return rc;
     if (ks_write_atomic(a->output, write_page, &d->in, &err) != KS_OK)
@@ -188,6 +263,7 @@ static int parse(int argc, char **argv, report_args *a, ks_params *pa, cli_input
         {"top", required_argument, NULL, 't'},      {"title", required_argument, NULL, 'H'},
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
         {"plan", required_argument, NULL, 'P' + 256},
+        {"score", required_argument, NULL, 'S' + 256},
         {NULL, 0, NULL, 0}};
     struct option *longopts = cli_sampling_options(own);
     if (!longopts)
@@ -216,6 +292,20 @@ static int parse_options(int argc, char **argv, report_args *a, ks_params *pa,
         case 'E': snprintf(a->epsilons, sizeof a->epsilons, "%s", optarg); break;
         case 'Y': a->estimate = optarg; break;
         case 'P' + 256: a->plan = optarg; break;
+        case 'S' + 256: {
+            if (a->score_count == MAX_SCORES)
+                return cli_usage_error("report", "--score: at most %d files", MAX_SCORES);
+            char label[80];
+            bool labelled;
+            const char *file = score_file(optarg, label, sizeof label, &labelled);
+            if (!file[0] || (labelled && strlen(label) > 64))
+                return cli_usage_error("report",
+                                       "--score wants [NAME=]FILE, NAME of 1 to 64 "
+                                       "characters, got '%s'",
+                                       optarg);
+            a->scores[a->score_count++] = optarg;
+            break;
+        }
         case 'H': a->title = optarg; break;
         case 'q': a->quiet = true; break;
         case 'i':
@@ -242,9 +332,14 @@ int cmd_report(int argc, char **argv)
     int rc = parse(argc, argv, &a, &pa, &input);
     if (rc)
         return rc < 0 ? 0 : rc;
-    const char *inputs[] = {argv[optind], input.metrics, input.bbv, input.traces, a.plan,
-                            a.estimate};
-    if ((rc = cli_check_output("report", a.output, inputs, 6)))
+    const char *inputs[6 + MAX_SCORES] = {argv[optind], input.metrics, input.bbv,
+                                           input.traces, a.plan,       a.estimate};
+    for (int i = 0; i < a.score_count; i++) {
+        char label[80];
+        bool labelled;
+        inputs[6 + i] = score_file(a.scores[i], label, sizeof label, &labelled);
+    }
+    if ((rc = cli_check_output("report", a.output, inputs, (size_t)(6 + a.score_count))))
         return rc;
     cli_progress pr;
     cli_progress_init(&pr, a.quiet, "report");
@@ -264,6 +359,7 @@ int cmd_report(int argc, char **argv)
         ks_plan_free(&d.plan);
     free(d.sweep);
     free(d.estimates);
+    free(d.scores);
     ks_profile_free(p);
     return rc;
 }

@@ -797,6 +797,26 @@ typedef struct ks_estimate_row {
 ks_status ks_estimate_rows_read(const char *path, ks_estimate_row **rows, size_t *count,
                                 ks_error *err);
 
+/* One point of a measured speedup-against-error curve: one method's set of
+ * values (and estimator) in one `ksample score --json` output, summarised
+ * over its plans (seeds). */
+typedef struct ks_score_point {
+    char series[96];   /* the method, or the file's label (see below), and
+                        * " (estimator)" when not the plain one */
+    char values[64];   /* context, alone, or a warm-state name */
+    double launches_mean, speedup_hmean, error_mean, error_signed_mean, error_max;
+    double coverage;   /* of the plans given an interval; NAN: none was */
+} ks_score_point;
+
+/* Reads what `ksample score --json` prints: "truth" (the full run's cycles,
+ * into *truth) and per method its "sets", each one point (fractions, not
+ * per cent).  label, when not NULL (1-64 characters), names the series in
+ * place of the method when the file holds one method, and comes before the
+ * method's name when it holds several.  null numbers read as NAN;
+ * launches_mean, speedup_hmean and error_mean must be present. */
+ks_status ks_score_points_read(const char *path, const char *label, double *truth,
+                               ks_score_point **points, size_t *count, ks_error *err);
+
 /* One method's evaluation at one error bound (the epsilon sweep). */
 typedef struct ks_sweep_point {
     double epsilon;
@@ -814,14 +834,18 @@ typedef struct ks_report_input {
     size_t sweep_count;
     const ks_estimate_row *estimates;
     size_t estimate_count;
+    const ks_score_point *scores;    /* measured curves, one chart per set of values */
+    size_t score_count;
+    double score_truth;              /* the full run's cycles the scores are against */
     size_t top_kernels;              /* histograms of the kernels with most time (0 = 6) */
 } ks_report_input;
 
 /* Writes one self-contained HTML page (inline CSS and SVG, no script, no
  * network) with per-kernel duration histograms, the plan's cluster ranges
  * and samples, the methods' speedup against error, the epsilon sweep, the
- * comparison table and the estimates with their intervals.  Chart ids:
- * hist-0.., speedup-error, sweep-speedup, sweep-error, estimate-interval. */
+ * comparison table, the estimates with their intervals and the measured
+ * speedup-against-error curves of `ksample score`.  Chart ids: hist-0..,
+ * speedup-error, sweep-speedup, sweep-error, estimate-interval, score-0.. */
 ks_status ks_report_write_html(const ks_report_input *in, FILE *f, ks_error *err);
 
 /* ------------------------------------------------------------ run (jobs) */

@@ -1,6 +1,7 @@
 #!/bin/sh
 # report.sh - `ksample report` end to end: renders the bundled example with a
-# plan, the methods compared, the epsilon sweep and estimates, checks the
+# plan, the methods compared, the epsilon sweep, estimates and measured score
+# curves (tests/data/score: real `ksample score --json` outputs), checks the
 # page is self-contained and its SVG well-formed (kernel names hold <, >, &),
 # then opens it in headless Chromium: the page loads, every chart is in the
 # DOM, the console has no errors.  A screenshot is left in /tmp (never in
@@ -16,20 +17,36 @@ trap 'rm -rf "$T"' EXIT
 failed=0
 bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
-CHARTS="hist-0 hist-1 hist-2 hist-3 hist-4 hist-5 speedup-error sweep-speedup sweep-error estimate-interval"
+CHARTS="hist-0 hist-1 hist-2 hist-3 hist-4 hist-5 speedup-error sweep-speedup sweep-error estimate-interval score-0"
 PAGE="$T/report.html"
+SC="$ROOT/tests/data/score/transformer"
+SCORES="--score $SC-root-stem-eps0.05.json --score $SC-root-stem-eps0.2.json --score gcl<&>=$SC-gcl-k8.json"
+# shellcheck disable=SC2086 # SCORES: several words
 "$KS" report "$ROOT/examples/casio-like-50k.csv.xz" --estimate "$ROOT/tests/data/estimate.json" \
-    --iters 3 --epsilons 0.02,0.05,0.1 -o "$PAGE" 2>"$T/err" || bad "report failed: $(cat "$T/err")"
+    --iters 3 --epsilons 0.02,0.05,0.1 $SCORES -o "$PAGE" 2>"$T/err" ||
+    bad "report failed: $(cat "$T/err")"
 ls "$T" | grep -q '\.tmp\.' && bad "report left a temporary file"
 for id in $CHARTS; do
     grep -q "<svg id=\"$id\"" "$PAGE" || bad "chart $id missing from the page"
 done
-[ "$(grep -c '<svg ' "$PAGE")" = 10 ] || bad "$(grep -c '<svg ' "$PAGE") charts, wanted 10"
+[ "$(grep -c '<svg ' "$PAGE")" = 11 ] || bad "$(grep -c '<svg ' "$PAGE") charts, wanted 11"
+# the score curves: every point of the three files (root and stem at two
+# bounds, gcl at one) drawn and in the table; the label escaped
+[ "$(grep -o '<circle class="score-point"' "$PAGE" | wc -l)" = 5 ] ||
+    bad "$(grep -o '<circle class="score-point"' "$PAGE" | wc -l) score points, wanted 5"
+[ "$(grep -c '<tr class="score-row">' "$PAGE")" = 5 ] || bad "score table rows: $(grep -c '<tr class="score-row">' "$PAGE")"
+grep -q '<g><title>root</title><polyline class="trace" stroke="[^"]*" points="[0-9.]*,[0-9.]* [0-9.]*,[0-9.]*"' "$PAGE" ||
+    bad "root's score curve is not a line through its two points"
+grep -q '<tr class="score-row"><td[^>]*>root</td><td>context</td><td>14.0</td><td>99.16x</td><td>1.824</td>' "$PAGE" ||
+    bad "root's point at eps 0.2 (99.16x at 1.824 %) not in the score table"
+grep -q '>gcl&lt;&amp;&gt;<' "$PAGE" || bad "score label not escaped"
+grep -q 'the truth, 14088741 cycles' "$PAGE" || bad "the scores' full run not named"
 # self-contained: no script, no fetched resource of any kind
 grep -Eiq '<script|<link|<img|<iframe|@import|url\(|(src|href)=' "$PAGE" && bad "the page loads something"
 grep -q 'l2 &lt;hits&gt; &amp; misses' "$PAGE" || bad "metric name not escaped"
+# shellcheck disable=SC2086 # SCORES: several words
 "$KS" report "$ROOT/examples/casio-like-50k.csv.xz" --estimate "$ROOT/tests/data/estimate.json" \
-    --iters 3 --epsilons 0.02,0.05,0.1 -o "$T/again.html" -q 2>/dev/null
+    --iters 3 --epsilons 0.02,0.05,0.1 $SCORES -o "$T/again.html" -q 2>/dev/null
 cmp -s "$PAGE" "$T/again.html" || bad "same inputs gave a different page"
 
 # kernel names with <, > and & end up escaped, in text and in <title>
@@ -72,6 +89,20 @@ printf '[{"metric": "m", "estimate": 1,' >"$T/cut.json"
 [ $? = 3 ] || bad "missing estimate file: $(cat "$T/err")"
 "$KS" report --epsilons 2 "$ROOT/examples/casio-like-50k.csv.xz" -o "$T/x.html" 2>/dev/null
 [ $? = 2 ] || bad "--epsilons 2 accepted"
+# score files: one of another full run refused naming both; a bad one named
+sed 's/"truth": 14088741/"truth": 14088742/' "$SC-gcl-k8.json" >"$T/other-truth.json"
+"$KS" report "$ROOT/examples/casio-like-50k.csv.xz" --iters 0 --score "$SC-gcl-k8.json" \
+    --score "$T/other-truth.json" -o "$T/x.html" 2>"$T/err"
+[ $? = 4 ] && grep -q "other-truth.json" "$T/err" && grep -q "transformer-gcl-k8.json" "$T/err" ||
+    bad "score files of two full runs accepted: $(cat "$T/err")"
+printf '{"truth": 5, "methods": [{"method": "r", "sets": [{"values": "c"}]}]}' >"$T/noval.json"
+"$KS" report "$ROOT/examples/casio-like-50k.csv.xz" --iters 0 --score "$T/noval.json" -o "$T/x.html" 2>"$T/err"
+[ $? = 4 ] && grep -q 'noval.json: method 0, set 0: "launches_mean" is missing' "$T/err" ||
+    bad "score set without numbers: $(cat "$T/err")"
+"$KS" report "$ROOT/examples/casio-like-50k.csv.xz" --iters 0 --score "=$T/noval.json" -o "$T/x.html" 2>"$T/err"
+[ $? = 3 ] || bad "--score '=FILE': $(cat "$T/err")"
+"$KS" report "$ROOT/examples/casio-like-50k.csv.xz" --iters 0 --score "name=" -o "$T/x.html" 2>"$T/err"
+[ $? = 2 ] || bad "--score 'name=' accepted: $(cat "$T/err")"
 [ -e "$T/x.html" ] && bad "a failed report left a page"
 
 # --plan: the page draws the user's plan, not one made here; a plan of
@@ -143,4 +174,4 @@ if [ $failed -ne 0 ]; then
     echo "$failed check(s) failed"
     exit 1
 fi
-echo "report: 10 charts, self-contained, loads in $($BROWSER --version 2>/dev/null) without console errors; screenshot $SHOT"
+echo "report: 11 charts, self-contained, loads in $($BROWSER --version 2>/dev/null) without console errors; screenshot $SHOT"

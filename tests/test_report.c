@@ -2,7 +2,8 @@
  * test_report.c - the HTML report (lib/report): escaping, axes, what a page
  * holds for an in-memory profile and plan (one histogram per kernel, one
  * band per cluster, one dot per sample, a log axis where durations span
- * decades), a plan of another profile refused, and the estimate JSON reader.
+ * decades), a plan of another profile refused, the estimate JSON reader, and
+ * the score JSON reader with the measured curves it feeds.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -238,9 +239,159 @@ static void test_estimate_rows(void **state)
     assert_int_equal(ks_estimate_rows_read(in_dir("none.json"), &rows, &n, &err), KS_ERR_IO);
 }
 
+
+static const char SCORE_JSON[] =
+    "{\"truth\": 1000, \"methods\": [\n"
+    " {\"method\": \"root\", \"bound\": 0.05, \"plans\": 10, \"sets\": [\n"
+    "  {\"values\": \"context\", \"launches_mean\": 14, \"speedup_hmean\": 100,"
+    " \"error_mean\": 0.02, \"error_signed_mean\": -0.01, \"error_max\": 0.07,"
+    " \"coverage\": null},\n"
+    "  {\"values\": \"alone\", \"launches_mean\": 14, \"speedup_hmean\": 90,"
+    " \"error_mean\": 0.2, \"error_signed_mean\": -0.2, \"error_max\": 0.3,"
+    " \"coverage\": 0.5},\n"
+    "  {\"values\": \"context\", \"estimator\": \"ratio\", \"launches_mean\": 14,"
+    " \"speedup_hmean\": 100, \"error_mean\": 0.01}]},\n"
+    " {\"method\": \"gcl\", \"bound\": 0, \"plans\": 1, \"sets\": [\n"
+    "  {\"values\": \"context\", \"estimator\": \"plain\", \"launches_mean\": 8,"
+    " \"speedup_hmean\": 178, \"error_mean\": 0.08}]}]}\n";
+
+static void test_score_points(void **state)
+{
+    (void)state;
+    const char *path = write_text("score.json", SCORE_JSON);
+    ks_score_point *pts;
+    size_t n;
+    double truth;
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(ks_score_points_read(path, NULL, &truth, &pts, &n, &err), KS_OK);
+    assert_true(truth == 1000);
+    assert_int_equal(n, 4);
+    assert_string_equal(pts[0].series, "root");
+    assert_string_equal(pts[0].values, "context");
+    assert_true(pts[0].speedup_hmean == 100 && pts[0].error_mean == 0.02 &&
+                pts[0].error_signed_mean == -0.01 && pts[0].error_max == 0.07);
+    assert_true(isnan(pts[0].coverage)); /* null: no interval formed */
+    assert_string_equal(pts[1].values, "alone");
+    assert_true(pts[1].coverage == 0.5);
+    assert_string_equal(pts[2].series, "root (ratio)");
+    assert_true(isnan(pts[2].error_max)); /* optional, absent */
+    assert_string_equal(pts[3].series, "gcl"); /* the plain estimator is not named */
+    free(pts);
+    /* a label: before each method's name when the file holds several */
+    assert_int_equal(ks_score_points_read(path, "k8", &truth, &pts, &n, &err), KS_OK);
+    assert_string_equal(pts[0].series, "k8 root");
+    assert_string_equal(pts[3].series, "k8 gcl");
+    free(pts);
+    /* in place of it when one */
+    path = write_text("one.json", "{\"truth\": 5, \"methods\": [{\"method\": \"root\", "
+                                  "\"sets\": [{\"values\": \"context\", \"launches_mean\": 1, "
+                                  "\"speedup_hmean\": 5, \"error_mean\": 0}]}]}");
+    assert_int_equal(ks_score_points_read(path, "pooled <p>", &truth, &pts, &n, &err), KS_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(pts[0].series, "pooled <p>");
+    free(pts);
+    static const char *const bad[] = {
+        "[]", "{\"methods\": []}", "{\"truth\": 0, \"methods\": []}",
+        "{\"truth\": 5}", "{\"truth\": 5, \"methods\": []}",
+        "{\"truth\": 5, \"methods\": [1]}",
+        "{\"truth\": 5, \"methods\": [{\"sets\": []}]}",
+        "{\"truth\": 5, \"methods\": [{\"method\": \"r\"}]}",
+        "{\"truth\": 5, \"methods\": [{\"method\": \"r\", \"sets\": [{\"launches_mean\": 1, "
+        "\"speedup_hmean\": 5, \"error_mean\": 0}]}]}",
+        "{\"truth\": 5, \"methods\": [{\"method\": \"r\", \"sets\": [{\"values\": \"c\", "
+        "\"launches_mean\": 1, \"error_mean\": 0}]}]}",
+        "{\"truth\": 5, \"methods\": [{\"method\": \"r\", \"sets\": [{\"values\": \"c\", "
+        "\"launches_mean\": 1, \"speedup_hmean\": \"5\", \"error_mean\": 0}]}]}",
+        "{\"truth\": 5, \"methods\": [{\"method\": \"r\", \"sets\": [{\"values\": \"c\", "
+        "\"launches_mean\": 1, \"speedup_hmean\": 5, \"error_mean\": -1}]}]}",
+        "{\"truth\": 5, \"methods\": [{\"method\": \"r\", \"sets\": [{\"values\": \"c\", "
+        "\"launches_mean\": 1, \"speedup_hmean\": 5, \"error_mean\": 0, \"coverage\": 2}]}]}",
+        "{\"truth\": 5, \"methods\": [", "nul"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        path = write_text("bad.json", bad[i]);
+        ks_error_clear(&err);
+        pts = (ks_score_point *)&n; /* must be reset */
+        assert_int_equal(ks_score_points_read(path, NULL, &truth, &pts, &n, &err),
+                         KS_ERR_FORMAT);
+        assert_string_equal(err.file, path);
+        assert_null(pts);
+        assert_int_equal(n, 0);
+    }
+    assert_int_equal(ks_score_points_read(in_dir("none.json"), NULL, &truth, &pts, &n, &err),
+                     KS_ERR_IO);
+    assert_int_equal(ks_score_points_read(path, "", &truth, &pts, &n, &err), KS_ERR_USAGE);
+}
+
+static void test_page_with_scores(void **state)
+{
+    (void)state;
+    ks_profile *p = make_profile();
+    const char *path = write_text("score.json", SCORE_JSON);
+    ks_score_point *pts;
+    size_t n;
+    double truth;
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(ks_score_points_read(path, NULL, &truth, &pts, &n, &err), KS_OK);
+    /* a second file: the same series at another speedup, and a label to escape */
+    ks_score_point more[3] = {pts[0], pts[0], pts[3]};
+    more[0].speedup_hmean = 40;
+    more[0].error_mean = 0.005;
+    more[1].speedup_hmean = NAN; /* not drawn, a dash in the table */
+    snprintf(more[2].series, sizeof more[2].series, "a<&>b");
+    ks_score_point all[7];
+    memcpy(all, pts, 4 * sizeof *pts);
+    memcpy(all + 4, more, sizeof more);
+    free(pts);
+    ks_report_input in = {.profile = p, .scores = all, .score_count = 7, .score_truth = truth};
+    char *html = render(&in, KS_OK);
+    /* one chart per set of values, in order of first appearance */
+    assert_non_null(strstr(html, "<svg id=\"score-0\""));
+    assert_non_null(strstr(html, "<svg id=\"score-1\""));
+    assert_null(strstr(html, "<svg id=\"score-2\""));
+    assert_non_null(strstr(html, "Measured speedup against error: context values"));
+    assert_non_null(strstr(html, "Measured speedup against error: alone values"));
+    assert_non_null(strstr(html, "full run&#39;s 1000 cycles"));
+    /* every usable point drawn once, every point a table row */
+    assert_int_equal(count(html, "<circle class=\"score-point\""), 6);
+    assert_int_equal(count(html, "<tr class=\"score-row\">"), 7);
+    /* root's context curve runs through its two points in order of speedup */
+    const char *ctx = strstr(html, "<svg id=\"score-0\"");
+    const char *root = strstr(ctx, "<g><title>root</title><polyline");
+    assert_non_null(root);
+    const char *pts_attr = strstr(root, "points=\"") + 8;
+    double x0, y0, x1, y1;
+    assert_int_equal(sscanf(pts_attr, "%lf,%lf %lf,%lf\"", &x0, &y0, &x1, &y1), 4);
+    assert_true(x0 < x1);
+    assert_true(y0 > y1); /* 0.5 % at 40x is below 2 % at 100x: y runs downwards */
+    assert_non_null(strstr(html, ">a&lt;&amp;&gt;b<"));
+    assert_null(strstr(html, "a<&>b"));
+    assert_null(strstr(html, "nan"));
+    assert_null(strstr(html, "inf"));
+    assert_null(strstr(html, "stroke-dasharray=\"6 3\""));
+    free(html);
+    /* nine series: the ninth shares the first's colour, and is dashed */
+    ks_score_point nine[9];
+    for (size_t i = 0; i < 9; i++) {
+        nine[i] = all[0];
+        snprintf(nine[i].series, sizeof nine[i].series, "s%zu", i);
+    }
+    in.scores = nine;
+    in.score_count = 9;
+    html = render(&in, KS_OK);
+    assert_int_equal(count(html, "stroke-dasharray=\"6 3\""), 1);
+    assert_non_null(strstr(html, "<g><title>s8</title><polyline class=\"trace\" stroke=\"#0072B2\" "
+                                 "stroke-dasharray"));
+    free(html);
+    ks_profile_free(p);
+}
+
 KS_TMPDIR_TEST_MAIN("ks-test-report",
                     test_escape,
                     test_axes_and_units,
                     test_page_with_plan,
                     test_page_with_methods_and_estimates,
-                    test_estimate_rows)
+                    test_estimate_rows,
+                    test_score_points,
+                    test_page_with_scores)

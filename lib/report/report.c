@@ -206,6 +206,8 @@ ks_status ks_report_write_html(const ks_report_input *in, FILE *f, ks_error *err
     if (st != KS_OK)
         return st;
     methods_section(f, in);
+    if ((st = ks_report_scores(f, in, err)) != KS_OK)
+        return st;
     estimate_section(f, in);
     fprintf(f, "</main>\n</body>\n</html>\n");
     if (ferror(f))
