@@ -101,6 +101,11 @@ def large(cfg):
         p = os.path.join(d, '%s_%s.csv' % (cfg, mode))
         if os.path.exists(p):
             rows.append(line(label, full, alone, recorded(p)))
+    wf = os.path.join(d, 'wide', '%s_full.csv' % cfg)
+    wm = os.path.join(d, 'wide', '%s_state-memcpy.csv' % cfg)
+    if os.path.exists(wf) and os.path.exists(wm):
+        wfull = {i: v for i, (v, _) in recorded(wf).items()}
+        rows.append(line('state:memcpy (widened build, its full run)', wfull, alone, recorded(wm)))
     return rows
 
 

@@ -584,6 +584,14 @@ static int prepare_state(run_state *s, const run_args *a)
                 rep.launches, rep.seconds, (unsigned long long)rep.lines,
                 (unsigned long long)rep.lines_max, (unsigned long long)rep.l2_bytes, rep.source,
                 rep.cut);
+    if (!rc && rep.dirty && a->warmup.carrier == KS_STATE_MEMCPY)
+        fprintf(stderr,
+                "ksample: note: state:memcpy: %llu of the copied lines were last written "
+                "(dirty) and GPGPU-Sim fills copies clean, so the write-backs their eviction "
+                "causes in the full run are left out (tests/data/accelsim-large: 0.938x the "
+                "full run, no better than cold, where launches evict other launches' dirty "
+                "lines); --warmup state (the warm-up kernel) stores them\n",
+                (unsigned long long)rep.dirty);
     for (size_t j = 0; owned && j < s->job_count; j++)
         free(owned[j]);
     free(owned);

@@ -380,6 +380,35 @@ static void test_carriers_read_back(void **state)
     ks_macsim_set_free(ms);
 }
 
+/* The report of ks_export_state_write: the memcpy carrier counts the dirty
+ * lines it copies (GPGPU-Sim fills copies clean: run says so), the kernel
+ * carrier loads every held line by default and more than the touched ones. */
+static void test_state_report(void **state)
+{
+    (void)state;
+    ks_error err;
+    ks_export_entry e[2] = {{.launch = 21, .id = 21, .state = true},
+                            {.launch = 21, .id = 21, .weight = 1, .measured = true}};
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s/job", tmpdir);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    const char *dirs[2] = {dir, dir};
+    ks_warmup w = {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_MEMCPY, .l2_bytes = 4u << 20};
+    ks_state_report mem, all, touched;
+    memset(&mem, 0, sizeof mem);
+    assert_int_equal(ks_export_state_write(synth, &w, e, 2, dirs, &mem, &err), KS_OK);
+    assert_int_equal(mem.launches, 1);
+    assert_true(mem.dirty > 0 && mem.dirty <= mem.lines);
+    w.carrier = KS_STATE_KERNEL;
+    memset(&all, 0, sizeof all);
+    assert_int_equal(ks_export_state_write(synth, &w, e, 2, dirs, &all, &err), KS_OK);
+    assert_int_equal(all.dirty, 0); /* the kernel stores them */
+    w.lines = KS_STATE_LINES_TOUCHED;
+    memset(&touched, 0, sizeof touched);
+    assert_int_equal(ks_export_state_write(synth, &w, e, 2, dirs, &touched, &err), KS_OK);
+    assert_true(touched.lines > 0 && touched.lines < all.lines);
+}
+
 static void test_geometry_from_configs(void **state)
 {
     (void)state;
@@ -424,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_model_replay_equals_history),
         cmocka_unit_test(test_walk_pins_states),
         cmocka_unit_test(test_carriers_read_back),
+        cmocka_unit_test(test_state_report),
         cmocka_unit_test(test_geometry_from_configs),
     };
     return cmocka_run_group_tests(tests, setup, tmpdir_teardown);

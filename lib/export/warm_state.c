@@ -106,6 +106,13 @@ static ks_status on_state(void *ctx, size_t launch, const ks_state_view *view, k
             st = ks_write_atomic(path, memcpy_carrier ? write_memcpy : write_kernel, j, err);
             free(path);
         }
+        if (st == KS_OK && j->rep && !j->macsim && j->w->carrier == KS_STATE_MEMCPY) {
+            /* the copies fill L2 clean: count what they leave clean */
+            uint32_t cursor = UINT32_MAX;
+            const ks_l2_line *l;
+            while ((l = ks_l2_state_next(j->state, &cursor)))
+                j->rep->dirty += l->valid && l->dirty;
+        }
         if (st == KS_OK && j->rep) {
             j->rep->launches++;
             j->rep->lines += j->lines;
