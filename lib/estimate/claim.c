@@ -60,6 +60,12 @@ ks_claim ks_interval_claim(const ks_plan *plan, const char *warmup, const char *
                      "interval is of their total; values simulated alone or after a "
                      "warm-up differ from a full run's by the warm-up's bias, which it "
                      "does not contain"
+               : strncmp(warmup, "state", 5) == 0
+                   ? "the interval is of the total of the values as simulated from the "
+                     "rebuilt warm state; against a full run they carry its bias, which it "
+                     "does not contain (docs/bench.md: -0.1 to +0.2 % summed over every "
+                     "launch with every held line on the recorded Accel-Sim and MacSim "
+                     "runs; state:memcpy -6 % beyond the L2)"
                    : "the interval is of the total of the values as simulated after this "
                      "warm-up; against a full run they carry the warm-up's own bias "
                      "(docs/bench.md: since-same:8 +3.7 % and +5.1 % on Accel-Sim, "
