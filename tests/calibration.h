@@ -243,7 +243,7 @@ static int cal_load_accelsim(const char *shared, const char *testdata, cal_data 
         {"SM86_RTX3070", "since-same_4"},  {"SM86_RTX3070", "since-same_8"},
         {"SM86_RTX3070", "since-same_16_2"}, {"SM86_RTX3070", "prev_10"},
         {"SM7_QV100", "state"},            {"SM86_RTX3070", "state"},
-        {"SM86_RTX3070", "state-all"}};
+        {"SM86_RTX3070", "state-all"},     {"SM7_QV100", "state-all"}};
     for (int c = 0; c < 2; c++) {
         cal_config *cf = &d->configs[d->config_count++];
         snprintf(cf->name, sizeof cf->name, "%s", configs[c]);

@@ -1115,6 +1115,14 @@ static void test_recorded_state(void **state)
         assert_true(fabs(v[i] / full[i] - 1) < 0.02);
     }
     assert_int_equal(within, 146);
+    /* every held line (the default) on the QV100 */
+    assert_int_equal(read_recorded("accelsim-warmup/SM7_QV100_state-all.csv", v, cost, LAUNCHES),
+                     LAUNCHES);
+    assert_true(sum(v, LAUNCHES) == 1286362);
+    within = 0;
+    for (size_t i = 0; i < LAUNCHES; i++)
+        within += fabs(v[i] / full[i] - 1) <= 0.01;
+    assert_int_equal(within, 157);
     /* the memcpy carrier on a build with perf_memcpy_to_gpu's address widened */
     double wfull[LAUNCHES], wcost[LAUNCHES];
     assert_int_equal(read_recorded("accelsim-warmup/wide/SM86_RTX3070_state-memcpy.csv", v, cost,
