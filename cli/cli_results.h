@@ -47,8 +47,10 @@ typedef struct cli_results {
     "                     ones before it warmed it up); default all\n"                   \
     "  --concurrent split blocks listing several kernel_launch_uids (concurrent\n"        \
     "                     streams) share their values equally; default: refuse\n"        \
-    "  --single-sample M  variance of a cluster with one sample: collapse (default;\n"    \
-    "                     pooled with the nearest cluster of its kernel group) or\n"     \
+    "  --single-sample M  spread of the clusters: calibrate (default; the profile's\n"    \
+    "                     spread in the values' units times the factor the clusters\n"   \
+    "                     of two or more samples measure), collapse (a one-sample\n"     \
+    "                     cluster pooled with the nearest of its kernel group) or\n"     \
     "                     profile-cv (the profile's CV times its value)\n"               \
     "  --profile FILE     the plan's profile (default: the input the plan records; its\n" \
     "                     digest must match): every kernel name, grid and block the\n"   \

@@ -132,7 +132,7 @@ static void print_json(const ks_estimate *e, ks_single_mode single, const char *
                "\"single_sample\": \"%s\"",
                m->bound_met < 0 ? "null" : m->bound_met ? "true" : "false",
                m->is_ratio ? "true" : "false", m->single_strata,
-               single == KS_SINGLE_COLLAPSE ? "collapse" : "profile-cv");
+               ks_single_mode_name(single));
         json_estimator(m, fit, auxiliary);
         printf("}");
     }
@@ -250,7 +250,10 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
         single = e->metrics[i].single_strata > single ? e->metrics[i].single_strata : single;
     if (single)
         printf("clusters with one sample: %zu; their variance %s\n", single,
-               cr->single == KS_SINGLE_COLLAPSE
+               cr->single == KS_SINGLE_CALIBRATE
+                   ? "is the profile's spread in the values' units, times the factor the "
+                     "clusters of two or more samples measure (calibrated profile model)"
+               : cr->single == KS_SINGLE_COLLAPSE
                    ? "pools each with the nearest cluster of its kernel group, in units "
                      "of their profiled means (collapsed strata)"
                    : "borrows the profile's coefficient of variation");

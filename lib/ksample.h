@@ -1350,10 +1350,16 @@ ks_status ks_results_add(ks_results *r, const char *source, const char *metric,
 
 /* A stratum with one simulated launch has no sample variance. */
 typedef enum ks_single_mode {
-    KS_SINGLE_COLLAPSE = 0,  /* pool it with the nearest stratum of its group
-                              * (collapsed strata: conservative) */
-    KS_SINGLE_PROFILE_CV = 1 /* s = the profile's CV of the stratum x its value */
+    KS_SINGLE_COLLAPSE = 0,   /* pool it with the nearest stratum of its group
+                               * (collapsed strata: conservative) */
+    KS_SINGLE_PROFILE_CV = 1, /* s = the profile's CV of the stratum x its value */
+    KS_SINGLE_CALIBRATE = 2   /* the default: every stratum's spread is the
+                               * profile's, in the values' units, times one
+                               * factor the replicated strata measure (the
+                               * calibrated profile model, variance.c) */
 } ks_single_mode;
+/* "calibrate", "collapse" or "profile-cv". */
+const char *ks_single_mode_name(ks_single_mode mode);
 
 /* Estimate and variance of the total of a metric whose values at the plan's
  * samples are y[0..sample_count) (Cochran ch. 5: stratified, finite-population

@@ -33,6 +33,11 @@
 /* Groups whose exact frontier takes at most this many candidate points get
  * it (every stratification and allocation); the rest the Lagrangian one. */
 #define ROOT_EXACT_WORK (1u << 13)
+/* Replicated strata (the calibrated profile model, lib/variance): a second
+ * launch in the strata that carry the most of the design's variance, this
+ * share of the plan's launches and at least ROOT_REPLICATE_MIN of them. */
+#define ROOT_REPLICATE_SHARE 0.2
+#define ROOT_REPLICATE_MIN 4
 
 void ks_root_design_free(ks_root_design *d)
 {
@@ -146,6 +151,86 @@ done:
     return st;
 }
 
+static double leaf_variance(const ks_root_design *d, const ks_root_leaf *l, uint64_t m)
+{
+    return ks_strata_variance(d->kind, (double)l->stat.n, l->stat.sample_std * l->stat.sample_std,
+                              m);
+}
+
+static bool leaf_spread(const ks_root_leaf *l)
+{
+    return l->stat.n >= 2 && l->stat.sample_std > 0;
+}
+
+/* The design measures the factor the calibrated profile model scales the
+ * profile's spread by (lib/variance/variance.c): the strata of one launch
+ * that carry the most variance get a second, so that estimate measures how
+ * far the simulator's spread departs from the profile's.  Then, with the
+ * bound on the total, launches go where they remove the most variance until
+ * the interval the plan predicts, t at the replicated strata's degrees of
+ * freedom rather than z, is within the bound. */
+static ks_status replicate(ks_root_design *d, const ks_root_config *pa, double z, ks_error *err)
+{
+    size_t L = d->count, *order = malloc((L + 1) * sizeof *order);
+    double *key = malloc((L + 1) * sizeof *key);
+    if (!order || !key) {
+        KS_FREE(order, key);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    uint64_t launches = 0;
+    size_t cand = 0;
+    for (size_t i = 0; i < L; i++) {
+        ks_root_leaf *l = &d->leaves[i];
+        launches += l->m;
+        if (l->m == 1 && leaf_spread(l)) {
+            key[i] = leaf_variance(d, l, 1) - leaf_variance(d, l, 2);
+            order[cand++] = i;
+        }
+    }
+    /* largest reduction first; ties by leaf order (deterministic) */
+    for (size_t i = 1; i < cand; i++)
+        for (size_t j = i; j > 0 && key[order[j]] > key[order[j - 1]]; j--) {
+            size_t t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    size_t want = (size_t)ceil(ROOT_REPLICATE_SHARE * (double)launches);
+    want = want < ROOT_REPLICATE_MIN ? ROOT_REPLICATE_MIN : want;
+    for (size_t i = 0; i < cand && i < want; i++) {
+        d->leaves[order[i]].m = 2;
+        d->leaves[order[i]].m_real = 2;
+    }
+    KS_FREE(order, key);
+    if (strcmp(d->scope, "total") != 0)
+        return KS_OK;
+    double p = 1 - 0.5 * erfc(z / sqrt(2)), total = 0;
+    for (size_t i = 0; i < L; i++)
+        total += (double)d->leaves[i].stat.n * d->leaves[i].stat.mean;
+    for (;;) {
+        double var = 0, df = 0, best = 0;
+        size_t at = L;
+        for (size_t i = 0; i < L; i++) {
+            ks_root_leaf *l = &d->leaves[i];
+            var += leaf_variance(d, l, l->m);
+            if (l->m >= 2 && l->m < l->stat.n && leaf_spread(l))
+                df += (double)(l->m - 1);
+            if (l->m < l->stat.n && leaf_spread(l)) {
+                double gain = leaf_variance(d, l, l->m) - leaf_variance(d, l, l->m + 1);
+                if (gain > best) {
+                    best = gain;
+                    at = i;
+                }
+            }
+        }
+        double t = ks_student_t_quantile(p, df > 0 ? df : 1);
+        if (at == L || t * sqrt(var) <= pa->epsilon * total)
+            break;
+        d->leaves[at].m++;
+        d->leaves[at].m_real = (double)d->leaves[at].m;
+    }
+    return KS_OK;
+}
+
 ks_status ks_root_design_build(const ks_profile *p, const ks_groups *g, const ks_root_config *pa,
                                double z, ks_root_design *d, ks_error *err)
 {
@@ -175,6 +260,13 @@ ks_status ks_root_design_build(const ks_profile *p, const ks_groups *g, const ks
             continue; /* known from the step that chose the leaf */
         size_t at = d->mem.offset[l->group] + l->lo;
         ks_range_stats(p, d->mem.ids + at, d->mem.values + at, l->hi - l->lo, &l->stat);
+    }
+    if (pa->allocation != KS_ALLOC_PAPER) {
+        ks_status rs = replicate(d, pa, z, err);
+        if (rs != KS_OK) {
+            ks_root_design_free(d);
+            return rs;
+        }
     }
     return KS_OK;
 }

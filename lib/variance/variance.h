@@ -30,6 +30,8 @@ typedef struct ks_stratum_spread {
                       * profile's CV stands in) */
     double kurtosis; /* excess kurtosis of its kernel group's values (0 when
                       * unknown or below 0): see ks_df_heavy */
+    bool calibrated; /* by the calibrated profile model: df is the interval's
+                      * as it is (no halving by ks_interval_df) */
 } ks_stratum_spread;
 
 /* The degrees of freedom of a sample variance on df of them from values of
@@ -38,6 +40,15 @@ double ks_df_heavy(double df, double kurtosis);
 /* The degrees of freedom an interval uses from a Satterthwaite count over
  * the strata (the one rule estimate and refine share: see variance.c). */
 double ks_interval_df(double satterthwaite);
+/* The calibrated profile model's spread of a stratum whose values have mean
+ * `mean`: the profile's S^2 of the cluster (n-1 divisor) in the values'
+ * units, (mean / the cluster's profiled mean)^2 S_x^2; 0 where the profile
+ * shows no spread or has no mean. */
+double ks_profile_shaped_s2(const ks_cluster *cl, double mean);
+/* The degrees of freedom the calibrated model's factor rests on when the
+ * values follow the profile: (m - 1) summed over the clusters of two or
+ * more samples whose profile shows spread (what the design replicated). */
+double ks_plan_design_df(const ks_plan *plan);
 
 #define KS_SPREAD_SOURCES(plan) ((plan)->cluster_count + (plan)->group_count + 2)
 

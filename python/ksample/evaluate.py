@@ -232,7 +232,7 @@ def _warmup_text(warmup):
     return text(buf)
 
 
-def estimate(plan, values, *, epsilon=None, single="collapse", ratios=(), warmup=None,
+def estimate(plan, values, *, epsilon=None, single="calibrate", ratios=(), warmup=None,
              profile=None):
     """The estimate of a total from simulated values, with its interval, as
     `ksample estimate` computes it (stratified variance, t quantile at its
@@ -274,9 +274,10 @@ def estimate(plan, values, *, epsilon=None, single="collapse", ratios=(), warmup
                                  ffi.from_buffer("double[]", vals), len(ids), err), err)
     opt = ffi.new("ks_estimate_options *")
     lib.ks_estimate_options_init(opt)
-    modes = {"collapse": lib.KS_SINGLE_COLLAPSE, "profile-cv": lib.KS_SINGLE_PROFILE_CV}
+    modes = {"calibrate": lib.KS_SINGLE_CALIBRATE, "collapse": lib.KS_SINGLE_COLLAPSE,
+             "profile-cv": lib.KS_SINGLE_PROFILE_CV}
     if single not in modes:
-        raise usage_error("single is collapse or profile-cv, got %r" % (single,))
+        raise usage_error("single is calibrate, collapse or profile-cv, got %r" % (single,))
     opt.single = modes[single]
     if epsilon is not None:
         if not 0 < epsilon < 1:
