@@ -341,6 +341,10 @@ static double pooled_within_cv2(const ks_plan *plan, const strata *st, const dou
     return df > 0 ? (double)(num / df) : NAN;
 }
 
+/* The calibrated factor's degrees of freedom: Satterthwaite's times this,
+ * at most the design's count (see the top of this file). */
+#define CALIBRATE_DF_FACTOR 2
+
 const char *ks_single_mode_name(ks_single_mode mode)
 {
     return mode == KS_SINGLE_CALIBRATE ? "calibrate"
@@ -375,16 +379,26 @@ double ks_plan_design_df(const ks_plan *plan)
 }
 
 /* The calibrated profile model (see the top of this file) for the strata of
- * values (not residuals): one factor lambda^2 from the replicated strata,
- * every stratum's spread lambda^2 M_h, all of one source.  A replicated
+ * values (not residuals): the factor lambda^2 from the replicated strata,
+ * per kernel group where the group has some (the simulator departs from a
+ * time profile by kernel: on the synthetic data set spmv's strata spread 8x
+ * the profile's, the others' 0.1-2x), else the plan's; every stratum's
+ * spread lambda^2 M_h, the strata of one factor one source.  A replicated
  * stratum whose profile shows no spread keeps its own s^2; a one-sample one
  * has none to scale.  With no replicated stratum, or none showing any
  * spread while the profile shows some, the factor is unmeasured. */
 static void calibrate_spread(const ks_plan *plan, const strata *st, const double *v,
                              const bool *residual, bool wr, ks_stratum_spread *out)
 {
-    size_t k = plan->cluster_count;
-    long double sd = 0, sdr = 0, sdr2 = 0;
+    size_t k = plan->cluster_count, groups = plan->group_count + 1;
+    /* per kernel group (the last slot: clusters of no group) and, at
+     * index groups, the whole plan: sums of d, d r and d r^2 */
+    long double *acc = calloc(3 * (groups + 1), sizeof *acc);
+    if (!acc) {
+        for (size_t c = 0; c < k; c++)
+            out[c].unmeasured = true; /* the conservative answer */
+        return;
+    }
     for (size_t c = 0; c < k; c++) {
         if (is_residual(residual, c) || st->start[c + 1] == st->start[c] || out[c].census)
             continue;
@@ -393,26 +407,39 @@ static void calibrate_spread(const ks_plan *plan, const strata *st, const double
         if (s.distinct < 2 || !(M > 0) || isnan(s.s2))
             continue;
         long double d = s.distinct - 1, r = s.s2 / M;
-        sd += d;
-        sdr += d * r;
-        sdr2 += d * r * r;
+        size_t g = plan->clusters[c].group < plan->group_count ? plan->clusters[c].group
+                                                               : plan->group_count;
+        size_t slot[2] = {g, groups};
+        for (int w = 0; w < 2; w++) {
+            acc[3 * slot[w]] += d;
+            acc[3 * slot[w] + 1] += d * r;
+            acc[3 * slot[w] + 2] += d * r * r;
+        }
     }
-    bool measured = sd > 0 && sdr > 0;
-    double lam2 = measured ? (double)(sdr / sd) : NAN;
-    double df = measured ? fmin((double)sd, (double)(2 * sdr * sdr / sdr2)) : INFINITY;
     for (size_t c = 0; c < k; c++) {
         ks_stratum_spread *o = &out[c];
         if (is_residual(residual, c) || st->start[c + 1] == st->start[c] || o->census)
             continue;
         stratum_stat s = stratum_of(plan, st, c, v, wr);
         double M = ks_profile_shaped_s2(&plan->clusters[c], s.mean);
+        size_t g = plan->clusters[c].group < plan->group_count ? plan->clusters[c].group
+                                                               : plan->group_count;
+        /* the larger of the kernel's own factor, where its strata measured
+         * one, and the plan's: a kernel's few replicated strata can all
+         * miss its spread, and the plan's mixes kernels that depart less */
+        size_t at = acc[3 * g] > 0 && acc[3 * g + 1] > 0 &&
+                            acc[3 * g + 1] / acc[3 * g] > acc[3 * groups + 1] / acc[3 * groups]
+                        ? g
+                        : groups;
+        long double sd = acc[3 * at], sdr = acc[3 * at + 1], sdr2 = acc[3 * at + 2];
+        bool measured = sd > 0 && sdr > 0;
         o->calibrated = true;
         o->kurtosis = 0;
         o->unmeasured = false;
         if (M > 0 && measured) {
-            o->s2 = lam2 * M;
-            o->df = df;
-            o->source = k;
+            o->s2 = (double)(sdr / sd) * M;
+            o->df = fmin((double)sd, (double)(CALIBRATE_DF_FACTOR * sdr * sdr / sdr2));
+            o->source = at == groups ? k : k + 1 + at;
         } else if (M > 0) {
             o->s2 = M;
             o->df = INFINITY;
@@ -428,6 +455,7 @@ static void calibrate_spread(const ks_plan *plan, const strata *st, const double
             o->source = c;
         }
     }
+    free(acc);
 }
 
 /* A kernel group's own pooled spread stands for its strata once it rests
