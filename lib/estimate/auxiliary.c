@@ -506,6 +506,11 @@ static ks_status estimate(const ks_plan *plan, const double *y, const ks_auxilia
                           ks_aux_estimate *out, double *residual, double *gweight,
                           bool *cluster_residual, work *w, ks_error *err)
 {
+    /* the calibrated model is the plain estimator's: these estimators'
+     * residuals, and the values of their fit groups that fall back to
+     * plain, keep the collapsed rule */
+    if (single == KS_SINGLE_CALIBRATE)
+        single = KS_SINGLE_COLLAPSE;
     ks_status st = work_init(plan, fit, w, err);
     if (st == KS_OK)
         st = fit_all(plan, y, aux, w, err);

@@ -148,7 +148,12 @@ static double size_at(size_ctx *x, double t)
             den += x->by_source[c] * x->by_source[c] / x->df_source[c];
     x->v_new = v_new * (1 + x->extra_share);
     x->census = census;
-    x->df_new = den > 0 ? ks_interval_df((double)(v_new * v_new / den)) : INFINITY;
+    /* the calibrated model's counts are the interval's as they are */
+    bool calibrated = true;
+    for (size_t c = 0; c < k && calibrated; c++)
+        calibrated = x->sp[c].calibrated || x->sp[c].census || x->sp[c].n == 0;
+    double satterthwaite = den > 0 ? (double)(v_new * v_new / den) : INFINITY;
+    x->df_new = calibrated ? satterthwaite : ks_interval_df(satterthwaite);
     /* one degree of freedom per fitted slope, as the estimate charges */
     if (x->slopes > 0 && isfinite(x->df_new))
         x->df_new = x->df_new - x->slopes > 1 ? x->df_new - x->slopes : 1;
@@ -189,14 +194,18 @@ static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_
         if (st == KS_OK)
             total = ae.estimate;
     }
+    /* the model the estimator uses (auxiliary.c: the calibrated one is the
+     * plain estimator's) */
+    ks_single_mode single =
+        aux && opt->single == KS_SINGLE_CALIBRATE ? KS_SINGLE_COLLAPSE : opt->single;
     if (st == KS_OK)
-        st = ks_strata_spread(plan, v ? v : y, y, mask, opt->single, sp, NULL, err);
+        st = ks_strata_spread(plan, v ? v : y, y, mask, single, sp, NULL, err);
     /* the quantile the estimate uses now: t at its degrees of freedom (its
      * own Satterthwaite count, strata of one source together) */
     double var_now, df_now = INFINITY;
     ks_variance vnow = {0};
     if (st == KS_OK)
-        st = ks_stratified_variance_ex(plan, v ? v : y, y, mask, opt->single, &vnow, err);
+        st = ks_stratified_variance_ex(plan, v ? v : y, y, mask, single, &vnow, err);
     var_now = vnow.variance;
     df_now = vnow.df;
     free(v);

@@ -436,23 +436,22 @@ static void calibrate_spread(const ks_plan *plan, const strata *st, const double
         o->calibrated = true;
         o->kurtosis = 0;
         o->unmeasured = false;
+        o->source = c;
+        o->df = INFINITY;
         if (M > 0 && measured) {
             o->s2 = (double)(sdr / sd) * M;
             o->df = fmin((double)sd, (double)(CALIBRATE_DF_FACTOR * sdr * sdr / sdr2));
             o->source = at == groups ? k : k + 1 + at;
-        } else if (M > 0) {
-            o->s2 = M;
-            o->df = INFINITY;
-            o->source = c;
-            o->unmeasured = true;
-        } else if (s.distinct >= 2 && !isnan(s.s2)) {
+        } else if (!(M > 0) && s.distinct >= 2 && !isnan(s.s2) && (s.s2 > 0 || measured)) {
+            /* no profile spread to scale: its own */
             o->s2 = s.s2;
             o->df = s.distinct - 1;
-            o->source = c;
+        } else if (!(M > 0) && measured) {
+            o->s2 = 0; /* the profile shows none, and the plan's factor holds */
         } else {
-            o->s2 = 0;
-            o->df = INFINITY;
-            o->source = c;
+            /* nothing measures the factor */
+            o->s2 = M;
+            o->unmeasured = true;
         }
     }
     free(acc);
