@@ -33,10 +33,8 @@
 /* Groups whose exact frontier takes at most this many candidate points get
  * it (every stratification and allocation); the rest the Lagrangian one. */
 #define ROOT_EXACT_WORK (1u << 13)
-/* Replicated strata (the calibrated profile model, lib/variance): a second
- * launch in the strata that carry the most of the design's variance, this
- * share of the plan's launches and at least ROOT_REPLICATE_MIN of them. */
-#define ROOT_REPLICATE_SHARE 0.2
+/* Replicated strata (--replicate, the calibrated profile model of
+ * lib/variance): at least this many second launches. */
 #define ROOT_REPLICATE_MIN 4
 
 void ks_root_design_free(ks_root_design *d)
@@ -194,7 +192,7 @@ static ks_status replicate(ks_root_design *d, const ks_root_config *pa, double z
             order[j] = order[j - 1];
             order[j - 1] = t;
         }
-    size_t want = (size_t)ceil(ROOT_REPLICATE_SHARE * (double)launches);
+    size_t want = (size_t)ceil(pa->replicate * (double)launches);
     want = want < ROOT_REPLICATE_MIN ? ROOT_REPLICATE_MIN : want;
     for (size_t i = 0; i < cand && i < want; i++) {
         d->leaves[order[i]].m = 2;
@@ -261,7 +259,7 @@ ks_status ks_root_design_build(const ks_profile *p, const ks_groups *g, const ks
         size_t at = d->mem.offset[l->group] + l->lo;
         ks_range_stats(p, d->mem.ids + at, d->mem.values + at, l->hi - l->lo, &l->stat);
     }
-    if (pa->allocation != KS_ALLOC_PAPER) {
+    if (pa->allocation != KS_ALLOC_PAPER && pa->replicate > 0) {
         ks_status rs = replicate(d, pa, z, err);
         if (rs != KS_OK) {
             ks_root_design_free(d);
@@ -318,6 +316,7 @@ typedef struct root_params {
     int pool;
     double pool_tolerance;
     uint64_t two_phase;
+    double replicate;
 } root_params;
 
 static const char *const allocations[] = {"joint", "tree", "paper", NULL};
@@ -342,6 +341,12 @@ static const ks_param_def root_param_defs[] = {
      NULL, "T",
      "--pool features: kernels pool when each metric per ns (or its mean, for rates) "
      "differs by at most this factor minus 1"},
+    {"replicate", KS_PARAM_REAL, offsetof(root_params, replicate), 0, 1, 0.2, NULL, "S",
+     "this share of the plan's launches (at least 4) as second launches in the one-launch "
+     "strata that carry the most variance, then launches where they remove the most until "
+     "the interval predicted with t at their degrees of freedom meets the bound: estimate's "
+     "model measures there how the simulated spread departs from the profile's (0: the "
+     "optimiser's plan as it is; not with --allocation paper)"},
     {"two-phase", KS_PARAM_UINT, offsetof(root_params, two_phase), 0, 1000, 0, NULL, "K",
      "phase 1 of a two-phase design: ROOT's plan with at least K launches of every kernel "
      "key (or pool), so that each shows how its simulated values follow the profile; "
@@ -384,7 +389,8 @@ static ks_root_config root_config(const ks_method_input *in, const root_params *
                             .max_depth = rp->max_depth,
                             .pool = rp->pool,
                             .pool_tolerance = rp->pool_tolerance,
-                            .two_phase = rp->two_phase};
+                            .two_phase = rp->two_phase,
+                            .replicate = rp->replicate};
 }
 
 static ks_status root_fit(const ks_method_input *in, void **model, ks_error *err)

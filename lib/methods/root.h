@@ -25,6 +25,8 @@ typedef struct ks_root_config {
     double pool_tolerance;
     uint64_t two_phase; /* > 0: phase 1 of a two-phase design: at least
                          * this many launches per group */
+    double replicate;   /* > 0: this share of the launches replicates the
+                         * strata of most variance, then t-sized (root.c) */
     /* the groups' members sorted by duration, shared with other fits
      * (ks_method_members); NULL: the design sorts its own */
     const ks_members *members;
