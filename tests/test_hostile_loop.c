@@ -423,7 +423,7 @@ static double reached(const ks_plan *parent, const double *y, const ks_plan *out
     size_t k = parent->cluster_count;
     ks_stratum_spread *sp = calloc(k, sizeof *sp);
     ks_error err;
-    assert_int_equal(ks_strata_spread(parent, y, y, NULL, KS_SINGLE_COLLAPSE, sp, NULL, &err),
+    assert_int_equal(ks_strata_spread(parent, y, y, NULL, NULL, KS_SINGLE_COLLAPSE, sp, NULL, &err),
                      KS_OK);
     long double v = 0, total = 0;
     for (size_t i = 0; i < parent->sample_count; i++)

@@ -349,7 +349,8 @@ static ks_status contributions(const ks_plan *plan, const double *v, const doubl
                                ks_single_mode single, work *w, int slot, ks_error *err)
 {
     ks_status st =
-        ks_strata_spread(plan, v, y, slot ? KS_RESIDUAL_ALL : NULL, single, w->sp, NULL, err);
+        ks_strata_spread(plan, v, y, NULL, slot ? KS_RESIDUAL_ALL : NULL, single, w->sp, NULL,
+                         err);
     if (st != KS_OK)
         return st;
     for (size_t f = 0; f < w->fits; f++)
@@ -571,7 +572,7 @@ static ks_status estimate(const ks_plan *plan, const double *y, const ks_auxilia
     for (size_t c = 0; c < plan->cluster_count; c++)
         mask[c] = w->g[w->fit_of[c]].used != KS_ESTIMATOR_PLAIN;
     ks_variance vr;
-    st = ks_stratified_variance_ex(plan, w->d_ratio, y, mask, single, &vr, err);
+    st = ks_stratified_variance_ex(plan, w->d_ratio, y, NULL, mask, single, &vr, err);
     out->variance = vr.variance;
     out->df = vr.df;
     out->single_strata = vr.single;

@@ -220,8 +220,16 @@ static ks_status add_total(const ks_plan *plan, const ks_results *r, const long 
         me->single_strata = me->aux.single_strata;
         me->unmeasured = me->aux.unmeasured;
     } else {
+        /* the profile's values at the samples, for the calibrated model */
+        const ks_profile *p = o->profile && o->profile->n == plan->input_invocations
+                                  ? o->profile
+                                  : NULL;
+        double *x = p ? malloc((plan->sample_count + 1) * sizeof *x) : NULL;
+        for (size_t i = 0; x && i < plan->sample_count; i++)
+            x[i] = (double)p->duration_ns[plan->samples[i].id];
         ks_variance v;
-        st = ks_total_variance_ex(plan, y, o->single, &me->estimate, &v, err);
+        st = ks_total_variance_x(plan, y, x, o->single, &me->estimate, &v, err);
+        free(x);
         me->variance = v.variance;
         me->df = v.df;
         me->single_strata = v.single;

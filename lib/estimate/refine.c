@@ -160,7 +160,8 @@ static double size_at(size_ctx *x, double t)
     return ks_student_t_quantile(1 - (1 - plan->params.confidence) / 2, x->df_new);
 }
 
-static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_options *opt,
+static ks_status allocate(const ks_plan *plan, const double *y, const double *x,
+                          const ks_refine_options *opt,
                           double eps, uint64_t *m_new, double *m_real, ks_refine_result *res,
                           ks_error *err)
 {
@@ -199,13 +200,13 @@ static ks_status allocate(const ks_plan *plan, const double *y, const ks_refine_
     ks_single_mode single =
         aux && opt->single == KS_SINGLE_CALIBRATE ? KS_SINGLE_COLLAPSE : opt->single;
     if (st == KS_OK)
-        st = ks_strata_spread(plan, v ? v : y, y, mask, single, sp, NULL, err);
+        st = ks_strata_spread(plan, v ? v : y, y, x, mask, single, sp, NULL, err);
     /* the quantile the estimate uses now: t at its degrees of freedom (its
      * own Satterthwaite count, strata of one source together) */
     double var_now, df_now = INFINITY;
     ks_variance vnow = {0};
     if (st == KS_OK)
-        st = ks_stratified_variance_ex(plan, v ? v : y, y, mask, single, &vnow, err);
+        st = ks_stratified_variance_ex(plan, v ? v : y, y, x, mask, single, &vnow, err);
     var_now = vnow.variance;
     df_now = vnow.df;
     free(v);
@@ -474,8 +475,15 @@ static ks_status refine(const ks_plan *plan, const ks_profile *p, const double *
     members mem = {0};
     ks_refine_result local, *res = opt->result ? opt->result : &local;
     ks_status st = ks_plan_members(plan, p, &mem.start, &mem.ids, err);
+    /* the profile's values at the samples, for the calibrated model */
+    double *x = st == KS_OK ? malloc((plan->sample_count + 1) * sizeof *x) : NULL;
+    if (st == KS_OK && !x)
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t i = 0; st == KS_OK && i < plan->sample_count; i++)
+        x[i] = (double)p->duration_ns[plan->samples[i].id];
     if (st == KS_OK)
-        st = allocate(plan, y, opt, eps, m_new, m_real, res, err);
+        st = allocate(plan, y, x, opt, eps, m_new, m_real, res, err);
+    free(x);
     if (st == KS_OK)
         st = copy_header(plan, out, err);
     for (size_t c = 0; st == KS_OK && c < plan->cluster_count; c++) {

@@ -346,7 +346,7 @@ static const ks_param_def root_param_defs[] = {
      "strata that carry the most variance, then launches where they remove the most until "
      "the interval predicted with t at their degrees of freedom meets the bound: estimate's "
      "model measures there how the simulated spread departs from the profile's (0: the "
-     "optimiser's plan as it is; not with --allocation paper)"},
+     "optimiser's plan as it is; not with --allocation paper or --two-phase)"},
     {"two-phase", KS_PARAM_UINT, offsetof(root_params, two_phase), 0, 1000, 0, NULL, "K",
      "phase 1 of a two-phase design: ROOT's plan with at least K launches of every kernel "
      "key (or pool), so that each shows how its simulated values follow the profile; "
@@ -390,7 +390,9 @@ static ks_root_config root_config(const ks_method_input *in, const root_params *
                             .pool = rp->pool,
                             .pool_tolerance = rp->pool_tolerance,
                             .two_phase = rp->two_phase,
-                            .replicate = rp->replicate};
+                            /* a two-phase design measures how the values follow
+                             * the profile with its own phase 1 */
+                            .replicate = rp->two_phase > 0 ? 0 : rp->replicate};
 }
 
 static ks_status root_fit(const ks_method_input *in, void **model, ks_error *err)

@@ -111,7 +111,7 @@ static ks_status interval(const ks_plan *plan, const double *y, ks_estimator est
         *unmeasured = ae.unmeasured;
     } else {
         ks_variance v;
-        st = ks_total_variance_ex(plan, y, o->single, &e->estimate, &v, err);
+        st = ks_total_variance_x(plan, y, a ? a->x : NULL, o->single, &e->estimate, &v, err);
         variance = v.variance;
         df = v.df;
         *unmeasured = v.unmeasured;
@@ -246,7 +246,9 @@ static ks_status score_column(const ks_plan *plan, const ks_profile *p, const ks
                                   "%s has no value for launch %llu, which a plan sampled",
                                   set->name, (unsigned long long)id);
         }
-        if (st == KS_OK && (est != KS_ESTIMATOR_PLAIN || can_refine))
+        /* the profile's values at the samples: the auxiliary estimators'
+         * x, and the calibrated model's (every column) */
+        if (st == KS_OK)
             st = aux_of(cur, p, &a, err);
         if (st != KS_OK)
             break;

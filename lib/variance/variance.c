@@ -378,83 +378,182 @@ double ks_plan_design_df(const ks_plan *plan)
     return df;
 }
 
+/* The spread of x at cluster c's samples over the profile's S_x^2 of the
+ * cluster (n-1 divisors both): 1 on average over draws; NAN without x or
+ * without spread in the profile. */
+static double x_share(const ks_plan *plan, const strata *st, size_t c, const double *x)
+{
+    const ks_cluster *cl = &plan->clusters[c];
+    size_t lo = st->start[c], hi = st->start[c + 1];
+    double S2 = ks_profile_shaped_s2(cl, cl->mean_ns);
+    if (!x || hi - lo < 2 || !(S2 > 0))
+        return NAN;
+    long double sum = 0, sq = 0;
+    for (size_t j = lo; j < hi; j++)
+        sum += x[st->order[j]];
+    long double mean = sum / (hi - lo);
+    for (size_t j = lo; j < hi; j++)
+        sq += (x[st->order[j]] - mean) * (x[st->order[j]] - mean);
+    return (double)(sq / (hi - lo - 1) / S2);
+}
+
+/* The scale that puts values in the profile's units at cluster c: the
+ * cluster's profiled mean over its samples' (so that values equal to the
+ * profile have exactly its spread); 1 without x. */
+static double values_per_profiled(const ks_plan *plan, const strata *st, size_t c,
+                                  const double *x)
+{
+    size_t lo = st->start[c], hi = st->start[c + 1];
+    if (!x || hi == lo)
+        return 1;
+    long double sum = 0;
+    for (size_t j = lo; j < hi; j++)
+        sum += x[st->order[j]];
+    double xm = (double)(sum / (hi - lo));
+    return xm > 0 && plan->clusters[c].mean_ns > 0 ? plan->clusters[c].mean_ns / xm : 1;
+}
+
+/* One factor's replicated strata: r = s^2 / M (the values' spread over the
+ * profile's in their units), u = x_share (the sampled launches' profiled
+ * spread over the profile's), d = n - 1. */
+typedef struct factor_sums {
+    long double d, r, u;
+} factor_sums;
+
+/* A kernel group's own factor counts once its samples' profiled spread
+ * adds up to the profile's in one stratum (sum d u): a ratio over less is
+ * one pair that missed its stratum's slow launches, read as a vast factor. */
+#define GROUP_MIN_U 1.0
+/* The fewest distinct launches whose own spread a stratum keeps where it
+ * exceeds the model's (a pair's, on one degree of freedom, is too
+ * uncertain to be taken as it is). */
+#define OWN_MIN 3
+
 /* The calibrated profile model (see the top of this file) for the strata of
- * values (not residuals): the factor lambda^2 from the replicated strata,
- * per kernel group where the group has some (the simulator departs from a
- * time profile by kernel: on the synthetic data set spmv's strata spread 8x
- * the profile's, the others' 0.1-2x), else the plan's; every stratum's
- * spread lambda^2 M_h, the strata of one factor one source.  A replicated
- * stratum whose profile shows no spread keeps its own s^2; a one-sample one
- * has none to scale.  With no replicated stratum, or none showing any
- * spread while the profile shows some, the factor is unmeasured. */
+ * values (not residuals).  The factor lambda^2 from the replicated strata:
+ * where the profile's values at the samples are known, the ratio of sums
+ * sum d r / sum d u, the values' spread at the samples over the profile's
+ * spread at the same samples (exactly 1 where the values equal the profile
+ * or follow it, however the draws fell: a pair that missed the one slow
+ * launch of its stratum is read as having missed it), else sum d r / sum d.
+ * Per kernel group where the group has replicated strata (the simulator
+ * departs from a time profile by kernel: on the synthetic data set spmv's
+ * strata spread 8x the profile's, the others' 0.1-2x), the larger of it and
+ * the plan's.  Every stratum's spread is lambda^2 M_h, the strata of one
+ * factor one source.  The factor's degrees of freedom: 2 lambda^4 over its
+ * linearised variance sum 2 d e^2 / (sum d u)^2, e = r - lambda^2 u (a
+ * scaled chi-square's), doubled, at most sum d.  A replicated stratum whose
+ * profile shows no spread keeps its own s^2; a one-sample one has none to
+ * scale, which holds where the plan measured a factor.  With no replicated
+ * stratum, or none showing any spread while the profile shows some, the
+ * factor is unmeasured. */
 static void calibrate_spread(const ks_plan *plan, const strata *st, const double *v,
-                             const bool *residual, bool wr, ks_stratum_spread *out)
+                             const double *x, const bool *residual, bool wr,
+                             ks_stratum_spread *out)
 {
     size_t k = plan->cluster_count, groups = plan->group_count + 1;
-    /* per kernel group (the last slot: clusters of no group) and, at
-     * index groups, the whole plan: sums of d, d r and d r^2 */
-    long double *acc = calloc(3 * (groups + 1), sizeof *acc);
-    if (!acc) {
+    factor_sums *fs = calloc(groups + 1, sizeof *fs);
+    double *rq = malloc((k + 1) * sizeof *rq), *uq = malloc((k + 1) * sizeof *uq);
+    double *dq = malloc((k + 1) * sizeof *dq), *M = malloc((k + 1) * sizeof *M);
+    size_t *gq = malloc((k + 1) * sizeof *gq);
+    double *lam = malloc((groups + 1) * sizeof *lam), *ldf = malloc((groups + 1) * sizeof *ldf);
+    long double *ee = calloc(groups + 1, sizeof *ee);
+    if (!fs || !rq || !uq || !dq || !M || !gq || !lam || !ldf || !ee) {
+        KS_FREE(fs, rq, uq, dq, M, gq, lam, ldf, ee);
         for (size_t c = 0; c < k; c++)
             out[c].unmeasured = true; /* the conservative answer */
         return;
     }
+    size_t nq = 0;
     for (size_t c = 0; c < k; c++) {
+        M[c] = 0;
         if (is_residual(residual, c) || st->start[c + 1] == st->start[c] || out[c].census)
             continue;
         stratum_stat s = stratum_of(plan, st, c, v, wr);
-        double M = ks_profile_shaped_s2(&plan->clusters[c], s.mean);
-        if (s.distinct < 2 || !(M > 0) || isnan(s.s2))
+        const ks_cluster *cl = &plan->clusters[c];
+        M[c] = ks_profile_shaped_s2(cl, s.mean * values_per_profiled(plan, st, c, x));
+        if (s.distinct < 2 || !(M[c] > 0) || isnan(s.s2))
             continue;
-        long double d = s.distinct - 1, r = s.s2 / M;
-        size_t g = plan->clusters[c].group < plan->group_count ? plan->clusters[c].group
-                                                               : plan->group_count;
-        size_t slot[2] = {g, groups};
+        double u = x_share(plan, st, c, x);
+        rq[nq] = s.s2 / M[c];
+        uq[nq] = x ? (isnan(u) ? 0 : u) : 1;
+        dq[nq] = s.distinct - 1;
+        gq[nq] = cl->group < plan->group_count ? cl->group : plan->group_count;
+        size_t slot[2] = {gq[nq], groups};
         for (int w = 0; w < 2; w++) {
-            acc[3 * slot[w]] += d;
-            acc[3 * slot[w] + 1] += d * r;
-            acc[3 * slot[w] + 2] += d * r * r;
+            fs[slot[w]].d += dq[nq];
+            fs[slot[w]].r += dq[nq] * rq[nq];
+            fs[slot[w]].u += dq[nq] * uq[nq];
+        }
+        nq++;
+    }
+    for (size_t g = 0; g <= groups; g++)
+        lam[g] = fs[g].u > 0 && fs[g].r > 0 ? (double)(fs[g].r / fs[g].u) : NAN;
+    for (size_t i = 0; i < nq; i++) {
+        size_t slot[2] = {gq[i], groups};
+        for (int w = 0; w < 2; w++) {
+            if (isnan(lam[slot[w]]))
+                continue;
+            long double e = rq[i] - lam[slot[w]] * uq[i];
+            ee[slot[w]] += 2 * dq[i] * e * e;
         }
     }
+    for (size_t g = 0; g <= groups; g++) {
+        long double var = ee[g] / (fs[g].u * fs[g].u);
+        ldf[g] = isnan(lam[g])  ? 0
+                 : var > 0      ? fminl(fs[g].d, CALIBRATE_DF_FACTOR * 2 * lam[g] * lam[g] / var)
+                                : (double)fs[g].d;
+    }
+    /* A refined plan stopped adding launches once an interval met its
+     * bound, which favours factors that came out low by chance: its
+     * factor's degrees of freedom are halved (ks_interval_df's reason). */
+    bool refined = false;
+    for (size_t i = 0; i < plan->extra_param_count && !refined; i++)
+        refined = strcmp(plan->extra_param_names[i], "refine_seed") == 0;
+    for (size_t g = 0; refined && g <= groups; g++)
+        ldf[g] /= 2;
+    bool plan_measured = !isnan(lam[groups]);
     for (size_t c = 0; c < k; c++) {
         ks_stratum_spread *o = &out[c];
         if (is_residual(residual, c) || st->start[c + 1] == st->start[c] || o->census)
             continue;
         stratum_stat s = stratum_of(plan, st, c, v, wr);
-        double M = ks_profile_shaped_s2(&plan->clusters[c], s.mean);
         size_t g = plan->clusters[c].group < plan->group_count ? plan->clusters[c].group
                                                                : plan->group_count;
         /* the larger of the kernel's own factor, where its strata measured
          * one, and the plan's: a kernel's few replicated strata can all
          * miss its spread, and the plan's mixes kernels that depart less */
-        size_t at = acc[3 * g] > 0 && acc[3 * g + 1] > 0 &&
-                            acc[3 * g + 1] / acc[3 * g] > acc[3 * groups + 1] / acc[3 * groups]
-                        ? g
-                        : groups;
-        long double sd = acc[3 * at], sdr = acc[3 * at + 1], sdr2 = acc[3 * at + 2];
-        bool measured = sd > 0 && sdr > 0;
+        size_t at = !isnan(lam[g]) && lam[g] > lam[groups] && fs[g].u >= GROUP_MIN_U ? g : groups;
         o->calibrated = true;
         o->kurtosis = 0;
         o->unmeasured = false;
         o->source = c;
         o->df = INFINITY;
-        if (M > 0 && measured) {
-            o->s2 = (double)(sdr / sd) * M;
-            o->df = fmin((double)sd, (double)(CALIBRATE_DF_FACTOR * sdr * sdr / sdr2));
+        if (M[c] > 0 && plan_measured) {
+            o->s2 = lam[at] * M[c];
+            o->df = ldf[at];
             o->source = at == groups ? k : k + 1 + at;
-        } else if (!(M > 0) && s.distinct >= 2 && !isnan(s.s2) && (s.s2 > 0 || measured)) {
+            /* a stratum of OWN_MIN launches or more measures its own
+             * spread: the model's stands for it only where larger */
+            if (s.distinct >= OWN_MIN && !isnan(s.s2) && s.s2 > o->s2) {
+                o->s2 = s.s2;
+                o->df = s.distinct - 1;
+                o->source = c;
+            }
+        } else if (!(M[c] > 0) && s.distinct >= 2 && !isnan(s.s2) &&
+                   (s.s2 > 0 || plan_measured)) {
             /* no profile spread to scale: its own */
             o->s2 = s.s2;
             o->df = s.distinct - 1;
-        } else if (!(M > 0) && measured) {
+        } else if (!(M[c] > 0) && plan_measured) {
             o->s2 = 0; /* the profile shows none, and the plan's factor holds */
         } else {
             /* nothing measures the factor */
-            o->s2 = M;
+            o->s2 = M[c];
             o->unmeasured = true;
         }
     }
-    free(acc);
+    KS_FREE(fs, rq, uq, dq, M, gq, lam, ldf, ee);
 }
 
 /* A kernel group's own pooled spread stands for its strata once it rests
@@ -462,8 +561,8 @@ static void calibrate_spread(const ks_plan *plan, const strata *st, const double
 #define GROUP_MIN_DF 3
 
 ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *scale,
-                           const bool *residual, ks_single_mode mode, ks_stratum_spread *out,
-                           size_t *single, ks_error *err)
+                           const double *x, const bool *residual, ks_single_mode mode,
+                           ks_stratum_spread *out, size_t *single, ks_error *err)
 {
     strata st;
     ks_status status = strata_build(plan, &st, err);
@@ -613,7 +712,7 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
     }
     KS_FREE(nb, gnum, gdf, g2, g4, gk);
     if (calibrate)
-        calibrate_spread(plan, &st, v, residual, wr, out);
+        calibrate_spread(plan, &st, v, x, residual, wr, out);
     strata_free(&st);
     if (single)
         *single = ones;
@@ -650,8 +749,8 @@ double ks_interval_df(double satterthwaite)
 }
 
 ks_status ks_stratified_variance_ex(const ks_plan *plan, const double *v, const double *scale,
-                                    const bool *residual, ks_single_mode mode, ks_variance *out,
-                                    ks_error *err)
+                                    const double *x, const bool *residual, ks_single_mode mode,
+                                    ks_variance *out, ks_error *err)
 {
     size_t k = plan->cluster_count, sources = KS_SPREAD_SOURCES(plan);
     memset(out, 0, sizeof *out);
@@ -662,7 +761,7 @@ ks_status ks_stratified_variance_ex(const ks_plan *plan, const double *v, const 
         KS_FREE(sp, by_source, df_source);
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     }
-    ks_status st = ks_strata_spread(plan, v, scale, residual, mode, sp, &out->single, err);
+    ks_status st = ks_strata_spread(plan, v, scale, x, residual, mode, sp, &out->single, err);
     long double var = 0, denom = 0;
     bool halve = false;
     for (size_t c = 0; c < sources; c++)
@@ -696,7 +795,7 @@ ks_status ks_stratified_variance(const ks_plan *plan, const double *v, const dou
                                  double *df, size_t *single, ks_error *err)
 {
     ks_variance vr;
-    ks_status st = ks_stratified_variance_ex(plan, v, scale, residual, mode, &vr, err);
+    ks_status st = ks_stratified_variance_ex(plan, v, scale, NULL, residual, mode, &vr, err);
     *variance = vr.variance;
     if (df)
         *df = vr.df;
@@ -726,14 +825,21 @@ double ks_student_t_quantile(double p, double df)
     return z + g1 / df + g2 / (df * df) + g3 / (df * df * df) + g4 / (df * df * df * df);
 }
 
-ks_status ks_total_variance_ex(const ks_plan *plan, const double *y, ks_single_mode mode,
-                               double *estimate, ks_variance *out, ks_error *err)
+ks_status ks_total_variance_x(const ks_plan *plan, const double *y, const double *x,
+                              ks_single_mode mode, double *estimate, ks_variance *out,
+                              ks_error *err)
 {
     long double total = 0;
     for (size_t i = 0; i < plan->sample_count; i++)
         total += plan->samples[i].weight * (long double)y[i];
     *estimate = (double)total;
-    return ks_stratified_variance_ex(plan, y, y, NULL, mode, out, err);
+    return ks_stratified_variance_ex(plan, y, y, x, NULL, mode, out, err);
+}
+
+ks_status ks_total_variance_ex(const ks_plan *plan, const double *y, ks_single_mode mode,
+                               double *estimate, ks_variance *out, ks_error *err)
+{
+    return ks_total_variance_x(plan, y, NULL, mode, estimate, out, err);
 }
 
 ks_status ks_plan_total_variance(const ks_plan *plan, const double *y, ks_single_mode mode,
@@ -771,7 +877,7 @@ ks_status ks_ratio_variance_ex(const ks_plan *plan, const double *y, const doubl
         d[i] = y[i] - r * x[i];
     /* a one-sample stratum's profile CV is applied to the numerator's value:
      * the linearised residual d has no scale of its own */
-    ks_status st = ks_stratified_variance_ex(plan, d, y, KS_RESIDUAL_ALL, mode, out, err);
+    ks_status st = ks_stratified_variance_ex(plan, d, y, NULL, KS_RESIDUAL_ALL, mode, out, err);
     free(d);
     *ratio = r;
     out->variance /= (double)(tx * tx);
@@ -803,7 +909,7 @@ ks_status ks_plan_predict(ks_plan *plan, const double *x, ks_error *err)
     ks_stratum_spread *sp = malloc((k + 1) * sizeof *sp);
     if (!sp)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    ks_status st = ks_strata_spread(plan, x, x, NULL, KS_SINGLE_CALIBRATE, sp, NULL, err);
+    ks_status st = ks_strata_spread(plan, x, x, x, NULL, KS_SINGLE_CALIBRATE, sp, NULL, err);
     long double estimate = 0, total = 0, var = 0;
     for (size_t i = 0; i < plan->sample_count; i++)
         estimate += plan->samples[i].weight * (long double)x[i];
@@ -858,7 +964,7 @@ ks_status ks_plan_profile_shaped_variance(const ks_plan *plan, const double *y, 
         shaped[i] = sx[g] != 0 ? x[i] * (double)(sy[g] / sx[g]) : y[i];
     }
     ks_variance v;
-    ks_status st = ks_stratified_variance_ex(plan, shaped, shaped, NULL, mode, &v, err);
+    ks_status st = ks_stratified_variance_ex(plan, shaped, shaped, x, NULL, mode, &v, err);
     KS_FREE(sy, sx, shaped);
     *variance = v.variance;
     if (df)

@@ -59,10 +59,12 @@ extern const bool ks_residual_all_flag;
 #define KS_RESIDUAL_ALL (&ks_residual_all_flag)
 
 /* v: values at the plan's samples; scale: what a one-sample cluster's
- * profile CV multiplies. */
+ * profile CV multiplies; x: the profile's values at the samples, or NULL
+ * where they are not known (the calibrated model then measures its factor
+ * against the profile's spread in the cluster rather than at the samples). */
 ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *scale,
-                           const bool *residual, ks_single_mode mode, ks_stratum_spread *out,
-                           size_t *single, ks_error *err);
+                           const double *x, const bool *residual, ks_single_mode mode,
+                           ks_stratum_spread *out, size_t *single, ks_error *err);
 
 /* V of sum_h N_h mean_h(v) and its Satterthwaite degrees of freedom: the
  * strata's spreads by ks_strata_spread, strata whose spread has one source
@@ -74,11 +76,15 @@ typedef struct ks_variance {
                         * value measures */
 } ks_variance;
 ks_status ks_stratified_variance_ex(const ks_plan *plan, const double *v, const double *scale,
-                                    const bool *residual, ks_single_mode mode, ks_variance *out,
-                                    ks_error *err);
+                                    const double *x, const bool *residual, ks_single_mode mode,
+                                    ks_variance *out, ks_error *err);
 /* ks_plan_total_variance and ks_plan_ratio_variance with all of it. */
 ks_status ks_total_variance_ex(const ks_plan *plan, const double *y, ks_single_mode mode,
                                double *estimate, ks_variance *out, ks_error *err);
+/* The same with x, the profile's values at the samples (NULL: unknown). */
+ks_status ks_total_variance_x(const ks_plan *plan, const double *y, const double *x,
+                              ks_single_mode mode, double *estimate, ks_variance *out,
+                              ks_error *err);
 ks_status ks_ratio_variance_ex(const ks_plan *plan, const double *y, const double *x,
                                ks_single_mode mode, double *ratio, ks_variance *out,
                                ks_error *err);
