@@ -11,7 +11,7 @@ void cli_results_init(cli_results *r, const char *cmd)
     memset(r, 0, sizeof *r);
     r->cmd = cmd;
     ks_results_options_init(&r->read);
-    r->single = KS_SINGLE_CALIBRATE;
+    r->single = KS_SINGLE_PLAN;
 }
 
 bool cli_results_option(cli_results *r, int opt, const char *arg, const char *cmd, int *rc)
@@ -56,7 +56,9 @@ bool cli_results_option(cli_results *r, int opt, const char *arg, const char *cm
             *rc = cli_usage_error(cmd, "--measure is all or last, got '%s'", arg);
         return true;
     case 'S' + 256:
-        if (strcmp(arg, "calibrate") == 0)
+        if (strcmp(arg, "plan") == 0)
+            r->single = KS_SINGLE_PLAN;
+        else if (strcmp(arg, "calibrate") == 0)
             r->single = KS_SINGLE_CALIBRATE;
         else if (strcmp(arg, "collapse") == 0)
             r->single = KS_SINGLE_COLLAPSE;
@@ -64,7 +66,7 @@ bool cli_results_option(cli_results *r, int opt, const char *arg, const char *cm
             r->single = KS_SINGLE_PROFILE_CV;
         else
             *rc = cli_usage_error(
-                cmd, "--single-sample is calibrate, collapse or profile-cv, got '%s'", arg);
+                cmd, "--single-sample is plan, calibrate, collapse or profile-cv, got '%s'", arg);
         return true;
     }
     return false;

@@ -47,11 +47,12 @@ typedef struct cli_results {
     "                     ones before it warmed it up); default all\n"                   \
     "  --concurrent split blocks listing several kernel_launch_uids (concurrent\n"        \
     "                     streams) share their values equally; default: refuse\n"        \
-    "  --single-sample M  spread of the clusters: calibrate (default; the profile's\n"    \
-    "                     spread in the values' units times the factor the clusters\n"   \
-    "                     of two or more samples measure), collapse (a one-sample\n"     \
-    "                     cluster pooled with the nearest of its kernel group) or\n"     \
-    "                     profile-cv (the profile's CV times its value)\n"               \
+    "  --single-sample M  spread of the clusters: plan (default: calibrate for a plan\n"  \
+    "                     of ROOT's --replicate design, else collapse), calibrate (the\n" \
+    "                     profile's spread in the values' units times the factor the\n"  \
+    "                     clusters of two or more samples measure), collapse (a\n"       \
+    "                     one-sample cluster pooled with the nearest of its kernel\n"    \
+    "                     group) or profile-cv (the profile's CV times its value)\n"     \
     "  --profile FILE     the plan's profile (default: the input the plan records; its\n" \
     "                     digest must match): every kernel name, grid and block the\n"   \
     "                     results report is checked against the launch it is mapped\n"  \

@@ -250,10 +250,10 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
         single = e->metrics[i].single_strata > single ? e->metrics[i].single_strata : single;
     if (single)
         printf("clusters with one sample: %zu; their variance %s\n", single,
-               cr->single == KS_SINGLE_CALIBRATE
+               ks_single_mode_of(plan, cr->single) == KS_SINGLE_CALIBRATE
                    ? "is the profile's spread in the values' units, times the factor the "
                      "clusters of two or more samples measure (calibrated profile model)"
-               : cr->single == KS_SINGLE_COLLAPSE
+               : ks_single_mode_of(plan, cr->single) == KS_SINGLE_COLLAPSE
                    ? "pools each with the nearest cluster of its kernel group, in units "
                      "of their profiled means (collapsed strata)"
                    : "borrows the profile's coefficient of variation");
@@ -422,7 +422,7 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
         return cli_fail(&err);
     const char *fit = ks_estimator_fit_name(a->eo->fit);
     if (a->json)
-        print_json(&e, a->cr->single, warmup_of(r), fit, auxiliary);
+        print_json(&e, ks_single_mode_of(plan, a->cr->single), warmup_of(r), fit, auxiliary);
     else
         print_text(plan, r, a->cr, &e, a->run_folder, fit, auxiliary);
     ks_estimate_free(&e);

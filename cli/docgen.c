@@ -390,6 +390,7 @@ static void option_values(const char *opt, char *buf, size_t size, bool *list)
         ADD("local");
         ADD("slurm");
     } else if (strcmp(opt, "single-sample") == 0) {
+        ADD("plan");
         ADD("calibrate");
         ADD("collapse");
         ADD("profile-cv");

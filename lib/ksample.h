@@ -1353,13 +1353,19 @@ typedef enum ks_single_mode {
     KS_SINGLE_COLLAPSE = 0,   /* pool it with the nearest stratum of its group
                                * (collapsed strata: conservative) */
     KS_SINGLE_PROFILE_CV = 1, /* s = the profile's CV of the stratum x its value */
-    KS_SINGLE_CALIBRATE = 2   /* the default: every stratum's spread is the
-                               * profile's, in the values' units, times one
-                               * factor the replicated strata measure (the
-                               * calibrated profile model, variance.c) */
+    KS_SINGLE_CALIBRATE = 2,  /* every stratum's spread is the profile's, in
+                               * the values' units, times one factor the
+                               * replicated strata measure (the calibrated
+                               * profile model, variance.c) */
+    KS_SINGLE_PLAN = 3        /* the default: the plan's own model, calibrate
+                               * for a plan of ROOT's calibrated design
+                               * (--replicate), else collapse */
 } ks_single_mode;
-/* "calibrate", "collapse" or "profile-cv". */
+/* "calibrate", "collapse", "profile-cv" or "plan". */
 const char *ks_single_mode_name(ks_single_mode mode);
+/* The model KS_SINGLE_PLAN stands for with this plan (other modes as
+ * they are). */
+ks_single_mode ks_single_mode_of(const ks_plan *plan, ks_single_mode mode);
 
 /* Estimate and variance of the total of a metric whose values at the plan's
  * samples are y[0..sample_count) (Cochran ch. 5: stratified, finite-population

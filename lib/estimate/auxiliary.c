@@ -510,7 +510,7 @@ static ks_status estimate(const ks_plan *plan, const double *y, const ks_auxilia
     /* the calibrated model is the plain estimator's: these estimators'
      * residuals, and the values of their fit groups that fall back to
      * plain, keep the collapsed rule */
-    if (single == KS_SINGLE_CALIBRATE)
+    if (ks_single_mode_of(plan, single) == KS_SINGLE_CALIBRATE)
         single = KS_SINGLE_COLLAPSE;
     ks_status st = work_init(plan, fit, w, err);
     if (st == KS_OK)

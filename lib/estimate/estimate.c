@@ -16,7 +16,7 @@
 void ks_estimate_options_init(ks_estimate_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->single = KS_SINGLE_CALIBRATE;
+    o->single = KS_SINGLE_PLAN;
 }
 
 void ks_estimate_free(ks_estimate *e)

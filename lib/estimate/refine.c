@@ -198,7 +198,8 @@ static ks_status allocate(const ks_plan *plan, const double *y, const double *x,
     /* the model the estimator uses (auxiliary.c: the calibrated one is the
      * plain estimator's) */
     ks_single_mode single =
-        aux && opt->single == KS_SINGLE_CALIBRATE ? KS_SINGLE_COLLAPSE : opt->single;
+        aux && ks_single_mode_of(plan, opt->single) == KS_SINGLE_CALIBRATE ? KS_SINGLE_COLLAPSE
+                                                                            : opt->single;
     if (st == KS_OK)
         st = ks_strata_spread(plan, v ? v : y, y, x, mask, single, sp, NULL, err);
     /* the quantile the estimate uses now: t at its degrees of freedom (its

@@ -29,7 +29,7 @@ void ks_score_options_init(ks_score_options *o)
 {
     memset(o, 0, sizeof *o);
     o->seeds = 100;
-    o->single = KS_SINGLE_CALIBRATE;
+    o->single = KS_SINGLE_PLAN;
 }
 
 void ks_score_result_free(ks_score_result *r)

@@ -347,9 +347,18 @@ static double pooled_within_cv2(const ks_plan *plan, const strata *st, const dou
 
 const char *ks_single_mode_name(ks_single_mode mode)
 {
-    return mode == KS_SINGLE_CALIBRATE ? "calibrate"
+    return mode == KS_SINGLE_CALIBRATE  ? "calibrate"
            : mode == KS_SINGLE_COLLAPSE ? "collapse"
+           : mode == KS_SINGLE_PLAN     ? "plan"
                                         : "profile-cv";
+}
+
+ks_single_mode ks_single_mode_of(const ks_plan *plan, ks_single_mode mode)
+{
+    if (mode != KS_SINGLE_PLAN)
+        return mode;
+    double r = strcmp(plan->method, "root") == 0 ? ks_plan_param(plan, "replicate") : 0;
+    return r > 0 ? KS_SINGLE_CALIBRATE : KS_SINGLE_COLLAPSE;
 }
 
 double ks_profile_shaped_s2(const ks_cluster *cl, double mean)
@@ -424,10 +433,6 @@ typedef struct factor_sums {
  * adds up to the profile's in one stratum (sum d u): a ratio over less is
  * one pair that missed its stratum's slow launches, read as a vast factor. */
 #define GROUP_MIN_U 1.0
-/* The fewest distinct launches whose own spread a stratum keeps where it
- * exceeds the model's (a pair's, on one degree of freedom, is too
- * uncertain to be taken as it is). */
-#define OWN_MIN 3
 
 /* The calibrated profile model (see the top of this file) for the strata of
  * values (not residuals).  The factor lambda^2 from the replicated strata:
@@ -465,9 +470,13 @@ static void calibrate_spread(const ks_plan *plan, const strata *st, const double
         return;
     }
     size_t nq = 0;
+    /* a census stratum adds nothing to the variance but measures its
+     * kernel's departure from the profile exactly (the synthetic set's spmv:
+     * 16 launches spreading 7x the profile's CV, which the sampled strata
+     * of the kernel, three launches missing its slow ones, did not show) */
     for (size_t c = 0; c < k; c++) {
         M[c] = 0;
-        if (is_residual(residual, c) || st->start[c + 1] == st->start[c] || out[c].census)
+        if (is_residual(residual, c) || st->start[c + 1] == st->start[c])
             continue;
         stratum_stat s = stratum_of(plan, st, c, v, wr);
         const ks_cluster *cl = &plan->clusters[c];
@@ -511,7 +520,7 @@ static void calibrate_spread(const ks_plan *plan, const strata *st, const double
     for (size_t i = 0; i < plan->extra_param_count && !refined; i++)
         refined = strcmp(plan->extra_param_names[i], "refine_seed") == 0;
     for (size_t g = 0; refined && g <= groups; g++)
-        ldf[g] /= 2;
+        ldf[g] /= 2 * CALIBRATE_DF_FACTOR;
     bool plan_measured = !isnan(lam[groups]);
     for (size_t c = 0; c < k; c++) {
         ks_stratum_spread *o = &out[c];
@@ -533,13 +542,6 @@ static void calibrate_spread(const ks_plan *plan, const strata *st, const double
             o->s2 = lam[at] * M[c];
             o->df = ldf[at];
             o->source = at == groups ? k : k + 1 + at;
-            /* a stratum of OWN_MIN launches or more measures its own
-             * spread: the model's stands for it only where larger */
-            if (s.distinct >= OWN_MIN && !isnan(s.s2) && s.s2 > o->s2) {
-                o->s2 = s.s2;
-                o->df = s.distinct - 1;
-                o->source = c;
-            }
         } else if (!(M[c] > 0) && s.distinct >= 2 && !isnan(s.s2) &&
                    (s.s2 > 0 || plan_measured)) {
             /* no profile spread to scale: its own */
@@ -570,6 +572,7 @@ ks_status ks_strata_spread(const ks_plan *plan, const double *v, const double *s
         return status;
     bool wr = plan_with_replacement(plan);
     size_t ones = 0;
+    mode = ks_single_mode_of(plan, mode);
     bool calibrate = mode == KS_SINGLE_CALIBRATE;
     if (calibrate)
         mode = KS_SINGLE_COLLAPSE; /* for residuals; values are replaced below */
@@ -786,7 +789,7 @@ ks_status ks_stratified_variance_ex(const ks_plan *plan, const double *v, const 
     KS_FREE(sp, by_source, df_source);
     out->variance = (double)var;
     double satterthwaite = denom > 0 ? (double)(var * var / denom) : INFINITY;
-    out->df = halve ? ks_interval_df(satterthwaite) : satterthwaite;
+    out->df = halve && denom > 0 ? ks_interval_df(satterthwaite) : satterthwaite;
     return st;
 }
 
@@ -901,10 +904,33 @@ ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const dou
 /* The interval a plan promises: the calibrated profile model on the
  * profile's values with its factor at 1 (the values follow the profile), t
  * at the degrees of freedom the design's replicated strata give it. */
+/* The interval of the collapsed-strata model on the profile's values. */
+static ks_status predict_collapsed(ks_plan *plan, const double *x, ks_error *err)
+{
+    double estimate;
+    ks_variance v;
+    ks_status st = ks_total_variance_ex(plan, x, KS_SINGLE_COLLAPSE, &estimate, &v, err);
+    if (st != KS_OK)
+        return st;
+    double t = ks_student_t_quantile(1 - (1 - plan->params.confidence) / 2, v.df);
+    double half = t * sqrt(v.variance > 0 ? v.variance : 0);
+    plan->predicted = 1;
+    plan->predicted_variance = v.variance;
+    plan->predicted_estimate = estimate;
+    plan->predicted_df = v.df;
+    plan->predicted_halfwidth = v.unmeasured       ? INFINITY
+                                : estimate != 0    ? half / fabs(estimate)
+                                : half > 0         ? INFINITY
+                                                   : 0;
+    return KS_OK;
+}
+
 ks_status ks_plan_predict(ks_plan *plan, const double *x, ks_error *err)
 {
     if (!(plan->bound > 0))
         return KS_OK;
+    if (ks_single_mode_of(plan, KS_SINGLE_PLAN) != KS_SINGLE_CALIBRATE)
+        return predict_collapsed(plan, x, err);
     size_t k = plan->cluster_count;
     ks_stratum_spread *sp = malloc((k + 1) * sizeof *sp);
     if (!sp)

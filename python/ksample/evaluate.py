@@ -232,7 +232,7 @@ def _warmup_text(warmup):
     return text(buf)
 
 
-def estimate(plan, values, *, epsilon=None, single="calibrate", ratios=(), warmup=None,
+def estimate(plan, values, *, epsilon=None, single="plan", ratios=(), warmup=None,
              profile=None):
     """The estimate of a total from simulated values, with its interval, as
     `ksample estimate` computes it (stratified variance, t quantile at its
@@ -274,10 +274,11 @@ def estimate(plan, values, *, epsilon=None, single="calibrate", ratios=(), warmu
                                  ffi.from_buffer("double[]", vals), len(ids), err), err)
     opt = ffi.new("ks_estimate_options *")
     lib.ks_estimate_options_init(opt)
-    modes = {"calibrate": lib.KS_SINGLE_CALIBRATE, "collapse": lib.KS_SINGLE_COLLAPSE,
+    modes = {"plan": lib.KS_SINGLE_PLAN, "calibrate": lib.KS_SINGLE_CALIBRATE,
+             "collapse": lib.KS_SINGLE_COLLAPSE,
              "profile-cv": lib.KS_SINGLE_PROFILE_CV}
     if single not in modes:
-        raise usage_error("single is calibrate, collapse or profile-cv, got %r" % (single,))
+        raise usage_error("single is plan, calibrate, collapse or profile-cv, got %r" % (single,))
     opt.single = modes[single]
     if epsilon is not None:
         if not 0 < epsilon < 1:
