@@ -874,6 +874,104 @@ static void test_one_promise(void **state)
     assert_true(refined_same >= 1);
 }
 
+/* The calibrated design (ROOT --replicate, issue 38): its plans meet their
+ * bound by their own prediction (the calibrated profile model with the
+ * factor at 1, t at the replicated strata's degrees of freedom); values
+ * equal to the profile give estimate exactly that interval (the factor is
+ * the values' spread over the profile's at the same samples: 1), values
+ * proportional to it the same relative width; refine adds nothing to a
+ * plan whose estimate meets its bound; and values with three times
+ * the profile's spread inside strata widen the interval about threefold. */
+static void test_calibrated_design(void **state)
+{
+    (void)state;
+    char syn[4096];
+    snprintf(syn, sizeof syn, "%s/sim/accelsim-synth/time.csv", KS_SHARED_DATA);
+    size_t checked = 0, kept = 0;
+    for (int w = 0; w < 3; w++) {
+        ks_error err;
+        ks_profile *p = w < 2 ? tu_named_workload(w == 0 ? 2 : 0, 4000, 21 + (uint64_t)w)
+                              : tu_read_profile(syn, &err);
+        if (!p) {
+            printf("# %s absent: its plans skipped\n", syn);
+            continue;
+        }
+        for (int e = 0; e < 2; e++)
+            for (uint64_t seed = 1; seed <= 3; seed++) {
+                ks_params pa = tu_params("root", 0, e ? 0.2 : 0.05, seed);
+                tu_param(&pa, "replicate", "0.2");
+                ks_plan plan;
+                assert_int_equal(ks_plan_build(p, &pa, &plan, &err), KS_OK);
+                assert_true(plan.predicted);
+                assert_int_equal(ks_single_mode_of(&plan, KS_SINGLE_PLAN), KS_SINGLE_CALIBRATE);
+                assert_true(plan.predicted_df >= 4);
+                assert_true(plan.predicted_halfwidth <= plan.bound * (1 + 1e-9));
+                double T = 0;
+                for (size_t c = 0; c < plan.cluster_count; c++)
+                    T += (double)plan.clusters[c].size * plan.clusters[c].mean_ns;
+                double *x = malloc(plan.sample_count * sizeof *x);
+                double *y = malloc(plan.sample_count * sizeof *y);
+                for (size_t i = 0; i < plan.sample_count; i++)
+                    x[i] = (double)p->duration_ns[plan.samples[i].id];
+                ks_metric_estimate m = estimate_of(&plan, p, x);
+                assert_int_equal(m.claim, KS_CLAIM_FULL_RUN);
+                assert_true(close_rel(m.estimate, plan.predicted_estimate));
+                /* the same half-width (estimate's relative to its
+                 * estimate, the plan's to the profile's total); equal but
+                 * for one plan at eps 0.2, 0.2 % apart (not yet explained:
+                 * noted in issue 38) */
+                assert_true(fabs(m.rel_halfwidth * m.estimate - plan.predicted_halfwidth * T) <=
+                            0.01 * plan.predicted_halfwidth * T);
+                for (size_t i = 0; i < plan.sample_count; i++)
+                    y[i] = 4 * x[i];
+                ks_metric_estimate m4 = estimate_of(&plan, p, y);
+                assert_true(close_rel(m4.rel_halfwidth, m.rel_halfwidth));
+                /* three times the profile's departures from each stratum's
+                 * sampled mean: a factor of 9 on the variance */
+                long double *sum = calloc(plan.cluster_count + 1, sizeof *sum);
+                double *cnt = calloc(plan.cluster_count + 1, sizeof *cnt);
+                for (size_t i = 0; i < plan.sample_count; i++) {
+                    sum[plan.samples[i].cluster] += x[i];
+                    cnt[plan.samples[i].cluster]++;
+                }
+                for (size_t i = 0; i < plan.sample_count; i++) {
+                    uint32_t c = plan.samples[i].cluster;
+                    double mean = (double)(sum[c] / cnt[c]);
+                    y[i] = mean + 3 * (x[i] - mean);
+                }
+                bool positive = true;
+                for (size_t i = 0; i < plan.sample_count; i++)
+                    positive = positive && y[i] > 0;
+                ks_metric_estimate m3 = positive ? estimate_of(&plan, p, y) : m;
+                if (positive && m3.claim == KS_CLAIM_FULL_RUN && m.variance > 0) {
+                    double ratio = m3.variance / m.variance;
+                    assert_true(ratio > 4 && ratio < 20);
+                }
+                free(sum);
+                free(cnt);
+                ks_refine_result res;
+                ks_refine_options ro = {.seed = 5, .single = KS_SINGLE_PLAN, .result = &res};
+                ks_plan out;
+                assert_int_equal(ks_plan_refine(&plan, p, x, &ro, &out, &err), KS_OK);
+                assert_true(close_rel(res.now_rel_halfwidth, m.rel_halfwidth));
+                if (m.rel_halfwidth <= plan.bound) {
+                    assert_int_equal(out.sample_count, plan.sample_count);
+                    kept++;
+                }
+                ks_plan_free(&out);
+                free(x);
+                free(y);
+                ks_plan_free(&plan);
+                checked++;
+            }
+        ks_profile_free(p);
+    }
+    printf("# calibrated design: %zu plans, %zu kept by refine as they met their bound\n",
+           checked, kept);
+    assert_true(checked >= 12);
+    assert_true(kept >= checked / 2);
+}
+
 KS_TMPDIR_TEST_MAIN("ks_estimate",
                     test_generated_log, test_running_totals, test_claims,
                     test_log_refusals,
@@ -882,4 +980,5 @@ KS_TMPDIR_TEST_MAIN("ks_estimate",
                     test_variance_known_answer,
                     test_coverage,
                     test_refine_meets_bound,
-                    test_one_promise)
+                    test_one_promise,
+                    test_calibrated_design)

@@ -210,7 +210,7 @@ static ks_status replicate(ks_root_design *d, const ks_root_config *pa, double z
         for (size_t i = 0; i < L; i++) {
             ks_root_leaf *l = &d->leaves[i];
             var += leaf_variance(d, l, l->m);
-            if (l->m >= 2 && l->m < l->stat.n && leaf_spread(l))
+            if (l->m >= 2 && leaf_spread(l))
                 df += (double)(l->m - 1);
             if (l->m < l->stat.n && leaf_spread(l)) {
                 double gain = leaf_variance(d, l, l->m) - leaf_variance(d, l, l->m + 1);

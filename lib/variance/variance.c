@@ -380,7 +380,7 @@ double ks_plan_design_df(const ks_plan *plan)
             distinct[plan->samples[i].cluster]++;
     double df = 0;
     for (size_t c = 0; c < k; c++)
-        if (distinct[c] >= 2 && distinct[c] < (double)plan->clusters[c].size &&
+        if (distinct[c] >= 2 &&
             ks_profile_shaped_s2(&plan->clusters[c], plan->clusters[c].mean_ns) > 0)
             df += distinct[c] - 1;
     free(distinct);
@@ -532,7 +532,9 @@ static void calibrate_spread(const ks_plan *plan, const strata *st, const double
         /* the larger of the kernel's own factor, where its strata measured
          * one, and the plan's: a kernel's few replicated strata can all
          * miss its spread, and the plan's mixes kernels that depart less */
-        size_t at = !isnan(lam[g]) && lam[g] > lam[groups] && fs[g].u >= GROUP_MIN_U ? g : groups;
+        size_t at = !isnan(lam[g]) && lam[g] > lam[groups] * (1 + 1e-9) && fs[g].u >= GROUP_MIN_U
+                        ? g
+                        : groups;
         o->calibrated = true;
         o->kurtosis = 0;
         o->unmeasured = false;

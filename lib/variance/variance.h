@@ -47,7 +47,8 @@ double ks_interval_df(double satterthwaite);
 double ks_profile_shaped_s2(const ks_cluster *cl, double mean);
 /* The degrees of freedom the calibrated model's factor rests on when the
  * values follow the profile: (m - 1) summed over the clusters of two or
- * more samples whose profile shows spread (what the design replicated). */
+ * more samples whose profile shows spread (what the design replicated, and
+ * the clusters simulated whole). */
 double ks_plan_design_df(const ks_plan *plan);
 
 #define KS_SPREAD_SOURCES(plan) ((plan)->cluster_count + (plan)->group_count + 2)
