@@ -357,7 +357,14 @@ ks_single_mode ks_single_mode_of(const ks_plan *plan, ks_single_mode mode)
 {
     if (mode != KS_SINGLE_PLAN)
         return mode;
-    double r = strcmp(plan->method, "root") == 0 ? ks_plan_param(plan, "replicate") : 0;
+    if (strcmp(plan->method, "root") != 0)
+        return KS_SINGLE_COLLAPSE;
+    /* a plan drawn here has its method's table; one read from a file keeps
+     * the method's parameters as written */
+    double r = ks_plan_param(plan, "replicate");
+    for (size_t i = 0; isnan(r) && i < plan->extra_param_count; i++)
+        if (strcmp(plan->extra_param_names[i], "replicate") == 0)
+            r = strtod(plan->extra_param_values[i], NULL);
     return r > 0 ? KS_SINGLE_CALIBRATE : KS_SINGLE_COLLAPSE;
 }
 
