@@ -531,6 +531,29 @@ static int probe_memcpy(run_args *a)
  * folder of its job, in one pass over the traces (the job's export then
  * takes it into the folder it builds).  A job done before is left as it
  * is; a job folder that is a link is refused, as its export would. */
+
+/* Where the trace folder lacks launches the tracer numbered (a tracer told
+ * to record only some), the states the traced launches do not fill to the
+ * cut: which launches, and how many of the cut's lines each lacked at most
+ * (the lines used since the latest missing launch fall short by that). */
+static void say_short_states(const ks_state_report *rep)
+{
+    if (!rep->short_launches)
+        return;
+    fprintf(stderr,
+            "ksample: note: warm state cut short by launches missing from the traces in %zu "
+            "of %zu sampled launches (up to %llu lines of the cut lacked): the full run's L2 "
+            "holds lines they would have given, so those launches may run slower than in "
+            "context; trace more launches before them (export --to accelsim-tracer "
+            "--warmup state --state-window N or all):",
+            rep->short_launches, rep->launches, (unsigned long long)rep->short_lines_max);
+    for (size_t k = 0; k < rep->short_launches && k < KS_STATE_SHORT_LISTED; k++)
+        fprintf(stderr, "%s launch %llu: %llu lines (launch %llu missing)",
+                k ? ";" : "", (unsigned long long)rep->short_launch[k],
+                (unsigned long long)rep->short_lines[k], (unsigned long long)rep->short_missing[k]);
+    fprintf(stderr, "%s\n", rep->short_launches > KS_STATE_SHORT_LISTED ? "; ..." : "");
+}
+
 static int prepare_state(run_state *s, const run_args *a)
 {
     char *abs = realpath(a->rundir, NULL);
@@ -584,6 +607,8 @@ static int prepare_state(run_state *s, const run_args *a)
                 rep.launches, rep.seconds, (unsigned long long)rep.lines,
                 (unsigned long long)rep.lines_max, (unsigned long long)rep.l2_bytes, rep.source,
                 rep.cut);
+    if (!rc)
+        say_short_states(&rep);
     if (!rc && rep.dirty && a->warmup.carrier == KS_STATE_MEMCPY)
         fprintf(stderr,
                 "ksample: note: state:memcpy: %llu of the copied lines were last written "

@@ -1142,7 +1142,16 @@ typedef struct ks_state_report {
     double cut;             /* lines kept, in L2 capacities */
     double seconds;         /* the walk over the traces */
     char source[512];       /* where the L2's geometry came from */
+    /* launches whose state the trace folder's missing launches cut short
+     * (the tracer recorded only some: the lines used since the latest
+     * missing one are fewer than the cut): how many, and the first
+     * KS_STATE_SHORT_LISTED of them (1-based launch, lines of the cut
+     * lacked at most, the latest missing launch before it) */
+    size_t short_launches;
+    uint64_t short_lines_max;
+    uint64_t short_launch[8], short_lines[8], short_missing[8];
 } ks_state_report;
+#define KS_STATE_SHORT_LISTED 8
 
 /* --warmup state: the rebuilt L2 state of every entry marked `state`,
  * written as its carrier into dirs[k], the folder that runs entry k (one
@@ -1175,8 +1184,16 @@ typedef struct ks_export_options {
                                 * with the state mode: trace the launches each
                                 * sampled launch's state is rebuilt from too */
     uint64_t state_window;     /* those launches: the state_window before each
-                                * sampled one; 0: every earlier launch */
+                                * sampled one; 0: those the state can need,
+                                * estimated from the profile (its bytes moved,
+                                * else its threads) and the L2; KS_STATE_WINDOW_ALL:
+                                * every earlier launch */
+    char *note;                /* when not NULL: a line for the terminal (the
+                                * tracer formats: the share of the program
+                                * traced), note_size bytes */
+    size_t note_size;
 } ks_export_options;
+#define KS_STATE_WINDOW_ALL UINT64_MAX
 
 typedef struct ks_exporter {
     const char *name;

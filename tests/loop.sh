@@ -65,7 +65,32 @@ expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy"
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup none --l2-size 4M
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup state:memcpy --state-lines all --l2-size 4M
 expect 0 "$KS" export "$T/splan.json" --to accelsim-tracer -o "$T/state.env" --warmup state --state-window 2
-grep -q 'launches traced, [0-9]* beyond the' "$T/state.env" || bad "tracer export does not count the state's launches"
+grep -q 'launches traced ([0-9.]* %), [0-9]* beyond the' "$T/state.env" || bad "tracer export does not count the state's launches"
+# the folder such a tracer writes (those launches alone, numbered as the
+# program ran them): plan ids map by the tracer's numbers
+mkdir "$T/part"
+for r in $(sed -n 's/^export DYNAMIC_KERNEL_RANGE="\(.*\)"/\1/p' "$T/state.env"); do
+    i=${r%-*}
+    while [ "$i" -le "${r#*-}" ]; do
+        ln -s "$T/syn/kernel-$i.traceg" "$T/part/kernel-$i.traceg"
+        echo "kernel-$i.traceg" >>"$T/part/kernelslist.g"
+        i=$((i + 1))
+    done
+done
+expect 0 "$KS" export "$T/splan.json" --to accelsim --traces "$T/part" -o "$T/px" --warmup state --l2-size 4M
+awk -F, '$6 == "measured" { n++; if ($5 != "kernel-" $2 + 1 ".traceg") bad = 1 } END { exit bad || !n }' "$T/px/weights.csv" ||
+    bad "a partial trace folder's launches not matched by the tracer's numbers: $(cat "$T/px/weights.csv")"
+# by default only the launches the state can need (issue 39's goal: the demo
+# plan's tracer export traces under 10 % of its launches; every earlier one
+# with --state-window all)
+expect 0 "$KS" sample "$ROOT/examples/casio-like-50k.csv.xz" --method root --epsilon 0.05 --confidence 0.95 --seed 1 -o "$T/demo.json"
+expect 0 "$KS" export "$T/demo.json" --to accelsim-tracer -o "$T/demo.env" --warmup state
+share=$(sed -n 's/.* launches traced (\([0-9.]*\) %).*/\1/p' "$T/err")
+awk -v s="$share" 'BEGIN { exit !(s != "" && s + 0 < 10) }' || bad "demo tracer export traces ${share:-?} % of the launches: $(cat "$T/err")"
+expect 0 "$KS" export "$T/demo.json" --to accelsim-tracer -o "$T/demo-all.env" --warmup state --state-window all
+grep -q 'DYNAMIC_KERNEL_RANGE="1-49998"' "$T/demo-all.env" || bad "--state-window all does not trace every earlier launch"
+expect 0 "$KS" export "$T/demo.json" --to macsim-tracer -o "$T/demo.list" --warmup state
+grep -q ' launches traced (' "$T/err" || bad "macsim-tracer does not say the traced share: $(cat "$T/err")"
 expect 2 "$KS" export "$T/splan.json" --to ids -o "$T/sids" --warmup state
 
 # results as CSV: cycles = 3 x id + 1000

@@ -409,6 +409,63 @@ static void test_state_report(void **state)
     assert_true(touched.lines > 0 && touched.lines < all.lines);
 }
 
+
+/* A trace folder holding only some of the launches the tracer numbered:
+ * the walk ages the model at the missing ones, and a sampled launch whose
+ * state the launches traced since do not fill to the cut says by how many
+ * lines it falls short (run prints it); with every launch traced, none. */
+typedef struct short_seen {
+    uint64_t short_lines, missing, held;
+} short_seen;
+
+static ks_status note_short(void *ctx, size_t launch, const ks_state_view *v, ks_error *err)
+{
+    (void)launch;
+    (void)err;
+    short_seen *s = ctx;
+    s->short_lines = v->short_lines;
+    s->missing = v->missing_launch;
+    s->held = v->l2->held;
+    return KS_OK;
+}
+
+static void test_walk_says_short(void **state)
+{
+    (void)state;
+    ks_error err;
+    ks_state_walk_options o = rtx3070();
+    o.footprint = false;
+    /* the whole folder: launch 21 (the 22nd) is not short */
+    size_t full_at[] = {21};
+    short_seen whole = {0};
+    assert_int_equal(ks_state_walk(synth, full_at, 1, &o, note_short, &whole, &err), KS_OK);
+    assert_int_equal(whole.short_lines, 0);
+    /* launches 20-22 only (the tracer's numbers 20, 21, 22): the 22nd is
+     * the folder's third, its state short of the cut */
+    char part[4200], path[4400];
+    snprintf(part, sizeof part, "%s/part", tmpdir);
+    assert_int_equal(mkdir(part, 0755), 0);
+    snprintf(path, sizeof path, "%s/kernelslist.g", part);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (int k = 20; k <= 22; k++) {
+        char src[4400], dst[4400];
+        snprintf(src, sizeof src, "%s/kernel-%d.traceg", synth, k);
+        snprintf(dst, sizeof dst, "%s/kernel-%d.traceg", part, k);
+        assert_int_equal(symlink(src, dst), 0);
+        fprintf(f, "kernel-%d.traceg\n", k);
+    }
+    fclose(f);
+    size_t part_at[] = {2};
+    short_seen cut = {0};
+    assert_int_equal(ks_state_walk(part, part_at, 1, &o, note_short, &cut, &err), KS_OK);
+    assert_int_equal(cut.missing, 19); /* launches 1-19 were not traced */
+    assert_true(cut.short_lines > 0);
+    /* what it lacks is the cut less what the traced launches gave */
+    assert_int_equal(cut.short_lines, 2 * (4u << 20) / 128 - cut.held);
+    assert_true(cut.held < whole.held);
+}
+
 static void test_geometry_from_configs(void **state)
 {
     (void)state;
@@ -455,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_carriers_read_back),
         cmocka_unit_test(test_state_report),
         cmocka_unit_test(test_geometry_from_configs),
+        cmocka_unit_test(test_walk_says_short),
     };
     return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
 }

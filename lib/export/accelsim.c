@@ -140,11 +140,63 @@ static ks_status mismatch(const ks_profile *p, uint64_t id, const trace_list *t,
                         k->block[1], k->block[2]);
 }
 
+/* Whether the folder holds only some of the launches the tracer numbered
+ * (a tracer told to record some: DYNAMIC_KERNEL_RANGE, the state's
+ * window): every header has its "-kernel id", they ascend, and they skip
+ * some.  Plan id i is then the launch the tracer numbered i + 1. */
+static bool partial_folder(const trace_list *t)
+{
+    bool skips = false;
+    for (size_t i = 0; i < t->kernel_count; i++) {
+        uint64_t id = kernel_at(t, i)->kernel_id;
+        if (id == 0 || (i && id <= kernel_at(t, i - 1)->kernel_id))
+            return false;
+        skips |= id != i + 1;
+    }
+    return skips;
+}
+
+/* The folder's launch the tracer numbered `number`, or SIZE_MAX. */
+static size_t launch_numbered(const trace_list *t, uint64_t number)
+{
+    size_t lo = 0, hi = t->kernel_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t id = kernel_at(t, mid)->kernel_id;
+        if (id == number)
+            return mid;
+        if (id < number)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return SIZE_MAX;
+}
+
 static ks_status map_by_position(const ks_plan *plan, const ks_profile *p, trace_list *t,
                                  size_t *kernel_of_sample, ks_error *err)
 {
+    bool partial = partial_folder(t);
     for (size_t i = 0; i < plan->sample_count; i++) {
         uint64_t id = plan->samples[i].id;
+        if (partial) {
+            size_t k = launch_numbered(t, id + 1);
+            if (k == SIZE_MAX)
+                return ks_error_set(err, KS_ERR_FORMAT, t->dir, 0,
+                                    "plan id %llu is the tracer's launch %llu, which this "
+                                    "partial trace folder (%zu launches, numbered %llu to "
+                                    "%llu) does not hold: trace it (export --to "
+                                    "accelsim-tracer)",
+                                    (unsigned long long)id, (unsigned long long)id + 1,
+                                    t->kernel_count,
+                                    (unsigned long long)kernel_at(t, 0)->kernel_id,
+                                    (unsigned long long)kernel_at(t, t->kernel_count - 1)
+                                        ->kernel_id);
+            kernel_of_sample[i] = k;
+            if (p && !same_launch(p, id, kernel_at(t, k)))
+                return mismatch(p, id, t, k, err);
+            continue;
+        }
         if (id >= t->kernel_count)
             return ks_error_set(err, KS_ERR_FORMAT, t->dir, 0,
                                 "plan id %llu but the trace folder has %zu launches; if the "

@@ -113,6 +113,17 @@ static ks_status on_state(void *ctx, size_t launch, const ks_state_view *view, k
             while ((l = ks_l2_state_next(j->state, &cursor)))
                 j->rep->dirty += l->valid && l->dirty;
         }
+        if (st == KS_OK && j->rep && view->short_lines) {
+            size_t s = j->rep->short_launches++;
+            if (s < KS_STATE_SHORT_LISTED) {
+                const ks_trace_kernel *sk = j->set ? ks_trace_set_kernel(j->set, launch) : NULL;
+                j->rep->short_launch[s] = sk && sk->kernel_id ? sk->kernel_id : launch + 1;
+                j->rep->short_lines[s] = view->short_lines;
+                j->rep->short_missing[s] = view->missing_launch;
+            }
+            if (view->short_lines > j->rep->short_lines_max)
+                j->rep->short_lines_max = view->short_lines;
+        }
         if (st == KS_OK && j->rep) {
             j->rep->launches++;
             j->rep->lines += j->lines;

@@ -413,6 +413,11 @@ static ks_status walk_accelsim(const char *traces, const size_t *sampled, size_t
                 .sector_bytes = opt->gpu.sector_bytes};
     st = l1_init(&w, &opt->gpu, err);
     size_t next = 0, events = ks_trace_set_event_count(set);
+    /* launches the tracer numbered but did not record (their "-kernel id"s
+     * skip them): the model is aged there, and a sampled launch whose
+     * state the launches since do not fill to the cut is short */
+    uint64_t prev_id = 0, missing = 0;
+    bool gap = false;
     for (size_t e = 0; e < events && next < count && st == KS_OK; e++) {
         const ks_trace_event *ev = ks_trace_set_event(set, e);
         if (!ev->is_kernel) {
@@ -421,6 +426,13 @@ static ks_status walk_accelsim(const char *traces, const size_t *sampled, size_t
                 st = ks_l2_state_touch_range(&model, addr, bytes, false, err);
             continue;
         }
+        uint64_t kid = ks_trace_set_kernel(set, ev->kernel)->kernel_id;
+        if (kid && kid > prev_id + 1 && (prev_id || ev->kernel == 0)) {
+            ks_l2_state_age(&model);
+            gap = true;
+            missing = kid - 1;
+        }
+        prev_id = kid;
         if (ev->kernel == sampled[next]) {
             ks_line_set fp = {0};
             if (opt->footprint) {
@@ -430,7 +442,11 @@ static ks_status walk_accelsim(const char *traces, const size_t *sampled, size_t
                 walker_free(&f);
             }
             ks_state_view view = {&model, opt->gpu.l1_persists ? w.l1 : NULL, w.cores,
-                                  opt->footprint ? &fp : NULL, NULL, NULL, 0, 0};
+                                  opt->footprint ? &fp : NULL, NULL, NULL, 0, 0, 0, 0};
+            if (gap && model.fresh < model.keep) {
+                view.short_lines = model.keep - model.fresh;
+                view.missing_launch = missing;
+            }
             if (st == KS_OK)
                 st = fn(ctx, ev->kernel, &view, err);
             ks_line_set_free(&fp);
@@ -694,7 +710,7 @@ ks_status ks_state_walk_macsim(const char *traces, const size_t *sampled, size_t
             }
             ks_state_view view = {&model, opt->gpu.l1_persists ? w.l1 : NULL, w.cores,
                                   opt->footprint ? &fp : NULL, held_code, held_rec, held,
-                                  w.icache_line};
+                                  w.icache_line, 0, 0};
             if (st == KS_OK)
                 st = fn(ctx, i, &view, err);
             ks_line_set_free(&fp);

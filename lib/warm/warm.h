@@ -32,6 +32,7 @@ typedef struct ks_l2_line {
     uint32_t prev, next;   /* recency list (UINT32_MAX: none); next: free list */
     uint8_t valid, dirty;  /* sector masks */
     uint8_t resident;      /* in the model's sets (else held as a ghost) */
+    uint8_t fresh;         /* used since the latest ks_l2_state_age */
 } ks_l2_line;
 
 typedef struct ks_l2_state {
@@ -48,6 +49,7 @@ typedef struct ks_l2_state {
     int set_index;          /* how a line finds its set: KS_SET_* */
     uint32_t tiles;         /* KS_SET_TILED: banks, line-interleaved */
     uint64_t touches, misses; /* for tests and the bench */
+    size_t fresh;           /* held lines used since the latest ks_l2_state_age */
 } ks_l2_state;
 
 /* Set index functions: an XOR fold of the line address (hashed indexes such
@@ -72,6 +74,10 @@ ks_status ks_l2_state_touch(ks_l2_state *s, uint64_t line, unsigned mask, bool w
  * address order (a memory copy into L2). */
 ks_status ks_l2_state_touch_range(ks_l2_state *s, uint64_t addr, uint64_t bytes, bool write,
                                   ks_error *err);
+/* Marks every held line as used before now: s->fresh then counts the
+ * lines used since (the walk ages the model where a launch's trace is
+ * missing, so a state that its later launches do not fill is known short). */
+void ks_l2_state_age(ks_l2_state *s);
 /* Whether line is held (resident or a ghost), and its node. */
 const ks_l2_line *ks_l2_state_find(const ks_l2_state *s, uint64_t line);
 /* The held lines oldest first: call with *cursor = UINT32_MAX to start;
@@ -153,6 +159,13 @@ typedef struct ks_state_view {
                                         * at it (64 bytes; opcode 255: none) */
     size_t code_count;
     uint32_t icache_line;
+    /* Where launches before this one have no trace (a tracer told to record
+     * only some): short_lines > 0 when the lines used since the latest
+     * missing one (missing_launch, the tracer's 1-based number) are fewer
+     * than the cut, by that many: the state lacks up to that many of the
+     * lines the full run would give it. */
+    uint64_t short_lines;
+    uint64_t missing_launch;
 } ks_state_view;
 
 /* Called at each sampled launch, before its accesses enter the model. */
