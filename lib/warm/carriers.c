@@ -58,6 +58,12 @@ static const ks_l2_line *next_kept(const ks_l2_state *s, const ks_line_set *only
 ks_status ks_state_write_memcpy(FILE *f, const ks_l2_state *s, const ks_line_set *only,
                                 size_t *lines_out, ks_error *err)
 {
+    return ks_state_write_memcpy32(f, s, only, NULL, lines_out, err);
+}
+
+ks_status ks_state_write_memcpy32(FILE *f, const ks_l2_state *s, const ks_line_set *only,
+                                  const ks_remap *remap, size_t *lines_out, ks_error *err)
+{
     uint32_t cursor = UINT32_MAX;
     size_t position = 0;
     const ks_l2_line *l;
@@ -68,6 +74,8 @@ ks_status ks_state_write_memcpy(FILE *f, const ks_l2_state *s, const ks_line_set
             continue;
         lines++;
         uint64_t base = l->line * s->line_bytes;
+        if (remap)
+            base = ks_remap_apply(remap, base);
         for (uint32_t k = 0; k < s->sectors_per_line;) {
             if (!(l->valid >> k & 1)) {
                 k++;

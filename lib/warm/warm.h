@@ -193,6 +193,11 @@ ks_status ks_state_walk_macsim(const char *traces, const size_t *sampled, size_t
  * oldest first, one per run of valid sectors, adjacent runs merged. */
 ks_status ks_state_write_memcpy(FILE *f, const ks_l2_state *s, const ks_line_set *only,
                                 size_t *lines_out, ks_error *err);
+/* The same at remapped addresses (remap NULL: as they are), for a stock
+ * GPGPU-Sim that keeps 32 bits of a copy's address (addr_remap.c). */
+typedef struct ks_remap ks_remap;
+ks_status ks_state_write_memcpy32(FILE *f, const ks_l2_state *s, const ks_line_set *only,
+                                  const ks_remap *remap, size_t *lines_out, ks_error *err);
 
 
 typedef struct ks_warm_kernel_shape {
@@ -220,6 +225,55 @@ ks_status ks_state_write_accelsim_kernel(FILE *f, const ks_l2_state *s, const ks
 ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *view,
                                        const ks_line_set *only, uint32_t sms, size_t *lines_out,
                                        size_t *insts_out, ks_error *err);
+
+/* ------------------------------------ a 32-bit address space (addr_remap.c) */
+
+/* GPGPU-Sim's address functions from its configuration: each value[k] an
+ * output bit that is the parity of the address bits in it (bank, column,
+ * burst, partition, L2 and L1 set index, line offset: values the simulator
+ * uses), and the masks used by equality only (row) or named in checks. */
+#define KS_ADDR_MAP_MAX 128
+typedef struct ks_addr_map {
+    uint64_t value[KS_ADDR_MAP_MAX];
+    size_t nvalue;
+    uint64_t part[8];   /* the partition's functions (chip, sub-partition) */
+    size_t npart;
+    uint64_t chip, sub, bank, row, col, burst; /* the DRAM mapping's masks */
+    int max_bit;        /* the highest address bit a value function reads */
+} ks_addr_map;
+
+/* From the option values (mapping: -gpgpu_mem_addr_mapping's; fn: the set
+ * index letter, L, X or P).  Refuses what is not linear or not known. */
+ks_status ks_addr_map_build(ks_addr_map *m, const char *mapping, unsigned channels,
+                            unsigned subs, unsigned indexing, unsigned l2_sets, unsigned l2_line,
+                            char l2_fn, unsigned l1_sets, unsigned l1_line, char l1_fn,
+                            ks_error *err);
+/* From a gpgpusim.config (or a simulator log, which prints every option). */
+ks_status ks_addr_map_read_gpgpusim(const char *path, ks_addr_map *m, ks_error *err);
+
+/* The remap T(a) = low 32 bits of a, XOR column[h - 32] for each bit h >= 32
+ * set in a that some value function reads (read_high). */
+struct ks_remap {
+    uint64_t read_high;
+    uint32_t column[32];
+};
+/* Solves for the columns; refuses where no change of the low bits has the
+ * effect of a high bit the configuration reads. */
+ks_status ks_remap_solve(const ks_addr_map *m, ks_remap *r, ks_error *err);
+uint64_t ks_remap_apply(const ks_remap *r, uint64_t addr);
+
+/* The remap on the lines a job uses (line addresses / line_bytes): wide
+ * (remapped at or above 2^32: none by construction), changed (a value
+ * function differs: none by construction), collisions (two lines onto one;
+ * first[] the first pair), row_merges (two rows of one bank onto one);
+ * distinct remapped lines.  Usable where all but distinct are 0. */
+typedef struct ks_remap_check_result {
+    size_t wide, changed, collisions, row_merges, distinct;
+    uint64_t first[2];
+} ks_remap_check_result;
+ks_status ks_remap_check(const ks_addr_map *m, const ks_remap *r, const uint64_t *lines,
+                         size_t count, uint32_t line_bytes, ks_remap_check_result *out,
+                         ks_error *err);
 
 /* The L2 geometry --warmup state models for a trace folder: from
  * w->sim_config (gpgpusim.config or MacSim params.in) and/or w->l2_bytes. */
