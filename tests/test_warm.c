@@ -288,7 +288,7 @@ static ks_status keep_state(void *ctx, size_t launch, const ks_state_view *v, ks
     snprintf(path, sizeof path, "%s/out/%s7.traceg", tmpdir, KS_WARM_KERNEL_FILE_PREFIX);
     f = fopen(path, "w");
     assert_non_null(f);
-    ks_warm_kernel_shape shape = {7, 5, 80, 0, 0, 46};
+    ks_warm_kernel_shape shape = {7, 5, 80, 0, 0, 46, false, NULL};
     size_t klines = 0, insts = 0;
     if (st == KS_OK)
         st = ks_state_write_accelsim_kernel(f, s, NULL, &shape, &klines, &insts, err);
@@ -304,7 +304,7 @@ static ks_status keep_state(void *ctx, size_t launch, const ks_state_view *v, ks
 }
 
 typedef struct read_back {
-    uint64_t sectors, stores, loads;
+    uint64_t sectors, stores, loads, store_lanes;
     uint64_t prev_line_rank;
 } read_back;
 
@@ -317,8 +317,10 @@ static ks_status count_inst(void *ctx, const ks_trace_kernel *k, const ks_trace_
     if (strncmp(inst->opcode, "LDG", 3) == 0) {
         r->loads++;
         r->sectors += inst->naddr;
-    } else if (strncmp(inst->opcode, "STG", 3) == 0)
+    } else if (strncmp(inst->opcode, "STG", 3) == 0) {
         r->stores++;
+        r->store_lanes += inst->naddr;
+    }
     return KS_OK;
 }
 
@@ -631,6 +633,72 @@ static void test_remap_on_shared_traces(void **state)
     ks_line_set_free(&c.set);
 }
 
+/* The dirty lines' carrier: a kernel of only the full-sector stores of the
+ * dirty sectors (beside a clean memory-copy prefill), read back by the
+ * trace reader: no load, two 16-byte lanes per dirty sector, every dirty
+ * sector of the state once, its size following the dirty share. */
+typedef struct dirty_seen {
+    size_t dirty_sectors, valid_sectors, lines, insts;
+} dirty_seen;
+
+static ks_status write_store_kernel(void *ctx, size_t launch, const ks_state_view *v,
+                                    ks_error *err)
+{
+    (void)launch;
+    dirty_seen *d = ctx;
+    uint32_t cur = UINT32_MAX;
+    const ks_l2_line *l;
+    while ((l = ks_l2_state_next(v->l2, &cur))) {
+        d->valid_sectors += (size_t)__builtin_popcount(l->valid);
+        if (l->resident)
+            d->dirty_sectors += (size_t)__builtin_popcount(l->valid & l->dirty);
+    }
+    char path[4400];
+    snprintf(path, sizeof path, "%s/dirty", tmpdir);
+    mkdir(path, 0777);
+    snprintf(path, sizeof path, "%s/dirty/kernelslist.g", tmpdir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%s22.traceg\n", KS_WARM_KERNEL_FILE_PREFIX);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/dirty/%s22.traceg", tmpdir, KS_WARM_KERNEL_FILE_PREFIX);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    ks_line_set dirty_only = {.and_dirty = true};
+    ks_warm_kernel_shape shape = {22, 5, 80, 0, 0, 46, true, NULL};
+    ks_status st = ks_state_write_accelsim_kernel(f, v->l2, &dirty_only, &shape, &d->lines,
+                                                  &d->insts, err);
+    fclose(f);
+    return st;
+}
+
+static void test_store_kernel_read_back(void **state)
+{
+    (void)state;
+    ks_error err;
+    size_t sampled[] = {21};
+    dirty_seen d = {0};
+    ks_state_walk_options o = rtx3070();
+    o.footprint = false;
+    assert_int_equal(ks_state_walk(synth, sampled, 1, &o, write_store_kernel, &d, &err), KS_OK);
+    assert_true(d.dirty_sectors > 0 && d.dirty_sectors < d.valid_sectors);
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s/dirty", tmpdir);
+    ks_trace_set *set;
+    assert_int_equal(ks_trace_set_open(dir, &set, &err), KS_OK);
+    read_back r = {0};
+    assert_int_equal(ks_trace_set_stream(set, 0, NULL, count_inst, &r, &err), KS_OK);
+    ks_trace_set_free(set);
+    assert_int_equal(r.loads, 0);
+    /* two 16-byte lanes per dirty sector, 16 sectors a store at most */
+    assert_int_equal(r.store_lanes, 2 * d.dirty_sectors);
+    assert_true(r.stores >= (d.dirty_sectors + 15) / 16);
+    print_message("store kernel: %zu dirty sectors of %zu valid, %llu stores, %zu lines\n",
+                  d.dirty_sectors, d.valid_sectors, (unsigned long long)r.stores, d.lines);
+    /* its size follows the dirty share: stores, plus one exit a warp */
+    assert_true(d.insts <= r.stores + 46 * 2 * 4 + 4);
+}
+
 static void test_geometry_from_configs(void **state)
 {
     (void)state;
@@ -678,6 +746,7 @@ int main(void)
         cmocka_unit_test(test_state_report),
         cmocka_unit_test(test_geometry_from_configs),
         cmocka_unit_test(test_walk_says_short),
+        cmocka_unit_test(test_store_kernel_read_back),
         cmocka_unit_test(test_remap_on_shared_traces),
     };
     return cmocka_run_group_tests(tests, setup, tmpdir_teardown);

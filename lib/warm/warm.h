@@ -189,13 +189,14 @@ ks_status ks_state_walk_macsim(const char *traces, const size_t *sampled, size_t
 
 /* ---------------------------------------------------------- the carriers */
 
+typedef struct ks_remap ks_remap; /* addr_remap.c */
+
 /* MemcpyHtoD lines for the held lines (optionally only those in `only`),
  * oldest first, one per run of valid sectors, adjacent runs merged. */
 ks_status ks_state_write_memcpy(FILE *f, const ks_l2_state *s, const ks_line_set *only,
                                 size_t *lines_out, ks_error *err);
 /* The same at remapped addresses (remap NULL: as they are), for a stock
  * GPGPU-Sim that keeps 32 bits of a copy's address (addr_remap.c). */
-typedef struct ks_remap ks_remap;
 ks_status ks_state_write_memcpy32(FILE *f, const ks_l2_state *s, const ks_line_set *only,
                                   const ks_remap *remap, size_t *lines_out, ks_error *err);
 
@@ -206,6 +207,9 @@ typedef struct ks_warm_kernel_shape {
     int binary_version;       /* the folder's (70, 80 ...) */
     uint64_t shmem_base, local_base; /* the sampled launch's header's */
     uint32_t sms;             /* warps are spread over 2 blocks an SM (0: 80 SMs) */
+    bool stores_only;         /* only stores of the dirty sectors (the store
+                               * kernel beside a memory-copy prefill) */
+    const ks_remap *remap;    /* addresses remapped (addr_remap.c); NULL: not */
 } ks_warm_kernel_shape;
 
 /* The Accel-Sim trace of a warm-up kernel that loads the held lines (only
