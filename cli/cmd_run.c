@@ -412,7 +412,8 @@ static int describe_job(run_state *s, const run_args *a, size_t j)
         return KS_ERR_NOMEM;
     /* a state carrier that is a kernel runs (measured 2: ksample's warm-up
      * kernel, no launch of the traces); memory copies are no kernel */
-    bool copies = a->warmup.mode == KS_WARMUP_STATE && a->warmup.carrier == KS_STATE_MEMCPY;
+    bool copies = a->warmup.mode == KS_WARMUP_STATE && (a->warmup.carrier == KS_STATE_MEMCPY ||
+                                                        a->warmup.carrier == KS_STATE_MEMCPY32);
     size_t listed = 0;
     for (size_t k = 0; k < count; k++) {
         const ks_export_entry *e = &s->entries[first + k];
@@ -474,6 +475,37 @@ static int prepare_job(run_state *s, const run_args *a, size_t j)
     if (!(s->commands[j] = job_command(a, s->macsim, dir)))
         return KS_ERR_NOMEM;
     s->jobs[j] = (ks_run_job){s->dirs[j], s->commands[j]};
+    return 0;
+}
+
+
+/* state:memcpy32: whether the configuration's address functions have a
+ * 32-bit remap and the program's footprint stays apart under it; else the
+ * warm-up kernel, saying why (before the jobs are described: the kernel is
+ * a listed launch, the copies are not). */
+static int check_memcpy32(run_args *a, bool macsim)
+{
+    ks_state_remap_report rep;
+    ks_error err;
+    ks_error_clear(&err);
+    if (macsim)
+        rep = (ks_state_remap_report){.why = "MacSim takes no memory-copy lines"};
+    else if (ks_state_remap_check(a->traces, &a->warmup, &rep, &err) != KS_OK)
+        return cli_fail(&err);
+    if (!rep.usable) {
+        fprintf(stderr, "ksample: note: state:memcpy32 does not apply (%s): the state goes in "
+                        "a warm-up kernel instead (state:kernel)\n",
+                rep.why);
+        a->warmup.carrier = KS_STATE_KERNEL;
+    } else if (!a->quiet)
+        fprintf(stderr,
+                "ksample: run: state:memcpy32: the configuration reads address bits up to "
+                "%d%s; the program's %llu lines stay apart in 32 bits: copies and each "
+                "launch's trace go in that address space (zero-cycle prefill on a stock "
+                "build; its equality to the original launch is not yet measured, "
+                "docs/bench.md)\n",
+                rep.max_bit, rep.read_high ? " (those above 31 kept by low bits)" : "",
+                (unsigned long long)rep.lines);
     return 0;
 }
 
@@ -609,13 +641,14 @@ static int prepare_state(run_state *s, const run_args *a)
                 rep.cut);
     if (!rc)
         say_short_states(&rep);
-    if (!rc && rep.dirty && a->warmup.carrier == KS_STATE_MEMCPY)
+    if (!rc && rep.dirty && a->warmup.carrier != KS_STATE_KERNEL)
         fprintf(stderr,
-                "ksample: note: state:memcpy: %llu of the copied lines were last written "
+                "ksample: note: %s: %llu of the copied lines were last written "
                 "(dirty) and GPGPU-Sim fills copies clean, so the write-backs their eviction "
                 "causes in the full run are left out (tests/data/accelsim-large: 0.938x the "
                 "full run, no better than cold, where launches evict other launches' dirty "
                 "lines); --warmup state (the warm-up kernel) stores them\n",
+                a->warmup.carrier == KS_STATE_MEMCPY32 ? "state:memcpy32" : "state:memcpy",
                 (unsigned long long)rep.dirty);
     for (size_t j = 0; owned && j < s->job_count; j++)
         free(owned[j]);
@@ -694,6 +727,9 @@ static int run(run_args *a)
         if ((rc = probe_memcpy(a)))
             return state_free(&s), rc;
     }
+    if (a->warmup.mode == KS_WARMUP_STATE && a->warmup.carrier == KS_STATE_MEMCPY32 &&
+        (rc = check_memcpy32(a, s.macsim)))
+        return state_free(&s), rc;
     ks_export_options eo = {.traces = a->traces, .profile = s.profile, .remap = a->remap,
                             .warmup = a->warmup.mode == KS_WARMUP_NONE ? NULL : &a->warmup};
     if (ks_export_plan_entries(&s.plan, &eo, &s.entries, &s.entry_count, &err) != KS_OK)

@@ -1055,9 +1055,14 @@ typedef enum ks_state_carrier {
                           * simulator's own format: loads (and stores where a
                           * line was last written) over the rebuilt lines,
                           * oldest first; works on every stock build */
-    KS_STATE_MEMCPY = 1  /* Accel-Sim MemcpyHtoD lines before the launch: zero
+    KS_STATE_MEMCPY = 1, /* Accel-Sim MemcpyHtoD lines before the launch: zero
                           * simulated cycles, but only on a GPGPU-Sim build whose
                           * perf_memcpy_to_gpu keeps 64-bit addresses */
+    KS_STATE_MEMCPY32 = 2 /* the same on a stock build, which keeps 32 bits of
+                          * a copy's address: the lines and the job's copy of
+                          * the launch's trace in a 32-bit address space that
+                          * keeps every address bit the configuration reads
+                          * (needs its gpgpusim.config; lines filled clean) */
 } ks_state_carrier;
 
 /* The lines a warm-up kernel loads (--state-lines): every rebuilt line (the
@@ -1167,6 +1172,23 @@ ks_status ks_export_state_write(const char *traces, const ks_warmup *w,
  * verdict from its log: *takes_memcpy 1 (its reads hit) or 0. */
 ks_status ks_state_probe_write(const char *dir, ks_error *err);
 ks_status ks_state_probe_read(const char *log, int *takes_memcpy, ks_error *err);
+
+/* Whether state:memcpy32 applies to a trace folder (lib/warm/addr_remap.c):
+ * the address functions of w->sim_config (a gpgpusim.config) solved for a
+ * 32-bit remap, and the program's footprint (every global line of its
+ * launches) checked under it.  KS_OK with usable set, or not and why (a
+ * configuration whose functions read bits no remap keeps, two lines or two
+ * rows of one bank onto one); an error only for what cannot be read. */
+typedef struct ks_state_remap_report {
+    bool usable;
+    uint64_t lines;         /* the footprint's distinct lines */
+    size_t collisions, row_merges;
+    int max_bit;            /* the highest address bit the configuration reads */
+    uint64_t read_high;     /* its bits >= 32 (each kept by low bits) */
+    char why[600];          /* when not usable */
+} ks_state_remap_report;
+ks_status ks_state_remap_check(const char *traces, const ks_warmup *w,
+                               ks_state_remap_report *rep, ks_error *err);
 
 /* sampled[0..count) with each one's warm-up launches before it. */
 ks_status ks_warmup_entries(const ks_warmup *w, const ks_warmup_launch *launches,

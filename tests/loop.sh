@@ -61,6 +61,28 @@ expect 0 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sm"
 grep -q '^MemcpyHtoD,0x' "$T/sm/kernelslist.g" || bad "no state copies"
 ! ls "$T/sm" | grep -q 'memcpy$' || bad "state copies left beside the list"
 ! grep -q ',state$' "$T/sm/weights.csv" || bad "memory copies are no kernel"
+# state:memcpy32 (a stock build): the copies and the launch's trace in a
+# 32-bit address space derived from the configuration (SM86_RTX3070's
+# address options); the rewritten trace is a file of the folder, read back
+cat >"$T/rtx.config" <<'CFG'
+-gpgpu_n_mem 16
+-gpgpu_n_sub_partition_per_mchannel 2
+-gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCC.BCCSSSSS
+-gpgpu_memory_partition_indexing 2
+-gpgpu_cache:dl2 S:64:128:16,L:B:m:L:P,A:192:4,32:0,32
+-gpgpu_cache:dl1 S:4:128:64,L:T:m:L:L,A:512:8,16:0,32
+-gpgpu_n_clusters 46
+-gpgpu_n_cores_per_cluster 1
+CFG
+expect 0 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/s32" --warmup state:memcpy32 --sim-config "$T/rtx.config"
+grep -q '^MemcpyHtoD,0x00000000' "$T/s32/kernelslist.g" || bad "state:memcpy32: no 32-bit copies"
+! grep -q '^MemcpyHtoD,0x0000[1-9a-f]' "$T/s32/kernelslist.g" || bad "state:memcpy32: a copy above 4 GB"
+first=$(grep '^kernel' "$T/s32/kernelslist.g" | head -1)
+[ -f "$T/s32/$first" ] && [ ! -L "$T/s32/$first" ] || bad "state:memcpy32: $first is not the job's own copy"
+! grep -v '^-' "$T/s32/$first" | grep -q ' 0x7f\| 0x00007f' || bad "state:memcpy32: $first keeps 64-bit addresses"
+expect 0 "$KS" info "$T/s32"
+expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/s32b" --warmup state:memcpy32 --l2-size 4M
+grep -q "gpgpusim.config" "$T/err" || bad "state:memcpy32 without a configuration: $(cat "$T/err")"
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup state --state-cut 0.5 --l2-size 4M
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup none --l2-size 4M
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup state:memcpy --state-lines all --l2-size 4M
@@ -241,7 +263,7 @@ STANDIN
     awk -F, 'NR > 1 && $3 != 3000 + $1 + 3000 {bad = 1} END {exit bad}' "$T/out" || bad "state run_cycles: $(head -3 "$T/out")"
     expect 2 "$KS" run "$T/mplan.json" --traces "$T/m/tr" --macsim "$T/standin-macsim" --params "$T/params-llc.in" \
         --warmup state:memcpy -o "$T/mrun-memcpy" -q
-    grep -q "state:memcpy is for Accel-Sim" "$T/err" || bad "MacSim memcpy state not refused: $(cat "$T/err")"
+    grep -q "state:memcpy and state:memcpy32 are for Accel-Sim" "$T/err" || bad "MacSim memcpy state not refused: $(cat "$T/err")"
 else
     echo "SKIP: $MSIM absent, MacSim loop skipped"
 fi

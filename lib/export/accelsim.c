@@ -352,7 +352,20 @@ typedef struct out_ctx {
 static bool memcpy_state(const out_ctx *c)
 {
     return c->warmup && c->warmup->mode == KS_WARMUP_STATE &&
-           c->warmup->carrier == KS_STATE_MEMCPY;
+           (c->warmup->carrier == KS_STATE_MEMCPY || c->warmup->carrier == KS_STATE_MEMCPY32);
+}
+
+/* state:memcpy32: launch's trace is the job's remapped copy, written into
+ * the folder (warm_state.c) under the name a link would have. */
+static bool remapped_trace(const out_ctx *c, size_t launch)
+{
+    if (!c->warmup || c->warmup->mode != KS_WARMUP_STATE ||
+        c->warmup->carrier != KS_STATE_MEMCPY32)
+        return false;
+    for (size_t k = 0; k < c->count; k++)
+        if (c->entries[k].state && c->entries[k].launch == launch)
+            return true;
+    return false;
 }
 
 /* The MemcpyHtoD lines of launch's rebuilt state (warm_state.c wrote them
@@ -478,7 +491,8 @@ static ks_status link_traces(const out_ctx *c, const char *out, ks_error *err)
 {
     for (size_t k = 0; k < c->count; k++) {
         size_t launch = c->entries[k].launch;
-        bool again = c->entries[k].state; /* a carrier: a file of the folder, no link */
+        bool again = c->entries[k].state || /* a carrier: a file of the folder, no link */
+                     remapped_trace(c, launch);
         for (size_t j = 0; j < k && !again; j++)
             again = c->entries[j].launch == launch && !c->entries[j].state;
         if (again)
@@ -536,6 +550,8 @@ static ks_status state_carriers(const out_ctx *c, ks_dir_build *b, bool job, ks_
                                                                   "%zu.traceg",
                  c->entries[k].launch + 1);
         st = ks_dir_build_adopt(b, name, err);
+        if (st == KS_OK && remapped_trace(c, c->entries[k].launch))
+            st = ks_dir_build_adopt(b, name_of(c->t, c->entries[k].launch), err);
     }
     return st;
 }

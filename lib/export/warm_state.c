@@ -10,6 +10,9 @@
  *   Accel-Sim, kernel   kernel-ksample-state-N.traceg (listed before L)
  *   Accel-Sim, memcpy   ksample-state-N.memcpy (MemcpyHtoD lines, which
  *                       the list writer puts before L and then removes)
+ *   Accel-Sim, memcpy32 ksample-state-N.memcpy at 32-bit addresses, and
+ *                       L's trace with its global addresses remapped the
+ *                       same way, under L's own file name (addr_remap.c)
  *   MacSim, kernel      folder ksample-state-N/ (trace.txt, trace_info.txt,
  *                       gzip'd raw records), listed before L
  * MacSim has no memory-copy lines: state:memcpy is refused for it.
@@ -46,7 +49,88 @@ typedef struct state_job {
     const ks_line_set *only;
     ks_warm_kernel_shape shape;
     size_t lines, insts;
+    /* state:memcpy32: the configuration's remap, the launch's trace */
+    ks_addr_map map;
+    ks_remap remap;
+    const char *trace_path;
 } state_job;
+
+static uint64_t remap_address(void *ctx, uint64_t addr)
+{
+    return ks_remap_apply(&((state_job *)ctx)->remap, addr);
+}
+
+static bool remap_pick(void *ctx, const char *opcode)
+{
+    (void)ctx;
+    bool write;
+    return ks_warm_global_access(opcode, &write);
+}
+
+static ks_status write_memcpy32(const void *ctx, FILE *f, ks_error *err)
+{
+    state_job *j = (state_job *)ctx;
+    return ks_state_write_memcpy32(f, j->state, NULL, &j->remap, &j->lines, err);
+}
+
+static ks_status write_rewritten(const void *ctx, FILE *f, ks_error *err)
+{
+    state_job *j = (state_job *)ctx;
+    return ks_trace_rewrite_addresses(j->trace_path, f, remap_address, remap_pick, j, NULL,
+                                      err);
+}
+
+/* state:memcpy32: the lines this job uses (the state's and the launch's)
+ * checked under the remap, then the remapped copies and the launch's trace
+ * remapped, under its own name (the name a log maps back by). */
+static ks_status write_remapped(state_job *j, size_t launch, const ks_state_view *view,
+                                const char *dir, ks_error *err)
+{
+    const ks_trace_kernel *tk = ks_trace_set_kernel(j->set, launch);
+    const char *base = strrchr(tk->path, '/');
+    base = base ? base + 1 : tk->path;
+    size_t n = strlen(base);
+    if (n < 7 || strcmp(base + n - 7, ".traceg") != 0)
+        return ks_error_set(err, KS_ERR_USAGE, tk->path, 0,
+                            "state:memcpy32 rewrites the launch's trace and takes it as a "
+                            "plain .traceg file (decompress it, or use --warmup state)");
+    size_t count = 0, fp = view->footprint ? view->footprint->count : 0;
+    uint64_t *lines = malloc((j->state->held + fp + 1) * sizeof *lines);
+    if (!lines)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    uint32_t cursor = UINT32_MAX;
+    const ks_l2_line *l;
+    while ((l = ks_l2_state_next(j->state, &cursor)))
+        if (l->valid)
+            lines[count++] = l->line;
+    for (size_t k = 0; k < fp; k++)
+        lines[count++] = view->footprint->lines[k];
+    ks_remap_check_result res;
+    ks_status st = ks_remap_check(&j->map, &j->remap, lines, count, j->gpu.line_bytes, &res, err);
+    free(lines);
+    if (st == KS_OK && (res.collisions || res.row_merges || res.wide || res.changed))
+        return ks_error_set(err, KS_ERR_USAGE, tk->path, 0,
+                            "state:memcpy32: %zu pairs of this launch's lines and its state's "
+                            "fall onto one 32-bit line (first 0x%llx and 0x%llx), %zu DRAM "
+                            "rows onto others: use --warmup state",
+                            res.collisions, (unsigned long long)res.first[0] * 128,
+                            (unsigned long long)res.first[1] * 128, res.row_merges);
+    char name[96];
+    snprintf(name, sizeof name, "ksample-state-%zu.memcpy", launch + 1);
+    char *path = st == KS_OK ? ks_path_join(dir, name) : NULL;
+    char *trace = st == KS_OK ? ks_path_join(dir, base) : NULL;
+    if (st == KS_OK && (!path || !trace))
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if (st == KS_OK)
+        st = ks_write_atomic(path, write_memcpy32, j, err);
+    j->trace_path = tk->path;
+    if (st == KS_OK)
+        st = ks_write_atomic(trace, write_rewritten, j, err);
+    free(path);
+    free(trace);
+    return st;
+}
+
 
 static ks_status write_memcpy(const void *ctx, FILE *f, ks_error *err)
 {
@@ -88,6 +172,8 @@ static ks_status on_state(void *ctx, size_t launch, const ks_state_view *view, k
             st = ks_state_write_macsim_kernel(dir, view, j->only, j->gpu.sms, &j->lines,
                                               &j->insts, err);
             free(dir);
+        } else if (j->w->carrier == KS_STATE_MEMCPY32) {
+            st = write_remapped(j, launch, view, j->dirs[k], err);
         } else {
             const ks_trace_kernel *tk = ks_trace_set_kernel(j->set, launch);
             j->shape.kernel_id = launch + 1;
@@ -106,7 +192,7 @@ static ks_status on_state(void *ctx, size_t launch, const ks_state_view *view, k
             st = ks_write_atomic(path, memcpy_carrier ? write_memcpy : write_kernel, j, err);
             free(path);
         }
-        if (st == KS_OK && j->rep && !j->macsim && j->w->carrier == KS_STATE_MEMCPY) {
+        if (st == KS_OK && j->rep && !j->macsim && j->w->carrier != KS_STATE_KERNEL) {
             /* the copies fill L2 clean: count what they leave clean */
             uint32_t cursor = UINT32_MAX;
             const ks_l2_line *l;
@@ -168,10 +254,11 @@ ks_status ks_warm_geometry(const char *traces, const ks_warmup *w, ks_gpu_geomet
     if (g->l2_bytes < g->line_bytes)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "an L2 of %llu bytes holds no line",
                             (unsigned long long)g->l2_bytes);
-    if (macsim && w->carrier == KS_STATE_MEMCPY)
+    if (macsim && w->carrier != KS_STATE_KERNEL)
         return ks_error_set(err, KS_ERR_USAGE, traces, 0,
-                            "state:memcpy is for Accel-Sim (MemcpyHtoD lines); MacSim takes "
-                            "the state as a warm-up kernel: --warmup state");
+                            "state:memcpy and state:memcpy32 are for Accel-Sim (MemcpyHtoD "
+                            "lines); MacSim takes the state as a warm-up kernel: --warmup "
+                            "state");
     return KS_OK;
 }
 
@@ -201,10 +288,23 @@ ks_status ks_export_state_write(const char *traces, const ks_warmup *w,
         st = ks_trace_set_open(traces, &j.set, err);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (st == KS_OK && w->carrier == KS_STATE_MEMCPY32) {
+        bool usable;
+        char why[600] = "";
+        if (!w->sim_config)
+            st = ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                              "state:memcpy32 needs the simulator's gpgpusim.config (--config "
+                              "or --sim-config): which address bits it reads");
+        else if ((st = ks_remap_from_config(w->sim_config, &j.map, &j.remap, &usable, why,
+                                            sizeof why, err)) == KS_OK &&
+                 !usable)
+            st = ks_error_set(err, KS_ERR_USAGE, NULL, 0, "state:memcpy32: %s", why);
+    }
     ks_state_walk_options o = {
         .gpu = j.gpu, .cut = w->cut > 0 ? w->cut : KS_STATE_DEFAULT_CUT,
         .with_memcpy = w->carrier == KS_STATE_MEMCPY,
-        .footprint = w->carrier == KS_STATE_KERNEL && w->lines != KS_STATE_LINES_ALL};
+        .footprint = (w->carrier == KS_STATE_KERNEL && w->lines != KS_STATE_LINES_ALL) ||
+                     w->carrier == KS_STATE_MEMCPY32};
     if (st == KS_OK && m)
         st = ks_state_walk(traces, launches, m, &o, on_state, &j, err);
     clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -69,6 +69,16 @@ typedef ks_status (*ks_trace_inst_fn)(void *ctx, const ks_trace_kernel *k,
 ks_status ks_trace_set_stream(ks_trace_set *s, size_t i, const ks_trace_filter *filter,
                               ks_trace_inst_fn fn, void *ctx, ks_error *err);
 
+/* A copy of the post-processed trace at path written to out, the addresses
+ * of each memory instruction whose opcode pick(ctx, opcode) takes mapped by
+ * map(ctx, address) and listed one per active lane (mode 0); every other
+ * line as it is (trace_rewrite.c).  *rewritten: instructions rewritten. */
+typedef uint64_t (*ks_trace_map_fn)(void *ctx, uint64_t addr);
+typedef bool (*ks_trace_pick_fn)(void *ctx, const char *opcode);
+ks_status ks_trace_rewrite_addresses(const char *path, FILE *out, ks_trace_map_fn map,
+                                     ks_trace_pick_fn pick, void *ctx, size_t *rewritten,
+                                     ks_error *err);
+
 /* A profile from a trace folder: one invocation per kernel launch in list
  * order (name, grid, block; duration 0), with metric columns
  * smsp__inst_executed.sum (warp-level instructions), launch__grid_size and

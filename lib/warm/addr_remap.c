@@ -42,6 +42,7 @@
  * stay distinct (T is reversible there) and rows of one bank stay distinct.
  */
 #include "hash.h"
+#include "trace.h"
 #include "warm.h"
 
 #include <errno.h>
@@ -178,6 +179,9 @@ ks_status ks_addr_map_build(ks_addr_map *m, const char *mapping, unsigned channe
         chip = lch ? ((1ull << lch) - 1) << start : 0;
     } else
         start = chip ? __builtin_ctzll(chip) : 0;
+    if ((unsigned)start + lch + lsub > 63)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "-gpgpu_mem_addr_mapping '%s': chip bits past bit 63", mapping);
     m->chip = chip, m->bank = bank, m->row = row, m->col = col, m->burst = burst;
     /* the sub-partition bits (the low bank bits) */
     uint64_t sub = 0;
@@ -230,7 +234,10 @@ ks_status ks_addr_map_build(ks_addr_map *m, const char *mapping, unsigned channe
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "L2 of %u sets of %u bytes", l2_sets,
                             l2_line);
     for (unsigned i = 0; i < ls && st == KS_OK; i++) {
-        uint64_t mask = 1ull << raw_bit_of(removed, ll + i) % 64;
+        unsigned at = raw_bit_of(removed, ll + i);
+        if (at >= 64)
+            return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "an L2 set index past bit 63");
+        uint64_t mask = 1ull << at;
         if (l2_fn == 'X') {
             unsigned b = raw_bit_of(removed, ll + ls + i);
             mask |= b < 64 ? 1ull << b : 0;
@@ -253,7 +260,9 @@ ks_status ks_addr_map_build(ks_addr_map *m, const char *mapping, unsigned channe
     }
     /* the L1 set index and the line offset */
     unsigned l1l = log2_exact(l1_line ? l1_line : 128), l1s = log2_exact(l1_sets ? l1_sets : 1);
-    for (unsigned i = 0; i < l1s && l1l < 64 && st == KS_OK; i++) {
+    if (l1l + l1s > 63)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "an L1 set index past bit 63");
+    for (unsigned i = 0; i < l1s && st == KS_OK; i++) {
         uint64_t mask = 1ull << (l1l + i);
         if (l1_fn == 'X' || l1_fn == 'P')
             return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
@@ -406,4 +415,118 @@ ks_status ks_remap_check(const ks_addr_map *m, const ks_remap *r, const uint64_t
     }
     free(lt), free(rt), free(lu), free(ru);
     return KS_OK;
+}
+
+/* ------------------------------------------- the program's footprint */
+
+ks_status ks_remap_from_config(const char *config, ks_addr_map *m, ks_remap *r, bool *usable,
+                               char *why, size_t why_size, ks_error *err)
+{
+    *usable = false;
+    ks_error e;
+    ks_error_clear(&e);
+    ks_status st = ks_addr_map_read_gpgpusim(config, m, &e);
+    if (st == KS_OK)
+        st = ks_remap_solve(m, r, &e);
+    if (st == KS_OK) {
+        *usable = true;
+        return KS_OK;
+    }
+    if (st == KS_ERR_USAGE) { /* known, but not a function ksample keeps */
+        snprintf(why, why_size, "%s: %s", config, e.message);
+        return KS_OK;
+    }
+    *err = e;
+    return st;
+}
+
+typedef struct footprint {
+    uint64_t *lines;
+    size_t count, capacity;
+    ks_hash_index index;
+} footprint;
+
+static ks_status add_line(footprint *f, uint64_t line, ks_error *err)
+{
+    ks_u64_keys k = {f->lines, sizeof *f->lines, 0};
+    bool found;
+    uint32_t id;
+    size_t slot = 0;
+    ks_status st = ks_hash_find_u64(&f->index, &k, f->count, line, &found, &id, &slot, err);
+    if (st != KS_OK || found)
+        return st;
+    if (f->count >= UINT32_MAX - 2)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "too many lines");
+    if ((st = ks_grow((void **)&f->lines, &f->capacity, f->count + 1, sizeof *f->lines, err)) !=
+        KS_OK)
+        return st;
+    f->lines[f->count] = line;
+    ks_hash_put(&f->index, slot, (uint32_t)f->count++);
+    return KS_OK;
+}
+
+static ks_status footprint_inst(void *ctx, const ks_trace_kernel *k, const ks_trace_inst *inst,
+                                ks_error *err)
+{
+    (void)k;
+    bool write;
+    if (inst->mem_width == 0 || !ks_warm_global_access(inst->opcode, &write))
+        return KS_OK;
+    ks_status st = KS_OK;
+    for (uint32_t l = 0; l < inst->naddr && st == KS_OK; l++) {
+        uint64_t lo = inst->addr[l] / 128, hi = (inst->addr[l] + inst->mem_width - 1) / 128;
+        for (uint64_t line = lo; line <= hi && st == KS_OK; line++)
+            st = add_line(ctx, line, err);
+    }
+    return st;
+}
+
+ks_status ks_state_remap_check(const char *traces, const ks_warmup *w,
+                               ks_state_remap_report *rep, ks_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    if (!w->sim_config) {
+        snprintf(rep->why, sizeof rep->why,
+                 "which address bits the simulator reads comes from its gpgpusim.config "
+                 "(--config or --sim-config), not given");
+        return KS_OK;
+    }
+    ks_addr_map m;
+    ks_remap r;
+    bool usable;
+    ks_status st = ks_remap_from_config(w->sim_config, &m, &r, &usable, rep->why,
+                                        sizeof rep->why, err);
+    if (st != KS_OK || !usable)
+        return st;
+    rep->max_bit = m.max_bit;
+    rep->read_high = r.read_high;
+    ks_trace_set *set;
+    if ((st = ks_trace_set_open(traces, &set, err)) != KS_OK)
+        return st;
+    footprint f = {0};
+    for (size_t i = 0; i < ks_trace_set_kernel_count(set) && st == KS_OK; i++)
+        st = ks_trace_set_stream(set, i, NULL, footprint_inst, &f, err);
+    ks_trace_set_free(set);
+    ks_remap_check_result res;
+    if (st == KS_OK)
+        st = ks_remap_check(&m, &r, f.lines, f.count, 128, &res, err);
+    if (st == KS_OK) {
+        rep->lines = f.count;
+        rep->collisions = res.collisions;
+        rep->row_merges = res.row_merges;
+        rep->usable = !res.collisions && !res.row_merges && !res.wide && !res.changed;
+        if (res.collisions)
+            snprintf(rep->why, sizeof rep->why,
+                     "%zu pairs of the program's %zu lines fall onto one 32-bit line "
+                     "(first 0x%llx and 0x%llx)",
+                     res.collisions, f.count, (unsigned long long)res.first[0],
+                     (unsigned long long)res.first[1]);
+        else if (res.row_merges)
+            snprintf(rep->why, sizeof rep->why,
+                     "%zu DRAM rows of the program's lines fall onto others of their bank",
+                     res.row_merges);
+    }
+    free(f.lines);
+    ks_hash_free(&f.index);
+    return st;
 }

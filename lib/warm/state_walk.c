@@ -100,7 +100,7 @@ static bool starts(const char *op, const char *word)
 }
 
 /* Whether opcode reaches global memory, and whether it writes. */
-static bool global_access(const char *op, bool *write)
+bool ks_warm_global_access(const char *op, bool *write)
 {
     *write = false;
     if (starts(op, "LDG") || starts(op, "LDGSTS") || starts(op, "LD"))
@@ -237,7 +237,7 @@ static ks_status on_inst(void *ctx, const ks_trace_kernel *k, const ks_trace_ins
     w->have_pos = true;
 
     bool write;
-    if (inst->mem_width == 0 || inst->naddr == 0 || !global_access(inst->opcode, &write))
+    if (inst->mem_width == 0 || inst->naddr == 0 || !ks_warm_global_access(inst->opcode, &write))
         return KS_OK;
     /* the instruction's lines, in lane order, each with its sectors */
     access a[64];

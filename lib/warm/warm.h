@@ -230,13 +230,17 @@ ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *
                                        const ks_line_set *only, uint32_t sms, size_t *lines_out,
                                        size_t *insts_out, ks_error *err);
 
+/* Whether an Accel-Sim opcode reaches global memory (the walk's rule:
+ * LDG, STG, LDGSTS, ATOMG, ATOM, RED and generic LD/ST), and writes. */
+bool ks_warm_global_access(const char *op, bool *write);
+
 /* ------------------------------------ a 32-bit address space (addr_remap.c) */
 
 /* GPGPU-Sim's address functions from its configuration: each value[k] an
  * output bit that is the parity of the address bits in it (bank, column,
  * burst, partition, L2 and L1 set index, line offset: values the simulator
  * uses), and the masks used by equality only (row) or named in checks. */
-#define KS_ADDR_MAP_MAX 128
+#define KS_ADDR_MAP_MAX 192
 typedef struct ks_addr_map {
     uint64_t value[KS_ADDR_MAP_MAX];
     size_t nvalue;
@@ -278,6 +282,10 @@ typedef struct ks_remap_check_result {
 ks_status ks_remap_check(const ks_addr_map *m, const ks_remap *r, const uint64_t *lines,
                          size_t count, uint32_t line_bytes, ks_remap_check_result *out,
                          ks_error *err);
+/* The map and remap of a gpgpusim.config: KS_OK with *usable false and why
+ * where its functions are not ones ksample can keep. */
+ks_status ks_remap_from_config(const char *config, ks_addr_map *m, ks_remap *r, bool *usable,
+                               char *why, size_t why_size, ks_error *err);
 
 /* The L2 geometry --warmup state models for a trace folder: from
  * w->sim_config (gpgpusim.config or MacSim params.in) and/or w->l2_bytes. */
