@@ -1058,11 +1058,14 @@ typedef enum ks_state_carrier {
     KS_STATE_MEMCPY = 1, /* Accel-Sim MemcpyHtoD lines before the launch: zero
                           * simulated cycles, but only on a GPGPU-Sim build whose
                           * perf_memcpy_to_gpu keeps 64-bit addresses */
-    KS_STATE_MEMCPY32 = 2 /* the same on a stock build, which keeps 32 bits of
+    KS_STATE_MEMCPY32 = 2, /* the same on a stock build, which keeps 32 bits of
                           * a copy's address: the lines and the job's copy of
                           * the launch's trace in a 32-bit address space that
                           * keeps every address bit the configuration reads
                           * (needs its gpgpusim.config; lines filled clean) */
+    KS_STATE_MEMCPY32_STORES = 3 /* state:memcpy32 and a warm-up kernel of only
+                          * the stores of the dirty lines (which copies fill
+                          * clean): its cost follows the dirty share */
 } ks_state_carrier;
 
 /* The lines a warm-up kernel loads (--state-lines): every rebuilt line (the

@@ -81,6 +81,12 @@ first=$(grep '^kernel' "$T/s32/kernelslist.g" | head -1)
 [ -f "$T/s32/$first" ] && [ ! -L "$T/s32/$first" ] || bad "state:memcpy32: $first is not the job's own copy"
 ! grep -v '^-' "$T/s32/$first" | grep -q ' 0x7f\| 0x00007f' || bad "state:memcpy32: $first keeps 64-bit addresses"
 expect 0 "$KS" info "$T/s32"
+# and the dirty lines in a kernel of their stores alone, listed after the copies
+expect 0 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/s32s" --warmup state:memcpy32+stores --sim-config "$T/rtx.config"
+grep -v '^MemcpyHtoD' "$T/s32s/kernelslist.g" | head -1 | grep -q '^kernel-ksample-state-' || bad "state:memcpy32+stores: no store kernel after the copies"
+grep -q ',state$' "$T/s32s/weights.csv" || bad "state:memcpy32+stores: the store kernel has no uid"
+! cat "$T"/s32s/kernel-ksample-state-*.traceg | grep -q ' LDG' || bad "state:memcpy32+stores: the store kernel loads"
+expect 0 "$KS" info "$T/s32s"
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/s32b" --warmup state:memcpy32 --l2-size 4M
 grep -q "gpgpusim.config" "$T/err" || bad "state:memcpy32 without a configuration: $(cat "$T/err")"
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup state --state-cut 0.5 --l2-size 4M

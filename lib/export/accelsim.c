@@ -352,7 +352,15 @@ typedef struct out_ctx {
 static bool memcpy_state(const out_ctx *c)
 {
     return c->warmup && c->warmup->mode == KS_WARMUP_STATE &&
-           (c->warmup->carrier == KS_STATE_MEMCPY || c->warmup->carrier == KS_STATE_MEMCPY32);
+           c->warmup->carrier != KS_STATE_KERNEL;
+}
+
+/* state:memcpy32+stores: the copies and, after them, a kernel of the
+ * dirty lines' stores */
+static bool stores_state(const out_ctx *c)
+{
+    return c->warmup && c->warmup->mode == KS_WARMUP_STATE &&
+           c->warmup->carrier == KS_STATE_MEMCPY32_STORES;
 }
 
 /* state:memcpy32: launch's trace is the job's remapped copy, written into
@@ -360,7 +368,8 @@ static bool memcpy_state(const out_ctx *c)
 static bool remapped_trace(const out_ctx *c, size_t launch)
 {
     if (!c->warmup || c->warmup->mode != KS_WARMUP_STATE ||
-        c->warmup->carrier != KS_STATE_MEMCPY32)
+        (c->warmup->carrier != KS_STATE_MEMCPY32 &&
+         c->warmup->carrier != KS_STATE_MEMCPY32_STORES))
         return false;
     for (size_t k = 0; k < c->count; k++)
         if (c->entries[k].state && c->entries[k].launch == launch)
@@ -436,6 +445,10 @@ static ks_status write_list(const void *vctx, FILE *f, ks_error *err)
         const ks_export_entry *e = &c->entries[k];
         if (e->state && skip_copies)
             st = copy_state_lines(c, e->launch, f, err);
+        if (e->state && skip_copies && stores_state(c))
+            fprintf(f, "%s%zu.traceg\n", KS_WARM_KERNEL_FILE_PREFIX, e->launch + 1);
+        else if (e->state && skip_copies)
+            ;
         else if (e->state)
             fprintf(f, "%s%zu.traceg\n", KS_WARM_KERNEL_FILE_PREFIX, e->launch + 1);
         else
@@ -470,7 +483,7 @@ static ks_status write_weights(const void *vctx, FILE *f, ks_error *err)
     size_t uid = 0;
     for (size_t k = 0; k < c->count; k++) {
         const ks_export_entry *e = &c->entries[k];
-        if (e->state && memcpy_state(c))
+        if (e->state && memcpy_state(c) && !stores_state(c))
             continue; /* memory copies: no kernel, no uid */
         if (e->state)
             fprintf(f, "%zu,%llu,0,%zu,%s%zu.traceg,state\n", ++uid, (unsigned long long)e->id,
@@ -550,6 +563,11 @@ static ks_status state_carriers(const out_ctx *c, ks_dir_build *b, bool job, ks_
                                                                   "%zu.traceg",
                  c->entries[k].launch + 1);
         st = ks_dir_build_adopt(b, name, err);
+        if (st == KS_OK && stores_state(c)) {
+            snprintf(name, sizeof name, KS_WARM_KERNEL_FILE_PREFIX "%zu.traceg",
+                     c->entries[k].launch + 1);
+            st = ks_dir_build_adopt(b, name, err);
+        }
         if (st == KS_OK && remapped_trace(c, c->entries[k].launch))
             st = ks_dir_build_adopt(b, name_of(c->t, c->entries[k].launch), err);
     }

@@ -12,7 +12,10 @@
  *                       the list writer puts before L and then removes)
  *   Accel-Sim, memcpy32 ksample-state-N.memcpy at 32-bit addresses, and
  *                       L's trace with its global addresses remapped the
- *                       same way, under L's own file name (addr_remap.c)
+ *                       same way, under L's own file name (addr_remap.c);
+ *                       memcpy32+stores: and kernel-ksample-state-N.traceg,
+ *                       only the stores of the dirty lines, listed after
+ *                       the copies (GPGPU-Sim fills copies clean)
  *   MacSim, kernel      folder ksample-state-N/ (trace.txt, trace_info.txt,
  *                       gzip'd raw records), listed before L
  * MacSim has no memory-copy lines: state:memcpy is refused for it.
@@ -73,6 +76,18 @@ static ks_status write_memcpy32(const void *ctx, FILE *f, ks_error *err)
     return ks_state_write_memcpy32(f, j->state, NULL, &j->remap, &j->lines, err);
 }
 
+static ks_status write_stores(const void *ctx, FILE *f, ks_error *err)
+{
+    state_job *j = (state_job *)ctx;
+    ks_line_set dirty_only = {.and_dirty = true};
+    ks_warm_kernel_shape shape = j->shape;
+    shape.stores_only = true;
+    shape.remap = &j->remap;
+    size_t lines;
+    return ks_state_write_accelsim_kernel(f, j->state, &dirty_only, &shape, &lines, &j->insts,
+                                          err);
+}
+
 static ks_status write_rewritten(const void *ctx, FILE *f, ks_error *err)
 {
     state_job *j = (state_job *)ctx;
@@ -126,6 +141,18 @@ static ks_status write_remapped(state_job *j, size_t launch, const ks_state_view
     j->trace_path = tk->path;
     if (st == KS_OK)
         st = ks_write_atomic(trace, write_rewritten, j, err);
+    if (st == KS_OK && j->w->carrier == KS_STATE_MEMCPY32_STORES) {
+        /* the dirty lines' stores after the copies, in the same space */
+        j->shape.kernel_id = launch + 1;
+        j->shape.tracer_version = tk->tracer_version ? tk->tracer_version : 5;
+        j->shape.binary_version = tk->binary_version ? (int)tk->binary_version : 70;
+        j->shape.sms = j->gpu.sms;
+        snprintf(name, sizeof name, "%s%zu.traceg", KS_WARM_KERNEL_FILE_PREFIX, launch + 1);
+        free(path);
+        path = ks_path_join(dir, name);
+        st = path ? ks_write_atomic(path, write_stores, j, err)
+                  : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
     free(path);
     free(trace);
     return st;
@@ -172,7 +199,8 @@ static ks_status on_state(void *ctx, size_t launch, const ks_state_view *view, k
             st = ks_state_write_macsim_kernel(dir, view, j->only, j->gpu.sms, &j->lines,
                                               &j->insts, err);
             free(dir);
-        } else if (j->w->carrier == KS_STATE_MEMCPY32) {
+        } else if (j->w->carrier == KS_STATE_MEMCPY32 ||
+                   j->w->carrier == KS_STATE_MEMCPY32_STORES) {
             st = write_remapped(j, launch, view, j->dirs[k], err);
         } else {
             const ks_trace_kernel *tk = ks_trace_set_kernel(j->set, launch);
@@ -192,7 +220,8 @@ static ks_status on_state(void *ctx, size_t launch, const ks_state_view *view, k
             st = ks_write_atomic(path, memcpy_carrier ? write_memcpy : write_kernel, j, err);
             free(path);
         }
-        if (st == KS_OK && j->rep && !j->macsim && j->w->carrier != KS_STATE_KERNEL) {
+        if (st == KS_OK && j->rep && !j->macsim && j->w->carrier != KS_STATE_KERNEL &&
+            j->w->carrier != KS_STATE_MEMCPY32_STORES) {
             /* the copies fill L2 clean: count what they leave clean */
             uint32_t cursor = UINT32_MAX;
             const ks_l2_line *l;
@@ -288,7 +317,7 @@ ks_status ks_export_state_write(const char *traces, const ks_warmup *w,
         st = ks_trace_set_open(traces, &j.set, err);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (st == KS_OK && w->carrier == KS_STATE_MEMCPY32) {
+    if (st == KS_OK && (w->carrier == KS_STATE_MEMCPY32 || w->carrier == KS_STATE_MEMCPY32_STORES)) {
         bool usable;
         char why[600] = "";
         if (!w->sim_config)
@@ -304,7 +333,7 @@ ks_status ks_export_state_write(const char *traces, const ks_warmup *w,
         .gpu = j.gpu, .cut = w->cut > 0 ? w->cut : KS_STATE_DEFAULT_CUT,
         .with_memcpy = w->carrier == KS_STATE_MEMCPY,
         .footprint = (w->carrier == KS_STATE_KERNEL && w->lines != KS_STATE_LINES_ALL) ||
-                     w->carrier == KS_STATE_MEMCPY32};
+                     w->carrier == KS_STATE_MEMCPY32 || w->carrier == KS_STATE_MEMCPY32_STORES};
     if (st == KS_OK && m)
         st = ks_state_walk(traces, launches, m, &o, on_state, &j, err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
