@@ -1019,6 +1019,14 @@ int cmd_run(int argc, char **argv)
             snprintf(a.sim_config, sizeof a.sim_config, "%s", a.params);
         if (a.sim_config[0] && !a.state.sim_config)
             a.warmup.sim_config = a.sim_config;
+        if (!a.warmup_given && !a.quiet)
+            fprintf(stderr,
+                    "ksample: run: warm-up state:kernel, the default: the carrier measured "
+                    "on stock builds (summed within 0.1 %% of the full run, docs/bench.md)%s\n",
+                    a.macsim ? ""
+                             : "; state:memcpy32 needs no warm-up cycles on a stock Accel-Sim "
+                               "but is not the default until its launches are measured equal "
+                               "to the originals");
     }
     return run(&a);
 }
