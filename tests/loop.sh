@@ -87,6 +87,17 @@ grep -v '^MemcpyHtoD' "$T/s32s/kernelslist.g" | head -1 | grep -q '^kernel-ksamp
 grep -q ',state$' "$T/s32s/weights.csv" || bad "state:memcpy32+stores: the store kernel has no uid"
 ! cat "$T"/s32s/kernel-ksample-state-*.traceg | grep -q ' LDG' || bad "state:memcpy32+stores: the store kernel loads"
 expect 0 "$KS" info "$T/s32s"
+# run checks the program's lines under the remap first and says so; a
+# configuration whose functions it cannot keep falls back to the kernel
+expect 0 "$KS" run "$T/splan.json" --traces "$T/syn" --simulator "true {kernelslist}" --sim-config "$T/rtx.config" --warmup state:memcpy32 -o "$T/r32"
+grep -q "state:memcpy32: the configuration reads address bits up to 36" "$T/err" || bad "run state:memcpy32 does not say what it checked: $(cat "$T/err")"
+for k in "$T"/r32/jobs/*/kernel-[0-9]*.traceg; do
+    [ -f "$k" ] && [ ! -L "$k" ] || bad "run state:memcpy32: $k is not the job's own copy"
+done
+sed 's/^-gpgpu_memory_partition_indexing 2/-gpgpu_memory_partition_indexing 4/' "$T/rtx.config" >"$T/rtx-random.config"
+expect 0 "$KS" run "$T/splan.json" --traces "$T/syn" --simulator "true {kernelslist}" --sim-config "$T/rtx-random.config" --warmup state:memcpy32 -o "$T/r32f"
+grep -q "state:memcpy32 does not apply (.*indexing 4" "$T/err" || bad "state:memcpy32 not refused on a random partition hash: $(cat "$T/err")"
+ls "$T"/r32f/jobs/*/kernel-ksample-state-*.traceg >/dev/null 2>&1 || bad "state:memcpy32's fallback has no warm-up kernel"
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/s32b" --warmup state:memcpy32 --l2-size 4M
 grep -q "gpgpusim.config" "$T/err" || bad "state:memcpy32 without a configuration: $(cat "$T/err")"
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup state --state-cut 0.5 --l2-size 4M

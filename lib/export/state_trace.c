@@ -156,12 +156,11 @@ ks_status ks_state_trace_plan(const ks_plan *plan, const ks_export_options *opt,
             while (j > 0 && acc < need) {
                 j--;
                 double v = launch_bytes(&b, p, (size_t)j, &used);
-                if (isnan(v)) {
-                    unknown = true; /* nothing to size it by: all of it */
-                    j = 0;
-                    break;
-                }
-                acc += v;
+                if (isnan(v))
+                    unknown = true; /* nothing to size it by: counted as moving nothing,
+                                     * so the window reaches past it */
+                else
+                    acc += v;
             }
             t->first[i] = j;
         }
@@ -191,8 +190,9 @@ ks_status ks_state_trace_plan(const ks_plan *plan, const ks_export_options *opt,
                  t->cut, (double)t->l2_bytes / (1 << 20), t->l2_source,
                  used & 1   ? "DRAM bytes"
                  : used & 2 ? "global-memory sectors"
-                            : "threads x 16 B (no bytes in the profile)",
-                 unknown ? "; every earlier launch where it had none" : "");
+                 : used & 4 ? "threads x 16 B (no bytes in the profile)"
+                            : "nothing (no bytes, no grid: every earlier launch)",
+                 unknown ? "; launches it has nothing for count as moving nothing" : "");
     /* launches traced: the union of [first, id] */
     uint64_t next = 0, traced = 0;
     for (size_t i = 0; i < n; i++) {

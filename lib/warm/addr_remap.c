@@ -503,6 +503,20 @@ ks_status ks_state_remap_check(const char *traces, const ks_warmup *w,
     ks_trace_set *set;
     if ((st = ks_trace_set_open(traces, &set, err)) != KS_OK)
         return st;
+    /* the job's copy of a launch's trace is written plain: a compressed
+     * one would keep its .xz name over text */
+    for (size_t i = 0; i < ks_trace_set_kernel_count(set); i++) {
+        const char *path = ks_trace_set_kernel(set, i)->path;
+        size_t n = strlen(path);
+        if (n < 7 || strcmp(path + n - 7, ".traceg") != 0) {
+            snprintf(rep->why, sizeof rep->why,
+                     "%s is not a plain .traceg file, which the launch's rewritten copy "
+                     "needs",
+                     path);
+            ks_trace_set_free(set);
+            return KS_OK;
+        }
+    }
     footprint f = {0};
     for (size_t i = 0; i < ks_trace_set_kernel_count(set) && st == KS_OK; i++)
         st = ks_trace_set_stream(set, i, NULL, footprint_inst, &f, err);
