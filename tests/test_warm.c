@@ -547,8 +547,10 @@ static ks_status list_addresses(void *ctx, const ks_trace_kernel *k, const ks_tr
     return KS_OK;
 }
 
-static uint64_t apply_remap(void *ctx, uint64_t a)
+static uint64_t apply_remap(void *ctx, const char *op, uint64_t a, const uint64_t windows[2])
 {
+    (void)op;
+    (void)windows;
     return ks_remap_apply(ctx, a);
 }
 

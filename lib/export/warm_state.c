@@ -58,8 +58,18 @@ typedef struct state_job {
     const char *trace_path;
 } state_job;
 
-static uint64_t remap_address(void *ctx, uint64_t addr)
+/* A generic LD/ST whose address lies in the 4 GB above the launch's shared
+ * or local memory base is left as it is: Accel-Sim tells those spaces by
+ * the address (a global one left there only starts cold, its functions
+ * unchanged and its tag apart from every 32-bit one). */
+static uint64_t remap_address(void *ctx, const char *opcode, uint64_t addr,
+                              const uint64_t windows[2])
 {
+    bool generic = (strncmp(opcode, "LD", 2) == 0 && opcode[2] != 'G') ||
+                   (strncmp(opcode, "ST", 2) == 0 && opcode[2] != 'G');
+    for (int w = 0; generic && w < 2; w++)
+        if (windows[w] && addr >= windows[w] && addr - windows[w] < (1ull << 32))
+            return addr;
     return ks_remap_apply(&((state_job *)ctx)->remap, addr);
 }
 

@@ -71,9 +71,12 @@ ks_status ks_trace_set_stream(ks_trace_set *s, size_t i, const ks_trace_filter *
 
 /* A copy of the post-processed trace at path written to out, the addresses
  * of each memory instruction whose opcode pick(ctx, opcode) takes mapped by
- * map(ctx, address) and listed one per active lane (mode 0); every other
- * line as it is (trace_rewrite.c).  *rewritten: instructions rewritten. */
-typedef uint64_t (*ks_trace_map_fn)(void *ctx, uint64_t addr);
+ * map(ctx, opcode, address, windows) and listed one per active lane (mode
+ * 0); every other line as it is (trace_rewrite.c).  windows: the header's
+ * shared and local memory base addresses (0 where absent).  *rewritten:
+ * instructions rewritten. */
+typedef uint64_t (*ks_trace_map_fn)(void *ctx, const char *opcode, uint64_t addr,
+                                    const uint64_t windows[2]);
 typedef bool (*ks_trace_pick_fn)(void *ctx, const char *opcode);
 ks_status ks_trace_rewrite_addresses(const char *path, FILE *out, ks_trace_map_fn map,
                                      ks_trace_pick_fn pick, void *ctx, size_t *rewritten,

@@ -43,6 +43,7 @@ ks_status ks_trace_rewrite_addresses(const char *path, FILE *out, ks_trace_map_f
     if (st != KS_OK)
         return st;
     trace_layout layout = {false, false, 0};
+    uint64_t windows[2] = {0, 0};
     char *line, *copy = NULL;
     size_t len, cap = 0, n = 0;
     bool truncated, grouped = false;
@@ -60,7 +61,12 @@ ks_status ks_trace_rewrite_addresses(const char *path, FILE *out, ks_trace_map_f
         if (!inst) {
             /* the header's layout fields, and the block markers */
             unsigned v;
-            if (sscanf(line, "-accelsim tracer version = %u", &v) == 1)
+            unsigned long long base;
+            if (sscanf(line, "-shmem base_addr = %llx", &base) == 1)
+                windows[0] = base;
+            else if (sscanf(line, "-local mem base_addr = %llx", &base) == 1)
+                windows[1] = base;
+            else if (sscanf(line, "-accelsim tracer version = %u", &v) == 1)
                 layout.version = (int)v;
             else if (sscanf(line, "-enable lineinfo = %u", &v) == 1)
                 layout.lineinfo = v == 1;
@@ -109,7 +115,8 @@ ks_status ks_trace_rewrite_addresses(const char *path, FILE *out, ks_trace_map_f
         fwrite(line, 1, (size_t)(mw - line) + flen, out);
         fputs(" 0", out);
         for (uint32_t a = 0; a < ti.naddr; a++)
-            fprintf(out, " 0x%016llx", (unsigned long long)map(ctx, ti.addr[a]));
+            fprintf(out, " 0x%016llx",
+                    (unsigned long long)map(ctx, ti.opcode, ti.addr[a], windows));
         if (rest) {
             fputc(' ', out);
             fwrite(rest, 1, (size_t)(line + len - rest), out);
