@@ -144,6 +144,9 @@ typedef struct ks_macsim_launch {
     uint64_t *warp_ids;      /* trace.txt's, ascending */
 } ks_macsim_launch;
 
+/* The number in a launch's folder name ("Kernel12": 12), or UINT64_MAX. */
+uint64_t ks_macsim_folder_number(const char *folder);
+
 typedef struct ks_macsim_set ks_macsim_set;
 /* 90 when dir holds a kernel_config.txt that starts with "nvbit", else 0. */
 int ks_macsim_dir_detect(const char *dir);

@@ -682,8 +682,21 @@ ks_status ks_state_walk_macsim(const char *traces, const size_t *sampled, size_t
     unsigned char *held_rec = NULL;
     size_t held_cap = 0, held_rec_cap = 0;
     size_t next = 0;
+    /* folders Kernel<N> whose numbers skip launches the tracer numbered:
+     * the model is aged there, as for Accel-Sim folders */
+    uint64_t prev_n = UINT64_MAX, missing = 0;
+    bool gap = false;
     for (size_t i = 0; i < launches && next < count && st == KS_OK; i++) {
         const ks_macsim_launch *l = ks_macsim_set_launch(set, i);
+        uint64_t num = ks_macsim_folder_number(l->folder);
+        if (num != UINT64_MAX &&
+            ((prev_n == UINT64_MAX && i == 0 && num > 0) ||
+             (prev_n != UINT64_MAX && num > prev_n + 1))) {
+            ks_l2_state_age(&model);
+            gap = true;
+            missing = num; /* MacSim numbers from 0: the 1-based number of the last missing */
+        }
+        prev_n = num;
         uint64_t per_core = l->max_blocks ? l->max_blocks : 1;
         uint64_t wave = opt->gpu.sms ? per_core * opt->gpu.sms : 0;
         if (i == sampled[next]) {
@@ -711,6 +724,10 @@ ks_status ks_state_walk_macsim(const char *traces, const size_t *sampled, size_t
             ks_state_view view = {&model, opt->gpu.l1_persists ? w.l1 : NULL, w.cores,
                                   opt->footprint ? &fp : NULL, held_code, held_rec, held,
                                   w.icache_line, 0, 0};
+            if (gap && model.fresh < model.keep) {
+                view.short_lines = model.keep - model.fresh;
+                view.missing_launch = missing;
+            }
             if (st == KS_OK)
                 st = fn(ctx, i, &view, err);
             ks_line_set_free(&fp);
