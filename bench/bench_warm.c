@@ -80,7 +80,7 @@ static ks_status on_state(void *ctx, size_t launch, const ks_state_view *v, ks_e
     c->footprint += footprint ? footprint->count : 0;
     if (!c->write)
         return KS_OK;
-    ks_warm_kernel_shape shape = {launch + 1, 5, 80, 0, 0, 46};
+    ks_warm_kernel_shape shape = {launch + 1, 5, 80, 0, 0, 46, false, NULL};
     return ks_state_write_accelsim_kernel(c->sink, s, footprint, &shape, NULL, NULL, err);
 }
 

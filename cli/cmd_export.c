@@ -36,8 +36,11 @@ static void help(void)
            "                     and the SMs\n"
            CLI_STATE_HELP
            "  --state-window N   tracer formats with --warmup state: trace the N launches\n"
-           "                     before each sampled one for its state (default all: every\n"
-           "                     earlier launch, which the cut never needs more of)\n"
+           "                     before each sampled one for its state, or all (every\n"
+           "                     earlier launch); default: those whose accesses, by the\n"
+           "                     profile's bytes moved (else its threads x 16 B), fill\n"
+           "                     --state-cut x the L2 (--sim-config, --l2-size; else 6 MB)\n"
+           "                     before each; `run` says where a state came out short\n"
            "  --remap            match launches by (name, grid, block, occurrence) when\n"
            "                     the tracer saw other launches than the profiler\n"
            "                     (warm-up kernels, autotuning runs)\n"
@@ -141,7 +144,9 @@ int cmd_export(int argc, char **argv)
     if (window && (!eo.warmup || warmup.mode != KS_WARMUP_STATE || !tracer))
         return cli_usage_error("export", "--state-window is for a tracer format with "
                                          "--warmup state");
-    if (window && strcmp(window, "all") != 0 &&
+    if (window && strcmp(window, "all") == 0)
+        eo.state_window = KS_STATE_WINDOW_ALL;
+    else if (window &&
         (!cli_parse_u64(window, &eo.state_window) || eo.state_window < 1))
         return cli_usage_error("export", "--state-window: a number of launches (1 or more) "
                                          "or all, got '%s'", window);
@@ -161,8 +166,26 @@ int cmd_export(int argc, char **argv)
     }
     ks_profile *p = NULL;
     ks_status st = exclude ? drop_excluded(&plan, exclude, &err) : KS_OK;
-    /* the profile is needed to check ids against traces; without traces it
-     * is not read at all */
+    /* the profile is needed to check ids against traces, and by a tracer
+     * format to size the launches the state needs; else it is not read */
+    bool state_tracer = tracer && eo.warmup && warmup.mode == KS_WARMUP_STATE && !window;
+    if (st == KS_OK && state_tracer && !eo.traces) {
+        if (ks_plan_open_profile(&plan, profile_path, &p, &err) != KS_OK) {
+            if (profile_path) {
+                ks_plan_free(&plan);
+                return cli_fail(&err);
+            }
+            char buf[1200];
+            ks_error_format(&err, buf, sizeof buf);
+            fprintf(stderr,
+                    "ksample: note: the plan's profile is not at hand (%s): every launch "
+                    "before each sampled one is traced; give --profile to trace only those "
+                    "the state needs\n",
+                    buf);
+            ks_error_clear(&err);
+            p = NULL;
+        }
+    }
     if (st == KS_OK && eo.traces) {
         st = ks_plan_open_profile(&plan, profile_path, &p, &err);
         if (st != KS_OK && !profile_path && !eo.remap) {
@@ -177,12 +200,17 @@ int cmd_export(int argc, char **argv)
         }
     }
     eo.profile = p;
+    char note[700] = "";
+    eo.note = note;
+    eo.note_size = sizeof note;
     if (st == KS_OK)
         st = ex->write(&plan, &eo, out, &err);
     if (st == KS_OK)
         fprintf(stderr, "ksample: %s: %zu sampled launches written to %s%s\n", ex->name,
                 plan.sample_count, out,
-                p ? " (ids checked against the trace headers)" : "");
+                p && eo.traces ? " (ids checked against the trace headers)" : "");
+    if (st == KS_OK && note[0])
+        fprintf(stderr, "ksample: %s\n", note);
     ks_profile_free(p);
     ks_plan_free(&plan);
     return st == KS_OK ? 0 : cli_fail(&err);

@@ -79,7 +79,15 @@ static void help(void)
            "                     lines at no simulated cycle (state:memcpy: Accel-Sim\n"
            "                     builds whose perf_memcpy_to_gpu keeps 64-bit addresses;\n"
            "                     the first job checks it, and the run falls back to the\n"
-           "                     kernel with a note when it does not).\n"
+           "                     kernel with a note when it does not), or on a stock\n"
+           "                     build as MemcpyHtoD lines with the job's copy of the\n"
+           "                     launch's trace in a 32-bit address space that keeps\n"
+           "                     every address bit the gpgpusim.config reads\n"
+           "                     (state:memcpy32; state:memcpy32+stores adds a kernel of\n"
+           "                     only the dirty lines' stores, which copies fill clean;\n"
+           "                     the run checks the program's lines stay apart and falls\n"
+           "                     back to the kernel with a note where not; exactness\n"
+           "                     against the original launch not yet measured).\n"
            "                     Default state (the simulated L2 from --config, --params,\n"
            "                     --sim-config or --l2-size; else since-same:8): summed over\n"
            "                     every launch 0.999x the full run on Accel-Sim RTX 3070\n"
@@ -412,7 +420,9 @@ static int describe_job(run_state *s, const run_args *a, size_t j)
         return KS_ERR_NOMEM;
     /* a state carrier that is a kernel runs (measured 2: ksample's warm-up
      * kernel, no launch of the traces); memory copies are no kernel */
-    bool copies = a->warmup.mode == KS_WARMUP_STATE && a->warmup.carrier == KS_STATE_MEMCPY;
+    bool copies = a->warmup.mode == KS_WARMUP_STATE && (a->warmup.carrier == KS_STATE_MEMCPY ||
+                                                        a->warmup.carrier == KS_STATE_MEMCPY32);
+    /* (state:memcpy32+stores lists its store kernel: a kernel, as state:kernel) */
     size_t listed = 0;
     for (size_t k = 0; k < count; k++) {
         const ks_export_entry *e = &s->entries[first + k];
@@ -477,6 +487,47 @@ static int prepare_job(run_state *s, const run_args *a, size_t j)
     return 0;
 }
 
+
+/* state:memcpy32: whether the configuration's address functions have a
+ * 32-bit remap and the program's footprint stays apart under it; else the
+ * warm-up kernel, saying why (before the jobs are described: the kernel is
+ * a listed launch, the copies are not). */
+static int check_memcpy32(run_args *a, bool macsim)
+{
+    ks_state_remap_report rep;
+    ks_error err;
+    ks_error_clear(&err);
+    if (macsim)
+        rep = (ks_state_remap_report){.why = "MacSim takes no memory-copy lines"};
+    else if (ks_state_remap_check(a->traces, &a->warmup, &rep, &err) != KS_OK)
+        return cli_fail(&err);
+    if (!rep.usable) {
+        fprintf(stderr, "ksample: note: state:memcpy32 does not apply (%s): the state goes in "
+                        "a warm-up kernel instead (state:kernel)\n",
+                rep.why);
+        a->warmup.carrier = KS_STATE_KERNEL;
+    } else if (!a->quiet && a->warmup.carrier == KS_STATE_MEMCPY32_STORES) {
+        fprintf(stderr,
+                "ksample: run: state:memcpy32+stores: the configuration reads address bits up "
+                "to %d; the program's %llu lines stay apart in 32 bits: copies, each "
+                "launch's trace and a kernel storing the dirty lines go in that address "
+                "space (its equality to the original launch is not yet measured, "
+                "docs/bench.md)\n",
+                rep.max_bit, (unsigned long long)rep.lines);
+        return 0;
+        a->warmup.carrier = KS_STATE_KERNEL;
+    } else if (!a->quiet)
+        fprintf(stderr,
+                "ksample: run: state:memcpy32: the configuration reads address bits up to "
+                "%d%s; the program's %llu lines stay apart in 32 bits: copies and each "
+                "launch's trace go in that address space (zero-cycle prefill on a stock "
+                "build; its equality to the original launch is not yet measured, "
+                "docs/bench.md)\n",
+                rep.max_bit, rep.read_high ? " (those above 31 kept by low bits)" : "",
+                (unsigned long long)rep.lines);
+    return 0;
+}
+
 /* state:memcpy: whether the build takes 64-bit MemcpyHtoD lines, from a
  * probe job in RUNDIR/probe; when it does not, the run falls back to the
  * warm-up kernel and says so. */
@@ -531,6 +582,29 @@ static int probe_memcpy(run_args *a)
  * folder of its job, in one pass over the traces (the job's export then
  * takes it into the folder it builds).  A job done before is left as it
  * is; a job folder that is a link is refused, as its export would. */
+
+/* Where the trace folder lacks launches the tracer numbered (a tracer told
+ * to record only some), the states the traced launches do not fill to the
+ * cut: which launches, and how many of the cut's lines each lacked at most
+ * (the lines used since the latest missing launch fall short by that). */
+static void say_short_states(const ks_state_report *rep)
+{
+    if (!rep->short_launches)
+        return;
+    fprintf(stderr,
+            "ksample: note: warm state cut short by launches missing from the traces in %zu "
+            "of %zu sampled launches (up to %llu lines of the cut lacked): the full run's L2 "
+            "holds lines they would have given, so those launches may run slower than in "
+            "context; trace more launches before them (export --to accelsim-tracer "
+            "--warmup state --state-window N or all):",
+            rep->short_launches, rep->launches, (unsigned long long)rep->short_lines_max);
+    for (size_t k = 0; k < rep->short_launches && k < KS_STATE_SHORT_LISTED; k++)
+        fprintf(stderr, "%s launch %llu: %llu lines (launch %llu missing)",
+                k ? ";" : "", (unsigned long long)rep->short_launch[k],
+                (unsigned long long)rep->short_lines[k], (unsigned long long)rep->short_missing[k]);
+    fprintf(stderr, "%s\n", rep->short_launches > KS_STATE_SHORT_LISTED ? "; ..." : "");
+}
+
 static int prepare_state(run_state *s, const run_args *a)
 {
     char *abs = realpath(a->rundir, NULL);
@@ -584,13 +658,17 @@ static int prepare_state(run_state *s, const run_args *a)
                 rep.launches, rep.seconds, (unsigned long long)rep.lines,
                 (unsigned long long)rep.lines_max, (unsigned long long)rep.l2_bytes, rep.source,
                 rep.cut);
-    if (!rc && rep.dirty && a->warmup.carrier == KS_STATE_MEMCPY)
+    if (!rc)
+        say_short_states(&rep);
+    if (!rc && rep.dirty && a->warmup.carrier != KS_STATE_KERNEL &&
+        a->warmup.carrier != KS_STATE_MEMCPY32_STORES)
         fprintf(stderr,
-                "ksample: note: state:memcpy: %llu of the copied lines were last written "
+                "ksample: note: %s: %llu of the copied lines were last written "
                 "(dirty) and GPGPU-Sim fills copies clean, so the write-backs their eviction "
                 "causes in the full run are left out (tests/data/accelsim-large: 0.938x the "
                 "full run, no better than cold, where launches evict other launches' dirty "
                 "lines); --warmup state (the warm-up kernel) stores them\n",
+                a->warmup.carrier == KS_STATE_MEMCPY32 ? "state:memcpy32" : "state:memcpy",
                 (unsigned long long)rep.dirty);
     for (size_t j = 0; owned && j < s->job_count; j++)
         free(owned[j]);
@@ -669,6 +747,10 @@ static int run(run_args *a)
         if ((rc = probe_memcpy(a)))
             return state_free(&s), rc;
     }
+    if (a->warmup.mode == KS_WARMUP_STATE &&
+        (a->warmup.carrier == KS_STATE_MEMCPY32 || a->warmup.carrier == KS_STATE_MEMCPY32_STORES) &&
+        (rc = check_memcpy32(a, s.macsim)))
+        return state_free(&s), rc;
     ks_export_options eo = {.traces = a->traces, .profile = s.profile, .remap = a->remap,
                             .warmup = a->warmup.mode == KS_WARMUP_NONE ? NULL : &a->warmup};
     if (ks_export_plan_entries(&s.plan, &eo, &s.entries, &s.entry_count, &err) != KS_OK)
@@ -937,6 +1019,14 @@ int cmd_run(int argc, char **argv)
             snprintf(a.sim_config, sizeof a.sim_config, "%s", a.params);
         if (a.sim_config[0] && !a.state.sim_config)
             a.warmup.sim_config = a.sim_config;
+        if (!a.warmup_given && !a.quiet)
+            fprintf(stderr,
+                    "ksample: run: warm-up state:kernel, the default: the carrier measured "
+                    "on stock builds (summed within 0.1 %% of the full run, docs/bench.md)%s\n",
+                    a.macsim ? ""
+                             : "; state:memcpy32 needs no warm-up cycles on a stock Accel-Sim "
+                               "but is not the default until its launches are measured equal "
+                               "to the originals");
     }
     return run(&a);
 }

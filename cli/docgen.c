@@ -380,7 +380,9 @@ static void option_values(const char *opt, char *buf, size_t size, bool *list)
              .depth = KS_WARMUP_DEFAULT_DEPTH},
             {.mode = KS_WARMUP_SINCE_SAME, .count = 16, .depth = 2},
             {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_KERNEL},
-            {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_MEMCPY}};
+            {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_MEMCPY},
+            {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_MEMCPY32},
+            {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_MEMCPY32_STORES}};
         for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
             char text[32];
             ks_warmup_format(&modes[i], text, sizeof text);

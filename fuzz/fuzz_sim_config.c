@@ -4,7 +4,9 @@
  * params.in) and of the memcpy probe's verdict (lib/warm/probe.c): any
  * bytes give a geometry whose L2 holds at least one line and whose sizes
  * are powers of two, or an error naming the file; never a crash.  The
- * first byte picks the reader.
+ * first byte picks the reader; the fourth is the address functions a
+ * state:memcpy32 remap keeps (lib/warm/addr_remap.c): when they solve, a
+ * remapped address is below 2^32 with every function's value kept.
  */
 #include "fuzz_input.h"
 #include "warm.h"
@@ -13,14 +15,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    int which = data[0] % 3;
+    int which = data[0] % 4;
     fuzz_file file;
     if (fuzz_file_open(&file, data + 1, size - 1) != 0)
         return 0;
     ks_error err;
     ks_error_clear(&err);
     ks_status st;
-    if (which == 2) {
+    if (which == 3) {
+        ks_addr_map m;
+        ks_remap r;
+        st = ks_addr_map_read_gpgpusim(file.path, &m, &err);
+        if (st == KS_OK && (st = ks_remap_solve(&m, &r, &err)) == KS_OK) {
+            uint64_t x = 0x9e3779b97f4a7c15ull;
+            for (int t = 0; t < 64; t++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                uint64_t b = ks_remap_apply(&r, x);
+                if (b >> 32)
+                    abort();
+                for (size_t v = 0; v < m.nvalue; v++)
+                    if (__builtin_parityll(m.value[v] & x) != __builtin_parityll(m.value[v] & b))
+                        abort();
+            }
+        }
+    } else if (which == 2) {
         int takes = 7;
         st = ks_state_probe_read(file.path, &takes, &err);
         if (st == KS_OK && takes != 0 && takes != 1)

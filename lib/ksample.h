@@ -1055,9 +1055,17 @@ typedef enum ks_state_carrier {
                           * simulator's own format: loads (and stores where a
                           * line was last written) over the rebuilt lines,
                           * oldest first; works on every stock build */
-    KS_STATE_MEMCPY = 1  /* Accel-Sim MemcpyHtoD lines before the launch: zero
+    KS_STATE_MEMCPY = 1, /* Accel-Sim MemcpyHtoD lines before the launch: zero
                           * simulated cycles, but only on a GPGPU-Sim build whose
                           * perf_memcpy_to_gpu keeps 64-bit addresses */
+    KS_STATE_MEMCPY32 = 2, /* the same on a stock build, which keeps 32 bits of
+                          * a copy's address: the lines and the job's copy of
+                          * the launch's trace in a 32-bit address space that
+                          * keeps every address bit the configuration reads
+                          * (needs its gpgpusim.config; lines filled clean) */
+    KS_STATE_MEMCPY32_STORES = 3 /* state:memcpy32 and a warm-up kernel of only
+                          * the stores of the dirty lines (which copies fill
+                          * clean): its cost follows the dirty share */
 } ks_state_carrier;
 
 /* The lines a warm-up kernel loads (--state-lines): every rebuilt line (the
@@ -1142,7 +1150,16 @@ typedef struct ks_state_report {
     double cut;             /* lines kept, in L2 capacities */
     double seconds;         /* the walk over the traces */
     char source[512];       /* where the L2's geometry came from */
+    /* launches whose state the trace folder's missing launches cut short
+     * (the tracer recorded only some: the lines used since the latest
+     * missing one are fewer than the cut): how many, and the first
+     * KS_STATE_SHORT_LISTED of them (1-based launch, lines of the cut
+     * lacked at most, the latest missing launch before it) */
+    size_t short_launches;
+    uint64_t short_lines_max;
+    uint64_t short_launch[8], short_lines[8], short_missing[8];
 } ks_state_report;
+#define KS_STATE_SHORT_LISTED 8
 
 /* --warmup state: the rebuilt L2 state of every entry marked `state`,
  * written as its carrier into dirs[k], the folder that runs entry k (one
@@ -1158,6 +1175,23 @@ ks_status ks_export_state_write(const char *traces, const ks_warmup *w,
  * verdict from its log: *takes_memcpy 1 (its reads hit) or 0. */
 ks_status ks_state_probe_write(const char *dir, ks_error *err);
 ks_status ks_state_probe_read(const char *log, int *takes_memcpy, ks_error *err);
+
+/* Whether state:memcpy32 applies to a trace folder (lib/warm/addr_remap.c):
+ * the address functions of w->sim_config (a gpgpusim.config) solved for a
+ * 32-bit remap, and the program's footprint (every global line of its
+ * launches) checked under it.  KS_OK with usable set, or not and why (a
+ * configuration whose functions read bits no remap keeps, two lines or two
+ * rows of one bank onto one); an error only for what cannot be read. */
+typedef struct ks_state_remap_report {
+    bool usable;
+    uint64_t lines;         /* the footprint's distinct lines */
+    size_t collisions, row_merges;
+    int max_bit;            /* the highest address bit the configuration reads */
+    uint64_t read_high;     /* its bits >= 32 (each kept by low bits) */
+    char why[600];          /* when not usable */
+} ks_state_remap_report;
+ks_status ks_state_remap_check(const char *traces, const ks_warmup *w,
+                               ks_state_remap_report *rep, ks_error *err);
 
 /* sampled[0..count) with each one's warm-up launches before it. */
 ks_status ks_warmup_entries(const ks_warmup *w, const ks_warmup_launch *launches,
@@ -1175,8 +1209,16 @@ typedef struct ks_export_options {
                                 * with the state mode: trace the launches each
                                 * sampled launch's state is rebuilt from too */
     uint64_t state_window;     /* those launches: the state_window before each
-                                * sampled one; 0: every earlier launch */
+                                * sampled one; 0: those the state can need,
+                                * estimated from the profile (its bytes moved,
+                                * else its threads) and the L2; KS_STATE_WINDOW_ALL:
+                                * every earlier launch */
+    char *note;                /* when not NULL: a line for the terminal (the
+                                * tracer formats: the share of the program
+                                * traced), note_size bytes */
+    size_t note_size;
 } ks_export_options;
+#define KS_STATE_WINDOW_ALL UINT64_MAX
 
 typedef struct ks_exporter {
     const char *name;

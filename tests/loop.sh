@@ -61,11 +61,75 @@ expect 0 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sm"
 grep -q '^MemcpyHtoD,0x' "$T/sm/kernelslist.g" || bad "no state copies"
 ! ls "$T/sm" | grep -q 'memcpy$' || bad "state copies left beside the list"
 ! grep -q ',state$' "$T/sm/weights.csv" || bad "memory copies are no kernel"
+# state:memcpy32 (a stock build): the copies and the launch's trace in a
+# 32-bit address space derived from the configuration (SM86_RTX3070's
+# address options); the rewritten trace is a file of the folder, read back
+cat >"$T/rtx.config" <<'CFG'
+-gpgpu_n_mem 16
+-gpgpu_n_sub_partition_per_mchannel 2
+-gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCC.BCCSSSSS
+-gpgpu_memory_partition_indexing 2
+-gpgpu_cache:dl2 S:64:128:16,L:B:m:L:P,A:192:4,32:0,32
+-gpgpu_cache:dl1 S:4:128:64,L:T:m:L:L,A:512:8,16:0,32
+-gpgpu_n_clusters 46
+-gpgpu_n_cores_per_cluster 1
+CFG
+expect 0 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/s32" --warmup state:memcpy32 --sim-config "$T/rtx.config"
+grep -q '^MemcpyHtoD,0x00000000' "$T/s32/kernelslist.g" || bad "state:memcpy32: no 32-bit copies"
+! grep -q '^MemcpyHtoD,0x0000[1-9a-f]' "$T/s32/kernelslist.g" || bad "state:memcpy32: a copy above 4 GB"
+first=$(grep '^kernel' "$T/s32/kernelslist.g" | head -1)
+[ -f "$T/s32/$first" ] && [ ! -L "$T/s32/$first" ] || bad "state:memcpy32: $first is not the job's own copy"
+! grep -v '^-' "$T/s32/$first" | grep -q ' 0x7f\| 0x00007f' || bad "state:memcpy32: $first keeps 64-bit addresses"
+expect 0 "$KS" info "$T/s32"
+# and the dirty lines in a kernel of their stores alone, listed after the copies
+expect 0 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/s32s" --warmup state:memcpy32+stores --sim-config "$T/rtx.config"
+grep -v '^MemcpyHtoD' "$T/s32s/kernelslist.g" | head -1 | grep -q '^kernel-ksample-state-' || bad "state:memcpy32+stores: no store kernel after the copies"
+grep -q ',state$' "$T/s32s/weights.csv" || bad "state:memcpy32+stores: the store kernel has no uid"
+! cat "$T"/s32s/kernel-ksample-state-*.traceg | grep -q ' LDG' || bad "state:memcpy32+stores: the store kernel loads"
+expect 0 "$KS" info "$T/s32s"
+# run checks the program's lines under the remap first and says so; a
+# configuration whose functions it cannot keep falls back to the kernel
+expect 0 "$KS" run "$T/splan.json" --traces "$T/syn" --simulator "true {kernelslist}" --sim-config "$T/rtx.config" --warmup state:memcpy32 -o "$T/r32"
+grep -q "state:memcpy32: the configuration reads address bits up to 36" "$T/err" || bad "run state:memcpy32 does not say what it checked: $(cat "$T/err")"
+for k in "$T"/r32/jobs/*/kernel-[0-9]*.traceg; do
+    [ -f "$k" ] && [ ! -L "$k" ] || bad "run state:memcpy32: $k is not the job's own copy"
+done
+sed 's/^-gpgpu_memory_partition_indexing 2/-gpgpu_memory_partition_indexing 4/' "$T/rtx.config" >"$T/rtx-random.config"
+expect 0 "$KS" run "$T/splan.json" --traces "$T/syn" --simulator "true {kernelslist}" --sim-config "$T/rtx-random.config" --warmup state:memcpy32 -o "$T/r32f"
+grep -q "state:memcpy32 does not apply (.*indexing 4" "$T/err" || bad "state:memcpy32 not refused on a random partition hash: $(cat "$T/err")"
+ls "$T"/r32f/jobs/*/kernel-ksample-state-*.traceg >/dev/null 2>&1 || bad "state:memcpy32's fallback has no warm-up kernel"
+expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/s32b" --warmup state:memcpy32 --l2-size 4M
+grep -q "gpgpusim.config" "$T/err" || bad "state:memcpy32 without a configuration: $(cat "$T/err")"
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup state --state-cut 0.5 --l2-size 4M
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup none --l2-size 4M
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup state:memcpy --state-lines all --l2-size 4M
 expect 0 "$KS" export "$T/splan.json" --to accelsim-tracer -o "$T/state.env" --warmup state --state-window 2
-grep -q 'launches traced, [0-9]* beyond the' "$T/state.env" || bad "tracer export does not count the state's launches"
+grep -q 'launches traced ([0-9.]* %), [0-9]* beyond the' "$T/state.env" || bad "tracer export does not count the state's launches"
+# the folder such a tracer writes (those launches alone, numbered as the
+# program ran them): plan ids map by the tracer's numbers
+mkdir "$T/part"
+for r in $(sed -n 's/^export DYNAMIC_KERNEL_RANGE="\(.*\)"/\1/p' "$T/state.env"); do
+    i=${r%-*}
+    while [ "$i" -le "${r#*-}" ]; do
+        ln -s "$T/syn/kernel-$i.traceg" "$T/part/kernel-$i.traceg"
+        echo "kernel-$i.traceg" >>"$T/part/kernelslist.g"
+        i=$((i + 1))
+    done
+done
+expect 0 "$KS" export "$T/splan.json" --to accelsim --traces "$T/part" -o "$T/px" --warmup state --l2-size 4M
+awk -F, '$6 == "measured" { n++; if ($5 != "kernel-" $2 + 1 ".traceg") bad = 1 } END { exit bad || !n }' "$T/px/weights.csv" ||
+    bad "a partial trace folder's launches not matched by the tracer's numbers: $(cat "$T/px/weights.csv")"
+# by default only the launches the state can need (issue 39's goal: the demo
+# plan's tracer export traces under 10 % of its launches; every earlier one
+# with --state-window all)
+expect 0 "$KS" sample "$ROOT/examples/casio-like-50k.csv.xz" --method root --epsilon 0.05 --confidence 0.95 --seed 1 -o "$T/demo.json"
+expect 0 "$KS" export "$T/demo.json" --to accelsim-tracer -o "$T/demo.env" --warmup state
+share=$(sed -n 's/.* launches traced (\([0-9.]*\) %).*/\1/p' "$T/err")
+awk -v s="$share" 'BEGIN { exit !(s != "" && s + 0 < 10) }' || bad "demo tracer export traces ${share:-?} % of the launches: $(cat "$T/err")"
+expect 0 "$KS" export "$T/demo.json" --to accelsim-tracer -o "$T/demo-all.env" --warmup state --state-window all
+grep -q 'DYNAMIC_KERNEL_RANGE="1-49998"' "$T/demo-all.env" || bad "--state-window all does not trace every earlier launch"
+expect 0 "$KS" export "$T/demo.json" --to macsim-tracer -o "$T/demo.list" --warmup state
+grep -q ' launches traced (' "$T/err" || bad "macsim-tracer does not say the traced share: $(cat "$T/err")"
 expect 2 "$KS" export "$T/splan.json" --to ids -o "$T/sids" --warmup state
 
 # results as CSV: cycles = 3 x id + 1000
@@ -214,9 +278,28 @@ STANDIN
     expect 0 "$KS" estimate "$T/mplan.json" "$T/mrun-state" --values
     awk -F, 'NR > 1 && $2 != 3000 + $1 {bad = 1} END {exit bad}' "$T/out" || bad "state values: $(head -3 "$T/out")"
     awk -F, 'NR > 1 && $3 != 3000 + $1 + 3000 {bad = 1} END {exit bad}' "$T/out" || bad "state run_cycles: $(head -3 "$T/out")"
+    # a folder of some launches only (a tracer told to record them: Kernel<N>
+    # numbered as the program ran them): ids map by those numbers, and the
+    # states the missing launches cut short are said
+    mkdir "$T/m/part"
+    head -3 "$T/m/tr/kernel_config.txt" >"$T/m/part/kernel_config.txt"
+    nl=$(tail -n +4 "$T/m/tr/kernel_config.txt" | wc -l)
+    i=0
+    while [ "$i" -lt "$nl" ]; do
+        if [ $((i % 3)) = 0 ] || grep -qx "$i" "$T/mids"; then
+            ln -s "$(readlink "$T/m/tr/Kernel$i")" "$T/m/part/Kernel$i"
+            echo "./Kernel$i/trace.txt" >>"$T/m/part/kernel_config.txt"
+        fi
+        i=$((i + 1))
+    done
+    expect 0 "$KS" run "$T/mplan.json" --traces "$T/m/part" --macsim "$T/standin-macsim" --params "$T/params-llc.in" \
+        --warmup state -o "$T/mrun-part"
+    grep -q "warm state cut short by launches missing from the traces" "$T/err" || bad "MacSim partial folder: no short states said: $(cat "$T/err")"
+    expect 0 "$KS" estimate "$T/mplan.json" "$T/mrun-part" --values
+    awk -F, 'NR > 1 && $2 != 3000 + $1 {bad = 1} END {exit bad}' "$T/out" || bad "partial folder values (launches mapped by number): $(head -3 "$T/out")"
     expect 2 "$KS" run "$T/mplan.json" --traces "$T/m/tr" --macsim "$T/standin-macsim" --params "$T/params-llc.in" \
         --warmup state:memcpy -o "$T/mrun-memcpy" -q
-    grep -q "state:memcpy is for Accel-Sim" "$T/err" || bad "MacSim memcpy state not refused: $(cat "$T/err")"
+    grep -q "state:memcpy and state:memcpy32 are for Accel-Sim" "$T/err" || bad "MacSim memcpy state not refused: $(cat "$T/err")"
 else
     echo "SKIP: $MSIM absent, MacSim loop skipped"
 fi

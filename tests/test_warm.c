@@ -288,7 +288,7 @@ static ks_status keep_state(void *ctx, size_t launch, const ks_state_view *v, ks
     snprintf(path, sizeof path, "%s/out/%s7.traceg", tmpdir, KS_WARM_KERNEL_FILE_PREFIX);
     f = fopen(path, "w");
     assert_non_null(f);
-    ks_warm_kernel_shape shape = {7, 5, 80, 0, 0, 46};
+    ks_warm_kernel_shape shape = {7, 5, 80, 0, 0, 46, false, NULL};
     size_t klines = 0, insts = 0;
     if (st == KS_OK)
         st = ks_state_write_accelsim_kernel(f, s, NULL, &shape, &klines, &insts, err);
@@ -304,7 +304,7 @@ static ks_status keep_state(void *ctx, size_t launch, const ks_state_view *v, ks
 }
 
 typedef struct read_back {
-    uint64_t sectors, stores, loads;
+    uint64_t sectors, stores, loads, store_lanes;
     uint64_t prev_line_rank;
 } read_back;
 
@@ -317,8 +317,10 @@ static ks_status count_inst(void *ctx, const ks_trace_kernel *k, const ks_trace_
     if (strncmp(inst->opcode, "LDG", 3) == 0) {
         r->loads++;
         r->sectors += inst->naddr;
-    } else if (strncmp(inst->opcode, "STG", 3) == 0)
+    } else if (strncmp(inst->opcode, "STG", 3) == 0) {
         r->stores++;
+        r->store_lanes += inst->naddr;
+    }
     return KS_OK;
 }
 
@@ -409,6 +411,379 @@ static void test_state_report(void **state)
     assert_true(touched.lines > 0 && touched.lines < all.lines);
 }
 
+
+/* A trace folder holding only some of the launches the tracer numbered:
+ * the walk ages the model at the missing ones, and a sampled launch whose
+ * state the launches traced since do not fill to the cut says by how many
+ * lines it falls short (run prints it); with every launch traced, none. */
+typedef struct short_seen {
+    uint64_t short_lines, missing, held;
+} short_seen;
+
+static ks_status note_short(void *ctx, size_t launch, const ks_state_view *v, ks_error *err)
+{
+    (void)launch;
+    (void)err;
+    short_seen *s = ctx;
+    s->short_lines = v->short_lines;
+    s->missing = v->missing_launch;
+    s->held = v->l2->held;
+    return KS_OK;
+}
+
+static void test_walk_says_short(void **state)
+{
+    (void)state;
+    ks_error err;
+    ks_state_walk_options o = rtx3070();
+    o.footprint = false;
+    /* the whole folder: launch 21 (the 22nd) is not short */
+    size_t full_at[] = {21};
+    short_seen whole = {0};
+    assert_int_equal(ks_state_walk(synth, full_at, 1, &o, note_short, &whole, &err), KS_OK);
+    assert_int_equal(whole.short_lines, 0);
+    /* launches 20-22 only (the tracer's numbers 20, 21, 22): the 22nd is
+     * the folder's third, its state short of the cut */
+    char part[4200], path[4400];
+    snprintf(part, sizeof part, "%s/part", tmpdir);
+    assert_int_equal(mkdir(part, 0755), 0);
+    snprintf(path, sizeof path, "%s/kernelslist.g", part);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (int k = 20; k <= 22; k++) {
+        char src[4400], dst[4400];
+        snprintf(src, sizeof src, "%s/kernel-%d.traceg", synth, k);
+        snprintf(dst, sizeof dst, "%s/kernel-%d.traceg", part, k);
+        assert_int_equal(symlink(src, dst), 0);
+        fprintf(f, "kernel-%d.traceg\n", k);
+    }
+    fclose(f);
+    size_t part_at[] = {2};
+    short_seen cut = {0};
+    assert_int_equal(ks_state_walk(part, part_at, 1, &o, note_short, &cut, &err), KS_OK);
+    assert_int_equal(cut.missing, 19); /* launches 1-19 were not traced */
+    assert_true(cut.short_lines > 0);
+    /* what it lacks is the cut less what the traced launches gave */
+    assert_int_equal(cut.short_lines, 2 * (4u << 20) / 128 - cut.held);
+    assert_true(cut.held < whole.held);
+}
+
+/* -------------------------------------- a 32-bit address space (issue 39) */
+
+#define SYNTH_SHARED KS_SHARED_DATA "/sim/accelsim-synth"
+
+/* addr_dec_mask[NAME] = <hex> from a simulator log */
+static uint64_t log_mask(const char *log, const char *name)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "xz -dc '%s' | grep -m1 '%s' | sed 's/.*= *\\([0-9a-f]*\\).*/\\1/'",
+             log, name);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    unsigned long long v = 0;
+    int got = fscanf(p, "%llx", &v);
+    pclose(p);
+    assert_int_equal(got, 1);
+    return v;
+}
+
+typedef struct line_collect {
+    ks_line_set set;
+} line_collect;
+
+static ks_status collect_lines(void *ctx, const ks_trace_kernel *k, const ks_trace_inst *inst,
+                               ks_error *err)
+{
+    (void)k;
+    line_collect *c = ctx;
+    if (inst->mem_width == 0 || !(strncmp(inst->opcode, "LDG", 3) == 0 ||
+                                  strncmp(inst->opcode, "STG", 3) == 0 ||
+                                  strncmp(inst->opcode, "ATOM", 4) == 0 ||
+                                  strncmp(inst->opcode, "RED", 3) == 0))
+        return KS_OK;
+    for (uint32_t l = 0; l < inst->naddr; l++) {
+        uint64_t line = inst->addr[l] / 128;
+        if (ks_line_set_has(&c->set, line))
+            continue;
+        ks_status st = ks_grow((void **)&c->set.lines, &c->set.capacity, c->set.count + 1,
+                               sizeof *c->set.lines, err);
+        if (st != KS_OK)
+            return st;
+        ks_u64_keys keys = {c->set.lines, sizeof *c->set.lines, 0};
+        bool found;
+        uint32_t id;
+        size_t slot = 0;
+        st = ks_hash_find_u64(&c->set.index, &keys, c->set.count, line, &found, &id, &slot, err);
+        if (st != KS_OK)
+            return st;
+        c->set.lines[c->set.count] = line;
+        ks_hash_put(&c->set.index, slot, (uint32_t)c->set.count++);
+    }
+    return KS_OK;
+}
+
+
+/* The global addresses of a launch in trace order. */
+typedef struct addr_list {
+    uint64_t *a;
+    size_t n, cap, insts;
+} addr_list;
+
+static ks_status list_addresses(void *ctx, const ks_trace_kernel *k, const ks_trace_inst *inst,
+                                ks_error *err)
+{
+    (void)k;
+    addr_list *l = ctx;
+    bool write;
+    l->insts++;
+    if (inst->mem_width == 0 || !ks_warm_global_access(inst->opcode, &write))
+        return KS_OK;
+    for (uint32_t i = 0; i < inst->naddr; i++) {
+        ks_status st = ks_grow((void **)&l->a, &l->cap, l->n + 1, sizeof *l->a, err);
+        if (st != KS_OK)
+            return st;
+        l->a[l->n++] = inst->addr[i];
+    }
+    return KS_OK;
+}
+
+static uint64_t apply_remap(void *ctx, const char *op, uint64_t a, const uint64_t windows[2])
+{
+    (void)op;
+    (void)windows;
+    return ks_remap_apply(ctx, a);
+}
+
+static bool pick_global(void *ctx, const char *op)
+{
+    (void)ctx;
+    bool write;
+    return ks_warm_global_access(op, &write);
+}
+
+/* Launches of syn rewritten under r, read back by the trace reader: the
+ * same instructions, each global address the remap of the original's. */
+static void check_rewrite(const char *syn, const ks_remap *r, int config)
+{
+    ks_error err;
+    ks_trace_set *orig;
+    assert_int_equal(ks_trace_set_open(syn, &orig, &err), KS_OK);
+    static const size_t launches[] = {0, 1, 21, 80, 159};
+    for (size_t q = 0; q < 5; q++) {
+        size_t i = launches[q];
+        const ks_trace_kernel *k = ks_trace_set_kernel(orig, i);
+        char dir[4400], path[4500];
+        snprintf(dir, sizeof dir, "%s/rw%d-%zu", tmpdir, config, i);
+        assert_int_equal(mkdir(dir, 0755), 0);
+        snprintf(path, sizeof path, "%s/kernel-1.traceg", dir);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        size_t n = 0;
+        assert_int_equal(ks_trace_rewrite_addresses(k->path, f, apply_remap, pick_global,
+                                                    (void *)r, &n, &err),
+                         KS_OK);
+        fclose(f);
+        snprintf(path, sizeof path, "%s/kernelslist.g", dir);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "kernel-1.traceg\n");
+        fclose(f);
+        ks_trace_set *back;
+        assert_int_equal(ks_trace_set_open(dir, &back, &err), KS_OK);
+        addr_list a = {0}, b = {0};
+        assert_int_equal(ks_trace_set_stream(orig, i, NULL, list_addresses, &a, &err), KS_OK);
+        assert_int_equal(ks_trace_set_stream(back, 0, NULL, list_addresses, &b, &err), KS_OK);
+        assert_int_equal(a.insts, b.insts);
+        assert_int_equal(a.n, b.n);
+        assert_true(n > 0 || a.n == 0);
+        for (size_t j = 0; j < a.n; j++)
+            assert_int_equal(b.a[j], ks_remap_apply(r, a.a[j]));
+        free(a.a);
+        free(b.a);
+        ks_trace_set_free(back);
+    }
+    ks_trace_set_free(orig);
+}
+
+/* The address functions read from each configuration's recorded log match
+ * the masks the simulator printed there; the remap solved from them keeps
+ * every value function and is collision-free and reversible on every line
+ * of the shared synthetic traces (regenerated byte for byte: synth_digest);
+ * launches rewritten under it read back with each address remapped;
+ * its MemcpyHtoD lines parse back through the list reader, 32-bit, onto
+ * the remapped lines. */
+static void test_remap_on_shared_traces(void **state)
+{
+    (void)state;
+    struct stat sb;
+    if (stat(SYNTH_SHARED "/full_SM86_RTX3070.out.xz", &sb) != 0)
+        skip();
+    ks_error err;
+    char syn[4400];
+    snprintf(syn, sizeof syn, "%s/syn160", tmpdir);
+    ks_synth_traces_options so = {.launches = 160, .seed = 11};
+    assert_int_equal(ks_synth_traces_write(syn, &so, &err), KS_OK);
+    ks_trace_set *set;
+    assert_int_equal(ks_trace_set_open(syn, &set, &err), KS_OK);
+    line_collect c = {0};
+    for (size_t i = 0; i < ks_trace_set_kernel_count(set); i++)
+        assert_int_equal(ks_trace_set_stream(set, i, NULL, collect_lines, &c, &err), KS_OK);
+    ks_trace_set_free(set);
+    print_message("%zu lines in the shared traces\n", c.set.count);
+    assert_true(c.set.count > 10000);
+    static const char *const configs[] = {"SM86_RTX3070", "SM7_QV100"};
+    for (int k = 0; k < 2; k++) {
+        char log[512];
+        snprintf(log, sizeof log, SYNTH_SHARED "/full_%s.out.xz", configs[k]);
+        ks_addr_map m;
+        assert_int_equal(ks_addr_map_read_gpgpusim(log, &m, &err), KS_OK);
+        assert_int_equal(m.chip, log_mask(log, "addr_dec_mask\\[CHIP\\]"));
+        assert_int_equal(m.bank, log_mask(log, "addr_dec_mask\\[BK\\]"));
+        assert_int_equal(m.row, log_mask(log, "addr_dec_mask\\[ROW\\]"));
+        assert_int_equal(m.col, log_mask(log, "addr_dec_mask\\[COL\\]"));
+        assert_int_equal(m.burst, log_mask(log, "addr_dec_mask\\[BURST\\]"));
+        assert_int_equal(m.sub, log_mask(log, "sub_partition_id_mask"));
+        ks_remap r;
+        assert_int_equal(ks_remap_solve(&m, &r, &err), KS_OK);
+        print_message("%s: value functions read up to bit %d; high bits read %016llx\n",
+                      configs[k], m.max_bit, (unsigned long long)r.read_high);
+        /* every value function of a remapped address is the original's,
+         * whatever the address (linearity): checked on spread addresses */
+        uint64_t x = 0x9e3779b97f4a7c15ull;
+        for (int t = 0; t < 10000; t++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint64_t a = x & ~127ull, b = ks_remap_apply(&r, a);
+            assert_true(b >> 32 == 0);
+            for (size_t v = 0; v < m.nvalue; v++)
+                assert_int_equal(__builtin_parityll(m.value[v] & a),
+                                 __builtin_parityll(m.value[v] & b));
+        }
+        check_rewrite(syn, &r, k);
+        ks_remap_check_result res;
+        assert_int_equal(ks_remap_check(&m, &r, c.set.lines, c.set.count, 128, &res, &err),
+                         KS_OK);
+        print_message("%s: %zu lines of the shared traces: %zu distinct after the remap, %zu "
+                      "collisions, %zu rows merged\n",
+                      configs[k], c.set.count, res.distinct, res.collisions, res.row_merges);
+        assert_int_equal(res.wide, 0);
+        assert_int_equal(res.changed, 0);
+        assert_int_equal(res.collisions, 0);
+        assert_int_equal(res.row_merges, 0);
+        assert_int_equal(res.distinct, c.set.count); /* reversible */
+        /* a collision is seen: two lines 4 GB apart, high bits unread */
+        if (!(r.read_high >> 40 & 1)) {
+            uint64_t two[2] = {c.set.lines[0], c.set.lines[0] + (1ull << 40) / 128};
+            assert_int_equal(ks_remap_check(&m, &r, two, 2, 128, &res, &err), KS_OK);
+            assert_int_equal(res.collisions, 1);
+        }
+        /* the prefill of a state over those lines, parsed back */
+        ks_l2_state st;
+        assert_int_equal(ks_l2_state_init(&st, 32768, 65536, 16, 128, 32, &err), KS_OK);
+        for (size_t i = 0; i < c.set.count && i < 65536; i++)
+            assert_int_equal(ks_l2_state_touch(&st, c.set.lines[i], 0xf, false, &err), KS_OK);
+        char dir[4400], path[4500];
+        snprintf(dir, sizeof dir, "%s/pre%d", tmpdir, k);
+        assert_int_equal(mkdir(dir, 0755), 0);
+        snprintf(path, sizeof path, "%s/kernelslist.g", dir);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        size_t written = 0;
+        assert_int_equal(ks_state_write_memcpy32(f, &st, NULL, &r, &written, &err), KS_OK);
+        fprintf(f, "kernel-1.traceg\n");
+        fclose(f);
+        char src[4500], dst[4500];
+        snprintf(src, sizeof src, "%s/kernel-1.traceg", syn);
+        snprintf(dst, sizeof dst, "%s/kernel-1.traceg", dir);
+        assert_int_equal(symlink(src, dst), 0);
+        ks_trace_set *back;
+        assert_int_equal(ks_trace_set_open(dir, &back, &err), KS_OK);
+        uint64_t bytes = 0;
+        size_t copies = 0;
+        for (size_t i = 0; i < ks_trace_set_event_count(back); i++) {
+            const ks_trace_event *e = ks_trace_set_event(back, i);
+            if (e->is_kernel)
+                continue;
+            unsigned long long a, n;
+            assert_int_equal(sscanf(e->text, "MemcpyHtoD,0x%llx,%llu", &a, &n), 2);
+            assert_true(a + n <= 1ull << 32);
+            assert_int_equal(a % 32, 0);
+            bytes += n;
+            copies++;
+        }
+        ks_trace_set_free(back);
+        assert_int_equal(written, st.held);
+        assert_int_equal(bytes, (uint64_t)st.held * 128); /* every line whole, once */
+        ks_l2_state_free(&st);
+    }
+    ks_line_set_free(&c.set);
+}
+
+/* The dirty lines' carrier: a kernel of only the full-sector stores of the
+ * dirty sectors (beside a clean memory-copy prefill), read back by the
+ * trace reader: no load, two 16-byte lanes per dirty sector, every dirty
+ * sector of the state once, its size following the dirty share. */
+typedef struct dirty_seen {
+    size_t dirty_sectors, valid_sectors, lines, insts;
+} dirty_seen;
+
+static ks_status write_store_kernel(void *ctx, size_t launch, const ks_state_view *v,
+                                    ks_error *err)
+{
+    (void)launch;
+    dirty_seen *d = ctx;
+    uint32_t cur = UINT32_MAX;
+    const ks_l2_line *l;
+    while ((l = ks_l2_state_next(v->l2, &cur))) {
+        d->valid_sectors += (size_t)__builtin_popcount(l->valid);
+        if (l->resident)
+            d->dirty_sectors += (size_t)__builtin_popcount(l->valid & l->dirty);
+    }
+    char path[4400];
+    snprintf(path, sizeof path, "%s/dirty", tmpdir);
+    mkdir(path, 0777);
+    snprintf(path, sizeof path, "%s/dirty/kernelslist.g", tmpdir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%s22.traceg\n", KS_WARM_KERNEL_FILE_PREFIX);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/dirty/%s22.traceg", tmpdir, KS_WARM_KERNEL_FILE_PREFIX);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    ks_line_set dirty_only = {.and_dirty = true};
+    ks_warm_kernel_shape shape = {22, 5, 80, 0, 0, 46, true, NULL};
+    ks_status st = ks_state_write_accelsim_kernel(f, v->l2, &dirty_only, &shape, &d->lines,
+                                                  &d->insts, err);
+    fclose(f);
+    return st;
+}
+
+static void test_store_kernel_read_back(void **state)
+{
+    (void)state;
+    ks_error err;
+    size_t sampled[] = {21};
+    dirty_seen d = {0};
+    ks_state_walk_options o = rtx3070();
+    o.footprint = false;
+    assert_int_equal(ks_state_walk(synth, sampled, 1, &o, write_store_kernel, &d, &err), KS_OK);
+    assert_true(d.dirty_sectors > 0 && d.dirty_sectors < d.valid_sectors);
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s/dirty", tmpdir);
+    ks_trace_set *set;
+    assert_int_equal(ks_trace_set_open(dir, &set, &err), KS_OK);
+    read_back r = {0};
+    assert_int_equal(ks_trace_set_stream(set, 0, NULL, count_inst, &r, &err), KS_OK);
+    ks_trace_set_free(set);
+    assert_int_equal(r.loads, 0);
+    /* two 16-byte lanes per dirty sector, 16 sectors a store at most */
+    assert_int_equal(r.store_lanes, 2 * d.dirty_sectors);
+    assert_true(r.stores >= (d.dirty_sectors + 15) / 16);
+    print_message("store kernel: %zu dirty sectors of %zu valid, %llu stores, %zu lines\n",
+                  d.dirty_sectors, d.valid_sectors, (unsigned long long)r.stores, d.lines);
+    /* its size follows the dirty share: stores, plus one exit a warp */
+    assert_true(d.insts <= r.stores + 46 * 2 * 4 + 4);
+}
+
 static void test_geometry_from_configs(void **state)
 {
     (void)state;
@@ -455,6 +830,9 @@ int main(void)
         cmocka_unit_test(test_carriers_read_back),
         cmocka_unit_test(test_state_report),
         cmocka_unit_test(test_geometry_from_configs),
+        cmocka_unit_test(test_walk_says_short),
+        cmocka_unit_test(test_store_kernel_read_back),
+        cmocka_unit_test(test_remap_on_shared_traces),
     };
     return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
 }

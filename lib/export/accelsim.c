@@ -140,11 +140,63 @@ static ks_status mismatch(const ks_profile *p, uint64_t id, const trace_list *t,
                         k->block[1], k->block[2]);
 }
 
+/* Whether the folder holds only some of the launches the tracer numbered
+ * (a tracer told to record some: DYNAMIC_KERNEL_RANGE, the state's
+ * window): every header has its "-kernel id", they ascend, and they skip
+ * some.  Plan id i is then the launch the tracer numbered i + 1. */
+static bool partial_folder(const trace_list *t)
+{
+    bool skips = false;
+    for (size_t i = 0; i < t->kernel_count; i++) {
+        uint64_t id = kernel_at(t, i)->kernel_id;
+        if (id == 0 || (i && id <= kernel_at(t, i - 1)->kernel_id))
+            return false;
+        skips |= id != i + 1;
+    }
+    return skips;
+}
+
+/* The folder's launch the tracer numbered `number`, or SIZE_MAX. */
+static size_t launch_numbered(const trace_list *t, uint64_t number)
+{
+    size_t lo = 0, hi = t->kernel_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t id = kernel_at(t, mid)->kernel_id;
+        if (id == number)
+            return mid;
+        if (id < number)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return SIZE_MAX;
+}
+
 static ks_status map_by_position(const ks_plan *plan, const ks_profile *p, trace_list *t,
                                  size_t *kernel_of_sample, ks_error *err)
 {
+    bool partial = partial_folder(t);
     for (size_t i = 0; i < plan->sample_count; i++) {
         uint64_t id = plan->samples[i].id;
+        if (partial) {
+            size_t k = launch_numbered(t, id + 1);
+            if (k == SIZE_MAX)
+                return ks_error_set(err, KS_ERR_FORMAT, t->dir, 0,
+                                    "plan id %llu is the tracer's launch %llu, which this "
+                                    "partial trace folder (%zu launches, numbered %llu to "
+                                    "%llu) does not hold: trace it (export --to "
+                                    "accelsim-tracer)",
+                                    (unsigned long long)id, (unsigned long long)id + 1,
+                                    t->kernel_count,
+                                    (unsigned long long)kernel_at(t, 0)->kernel_id,
+                                    (unsigned long long)kernel_at(t, t->kernel_count - 1)
+                                        ->kernel_id);
+            kernel_of_sample[i] = k;
+            if (p && !same_launch(p, id, kernel_at(t, k)))
+                return mismatch(p, id, t, k, err);
+            continue;
+        }
         if (id >= t->kernel_count)
             return ks_error_set(err, KS_ERR_FORMAT, t->dir, 0,
                                 "plan id %llu but the trace folder has %zu launches; if the "
@@ -300,7 +352,29 @@ typedef struct out_ctx {
 static bool memcpy_state(const out_ctx *c)
 {
     return c->warmup && c->warmup->mode == KS_WARMUP_STATE &&
-           c->warmup->carrier == KS_STATE_MEMCPY;
+           c->warmup->carrier != KS_STATE_KERNEL;
+}
+
+/* state:memcpy32+stores: the copies and, after them, a kernel of the
+ * dirty lines' stores */
+static bool stores_state(const out_ctx *c)
+{
+    return c->warmup && c->warmup->mode == KS_WARMUP_STATE &&
+           c->warmup->carrier == KS_STATE_MEMCPY32_STORES;
+}
+
+/* state:memcpy32: launch's trace is the job's remapped copy, written into
+ * the folder (warm_state.c) under the name a link would have. */
+static bool remapped_trace(const out_ctx *c, size_t launch)
+{
+    if (!c->warmup || c->warmup->mode != KS_WARMUP_STATE ||
+        (c->warmup->carrier != KS_STATE_MEMCPY32 &&
+         c->warmup->carrier != KS_STATE_MEMCPY32_STORES))
+        return false;
+    for (size_t k = 0; k < c->count; k++)
+        if (c->entries[k].state && c->entries[k].launch == launch)
+            return true;
+    return false;
 }
 
 /* The MemcpyHtoD lines of launch's rebuilt state (warm_state.c wrote them
@@ -371,6 +445,10 @@ static ks_status write_list(const void *vctx, FILE *f, ks_error *err)
         const ks_export_entry *e = &c->entries[k];
         if (e->state && skip_copies)
             st = copy_state_lines(c, e->launch, f, err);
+        if (e->state && skip_copies && stores_state(c))
+            fprintf(f, "%s%zu.traceg\n", KS_WARM_KERNEL_FILE_PREFIX, e->launch + 1);
+        else if (e->state && skip_copies)
+            ;
         else if (e->state)
             fprintf(f, "%s%zu.traceg\n", KS_WARM_KERNEL_FILE_PREFIX, e->launch + 1);
         else
@@ -405,7 +483,7 @@ static ks_status write_weights(const void *vctx, FILE *f, ks_error *err)
     size_t uid = 0;
     for (size_t k = 0; k < c->count; k++) {
         const ks_export_entry *e = &c->entries[k];
-        if (e->state && memcpy_state(c))
+        if (e->state && memcpy_state(c) && !stores_state(c))
             continue; /* memory copies: no kernel, no uid */
         if (e->state)
             fprintf(f, "%zu,%llu,0,%zu,%s%zu.traceg,state\n", ++uid, (unsigned long long)e->id,
@@ -426,7 +504,8 @@ static ks_status link_traces(const out_ctx *c, const char *out, ks_error *err)
 {
     for (size_t k = 0; k < c->count; k++) {
         size_t launch = c->entries[k].launch;
-        bool again = c->entries[k].state; /* a carrier: a file of the folder, no link */
+        bool again = c->entries[k].state || /* a carrier: a file of the folder, no link */
+                     remapped_trace(c, launch);
         for (size_t j = 0; j < k && !again; j++)
             again = c->entries[j].launch == launch && !c->entries[j].state;
         if (again)
@@ -484,6 +563,13 @@ static ks_status state_carriers(const out_ctx *c, ks_dir_build *b, bool job, ks_
                                                                   "%zu.traceg",
                  c->entries[k].launch + 1);
         st = ks_dir_build_adopt(b, name, err);
+        if (st == KS_OK && stores_state(c)) {
+            snprintf(name, sizeof name, KS_WARM_KERNEL_FILE_PREFIX "%zu.traceg",
+                     c->entries[k].launch + 1);
+            st = ks_dir_build_adopt(b, name, err);
+        }
+        if (st == KS_OK && remapped_trace(c, c->entries[k].launch))
+            st = ks_dir_build_adopt(b, name_of(c->t, c->entries[k].launch), err);
     }
     return st;
 }

@@ -27,20 +27,27 @@
  * program under the tracer.
  *
  * With --warmup state each sampled launch's L2 state is rebuilt from the
- * traces of the launches before it (lib/warm), so those are traced too:
- * every earlier launch, or the state_window before each sampled one; the
- * header says how many launches that adds.
+ * traces of the launches before it (lib/warm), so those are traced too: by
+ * default only those the state can need (state_trace.c: what they moved,
+ * by the profile, adds up to the cut), or the state_window before each
+ * sampled one, or every earlier one; the header and the terminal say which
+ * share of the program that traces.
  */
 #include "export.h"
 
 /* What a tracer export writes: the plan, and with --warmup state the
  * launches before each sampled one whose addresses its rebuilt state needs
- * (state_window of them, or every earlier one). */
+ * (state_trace.c). */
 typedef struct tracer_ctx {
     const ks_plan *plan;
     bool state;
-    uint64_t window; /* 0: from the first launch */
+    ks_state_trace win; /* with state: the first launch traced per sample */
 } tracer_ctx;
+
+static uint64_t first_of(const tracer_ctx *c, size_t i)
+{
+    return c->state ? c->win.first[i] : c->plan->samples[i].id;
+}
 
 /* The launches to trace as 1-based inclusive ranges, in order: the sampled
  * ids (and their state's launches), consecutive ones merged; calls
@@ -52,17 +59,15 @@ static size_t each_range(const tracer_ctx *c, FILE *f, range_fn fn)
     const ks_plan *plan = c->plan;
     size_t k = 0;
     for (size_t i = 0; i < plan->sample_count;) {
-        uint64_t id = plan->samples[i].id;
-        uint64_t first = !c->state ? id : c->window == 0 || c->window > id ? 0 : id - c->window;
-        uint64_t last = id;
+        uint64_t first = first_of(c, i);
+        uint64_t last = plan->samples[i].id;
         size_t j = i + 1;
         for (; j < plan->sample_count; j++) {
-            uint64_t nid = plan->samples[j].id;
-            uint64_t nfirst =
-                !c->state ? nid : c->window == 0 || c->window > nid ? 0 : nid - c->window;
+            uint64_t nfirst = first_of(c, j);
             if (nfirst > last + 1)
                 break;
-            last = nid;
+            if (plan->samples[j].id > last)
+                last = plan->samples[j].id;
         }
         if (fn)
             fn(f, first + 1, last + 1, k);
@@ -72,28 +77,12 @@ static size_t each_range(const tracer_ctx *c, FILE *f, range_fn fn)
     return k;
 }
 
-/* Launches traced in all, 1-based ranges summed. */
-static uint64_t traced_launches(const tracer_ctx *c)
+static size_t distinct_samples(const ks_plan *plan)
 {
-    uint64_t total = 0;
-    const ks_plan *plan = c->plan;
-    for (size_t i = 0; i < plan->sample_count;) {
-        uint64_t id = plan->samples[i].id;
-        uint64_t first = !c->state ? id : c->window == 0 || c->window > id ? 0 : id - c->window;
-        uint64_t last = id;
-        size_t j = i + 1;
-        for (; j < plan->sample_count; j++) {
-            uint64_t nid = plan->samples[j].id;
-            uint64_t nfirst =
-                !c->state ? nid : c->window == 0 || c->window > nid ? 0 : nid - c->window;
-            if (nfirst > last + 1)
-                break;
-            last = nid;
-        }
-        total += last - first + 1;
-        i = j;
-    }
-    return total;
+    size_t distinct = 0;
+    for (size_t i = 0; i < plan->sample_count; i++)
+        distinct += i == 0 || plan->samples[i].id != plan->samples[i - 1].id;
+    return distinct;
 }
 
 static void header(const tracer_ctx *c, FILE *f, const char *what)
@@ -106,22 +95,14 @@ static void header(const tracer_ctx *c, FILE *f, const char *what)
             plan->method, plan->sample_count, (unsigned long long)plan->input_invocations,
             plan->input_path[0] ? plan->input_path : "(unknown input)", what);
     if (c->state) {
-        uint64_t traced = traced_launches(c);
-        size_t distinct = 0;
-        for (size_t i = 0; i < plan->sample_count; i++)
-            distinct += i == 0 || plan->samples[i].id != plan->samples[i - 1].id;
-        char window[64];
-        if (c->window)
-            snprintf(window, sizeof window, "the %llu launches before",
-                     (unsigned long long)c->window);
-        else
-            snprintf(window, sizeof window, "every launch before");
+        char line[600];
+        ks_state_trace_summary(&c->win, distinct_samples(plan), line, sizeof line);
         fprintf(f,
-                "# --warmup state: %llu launches traced, %llu beyond the %zu sampled: %s\n"
-                "# each sampled launch, whose addresses rebuild the L2 state it starts\n"
-                "# from (they are traced, not simulated).\n",
-                (unsigned long long)traced, (unsigned long long)(traced - distinct), distinct,
-                window);
+                "# %s.\n# Traced for the state: %s.\n"
+                "# Their addresses rebuild the L2 state each sampled launch starts from (they\n"
+                "# are traced, not simulated); `run` says where a state came out short of\n"
+                "# the cut for want of a trace.\n",
+                line, c->win.basis);
     }
 }
 
@@ -158,9 +139,12 @@ static ks_status write_span(const void *ctx, FILE *f, ks_error *err)
     if (plan->sample_count == 0)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "the plan has no samples");
     header(c, f, "DYNAMIC_KERNEL_LIMIT_START/_END");
-    uint64_t id0 = plan->samples[0].id;
-    uint64_t first = (!c->state ? id0 : c->window == 0 || c->window > id0 ? 0 : id0 - c->window) + 1,
-             last = plan->samples[plan->sample_count - 1].id + 1;
+    uint64_t first = first_of(c, 0);
+    for (size_t i = 1; i < plan->sample_count; i++)
+        if (first_of(c, i) < first)
+            first = first_of(c, i);
+    first++;
+    uint64_t last = plan->samples[plan->sample_count - 1].id + 1;
     fprintf(f,
             "# For every version of Accel-Sim's NVBit tracer: one traced run of launches\n"
             "# %llu to %llu (%llu launches for %zu sampled); then 'ksample export --to\n"
@@ -234,13 +218,24 @@ static ks_status write_regions(const void *ctx, FILE *f, ks_error *err)
 
 /* A tracer format: one file, written atomically; with --warmup state it
  * traces the state's launches too. */
+static ks_status tracer_write(const ks_plan *plan, const ks_export_options *opt,
+                               const char *out, ks_writer_fn fn, ks_error *err)
+{
+    tracer_ctx c = {plan, opt && opt->warmup && opt->warmup->mode == KS_WARMUP_STATE, {0}};
+    ks_status st = c.state ? ks_state_trace_plan(plan, opt, false, &c.win, err) : KS_OK;
+    if (st == KS_OK)
+        st = ks_write_atomic(out, fn, &c, err);
+    if (st == KS_OK && c.state && opt->note)
+        ks_state_trace_summary(&c.win, distinct_samples(plan), opt->note, opt->note_size);
+    ks_state_trace_free(&c.win);
+    return st;
+}
+
 #define TRACER_EXPORTER(var, name, summary, fn)                                            \
     static ks_status var##_write(const ks_plan *plan, const ks_export_options *opt,        \
                                  const char *out, ks_error *err)                           \
     {                                                                                      \
-        tracer_ctx c = {plan, opt && opt->warmup && opt->warmup->mode == KS_WARMUP_STATE,  \
-                        opt ? opt->state_window : 0};                                      \
-        return ks_write_atomic(out, fn, &c, err);                                          \
+        return tracer_write(plan, opt, out, fn, err);                                      \
     }                                                                                      \
     const ks_exporter var = {name, summary, 0, var##_write}
 

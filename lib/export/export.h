@@ -46,6 +46,28 @@ ks_status ks_export_state_into(const char *traces, const ks_warmup *warmup,
                                const ks_export_entry *entries, size_t count, const char *out,
                                ks_error *err);
 
+/* --warmup state in the tracer formats (state_trace.c): per sample (plan
+ * order) the first launch traced for its state, estimated from the
+ * profile's bytes moved (else its threads) and the L2, or opt's window. */
+#define KS_STATE_BYTES_PER_THREAD 16.0
+#define KS_STATE_TRACE_DEFAULT_L2 (6ull << 20)
+typedef struct ks_state_trace {
+    uint64_t *first;     /* per sample */
+    size_t count;
+    uint64_t traced;     /* launches traced in all (the union of the ranges) */
+    uint64_t launches;   /* the program's */
+    double volume;       /* expected trace bytes; < 0 unknown */
+    uint64_t l2_bytes;
+    double cut;
+    char l2_source[160];
+    char basis[400];     /* what the window came from, in words */
+} ks_state_trace;
+ks_status ks_state_trace_plan(const ks_plan *plan, const ks_export_options *opt, bool macsim,
+                              ks_state_trace *t, ks_error *err);
+void ks_state_trace_free(ks_state_trace *t);
+/* "--warmup state: T of N launches traced (S %), ..." for the terminal. */
+void ks_state_trace_summary(const ks_state_trace *t, size_t distinct, char *buf, size_t size);
+
 /* A kernel name reduced to what both a mangled (_Z14forward_kernelPKf...)
  * and a demangled (void forward_kernel<float>(float const*, ...)) spelling
  * of it share: the innermost identifier without template arguments.

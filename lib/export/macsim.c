@@ -212,6 +212,24 @@ static ks_status check_launch(const ks_profile *p, uint64_t id, const ks_macsim_
     return KS_OK;
 }
 
+/* Whether the folder holds only some of the launches the tracer numbered:
+ * every folder named Kernel<N>, the numbers ascending and skipping some
+ * (MacSim's tracer numbers launches from 0, as plan ids).  Plan id i is
+ * then the launch of folder Kernel<i>. */
+static bool partial_folder(const ks_macsim_set *s)
+{
+    bool skips = false;
+    uint64_t prev = 0;
+    for (size_t i = 0; i < ks_macsim_set_count(s); i++) {
+        uint64_t n = ks_macsim_folder_number(ks_macsim_set_launch(s, i)->folder);
+        if (n == UINT64_MAX || (i && n <= prev))
+            return false;
+        skips |= n != i;
+        prev = n;
+    }
+    return skips;
+}
+
 ks_status ks_export_macsim_entries(const ks_plan *plan, const ks_export_options *opt,
                                    ks_export_entry **out, size_t *count, ks_error *err)
 {
@@ -231,8 +249,22 @@ ks_status ks_export_macsim_entries(const ks_plan *plan, const ks_export_options 
     ks_export_entry *e = malloc((plan->sample_count + 1) * sizeof *e);
     if (!e)
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    bool partial = st == KS_OK && partial_folder(s);
     for (size_t i = 0; i < plan->sample_count && st == KS_OK; i++) {
         uint64_t id = plan->samples[i].id;
+        if (partial) {
+            size_t k = 0, n = ks_macsim_set_count(s);
+            while (k < n && ks_macsim_folder_number(ks_macsim_set_launch(s, k)->folder) != id)
+                k++;
+            if (k == n)
+                st = ks_error_set(err, KS_ERR_FORMAT, ks_macsim_set_config(s), 0,
+                                  "plan id %llu: this partial trace folder (%zu launches) "
+                                  "has no Kernel%llu: trace it (export --to macsim-tracer)",
+                                  (unsigned long long)id, n, (unsigned long long)id);
+            else
+                e[i] = (ks_export_entry){k, id, plan->samples[i].weight, true, false};
+            continue;
+        }
         if ((st = check_launch(opt->profile, id, s, err)) == KS_OK)
             e[i] = (ks_export_entry){(size_t)id, id, plan->samples[i].weight, true, false};
     }

@@ -8,7 +8,8 @@
  * drawn twice is traced once; its weight says how often it counts).  It
  * stops at the first empty line, so none is written.  With --warmup state a
  * last line "0 <m> <id> ..." lists the launches whose addresses rebuild the
- * sampled launches' L2 state (traced, belonging to no cluster).
+ * sampled launches' L2 state (traced, belonging to no cluster): by default
+ * only those the state can need (state_trace.c).
  */
 #include "export.h"
 
@@ -17,7 +18,7 @@
 typedef struct list_ctx {
     const ks_plan *plan;
     bool state;
-    uint64_t window;
+    ks_state_trace win; /* with state: the first launch traced per sample */
 } list_ctx;
 
 static ks_status write_list(const void *ctx, FILE *f, ks_error *err)
@@ -68,7 +69,7 @@ static ks_status write_list(const void *ctx, FILE *f, ks_error *err)
             uint64_t next = 0; /* the first launch not yet written */
             for (size_t i = 0; i < plan->sample_count; i++) {
                 uint64_t id = plan->samples[i].id;
-                uint64_t first = lc->window == 0 || lc->window > id ? 0 : id - lc->window;
+                uint64_t first = lc->win.first[i];
                 if (first < next)
                     first = next;
                 for (uint64_t x = first; x < id; x++) {
@@ -90,9 +91,18 @@ static ks_status write_list(const void *ctx, FILE *f, ks_error *err)
 static ks_status export_list(const ks_plan *plan, const ks_export_options *opt, const char *out,
                              ks_error *err)
 {
-    list_ctx c = {plan, opt && opt->warmup && opt->warmup->mode == KS_WARMUP_STATE,
-                  opt ? opt->state_window : 0};
-    return ks_write_atomic(out, write_list, &c, err);
+    list_ctx c = {plan, opt && opt->warmup && opt->warmup->mode == KS_WARMUP_STATE, {0}};
+    ks_status st = c.state ? ks_state_trace_plan(plan, opt, true, &c.win, err) : KS_OK;
+    if (st == KS_OK)
+        st = ks_write_atomic(out, write_list, &c, err);
+    if (st == KS_OK && c.state && opt->note) {
+        size_t distinct = 0;
+        for (size_t i = 0; i < plan->sample_count; i++)
+            distinct += i == 0 || plan->samples[i].id != plan->samples[i - 1].id;
+        ks_state_trace_summary(&c.win, distinct, opt->note, opt->note_size);
+    }
+    ks_state_trace_free(&c.win);
+    return st;
 }
 
 const ks_exporter ks_exporter_macsim_tracer = {

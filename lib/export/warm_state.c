@@ -10,6 +10,12 @@
  *   Accel-Sim, kernel   kernel-ksample-state-N.traceg (listed before L)
  *   Accel-Sim, memcpy   ksample-state-N.memcpy (MemcpyHtoD lines, which
  *                       the list writer puts before L and then removes)
+ *   Accel-Sim, memcpy32 ksample-state-N.memcpy at 32-bit addresses, and
+ *                       L's trace with its global addresses remapped the
+ *                       same way, under L's own file name (addr_remap.c);
+ *                       memcpy32+stores: and kernel-ksample-state-N.traceg,
+ *                       only the stores of the dirty lines, listed after
+ *                       the copies (GPGPU-Sim fills copies clean)
  *   MacSim, kernel      folder ksample-state-N/ (trace.txt, trace_info.txt,
  *                       gzip'd raw records), listed before L
  * MacSim has no memory-copy lines: state:memcpy is refused for it.
@@ -46,7 +52,122 @@ typedef struct state_job {
     const ks_line_set *only;
     ks_warm_kernel_shape shape;
     size_t lines, insts;
+    /* state:memcpy32: the configuration's remap, the launch's trace */
+    ks_addr_map map;
+    ks_remap remap;
+    const char *trace_path;
 } state_job;
+
+/* A generic LD/ST whose address lies in the 4 GB above the launch's shared
+ * or local memory base is left as it is: Accel-Sim tells those spaces by
+ * the address (a global one left there only starts cold, its functions
+ * unchanged and its tag apart from every 32-bit one). */
+static uint64_t remap_address(void *ctx, const char *opcode, uint64_t addr,
+                              const uint64_t windows[2])
+{
+    bool generic = (strncmp(opcode, "LD", 2) == 0 && opcode[2] != 'G') ||
+                   (strncmp(opcode, "ST", 2) == 0 && opcode[2] != 'G');
+    for (int w = 0; generic && w < 2; w++)
+        if (windows[w] && addr >= windows[w] && addr - windows[w] < (1ull << 32))
+            return addr;
+    return ks_remap_apply(&((state_job *)ctx)->remap, addr);
+}
+
+static bool remap_pick(void *ctx, const char *opcode)
+{
+    (void)ctx;
+    bool write;
+    return ks_warm_global_access(opcode, &write);
+}
+
+static ks_status write_memcpy32(const void *ctx, FILE *f, ks_error *err)
+{
+    state_job *j = (state_job *)ctx;
+    return ks_state_write_memcpy32(f, j->state, NULL, &j->remap, &j->lines, err);
+}
+
+static ks_status write_stores(const void *ctx, FILE *f, ks_error *err)
+{
+    state_job *j = (state_job *)ctx;
+    ks_line_set dirty_only = {.and_dirty = true};
+    ks_warm_kernel_shape shape = j->shape;
+    shape.stores_only = true;
+    shape.remap = &j->remap;
+    size_t lines;
+    return ks_state_write_accelsim_kernel(f, j->state, &dirty_only, &shape, &lines, &j->insts,
+                                          err);
+}
+
+static ks_status write_rewritten(const void *ctx, FILE *f, ks_error *err)
+{
+    state_job *j = (state_job *)ctx;
+    return ks_trace_rewrite_addresses(j->trace_path, f, remap_address, remap_pick, j, NULL,
+                                      err);
+}
+
+/* state:memcpy32: the lines this job uses (the state's and the launch's)
+ * checked under the remap, then the remapped copies and the launch's trace
+ * remapped, under its own name (the name a log maps back by). */
+static ks_status write_remapped(state_job *j, size_t launch, const ks_state_view *view,
+                                const char *dir, ks_error *err)
+{
+    const ks_trace_kernel *tk = ks_trace_set_kernel(j->set, launch);
+    const char *base = strrchr(tk->path, '/');
+    base = base ? base + 1 : tk->path;
+    size_t n = strlen(base);
+    if (n < 7 || strcmp(base + n - 7, ".traceg") != 0)
+        return ks_error_set(err, KS_ERR_USAGE, tk->path, 0,
+                            "state:memcpy32 rewrites the launch's trace and takes it as a "
+                            "plain .traceg file (decompress it, or use --warmup state)");
+    size_t count = 0, fp = view->footprint ? view->footprint->count : 0;
+    uint64_t *lines = malloc((j->state->held + fp + 1) * sizeof *lines);
+    if (!lines)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    uint32_t cursor = UINT32_MAX;
+    const ks_l2_line *l;
+    while ((l = ks_l2_state_next(j->state, &cursor)))
+        if (l->valid)
+            lines[count++] = l->line;
+    for (size_t k = 0; k < fp; k++)
+        lines[count++] = view->footprint->lines[k];
+    ks_remap_check_result res;
+    ks_status st = ks_remap_check(&j->map, &j->remap, lines, count, j->gpu.line_bytes, &res, err);
+    free(lines);
+    if (st == KS_OK && (res.collisions || res.row_merges || res.wide || res.changed))
+        return ks_error_set(err, KS_ERR_USAGE, tk->path, 0,
+                            "state:memcpy32: %zu pairs of this launch's lines and its state's "
+                            "fall onto one 32-bit line (first 0x%llx and 0x%llx), %zu DRAM "
+                            "rows onto others: use --warmup state",
+                            res.collisions, (unsigned long long)res.first[0] * 128,
+                            (unsigned long long)res.first[1] * 128, res.row_merges);
+    char name[96];
+    snprintf(name, sizeof name, "ksample-state-%zu.memcpy", launch + 1);
+    char *path = st == KS_OK ? ks_path_join(dir, name) : NULL;
+    char *trace = st == KS_OK ? ks_path_join(dir, base) : NULL;
+    if (st == KS_OK && (!path || !trace))
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if (st == KS_OK)
+        st = ks_write_atomic(path, write_memcpy32, j, err);
+    j->trace_path = tk->path;
+    if (st == KS_OK)
+        st = ks_write_atomic(trace, write_rewritten, j, err);
+    if (st == KS_OK && j->w->carrier == KS_STATE_MEMCPY32_STORES) {
+        /* the dirty lines' stores after the copies, in the same space */
+        j->shape.kernel_id = launch + 1;
+        j->shape.tracer_version = tk->tracer_version ? tk->tracer_version : 5;
+        j->shape.binary_version = tk->binary_version ? (int)tk->binary_version : 70;
+        j->shape.sms = j->gpu.sms;
+        snprintf(name, sizeof name, "%s%zu.traceg", KS_WARM_KERNEL_FILE_PREFIX, launch + 1);
+        free(path);
+        path = ks_path_join(dir, name);
+        st = path ? ks_write_atomic(path, write_stores, j, err)
+                  : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    free(path);
+    free(trace);
+    return st;
+}
+
 
 static ks_status write_memcpy(const void *ctx, FILE *f, ks_error *err)
 {
@@ -88,6 +209,9 @@ static ks_status on_state(void *ctx, size_t launch, const ks_state_view *view, k
             st = ks_state_write_macsim_kernel(dir, view, j->only, j->gpu.sms, &j->lines,
                                               &j->insts, err);
             free(dir);
+        } else if (j->w->carrier == KS_STATE_MEMCPY32 ||
+                   j->w->carrier == KS_STATE_MEMCPY32_STORES) {
+            st = write_remapped(j, launch, view, j->dirs[k], err);
         } else {
             const ks_trace_kernel *tk = ks_trace_set_kernel(j->set, launch);
             j->shape.kernel_id = launch + 1;
@@ -106,12 +230,24 @@ static ks_status on_state(void *ctx, size_t launch, const ks_state_view *view, k
             st = ks_write_atomic(path, memcpy_carrier ? write_memcpy : write_kernel, j, err);
             free(path);
         }
-        if (st == KS_OK && j->rep && !j->macsim && j->w->carrier == KS_STATE_MEMCPY) {
+        if (st == KS_OK && j->rep && !j->macsim && j->w->carrier != KS_STATE_KERNEL &&
+            j->w->carrier != KS_STATE_MEMCPY32_STORES) {
             /* the copies fill L2 clean: count what they leave clean */
             uint32_t cursor = UINT32_MAX;
             const ks_l2_line *l;
             while ((l = ks_l2_state_next(j->state, &cursor)))
                 j->rep->dirty += l->valid && l->dirty;
+        }
+        if (st == KS_OK && j->rep && view->short_lines) {
+            size_t s = j->rep->short_launches++;
+            if (s < KS_STATE_SHORT_LISTED) {
+                const ks_trace_kernel *sk = j->set ? ks_trace_set_kernel(j->set, launch) : NULL;
+                j->rep->short_launch[s] = sk && sk->kernel_id ? sk->kernel_id : launch + 1;
+                j->rep->short_lines[s] = view->short_lines;
+                j->rep->short_missing[s] = view->missing_launch;
+            }
+            if (view->short_lines > j->rep->short_lines_max)
+                j->rep->short_lines_max = view->short_lines;
         }
         if (st == KS_OK && j->rep) {
             j->rep->launches++;
@@ -157,10 +293,11 @@ ks_status ks_warm_geometry(const char *traces, const ks_warmup *w, ks_gpu_geomet
     if (g->l2_bytes < g->line_bytes)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "an L2 of %llu bytes holds no line",
                             (unsigned long long)g->l2_bytes);
-    if (macsim && w->carrier == KS_STATE_MEMCPY)
+    if (macsim && w->carrier != KS_STATE_KERNEL)
         return ks_error_set(err, KS_ERR_USAGE, traces, 0,
-                            "state:memcpy is for Accel-Sim (MemcpyHtoD lines); MacSim takes "
-                            "the state as a warm-up kernel: --warmup state");
+                            "state:memcpy and state:memcpy32 are for Accel-Sim (MemcpyHtoD "
+                            "lines); MacSim takes the state as a warm-up kernel: --warmup "
+                            "state");
     return KS_OK;
 }
 
@@ -190,10 +327,23 @@ ks_status ks_export_state_write(const char *traces, const ks_warmup *w,
         st = ks_trace_set_open(traces, &j.set, err);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (st == KS_OK && (w->carrier == KS_STATE_MEMCPY32 || w->carrier == KS_STATE_MEMCPY32_STORES)) {
+        bool usable;
+        char why[600] = "";
+        if (!w->sim_config)
+            st = ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                              "state:memcpy32 needs the simulator's gpgpusim.config (--config "
+                              "or --sim-config): which address bits it reads");
+        else if ((st = ks_remap_from_config(w->sim_config, &j.map, &j.remap, &usable, why,
+                                            sizeof why, err)) == KS_OK &&
+                 !usable)
+            st = ks_error_set(err, KS_ERR_USAGE, NULL, 0, "state:memcpy32: %s", why);
+    }
     ks_state_walk_options o = {
         .gpu = j.gpu, .cut = w->cut > 0 ? w->cut : KS_STATE_DEFAULT_CUT,
         .with_memcpy = w->carrier == KS_STATE_MEMCPY,
-        .footprint = w->carrier == KS_STATE_KERNEL && w->lines != KS_STATE_LINES_ALL};
+        .footprint = (w->carrier == KS_STATE_KERNEL && w->lines != KS_STATE_LINES_ALL) ||
+                     w->carrier == KS_STATE_MEMCPY32 || w->carrier == KS_STATE_MEMCPY32_STORES};
     if (st == KS_OK && m)
         st = ks_state_walk(traces, launches, m, &o, on_state, &j, err);
     clock_gettime(CLOCK_MONOTONIC, &t1);

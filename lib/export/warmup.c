@@ -28,7 +28,8 @@
  *                  launch, rebuilt from the traces of every launch before
  *                  it (lib/warm, lib/export/warm_state.c), carried by a
  *                  warm-up kernel ksample writes (state, state:kernel) or
- *                  by MemcpyHtoD lines (state:memcpy)
+ *                  by MemcpyHtoD lines (state:memcpy; state:memcpy32 on a
+ *                  stock build, the job's launch remapped to 32 bits)
  *   since-same:N:K as since-same:N, from the K-th latest earlier launch of
  *                  the same kernel (or the earliest, when it has run fewer
  *                  times): a kernel that reads a shared structure a part at a
@@ -50,7 +51,8 @@
 #include <string.h>
 
 static const char *const mode_names[] = {"none", "self", "same", "prev", "since-same", "state"};
-static const char *const carrier_names[] = {"kernel", "memcpy"};
+static const char *const carrier_names[] = {"kernel", "memcpy", "memcpy32",
+                                             "memcpy32+stores"};
 
 ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err)
 {
@@ -60,15 +62,18 @@ ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err)
         w->depth = 1;
         if (text[5] == '\0')
             return KS_OK;
-        for (int c = 0; c < 2; c++)
+        for (int c = 0; c < 4; c++)
             if (strcmp(text + 6, carrier_names[c]) == 0) {
                 w->carrier = (ks_state_carrier)c;
                 return KS_OK;
             }
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                             "warm-up '%s': the state's carrier is kernel (a warm-up kernel, "
-                            "any build) or memcpy (MemcpyHtoD lines, a build whose "
-                            "perf_memcpy_to_gpu keeps 64-bit addresses)",
+                            "any build), memcpy (MemcpyHtoD lines, a build whose "
+                            "perf_memcpy_to_gpu keeps 64-bit addresses) or memcpy32 "
+                            "(MemcpyHtoD lines and the launch in a 32-bit address space, a "
+                            "stock build; memcpy32+stores: and a kernel storing the dirty "
+                            "lines)",
                             text);
     }
     const char *colon = strchr(text, ':');
@@ -81,7 +86,8 @@ ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err)
     if (found < 0)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                             "warm-up mode '%s': one of none, self, same, prev:N, since-same:N, "
-                            "since-same:N:K, state, state:kernel, state:memcpy",
+                            "since-same:N:K, state, state:kernel, state:memcpy, state:memcpy32, "
+                            "state:memcpy32+stores",
                             text);
     w->mode = (ks_warmup_mode)found;
     bool counted = w->mode == KS_WARMUP_PREV || w->mode == KS_WARMUP_SINCE_SAME;
@@ -121,7 +127,8 @@ ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err)
 void ks_warmup_format(const ks_warmup *w, char *buf, size_t size)
 {
     if (w->mode == KS_WARMUP_STATE)
-        snprintf(buf, size, "state:%s", carrier_names[w->carrier == KS_STATE_MEMCPY]);
+        snprintf(buf, size, "state:%s",
+                 carrier_names[w->carrier <= KS_STATE_MEMCPY32_STORES ? w->carrier : 0]);
     else if (w->mode == KS_WARMUP_SINCE_SAME && w->depth > 1)
         snprintf(buf, size, "%s:%u:%u", mode_names[w->mode], w->count, w->depth);
     else if (w->mode == KS_WARMUP_PREV || w->mode == KS_WARMUP_SINCE_SAME)

@@ -58,6 +58,21 @@ static bool is_file(const char *path)
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
+uint64_t ks_macsim_folder_number(const char *folder)
+{
+    const char *slash = strrchr(folder, '/');
+    const char *p = slash ? slash + 1 : folder;
+    if (strncmp(p, "Kernel", 6) != 0 || p[6] < '0' || p[6] > '9')
+        return UINT64_MAX;
+    uint64_t v = 0;
+    for (p += 6; *p >= '0' && *p <= '9'; p++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            return UINT64_MAX;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    return *p ? UINT64_MAX : v;
+}
+
 int ks_macsim_dir_detect(const char *dir)
 {
     char *config = ks_path_join(dir, "kernel_config.txt");

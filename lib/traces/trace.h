@@ -69,6 +69,19 @@ typedef ks_status (*ks_trace_inst_fn)(void *ctx, const ks_trace_kernel *k,
 ks_status ks_trace_set_stream(ks_trace_set *s, size_t i, const ks_trace_filter *filter,
                               ks_trace_inst_fn fn, void *ctx, ks_error *err);
 
+/* A copy of the post-processed trace at path written to out, the addresses
+ * of each memory instruction whose opcode pick(ctx, opcode) takes mapped by
+ * map(ctx, opcode, address, windows) and listed one per active lane (mode
+ * 0); every other line as it is (trace_rewrite.c).  windows: the header's
+ * shared and local memory base addresses (0 where absent).  *rewritten:
+ * instructions rewritten. */
+typedef uint64_t (*ks_trace_map_fn)(void *ctx, const char *opcode, uint64_t addr,
+                                    const uint64_t windows[2]);
+typedef bool (*ks_trace_pick_fn)(void *ctx, const char *opcode);
+ks_status ks_trace_rewrite_addresses(const char *path, FILE *out, ks_trace_map_fn map,
+                                     ks_trace_pick_fn pick, void *ctx, size_t *rewritten,
+                                     ks_error *err);
+
 /* A profile from a trace folder: one invocation per kernel launch in list
  * order (name, grid, block; duration 0), with metric columns
  * smsp__inst_executed.sum (warp-level instructions), launch__grid_size and
@@ -130,6 +143,9 @@ typedef struct ks_macsim_launch {
     uint64_t insts;          /* warp-level instruction records (trace_info.txt) */
     uint64_t *warp_ids;      /* trace.txt's, ascending */
 } ks_macsim_launch;
+
+/* The number in a launch's folder name ("Kernel12": 12), or UINT64_MAX. */
+uint64_t ks_macsim_folder_number(const char *folder);
 
 typedef struct ks_macsim_set ks_macsim_set;
 /* 90 when dir holds a kernel_config.txt that starts with "nvbit", else 0. */

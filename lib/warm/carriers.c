@@ -58,6 +58,12 @@ static const ks_l2_line *next_kept(const ks_l2_state *s, const ks_line_set *only
 ks_status ks_state_write_memcpy(FILE *f, const ks_l2_state *s, const ks_line_set *only,
                                 size_t *lines_out, ks_error *err)
 {
+    return ks_state_write_memcpy32(f, s, only, NULL, lines_out, err);
+}
+
+ks_status ks_state_write_memcpy32(FILE *f, const ks_l2_state *s, const ks_line_set *only,
+                                  const ks_remap *remap, size_t *lines_out, ks_error *err)
+{
     uint32_t cursor = UINT32_MAX;
     size_t position = 0;
     const ks_l2_line *l;
@@ -68,6 +74,8 @@ ks_status ks_state_write_memcpy(FILE *f, const ks_l2_state *s, const ks_line_set
             continue;
         lines++;
         uint64_t base = l->line * s->line_bytes;
+        if (remap)
+            base = ks_remap_apply(remap, base);
         for (uint32_t k = 0; k < s->sectors_per_line;) {
             if (!(l->valid >> k & 1)) {
                 k++;
@@ -111,7 +119,8 @@ typedef struct chunk {
 
 /* The chunks in recency order, all of them (the warp layout needs their
  * count first): two passes over the state, the first counting. */
-static size_t count_chunks(const ks_l2_state *s, const ks_line_set *only, size_t *lines)
+static size_t count_chunks(const ks_l2_state *s, const ks_line_set *only, bool dirty_only,
+                           size_t *lines)
 {
     uint32_t cursor = UINT32_MAX;
     size_t position = 0;
@@ -121,8 +130,10 @@ static size_t count_chunks(const ks_l2_state *s, const ks_line_set *only, size_t
     while ((l = next_kept(s, only, &cursor, &position))) {
         if (!l->valid)
             continue;
+        if (dirty_only && !(l->valid & l->dirty))
+            continue;
         (*lines)++;
-        sectors += (size_t)__builtin_popcount(l->valid);
+        sectors += (size_t)__builtin_popcount(dirty_only ? l->valid & l->dirty : l->valid);
     }
     return (sectors + LANES - 1) / LANES;
 }
@@ -134,6 +145,8 @@ typedef struct chunk_reader {
     size_t position;
     const ks_l2_line *line; /* the line being dealt, and its next sector */
     uint32_t sector;
+    bool dirty_only;        /* only the dirty sectors (the store kernel) */
+    const ks_remap *remap;  /* addresses remapped (NULL: as they are) */
 } chunk_reader;
 
 static bool read_chunk(chunk_reader *r, chunk *c)
@@ -148,12 +161,14 @@ static bool read_chunk(chunk_reader *r, chunk *c)
             continue;
         }
         uint32_t k = r->sector++;
-        if (!(r->line->valid >> k & 1))
+        if (!(r->line->valid >> k & 1) || (r->dirty_only && !(r->line->dirty >> k & 1)))
             continue;
         if (r->line->dirty >> k & 1)
             c->dirty |= 1u << c->count;
-        c->sector[c->count++] =
-            (r->line->line * r->s->line_bytes + (uint64_t)k * r->s->sector_bytes);
+        uint64_t base = r->line->line * r->s->line_bytes;
+        if (r->remap)
+            base = ks_remap_apply(r->remap, base);
+        c->sector[c->count++] = base + (uint64_t)k * r->s->sector_bytes;
     }
     return c->count > 0;
 }
@@ -171,7 +186,8 @@ ks_status ks_state_write_accelsim_kernel(FILE *f, const ks_l2_state *s, const ks
                                          size_t *insts_out, ks_error *err)
 {
     size_t lines;
-    size_t chunks = count_chunks(s, only, &lines);
+    bool stores = shape->stores_only;
+    size_t chunks = count_chunks(s, only, stores, &lines);
     /* warps: enough to spread the chunks over the SMs, never more than the
      * chunks; at least one block even for an empty state (an empty kernel
      * would be a launch of nothing) */
@@ -201,7 +217,7 @@ ks_status ks_state_write_accelsim_kernel(FILE *f, const ks_l2_state *s, const ks
     chunk *all = chunks ? malloc(chunks * sizeof *all) : NULL;
     if (chunks && !all)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    chunk_reader r = {s, only, UINT32_MAX, 0, NULL, 0};
+    chunk_reader r = {s, only, UINT32_MAX, 0, NULL, 0, stores, shape->remap};
     for (size_t c = 0; c < chunks; c++)
         read_chunk(&r, &all[c]);
     size_t insts = 0;
@@ -212,18 +228,20 @@ ks_status ks_state_write_accelsim_kernel(FILE *f, const ks_l2_state *s, const ks
             uint64_t w = b * WARPS_PER_BLOCK + wb;
             size_t n = 0;
             for (size_t c = w; c < chunks; c += warps)
-                n += 1 + ((size_t)__builtin_popcount(all[c].dirty) + 15) / 16;
+                n += !stores + ((size_t)__builtin_popcount(all[c].dirty) + 15) / 16;
             fprintf(f, "\nwarp = %u\ninsts = %zu\n", wb, n + 1);
             uint64_t pc = 0;
             for (size_t c = w; c < chunks; c += warps) {
                 const chunk *k = &all[c];
                 uint32_t mask = k->count == LANES ? 0xffffffffu : (1u << k->count) - 1;
-                put_mask_and_head(f, pc, mask, true);
-                fprintf(f, "4 0");
-                for (uint32_t j = 0; j < k->count; j++)
-                    fprintf(f, " 0x%016llx", (unsigned long long)k->sector[j]);
-                fprintf(f, "%s\n", imm);
-                pc += 16;
+                if (!stores) {
+                    put_mask_and_head(f, pc, mask, true);
+                    fprintf(f, "4 0");
+                    for (uint32_t j = 0; j < k->count; j++)
+                        fprintf(f, " 0x%016llx", (unsigned long long)k->sector[j]);
+                    fprintf(f, "%s\n", imm);
+                    pc += 16;
+                }
                 /* two lanes of 16 bytes per dirty sector, 16 sectors a store */
                 uint32_t left = k->dirty;
                 while (left) {

@@ -85,7 +85,7 @@ ks_status ks_l2_state_init(ks_l2_state *s, size_t capacity, size_t keep, uint32_
 
 void ks_l2_state_clear(ks_l2_state *s)
 {
-    s->used = s->held = 0;
+    s->used = s->held = s->fresh = 0;
     s->free_head = s->head = s->tail = NONE;
     for (size_t i = 0; i < s->sets * s->ways; i++)
         s->way[i] = NONE;
@@ -189,6 +189,8 @@ static void set_touch(ks_l2_state *s, uint32_t id)
 
 static void drop(ks_l2_state *s, uint32_t id)
 {
+    if (s->lines[id].fresh)
+        s->fresh--;
     if (s->lines[id].resident)
         set_remove(s, id);
     ks_u64_keys k = keys_of(s);
@@ -237,6 +239,10 @@ ks_status ks_l2_state_touch(ks_l2_state *s, uint64_t line, unsigned mask, bool w
             n->valid = (uint8_t)mask;
             n->dirty = write ? (uint8_t)mask : 0;
         }
+        if (!n->fresh) {
+            n->fresh = 1;
+            s->fresh++;
+        }
         unlink_node(s, id);
         push_head(s, id);
         set_touch(s, id);
@@ -252,9 +258,18 @@ ks_status ks_l2_state_touch(ks_l2_state *s, uint64_t line, unsigned mask, bool w
     n->valid = (uint8_t)mask;
     n->dirty = write ? (uint8_t)mask : 0;
     n->resident = 0;
+    n->fresh = 1;
+    s->fresh++;
     push_head(s, id);
     set_touch(s, id);
     return KS_OK;
+}
+
+void ks_l2_state_age(ks_l2_state *s)
+{
+    for (uint32_t id = s->head; id != NONE; id = s->lines[id].next)
+        s->lines[id].fresh = 0;
+    s->fresh = 0;
 }
 
 ks_status ks_l2_state_touch_range(ks_l2_state *s, uint64_t addr, uint64_t bytes, bool write,

@@ -36,7 +36,7 @@ static ks_status write_list(const void *ctx, FILE *f, ks_error *err)
 static ks_status write_kernel(const void *ctx, FILE *f, ks_error *err)
 {
     const ks_l2_state *s = ctx;
-    ks_warm_kernel_shape shape = {1, 5, 70, 0, 0, 1};
+    ks_warm_kernel_shape shape = {1, 5, 70, 0, 0, 1, false, NULL};
     return ks_state_write_accelsim_kernel(f, s, NULL, &shape, NULL, NULL, err);
 }
 

@@ -231,3 +231,56 @@ ks_status ks_gpu_geometry_read_macsim(const char *path, ks_gpu_geometry *g, ks_e
     }
     return KS_OK;
 }
+
+/* The set index letter of a -gpgpu_cache:dl1/dl2 value (the second group's
+ * last letter: S:64:128:16,L:B:m:L:P,... gives P). */
+static char set_fn(const char *value)
+{
+    const char *groups = strchr(value, ',');
+    const char *fn = groups ? strchr(groups + 1, ',') : NULL;
+    if (!groups)
+        return 'L';
+    return fn && fn > groups + 1 ? fn[-1] : groups[strlen(groups) - 1];
+}
+
+ks_status ks_addr_map_read_gpgpusim(const char *path, ks_addr_map *m, ks_error *err)
+{
+    enum { MAP, NMEM, NSUB, INDEXING, DL2, DL1, COUNT };
+    option_value o[COUNT] = {{"-gpgpu_mem_addr_mapping", "", 0}, {"-gpgpu_n_mem", "", 0},
+                             {"-gpgpu_n_sub_partition_per_mchannel", "", 0},
+                             {"-gpgpu_memory_partition_indexing", "", 0},
+                             {"-gpgpu_cache:dl2", "", 0}, {"-gpgpu_cache:dl1", "", 0}};
+    ks_status st = read_options(path, o, COUNT, err);
+    for (int k = MAP; k <= DL2 && st == KS_OK; k++)
+        if (k != NSUB && k != INDEXING && o[k].line == 0)
+            st = ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                              "has no %s: cannot tell which address bits the simulator reads",
+                              o[k].name);
+    if (st != KS_OK)
+        return st;
+    uint64_t nmem, nsub = 1, indexing = 0;
+    if ((st = whole(path, &o[NMEM], 4096, &nmem, err)) != KS_OK)
+        return st;
+    if (o[NSUB].line && (st = whole(path, &o[NSUB], 64, &nsub, err)) != KS_OK)
+        return st;
+    if (o[INDEXING].line && !ks_parse_count(o[INDEXING].value, &indexing))
+        return ks_error_set(err, KS_ERR_FORMAT, path, o[INDEXING].line,
+                            "%s: '%s' is not a whole number", o[INDEXING].name,
+                            o[INDEXING].value);
+    char kind;
+    unsigned sets = 0, line = 0, ways = 0, s1 = 0, l1 = 0, w1 = 0;
+    if (sscanf(o[DL2].value, "%c:%u:%u:%u", &kind, &sets, &line, &ways) != 4)
+        return ks_error_set(err, KS_ERR_FORMAT, path, o[DL2].line,
+                            "-gpgpu_cache:dl2 '%s': expected S:<sets>:<line bytes>:<ways>,...",
+                            o[DL2].value);
+    char k1 = 0, fn1 = 'L';
+    if (o[DL1].line && sscanf(o[DL1].value, "%c:%u:%u:%u", &k1, &s1, &l1, &w1) == 4)
+        fn1 = set_fn(o[DL1].value);
+    else
+        s1 = l1 = 0;
+    st = ks_addr_map_build(m, o[MAP].value, (unsigned)nmem, (unsigned)nsub, (unsigned)indexing,
+                           sets, line, set_fn(o[DL2].value), s1, l1, fn1, err);
+    if (st != KS_OK && !err->file[0])
+        snprintf(err->file, sizeof err->file, "%s", path);
+    return st;
+}

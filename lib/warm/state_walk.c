@@ -100,7 +100,7 @@ static bool starts(const char *op, const char *word)
 }
 
 /* Whether opcode reaches global memory, and whether it writes. */
-static bool global_access(const char *op, bool *write)
+bool ks_warm_global_access(const char *op, bool *write)
 {
     *write = false;
     if (starts(op, "LDG") || starts(op, "LDGSTS") || starts(op, "LD"))
@@ -237,7 +237,7 @@ static ks_status on_inst(void *ctx, const ks_trace_kernel *k, const ks_trace_ins
     w->have_pos = true;
 
     bool write;
-    if (inst->mem_width == 0 || inst->naddr == 0 || !global_access(inst->opcode, &write))
+    if (inst->mem_width == 0 || inst->naddr == 0 || !ks_warm_global_access(inst->opcode, &write))
         return KS_OK;
     /* the instruction's lines, in lane order, each with its sectors */
     access a[64];
@@ -413,6 +413,11 @@ static ks_status walk_accelsim(const char *traces, const size_t *sampled, size_t
                 .sector_bytes = opt->gpu.sector_bytes};
     st = l1_init(&w, &opt->gpu, err);
     size_t next = 0, events = ks_trace_set_event_count(set);
+    /* launches the tracer numbered but did not record (their "-kernel id"s
+     * skip them): the model is aged there, and a sampled launch whose
+     * state the launches since do not fill to the cut is short */
+    uint64_t prev_id = 0, missing = 0;
+    bool gap = false;
     for (size_t e = 0; e < events && next < count && st == KS_OK; e++) {
         const ks_trace_event *ev = ks_trace_set_event(set, e);
         if (!ev->is_kernel) {
@@ -421,6 +426,13 @@ static ks_status walk_accelsim(const char *traces, const size_t *sampled, size_t
                 st = ks_l2_state_touch_range(&model, addr, bytes, false, err);
             continue;
         }
+        uint64_t kid = ks_trace_set_kernel(set, ev->kernel)->kernel_id;
+        if (kid && kid > prev_id + 1 && (prev_id || ev->kernel == 0)) {
+            ks_l2_state_age(&model);
+            gap = true;
+            missing = kid - 1;
+        }
+        prev_id = kid;
         if (ev->kernel == sampled[next]) {
             ks_line_set fp = {0};
             if (opt->footprint) {
@@ -430,7 +442,11 @@ static ks_status walk_accelsim(const char *traces, const size_t *sampled, size_t
                 walker_free(&f);
             }
             ks_state_view view = {&model, opt->gpu.l1_persists ? w.l1 : NULL, w.cores,
-                                  opt->footprint ? &fp : NULL, NULL, NULL, 0, 0};
+                                  opt->footprint ? &fp : NULL, NULL, NULL, 0, 0, 0, 0};
+            if (gap && model.fresh < model.keep) {
+                view.short_lines = model.keep - model.fresh;
+                view.missing_launch = missing;
+            }
             if (st == KS_OK)
                 st = fn(ctx, ev->kernel, &view, err);
             ks_line_set_free(&fp);
@@ -666,8 +682,21 @@ ks_status ks_state_walk_macsim(const char *traces, const size_t *sampled, size_t
     unsigned char *held_rec = NULL;
     size_t held_cap = 0, held_rec_cap = 0;
     size_t next = 0;
+    /* folders Kernel<N> whose numbers skip launches the tracer numbered:
+     * the model is aged there, as for Accel-Sim folders */
+    uint64_t prev_n = UINT64_MAX, missing = 0;
+    bool gap = false;
     for (size_t i = 0; i < launches && next < count && st == KS_OK; i++) {
         const ks_macsim_launch *l = ks_macsim_set_launch(set, i);
+        uint64_t num = ks_macsim_folder_number(l->folder);
+        if (num != UINT64_MAX &&
+            ((prev_n == UINT64_MAX && i == 0 && num > 0) ||
+             (prev_n != UINT64_MAX && num > prev_n + 1))) {
+            ks_l2_state_age(&model);
+            gap = true;
+            missing = num; /* MacSim numbers from 0: the 1-based number of the last missing */
+        }
+        prev_n = num;
         uint64_t per_core = l->max_blocks ? l->max_blocks : 1;
         uint64_t wave = opt->gpu.sms ? per_core * opt->gpu.sms : 0;
         if (i == sampled[next]) {
@@ -694,7 +723,11 @@ ks_status ks_state_walk_macsim(const char *traces, const size_t *sampled, size_t
             }
             ks_state_view view = {&model, opt->gpu.l1_persists ? w.l1 : NULL, w.cores,
                                   opt->footprint ? &fp : NULL, held_code, held_rec, held,
-                                  w.icache_line};
+                                  w.icache_line, 0, 0};
+            if (gap && model.fresh < model.keep) {
+                view.short_lines = model.keep - model.fresh;
+                view.missing_launch = missing;
+            }
             if (st == KS_OK)
                 st = fn(ctx, i, &view, err);
             ks_line_set_free(&fp);

@@ -32,6 +32,7 @@ typedef struct ks_l2_line {
     uint32_t prev, next;   /* recency list (UINT32_MAX: none); next: free list */
     uint8_t valid, dirty;  /* sector masks */
     uint8_t resident;      /* in the model's sets (else held as a ghost) */
+    uint8_t fresh;         /* used since the latest ks_l2_state_age */
 } ks_l2_line;
 
 typedef struct ks_l2_state {
@@ -48,6 +49,7 @@ typedef struct ks_l2_state {
     int set_index;          /* how a line finds its set: KS_SET_* */
     uint32_t tiles;         /* KS_SET_TILED: banks, line-interleaved */
     uint64_t touches, misses; /* for tests and the bench */
+    size_t fresh;           /* held lines used since the latest ks_l2_state_age */
 } ks_l2_state;
 
 /* Set index functions: an XOR fold of the line address (hashed indexes such
@@ -72,6 +74,10 @@ ks_status ks_l2_state_touch(ks_l2_state *s, uint64_t line, unsigned mask, bool w
  * address order (a memory copy into L2). */
 ks_status ks_l2_state_touch_range(ks_l2_state *s, uint64_t addr, uint64_t bytes, bool write,
                                   ks_error *err);
+/* Marks every held line as used before now: s->fresh then counts the
+ * lines used since (the walk ages the model where a launch's trace is
+ * missing, so a state that its later launches do not fill is known short). */
+void ks_l2_state_age(ks_l2_state *s);
 /* Whether line is held (resident or a ghost), and its node. */
 const ks_l2_line *ks_l2_state_find(const ks_l2_state *s, uint64_t line);
 /* The held lines oldest first: call with *cursor = UINT32_MAX to start;
@@ -153,6 +159,13 @@ typedef struct ks_state_view {
                                         * at it (64 bytes; opcode 255: none) */
     size_t code_count;
     uint32_t icache_line;
+    /* Where launches before this one have no trace (a tracer told to record
+     * only some): short_lines > 0 when the lines used since the latest
+     * missing one (missing_launch, the tracer's 1-based number) are fewer
+     * than the cut, by that many: the state lacks up to that many of the
+     * lines the full run would give it. */
+    uint64_t short_lines;
+    uint64_t missing_launch;
 } ks_state_view;
 
 /* Called at each sampled launch, before its accesses enter the model. */
@@ -176,10 +189,16 @@ ks_status ks_state_walk_macsim(const char *traces, const size_t *sampled, size_t
 
 /* ---------------------------------------------------------- the carriers */
 
+typedef struct ks_remap ks_remap; /* addr_remap.c */
+
 /* MemcpyHtoD lines for the held lines (optionally only those in `only`),
  * oldest first, one per run of valid sectors, adjacent runs merged. */
 ks_status ks_state_write_memcpy(FILE *f, const ks_l2_state *s, const ks_line_set *only,
                                 size_t *lines_out, ks_error *err);
+/* The same at remapped addresses (remap NULL: as they are), for a stock
+ * GPGPU-Sim that keeps 32 bits of a copy's address (addr_remap.c). */
+ks_status ks_state_write_memcpy32(FILE *f, const ks_l2_state *s, const ks_line_set *only,
+                                  const ks_remap *remap, size_t *lines_out, ks_error *err);
 
 
 typedef struct ks_warm_kernel_shape {
@@ -188,6 +207,9 @@ typedef struct ks_warm_kernel_shape {
     int binary_version;       /* the folder's (70, 80 ...) */
     uint64_t shmem_base, local_base; /* the sampled launch's header's */
     uint32_t sms;             /* warps are spread over 2 blocks an SM (0: 80 SMs) */
+    bool stores_only;         /* only stores of the dirty sectors (the store
+                               * kernel beside a memory-copy prefill) */
+    const ks_remap *remap;    /* addresses remapped (addr_remap.c); NULL: not */
 } ks_warm_kernel_shape;
 
 /* The Accel-Sim trace of a warm-up kernel that loads the held lines (only
@@ -207,6 +229,63 @@ ks_status ks_state_write_accelsim_kernel(FILE *f, const ks_l2_state *s, const ks
 ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *view,
                                        const ks_line_set *only, uint32_t sms, size_t *lines_out,
                                        size_t *insts_out, ks_error *err);
+
+/* Whether an Accel-Sim opcode reaches global memory (the walk's rule:
+ * LDG, STG, LDGSTS, ATOMG, ATOM, RED and generic LD/ST), and writes. */
+bool ks_warm_global_access(const char *op, bool *write);
+
+/* ------------------------------------ a 32-bit address space (addr_remap.c) */
+
+/* GPGPU-Sim's address functions from its configuration: each value[k] an
+ * output bit that is the parity of the address bits in it (bank, column,
+ * burst, partition, L2 and L1 set index, line offset: values the simulator
+ * uses), and the masks used by equality only (row) or named in checks. */
+#define KS_ADDR_MAP_MAX 192
+typedef struct ks_addr_map {
+    uint64_t value[KS_ADDR_MAP_MAX];
+    size_t nvalue;
+    uint64_t part[8];   /* the partition's functions (chip, sub-partition) */
+    size_t npart;
+    uint64_t chip, sub, bank, row, col, burst; /* the DRAM mapping's masks */
+    int max_bit;        /* the highest address bit a value function reads */
+} ks_addr_map;
+
+/* From the option values (mapping: -gpgpu_mem_addr_mapping's; fn: the set
+ * index letter, L, X or P).  Refuses what is not linear or not known. */
+ks_status ks_addr_map_build(ks_addr_map *m, const char *mapping, unsigned channels,
+                            unsigned subs, unsigned indexing, unsigned l2_sets, unsigned l2_line,
+                            char l2_fn, unsigned l1_sets, unsigned l1_line, char l1_fn,
+                            ks_error *err);
+/* From a gpgpusim.config (or a simulator log, which prints every option). */
+ks_status ks_addr_map_read_gpgpusim(const char *path, ks_addr_map *m, ks_error *err);
+
+/* The remap T(a) = low 32 bits of a, XOR column[h - 32] for each bit h >= 32
+ * set in a that some value function reads (read_high). */
+struct ks_remap {
+    uint64_t read_high;
+    uint32_t column[32];
+};
+/* Solves for the columns; refuses where no change of the low bits has the
+ * effect of a high bit the configuration reads. */
+ks_status ks_remap_solve(const ks_addr_map *m, ks_remap *r, ks_error *err);
+uint64_t ks_remap_apply(const ks_remap *r, uint64_t addr);
+
+/* The remap on the lines a job uses (line addresses / line_bytes): wide
+ * (remapped at or above 2^32: none by construction), changed (a value
+ * function differs: none by construction), collisions (two lines onto one;
+ * first[] the first pair), row_merges (two rows of one bank onto one);
+ * distinct remapped lines.  Usable where all but distinct are 0. */
+typedef struct ks_remap_check_result {
+    size_t wide, changed, collisions, row_merges, distinct;
+    uint64_t first[2];
+} ks_remap_check_result;
+ks_status ks_remap_check(const ks_addr_map *m, const ks_remap *r, const uint64_t *lines,
+                         size_t count, uint32_t line_bytes, ks_remap_check_result *out,
+                         ks_error *err);
+/* The map and remap of a gpgpusim.config: KS_OK with *usable false and why
+ * where its functions are not ones ksample can keep. */
+ks_status ks_remap_from_config(const char *config, ks_addr_map *m, ks_remap *r, bool *usable,
+                               char *why, size_t why_size, ks_error *err);
 
 /* The L2 geometry --warmup state models for a trace folder: from
  * w->sim_config (gpgpusim.config or MacSim params.in) and/or w->l2_bytes. */
