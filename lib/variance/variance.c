@@ -527,7 +527,7 @@ static void calibrate_spread(const ks_plan *plan, const strata *st, const double
     for (size_t i = 0; i < plan->extra_param_count && !refined; i++)
         refined = strcmp(plan->extra_param_names[i], "refine_seed") == 0;
     for (size_t g = 0; refined && g <= groups; g++)
-        ldf[g] /= 2 * CALIBRATE_DF_FACTOR;
+        ldf[g] /= 2;
     bool plan_measured = !isnan(lam[groups]);
     for (size_t c = 0; c < k; c++) {
         ks_stratum_spread *o = &out[c];
