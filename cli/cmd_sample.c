@@ -188,12 +188,25 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
                         plan.predicted_halfwidth * 100,
                         plan.predicted_halfwidth <= plan.bound * (1 + 1e-9)
                             ? ""
+                        : ks_single_mode_of(&plan, KS_SINGLE_PLAN) == KS_SINGLE_COLLAPSE &&
+                                strcmp(plan.method, "root") == 0
+                            ? ", above the bound: refine sizes the plan for it from the "
+                              "simulated values (--replicate 0.2 makes a plan that measures "
+                              "their spread itself and meets its bound)"
                             : ", above the bound: refine sizes the plan for it from the "
                               "simulated values");
             fputc('\n', stderr);
         } else
             fprintf(stderr, ", no error bound\n");
         note_first_launches(&plan, p);
+        /* a plan dearer than half the program is said before anything runs */
+        if (isfinite(plan.predicted_speedup) && plan.predicted_speedup > 0 &&
+            plan.predicted_speedup < 2)
+            fprintf(stderr,
+                    "ksample: the plan simulates %.0f%% of the program's profiled time "
+                    "(%.4g ms of %.4g ms): simulating every launch costs only %.2fx as much\n",
+                    100 / plan.predicted_speedup, plan.total_ns / plan.predicted_speedup / 1e6,
+                    plan.total_ns / 1e6, plan.predicted_speedup);
     }
     ks_plan_free(&plan);
     ks_profile_free(p);
