@@ -172,6 +172,11 @@ class Plan:
                 if h > self.bound * (1 + 1e-9):
                     s += (", above the bound: refine sizes the plan for it from the simulated "
                           "values")
+                    if (self.method == "root" and
+                            lib.ks_single_mode_of(self._p, lib.KS_SINGLE_PLAN)
+                            == lib.KS_SINGLE_COLLAPSE):
+                        s += (" (--replicate 0.2 makes a plan that measures their spread "
+                              "itself and meets its bound)")
         else:
             s += ", no error bound"
         return s
