@@ -510,6 +510,12 @@ static ks_status refine(const ks_plan *plan, const ks_profile *p, const double *
         out->predicted_df = res->df;
         out->predicted_halfwidth = res->census ? 0 : res->rel_halfwidth;
         st = record_refine(out, opt, err);
+        /* the design, and so the model, carry over to the refined plan */
+        double rep = ks_plan_replicate(plan);
+        char text[32];
+        snprintf(text, sizeof text, "%.17g", rep);
+        if (st == KS_OK && rep > 0)
+            st = add_param(out, "replicate", text, err);
     }
     return st;
 }

@@ -353,19 +353,25 @@ const char *ks_single_mode_name(ks_single_mode mode)
                                         : "profile-cv";
 }
 
-ks_single_mode ks_single_mode_of(const ks_plan *plan, ks_single_mode mode)
+double ks_plan_replicate(const ks_plan *plan)
 {
-    if (mode != KS_SINGLE_PLAN)
-        return mode;
     if (strcmp(plan->method, "root") != 0)
-        return KS_SINGLE_COLLAPSE;
+        return 0;
     /* a plan drawn here has its method's table; one read from a file keeps
-     * the method's parameters as written */
+     * the method's parameters as written (and a refined plan its parent's
+     * "replicate", refine.c) */
     double r = ks_plan_param(plan, "replicate");
     for (size_t i = 0; isnan(r) && i < plan->extra_param_count; i++)
         if (strcmp(plan->extra_param_names[i], "replicate") == 0)
             r = strtod(plan->extra_param_values[i], NULL);
-    return r > 0 ? KS_SINGLE_CALIBRATE : KS_SINGLE_COLLAPSE;
+    return r > 0 ? r : 0;
+}
+
+ks_single_mode ks_single_mode_of(const ks_plan *plan, ks_single_mode mode)
+{
+    if (mode != KS_SINGLE_PLAN)
+        return mode;
+    return ks_plan_replicate(plan) > 0 ? KS_SINGLE_CALIBRATE : KS_SINGLE_COLLAPSE;
 }
 
 double ks_profile_shaped_s2(const ks_cluster *cl, double mean)
