@@ -178,6 +178,15 @@ void cli_json_text_field(const char *key, const char *s);
  * fit_seconds of r, as fields */
 void cli_json_eval_fields(const ks_eval_result *r);
 
+/* Counts for people (output.c): 1,345,307, not 1.34531e+06.  cli_count
+ * rounds a total of counts to an integer (%.6g when not finite or at least
+ * 2^63).  Both return buf; 32 bytes always suffice. */
+const char *cli_count_u64(char *buf, size_t size, uint64_t u);
+const char *cli_count(char *buf, size_t size, double x);
+/* "ksample CMD ARGS..." as a shell reads it back (arguments quoted where
+ * needed), from a subcommand's argc and argv before its options are
+ * parsed; malloc'd, NULL when out of memory (output.c) */
+char *cli_command_line(int argc, char **argv);
 bool cli_parse_double(const char *s, double *v);
 bool cli_parse_u64(const char *s, uint64_t *v);
 

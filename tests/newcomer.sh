@@ -3,7 +3,7 @@
 # 2): documented paths that must work as documented, and outputs as a paper
 # would quote them.
 # usage: tests/newcomer.sh path/to/ksample path/to/source-root
-KS=$1
+KS=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 ROOT=$(cd "$2" && pwd)
 SIM="$ROOT/../shared/data/sim"
 . "$(dirname "$0")/lib.sh"
@@ -37,5 +37,52 @@ if [ -f "$SIM/accelsim-synth/time.csv" ]; then
 else
     echo "SKIP: $SIM absent, the get_stats.py CSV checks are skipped"
 fi
+
+# ------------------------------------------- outputs a paper would quote
+expect 0 "$KS" synth -n 2000 --seed 3 -o "$T/s.csv"
+expect 0 "$KS" info "$T/s.csv"
+grep -q '^invocations:  2,000$' "$T/out" && ok || bad "info: counts without separators: $(head -4 "$T/out")"
+expect 0 "$KS" sample "$T/s.csv" --method random --fraction 0.01 -o "$T/random.json"
+grep -q 'of 2,000 invocations in 1 cluster,' "$T/err" && ok || bad "sample: $(cat "$T/err")"
+expect 0 "$KS" sample "$T/s.csv" --seed 1 -o "$T/plan.json"
+# values of a million cycles and more: whole numbers with separators
+awk -F'"id": ' 'BEGIN { print "id,gpu_sim_cycle,gpu_sim_insn" }
+    NF > 1 { split($2, a, ","); print a[1] "," 1000003 + 7 * a[1] "," 2000000 + a[1] }' \
+    "$T/plan.json" >"$T/values.csv"
+expect 0 "$KS" estimate "$T/plan.json" "$T/values.csv" --warmup context
+head -n 1 "$T/out" | grep -q '^metric  *kind  *estimate' && ok ||
+    bad "estimate does not put its table first: $(head -3 "$T/out")"
+grep -q '^gpu_sim_cycle  *count  *[1-9][0-9]\{0,2\}\(,[0-9]\{3\}\)\{3\}  *[0-9,]*  *[0-9,]* ' "$T/out" && ok ||
+    bad "estimate: counts are not whole numbers with separators: $(grep '^gpu_sim_cycle' "$T/out")"
+grep -q 'e+0' "$T/out" && bad "estimate prints a count in e-notation: $(grep 'e+0' "$T/out")"
+grep -q '^ipc  *rate  *[0-9.]* ' "$T/out" && ok || bad "estimate: ipc is not a plain rate"
+awk '/^$/ { blank = NR } /^plan: / { plan = NR } END { exit !(blank && plan > blank) }' "$T/out" && ok ||
+    bad "estimate: the notes do not follow the table: $(cat "$T/out")"
+expect 0 "$KS" estimate --json "$T/plan.json" "$T/values.csv" --warmup context
+cp "$T/out" "$T/est.json"
+# eval --json: null where the table prints none or '-'
+expect 0 "$KS" eval "$T/s.csv" --methods root,stem,random --iters 2
+awk '$1 == "random" && $7 == "none" && $8 == "-" && $9 == "-" && $10 == "-" { f = 1 } END { exit !f }' "$T/out" && ok ||
+    bad "eval: random's bound, exceed, pred rse: $(grep '^random' "$T/out")"
+expect 0 "$KS" eval "$T/s.csv" --methods root,stem,random --iters 2 --json
+tr '{' '\n' <"$T/out" >"$T/eval.rows"
+grep '"method": "random"' "$T/eval.rows" | grep -q '"bound_pct": null, "exceed_fraction": null, "predicted_rse_pct": null, "cost_over_lower_bound": null' &&
+    ok || bad "eval --json: random without a bound: $(grep random "$T/eval.rows")"
+grep '"method": "stem"' "$T/eval.rows" | grep -q '"bound_pct": 5, .*"predicted_rse_pct": null, "cost_over_lower_bound": null' &&
+    ok || bad "eval --json: stem's predicted rse: $(grep stem "$T/eval.rows")"
+grep '"method": "root"' "$T/eval.rows" | grep -q '"predicted_rse_pct": [0-9.]*, "cost_over_lower_bound": [0-9.]*}' &&
+    ok || bad "eval --json: root's predicted rse: $(grep root "$T/eval.rows")"
+# the report says what the commands say
+(cd "$T" && "$KS" report s.csv --plan plan.json --estimate est.json --iters 0 --epsilons '' -q -o page.html) ||
+    bad "report failed"
+grep -q '<dt>predicted interval</dt><dd>&#177;[0-9.]*% if the simulated values follow the profile' "$T/page.html" && ok ||
+    bad "the report's plan lacks the predicted interval"
+grep -q '<dt>warm-up</dt><dd>context</dd>' "$T/page.html" && ok || bad "the report lacks the warm-up"
+grep -q "<dt>interval</dt><dd>of the full run&#39;s total" "$T/page.html" && ok ||
+    bad "the report does not say what the intervals stand for"
+grep -q "This page: <code>ksample report s.csv --plan plan.json --estimate est.json --iters 0 --epsilons &#39;&#39; -q -o page.html</code>" "$T/page.html" && ok ||
+    bad "the report lacks the command that writes it: $(grep -o 'This page.*' "$T/page.html")"
+grep -q '<td>gpu_sim_cycle</td><td>[1-9][0-9]\{0,2\}\(,[0-9]\{3\}\)\{3\}</td>' "$T/page.html" && ok ||
+    bad "the report's counts are not whole numbers with separators"
 
 summary

@@ -36,7 +36,7 @@ jfield() { grep "\"metric\": \"$2\"," "$1" | sed "s/.*\"$3\": \([^,}]*\).*/\1/";
 # column FILE NAME: the values of a CSV column, one a line, header dropped
 column() { awk -F, -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }' "$1"; }
 # rows FILE: the rows of estimate's table (after its header line)
-rows() { awk 'f { n++ } /^metric  *kind/ { f = 1 } END { print n + 0 }' "$1"; }
+rows() { awk 'f && /^$/ { exit } f { n++ } /^metric  *kind/ { f = 1 } END { print n + 0 }' "$1"; }
 
 # ----------------------------------------------------------------- Accel-Sim
 A="$SIM/accelsim-synth"
