@@ -104,6 +104,8 @@ bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd,
 void cli_sampling_init(cli_input *in, ks_params *pa, bool strict);
 /* Prints the help of the shared and method parameters. */
 void cli_params_help(void);
+/* the same, without --epsilon E where the command has its own (eval) */
+void cli_params_help_ex(bool epsilon);
 /* Prints the help of one method's own parameters. */
 void cli_method_params_help(const char *method);
 /* "root (default), stem, ..." into buf */

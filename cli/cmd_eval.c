@@ -49,7 +49,7 @@ static void help(void)
            "  -q, --quiet        no progress on stderr\n" CLI_INPUT_HELP
            "  -h, --help         this text\n",
            ks_eval_default_methods(), KS_EVAL_ITERS);
-    cli_params_help();
+    cli_params_help_ex(false);
     printf("\nA method parameter applies to the methods that declare it.\n");
 }
 

@@ -164,8 +164,16 @@ int cmd_info(int argc, char **argv)
         if (!by_insts)
             printf("total time:   %.6Lf s (%s ns)\n", total / 1e9L,
                    cli_count(num, sizeof num, (double)total));
-        if (inst_col)
+        if (inst_col) {
             printf("instructions: %s (warp-level)\n", cli_count(num, sizeof num, (double)insts));
+            /* MacSim's INST_COUNT_TOT leaves each warp's last record (its
+             * EXIT) out: say so, with the figure it will print
+             * (docs/formats.md, MacSim NVBit trace folders) */
+            if (warp_col && strcmp(p->source_format, "macsim-traces") == 0 && insts >= warps)
+                printf("              (each warp's EXIT included; MacSim's INST_COUNT_TOT "
+                       "leaves it out: %s)\n",
+                       cli_count(num, sizeof num, (double)(insts - warps)));
+        }
         if (warp_col)
             printf("warps:        %s\n", cli_count(num, sizeof num, (double)warps));
         if (p->duration_source[0])

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "progress.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,21 @@ static int read_scores(const report_args *a, report_data *d)
             free(pts);
             return KS_ERR_FORMAT;
         }
+        /* a score of another workload: its launch count is not the profile's */
+        if (n && !isnan(pts[0].workload_launches) &&
+            pts[0].workload_launches != (double)d->in.profile->n) {
+            fprintf(stderr,
+                    "ksample: %s: scores a workload of %.0f launches, but the profile %s has "
+                    "%zu: scores of another workload\n",
+                    path, pts[0].workload_launches, a->profile, d->in.profile->n);
+            free(pts);
+            return KS_ERR_FORMAT;
+        }
+        if (n && isnan(pts[0].workload_launches))
+            fprintf(stderr,
+                    "ksample report: note: %s does not say which workload it scored (written "
+                    "before score --json recorded it): not checked against %s\n",
+                    path, a->profile);
         first = first ? first : path;
         truth0 = truth;
         ks_score_point *grown = realloc(d->scores, (total + n) * sizeof *grown);

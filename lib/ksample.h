@@ -813,6 +813,8 @@ typedef struct ks_score_point {
     char values[64];   /* context, alone, or a warm-state name */
     double launches_mean, speedup_hmean, error_mean, error_signed_mean, error_max;
     double coverage;   /* of the plans given an interval; NAN: none was */
+    double workload_launches; /* the file's "launches": the scored workload's
+                               * launch count; NAN: the file does not say */
 } ks_score_point;
 
 /* Reads what `ksample score --json` prints: "truth" (the full run's cycles,
@@ -820,7 +822,9 @@ typedef struct ks_score_point {
  * per cent).  label, when not NULL (1-64 characters), names the series in
  * place of the method when the file holds one method, and comes before the
  * method's name when it holds several.  null numbers read as NAN;
- * launches_mean, speedup_hmean and error_mean must be present. */
+ * launches_mean, speedup_hmean and error_mean must be present; "launches"
+ * (the scored workload's launch count, in every point's workload_launches)
+ * may be absent. */
 ks_status ks_score_points_read(const char *path, const char *label, double *truth,
                                ks_score_point **points, size_t *count, ks_error *err);
 

@@ -85,4 +85,40 @@ grep -q "This page: <code>ksample report s.csv --plan plan.json --estimate est.j
 grep -q '<td>gpu_sim_cycle</td><td>[1-9][0-9]\{0,2\}\(,[0-9]\{3\}\)\{3\}</td>' "$T/page.html" && ok ||
     bad "the report's counts are not whole numbers with separators"
 
+# ------------------------------------------- report --score of another workload
+expect 0 "$KS" synth --traces "$T/st" -n 40 --seed 5
+(echo id,gpu_sim_cycle; awk -F, 'NR > 1 { print NR - 2 "," 1000 + NR }' "$T/st/time.csv") >"$T/truth.csv"
+expect 0 "$KS" score "$T/st" --plan-from "$T/truth.csv" --truth "$T/truth.csv" --methods root,random --seeds 3 -q --json
+cp "$T/out" "$T/score.json"
+grep -q '^{"truth": [0-9]*, "launches": 40, ' "$T/score.json" && ok || bad "score --json does not name its workload's launches"
+expect 0 "$KS" report "$T/st/time.csv" --score "$T/score.json" --iters 0 --epsilons '' -q -o "$T/score.html"
+refused 4 "scores a workload of 40 launches, but the profile $T/s.csv has 2000: scores of another workload" \
+    "$KS" report "$T/s.csv" --score "$T/score.json" --iters 0 --epsilons '' -q -o "$T/score2.html"
+[ -e "$T/score2.html" ] && bad "a refused report wrote its page"
+# a score file from before: said, not refused
+expect 0 "$KS" report "$T/st/time.csv" --score "$ROOT/tests/data/score/transformer-gcl-k8.json" --iters 0 --epsilons '' -q -o "$T/score3.html"
+grep -q "does not say which workload it scored" "$T/err" && ok || bad "an unchecked score file is not said: $(cat "$T/err")"
+
+# ------------------------------------------- help and completion
+expect 0 "$KS" eval --help
+[ "$(grep -c -- '--epsilon [EL]' "$T/out")" = 1 ] && ok || bad "eval --help lists --epsilon $(grep -c -- '--epsilon [EL]' "$T/out") times"
+
+# ------------------------------------------- MacSim traces: what ksample counts
+M="$SIM/macsim-vectormultadd"
+if [ -f "$M/macsim-vectormultadd-4096-16384-traces.tar.xz" ]; then
+    mkdir -p "$T/m/tr"
+    (cd "$T/m" && tar -xJf "$M/macsim-vectormultadd-4096-16384-traces.tar.xz") || bad "MacSim traces do not unpack"
+    cp "$M/kernel_config.txt" "$T/m/tr/"
+    tail -n +2 "$M/composition.csv" | while IFS=, read -r l k s src; do ln -s "$T/m/$src" "$T/m/tr/Kernel$l"; done
+    expect 0 "$KS" info "$T/m/tr"
+    # six kernel folders, four functions at their sizes (docs/formats.md)
+    grep -q '^kernel names: 4$' "$T/out" && ok || bad "MacSim kernel names: $(grep 'kernel names' "$T/out")"
+    # the tracer's count, and MacSim's INST_COUNT_TOT beside it, exactly
+    want=$(awk '/^INST_COUNT_TOT/ { print $2 }' "$M/full_base.general.stat.out" |
+        sed -e :a -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/; ta')
+    grep -q "^instructions: 679,168 (warp-level)$" "$T/out" && ok || bad "MacSim instructions: $(grep instructions "$T/out")"
+    grep -q "MacSim's INST_COUNT_TOT leaves it out: $want)" "$T/out" && ok ||
+        bad "info does not give MacSim's INST_COUNT_TOT $want: $(cat "$T/out")"
+fi
+
 summary
