@@ -364,9 +364,12 @@ static char *command_text(const run_args *a)
         return NULL;
     if (a->warmup.mode == KS_WARMUP_STATE) {
         char *cfg = a->warmup.sim_config ? realpath(a->warmup.sim_config, NULL) : NULL;
-        n += (size_t)snprintf(out + n, cap - n,
-                              "[state: l2 %llu bytes, cut %g, %s lines, sim-config %s] ",
-                              (unsigned long long)a->warmup.l2_bytes, a->warmup.cut,
+        /* no --l2-size: the L2 is the simulator configuration's, not 0 bytes */
+        char l2[64] = "l2 from the simulator configuration";
+        if (a->warmup.l2_bytes)
+            snprintf(l2, sizeof l2, "l2 %llu bytes", (unsigned long long)a->warmup.l2_bytes);
+        n += (size_t)snprintf(out + n, cap - n, "[state: %s, cut %g, %s lines, sim-config %s] ",
+                              l2, a->warmup.cut,
                               a->warmup.lines == KS_STATE_LINES_ALL       ? "all"
                               : a->warmup.lines == KS_STATE_LINES_TOUCHED ? "touched"
                                                                           : "dirty",

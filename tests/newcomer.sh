@@ -99,6 +99,28 @@ refused 4 "scores a workload of 40 launches, but the profile $T/s.csv has 2000: 
 expect 0 "$KS" report "$T/st/time.csv" --score "$ROOT/tests/data/score/transformer-gcl-k8.json" --iters 0 --epsilons '' -q -o "$T/score3.html"
 grep -q "does not say which workload it scored" "$T/err" && ok || bad "an unchecked score file is not said: $(cat "$T/err")"
 
+# ------------------------------------------- the run manifest names the L2 it used
+printf -- '-gpgpu_n_clusters 46\n-gpgpu_n_cores_per_cluster 1\n-gpgpu_n_mem 16\n-gpgpu_n_sub_partition_per_mchannel 2\n-gpgpu_shader_core_pipeline 1536:32\n-gpgpu_shader_cta 32\n-gpgpu_cache:dl2 S:64:128:16,L:B:m:L:P,A:192:4,32:0,32\n' >"$T/g.config"
+expect 0 "$KS" sample "$T/st/time.csv" -o "$T/stplan.json"
+expect 0 "$KS" run "$T/stplan.json" --traces "$T/st" --simulator 'true {kernelslist}' --sim-config "$T/g.config" -o "$T/strun" -q
+grep -q '\[state: l2 from the simulator configuration, ' "$T/strun/manifest.json" && ok ||
+    bad "the manifest's L2: $(grep -o '\[state:[^]]*\]' "$T/strun/manifest.json")"
+
+# ------------------------------------------- synth: big outputs
+expect 0 "$KS" synth -n 3000 --seed 2 -o "$T/plain.csv"
+expect 0 "$KS" synth -n 3000 --seed 2 -o "$T/packed.csv.zst"
+head -c 4 "$T/packed.csv.zst" | od -An -tx1 | grep -q '28 b5 2f fd' && ok || bad "synth -o FILE.zst is not zstd"
+if command -v zstd >/dev/null; then
+    zstd -dcq "$T/packed.csv.zst" | cmp -s - "$T/plain.csv" && ok || bad "synth -o FILE.zst is not the same CSV"
+fi
+expect 0 "$KS" info "$T/packed.csv.zst"
+grep -q '^invocations:  3,000$' "$T/out" && ok || bad "the .zst workload does not read back"
+refused 2 "synth writes plain CSV, or zstd-compressed CSV to a name ending in .zst, not .gz" \
+    "$KS" synth -n 10 -o "$T/w.csv.gz"
+# the note comes before anything is written (here the folder is missing)
+refused 3 "note: about 2.8 GB of CSV for 10,000,000 launches; -o $T/none/big.csv.zst writes it compressed" \
+    "$KS" synth -n 10000000 -o "$T/none/big.csv"
+
 # ------------------------------------------- help and completion
 expect 0 "$KS" eval --help
 [ "$(grep -c -- '--epsilon [EL]' "$T/out")" = 1 ] && ok || bad "eval --help lists --epsilon $(grep -c -- '--epsilon [EL]' "$T/out") times"
