@@ -124,6 +124,13 @@ refused 3 "note: about 2.8 GB of CSV for 10,000,000 launches; -o $T/none/big.csv
 # ------------------------------------------- help and completion
 expect 0 "$KS" eval --help
 [ "$(grep -c -- '--epsilon [EL]' "$T/out")" = 1 ] && ok || bad "eval --help lists --epsilon $(grep -c -- '--epsilon [EL]' "$T/out") times"
+# help texts say what an option does; measured figures (1.002x, 0.935x) are
+# docs/bench.md's
+for c in $("$KS" --help | awk '/^  [a-z]/ { print $1 }'); do
+    "$KS" "$c" --help >"$T/help" 2>&1
+    grep -Eq '[0-9]\.[0-9]+x' "$T/help" && bad "ksample $c --help quotes measured figures: $(grep -E '[0-9]\.[0-9]+x' "$T/help" | head -2)"
+done
+ok
 
 # ------------------------------------------- MacSim traces: what ksample counts
 M="$SIM/macsim-vectormultadd"
