@@ -121,6 +121,16 @@ refused 2 "synth writes plain CSV, or zstd-compressed CSV to a name ending in .z
 refused 3 "note: about 2.8 GB of CSV for 10,000,000 launches; -o $T/none/big.csv.zst writes it compressed" \
     "$KS" synth -n 10000000 -o "$T/none/big.csv"
 
+# ------------------------------------------- a moved or copied checkout's build folder
+mkdir -p "$T/b/CMakeFiles/x"
+printf 'CMAKE_HOME_DIRECTORY:INTERNAL=/elsewhere/ksample\n' >"$T/b/CMakeCache.txt"
+(cd "$ROOT" && sh scripts/check-cache.sh "$T/b") >"$T/out" 2>"$T/err" && ok || bad "check-cache.sh failed"
+grep -q "was made for the checkout in /elsewhere/ksample, not this one" "$T/err" && ok || bad "a stale cache not named: $(cat "$T/err")"
+[ ! -e "$T/b/CMakeCache.txt" ] && [ ! -e "$T/b/CMakeFiles" ] && ok || bad "the stale cache is still there"
+printf 'CMAKE_HOME_DIRECTORY:INTERNAL=%s\n' "$ROOT" >"$T/b/CMakeCache.txt"
+(cd "$ROOT" && sh scripts/check-cache.sh "$T/b") 2>"$T/err" && [ -f "$T/b/CMakeCache.txt" ] && [ ! -s "$T/err" ] && ok ||
+    bad "a cache of this checkout was touched: $(cat "$T/err")"
+
 # ------------------------------------------- help and completion
 expect 0 "$KS" eval --help
 [ "$(grep -c -- '--epsilon [EL]' "$T/out")" = 1 ] && ok || bad "eval --help lists --epsilon $(grep -c -- '--epsilon [EL]' "$T/out") times"
