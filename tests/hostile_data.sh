@@ -14,14 +14,6 @@ SRC=${2:-$(cd "$(dirname "$0")/.." && pwd)}
 SHARED="$SRC/../shared/data"
 . "$(dirname "$0")/lib.sh"
 
-# refused CODE PATTERN CMD...: CMD exits CODE and its stderr matches PATTERN
-refused() {
-    want=$1 pattern=$2
-    shift 2
-    expect "$want" "$@"
-    grep -q -- "$pattern" "$T/err" || bad "$* -> no '$pattern' in: $(head -c 400 "$T/err")"
-    return 0
-}
 # unchanged: every file under the folders given has the bytes it had
 snapshot() { find "$@" -type f -exec cksum {} + | sort >"$T/before.sum"; }
 unchanged() {

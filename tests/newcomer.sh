@@ -8,14 +8,6 @@ ROOT=$(cd "$2" && pwd)
 SIM="$ROOT/../shared/data/sim"
 . "$(dirname "$0")/lib.sh"
 
-# refused CODE PATTERN CMD...: CMD exits CODE and its stderr matches PATTERN
-refused() {
-    code=$1 pat=$2
-    shift 2
-    expect "$code" "$@"
-    grep -q -- "$pat" "$T/err" && ok || bad "$*: stderr lacks '$pat': $(head -c 300 "$T/err")"
-}
-
 # ------------------------------------------- estimate on a get_stats.py CSV
 # docs/guide.md: `estimate plan.json stats.csv --config SM7_QV100`; the
 # refusal without --config tells the user to give it
