@@ -19,15 +19,20 @@ deps-test:
 	@sh scripts/deps.sh --test
 
 build: deps
+	@sh scripts/check-cache.sh $(BUILD)
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
-# the build's ~600 lines go to a log (shown when the build fails), so the
+# only the command is built (about a minute; `make build` builds the tests
+# too); the build's lines go to a log (shown when the build fails), so the
 # demo's output is the demo
 demo: deps
 	@echo "== building ksample in $(BUILD) (log: $(BUILD)/build.log)"
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS) >$(BUILD)/build.log 2>&1 || { tail -n 40 $(BUILD)/build.log; exit 1; }
+	@sh scripts/check-cache.sh $(BUILD)
+	@mkdir -p $(BUILD)
+	@{ cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo && \
+	   cmake --build $(BUILD) -j $(JOBS) --target ksample-cli; } >$(BUILD)/build.log 2>&1 || \
+	   { tail -n 40 $(BUILD)/build.log; exit 1; }
 	@sh scripts/demo.sh $(BUILD)/ksample
 
 test: build deps-test
@@ -35,12 +40,14 @@ test: build deps-test
 
 # the same tests built with AddressSanitizer + UndefinedBehaviorSanitizer
 test-asan: deps deps-test
+	@sh scripts/check-cache.sh $(ASAN_BUILD)
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKS_SANITIZE=ON >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
 # every fuzz/fuzz_<name>.c under libFuzzer + ASan + UBSan, FUZZ_SECONDS each
 fuzz: deps
+	@sh scripts/check-cache.sh $(FUZZ_BUILD)
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKS_FUZZ=ON >/dev/null
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
 	sh fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)

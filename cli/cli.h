@@ -104,6 +104,8 @@ bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd,
 void cli_sampling_init(cli_input *in, ks_params *pa, bool strict);
 /* Prints the help of the shared and method parameters. */
 void cli_params_help(void);
+/* the same, without --epsilon E where the command has its own (eval) */
+void cli_params_help_ex(bool epsilon);
 /* Prints the help of one method's own parameters. */
 void cli_method_params_help(const char *method);
 /* "root (default), stem, ..." into buf */
@@ -178,6 +180,15 @@ void cli_json_text_field(const char *key, const char *s);
  * fit_seconds of r, as fields */
 void cli_json_eval_fields(const ks_eval_result *r);
 
+/* Counts for people (output.c): 1,345,307, not 1.34531e+06.  cli_count
+ * rounds a total of counts to an integer (%.6g when not finite or at least
+ * 2^63).  Both return buf; 32 bytes always suffice. */
+const char *cli_count_u64(char *buf, size_t size, uint64_t u);
+const char *cli_count(char *buf, size_t size, double x);
+/* "ksample CMD ARGS..." as a shell reads it back (arguments quoted where
+ * needed), from a subcommand's argc and argv before its options are
+ * parsed; malloc'd, NULL when out of memory (output.c) */
+char *cli_command_line(int argc, char **argv);
 bool cli_parse_double(const char *s, double *v);
 bool cli_parse_u64(const char *s, uint64_t *v);
 

@@ -43,6 +43,12 @@ bool cli_results_option(cli_results *r, int opt, const char *arg, const char *cm
     case 'P' + 256:
         r->profile_path = arg;
         return true;
+    case 'G' + 256:
+        r->read.config = arg;
+        return true;
+    case 'A' + 256:
+        r->read.app = arg;
+        return true;
     case 'T' + 256:
         r->read.traces = arg;
         r->traces_given = true;

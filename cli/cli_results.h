@@ -29,7 +29,9 @@ typedef struct cli_results {
         {"single-sample", required_argument, NULL, 'S' + 256},                            \
         {"traces", required_argument, NULL, 'T' + 256},                                   \
         {"measure", required_argument, NULL, 'M' + 256},                                  \
-        {"profile", required_argument, NULL, 'P' + 256}
+        {"profile", required_argument, NULL, 'P' + 256},                                  \
+        {"config", required_argument, NULL, 'G' + 256},                                   \
+        {"app", required_argument, NULL, 'A' + 256}
 
 #define CLI_RESULTS_HELP                                                                   \
     "  --uid-map FILE     weights.csv of 'ksample export --to accelsim': maps the\n"      \
@@ -56,7 +58,11 @@ typedef struct cli_results {
     "  --profile FILE     the plan's profile (default: the input the plan records; its\n" \
     "                     digest must match): every kernel name, grid and block the\n"   \
     "                     results report is checked against the launch it is mapped\n"  \
-    "                     to (without it, names against the plan's kernel groups)\n"
+    "                     to (without it, names against the plan's kernel groups)\n"   \
+    "  --config C         a get_stats.py CSV (-k -K) with several configurations: the\n"  \
+    "                     one whose values are read (e.g. SM7_QV100)\n"                  \
+    "  --app A            a get_stats.py CSV with several applications: the one read\n"   \
+    "                     (its \"<app>/<args>\" label)\n"
 
 void cli_results_init(cli_results *r, const char *cmd);
 bool cli_results_option(cli_results *r, int opt, const char *arg, const char *cmd, int *rc);

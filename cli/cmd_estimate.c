@@ -220,19 +220,66 @@ static void print_claims(const ks_plan *plan, const ks_estimate *e)
     }
 }
 
+/* One row of the table: counts as integers with thousands separators,
+ * rates and statistics of unknown kind with 6 significant digits. */
+static const char *table_number(char *buf, size_t size, const ks_metric_estimate *m, double x)
+{
+    if (!m->is_ratio && !m->kind_assumed)
+        return cli_count(buf, size, x);
+    snprintf(buf, size, "%.6g", x);
+    return buf;
+}
+
+static void print_table(const ks_estimate *e)
+{
+    printf("%-40s %-6s %15s %15s %15s %9s  %s\n", "metric", "kind", "estimate", "ci_low",
+           "ci_high", "+-rel", "bound");
+    for (size_t i = 0; i < e->count; i++) {
+        const ks_metric_estimate *m = &e->metrics[i];
+        char est[48], lo[48], hi[48];
+        table_number(est, sizeof est, m, m->estimate);
+        if (m->claim == KS_CLAIM_NONE) {
+            printf("%-40s %-6s %15s %15s %15s %9s  %s\n", m->name,
+                   m->is_ratio ? "rate" : m->kind_assumed ? "?" : "count", est, "-", "-", "-",
+                   "no interval");
+            continue;
+        }
+        char rel[32] = "      n/a"; /* a zero estimate: no relative error */
+        if (!isnan(m->rel_halfwidth))
+            snprintf(rel, sizeof rel, "%8.3f%%", m->rel_halfwidth * 100);
+        printf("%-40s %-6s %15s %15s %15s %9s  %s%s%s\n", m->name,
+               m->is_ratio ? "rate" : m->kind_assumed ? "?" : "count", est,
+               table_number(lo, sizeof lo, m, m->ci_low),
+               table_number(hi, sizeof hi, m, m->ci_high), rel,
+               m->bound_met < 0          ? "-"
+               : m->bound_met            ? "met"
+               : isnan(m->rel_halfwidth) ? "NOT met (an estimate of 0 has no relative error)"
+                                         : "NOT met",
+               m->pilot ? "  (pilot-corrected)" : "",
+               m->kind_assumed ? "  (kind unknown: summed as a per-kernel count)" : "");
+    }
+}
+
+/* The table first, then what it rests on: the plan, the results, the
+ * warm-up, what was left out, the estimator, what the intervals stand for. */
 static void print_text(const ks_plan *plan, const ks_results *r, const cli_results *cr,
                        const ks_estimate *e, bool run_folder, const char *fit,
                        const char *auxiliary)
 {
+    print_table(e);
+    printf("\n");
     const char *warmup = warmup_of(r);
-    printf("plan: %s, %zu samples of %llu launches; bound ", plan->method, plan->sample_count,
-           (unsigned long long)plan->input_invocations);
+    char n1[32], n2[32];
+    printf("plan: %s, %s samples of %s launches; bound ", plan->method,
+           cli_count_u64(n1, sizeof n1, plan->sample_count),
+           cli_count_u64(n2, sizeof n2, plan->input_invocations));
     if (e->bound > 0)
         printf("%.3g%% at %.3g%% confidence\n", e->bound * 100, plan->params.confidence * 100);
     else
         printf("none\n");
-    printf("results: %zu launches from %zu source(s); kernels matched %s\n", r->row_count,
-           r->source_count,
+    printf("results: %s launches from %zu source%s; kernels matched %s\n",
+           cli_count_u64(n1, sizeof n1, r->row_count), r->source_count,
+           r->source_count == 1 ? "" : "s",
            run_folder                            ? "by each job's list in the run manifest"
            : cr->read.uid_mode == KS_UID_TRACE ? "by the trace file each names"
            : cr->read.uid_mode == KS_UID_MAP   ? "by the uid map"
@@ -271,36 +318,15 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
         printf("not estimated: %zu statistics of unknown kind (--metric NAME sums one as a "
                "per-kernel count)\n",
                e->unknown);
+    for (size_t i = 0; i < e->count; i++)
+        if (e->metrics[i].pilot) {
+            printf("pilot-corrected: for cold start, by a pilot of %zu launches: warm / cold "
+                   "= %.4g pooled\n",
+                   e->metrics[i].pilot, e->metrics[i].pilot_ratio);
+            break;
+        }
     print_estimator(e, fit, auxiliary);
     print_claims(plan, e);
-    printf("%-40s %-6s %15s %15s %15s %9s  %s\n", "metric", "kind", "estimate", "ci_low",
-           "ci_high", "+-rel", "bound");
-    size_t corrected = 0;
-    for (size_t i = 0; i < e->count; i++) {
-        const ks_metric_estimate *m = &e->metrics[i];
-        if (m->claim == KS_CLAIM_NONE) {
-            printf("%-40s %-6s %15.6g %15s %15s %9s  %s\n", m->name,
-                   m->is_ratio ? "rate" : m->kind_assumed ? "?" : "count", m->estimate, "-",
-                   "-", "-", "no interval");
-            continue;
-        }
-        char rel[32] = "      n/a"; /* a zero estimate: no relative error */
-        if (!isnan(m->rel_halfwidth))
-            snprintf(rel, sizeof rel, "%8.3f%%", m->rel_halfwidth * 100);
-        printf("%-40s %-6s %15.6g %15.6g %15.6g %9s  %s%s%s\n", m->name,
-               m->is_ratio ? "rate" : m->kind_assumed ? "?" : "count", m->estimate, m->ci_low,
-               m->ci_high, rel,
-               m->bound_met < 0          ? "-"
-               : m->bound_met            ? "met"
-               : isnan(m->rel_halfwidth) ? "NOT met (an estimate of 0 has no relative error)"
-                                         : "NOT met",
-               m->pilot ? "  (pilot-corrected)" : "",
-               m->kind_assumed ? "  (kind unknown: summed as a per-kernel count)" : "");
-        if (m->pilot && !corrected++)
-            printf("  corrected for cold start by a pilot of %zu launches: warm / cold = %.4g "
-                   "pooled\n",
-                   m->pilot, m->pilot_ratio);
-    }
 }
 
 typedef struct estimate_run {

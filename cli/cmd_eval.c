@@ -49,7 +49,7 @@ static void help(void)
            "  -q, --quiet        no progress on stderr\n" CLI_INPUT_HELP
            "  -h, --help         this text\n",
            ks_eval_default_methods(), KS_EVAL_ITERS);
-    cli_params_help();
+    cli_params_help_ex(false);
     printf("\nA method parameter applies to the methods that declare it.\n");
 }
 
@@ -103,15 +103,21 @@ static void print_json(const eval_row *rows, size_t count, bool metrics)
         cli_json_string(r->method);
         cli_json_field("epsilon", rows[i].epsilon);
         cli_json_eval_fields(r);
-        cli_json_field("bound_pct", r->bound_pct);
-        cli_json_field("exceed_fraction", r->exceed_fraction);
-        cli_json_field("predicted_rse_pct", r->predicted_rse_pct);
-        cli_json_field("cost_over_lower_bound", r->cost_over_lower_bound);
+        /* null where the table prints none or "-": a plan that promises no
+         * bound has no share of plans above it, a method without the
+         * variance model no predicted rse or lower bound */
+        bool bound = r->bound_pct > 0;
+        cli_json_field("bound_pct", bound ? r->bound_pct : NAN);
+        cli_json_field("exceed_fraction", bound ? r->exceed_fraction : NAN);
+        cli_json_field("predicted_rse_pct",
+                       r->predicted_rse_pct > 0 ? r->predicted_rse_pct : NAN);
+        cli_json_field("cost_over_lower_bound",
+                       r->cost_over_lower_bound > 0 ? r->cost_over_lower_bound : NAN);
         if (d->has_truth) {
             cli_json_field("truth_error_mean_pct", d->truth_error_mean_pct);
             cli_json_field("truth_error_max_pct", d->truth_error_max_pct);
             cli_json_field("truth_speedup_hmean", d->truth_speedup_hmean);
-            cli_json_field("truth_exceed_fraction", d->truth_exceed_fraction);
+            cli_json_field("truth_exceed_fraction", bound ? d->truth_exceed_fraction : NAN);
         }
         if (metrics)
             json_metrics(d);
@@ -137,9 +143,23 @@ static void print_table(const eval_row *rows, size_t count, bool truth)
             snprintf(rse, sizeof rse, "%.4f", r->predicted_rse_pct);
         if (r->cost_over_lower_bound > 0)
             snprintf(lb, sizeof lb, "%.4f", r->cost_over_lower_bound);
-        printf("%-8s %10.1f %11.2fx %12.4f %11.4f %11.6f %9s %7.1f%% %10s %8s", r->method,
-               r->samples_mean, r->speedup_hmean, r->error_mean_pct, r->error_max_pct,
-               r->plan_seconds, bound, 100 * r->exceed_fraction, rse, lb);
+        char exceed[32] = "-";
+        if (r->bound_pct > 0)
+            snprintf(exceed, sizeof exceed, "%.1f%%", 100 * r->exceed_fraction);
+        /* the mean count of distinct launches over the plans: an integer
+         * where every plan has the same */
+        char samples[48];
+        if (r->samples_mean == round(r->samples_mean))
+            cli_count(samples, sizeof samples, r->samples_mean);
+        else {
+            char whole[40];
+            cli_count(whole, sizeof whole, floor(r->samples_mean));
+            snprintf(samples, sizeof samples, "%s.%d", whole,
+                     (int)round(10 * (r->samples_mean - floor(r->samples_mean))) % 10);
+        }
+        printf("%-8s %10s %11.2fx %12.4f %11.4f %11.6f %9s %8s %10s %8s", r->method, samples,
+               r->speedup_hmean, r->error_mean_pct, r->error_max_pct, r->plan_seconds, bound,
+               exceed, rse, lb);
         if (truth)
             printf(" %12.4f %12.4f %10.2fx", rows[i].d.truth_error_mean_pct,
                    rows[i].d.truth_error_max_pct, rows[i].d.truth_speedup_hmean);

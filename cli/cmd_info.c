@@ -156,15 +156,26 @@ int cmd_info(int argc, char **argv)
         printf("format:       %s\n", p->source_format);
         if (p->device_name[0])
             printf("device:       %s\n", p->device_name);
-        printf("invocations:  %zu\n", p->n);
-        printf("kernel names: %zu\n", p->name_count);
-        printf("groups:       %zu (key %s)\n", g.count, ks_key_to_string(key));
+        char num[48];
+        printf("invocations:  %s\n", cli_count_u64(num, sizeof num, p->n));
+        printf("kernel names: %s\n", cli_count_u64(num, sizeof num, p->name_count));
+        printf("groups:       %s (key %s)\n", cli_count_u64(num, sizeof num, g.count),
+               ks_key_to_string(key));
         if (!by_insts)
-            printf("total time:   %.6Lf s (%.0Lf ns)\n", total / 1e9L, total);
-        if (inst_col)
-            printf("instructions: %.0Lf (warp-level)\n", insts);
+            printf("total time:   %.6Lf s (%s ns)\n", total / 1e9L,
+                   cli_count(num, sizeof num, (double)total));
+        if (inst_col) {
+            printf("instructions: %s (warp-level)\n", cli_count(num, sizeof num, (double)insts));
+            /* MacSim's INST_COUNT_TOT leaves each warp's last record (its
+             * EXIT) out: say so, with the figure it will print
+             * (docs/formats.md, MacSim NVBit trace folders) */
+            if (warp_col && strcmp(p->source_format, "macsim-traces") == 0 && insts >= warps)
+                printf("              (each warp's EXIT included; MacSim's INST_COUNT_TOT "
+                       "leaves it out: %s)\n",
+                       cli_count(num, sizeof num, (double)(insts - warps)));
+        }
         if (warp_col)
-            printf("warps:        %.0Lf\n", warps);
+            printf("warps:        %s\n", cli_count(num, sizeof num, (double)warps));
         if (p->duration_source[0])
             printf("durations:    %s\n", strcmp(p->duration_source, "none") == 0
                                               ? "none (the file has no time metric)"
@@ -182,14 +193,14 @@ int cmd_info(int argc, char **argv)
             row *r = &rows[i];
             long double mean = r->total / r->count;
             const char *label = g.labels[r->group];
-            printf("%6zu %10llu %14.1Lf %7.3Lf %7.2Lf%%  %.100s%s\n", i + 1,
-                   (unsigned long long)r->count, mean,
+            printf("%6zu %10s %14.1Lf %7.3Lf %7.2Lf%%  %.100s%s\n", i + 1,
+                   cli_count_u64(num, sizeof num, (uint64_t)r->count), mean,
                    mean > 0 ? sqrtl(r->sq / r->count) / mean : 0,
                    all > 0 ? 100 * r->total / all : 0, label,
                    strlen(label) > 100 ? "..." : "");
         }
         if (shown < g.count)
-            printf("%6s (%zu more)\n", "...", g.count - shown);
+            printf("%6s (%s more)\n", "...", cli_count_u64(num, sizeof num, g.count - shown));
     }
     free(rows);
     ks_groups_free(&g);

@@ -119,9 +119,13 @@ static int refine_with(const ks_plan *plan, const char *plan_path, const ks_prof
         else
             fprintf(stderr, "ksample refine: no interval now: no simulated value measures "
                             "the spread of some clusters\n");
-        fprintf(stderr, "ksample refine: %zu samples (%zu new) in %zu clusters, bound %.3g%%",
-                out.sample_count, out.sample_count - plan->sample_count, out.cluster_count,
-                out.bound * 100);
+        char n1[32], n2[32], n3[32];
+        fprintf(stderr, "ksample refine: %s sample%s (%s new) in %s cluster%s, bound %.3g%%",
+                cli_count_u64(n1, sizeof n1, out.sample_count),
+                out.sample_count == 1 ? "" : "s",
+                cli_count_u64(n2, sizeof n2, out.sample_count - plan->sample_count),
+                cli_count_u64(n3, sizeof n3, out.cluster_count),
+                out.cluster_count == 1 ? "" : "s", out.bound * 100);
         /* what the sizes reach with the spread just used (t = %.3g) */
         if (res.census)
             fprintf(stderr, ": every cluster is simulated whole (%zu of %llu launches), so "

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "progress.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@ enum { MAX_SCORES = 64 };
 
 typedef struct report_args {
     const char *output, *estimate, *title, *plan, *profile;
+    const char *command; /* the command line, shown on the page */
     const char *scores[MAX_SCORES]; /* [NAME=]FILE as given */
     int score_count;
     char methods[256], epsilons[256];
@@ -198,6 +200,21 @@ static int read_scores(const report_args *a, report_data *d)
             free(pts);
             return KS_ERR_FORMAT;
         }
+        /* a score of another workload: its launch count is not the profile's */
+        if (n && !isnan(pts[0].workload_launches) &&
+            pts[0].workload_launches != (double)d->in.profile->n) {
+            fprintf(stderr,
+                    "ksample: %s: scores a workload of %.0f launches, but the profile %s has "
+                    "%zu: scores of another workload\n",
+                    path, pts[0].workload_launches, a->profile, d->in.profile->n);
+            free(pts);
+            return KS_ERR_FORMAT;
+        }
+        if (n && isnan(pts[0].workload_launches))
+            fprintf(stderr,
+                    "ksample report: note: %s does not say which workload it scored (written "
+                    "before score --json recorded it): not checked against %s\n",
+                    path, a->profile);
         first = first ? first : path;
         truth0 = truth;
         ks_score_point *grown = realloc(d->scores, (total + n) * sizeof *grown);
@@ -222,6 +239,7 @@ static int build(const ks_profile *p, const ks_params *pa, const report_args *a,
     ks_error_clear(&err);
     d->in.profile = p;
     d->in.title = a->title;
+    d->in.command = a->command;
     d->in.top_kernels = (size_t)a->top;
     if (a->plan) {
         int rc = read_plan(p, a->plan, a->profile, &d->plan);
@@ -321,6 +339,9 @@ static int parse_options(int argc, char **argv, report_args *a, ks_params *pa,
     return l.exit == 0 ? -1 : l.exit < 0 ? 0 : l.exit; /* -1: --help, nothing to do */
 }
 
+static int report_main(int argc, char **argv, report_args *a, ks_params *pa,
+                       cli_input *input);
+
 int cmd_report(int argc, char **argv)
 {
     report_args a = {.output = "report.html", .iters = 5, .top = 6,
@@ -329,9 +350,26 @@ int cmd_report(int argc, char **argv)
     ks_params pa;
     cli_input input;
     cli_sampling_init(&input, &pa, true);
+    /* the page names the command that writes it (before getopt reorders argv) */
+    char *command = cli_command_line(argc, argv);
     int rc = parse(argc, argv, &a, &pa, &input);
-    if (rc)
+    if (rc) {
+        free(command);
         return rc < 0 ? 0 : rc;
+    }
+    a.command = command;
+    rc = report_main(argc, argv, &a, &pa, &input);
+    free(command);
+    return rc;
+}
+
+static int report_main(int argc, char **argv, report_args *a_in, ks_params *pa_in,
+                       cli_input *input_in)
+{
+    report_args a = *a_in;
+    ks_params pa = *pa_in;
+    cli_input input = *input_in;
+    int rc;
     const char *inputs[6 + MAX_SCORES] = {argv[optind], input.metrics, input.bbv,
                                            input.traces, a.plan,       a.estimate};
     for (int i = 0; i < a.score_count; i++) {

@@ -38,11 +38,11 @@ static void help(void)
            "PLAN RUNDIR' reads the results ('ksample status RUNDIR' says how far a run\n"
            "is).\n\n"
            "A launch simulated by itself starts from cold caches, which it never does in\n"
-           "the full run: summed over a program, alone cycles were 1.09-1.14x the full\n"
-           "run's on Accel-Sim and 3.3x on MacSim (docs/bench.md).  --warmup runs warm-up\n"
-           "launches before each sampled launch in the same job and keeps only the\n"
-           "sampled launch's statistics; the manifest records the mode and 'estimate'\n"
-           "reports it.\n\n"
+           "the full run, so its cycles differ from those it takes there (docs/bench.md\n"
+           "has the measured differences).  --warmup runs warm-up launches before each\n"
+           "sampled launch in the same job, or rebuilds the cache state (state), and\n"
+           "keeps only the sampled launch's statistics; the manifest records the mode\n"
+           "and 'estimate' reports it.\n\n"
            "options:\n"
            "  --traces DIR       the complete traces of the program (Accel-Sim or MacSim)\n"
            "  --simulator CMD    command per job, run in the job folder, with\n"
@@ -89,12 +89,10 @@ static void help(void)
            "                     back to the kernel with a note where not; exactness\n"
            "                     against the original launch not yet measured).\n"
            "                     Default state (the simulated L2 from --config, --params,\n"
-           "                     --sim-config or --l2-size; else since-same:8): summed over\n"
-           "                     every launch 0.999x the full run on Accel-Sim RTX 3070\n"
-           "                     (a workload four times its L2; cold 0.935x) and 1.002x\n"
-           "                     on MacSim, at 3.0x and 4.5x the cycles of these small\n"
-           "                     launches alone (since-same:8 on MacSim: 1.000x at 5.1x;\n"
-           "                     docs/bench.md)\n"
+           "                     --sim-config or --l2-size; else since-same:8).  How\n"
+           "                     close each mode comes to the full run, and at what cost\n"
+           "                     in simulated cycles: docs/bench.md, \"The rebuilt warm\n"
+           "                     state\"\n"
            "  --sim-config FILE  --warmup state with --simulator: the simulator's\n"
            "                     configuration (gpgpusim.config, MacSim params.in)\n"
            CLI_STATE_HELP
@@ -372,9 +370,12 @@ static char *command_text(const run_args *a)
         return NULL;
     if (a->warmup.mode == KS_WARMUP_STATE) {
         char *cfg = a->warmup.sim_config ? realpath(a->warmup.sim_config, NULL) : NULL;
-        n += (size_t)snprintf(out + n, cap - n,
-                              "[state: l2 %llu bytes, cut %g, %s lines, sim-config %s] ",
-                              (unsigned long long)a->warmup.l2_bytes, a->warmup.cut,
+        /* no --l2-size: the L2 is the simulator configuration's, not 0 bytes */
+        char l2[64] = "l2 from the simulator configuration";
+        if (a->warmup.l2_bytes)
+            snprintf(l2, sizeof l2, "l2 %llu bytes", (unsigned long long)a->warmup.l2_bytes);
+        n += (size_t)snprintf(out + n, cap - n, "[state: %s, cut %g, %s lines, sim-config %s] ",
+                              l2, a->warmup.cut,
                               a->warmup.lines == KS_STATE_LINES_ALL       ? "all"
                               : a->warmup.lines == KS_STATE_LINES_TOUCHED ? "touched"
                                                                           : "dirty",

@@ -170,9 +170,12 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
     if (st == KS_OK) {
         char speedup[96];
         speedup_text(&plan, p, speedup, sizeof speedup);
-        fprintf(stderr, "ksample: %s: %zu of %llu invocations in %zu clusters, predicted speedup %s",
-                plan.method, plan.sample_count, (unsigned long long)plan.population,
-                plan.cluster_count, speedup);
+        char n1[32], n2[32], n3[32];
+        fprintf(stderr, "ksample: %s: %s of %s invocations in %s cluster%s, predicted speedup %s",
+                plan.method, cli_count_u64(n1, sizeof n1, plan.sample_count),
+                cli_count_u64(n2, sizeof n2, plan.population),
+                cli_count_u64(n3, sizeof n3, plan.cluster_count),
+                plan.cluster_count == 1 ? "" : "s", speedup);
         if (plan.bound > 0) {
             fprintf(stderr, ", bound %.3g%% at %.3g%% confidence (%s)", plan.bound * 100,
                     plan.params.confidence * 100, plan.bound_scope);

@@ -357,9 +357,10 @@ static void print_summary(const ks_score_result *res, size_t count, const column
 }
 
 static void print_json(const ks_score_result *res, size_t count, const columns *cols,
-                       double truth)
+                       double truth, size_t launches)
 {
-    printf("{\"truth\": %.17g, \"methods\": [", truth);
+    /* launches: the workload scored, which report --score checks */
+    printf("{\"truth\": %.17g, \"launches\": %zu, \"methods\": [", truth, launches);
     for (size_t k = 0; k < count; k++) {
         printf("%s\n  {\"method\": ", k ? "," : "");
         cli_json_string(res[k].method);
@@ -528,7 +529,7 @@ static int run(ks_profile *p, const char *traces, const ks_params *pa, score_opt
     ks_plan_cache_free(so.cache);
     if (!rc) {
         if (o->json)
-            print_json(res, (size_t)done, &cols, truth);
+            print_json(res, (size_t)done, &cols, truth, p->n);
         else if (o->rows)
             print_rows(res, (size_t)done, &cols);
         else

@@ -88,9 +88,9 @@ static void print_summary(const char *rundir, const ks_run_manifest *m, const st
                c->count[KS_JOB_PENDING]);
         return;
     }
-    printf("%s: %zu jobs: %zu done, %zu failed, %zu started, %zu interrupted, %zu pending\n",
-           rundir, m->job_count, c->count[KS_JOB_DONE], c->count[KS_JOB_FAILED],
-           c->count[KS_JOB_STARTED], c->count[KS_JOB_INTERRUPTED], c->count[KS_JOB_PENDING]);
+    printf("%s: %zu job%s: %zu done, %zu failed, %zu started, %zu interrupted, %zu pending\n",
+           rundir, m->job_count, m->job_count == 1 ? "" : "s", c->count[KS_JOB_DONE],
+           c->count[KS_JOB_FAILED], c->count[KS_JOB_STARTED], c->count[KS_JOB_INTERRUPTED], c->count[KS_JOB_PENDING]);
     char path[4200];
     snprintf(path, sizeof path, "%s/slurm/job_id", rundir);
     FILE *f = fopen(path, "r");

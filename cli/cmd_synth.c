@@ -1,8 +1,16 @@
 /* cmd_synth.c - `ksample synth`: a synthetic workload, like zstd's datagen. */
+#define _GNU_SOURCE /* fopencookie */
 #include "cli.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
+#include <zstd.h>
+
+/* bytes of CSV per launch, about (276 measured on the default preset) */
+enum { SYNTH_CSV_BYTES_PER_LAUNCH = 276 };
+/* from this size on, a plain CSV gets a note that .zst writes it smaller */
+#define SYNTH_LARGE_BYTES (1e9)
 
 static void help(void)
 {
@@ -30,7 +38,8 @@ static void help(void)
                (unsigned long long)ks_synth_traces_default_launches(tp[i]));
     printf("  --seed N           random seed (default 1)\n"
            "  -o, --output FILE  output file (default: standard output); written\n"
-           "                     atomically\n"
+           "                     atomically; FILE.zst is written zstd-compressed (every\n"
+           "                     command reads it so)\n"
            "  --ncu FILE         also write matching Nsight Compute metrics (long CSV:\n"
            "                     PKA's 12 features, gpu__time_duration.sum); needs -o\n"
            "                     or --traces\n"
@@ -42,6 +51,65 @@ static void help(void)
 static ks_status write_synth(const void *ctx, FILE *f, ks_error *err)
 {
     return ks_synth_write(ctx, f, err);
+}
+
+/* -o FILE.zst: the CSV goes through a stream that compresses it into the
+ * atomically written file */
+typedef struct zst_sink {
+    FILE *out;
+    ZSTD_CCtx *cctx;
+    bool failed;
+} zst_sink;
+
+static bool zst_push(zst_sink *z, ZSTD_inBuffer *in, ZSTD_EndDirective end)
+{
+    char buf[1 << 16];
+    for (;;) {
+        ZSTD_outBuffer out = {buf, sizeof buf, 0};
+        size_t left = ZSTD_compressStream2(z->cctx, &out, in, end);
+        if (ZSTD_isError(left) || (out.pos && fwrite(buf, 1, out.pos, z->out) != out.pos)) {
+            z->failed = true;
+            return false;
+        }
+        if (end == ZSTD_e_end ? left == 0 : in->pos == in->size)
+            return true;
+    }
+}
+
+static ssize_t zst_write(void *cookie, const char *data, size_t size)
+{
+    ZSTD_inBuffer in = {data, size, 0};
+    return zst_push(cookie, &in, ZSTD_e_continue) ? (ssize_t)size : -1;
+}
+
+static int zst_close(void *cookie)
+{
+    ZSTD_inBuffer in = {NULL, 0, 0};
+    return zst_push(cookie, &in, ZSTD_e_end) ? 0 : -1;
+}
+
+static ks_status write_synth_zst(const void *ctx, FILE *f, ks_error *err)
+{
+    zst_sink z = {.out = f, .cctx = ZSTD_createCCtx()};
+    cookie_io_functions_t io = {.write = zst_write, .close = zst_close};
+    FILE *c = z.cctx ? fopencookie(&z, "w", io) : NULL;
+    if (!c) {
+        ZSTD_freeCCtx(z.cctx);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    ks_status st = ks_synth_write(ctx, c, err);
+    if (fclose(c) != 0 || z.failed) {
+        if (st == KS_OK)
+            st = ks_error_set(err, KS_ERR_IO, NULL, 0, "zstd compression failed");
+    }
+    ZSTD_freeCCtx(z.cctx);
+    return st;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n > t && strcmp(s + n - t, tail) == 0;
 }
 
 typedef struct features_ctx {
@@ -157,7 +225,20 @@ int cmd_synth(int argc, char **argv)
         snprintf(time_csv, sizeof time_csv, "%s/time.csv", traces);
         return ncu || bbv ? write_features(time_csv, ncu, bbv, so.seed) : 0;
     }
-    if (ks_write_atomic(output, write_synth, &so, &err) != KS_OK)
+    bool zst = ends_with(output, ".zst");
+    if (ends_with(output, ".gz") || ends_with(output, ".xz"))
+        return cli_usage_error("synth", "%s: synth writes plain CSV, or zstd-compressed CSV to a "
+                                        "name ending in .zst, not %s",
+                               output, strrchr(output, '.'));
+    double bytes = (double)so.n * SYNTH_CSV_BYTES_PER_LAUNCH;
+    if (!zst && bytes >= SYNTH_LARGE_BYTES && strcmp(output, "-") != 0) {
+        char count[32];
+        fprintf(stderr,
+                "ksample synth: note: about %.1f GB of CSV for %s launches; -o %s.zst "
+                "writes it compressed (about 8x smaller), and every command reads it so\n",
+                bytes / 1e9, cli_count_u64(count, sizeof count, so.n), output);
+    }
+    if (ks_write_atomic(output, zst ? write_synth_zst : write_synth, &so, &err) != KS_OK)
         return cli_fail(&err);
     return ncu || bbv ? write_features(output, ncu, bbv, so.seed) : 0;
 }

@@ -383,11 +383,17 @@ static void option_values(const char *opt, char *buf, size_t size, bool *list)
             {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_MEMCPY},
             {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_MEMCPY32},
             {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_MEMCPY32_STORES}};
+        ADD("state"); /* run's default: the state, carried as a kernel */
         for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
             char text[32];
             ks_warmup_format(&modes[i], text, sizeof text);
             ADD(text);
         }
+        ADD("context"); /* estimate: values of a whole-program run */
+    } else if (strcmp(opt, "state-lines") == 0) {
+        ADD("all");
+        ADD("dirty");
+        ADD("touched");
     } else if (strcmp(opt, "engine") == 0) {
         ADD("local");
         ADD("slurm");

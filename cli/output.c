@@ -2,7 +2,9 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -130,4 +132,68 @@ void cli_json_eval_fields(const ks_eval_result *r)
     cli_json_field("error_max_pct", r->error_max_pct);
     cli_json_field("plan_seconds", r->plan_seconds);
     cli_json_field("fit_seconds", r->fit_seconds);
+}
+
+/* u with a comma between every three digits (1,345,307) */
+const char *cli_count_u64(char *buf, size_t size, uint64_t u)
+{
+    char digits[24];
+    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)u);
+    size_t o = 0;
+    for (int i = 0; i < n && o + 1 < size; i++) {
+        if (i > 0 && (n - i) % 3 == 0 && o + 2 < size)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[size ? (o < size ? o : size - 1) : 0] = '\0';
+    return buf;
+}
+
+/* x, a count or a total of counts, rounded to an integer and written as
+ * cli_count_u64 does (a minus sign before a negative one); %.6g where it is
+ * not finite or at least 2^63 */
+const char *cli_count(char *buf, size_t size, double x)
+{
+    double r = round(fabs(x));
+    if (!isfinite(x) || r >= 9223372036854775808.0) {
+        snprintf(buf, size, "%.6g", x);
+        return buf;
+    }
+    char body[32];
+    cli_count_u64(body, sizeof body, (uint64_t)r);
+    snprintf(buf, size, "%s%s", x < 0 && r > 0 ? "-" : "", body);
+    return buf;
+}
+
+char *cli_command_line(int argc, char **argv)
+{
+    size_t size = sizeof "ksample";
+    for (int i = 0; i < argc; i++)
+        size += 3 + 4 * strlen(argv[i]); /* ' becomes '\'' */
+    char *s = malloc(size);
+    if (!s)
+        return NULL;
+    size_t o = (size_t)snprintf(s, size, "ksample");
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        bool plain = *a != '\0';
+        for (const char *c = a; *c && plain; c++)
+            plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                           "_./=:,+-@%",
+                           *c) != NULL;
+        s[o++] = ' ';
+        if (!plain)
+            s[o++] = '\'';
+        for (const char *c = a; *c; c++) {
+            if (!plain && *c == '\'') {
+                memcpy(s + o, "'\\''", 4);
+                o += 4;
+            } else
+                s[o++] = *c;
+        }
+        if (!plain)
+            s[o++] = '\'';
+    }
+    s[o] = '\0';
+    return s;
 }

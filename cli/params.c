@@ -169,15 +169,18 @@ void cli_method_params_help(const char *method)
         print_param(&m->params[i], "");
 }
 
-void cli_params_help(void)
+void cli_params_help(void) { cli_params_help_ex(true); }
+
+void cli_params_help_ex(bool epsilon)
 {
     collect();
     char methods[256];
     cli_method_names(methods, sizeof methods);
     printf("  --key K            grouping key: name, name-notemplate, name+grid+block\n"
-           "                     (default: the method's)\n"
-           "  --epsilon E        relative error bound (default 0.05)\n"
-           "  --confidence C     confidence of the bound (default 0.95)\n"
+           "                     (default: the method's)\n");
+    if (epsilon)
+        printf("  --epsilon E        relative error bound (default 0.05)\n");
+    printf("  --confidence C     confidence of the bound (default 0.95)\n"
            "  --seed N           random seed, recorded in the plan (default 1)\n"
            "\nmethods: %s\n\nmethod parameters:\n",
            methods);

@@ -788,12 +788,19 @@ double ks_synth_traces_model_ns(uint64_t insts, uint64_t sectors, uint64_t longe
 typedef struct ks_estimate_row {
     char metric[64];
     double estimate, ci_low, ci_high, rel_halfwidth;
-    int bound_met; /* 1 yes, 0 no, -1 not given */
+    int bound_met;          /* 1 yes, 0 no, -1 not given */
+    int count;              /* 1: "kind" count or running total (a total of counts),
+                             * 0: a rate, not given or unknown */
+    char warmup[64];        /* how the values were simulated; "" when not said */
+    char interval[16];      /* what the interval is of: "full run", "values", "none"
+                             * (as estimate --json's "interval"); "" when not said */
+    char interval_note[512]; /* why, as estimate says it; "" when not said */
 } ks_estimate_row;
 
 /* Reads the JSON list `ksample estimate --json` prints: objects with keys
- * metric, estimate, ci_low, ci_high, rel_halfwidth, bound_met; those whose
- * "default" is false (not rows estimate shows by default) are left out. */
+ * metric, estimate, ci_low, ci_high, rel_halfwidth, bound_met (and kind,
+ * warmup, interval, interval_note when present); those whose "default" is
+ * false (not rows estimate shows by default) are left out. */
 ks_status ks_estimate_rows_read(const char *path, ks_estimate_row **rows, size_t *count,
                                 ks_error *err);
 
@@ -806,6 +813,8 @@ typedef struct ks_score_point {
     char values[64];   /* context, alone, or a warm-state name */
     double launches_mean, speedup_hmean, error_mean, error_signed_mean, error_max;
     double coverage;   /* of the plans given an interval; NAN: none was */
+    double workload_launches; /* the file's "launches": the scored workload's
+                               * launch count; NAN: the file does not say */
 } ks_score_point;
 
 /* Reads what `ksample score --json` prints: "truth" (the full run's cycles,
@@ -813,7 +822,9 @@ typedef struct ks_score_point {
  * per cent).  label, when not NULL (1-64 characters), names the series in
  * place of the method when the file holds one method, and comes before the
  * method's name when it holds several.  null numbers read as NAN;
- * launches_mean, speedup_hmean and error_mean must be present. */
+ * launches_mean, speedup_hmean and error_mean must be present; "launches"
+ * (the scored workload's launch count, in every point's workload_launches)
+ * may be absent. */
 ks_status ks_score_points_read(const char *path, const char *label, double *truth,
                                ks_score_point **points, size_t *count, ks_error *err);
 
@@ -838,6 +849,7 @@ typedef struct ks_report_input {
     size_t score_count;
     double score_truth;              /* the full run's cycles the scores are against */
     size_t top_kernels;              /* histograms of the kernels with most time (0 = 6) */
+    const char *command;             /* the command that writes this page; NULL: not shown */
 } ks_report_input;
 
 /* Writes one self-contained HTML page (inline CSS and SVG, no script, no

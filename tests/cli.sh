@@ -33,7 +33,7 @@ expect 0 "$KS" synth --preset casio-like -n 20000 --seed 7 -o "$T/w2.csv"
 cmp -s "$T/w.csv" "$T/w2.csv" || bad "synth is not deterministic"
 expect 2 "$KS" synth --preset nosuch -n 10
 expect 0 "$KS" info "$T/w.csv"
-grep -q "invocations:  20000" "$T/out" || bad "info count: $(head -5 "$T/out")"
+grep -q "invocations:  20,000" "$T/out" || bad "info count: $(head -5 "$T/out")"
 expect 0 "$KS" info --json "$T/w.csv"
 grep -q '"invocations": 20000' "$T/out" || bad "info --json"
 
@@ -77,7 +77,7 @@ awk -F, 'NR == 1 { print "name,duration_ns"; next }
            d = $6; if (n ~ /gemm/) d = 2 * d; print n "," d }' \
     "$T/w.csv" >"$T/b.csv"
 expect 0 "$KS" info "$T/b.csv"
-grep -q "invocations:  20000" "$T/out" || bad "truth profile: $(head -4 "$T/out")"
+grep -q "invocations:  20,000" "$T/out" || bad "truth profile: $(head -4 "$T/out")"
 expect 0 "$KS" eval "$T/w.csv" --truth "$T/b.csv" --methods root,stem --iters 2 --json
 for k in truth_error_mean_pct truth_error_max_pct truth_speedup_hmean; do
     grep -q "\"$k\"" "$T/out" || bad "eval --truth --json lacks $k"

@@ -14,14 +14,6 @@ SRC=${2:-$(cd "$(dirname "$0")/.." && pwd)}
 SHARED="$SRC/../shared/data"
 . "$(dirname "$0")/lib.sh"
 
-# refused CODE PATTERN CMD...: CMD exits CODE and its stderr matches PATTERN
-refused() {
-    want=$1 pattern=$2
-    shift 2
-    expect "$want" "$@"
-    grep -q -- "$pattern" "$T/err" || bad "$* -> no '$pattern' in: $(head -c 400 "$T/err")"
-    return 0
-}
 # unchanged: every file under the folders given has the bytes it had
 snapshot() { find "$@" -type f -exec cksum {} + | sort >"$T/before.sum"; }
 unchanged() {
@@ -219,7 +211,9 @@ refused 2 "unknown option --warmpu; did you mean --warmup" "$KS" run plan.json -
 mkdir docs-out
 expect 0 "$KS" --write-docs docs-out
 comp=$(find docs-out -name ksample -path '*completions*' | head -1)
-grep -q -- '--warmup) words="none self same prev:1 since-same:8' "$comp" || bad "no --warmup values in the completion"
+grep -q -- '--warmup) words="state none self same prev:1 since-same:8 .* context"' "$comp" ||
+    bad "no --warmup values (state, the default, and estimate's context among them) in the completion"
+grep -q -- '--state-lines) words="all dirty touched"' "$comp" || bad "no --state-lines values in the completion"
 grep -q -- '--estimator) words="plain ratio regression auto"' "$comp" || bad "no --estimator values in the completion"
 G="$SRC/tests/data/getstats/synth-k-K.csv.xz"
 # (the recorded get_stats CSV is of a 160-launch program: read, then refused)

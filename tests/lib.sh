@@ -21,6 +21,15 @@ expect() {
     if [ "$got" = "$want" ]; then ok; else bad "$* -> exit $got, wanted $want: $(head -c 300 "$T/err")"; fi
 }
 
+# refused CODE PATTERN CMD...: CMD exits CODE and its stderr holds PATTERN
+refused() {
+    want=$1 pattern=$2
+    shift 2
+    expect "$want" "$@"
+    grep -q -- "$pattern" "$T/err" || bad "$* -> no '$pattern' in: $(head -c 400 "$T/err")"
+    return 0
+}
+
 # summary: the counts, then succeed only when nothing failed
 summary() {
     echo "$(basename "$0"): $pass passed, $failed failed"

@@ -208,7 +208,7 @@ if [ -f "$LOG" ]; then
     printf 'name,duration_ns\n_Z6vecAddIfEvPT_S1_S1_i,1000\n' >"$T/one.csv"
     expect 0 "$KS" sample "$T/one.csv" -o "$T/one.json"
     expect 0 "$KS" estimate --metric gpu_sim_cycle --metric gpu_sim_insn "$T/one.json" "$LOG"
-    grep -q '^gpu_sim_cycle  *count  *1282 ' "$T/out" || bad "real log cycles: $(cat "$T/out")"
+    grep -q '^gpu_sim_cycle  *count  *1,282 ' "$T/out" || bad "real log cycles: $(cat "$T/out")"
 else
     echo "SKIP: $SHARED absent, real simulator log check skipped"
 fi

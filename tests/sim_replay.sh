@@ -3,8 +3,9 @@
 # data (../shared/data/sim): sample -> export -> run -> estimate, on Accel-Sim
 # (synthetic workload, SM7_QV100) and MacSim (vectormultadd).
 #
-# No simulator runs here.  Each job runs a STAND-IN (a shell script written
-# below; it is not Accel-Sim and not MacSim): it reads the job's list as the
+# No simulator runs here.  Each job runs a STAND-IN (scripts/replay-accelsim.sh
+# for Accel-Sim, a shell script written below for MacSim; neither simulates):
+# it reads the job's list as the
 # simulator would and prints what the real simulator printed for those
 # launches, from the data set's recorded logs: a job of one launch gets that
 # launch's block of the ALONE log (the launch simulated by itself, which is
@@ -35,7 +36,7 @@ jfield() { grep "\"metric\": \"$2\"," "$1" | sed "s/.*\"$3\": \([^,}]*\).*/\1/";
 # column FILE NAME: the values of a CSV column, one a line, header dropped
 column() { awk -F, -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }' "$1"; }
 # rows FILE: the rows of estimate's table (after its header line)
-rows() { awk 'f { n++ } /^metric  *kind/ { f = 1 } END { print n + 0 }' "$1"; }
+rows() { awk 'f && /^$/ { exit } f { n++ } /^metric  *kind/ { f = 1 } END { print n + 0 }' "$1"; }
 
 # ----------------------------------------------------------------- Accel-Sim
 A="$SIM/accelsim-synth"
@@ -46,20 +47,8 @@ xz -dc "$A/alone_SM7_QV100.out.xz" |
 xz -dc "$A/full_SM7_QV100.out.xz" >"$T/full.out"
 [ "$(ls "$T/alone" | wc -l)" = 160 ] || bad "the alone log does not split into 160 launches"
 
-cat >"$T/standin-accelsim" <<STANDIN
-#!/bin/sh
-# A stand-in for Accel-Sim (not Accel-Sim): see tests/sim_replay.sh.
-# usage: standin-accelsim KERNELSLIST
-n=\$(grep -c '^kernel' "\$1")
-if [ "\$n" = 160 ] && [ "\$(grep '^kernel' "\$1" | head -1)" = kernel-1.traceg ]; then
-    exec cat "$T/full.out"
-fi
-[ "\$n" = 1 ] || { echo "stand-in: replays one launch or the whole program, not \$n" >&2; exit 3; }
-k=\$(grep '^kernel' "\$1" | sed 's/^kernel-\([0-9]*\)\.traceg\$/\1/')
-exec cat "$T/alone/\$((k - 1))"
-STANDIN
-chmod +x "$T/standin-accelsim"
-STAND="$T/standin-accelsim {kernelslist}"
+# the stand-in make demo uses too (scripts/replay-accelsim.sh)
+STAND="sh $ROOT/scripts/replay-accelsim.sh $A/alone_SM7_QV100.out.xz $A/full_SM7_QV100.out.xz {kernelslist}"
 
 # the recorded alone and full-run cycles per launch
 awk -F, '$4 == "SM7_QV100" { print $1, $6, $5 }' "$A/per_launch.csv" >"$T/recorded"

@@ -178,10 +178,12 @@ static void test_page_with_methods_and_estimates(void **state)
          .error_max_pct = 50}};
     ks_sweep_point sweep[2] = {{0.05, methods[0]}, {0.1, methods[0]}};
     sweep[1].result.speedup_hmean = 20;
-    ks_estimate_row rows[2] = {{"cycles", 100, 90, 110, 0.1, 1}, {"x<y>", 0, NAN, NAN, NAN, -1}};
+    ks_estimate_row rows[2] = {
+        {"cycles", 1345307.4, 1234567, 1456789, 0.1, 1, 1, "none", "values", "cold <caches>"},
+        {"x<y>", 0, NAN, NAN, NAN, -1, 0, "none", "none", "chosen representatives"}};
     ks_report_input in = {.profile = p, .methods = methods, .method_count = 2, .sweep = sweep,
                           .sweep_count = 2, .estimates = rows, .estimate_count = 2,
-                          .title = "t & t"};
+                          .title = "t & t", .command = "ksample report a.csv -o 'r&.html'"};
     char *html = render(&in, KS_OK);
     static const char *ids[] = {"speedup-error", "sweep-speedup", "sweep-error",
                                 "estimate-interval"};
@@ -192,6 +194,14 @@ static void test_page_with_methods_and_estimates(void **state)
     }
     assert_non_null(strstr(html, "<title>ksample report: t &amp; t</title>"));
     assert_non_null(strstr(html, ">x&lt;y&gt;<"));
+    /* counts as integers with separators; what the command says of the
+     * intervals, the warm-up and the command that writes the page */
+    assert_non_null(strstr(html, "<td>1,345,307</td><td>1,234,567</td><td>1,456,789</td>"));
+    assert_non_null(strstr(html, "<dt>warm-up</dt><dd>none (each launch simulated from cold"));
+    assert_non_null(strstr(html, "<dd>of the values only: cold &lt;caches&gt;</dd>"));
+    assert_non_null(strstr(html, "<dt>no interval</dt><dd>chosen representatives</dd>"));
+    assert_non_null(strstr(html, "<code>ksample report a.csv -o &#39;r&amp;.html&#39;</code>") ||
+                    strstr(html, "<code>ksample report a.csv -o 'r&amp;.html'</code>"));
     assert_null(strstr(html, "nan")); /* missing numbers are dashes, not "nan" */
     assert_null(strstr(html, "inf"));
     free(html);
@@ -208,7 +218,8 @@ static void test_estimate_rows(void **state)
     (void)state;
     const char *path = write_text(
         "est.json", "[{\"metric\": \"gpu_sim_cycle\", \"estimate\": 10, \"ci_low\": 9, "
-                    "\"ci_high\": 11, \"rel_halfwidth\": 0.1, \"bound_met\": true},"
+                    "\"ci_high\": 11, \"rel_halfwidth\": 0.1, \"bound_met\": true, \"kind\": \"count\","
+                    " \"warmup\": \"state\", \"interval\": \"values\", \"interval_note\": \"why\"},"
                     " {\"metric\": \"ipc\", \"estimate\": 2.5, \"ci_low\": null, \"ci_high\": 3,"
                     " \"rel_halfwidth\": 0.2, \"bound_met\": false, \"extra\": [1]},"
                     " {\"metric\": \"L2_BW_like\", \"estimate\": 7, \"ci_low\": 1, \"ci_high\": 9,"
@@ -223,6 +234,10 @@ static void test_estimate_rows(void **state)
     assert_string_equal(rows[2].metric, "m");
     assert_string_equal(rows[0].metric, "gpu_sim_cycle");
     assert_true(rows[0].ci_high == 11 && rows[0].bound_met == 1);
+    assert_true(rows[0].count && strcmp(rows[0].warmup, "state") == 0 &&
+                strcmp(rows[0].interval, "values") == 0 &&
+                strcmp(rows[0].interval_note, "why") == 0);
+    assert_true(!rows[1].count && rows[1].warmup[0] == '\0' && rows[1].interval[0] == '\0');
     assert_true(isnan(rows[1].ci_low) && rows[1].bound_met == 0);
     assert_int_equal(rows[2].bound_met, -1);
     free(rows);

@@ -27,6 +27,14 @@ static ks_status number_field(const char *path, size_t i, yajl_val obj, const ch
     return KS_OK;
 }
 
+/* obj's string member key, or NULL */
+static const char *text_field(yajl_val obj, const char *key)
+{
+    const char *path[] = {key, NULL};
+    yajl_val v = yajl_tree_get(obj, path, yajl_t_string);
+    return v ? YAJL_GET_STRING(v) : NULL;
+}
+
 static ks_status read_row(const char *path, size_t i, yajl_val obj, ks_estimate_row *row,
                           ks_error *err)
 {
@@ -48,6 +56,16 @@ static ks_status read_row(const char *path, size_t i, yajl_val obj, ks_estimate_
         st = number_field(path, i, obj, "rel_halfwidth", &row->rel_halfwidth, err);
     yajl_val met = yajl_tree_get(obj, bound_key, yajl_t_any);
     row->bound_met = met && YAJL_IS_TRUE(met) ? 1 : met && YAJL_IS_FALSE(met) ? 0 : -1;
+    /* what the command says beside the numbers, when the file has it */
+    const char *kind = text_field(obj, "kind");
+    /* a count, or a running total differenced per launch: a total of counts */
+    row->count = kind && (strcmp(kind, "count") == 0 || strcmp(kind, "running total") == 0);
+    const char *s = text_field(obj, "warmup");
+    snprintf(row->warmup, sizeof row->warmup, "%s", s ? s : "");
+    s = text_field(obj, "interval");
+    snprintf(row->interval, sizeof row->interval, "%s", s ? s : "");
+    s = text_field(obj, "interval_note");
+    snprintf(row->interval_note, sizeof row->interval_note, "%s", s ? s : "");
     return st;
 }
 

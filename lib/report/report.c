@@ -47,6 +47,22 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* u with a comma between every three digits (1,345,307); returns buf
+ * (32 bytes suffice) */
+static const char *grouped(char *buf, size_t size, unsigned long long u)
+{
+    char digits[24];
+    int n = snprintf(digits, sizeof digits, "%llu", u);
+    size_t o = 0;
+    for (int i = 0; i < n && o + 2 < size; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
 static void dt(FILE *f, const char *term, const char *value)
 {
     fprintf(f, "<dt>%s</dt><dd>", term);
@@ -62,7 +78,9 @@ static void profile_summary(FILE *f, const ks_profile *p)
     dt(f, "format", p->source_format);
     if (p->device_name[0])
         dt(f, "device", p->device_name);
-    snprintf(buf, sizeof buf, "%zu invocations of %zu kernel names", p->n, p->name_count);
+    char g1[32], g2[32];
+    snprintf(buf, sizeof buf, "%s invocations of %s kernel names", grouped(g1, sizeof g1, p->n),
+             grouped(g2, sizeof g2, p->name_count));
     dt(f, "invocations", buf);
     ks_format_duration(ks_profile_total_ns(p), dur, sizeof dur);
     dt(f, "GPU time", dur);
@@ -85,15 +103,30 @@ static void plan_summary(FILE *f, const ks_report_input *in)
     else
         snprintf(buf, sizeof buf, "none");
     dt(f, "error bound", buf);
-    snprintf(buf, sizeof buf, "%zu distinct invocations (%llu draws) of %llu, in %zu clusters",
-             pl->sample_count, (unsigned long long)pl->draws,
-             (unsigned long long)pl->population, pl->cluster_count);
+    char g1[32], g2[32], g3[32], g4[32];
+    snprintf(buf, sizeof buf, "%s distinct invocations (%s draws) of %s, in %s cluster%s",
+             grouped(g1, sizeof g1, pl->sample_count), grouped(g2, sizeof g2, pl->draws),
+             grouped(g3, sizeof g3, pl->population), grouped(g4, sizeof g4, pl->cluster_count),
+             pl->cluster_count == 1 ? "" : "s");
     dt(f, "samples", buf);
     if (isfinite(pl->predicted_speedup) || pl->total_ns > 0)
         snprintf(buf, sizeof buf, "%.4gx", pl->predicted_speedup);
     else
         snprintf(buf, sizeof buf, "unknown (the profile has no durations)");
     dt(f, "predicted speedup", buf);
+    /* what `sample` says of the interval the plan predicts */
+    if (pl->predicted && isfinite(pl->predicted_halfwidth)) {
+        snprintf(buf, sizeof buf,
+                 "&#177;%.3g%% if the simulated values follow the profile%s",
+                 100 * pl->predicted_halfwidth,
+                 pl->bound > 0 && pl->predicted_halfwidth > pl->bound
+                     ? ": above the bound; refine sizes the plan for it from the simulated "
+                       "values"
+                     : "");
+        fprintf(f, "<dt>predicted interval</dt><dd>%s</dd>\n", buf);
+    } else
+        dt(f, "predicted interval", pl->bound > 0 ? "not predicted"
+                                                   : "none (the plan promises no bound)");
     fprintf(f, "</dl>\n");
     if (!ks_report_plan_fits(in))
         fprintf(f, "<p class=\"warn\">This plan covers %llu invocations but the profile has "
@@ -135,6 +168,68 @@ static void method_table(FILE *f, const ks_report_input *in)
     fprintf(f, "</table>\n");
 }
 
+/* a count as an integer with thousands separators (1,345,307), a rate with
+ * 6 significant digits, as `ksample estimate` prints them */
+static void number_cell(FILE *f, const ks_estimate_row *r, double v)
+{
+    double a = round(fabs(v));
+    if (!r->count || !isfinite(v) || a >= 9.2e18) {
+        cell(f, v, "<td>%.6g</td>");
+        return;
+    }
+    char out[48];
+    snprintf(out, sizeof out, "%s", v < 0 && a > 0 ? "-" : "");
+    grouped(out + strlen(out), sizeof out - strlen(out), (unsigned long long)a);
+    fprintf(f, "<td>%s</td>", out);
+}
+
+/* What the intervals stand for and how the values were simulated, once
+ * per distinct statement, as `ksample estimate` says it. */
+static void estimate_claims(FILE *f, const ks_report_input *in)
+{
+    const char *warmup = NULL;
+    bool mixed = false;
+    for (size_t i = 0; i < in->estimate_count; i++) {
+        const char *w = in->estimates[i].warmup;
+        if (!w[0])
+            continue;
+        if (!warmup)
+            warmup = w;
+        else if (strcmp(warmup, w) != 0)
+            mixed = true;
+    }
+    fprintf(f, "<dl>\n");
+    dt(f, "warm-up", !warmup ? "not recorded in the estimate file"
+                     : mixed ? "mixed (the values came from runs of different warm-up modes)"
+                     : strcmp(warmup, "none") == 0
+                         ? "none (each launch simulated from cold caches)"
+                         : warmup);
+    bool full = false;
+    for (size_t i = 0; i < in->estimate_count; i++) {
+        const ks_estimate_row *r = &in->estimates[i];
+        if (strcmp(r->interval, "full run") == 0) {
+            full = true;
+            continue;
+        }
+        if (!r->interval[0])
+            continue;
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = strcmp(in->estimates[k].interval, r->interval) == 0 &&
+                   strcmp(in->estimates[k].interval_note, r->interval_note) == 0;
+        if (seen)
+            continue;
+        bool none = strcmp(r->interval, "none") == 0;
+        fprintf(f, "<dt>%s</dt><dd>%s", none ? "no interval" : "interval",
+                none ? "" : "of the values only: ");
+        ks_html_escape(f, r->interval_note);
+        fprintf(f, "</dd>\n");
+    }
+    if (full)
+        dt(f, "interval", "of the full run's total (the values were simulated in context)");
+    fprintf(f, "</dl>\n");
+}
+
 static void estimate_table(FILE *f, const ks_report_input *in)
 {
     fprintf(f, "<table>\n<tr><th>metric</th><th>estimate</th><th>interval low</th>"
@@ -144,9 +239,9 @@ static void estimate_table(FILE *f, const ks_report_input *in)
         fprintf(f, "<tr><td>");
         ks_html_escape(f, r->metric);
         fprintf(f, "</td>");
-        cell(f, r->estimate, "<td>%.6g</td>");
-        cell(f, r->ci_low, "<td>%.6g</td>");
-        cell(f, r->ci_high, "<td>%.6g</td>");
+        number_cell(f, r, r->estimate);
+        number_cell(f, r, r->ci_low);
+        number_cell(f, r, r->ci_high);
         cell(f, 100 * r->rel_halfwidth, "<td>&#177;%.3g%%</td>");
         fprintf(f, "<td>%s</td></tr>\n",
                 r->bound_met == 1 ? "yes" : r->bound_met == 0 ? "no" : "&#8211;");
@@ -177,6 +272,7 @@ static void estimate_section(FILE *f, const ks_report_input *in)
         return;
     fprintf(f, "<h2>Estimates</h2>\n");
     estimate_table(f, in);
+    estimate_claims(f, in);
     fprintf(f, "<div class=\"grid\" style=\"margin-top:14px\">\n");
     ks_report_estimate_chart(f, in);
     fprintf(f, "</div>\n");
@@ -198,6 +294,11 @@ ks_status ks_report_write_html(const ks_report_input *in, FILE *f, ks_error *err
             CSS);
     ks_html_escape(f, title);
     fprintf(f, "</h1>\n<p class=\"note\">ksample %s</p>\n", KS_VERSION);
+    if (in->command) {
+        fprintf(f, "<p class=\"note\">This page: <code>");
+        ks_html_escape(f, in->command);
+        fprintf(f, "</code></p>\n");
+    }
     profile_summary(f, in->profile);
     if (in->plan)
         plan_summary(f, in);

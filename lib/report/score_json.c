@@ -133,6 +133,15 @@ static ks_status read_points(const char *path, const char *label, yajl_val root,
     if (!(*truth > 0) || !isfinite(*truth))
         return ks_error_set(err, KS_ERR_FORMAT, path, 0,
                             "\"truth\" (the full run's cycles) must be positive, got %g", *truth);
+    /* the workload scored (score --json writes it; older files do not) */
+    double launches;
+    if ((st = number_field(path, "the score", root, "launches", false, &launches, err)) != KS_OK)
+        return st;
+    if (!isnan(launches) && (!(launches >= 1 && launches < 1e18) || launches != floor(launches)))
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                            "\"launches\" (the scored workload's) must be a positive whole "
+                            "number, got %g",
+                            launches);
     yajl_val list = yajl_tree_get(root, methods_key, yajl_t_array);
     if (!list)
         return ks_error_set(err, KS_ERR_FORMAT, path, 0, "no list \"methods\"");
@@ -157,6 +166,8 @@ static ks_status read_points(const char *path, const char *label, yajl_val root,
         free(out);
         return st;
     }
+    for (size_t i = 0; i < n; i++)
+        out[i].workload_launches = launches;
     *points = out;
     *count = n;
     return KS_OK;

@@ -101,14 +101,20 @@ def eval(profile, methods=None, *, iters=None, epsilon=None, confidence=None, se
                 row = {"method": text(r.method),
                        "epsilon": params.epsilon if r.bound_pct > 0 else None}
                 row.update(_row(r))
-                row.update(bound_pct=r.bound_pct, exceed_fraction=r.exceed_fraction,
-                           predicted_rse_pct=r.predicted_rse_pct,
-                           cost_over_lower_bound=r.cost_over_lower_bound)
+                # None where the command prints none or "-" (and --json null)
+                bound = r.bound_pct > 0
+                row.update(bound_pct=r.bound_pct if bound else None,
+                           exceed_fraction=r.exceed_fraction if bound else None,
+                           predicted_rse_pct=(r.predicted_rse_pct
+                                              if r.predicted_rse_pct > 0 else None),
+                           cost_over_lower_bound=(r.cost_over_lower_bound
+                                                  if r.cost_over_lower_bound > 0 else None))
                 if d.has_truth:
                     row.update(truth_error_mean_pct=d.truth_error_mean_pct,
                                truth_error_max_pct=d.truth_error_max_pct,
                                truth_speedup_hmean=d.truth_speedup_hmean,
-                               truth_exceed_fraction=d.truth_exceed_fraction)
+                               truth_exceed_fraction=(d.truth_exceed_fraction
+                                                      if bound else None))
                 if eo.metrics:
                     row["metrics"] = {
                         text(d.metrics[i].name): {

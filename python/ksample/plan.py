@@ -157,8 +157,10 @@ class Plan:
     def __str__(self):
         speedup = ("%.1fx" % self.predicted_speedup if self.predicted_speedup != float("inf")
                    or self.total_ns > 0 else "unknown (the profile has no durations)")
-        s = "%s: %d of %d invocations in %d clusters, predicted speedup %s" % (
-            self.method, len(self), self.population, len(self.cluster_paths), speedup)
+        clusters = len(self.cluster_paths)
+        s = "%s: %s of %s invocations in %s cluster%s, predicted speedup %s" % (
+            self.method, format(len(self), ","), format(self.population, ","),
+            format(clusters, ","), "" if clusters == 1 else "s", speedup)
         if self.bound > 0:
             s += ", bound %.3g%% at %.3g%% confidence (%s)" % (
                 self.bound * 100, self.confidence * 100, self.bound_scope)
