@@ -245,6 +245,9 @@ extern const ks_reader ks_reader_macsim_traces;
 
 /* Reorders every column so that new row i is old row order[i]. */
 ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err);
+/* Keeps rows order[0..k) (ascending: the launch order stays), dropping the
+ * rest: new row i is old row order[i] (lib/core/region.c's selections). */
+ks_status ks_profile_keep(ks_profile *p, uint32_t *order, size_t k, ks_error *err);
 /* Puts p into launch order as a reader knows it: by first[i], ties by
  * second[i], remaining ties by file order (so the result never depends on the
  * sort).  A NULL array counts as all equal.  Permutes only when p is not in

@@ -16,6 +16,7 @@ static const char *const key_names[] = {
     [KS_KEY_NAME] = "name",
     [KS_KEY_NAME_NOTEMPLATE] = "name-notemplate",
     [KS_KEY_NAME_GRID_BLOCK] = "name+grid+block",
+    [KS_KEY_NAME_SHAPE] = "name+shape",
 };
 #define KEY_COUNT (sizeof key_names / sizeof key_names[0])
 
@@ -33,7 +34,8 @@ ks_status ks_key_parse(const char *s, ks_key *key, ks_error *err)
         }
     }
     return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
-                        "unknown key '%s' (expected name, name-notemplate or name+grid+block)",
+                        "unknown key '%s' (expected name, name-notemplate, name+grid+block or "
+                        "name+shape)",
                         s);
 }
 
@@ -137,8 +139,89 @@ static ks_status add_group(ks_groups *g, size_t *cap, char *label, ks_error *err
     return KS_OK;
 }
 
+/* name+shape: the name key's groups, each name launched with several
+ * (grid, block) shapes split by shape (in order of first launch). */
+static ks_status split_shapes(const ks_profile *p, ks_groups *g, ks_error *err)
+{
+    size_t n = p->n, cap = 64;
+    while (cap < 2 * (g->count + p->dims_count) + 2)
+        cap *= 2;
+    /* (group, dims) pairs: distinct shapes per group first */
+    uint64_t *keys = malloc(cap * sizeof *keys);
+    uint32_t *val = malloc(cap * sizeof *val);
+    uint32_t *shapes = calloc(g->count ? g->count : 1, sizeof *shapes);
+    ks_groups out = {.key = KS_KEY_NAME_SHAPE};
+    out.group_of = malloc((n ? n : 1) * sizeof *out.group_of);
+    size_t used = 0, groups_cap = 0;
+    ks_status st = KS_OK;
+    if (!keys || !val || !shapes || !out.group_of) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    for (size_t s = 0; s < cap; s++)
+        keys[s] = UINT64_MAX;
+    for (int pass = 0; pass < 2 && st == KS_OK; pass++) {
+        for (size_t s = 0; s < cap; s++)
+            keys[s] = UINT64_MAX;
+        used = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t g0 = g->group_of[i];
+            uint64_t k = (uint64_t)g0 << 32 | p->dims_id[i];
+            size_t s = (size_t)(mix(0, k) & (cap - 1));
+            while (keys[s] != UINT64_MAX && keys[s] != k)
+                s = (s + 1) & (cap - 1);
+            if (keys[s] == UINT64_MAX) {
+                if (++used * 2 > cap) { /* cannot happen: cap holds every pair twice */
+                    st = ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "shape table full");
+                    break;
+                }
+                keys[s] = k;
+                if (pass == 0) {
+                    shapes[g0]++;
+                    continue;
+                }
+                char *label;
+                if (shapes[g0] > 1) {
+                    const uint32_t *d = ks_profile_grid(p, i);
+                    size_t len = strlen(g->labels[g0]) + 80;
+                    label = malloc(len);
+                    if (label)
+                        snprintf(label, len, "%s[%u,%u,%u][%u,%u,%u]", g->labels[g0], d[0], d[1],
+                                 d[2], d[3], d[4], d[5]);
+                } else {
+                    label = strdup(g->labels[g0]);
+                }
+                if ((st = add_group(&out, &groups_cap, label, err)))
+                    break;
+                val[s] = (uint32_t)(out.count - 1);
+            }
+            if (pass == 1) {
+                out.group_of[i] = val[s];
+                out.size[val[s]]++;
+            }
+        }
+    }
+done:
+    KS_FREE(keys, val, shapes);
+    ks_groups_free(g);
+    if (st != KS_OK) {
+        ks_groups_free(&out);
+        return st;
+    }
+    *g = out;
+    return KS_OK;
+}
+
 ks_status ks_groups_build(const ks_profile *p, ks_key key, ks_groups *g, ks_error *err)
 {
+    if (key == KS_KEY_NAME_SHAPE) {
+        ks_status st = ks_groups_build(p, KS_KEY_NAME, g, err);
+        if (st != KS_OK || !ks_profile_has_dims(p)) {
+            g->key = key;
+            return st;
+        }
+        return split_shapes(p, g, err);
+    }
     memset(g, 0, sizeof *g);
     g->key = key;
     ks_status st = KS_OK;

@@ -117,7 +117,8 @@ ks_status ks_plan_check_launch(const ks_plan *plan, const ks_profile *profile, u
             if (plan->pool_rep[k] == g && k != g) {
                 const char *l = plan->group_labels[k];
                 size_t n;
-                bool with_dims = plan->params.key == KS_KEY_NAME_GRID_BLOCK &&
+                bool with_dims = (plan->params.key == KS_KEY_NAME_GRID_BLOCK ||
+                                  plan->params.key == KS_KEY_NAME_SHAPE) &&
                                  label_dims(l, &n, ldims) && n < sizeof label_name;
                 if (with_dims) {
                     memcpy(label_name, l, n);
@@ -130,7 +131,8 @@ ks_status ks_plan_check_launch(const ks_plan *plan, const ks_profile *profile, u
             }
         const char *label = plan->group_labels[g];
         size_t n;
-        if (plan->params.key == KS_KEY_NAME_GRID_BLOCK && label_dims(label, &n, ldims) &&
+        if ((plan->params.key == KS_KEY_NAME_GRID_BLOCK ||
+                                  plan->params.key == KS_KEY_NAME_SHAPE) && label_dims(label, &n, ldims) &&
             n < sizeof label_name) {
             memcpy(label_name, label, n);
             label_name[n] = '\0';
