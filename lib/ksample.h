@@ -314,6 +314,29 @@ ks_status ks_comm_summarise(const ks_profile *p, const char *const *extra, size_
                             ks_comm_summary *out, ks_error *err);
 void ks_comm_summary_free(ks_comm_summary *s);
 
+/* ------------------------------------------------- launches of two profiles */
+
+/* Launches of one program profiled twice paired when names differ
+ * (lib/core/match.c): in order by kernel family (the name without digits),
+ * resynchronised after launches one side has and the other lacks. */
+typedef struct ks_match_stats {
+    size_t matched;   /* pairs */
+    size_t renamed;   /* pairs whose names differ */
+    size_t by_position; /* of those, other families paired by position: as
+                         * many launches on each side between agreeing ones */
+    size_t p_only, q_only;     /* launches left unmatched on each side */
+    double p_only_ns, q_only_ns;
+    size_t gaps;      /* places the sequences part */
+    int64_t first_gap_p, first_gap_q; /* where the first one is */
+} ks_match_stats;
+/* partner[i]: q's launch paired with p's launch i, or -1. */
+ks_status ks_profile_match(const ks_profile *p, const ks_profile *q, int64_t *partner,
+                           ks_match_stats *stats, ks_error *err);
+/* A profile with p's launches and names and, for each, the duration of its
+ * partner in q (0 when it has none): a truth for eval aligned with p. */
+ks_status ks_profile_match_truth(const ks_profile *p, const ks_profile *q, ks_profile **out,
+                                 ks_match_stats *stats, ks_error *err);
+
 /* -------------------------------------------------------------- grouping key */
 
 typedef enum ks_key {
