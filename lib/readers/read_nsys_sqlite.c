@@ -432,7 +432,16 @@ static ks_status query_regions(sqlite3 *db, ks_profile *p, ks_error *err)
     }
     sqlite3_finalize(stmt);
     stmt = NULL;
-    if (st != KS_OK || p->range_count == 0 ||
+    /* the launch calls: for the ranges, and to count CUDA graph launches */
+    bool graphs = false;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT 1 FROM \"" STRING_TABLE "\" WHERE value LIKE "
+                           "'%GraphLaunch%' LIMIT 1",
+                           -1, &stmt, NULL) == SQLITE_OK)
+        graphs = sqlite3_step(stmt) == SQLITE_ROW;
+    sqlite3_finalize(stmt);
+    stmt = NULL;
+    if (st != KS_OK || (p->range_count == 0 && !graphs) ||
         sqlite3_prepare_v2(db, sql_calls, -1, &stmt, NULL) != SQLITE_OK) {
         sqlite3_finalize(stmt);
         return st;
