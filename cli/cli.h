@@ -56,6 +56,7 @@ typedef struct cli_input {
     const char *metrics; /* ncu CSV to attach */
     const char *bbv;     /* Photon bbv.csv to attach */
     const char *traces;  /* Accel-Sim trace folder to attach */
+    const char *nvtx;    /* nsys nvtx_gpu_proj_trace CSV: ranges */
 } cli_input;
 
 #define CLI_INPUT_LONG_OPTIONS                                                             \
@@ -66,7 +67,8 @@ typedef struct cli_input {
         {"range", required_argument, NULL, 602},                                          \
         {"time-window", required_argument, NULL, 603},                                    \
         {"launches", required_argument, NULL, 604},                                       \
-        {"comm-pattern", required_argument, NULL, 605}
+        {"comm-pattern", required_argument, NULL, 605},                                   \
+        {"nvtx", required_argument, NULL, 606}
 
 #define CLI_INPUT_HELP                                                                     \
     "  --format NAME      input format (default: detected from content; see\n"            \
@@ -80,8 +82,10 @@ typedef struct cli_input {
     "  --step A[-B]       only launches of profiler steps A to B (Kineto ProfilerStep#N;\n" \
     "                     'ksample info' lists them)\n"                                  \
     "  --range NAME       only launches inside a range of that name: a Kineto user or\n"  \
-    "                     GPU annotation, an NVTX range (nsys SQLite); NAME* for a\n"      \
-    "                     prefix; repeated: inside any of them\n"                        \
+    "                     GPU annotation, an NVTX range (nsys SQLite, --nvtx); NAME*\n"   \
+    "                     for a prefix; repeated: inside any of them\n"                  \
+    "  --nvtx CSV         NVTX ranges from the same nsys report: 'nsys stats --report\n"  \
+    "                     nvtx_gpu_proj_trace --format csv' (kernels by start time)\n"   \
     "  --time-window A-B  only launches starting A to B after the first one (a unit:\n"   \
     "                     ns, us, ms or s, e.g. 20ms-45ms; default ns)\n"                  \
     "  --launches A-B     only launch ids A to B (inclusive); a plan's ids stay the\n"    \

@@ -157,9 +157,9 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
     }
     if (!source)
         return cli_usage_error("sample", "expected one profile file");
-    const char *inputs[] = {source, input.metrics, input.bbv, input.traces, model};
+    const char *inputs[] = {source, input.metrics, input.bbv, input.traces, model, input.nvtx};
     const char *outputs[] = {output, save_model};
-    if ((rc = cli_check_outputs("sample", outputs, 2, inputs, 5)))
+    if ((rc = cli_check_outputs("sample", outputs, 2, inputs, 6)))
         return rc;
     ks_profile *p;
     ks_comm_summary comm;

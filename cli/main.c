@@ -159,6 +159,9 @@ bool cli_input_option(cli_input *in, int opt, const char *arg, const char *cmd, 
     }
     case 604:
         return add_select(in, "launches", arg, cmd, rc);
+    case 606:
+        in->nvtx = arg;
+        return true;
     case 605:
         if (in->comm_pattern_count == sizeof in->comm_patterns / sizeof in->comm_patterns[0] ||
             !*arg || strchr(arg, ';'))
@@ -242,9 +245,9 @@ int cli_read_profile(const char *path, const cli_input *in, ks_profile **out)
     ks_read_options ro = in->read;
     /* second sources join by launch order over the whole file: the
      * selection comes after them */
-    bool attach = in->metrics || in->bbv || in->traces;
+    bool attach = in->metrics || in->bbv || in->traces || in->nvtx;
     ro.select = in->select[0] && !attach ? in->select : NULL;
-    if (in->select[0] && attach)
+    if ((in->select[0] && attach) || in->nvtx)
         ro.keep_start = true;
     ks_status st = ks_profile_read(path, &ro, out, &err);
     if (st == KS_OK && in->metrics)
@@ -253,6 +256,8 @@ int cli_read_profile(const char *path, const cli_input *in, ks_profile **out)
         st = ks_profile_attach(*out, KS_SOURCE_BBV, in->bbv, &err);
     if (st == KS_OK && in->traces)
         st = ks_profile_attach(*out, KS_SOURCE_TRACES, in->traces, &err);
+    if (st == KS_OK && in->nvtx)
+        st = ks_profile_attach_ranges(*out, in->nvtx, &err);
     if (st == KS_OK && in->select[0] && attach)
         st = ks_profile_select(*out, in->select, &err);
     if (st == KS_OK && !in->read.keep_start)

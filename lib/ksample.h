@@ -249,6 +249,7 @@ typedef struct ks_range {
     int64_t begin_ns, end_ns;
     size_t count;            /* launches inside it */
     uint32_t *ids;           /* their indexes, ascending */
+    bool resolved;           /* count and ids are set */
 } ks_range;
 /* The CPU side of a launch: the runtime call with this correlation id began
  * at ts_ns; graph: it was a CUDA graph launch. */
@@ -264,6 +265,10 @@ ks_status ks_profile_add_call(ks_profile *p, int64_t correlation, int64_t ts_ns,
 /* Resolves every range to its launches (needs start_ns for GPU-clock
  * ranges and the launch calls for CPU-clock ones); frees the calls. */
 ks_status ks_profile_resolve_ranges(ks_profile *p, ks_error *err);
+/* NVTX ranges from nsys's nvtx_gpu_proj_trace CSV report of the same run
+ * (lib/readers/read_nvtx_csv.c), added to p's ranges and resolved by the
+ * kernels' start times, which p must still hold (keep_start). */
+ks_status ks_profile_attach_ranges(ks_profile *p, const char *path, ks_error *err);
 /* The step number of a ProfilerStep#N range, or -1. */
 long ks_range_step(const ks_range *r);
 

@@ -191,6 +191,48 @@ static void test_nvtx_sqlite(void **state)
     ks_profile_free(p);
 }
 
+/* --nvtx: nsys's nvtx_gpu_proj_trace CSV over the SQLite export's kernels
+ * (a hand-written report, tests/data/nvtx/README.md) */
+static void test_nvtx_csv(void **state)
+{
+    (void)state;
+    ks_profile *p = load(SHARED("nsys-sqlite/saxpy-a100-nsys2022.sqlite"), NULL, true);
+    if (!p)
+        skip();
+    ks_error err;
+    size_t before = p->range_count;
+    assert_int_equal(ks_profile_attach_ranges(p, KS_TEST_DATA "/nvtx/saxpy-gpu-proj.csv", &err),
+                     KS_OK);
+    assert_int_equal(p->range_count, before + 4);
+    static const size_t counts[] = {5, 2, 3, 0};
+    for (size_t k = 0; k < 4; k++) {
+        assert_true(p->ranges[before + k].gpu_clock);
+        assert_int_equal(p->ranges[before + k].count, counts[k]);
+    }
+    /* the SQLite's own ranges keep their launches */
+    size_t saxpy = 0;
+    for (size_t r = 0; r < before; r++)
+        saxpy += strcmp(p->ranges[r].name, "saxpy") == 0 ? p->ranges[r].count : 0;
+    assert_int_equal(saxpy, 5);
+    assert_int_equal(ks_profile_select(p, "range=steady", &err), KS_OK);
+    assert_int_equal(p->n, 3);
+    assert_int_equal(p->launch_id[0], 2);
+    ks_profile_free(p);
+    /* another run's report, and a CPU-side one, are refused */
+    ks_profile *k = load(SHARED("kineto/alexnet-a100.json.gz"), NULL, true);
+    if (k) {
+        assert_int_equal(ks_profile_attach_ranges(k, KS_TEST_DATA "/nvtx/saxpy-gpu-proj.csv",
+                                                  &err),
+                         KS_ERR_FORMAT);
+        assert_non_null(strstr(err.message, "same nsys report"));
+        ks_profile_free(k);
+    }
+    p = load(SHARED("nsys-sqlite/saxpy-a100-nsys2022.sqlite"), NULL, false);
+    assert_int_equal(ks_profile_attach_ranges(p, KS_TEST_DATA "/nvtx/saxpy-gpu-proj.csv", &err),
+                     KS_ERR_USAGE); /* no start times kept */
+    ks_profile_free(p);
+}
+
 static void test_time_and_ids(void **state)
 {
     (void)state;
@@ -349,4 +391,4 @@ static void test_match_gpus(void **state)
 }
 
 KS_TEST_MAIN(test_comm_names, test_comm_share_real, test_steps_and_ranges, test_nvtx_sqlite,
-             test_time_and_ids, test_plan_launch_ids, test_shape_key, test_match_gpus)
+             test_nvtx_csv, test_time_and_ids, test_plan_launch_ids, test_shape_key, test_match_gpus)

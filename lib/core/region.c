@@ -163,11 +163,11 @@ ks_status ks_profile_resolve_ranges(ks_profile *p, ks_error *err)
     ks_status st = clock_orders(p, &gpu, &gn, &cpu, &cn, err);
     for (size_t r = 0; st == KS_OK && r < p->range_count; r++) {
         ks_range *rg = &p->ranges[r];
+        if (rg->resolved) /* by an earlier call, whose launch calls are gone */
+            continue;
         const timed *v = rg->gpu_clock ? gpu : cpu;
         size_t vn = rg->gpu_clock ? gn : cn;
-        free(rg->ids);
-        rg->ids = NULL;
-        rg->count = 0;
+        rg->resolved = true;
         if (!v)
             continue;
         size_t a = lower(v, vn, rg->begin_ns), b = lower(v, vn, rg->end_ns);
