@@ -150,6 +150,17 @@ typedef struct ks_profile {
     struct ks_range *ranges;
     size_t call_count, call_capacity;
     struct ks_launch_call *calls;
+    /* The framework's operator stream (Kineto's cpu_op events): the
+     * operators read (freed with the calls) and, per launch, the innermost
+     * operator on the launching thread whose time holds the launch call:
+     * op_id[i] indexes op_names, UINT32_MAX none; op_id NULL when the
+     * input has no operators. */
+    size_t op_count, op_capacity;
+    struct ks_op_span *ops;
+    uint32_t *op_id;
+    size_t op_name_count, op_name_capacity;
+    char **op_names;
+    ks_hash_index op_name_index;
     /* CUDA graphs: graph launches the input shows (cudaGraphLaunch calls)
      * and the kernels they ran (correlated to such a call) */
     uint64_t graph_launches, graph_kernels;
@@ -255,13 +266,21 @@ typedef struct ks_range {
  * at ts_ns; graph: it was a CUDA graph launch. */
 typedef struct ks_launch_call {
     int64_t correlation, ts_ns;
+    int64_t tid;  /* the calling thread (0: unknown) */
     bool graph;
 } ks_launch_call;
+/* A framework operator (aten::mm) that ran on thread tid from begin to end. */
+typedef struct ks_op_span {
+    int64_t begin_ns, end_ns, tid;
+    uint32_t name; /* into op_names */
+} ks_op_span;
+ks_status ks_profile_add_op(ks_profile *p, const char *name, size_t len, int64_t tid,
+                            int64_t begin_ns, int64_t end_ns, ks_error *err);
 const char *ks_range_kind_name(ks_range_kind kind);
 ks_status ks_profile_add_range(ks_profile *p, const char *name, size_t len, ks_range_kind kind,
                                bool gpu_clock, int64_t begin_ns, int64_t end_ns, ks_error *err);
-ks_status ks_profile_add_call(ks_profile *p, int64_t correlation, int64_t ts_ns, bool graph,
-                              ks_error *err);
+ks_status ks_profile_add_call(ks_profile *p, int64_t correlation, int64_t ts_ns, int64_t tid,
+                              bool graph, ks_error *err);
 /* Resolves every range to its launches (needs start_ns for GPU-clock
  * ranges and the launch calls for CPU-clock ones); frees the calls. */
 ks_status ks_profile_resolve_ranges(ks_profile *p, ks_error *err);
@@ -334,13 +353,20 @@ typedef struct ks_match_stats {
     size_t gaps;      /* places the sequences part */
     int64_t first_gap_p, first_gap_q; /* where the first one is */
 } ks_match_stats;
-/* partner[i]: q's launch paired with p's launch i, or -1. */
-ks_status ks_profile_match(const ks_profile *p, const ks_profile *q, int64_t *partner,
-                           ks_match_stats *stats, ks_error *err);
+typedef enum ks_match_mode {
+    KS_MATCH_FAMILY = 0, /* by kernel family (the name without its digits) */
+    KS_MATCH_OP = 1      /* by the framework operator that launched each kernel
+                          * (Kineto's CPU op to kernel correlation; ks_profile.op_id),
+                          * the family where a launch has none */
+} ks_match_mode;
+/* partner[i]: q's launch paired with p's launch i, or -1.  KS_MATCH_OP
+ * needs both profiles' operators (refused, saying so, otherwise). */
+ks_status ks_profile_match(const ks_profile *p, const ks_profile *q, ks_match_mode mode,
+                           int64_t *partner, ks_match_stats *stats, ks_error *err);
 /* A profile with p's launches and names and, for each, the duration of its
  * partner in q (0 when it has none): a truth for eval aligned with p. */
-ks_status ks_profile_match_truth(const ks_profile *p, const ks_profile *q, ks_profile **out,
-                                 ks_match_stats *stats, ks_error *err);
+ks_status ks_profile_match_truth(const ks_profile *p, const ks_profile *q, ks_match_mode mode,
+                                 ks_profile **out, ks_match_stats *stats, ks_error *err);
 
 /* -------------------------------------------------------------- grouping key */
 

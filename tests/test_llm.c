@@ -361,7 +361,7 @@ static void test_match_gpus(void **state)
     assert_int_equal(ks_profile_check_aligned(a, b, NULL, "b", "x", &err), KS_ERR_FORMAT);
     ks_match_stats ms;
     ks_profile *t;
-    assert_int_equal(ks_profile_match_truth(a, b, &t, &ms, &err), KS_OK);
+    assert_int_equal(ks_profile_match_truth(a, b, KS_MATCH_FAMILY, &t, &ms, &err), KS_OK);
     assert_int_equal(ms.matched, 29447);
     assert_int_equal(ms.renamed, 822);
     assert_int_equal(ms.p_only + ms.q_only, 0);
@@ -374,7 +374,7 @@ static void test_match_gpus(void **state)
     a = load(TT("prefill-h100.json.gz"), NULL, false);
     b = load(TT("prefill-h200.json.gz"), NULL, false);
     int64_t *partner = malloc(a->n * sizeof *partner);
-    assert_int_equal(ks_profile_match(a, b, partner, &ms, &err), KS_OK);
+    assert_int_equal(ks_profile_match(a, b, KS_MATCH_FAMILY, partner, &ms, &err), KS_OK);
     assert_int_equal(ms.matched + ms.p_only, a->n);
     assert_int_equal(ms.matched + ms.q_only, b->n);
     assert_true(ms.matched >= 990);
@@ -390,5 +390,51 @@ static void test_match_gpus(void **state)
     ks_profile_free(b);
 }
 
+/* Kineto's operator stream: two steps of one program pair one to one; the
+ * same DDP program on A100 and V100 (cuDNN picks other kernels, other
+ * counts) pairs far more launches by operator than by family. */
+static void test_match_ops(void **state)
+{
+    (void)state;
+    ks_profile *s5 = load(SHARED("kineto/a100-nccl.json.gz"), "step=5", false);
+    ks_profile *s6 = load(SHARED("kineto/a100-nccl.json.gz"), "step=6", false);
+    ks_profile *v = load(SHARED("kineto/v100-ns-resolution.json.gz"), "step=102", false);
+    if (!s5 || !v) {
+        ks_profile_free(s5);
+        ks_profile_free(s6);
+        ks_profile_free(v);
+        skip();
+    }
+    assert_non_null(s5->op_id);
+    size_t with_op = 0;
+    for (size_t i = 0; i < s5->n; i++)
+        with_op += s5->op_id[i] != UINT32_MAX;
+    assert_true(with_op > s5->n * 9 / 10);
+    ks_error err;
+    ks_match_stats ms, fam;
+    int64_t *partner = malloc(s5->n * sizeof *partner);
+    assert_int_equal(ks_profile_match(s5, s6, KS_MATCH_OP, partner, &ms, &err), KS_OK);
+    assert_int_equal(ms.matched, s5->n);
+    assert_int_equal(ms.renamed, 0);
+    assert_int_equal(ks_profile_match(s5, v, KS_MATCH_OP, partner, &ms, &err), KS_OK);
+    assert_int_equal(ks_profile_match(s5, v, KS_MATCH_FAMILY, partner, &fam, &err), KS_OK);
+    assert_true(ms.matched >= 780);
+    assert_true(ms.matched > fam.matched + 200);
+    assert_int_equal(ms.matched + ms.p_only, s5->n);
+    assert_int_equal(ms.matched + ms.q_only, v->n);
+    /* a profile without operators is refused, saying why */
+    ks_profile *t = load(TT("prefill-h100.json.gz"), NULL, false);
+    if (t) {
+        assert_int_equal(ks_profile_match(s5, t, KS_MATCH_OP, partner, &ms, &err), KS_ERR_USAGE);
+        assert_non_null(strstr(err.message, "cpu_op"));
+        ks_profile_free(t);
+    }
+    free(partner);
+    ks_profile_free(s5);
+    ks_profile_free(s6);
+    ks_profile_free(v);
+}
+
 KS_TEST_MAIN(test_comm_names, test_comm_share_real, test_steps_and_ranges, test_nvtx_sqlite,
-             test_nvtx_csv, test_time_and_ids, test_plan_launch_ids, test_shape_key, test_match_gpus)
+             test_nvtx_csv, test_time_and_ids, test_plan_launch_ids, test_shape_key, test_match_gpus,
+             test_match_ops)

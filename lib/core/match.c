@@ -18,8 +18,10 @@
 
 enum { WINDOW = 96, AGREE = 4 };
 
-/* One token per name: the family's hash. */
-static ks_status family_tokens(const ks_profile *p, uint64_t **out, ks_error *err)
+/* One token per launch: its family's hash, or (by operator) its operator's
+ * name's where it has one. */
+static ks_status family_tokens(const ks_profile *p, ks_match_mode mode, uint64_t **out,
+                               ks_error *err)
 {
     uint64_t *name_tok = malloc((p->name_count ? p->name_count : 1) * sizeof *name_tok);
     uint64_t *tok = malloc((p->n ? p->n : 1) * sizeof *tok);
@@ -37,8 +39,13 @@ static ks_status family_tokens(const ks_profile *p, uint64_t **out, ks_error *er
                 buf[m++] = buf[i];
         name_tok[k] = XXH3_64bits(buf, m);
     }
-    for (size_t i = 0; i < p->n; i++)
+    for (size_t i = 0; i < p->n; i++) {
         tok[i] = name_tok[p->name_id[i]];
+        if (mode == KS_MATCH_OP && p->op_id && p->op_id[i] != UINT32_MAX) {
+            const char *op = p->op_names[p->op_id[i]];
+            tok[i] = XXH3_64bits(op, strlen(op)) ^ 0x6f70ULL;
+        }
+    }
     KS_FREE(name_tok, buf);
     *out = tok;
     return KS_OK;
@@ -57,14 +64,18 @@ static bool agree(const uint64_t *a, size_t na, size_t i, const uint64_t *b, siz
     return true;
 }
 
-ks_status ks_profile_match(const ks_profile *p, const ks_profile *q, int64_t *partner,
-                           ks_match_stats *stats, ks_error *err)
+ks_status ks_profile_match(const ks_profile *p, const ks_profile *q, ks_match_mode mode,
+                           int64_t *partner, ks_match_stats *stats, ks_error *err)
 {
     memset(stats, 0, sizeof *stats);
+    if (mode == KS_MATCH_OP && (!p->op_id || !q->op_id))
+        return ks_error_set(err, KS_ERR_USAGE, !p->op_id ? p->source_path : q->source_path, 0,
+                            "no framework operators to match by (Kineto's cpu_op events, "
+                            "recorded with ProfilerActivity.CPU): match by family instead");
     uint64_t *a = NULL, *b = NULL;
-    ks_status st = family_tokens(p, &a, err);
+    ks_status st = family_tokens(p, mode, &a, err);
     if (st == KS_OK)
-        st = family_tokens(q, &b, err);
+        st = family_tokens(q, mode, &b, err);
     if (st != KS_OK) {
         KS_FREE(a, b);
         return st;
@@ -136,14 +147,14 @@ ks_status ks_profile_match(const ks_profile *p, const ks_profile *q, int64_t *pa
     return KS_OK;
 }
 
-ks_status ks_profile_match_truth(const ks_profile *p, const ks_profile *q, ks_profile **out,
-                                 ks_match_stats *stats, ks_error *err)
+ks_status ks_profile_match_truth(const ks_profile *p, const ks_profile *q, ks_match_mode mode,
+                                 ks_profile **out, ks_match_stats *stats, ks_error *err)
 {
     *out = NULL;
     int64_t *partner = malloc((p->n ? p->n : 1) * sizeof *partner);
     if (!partner)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    ks_status st = ks_profile_match(p, q, partner, stats, err);
+    ks_status st = ks_profile_match(p, q, mode, partner, stats, err);
     ks_profile *t = st == KS_OK ? ks_profile_new() : NULL;
     if (st == KS_OK && !t)
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");

@@ -38,7 +38,12 @@ void ks_profile_free(ks_profile *p)
     ks_column_free(p->correlation);
     for (size_t r = 0; r < p->range_count; r++)
         KS_FREE(p->ranges[r].name, p->ranges[r].ids);
-    KS_FREE(p->ranges, p->calls, p->launch_id);
+    KS_FREE(p->ranges, p->calls, p->launch_id, p->ops);
+    ks_column_free(p->op_id);
+    for (size_t k = 0; k < p->op_name_count; k++)
+        free(p->op_names[k]);
+    free(p->op_names);
+    ks_hash_free(&p->op_name_index);
     free(p->names);
     ks_hash_free(&p->name_index);
     struct ks_arena_block *b = p->arena_blocks;
@@ -568,6 +573,7 @@ ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err)
     PERMUTE(stream, uint32_t, 1);
     PERMUTE(device, uint32_t, 1);
     PERMUTE(correlation, int64_t, 1);
+    PERMUTE(op_id, uint32_t, 1);
     for (size_t m = 0; m < p->metric_count; m++) {
         double *tmp = ks_column_realloc(NULL, p->capacity * sizeof(double));
         if (!tmp) {

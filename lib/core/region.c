@@ -5,6 +5,7 @@
  * step, range, time window or launch ids, and without communication
  * kernels.  A selection keeps the program's launch ids (launch_id).
  */
+#include "hash.h"
 #include "internal.h"
 #include "sort.h"
 
@@ -46,16 +47,51 @@ ks_status ks_profile_add_range(ks_profile *p, const char *name, size_t len, ks_r
     return KS_OK;
 }
 
-ks_status ks_profile_add_call(ks_profile *p, int64_t correlation, int64_t ts_ns, bool graph,
-                              ks_error *err)
+ks_status ks_profile_add_call(ks_profile *p, int64_t correlation, int64_t ts_ns, int64_t tid,
+                              bool graph, ks_error *err)
 {
     ks_status st = ks_grow((void **)&p->calls, &p->call_capacity, p->call_count + 1,
                            sizeof *p->calls, err);
     if (st != KS_OK)
         return st;
-    p->calls[p->call_count++] = (ks_launch_call){correlation, ts_ns, graph};
+    p->calls[p->call_count++] = (ks_launch_call){correlation, ts_ns, tid, graph};
     if (graph)
         p->graph_launches++;
+    return KS_OK;
+}
+
+ks_status ks_profile_add_op(ks_profile *p, const char *name, size_t len, int64_t tid,
+                            int64_t begin_ns, int64_t end_ns, ks_error *err)
+{
+    if (memchr(name, '\0', len))
+        len = strlen(name);
+    ks_text_keys keys = {p->op_names, sizeof *p->op_names, 0};
+    bool found;
+    uint32_t id;
+    size_t slot;
+    ks_status st = ks_hash_find_text(&p->op_name_index, &keys, p->op_name_count, name, len,
+                                     &found, &id, &slot, err);
+    if (st != KS_OK)
+        return st;
+    if (!found) {
+        if ((st = ks_grow((void **)&p->op_names, &p->op_name_capacity, p->op_name_count + 1,
+                          sizeof *p->op_names, err)) != KS_OK)
+            return st;
+        char *copy = malloc(len + 1);
+        if (!copy)
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        memcpy(copy, name, len);
+        copy[len] = '\0';
+        /* the table may have moved: find the slot again */
+        keys.base = p->op_names;
+        id = (uint32_t)p->op_name_count;
+        p->op_names[p->op_name_count++] = copy;
+        ks_hash_put(&p->op_name_index, slot, id);
+    }
+    if ((st = ks_grow((void **)&p->ops, &p->op_capacity, p->op_count + 1, sizeof *p->ops,
+                      err)) != KS_OK)
+        return st;
+    p->ops[p->op_count++] = (ks_op_span){begin_ns, end_ns < begin_ns ? begin_ns : end_ns, tid, id};
     return KS_OK;
 }
 
@@ -156,6 +192,77 @@ static ks_status clock_orders(ks_profile *p, timed **gpu, size_t *gn, timed **cp
     return KS_OK;
 }
 
+/* Per thread in time order: operators (longer first at one start) and the
+ * launch calls, with a stack of the operators open; a call's operator is
+ * the top of the stack. */
+typedef struct sweep_item {
+    int64_t tid, t, end;
+    uint32_t what; /* operator name, or the launch index for a call */
+    bool is_call;
+} sweep_item;
+
+static int cmp_sweep(const void *a, const void *b)
+{
+    const sweep_item *x = a, *y = b;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    if (x->is_call != y->is_call) /* an operator starting at the call holds it */
+        return x->is_call ? 1 : -1;
+    if (x->end != y->end)
+        return x->end > y->end ? -1 : 1;
+    return x->what < y->what ? -1 : x->what > y->what;
+}
+
+static ks_status resolve_ops(ks_profile *p, ks_error *err)
+{
+    if (!p->op_count || !p->call_count || !p->correlation)
+        return KS_OK;
+    /* calls are sorted by correlation (clock_orders) */
+    size_t m = p->op_count + p->n;
+    sweep_item *items = malloc(m * sizeof *items);
+    sweep_item **stack = malloc((p->op_count + 1) * sizeof *stack);
+    p->op_id = ks_column_realloc(NULL, (p->capacity ? p->capacity : 1) * sizeof *p->op_id);
+    if (!items || !stack || !p->op_id) {
+        KS_FREE(items, stack);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    size_t k = 0;
+    for (size_t o = 0; o < p->op_count; o++)
+        items[k++] = (sweep_item){p->ops[o].tid, p->ops[o].begin_ns, p->ops[o].end_ns,
+                                  p->ops[o].name, false};
+    for (size_t i = 0; i < p->n; i++) {
+        p->op_id[i] = UINT32_MAX;
+        int64_t c = p->correlation[i];
+        size_t lo = 0, hi = p->call_count;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (p->calls[mid].correlation < c)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (c != KS_MISSING_I64 && lo < p->call_count && p->calls[lo].correlation == c)
+            items[k++] = (sweep_item){p->calls[lo].tid, p->calls[lo].ts_ns, 0, (uint32_t)i, true};
+    }
+    qsort(items, k, sizeof *items, cmp_sweep);
+    size_t depth = 0;
+    for (size_t q = 0; q < k; q++) {
+        sweep_item *it = &items[q];
+        while (depth && (stack[depth - 1]->tid != it->tid || stack[depth - 1]->end <= it->t))
+            depth--;
+        if (it->is_call) {
+            if (depth)
+                p->op_id[it->what] = stack[depth - 1]->what;
+        } else {
+            stack[depth++] = it;
+        }
+    }
+    KS_FREE(items, stack);
+    return KS_OK;
+}
+
 ks_status ks_profile_resolve_ranges(ks_profile *p, ks_error *err)
 {
     timed *gpu, *cpu;
@@ -183,9 +290,14 @@ ks_status ks_profile_resolve_ranges(ks_profile *p, ks_error *err)
     }
     free(gpu);
     free(cpu);
+    if (st == KS_OK)
+        st = resolve_ops(p, err);
     free(p->calls);
     p->calls = NULL;
     p->call_count = p->call_capacity = 0;
+    free(p->ops);
+    p->ops = NULL;
+    p->op_count = p->op_capacity = 0;
     return st;
 }
 

@@ -52,7 +52,8 @@ typedef enum {
     KEY_CORRELATION,
     KEY_GRID,
     KEY_BLOCK,
-    KEY_ID
+    KEY_ID,
+    KEY_TID
 } key;
 
 typedef struct number_field {
@@ -94,7 +95,7 @@ typedef struct event {
     cat_kind cat;
     bool has_name;
     size_t name_len; /* bytes in parser.name */
-    number_field ts, dur, device, stream, correlation;
+    number_field ts, dur, device, stream, correlation, tid;
     bool has_grid, has_block;
     uint32_t grid[3], block[3];
     problem bad;
@@ -334,14 +335,25 @@ static int finish_marker(parser *ps)
         for (size_t k = 0; ev->has_name && k < 3; k++)
             is_graph |= ev->name_len >= strlen(graph[k]) &&
                         memcmp(ps->name, graph[k], strlen(graph[k])) == 0;
-        st = ks_profile_add_call(ps->profile, ev->correlation.value, ev->ts.value, is_graph,
-                                 ps->err);
+        st = ks_profile_add_call(ps->profile, ev->correlation.value, ev->ts.value,
+                                 ev->tid.present ? ev->tid.value : 0, is_graph, ps->err);
     } else {
         if (!ev->has_name || !ev->dur.present || ev->dur.value < 0)
             return 1;
         bool step = ev->name_len > 13 && memcmp(ps->name, "ProfilerStep#", 13) == 0;
-        if (ev->cat == CAT_CPU_OP && !step)
+        if (ev->ts.value > INT64_MAX - ev->dur.value)
             return 1;
+        if (ev->cat == CAT_CPU_OP && !step) /* the operator stream */
+            st = ks_profile_add_op(ps->profile, ps->name, ev->name_len,
+                                   ev->tid.present ? ev->tid.value : 0, ev->ts.value,
+                                   ev->ts.value + ev->dur.value, ps->err);
+        if (st != KS_OK || (ev->cat == CAT_CPU_OP && !step)) {
+            if (st != KS_OK) {
+                ps->status = st;
+                return 0;
+            }
+            return 1;
+        }
         ks_range_kind kind = step ? KS_RANGE_STEP
                              : ev->cat == CAT_GPU_ANNOT ? KS_RANGE_GPU_ANNOTATION
                                                         : KS_RANGE_ANNOTATION;
@@ -572,6 +584,15 @@ static int event_scalar(parser *ps, key k, value_kind kind, const char *s, size_
         if (kind == V_STRING)
             return keep_name(ps, s, n);
         break;
+    case KEY_TID: /* a number for CPU threads; GPU rows may say "stream 7" */
+        if (kind == V_NUMBER) {
+            int64_t v;
+            if (decimal_to_i64(s, n, 0, true, &v) == NUM_OK) {
+                ps->ev.tid.present = true;
+                ps->ev.tid.value = v;
+            }
+        }
+        return 1;
     case KEY_TS:
     case KEY_DUR:
     case KEY_DEVICE:
@@ -681,7 +702,14 @@ static int on_map_key(void *ctx, const char *s, size_t n)
             break;
         switch (n) {
         case 2: if (IS("ts")) k = KEY_TS; break;
-        case 3: if (IS("cat")) k = KEY_CAT; else if (IS("dur")) k = KEY_DUR; break;
+        case 3:
+            if (IS("cat"))
+                k = KEY_CAT;
+            else if (IS("dur"))
+                k = KEY_DUR;
+            else if (IS("tid"))
+                k = KEY_TID;
+            break;
         case 4: if (IS("name")) k = KEY_NAME; else if (IS("args")) k = KEY_ARGS; break;
         default: break;
         }
@@ -733,7 +761,7 @@ static int open_object(parser *ps, key k)
             break;
         if (k == KEY_ARGS)
             return push(ps, CTX_ARGS);
-        if (k != KEY_OTHER)
+        if (k != KEY_OTHER && k != KEY_TID)
             wrong_type(ps, k, V_OBJECT);
         break;
     case CTX_ARGS:
@@ -799,7 +827,7 @@ static int open_list(parser *ps, key k)
         return fail_here(ps, "an element of \"traceEvents\" is a list, expected an event "
                              "object");
     case CTX_EVENT:
-        if (k != KEY_OTHER && !event_is_other(ps))
+        if (k != KEY_OTHER && k != KEY_TID && !event_is_other(ps))
             wrong_type(ps, k, V_LIST);
         break;
     case CTX_ARGS:

@@ -453,7 +453,7 @@ static ks_status query_regions(sqlite3 *db, ks_profile *p, ks_error *err)
         const unsigned char *name = sqlite3_column_text(stmt, 2);
         bool graph = name && (strstr((const char *)name, "GraphLaunch") != NULL);
         st = ks_profile_add_call(p, sqlite3_column_int64(stmt, 0), sqlite3_column_int64(stmt, 1),
-                                 graph, err);
+                                 0, graph, err);
     }
     sqlite3_finalize(stmt);
     return st;
