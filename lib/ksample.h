@@ -171,6 +171,7 @@ typedef struct ks_profile {
     uint64_t *launch_id;
     uint64_t launch_total;
     char selection[512];
+    uint64_t selected; /* launches the selection kept (n, unless masked) */
 
     /* provenance */
     char source_format[32];   /* reader that produced it, e.g. "nsys-kern-exec-csv" */
@@ -306,6 +307,15 @@ long ks_range_step(const ks_range *r);
  * result and a step or range the profile does not have, naming what it
  * has. */
 ks_status ks_profile_select(ks_profile *p, const char *spec, ks_error *err);
+/* The selection as a mask over the whole profile, for what reads a plan
+ * drawn on a selection beside its profile (ks_plan_open_profile): every
+ * launch keeps its place (index = launch id) and time, and the launches
+ * outside it are renamed "(outside the plan's selection)", a name no plan
+ * group has; p->selected counts the others. */
+ks_status ks_profile_mask_selection(ks_profile *p, const char *spec, ks_error *err);
+/* The name id ks_profile_mask_selection gives the launches outside the
+ * selection, or UINT32_MAX when none was masked. */
+uint32_t ks_profile_masked_name(const ks_profile *p);
 /* The program's id of launch i (launch_id[i], or i). */
 static inline uint64_t ks_profile_launch_id(const ks_profile *p, size_t i)
 {
@@ -686,6 +696,8 @@ ks_status ks_plan_use_launch_ids(ks_plan *plan, const ks_profile *p, ks_error *e
 /* Records the communication kernels left out of p (c: their summary over
  * the launches before they were left out) as the plan's unsimulated part. */
 void ks_plan_set_unsimulated(ks_plan *plan, const ks_comm_summary *c);
+/* Copies the known, unsimulated part (a refined plan keeps its parent's). */
+void ks_plan_copy_unsimulated(const ks_plan *from, ks_plan *to);
 /* Prints the plan's known, unsimulated part in words (nothing when none),
  * each line starting with prefix: for estimate and report. */
 void ks_plan_print_unsimulated(const ks_plan *plan, FILE *f, const char *prefix);

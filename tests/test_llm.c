@@ -293,11 +293,25 @@ static void test_plan_launch_ids(void **state)
     assert_true(fabs(back.unsim_ns - comm.time_ns) < 1);
     for (size_t i = 0; i < plan.sample_count; i++)
         assert_int_equal(back.samples[i].id, plan.samples[i].id);
-    /* what reads the profile beside the plan refuses it, saying why */
+    /* what reads the profile beside the plan gets the whole profile, the
+     * launches outside the selection masked: ids index it as they are */
     ks_profile *q;
     assert_int_equal(ks_plan_open_profile(&back, SHARED("kineto/a100-nccl.json.gz"), &q, &err),
-                     KS_ERR_USAGE);
-    assert_non_null(strstr(err.message, "selection"));
+                     KS_OK);
+    assert_int_equal(q->n, whole->n);
+    assert_int_equal(q->selected, p->n);
+    assert_true(fabs(ks_plan_estimate_duration(&back, q) - before) < 1e-6 * before);
+    size_t outside = 0;
+    for (size_t i = 0; i < q->n; i++)
+        outside += strcmp(ks_profile_name(q, i), "(outside the plan's selection)") == 0;
+    assert_int_equal(outside, q->n - p->n);
+    ks_profile_free(q);
+    /* a profile whose selection keeps another count is refused */
+    back.selected++;
+    assert_int_equal(ks_plan_open_profile(&back, SHARED("kineto/a100-nccl.json.gz"), &q, &err),
+                     KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "not the profile"));
+    back.selected--;
     free(text);
     ks_plan_free(&back);
     ks_plan_free(&plan);

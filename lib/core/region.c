@@ -549,7 +549,21 @@ static ks_status compact(ks_profile *p, const uint8_t *keep, size_t k, ks_error 
     return KS_OK;
 }
 
-ks_status ks_profile_select(ks_profile *p, const char *text, ks_error *err)
+/* Launches outside a mask keep their place and time under this name, which
+ * no plan group has (ks_profile_mask_selection). */
+static const char outside_name[] = "(outside the plan's selection)";
+
+static ks_status mask_outside(ks_profile *p, const uint8_t *keep, ks_error *err)
+{
+    uint32_t id;
+    ks_status st = ks_profile_intern(p, outside_name, sizeof outside_name - 1, &id, err);
+    for (size_t i = 0; st == KS_OK && i < p->n; i++)
+        if (!keep[i])
+            p->name_id[i] = id;
+    return st;
+}
+
+static ks_status apply(ks_profile *p, const char *text, bool mask, ks_error *err)
 {
     if (!text || !*text)
         return KS_OK;
@@ -640,7 +654,9 @@ ks_status ks_profile_select(ks_profile *p, const char *text, ks_error *err)
         st = ks_error_set(err, KS_ERR_USAGE, p->source_path, 0,
                           "the selection '%.200s' leaves no launch of the %zu", text, p->n);
     if (st == KS_OK && k < p->n)
-        st = compact(p, keep, k, err);
+        st = mask ? mask_outside(p, keep, err) : compact(p, keep, k, err);
+    if (st == KS_OK)
+        p->selected = k;
     if (st == KS_OK) {
         size_t used = strlen(p->selection);
         if (used + len + 2 > sizeof p->selection)
@@ -653,4 +669,24 @@ ks_status ks_profile_select(ks_profile *p, const char *text, ks_error *err)
     free(copy);
     free(keep);
     return st;
+}
+
+ks_status ks_profile_select(ks_profile *p, const char *text, ks_error *err)
+{
+    return apply(p, text, false, err);
+}
+
+ks_status ks_profile_mask_selection(ks_profile *p, const char *text, ks_error *err)
+{
+    return apply(p, text, true, err);
+}
+
+uint32_t ks_profile_masked_name(const ks_profile *p)
+{
+    if (!p->selection[0] || p->selected >= p->n)
+        return UINT32_MAX;
+    for (size_t k = p->name_count; k-- > 0;)
+        if (strcmp(p->names[k], outside_name) == 0)
+            return (uint32_t)k;
+    return UINT32_MAX;
 }

@@ -179,7 +179,7 @@ ks_status ks_plan_finish_total(ks_plan *plan, const ks_profile *p, double total_
     plan->input_invocations = p->n;
     if (p->selection[0]) {
         snprintf(plan->selection, sizeof plan->selection, "%s", p->selection);
-        plan->selected = p->n;
+        plan->selected = p->selected ? p->selected : p->n;
     }
     return KS_OK;
 }

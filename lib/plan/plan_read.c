@@ -862,24 +862,33 @@ ks_status ks_plan_open_profile(const ks_plan *plan, const char *path, ks_profile
     if (!path[0])
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                             "the plan records no input profile: give it with --profile");
-    /* Its ids are the program's launch ids over a selection; what reads
-     * the profile beside a plan indexes it by the plan's ids, which a
-     * selected profile does not hold. */
-    if (plan->selection[0] && plan->selected != plan->input_invocations)
-        return ks_error_set(err, KS_ERR_USAGE, path, 0,
-                            "the plan was drawn on a selection of the profile ('%.200s', %llu "
-                            "of %llu launches): what reads the profile beside the plan (the "
-                            "ratio and regression estimators, refine, the warm-up modes) takes "
-                            "plans of a whole profile; the plain estimate needs no profile",
-                            plan->selection, (unsigned long long)plan->selected,
-                            (unsigned long long)plan->input_invocations);
+
     ks_read_options opt;
     ks_read_options_init(&opt);
     if (plan->input_format[0])
         opt.format = plan->input_format;
+    /* a plan drawn on a selection: its ids are the program's launch ids, so
+     * the whole profile is read and the selection masks it (a time window
+     * needs the start times) */
+    opt.keep_start = plan->selection[0] && strstr(plan->selection, "time=");
     ks_status st = ks_profile_read(path, &opt, out, err);
     if (st != KS_OK)
         return st;
+    if (plan->selection[0]) {
+        st = ks_profile_mask_selection(*out, plan->selection, err);
+        ks_profile_drop_start(*out);
+        if (st == KS_OK && (*out)->selected != plan->selected)
+            st = ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                              "the plan's selection '%.200s' keeps %llu launches of this "
+                              "profile, the plan records %llu: not the profile it was drawn on",
+                              plan->selection, (unsigned long long)(*out)->selected,
+                              (unsigned long long)plan->selected);
+        if (st != KS_OK) {
+            ks_profile_free(*out);
+            *out = NULL;
+            return st;
+        }
+    }
     if ((plan->input_xxh128[0] && strcmp(plan->input_xxh128, (*out)->source_xxh128) != 0) ||
         (*out)->n != plan->input_invocations) {
         ks_error_set(err, KS_ERR_FORMAT, path, 0,

@@ -71,3 +71,13 @@ void ks_plan_print_unsimulated(const ks_plan *plan, FILE *f, const char *prefix)
     if (plan->unsim_kernels[0])
         fprintf(f, "%s  kernels: %s\n", prefix, plan->unsim_kernels);
 }
+
+void ks_plan_copy_unsimulated(const ks_plan *from, ks_plan *to)
+{
+    memcpy(to->unsim_what, from->unsim_what, sizeof to->unsim_what);
+    to->unsim_launches = from->unsim_launches;
+    to->unsim_ns = from->unsim_ns;
+    to->unsim_share = from->unsim_share;
+    to->unsim_overlap_ns = from->unsim_overlap_ns;
+    memcpy(to->unsim_kernels, from->unsim_kernels, sizeof to->unsim_kernels);
+}
