@@ -11,8 +11,6 @@
 bool cli_shapes_count(const ks_profile *p, size_t *names, size_t *launches)
 {
     *names = *launches = 0;
-    if (!ks_profile_has_dims(p))
-        return false;
     ks_groups byname, byshape;
     ks_error err;
     if (ks_groups_build(p, KS_KEY_NAME, &byname, &err) != KS_OK)

@@ -5,8 +5,9 @@
 
 #include "cli.h"
 
-/* Names launched with several (grid, block) shapes: how many, and their
- * launches; false when none (or the profile has no shapes). */
+/* Names that key name+shape splits (several (grid, block) shapes; without
+ * them, clearly separate duration modes): how many, and their launches;
+ * false when none. */
 bool cli_shapes_count(const ks_profile *p, size_t *names, size_t *launches);
 /* The default key of a command that plans: name+shape where the method's
  * default is name and some name has several shapes (pa->key_given set), so

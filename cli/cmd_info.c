@@ -213,10 +213,12 @@ int cmd_info(int argc, char **argv)
             cli_print_comm(&comm, true);
         cli_print_regions(p, false);
         if (shape_names)
-            printf("shapes:       %zu names launched with several (grid, block) shapes, %zu "
-                   "launches (key name+shape lists each; sample gives each shape its own "
-                   "strata)\n",
-                   shape_names, shape_launches);
+            printf("shapes:       %zu names launched with several %s, %zu launches (key "
+                   "name+shape lists each; sample gives each its own strata)\n",
+                   shape_names,
+                   ks_profile_has_dims(p) ? "(grid, block) shapes"
+                                          : "clearly separate duration modes (no grid, block)",
+                   shape_launches);
         printf("\n%6s %10s %14s %7s %8s  %s\n", "rank", "count",
                by_insts ? "mean (insts)" : "mean (ns)", "CV", by_insts ? "insts %" : "time %",
                "kernel");

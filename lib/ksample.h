@@ -326,12 +326,12 @@ static inline uint64_t ks_profile_launch_id(const ks_profile *p, size_t i)
 
 /* Whether a kernel name is a communication kernel: NCCL, RCCL, NVSHMEM, and
  * the custom all-reduce kernels of serving frameworks (the list is
- * ks_comm_patterns; docs/llm.md), or matches one of extra[0..extra_count)
+ * ks_comm_pattern_list; docs/llm.md), or matches one of extra[0..extra_count)
  * ('*' matches any run of characters; without one a pattern matches
  * anywhere in the name). */
 bool ks_comm_kernel(const char *name, const char *const *extra, size_t extra_count);
 /* The built-in patterns, NULL-terminated. */
-extern const char *const ks_comm_patterns[];
+const char *const *ks_comm_pattern_list(void);
 /* What communication costs in a profile: the launches and time of its
  * communication kernels, the part of that time that overlaps other kernels
  * on other streams (needs start times: NAN without them), the names by time. */
@@ -386,7 +386,10 @@ typedef enum ks_key {
     KS_KEY_NAME_GRID_BLOCK = 2, /* name-notemplate plus grid and block dims */
     KS_KEY_NAME_SHAPE = 3       /* name; a name launched with several (grid,
                                  * block) shapes: name plus the shape (label
-                                 * "name[gx,gy,gz][bx,by,bz]"), one group each */
+                                 * "name[gx,gy,gz][bx,by,bz]"), one group each;
+                                 * without grid and block, a name whose
+                                 * durations are clearly several modes: one
+                                 * group per mode ("name{lo-hi ns}") */
 } ks_key;
 
 const char *ks_key_to_string(ks_key key);

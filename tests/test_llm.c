@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "ksample.h"
 #include "test_main.h"
 
@@ -360,6 +361,69 @@ static void test_shape_key(void **state)
     ks_profile_free(p);
 }
 
+/* Without grid and block, name+shape splits a name by clear duration
+ * modes: nvjet_sm90_tst_64x8's shapes in decode-h100 run 2.5, 4.1, 4.9 and
+ * 5.0 us; the modes found are separate ranges and a unimodal name stays
+ * whole. */
+static void test_duration_modes(void **state)
+{
+    (void)state;
+    ks_profile *p = load(TT("decode-h100.json.gz"), NULL, false);
+    if (!p)
+        skip();
+    ks_groups byname;
+    ks_error err;
+    assert_int_equal(ks_groups_build(p, KS_KEY_NAME, &byname, &err), KS_OK);
+    ks_column_free(p->dims_id); /* as a profile without grid and block */
+    p->dims_id = NULL;
+    ks_groups bymode;
+    assert_int_equal(ks_groups_build(p, KS_KEY_NAME_SHAPE, &bymode, &err), KS_OK);
+    assert_true(bymode.count > byname.count);
+    size_t nvjet = 0;
+    for (size_t g = 0; g < bymode.count; g++)
+        if (strncmp(bymode.labels[g], "nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT{", 39) == 0)
+            nvjet++;
+    print_message("nvjet modes: %zu\n", nvjet);
+    assert_true(nvjet >= 2 && nvjet <= 4);
+    /* each mode's launches lie in its label's range, and ranges of one name
+     * do not overlap */
+    int64_t *lo = malloc(bymode.count * sizeof *lo), *hi = malloc(bymode.count * sizeof *hi);
+    for (size_t g = 0; g < bymode.count; g++)
+        lo[g] = INT64_MAX, hi[g] = INT64_MIN;
+    for (size_t i = 0; i < p->n; i++) {
+        uint32_t g = bymode.group_of[i];
+        lo[g] = p->duration_ns[i] < lo[g] ? p->duration_ns[i] : lo[g];
+        hi[g] = p->duration_ns[i] > hi[g] ? p->duration_ns[i] : hi[g];
+    }
+    for (size_t g = 0; g < bymode.count; g++) {
+        long long a, b;
+        const char *brace = strrchr(bymode.labels[g], '{');
+        size_t len = strlen(bymode.labels[g]);
+        if (!brace || len < 4 || strcmp(bymode.labels[g] + len - 4, " ns}") != 0)
+            continue; /* a name's own braces ("{lambda(...)#1}"): not a mode */
+        assert_int_equal(sscanf(brace, "{%lld-%lld ns}", &a, &b), 2);
+        assert_int_equal(a, lo[g]);
+        assert_int_equal(b, hi[g]);
+        for (size_t h = 0; h < bymode.count; h++)
+            if (h != g && strrchr(bymode.labels[h], '{') &&
+                strcmp(bymode.labels[h] + strlen(bymode.labels[h]) - 4, " ns}") == 0 &&
+                strncmp(bymode.labels[h], bymode.labels[g], (size_t)(brace - bymode.labels[g])) == 0 &&
+                bymode.labels[h][brace - bymode.labels[g]] == '{')
+                assert_true(hi[h] < lo[g] || lo[h] > hi[g]);
+    }
+    /* the same groups every time (members.c builds them again from the profile) */
+    ks_groups again;
+    assert_int_equal(ks_groups_build(p, KS_KEY_NAME_SHAPE, &again, &err), KS_OK);
+    assert_int_equal(again.count, bymode.count);
+    assert_memory_equal(again.group_of, bymode.group_of, p->n * sizeof *again.group_of);
+    free(lo);
+    free(hi);
+    ks_groups_free(&again);
+    ks_groups_free(&bymode);
+    ks_groups_free(&byname);
+    ks_profile_free(p);
+}
+
 /* The H100 and H200 profiles of one program: cuBLAS picks other GEMMs. */
 static void test_match_gpus(void **state)
 {
@@ -450,5 +514,5 @@ static void test_match_ops(void **state)
 }
 
 KS_TEST_MAIN(test_comm_names, test_comm_share_real, test_steps_and_ranges, test_nvtx_sqlite,
-             test_nvtx_csv, test_time_and_ids, test_plan_launch_ids, test_shape_key, test_match_gpus,
+             test_nvtx_csv, test_time_and_ids, test_plan_launch_ids, test_shape_key, test_duration_modes, test_match_gpus,
              test_match_ops)

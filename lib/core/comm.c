@@ -15,7 +15,7 @@
 
 /* Each matched anywhere in the name, ignoring case (docs/llm.md lists where
  * each comes from). */
-const char *const ks_comm_patterns[] = {
+static const char *const ks_comm_patterns[] = {
     "nccl",                /* NCCL: ncclKernel_*, ncclDevKernel_*, ncclDevFunc_*; RCCL
                             * keeps these names */
     "rccl",                /* RCCL's own kernels */
@@ -76,6 +76,8 @@ static bool pattern_matches(const char *pattern, const char *name)
 {
     return strchr(pattern, '*') ? glob_match(pattern, name) : contains(name, pattern);
 }
+
+const char *const *ks_comm_pattern_list(void) { return ks_comm_patterns; }
 
 bool ks_comm_kernel(const char *name, const char *const *extra, size_t extra_count)
 {

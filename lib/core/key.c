@@ -7,6 +7,7 @@
  */
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -212,15 +213,165 @@ done:
     return KS_OK;
 }
 
+/* Durations of one name that are clearly several modes (different work
+ * under one name where the profile gives no grid and block): a cut at k in
+ * sorted v[lo, hi) leaves at least 3 launches and 1 % on each side, and is
+ * the largest ratio v[k] / v[k-1] there, at least 1.2, with a gap at least
+ * twice either side's standard deviation.  Cuts (the upper side's least
+ * duration) go to cuts[], at most 7, found recursively. */
+static double side_sd(const int64_t *v, size_t lo, size_t hi)
+{
+    long double s = 0, q = 0;
+    for (size_t i = lo; i < hi; i++)
+        s += v[i];
+    long double mean = s / (hi - lo);
+    for (size_t i = lo; i < hi; i++)
+        q += (v[i] - mean) * (v[i] - mean);
+    return (double)sqrtl(q / (hi - lo));
+}
+
+static void mode_cuts(const int64_t *v, size_t lo, size_t hi, size_t min_side, int depth,
+                      int64_t *cuts, size_t *count)
+{
+    if (depth == 0 || hi - lo < 2 * min_side)
+        return;
+    size_t best = 0;
+    double ratio = 0;
+    for (size_t k = lo + min_side; k + min_side <= hi; k++)
+        if (v[k - 1] > 0 && (double)v[k] / (double)v[k - 1] > ratio) {
+            ratio = (double)v[k] / (double)v[k - 1];
+            best = k;
+        }
+    if (ratio < 1.2)
+        return;
+    double gap = (double)(v[best] - v[best - 1]);
+    double sd_l = side_sd(v, lo, best), sd_r = side_sd(v, best, hi);
+    if (gap < 2 * (sd_l > sd_r ? sd_l : sd_r))
+        return;
+    mode_cuts(v, lo, best, min_side, depth - 1, cuts, count);
+    if (*count < 7)
+        cuts[(*count)++] = v[best];
+    mode_cuts(v, best, hi, min_side, depth - 1, cuts, count);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* name+shape without grid and block: each name's clear duration modes
+ * (label "name{lo-hi ns}", the mode's least and greatest duration). */
+static ks_status split_modes(const ks_profile *p, ks_groups *g, ks_error *err)
+{
+    size_t n = p->n, gc = g->count;
+    size_t *first = calloc(gc + 1, sizeof *first);
+    int64_t *v = malloc((n ? n : 1) * sizeof *v);
+    int64_t *cuts = calloc(gc * 7 + 1, sizeof *cuts);
+    size_t *ncuts = calloc(gc + 1, sizeof *ncuts);
+    int64_t *lo = NULL, *hi = NULL;
+    uint32_t *id = NULL;
+    ks_groups out = {.key = KS_KEY_NAME_SHAPE};
+    size_t groups_cap = 0;
+    ks_status st = KS_OK;
+    out.group_of = malloc((n ? n : 1) * sizeof *out.group_of);
+    if (!first || !v || !cuts || !ncuts || !out.group_of) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    /* durations by group, then each group's cuts */
+    for (size_t i = 0; i < n; i++)
+        first[g->group_of[i] + 1]++;
+    for (size_t k = 0; k < gc; k++)
+        first[k + 1] += first[k];
+    {
+        size_t *at = malloc((gc + 1) * sizeof *at);
+        if (!at) {
+            st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+            goto done;
+        }
+        memcpy(at, first, (gc + 1) * sizeof *at);
+        for (size_t i = 0; i < n; i++)
+            v[at[g->group_of[i]]++] = p->duration_ns[i];
+        free(at);
+    }
+    size_t modes = 0;
+    for (size_t k = 0; k < gc; k++) {
+        size_t a = first[k], b = first[k + 1], size = b - a;
+        qsort(v + a, size, sizeof *v, cmp_i64);
+        size_t min_side = size / 100 > 3 ? (size + 99) / 100 : 3;
+        mode_cuts(v, a, b, min_side, 3, cuts + 7 * k, &ncuts[k]);
+        modes += ncuts[k] + 1;
+    }
+    lo = malloc(modes * sizeof *lo);
+    hi = malloc(modes * sizeof *hi);
+    id = malloc(modes * sizeof *id);
+    if (!lo || !hi || !id) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    /* each mode's range (v is sorted per group) and, in launch order, its
+     * group number */
+    size_t *base = malloc((gc + 1) * sizeof *base);
+    if (!base) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    for (size_t k = 0, m = 0; k < gc; k++) {
+        base[k] = m;
+        size_t j = first[k];
+        for (size_t c = 0; c <= ncuts[k]; c++, m++) {
+            lo[m] = v[j];
+            int64_t upper = c < ncuts[k] ? cuts[7 * k + c] : INT64_MAX;
+            while (j < first[k + 1] && v[j] < upper)
+                j++;
+            hi[m] = v[j - 1];
+            id[m] = UINT32_MAX;
+        }
+    }
+    for (size_t i = 0; i < n && st == KS_OK; i++) {
+        uint32_t g0 = g->group_of[i];
+        size_t c = 0;
+        while (c < ncuts[g0] && p->duration_ns[i] >= cuts[7 * g0 + c])
+            c++;
+        size_t m = base[g0] + c;
+        if (id[m] == UINT32_MAX) {
+            char *label;
+            if (ncuts[g0]) {
+                size_t len = strlen(g->labels[g0]) + 48;
+                label = malloc(len);
+                if (label)
+                    snprintf(label, len, "%s{%lld-%lld ns}", g->labels[g0], (long long)lo[m],
+                             (long long)hi[m]);
+            } else {
+                label = strdup(g->labels[g0]);
+            }
+            if ((st = add_group(&out, &groups_cap, label, err)))
+                break;
+            id[m] = (uint32_t)(out.count - 1);
+        }
+        out.group_of[i] = id[m];
+        out.size[id[m]]++;
+    }
+    free(base);
+done:
+    KS_FREE(first, v, cuts, ncuts, lo, hi, id);
+    ks_groups_free(g);
+    if (st != KS_OK) {
+        ks_groups_free(&out);
+        return st;
+    }
+    *g = out;
+    return KS_OK;
+}
+
 ks_status ks_groups_build(const ks_profile *p, ks_key key, ks_groups *g, ks_error *err)
 {
     if (key == KS_KEY_NAME_SHAPE) {
         ks_status st = ks_groups_build(p, KS_KEY_NAME, g, err);
-        if (st != KS_OK || !ks_profile_has_dims(p)) {
-            g->key = key;
+        if (st != KS_OK)
             return st;
-        }
-        return split_shapes(p, g, err);
+        return ks_profile_has_dims(p) ? split_shapes(p, g, err) : split_modes(p, g, err);
     }
     memset(g, 0, sizeof *g);
     g->key = key;

@@ -86,11 +86,12 @@ static void profile_summary(FILE *f, const ks_profile *p)
     }
     /* names launched with several (grid, block) shapes */
     ks_groups byname, byshape;
-    if (ks_profile_has_dims(p) && ks_groups_build(p, KS_KEY_NAME, &byname, &err) == KS_OK) {
+    if (ks_groups_build(p, KS_KEY_NAME, &byname, &err) == KS_OK) {
         if (ks_groups_build(p, KS_KEY_NAME_SHAPE, &byshape, &err) == KS_OK) {
             if (byshape.count > byname.count) {
-                snprintf(buf, sizeof buf, "%zu kernel names make %zu (name, grid, block) groups: "
-                                          "key name+shape gives each shape its own strata",
+                snprintf(buf, sizeof buf, "%zu kernel names make %zu groups by (grid, block) "
+                                          "shape or clear duration mode: key name+shape "
+                                          "gives each its own strata",
                          byname.count, byshape.count);
                 dt(f, "launch shapes", buf);
             }
