@@ -88,3 +88,31 @@ for f in "$DATA"/kineto/*.json.gz "$HERE"/tests/data/torch-transformer/*.json.gz
     done
     echo "| $(basename "$f")$out |"
 done
+
+# The same DDP program traced on A100 (a100-nccl, step 5) and V100
+# (v100-ns-resolution, step 102): cuDNN picks other kernels and other counts;
+# launches paired by family or by Kineto's operator stream, NCCL left out.
+echo
+echo "| plan on -> scored on | match | paired (renamed) | unmatched A / B (B's time) | launches | error on A: mean / max | error on B: mean / max |"
+echo "| --- | --- | --- | --- | ---: | --- | --- |"
+A=$DATA/kineto/a100-nccl.json.gz; V=$DATA/kineto/v100-ns-resolution.json.gz
+if [ -r "$A" ] && [ -r "$V" ]; then
+    for dir in "A V step=5 step=102" "V A step=102 step=5"; do
+        set -- $dir
+        eval "pa=\$$1; pb=\$$2"
+        for m in family op; do
+            "$KS" eval -q --exclude-comm --methods root --iters 50 --match "$m" --step "${3#step=}" \
+                --truth-select "$4" "$pa" --truth "$pb" > "$TMP/e.txt"
+            python3 - "$TMP/e.txt" "$(basename "$pa") $3 -> $(basename "$pb") $4" "$m" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read().splitlines()
+m = re.search(r"(\d+) of A's (\d+) launches paired with B's (\d+) \((\d+) of the pairs under", t[0])
+u = re.search(r"unmatched: (\d+) of A \(([\d.e+-]+) ms\), (\d+) of B \(([\d.e+-]+) ms, ([\d.]+) %", t[0])
+row = t[2].split()
+print("| %s | %s | %s of %s / %s (%s) | %s / %s (%s %%) | %s | %s / %s %% | %s / %s %% |" % (
+    sys.argv[2], sys.argv[3], m.group(1), m.group(2), m.group(3), m.group(4), u.group(1),
+    u.group(3), u.group(5), row[1], row[3], row[4], row[10], row[11]))
+PY
+        done
+    done
+fi
