@@ -11,36 +11,53 @@
 bool cli_shapes_count(const ks_profile *p, size_t *names, size_t *launches)
 {
     *names = *launches = 0;
-    ks_groups byname, byshape;
+    ks_split_name *split;
+    size_t count;
     ks_error err;
-    if (ks_groups_build(p, KS_KEY_NAME, &byname, &err) != KS_OK)
+    if (ks_split_names(p, &split, &count, &err) != KS_OK)
         return false;
-    if (ks_groups_build(p, KS_KEY_NAME_SHAPE, &byshape, &err) != KS_OK) {
-        ks_groups_free(&byname);
-        return false;
+    for (size_t k = 0; k < count; k++)
+        *launches += split[k].launches;
+    *names = count;
+    ks_split_names_free(split, count);
+    return count > 0;
+}
+
+void cli_print_shapes(const ks_profile *p, bool json)
+{
+    ks_split_name *split;
+    size_t count;
+    ks_error err;
+    if (ks_split_names(p, &split, &count, &err) != KS_OK)
+        return;
+    size_t launches = 0;
+    for (size_t k = 0; k < count; k++)
+        launches += split[k].launches;
+    const char *what = ks_profile_has_dims(p) ? "shapes" : "modes";
+    if (json) {
+        printf(", \"shapes\": {\"by\": \"%s\", \"names\": %zu, \"launches\": %zu, \"split\": [",
+               ks_profile_has_dims(p) ? "grid+block" : "duration", count, launches);
+        for (size_t k = 0; k < count; k++) {
+            printf("%s{\"name\": ", k ? ", " : "");
+            cli_json_string(split[k].label);
+            printf(", \"%s\": %zu, \"launches\": %zu}", what, split[k].parts,
+                   split[k].launches);
+        }
+        printf("]}");
+    } else if (count) {
+        printf("shapes:       %zu names launched with several %s, %zu launches (key "
+               "name+shape gives each its own group; sample's default)\n",
+               count,
+               ks_profile_has_dims(p) ? "(grid, block) shapes"
+                                      : "clearly separate duration modes (no grid, block)",
+               launches);
+        for (size_t k = 0; k < count && k < 5; k++)
+            printf("  %3zu %-6s %8zu launches  %.90s\n", split[k].parts, what,
+                   split[k].launches, split[k].label);
+        if (count > 5)
+            printf("  ... (%zu more)\n", count - 5);
     }
-    /* a name group that became several shape groups */
-    size_t *parts = calloc(byname.count ? byname.count : 1, sizeof *parts);
-    uint32_t *first = malloc((byshape.count ? byshape.count : 1) * sizeof *first);
-    if (parts && first) {
-        for (size_t s = 0; s < byshape.count; s++)
-            first[s] = UINT32_MAX;
-        for (size_t i = 0; i < p->n; i++)
-            if (first[byshape.group_of[i]] == UINT32_MAX) {
-                first[byshape.group_of[i]] = byname.group_of[i];
-                parts[byname.group_of[i]]++;
-            }
-        for (size_t g = 0; g < byname.count; g++)
-            if (parts[g] > 1) {
-                (*names)++;
-                *launches += byname.size[g];
-            }
-    }
-    free(parts);
-    free(first);
-    ks_groups_free(&byname);
-    ks_groups_free(&byshape);
-    return *names > 0;
+    ks_split_names_free(split, count);
 }
 
 void cli_default_shape_key(const ks_profile *p, ks_params *pa)

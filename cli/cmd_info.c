@@ -72,8 +72,6 @@ int cmd_info(int argc, char **argv)
     ks_comm_summary comm;
     if ((rc = cli_read_profile_comm(argv[optind], &input, false, &p, &comm)))
         return rc;
-    size_t shape_names = 0, shape_launches = 0;
-    cli_shapes_count(p, &shape_names, &shape_launches);
     ks_groups g;
     if (ks_groups_build(p, key, &g, &err) != KS_OK) {
         ks_profile_free(p);
@@ -163,8 +161,8 @@ int cmd_info(int argc, char **argv)
             printf(", \"launches\": %llu, \"time_ns\": %.0f}",
                    (unsigned long long)comm.name_launches[k], comm.name_ns[k]);
         }
-        printf("]}, \"shapes\": {\"names\": %zu, \"launches\": %zu}", shape_names,
-               shape_launches);
+        printf("]}");
+        cli_print_shapes(p, true);
         cli_print_regions(p, true);
         printf(", \"top\": [");
         for (size_t i = 0; i < shown; i++) {
@@ -212,13 +210,7 @@ int cmd_info(int argc, char **argv)
         if (!by_insts)
             cli_print_comm(&comm, true);
         cli_print_regions(p, false);
-        if (shape_names)
-            printf("shapes:       %zu names launched with several %s, %zu launches (key "
-                   "name+shape lists each; sample gives each its own strata)\n",
-                   shape_names,
-                   ks_profile_has_dims(p) ? "(grid, block) shapes"
-                                          : "clearly separate duration modes (no grid, block)",
-                   shape_launches);
+        cli_print_shapes(p, false);
         printf("\n%6s %10s %14s %7s %8s  %s\n", "rank", "count",
                by_insts ? "mean (insts)" : "mean (ns)", "CV", by_insts ? "insts %" : "time %",
                "kernel");

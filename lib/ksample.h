@@ -348,6 +348,17 @@ ks_status ks_comm_summarise(const ks_profile *p, const char *const *extra, size_
                             ks_comm_summary *out, ks_error *err);
 void ks_comm_summary_free(ks_comm_summary *s);
 
+/* The names key name+shape splits (several (grid, block) shapes, or
+ * without them clear duration modes), by launches, most first: *count of
+ * them in *out (malloc'd; free each label and the array with
+ * ks_split_names_free); parts[k] groups each, launches[k] launches. */
+typedef struct ks_split_name {
+    char *label;
+    size_t parts, launches;
+} ks_split_name;
+ks_status ks_split_names(const ks_profile *p, ks_split_name **out, size_t *count, ks_error *err);
+void ks_split_names_free(ks_split_name *names, size_t count);
+
 /* ------------------------------------------------- launches of two profiles */
 
 /* Launches of one program profiled twice paired when names differ

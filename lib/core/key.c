@@ -524,3 +524,75 @@ done:
         ks_groups_free(g);
     return st;
 }
+
+static int by_launches(const void *a, const void *b)
+{
+    const ks_split_name *x = a, *y = b;
+    if (x->launches != y->launches)
+        return x->launches > y->launches ? -1 : 1;
+    return strcmp(x->label, y->label);
+}
+
+void ks_split_names_free(ks_split_name *names, size_t count)
+{
+    for (size_t k = 0; names && k < count; k++)
+        free(names[k].label);
+    free(names);
+}
+
+ks_status ks_split_names(const ks_profile *p, ks_split_name **out, size_t *count, ks_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    ks_groups byname, byshape;
+    ks_status st = ks_groups_build(p, KS_KEY_NAME, &byname, err);
+    if (st != KS_OK)
+        return st;
+    if ((st = ks_groups_build(p, KS_KEY_NAME_SHAPE, &byshape, err)) != KS_OK) {
+        ks_groups_free(&byname);
+        return st;
+    }
+    size_t *parts = calloc(byname.count + 1, sizeof *parts);
+    uint8_t *seen = calloc(byshape.count + 1, 1);
+    ks_split_name *names = NULL;
+    if (!parts || !seen) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < p->n; i++)
+        if (!seen[byshape.group_of[i]]) {
+            seen[byshape.group_of[i]] = 1;
+            parts[byname.group_of[i]]++;
+        }
+    size_t n = 0;
+    for (size_t g = 0; g < byname.count; g++)
+        n += parts[g] > 1;
+    names = calloc(n + 1, sizeof *names);
+    if (!names) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    for (size_t g = 0; g < byname.count; g++) {
+        if (parts[g] < 2)
+            continue;
+        if (!(names[*count].label = strdup(byname.labels[g]))) {
+            st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+            goto done;
+        }
+        names[*count].parts = parts[g];
+        names[(*count)++].launches = byname.size[g];
+    }
+    qsort(names, *count, sizeof *names, by_launches);
+done:
+    free(parts);
+    free(seen);
+    ks_groups_free(&byname);
+    ks_groups_free(&byshape);
+    if (st != KS_OK) {
+        ks_split_names_free(names, *count);
+        *count = 0;
+        return st;
+    }
+    *out = names;
+    return KS_OK;
+}

@@ -84,20 +84,26 @@ static void profile_summary(FILE *f, const ks_profile *p)
         }
         ks_comm_summary_free(&comm);
     }
-    /* names launched with several (grid, block) shapes */
-    ks_groups byname, byshape;
-    if (ks_groups_build(p, KS_KEY_NAME, &byname, &err) == KS_OK) {
-        if (ks_groups_build(p, KS_KEY_NAME_SHAPE, &byshape, &err) == KS_OK) {
-            if (byshape.count > byname.count) {
-                snprintf(buf, sizeof buf, "%zu kernel names make %zu groups by (grid, block) "
-                                          "shape or clear duration mode: key name+shape "
-                                          "gives each its own strata",
-                         byname.count, byshape.count);
-                dt(f, "launch shapes", buf);
+    /* names launched with several (grid, block) shapes, or clear modes */
+    ks_split_name *split;
+    size_t count;
+    if (ks_split_names(p, &split, &count, &err) == KS_OK) {
+        if (count) {
+            size_t launches = 0;
+            for (size_t k = 0; k < count; k++)
+                launches += split[k].launches;
+            fprintf(f, "<dt>launch shapes</dt><dd>%zu kernel names (%zu launches) have several "
+                       "%s; key name+shape gives each its own strata:",
+                    count, launches,
+                    ks_profile_has_dims(p) ? "(grid, block) shapes" : "clear duration modes");
+            for (size_t k = 0; k < count && k < 8; k++) {
+                fprintf(f, "%s", k ? "; " : " ");
+                ks_html_escape(f, split[k].label);
+                fprintf(f, " (%zu, %zu launches)", split[k].parts, split[k].launches);
             }
-            ks_groups_free(&byshape);
+            fprintf(f, "%s</dd>\n", count > 8 ? "; ..." : "");
         }
-        ks_groups_free(&byname);
+        ks_split_names_free(split, count);
     }
     fprintf(f, "</dl>\n");
 }
