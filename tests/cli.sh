@@ -170,6 +170,7 @@ expect 0 "$KS" eval --iters 2 --methods root --match family "$TT/decode-h100.jso
 grep -q "^match by family: 29447 of A's 29447 launches paired" "$T/out" || bad "match by family: $(head -1 "$T/out")"
 expect 2 "$KS" eval --iters 2 --match op "$TT/decode-h100.json.gz" --truth "$TT/decode-h200.json.gz"
 expect 2 "$KS" eval --iters 2 --match foo "$TT/decode-h100.json.gz" --truth "$TT/decode-h200.json.gz"
+expect 2 "$KS" score --match foo "$T/tr" --plan-from "$T/tr/time.csv" --truth "$T/tr/time.csv"
 
 # method parameters come from the methods' tables: each is checked against
 # the method it is given to, and the help lists them with their methods
