@@ -1,6 +1,10 @@
 /*
  * read_kineto.c - PyTorch profiler (Kineto) Chrome traces: the "cat":"kernel"
- * events of "traceEvents", plus the device name from "deviceProperties".
+ * events of "traceEvents", plus the device name from "deviceProperties";
+ * and what marks the run's regions (lib/core/region.c): profiler steps,
+ * user and GPU annotations, the launch calls (cuda_runtime / cuda_driver,
+ * by correlation id and thread) and the framework's operators (cpu_op).
+ * A marker that lacks what it needs is passed over, never refused.
  *
  * Real training traces run to hundreds of megabytes, almost all of it CPU
  * ops, runtime calls and flow arrows, so the file is parsed as a stream with
