@@ -49,16 +49,26 @@ int cli_usage_error(const char *cmd, const char *fmt, ...);
 /* Options of every command that reads a profile. */
 typedef struct cli_input {
     ks_read_options read;
+    char select[512];    /* --step, --range, --time-window, --launches, as a
+                          * selection spec (ks_profile_select) */
+    size_t comm_pattern_count;
+    const char *comm_patterns[16]; /* --comm-pattern */
     const char *metrics; /* ncu CSV to attach */
     const char *bbv;     /* Photon bbv.csv to attach */
     const char *traces;  /* Accel-Sim trace folder to attach */
+    const char *nvtx;    /* nsys nvtx_gpu_proj_trace CSV: ranges */
 } cli_input;
 
 #define CLI_INPUT_LONG_OPTIONS                                                             \
     {"format", required_argument, NULL, 'F'}, {"device", required_argument, NULL, 'D'},   \
         {"name-kind", required_argument, NULL, 'N'},                                      \
         {"metrics", required_argument, NULL, 'M'}, {"bbv", required_argument, NULL, 'B'},  \
-        {"traces", required_argument, NULL, 'X'}
+        {"traces", required_argument, NULL, 'X'}, {"step", required_argument, NULL, 601},  \
+        {"range", required_argument, NULL, 602},                                          \
+        {"time-window", required_argument, NULL, 603},                                    \
+        {"launches", required_argument, NULL, 604},                                       \
+        {"comm-pattern", required_argument, NULL, 605},                                   \
+        {"nvtx", required_argument, NULL, 606}
 
 #define CLI_INPUT_HELP                                                                     \
     "  --format NAME      input format (default: detected from content; see\n"            \
@@ -68,12 +78,32 @@ typedef struct cli_input {
     "  --metrics NCU.csv  attach Nsight Compute metrics by launch order\n"               \
     "  --bbv BBV.csv      attach Photon basic-block vectors by launch order\n"               \
     "  --traces DIR       attach an Accel-Sim trace folder's instruction counts by\n"      \
-    "                     launch order\n"
+    "                     launch order\n"                                                 \
+    "  --step A[-B]       only launches of profiler steps A to B (Kineto ProfilerStep#N;\n" \
+    "                     'ksample info' lists them)\n"                                  \
+    "  --range NAME       only launches inside a range of that name: a Kineto user or\n"  \
+    "                     GPU annotation, an NVTX range (nsys SQLite, --nvtx); NAME*\n"   \
+    "                     for a prefix; repeated: inside any of them\n"                  \
+    "  --nvtx CSV         NVTX ranges from the same nsys report: 'nsys stats --report\n"  \
+    "                     nvtx_gpu_proj_trace --format csv' (kernels by start time)\n"   \
+    "  --time-window A-B  only launches starting A to B after the first one (a unit:\n"   \
+    "                     ns, us, ms or s, e.g. 20ms-45ms; default ns)\n"                  \
+    "  --launches A-B     only launch ids A to B (inclusive); a plan's ids stay the\n"    \
+    "                     program's launch ids whatever is selected\n"                    \
+    "  --comm-pattern P   one more communication kernel name (a substring, or a '*'\n"   \
+    "                     pattern), beside NCCL, RCCL, NVSHMEM and the list in\n"         \
+    "                     docs/llm.md\n"
 
 void cli_input_init(cli_input *in);
 /* Handles one of the CLI_INPUT options; returns false if opt is not one. */
 bool cli_input_option(cli_input *in, int opt, const char *arg, const char *cmd, int *rc);
 int cli_read_profile(const char *path, const cli_input *in, ks_profile **out);
+/* The launches left when cli_read_profile also leaves out communication
+ * kernels (sample's default): reads with start times, summarises the
+ * communication kernels into *comm (their overlap with other streams
+ * too), leaves them out when exclude; 0 or the exit code. */
+int cli_read_profile_comm(const char *path, const cli_input *in, bool exclude, ks_profile **out,
+                          ks_comm_summary *comm);
 
 /* Options of the sampling methods, shared by sample and eval: the ones every
  * method shares (key, epsilon, confidence, seed) and every method's own,

@@ -327,6 +327,13 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
         }
     print_estimator(e, fit, auxiliary);
     print_claims(plan, e);
+    /* what the plan left out and the profile measured (lib/plan/unsimulated.c) */
+    if (plan->selection[0])
+        printf("selection: %s (%llu of the program's %llu launches): the totals are of these "
+               "launches\n",
+               plan->selection, (unsigned long long)plan->selected,
+               (unsigned long long)plan->input_invocations);
+    ks_plan_print_unsimulated(plan, stdout, "");
 }
 
 typedef struct estimate_run {

@@ -35,6 +35,26 @@ static void help(void)
            "                     the error of each plan's estimate of B's total time and\n"
            "                     the plan's speedup on B\n"
            "  --truth-format NAME  B's format (default: detected)\n"
+           "  --match M          how --truth pairs launches: name (default: launch by\n"
+           "                     launch, names must agree) or family: in order by kernel\n"
+           "                     family (the name without its digits, so cuBLAS's\n"
+           "                     nvjet_sm90_tst_40x64_... pairs with ..._64x32_...),\n"
+           "                     resynchronised past launches one side has and the other\n"
+           "                     lacks; says how many paired, renamed and unmatched, and\n"
+           "                     scores on the paired launches' total (B's unmatched time\n"
+           "                     is printed, in no total); op: the same, by the\n"
+           "                     framework operator that launched each kernel (Kineto\n"
+           "                     traces recorded with CPU activity: the innermost cpu_op\n"
+           "                     holding the kernel's launch call), so kernels of other\n"
+           "                     names and families (cuDNN on V100 and A100) pair by their\n"
+           "                     place in the operator stream\n"
+           "  --truth-select S   B's part of the run, where its steps or ranges are\n"
+           "                     numbered or named otherwise than A's (default: the same\n"
+           "                     selection as A's): items separated by ';', as plans\n"
+           "                     record them: step=A-B, range=NAME, time=A-B (ns),\n"
+           "                     launches=A-B; '' for all of B\n"
+           "  --exclude-comm     leave communication kernels out as sample does (both\n"
+           "                     profiles; see --comm-pattern)\n"
            "  --metric-errors    the error of every additive metric column (implied by\n"
            "                     --metrics): counts, bytes, cycles, time; not rates,\n"
            "                     ratios, percentages, averages or launch attributes\n"
@@ -59,8 +79,9 @@ typedef struct eval_opts {
     double eps[MAX_EPSILONS];
     int eps_count; /* 0: the default bound */
     uint64_t iters;
-    bool json, metric_errors, quiet;
-    const char *truth, *truth_format;
+    bool json, metric_errors, quiet, match_family, exclude_comm;
+    ks_match_mode match_mode;
+    const char *truth, *truth_format, *truth_select;
 } eval_opts;
 
 typedef struct eval_row {
@@ -346,6 +367,9 @@ int cmd_eval(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},          {"help", no_argument, NULL, 'h'},
         {"truth", required_argument, NULL, 'T'},   {"truth-format", required_argument, NULL, 'U'},
         {"metric-errors", no_argument, NULL, 'E'}, {"quiet", no_argument, NULL, 'q'},
+        {"match", required_argument, NULL, 'W' + 256},
+        {"truth-select", required_argument, NULL, 'Y' + 256},
+        {"exclude-comm", no_argument, NULL, 'X' + 256},
         {NULL, 0, NULL, 0}};
     return cli_with_sampling_options(own, eval_main, argc, argv);
 }
@@ -354,7 +378,11 @@ static int read_inputs(const char *path, const cli_input *input, const eval_opts
                        ks_profile **p, ks_profile **q)
 {
     *q = NULL;
-    int rc = cli_read_profile(path, input, p);
+    ks_comm_summary comm;
+    int rc = o->exclude_comm ? cli_read_profile_comm(path, input, true, p, &comm)
+                             : cli_read_profile(path, input, p);
+    if (o->exclude_comm && !rc)
+        ks_comm_summary_free(&comm);
     if (rc || !o->truth)
         return rc;
     /* B is another run: only how to read it carries over, not A's second
@@ -363,9 +391,50 @@ static int read_inputs(const char *path, const cli_input *input, const eval_opts
     cli_input_init(&tin);
     tin.read = input->read;
     tin.read.format = o->truth_format;
-    if ((rc = cli_read_profile(o->truth, &tin, q))) {
+    /* the same part of the run, where one is selected */
+    if (o->truth_select)
+        snprintf(tin.select, sizeof tin.select, "%s", o->truth_select);
+    else
+        memcpy(tin.select, input->select, sizeof tin.select);
+    tin.comm_pattern_count = input->comm_pattern_count;
+    memcpy(tin.comm_patterns, input->comm_patterns, sizeof tin.comm_patterns);
+    rc = o->exclude_comm ? cli_read_profile_comm(o->truth, &tin, true, q, &comm)
+                         : cli_read_profile(o->truth, &tin, q);
+    if (o->exclude_comm && !rc)
+        ks_comm_summary_free(&comm);
+    if (!rc && o->match_family) {
+        ks_match_stats ms;
+        ks_profile *t;
+        ks_error err;
+        ks_error_clear(&err);
+        if (ks_profile_match_truth(*p, *q, o->match_mode, &t, &ms, &err) != KS_OK) {
+            rc = cli_fail(&err);
+        } else {
+            FILE *f = o->json ? stderr : stdout;
+            fprintf(f,
+                    "match by %s: %zu of A's %zu launches paired with B's %zu (%zu of the "
+                    "pairs under another name, %zu of them another family paired by "
+                    "position); unmatched: %zu of A (%.4g ms), %zu of B "
+                    "(%.4g ms, %.2f %% of B's time, in no total) at %zu places",
+                    o->match_mode == KS_MATCH_OP ? "operator" : "family", ms.matched, (*p)->n,
+                    (*q)->n, ms.renamed, ms.by_position, ms.p_only,
+                    ms.p_only_ns / 1e6,
+                    ms.q_only, ms.q_only_ns / 1e6,
+                    100 * ms.q_only_ns / (ks_profile_total_ns(*q) > 0 ? ks_profile_total_ns(*q) : 1),
+                    ms.gaps);
+            if (ms.gaps)
+                fprintf(f, ", the first at A's launch %lld, B's %lld",
+                        (long long)ks_profile_launch_id(*p, (size_t)ms.first_gap_p),
+                        (long long)ks_profile_launch_id(*q, (size_t)ms.first_gap_q));
+            fprintf(f, "\n");
+            ks_profile_free(*q);
+            *q = t;
+        }
+    }
+    if (rc) {
         ks_profile_free(*p);
-        *p = NULL;
+        ks_profile_free(*q);
+        *p = *q = NULL;
     }
     return rc;
 }
@@ -409,6 +478,22 @@ static int eval_main(int argc, char **argv, const struct option *longopts)
         case 'E':
             o.metric_errors = true;
             break;
+        case 'W' + 256:
+            if (strcmp(optarg, "family") != 0 && strcmp(optarg, "name") != 0 &&
+                strcmp(optarg, "op") != 0)
+                return cli_usage_error("eval", "--match is name, family or op, got '%s'",
+                                       optarg);
+            o.match_family = strcmp(optarg, "name") != 0;
+            o.match_mode = strcmp(optarg, "op") == 0 ? KS_MATCH_OP : KS_MATCH_FAMILY;
+            break;
+        case 'X' + 256:
+            o.exclude_comm = true;
+            break;
+        case 'Y' + 256:
+            if (strlen(optarg) >= sizeof input.select)
+                return cli_usage_error("eval", "--truth-select is too long");
+            o.truth_select = optarg;
+            break;
         case 'q':
             o.quiet = true;
             break;
@@ -421,6 +506,10 @@ static int eval_main(int argc, char **argv, const struct option *longopts)
         return l.exit;
     if (o.truth_format && !o.truth)
         return cli_usage_error("eval", "--truth-format without --truth");
+    if (o.match_family && !o.truth)
+        return cli_usage_error("eval", "--match without --truth");
+    if (o.truth_select && !o.truth)
+        return cli_usage_error("eval", "--truth-select without --truth");
     o.metric_errors |= input.metrics != NULL;
     if ((rc = parse_methods(methods_buf, &o)) || (rc = check_settings(&pa, &o)))
         return rc;

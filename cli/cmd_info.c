@@ -1,5 +1,5 @@
 /* cmd_info.c - `ksample info`: what is in a profile. */
-#include "cli.h"
+#include "cli_llm.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -11,10 +11,14 @@ static void help(void)
     printf("usage: ksample info [options] PROFILE\n\n"
            "Summarises a profile: invocations, distinct kernels, total GPU time, and the\n"
            "kernels that take the most time with their count, mean and coefficient of\n"
-           "variation (population std / mean).\n\n"
+           "variation (population std / mean).\n"
+           "Also: the communication kernels' share of the time, the profiler steps,\n"
+           "annotations and NVTX ranges the profile marks (--step, --range select them),\n"
+           "CUDA graph launches, and the names launched with several (grid, block)\n"
+           "shapes (sample gives each shape its own strata).\n\n"
            "options:\n"
            "  --key K            grouping key: name (default), name-notemplate,\n"
-           "                     name+grid+block\n"
+           "                     name+grid+block, name+shape\n"
            "  --top N            kernels to list (default 10; 0 = all)\n"
            "  --json             machine-readable output\n" CLI_INPUT_HELP
            "  -h, --help         this text\n");
@@ -65,11 +69,13 @@ int cmd_info(int argc, char **argv)
     if (l.exit >= 0)
         return l.exit;
     ks_profile *p;
-    if ((rc = cli_read_profile(argv[optind], &input, &p)))
+    ks_comm_summary comm;
+    if ((rc = cli_read_profile_comm(argv[optind], &input, false, &p, &comm)))
         return rc;
     ks_groups g;
     if (ks_groups_build(p, key, &g, &err) != KS_OK) {
         ks_profile_free(p);
+        ks_comm_summary_free(&comm);
         return cli_fail(&err);
     }
     if (strcmp(p->duration_source, "none") == 0)
@@ -82,6 +88,7 @@ int cmd_info(int argc, char **argv)
     if (!rows) {
         ks_groups_free(&g);
         ks_profile_free(p);
+        ks_comm_summary_free(&comm);
         fprintf(stderr, "ksample: out of memory\n");
         return KS_ERR_NOMEM;
     }
@@ -136,7 +143,28 @@ int cmd_info(int argc, char **argv)
                 printf(", ");
             cli_json_string(p->metrics[m].name);
         }
-        printf("], \"top\": [");
+        printf("]");
+        if (p->selection[0]) {
+            printf(", \"selection\": ");
+            cli_json_string(p->selection);
+            printf(", \"file_invocations\": %llu", (unsigned long long)p->launch_total);
+        }
+        printf(", \"comm\": {\"launches\": %llu, \"time_ns\": %.0f, \"share\": %.6f, "
+               "\"overlap_ns\": ",
+               (unsigned long long)comm.launches, comm.time_ns,
+               comm.total_ns > 0 ? comm.time_ns / comm.total_ns : 0);
+        cli_json_number(comm.overlap_ns);
+        printf(", \"kernels\": [");
+        for (size_t k = 0; k < comm.name_count; k++) {
+            printf("%s{\"name\": ", k ? ", " : "");
+            cli_json_string(comm.names[k]);
+            printf(", \"launches\": %llu, \"time_ns\": %.0f}",
+                   (unsigned long long)comm.name_launches[k], comm.name_ns[k]);
+        }
+        printf("]}");
+        cli_print_shapes(p, true);
+        cli_print_regions(p, true);
+        printf(", \"top\": [");
         for (size_t i = 0; i < shown; i++) {
             row *r = &rows[i];
             long double mean = r->total / r->count;
@@ -158,6 +186,11 @@ int cmd_info(int argc, char **argv)
             printf("device:       %s\n", p->device_name);
         char num[48];
         printf("invocations:  %s\n", cli_count_u64(num, sizeof num, p->n));
+        if (p->selection[0])
+            printf("selection:    %s (%s of the file's %llu launches; ids stay the "
+                   "program's)\n",
+                   p->selection, cli_count_u64(num, sizeof num, p->n),
+                   (unsigned long long)p->launch_total);
         printf("kernel names: %s\n", cli_count_u64(num, sizeof num, p->name_count));
         printf("groups:       %s (key %s)\n", cli_count_u64(num, sizeof num, g.count),
                ks_key_to_string(key));
@@ -186,6 +219,10 @@ int cmd_info(int argc, char **argv)
                 printf("%s%s", m ? ", " : "", p->metrics[m].name);
             printf("%s)\n", p->metric_count > 4 ? ", ..." : "");
         }
+        if (!by_insts)
+            cli_print_comm(&comm, true);
+        cli_print_regions(p, false);
+        cli_print_shapes(p, false);
         printf("\n%6s %10s %14s %7s %8s  %s\n", "rank", "count",
                by_insts ? "mean (insts)" : "mean (ns)", "CV", by_insts ? "insts %" : "time %",
                "kernel");
@@ -205,5 +242,6 @@ int cmd_info(int argc, char **argv)
     free(rows);
     ks_groups_free(&g);
     ks_profile_free(p);
+    ks_comm_summary_free(&comm);
     return 0;
 }

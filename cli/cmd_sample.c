@@ -1,5 +1,5 @@
 /* cmd_sample.c - `ksample sample`: choose the invocations to simulate. */
-#include "cli.h"
+#include "cli_llm.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,6 +22,15 @@ static void help(void)
            "  --model FILE       learned methods (gcl): use this trained model instead of\n"
            "                     training on the profile's traces\n"
            "  --save-model FILE  learned methods: keep the model trained here\n"
+           "  --include-comm     keep communication kernels (NCCL, RCCL, NVSHMEM, serving\n"
+           "                     frameworks' all-reduce; --comm-pattern adds names) in the\n"
+           "                     plan.  By default they are left out (a single-GPU simulator\n"
+           "                     cannot run them: they wait on peers) and the plan records\n"
+           "                     their launches and measured time as a known, unsimulated\n"
+           "                     part that estimate and report print beside the estimates\n"
+           "Where a name is launched with several (grid, block) shapes and the method's\n"
+           "default key is name, the default key is name+shape: each shape its own\n"
+           "strata (--key name gives the name one).\n"
            CLI_INPUT_HELP "  -h, --help         this text\n");
     cli_params_help();
 }
@@ -35,6 +44,7 @@ int cmd_sample(int argc, char **argv)
         {"csv", no_argument, NULL, 'C'},
         {"model", required_argument, NULL, 'm' + 256},
         {"save-model", required_argument, NULL, 'S' + 256},           {"help", no_argument, NULL, 'h'},
+        {"include-comm", no_argument, NULL, 'I' + 256},
         {NULL, 0, NULL, 0}};
     return cli_with_sampling_options(own, sample_main, argc, argv);
 }
@@ -108,7 +118,7 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
     ks_params pa;
     cli_sampling_init(&input, &pa, true);
     const char *output = "-", *model = NULL, *save_model = NULL;
-    bool csv = false;
+    bool csv = false, include_comm = false;
     cli_loop l = {.cmd = "sample", .longopts = longopts, .shortopts = "ho:", .help = help,
                   .input = &input, .params = &pa, .operands = -1};
     int opt, rc;
@@ -131,6 +141,9 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
         case 'S' + 256:
             save_model = optarg;
             break;
+        case 'I' + 256:
+            include_comm = true;
+            break;
         }
     }
     if (l.exit >= 0)
@@ -144,15 +157,17 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
     }
     if (!source)
         return cli_usage_error("sample", "expected one profile file");
-    const char *inputs[] = {source, input.metrics, input.bbv, input.traces, model};
+    const char *inputs[] = {source, input.metrics, input.bbv, input.traces, model, input.nvtx};
     const char *outputs[] = {output, save_model};
-    if ((rc = cli_check_outputs("sample", outputs, 2, inputs, 5)))
+    if ((rc = cli_check_outputs("sample", outputs, 2, inputs, 6)))
         return rc;
     ks_profile *p;
-    if ((rc = cli_read_profile(source, &input, &p)))
+    ks_comm_summary comm;
+    if ((rc = cli_read_profile_comm(source, &input, !include_comm, &p, &comm)))
         return rc;
     ks_error err;
     ks_error_clear(&err);
+    cli_default_shape_key(p, &pa);
     ks_plan plan;
     ks_fitted *fitted = NULL;
     ks_status fst = model ? ks_fit_load(p, &pa, model, &fitted, &err) : ks_fit(p, &pa, &fitted, &err);
@@ -163,17 +178,30 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
     ks_fitted_free(fitted);
     if (fst != KS_OK) {
         ks_profile_free(p);
+        ks_comm_summary_free(&comm);
+        return cli_fail(&err);
+    }
+    if (!include_comm && comm.launches)
+        ks_plan_set_unsimulated(&plan, &comm);
+    char speedup[96];
+    speedup_text(&plan, p, speedup, sizeof speedup);
+    note_first_launches(&plan, p);
+    /* the program's launch ids, whatever was selected */
+    if (fst == KS_OK)
+        fst = ks_plan_use_launch_ids(&plan, p, &err);
+    if (fst != KS_OK) {
+        ks_plan_free(&plan);
+        ks_profile_free(p);
+        ks_comm_summary_free(&comm);
         return cli_fail(&err);
     }
     ks_status st = csv ? ks_plan_save_csv(&plan, output, &err)
                        : ks_plan_save_json(&plan, output, &err);
     if (st == KS_OK) {
-        char speedup[96];
-        speedup_text(&plan, p, speedup, sizeof speedup);
         char n1[32], n2[32], n3[32];
         fprintf(stderr, "ksample: %s: %s of %s invocations in %s cluster%s, predicted speedup %s",
                 plan.method, cli_count_u64(n1, sizeof n1, plan.sample_count),
-                cli_count_u64(n2, sizeof n2, plan.population),
+                cli_count_u64(n2, sizeof n2, p->n),
                 cli_count_u64(n3, sizeof n3, plan.cluster_count),
                 plan.cluster_count == 1 ? "" : "s", speedup);
         if (plan.bound > 0) {
@@ -201,7 +229,6 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
             fputc('\n', stderr);
         } else
             fprintf(stderr, ", no error bound\n");
-        note_first_launches(&plan, p);
         /* a plan dearer than half the program is said before anything runs */
         if (isfinite(plan.predicted_speedup) && plan.predicted_speedup > 0 &&
             plan.predicted_speedup < 2)
@@ -210,8 +237,25 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
                     "(%.4g ms of %.4g ms): simulating every launch costs only %.2fx as much\n",
                     100 / plan.predicted_speedup, plan.total_ns / plan.predicted_speedup / 1e6,
                     plan.total_ns / 1e6, plan.predicted_speedup);
+        if (p->selection[0])
+            fprintf(stderr, "ksample: planned on %zu of the file's %llu launches (%s); the "
+                            "plan's ids are the program's launch ids\n",
+                    p->n, (unsigned long long)p->launch_total, p->selection);
+        if (plan.params.key == KS_KEY_NAME_SHAPE)
+            fprintf(stderr, "ksample: key name+shape: each (grid, block) shape of a name "
+                            "launched with several has its own strata (--key name: one)\n");
+        if (!include_comm && comm.launches)
+            ks_plan_print_unsimulated(&plan, stderr, "ksample: ");
+        if (p->graph_kernels)
+            fprintf(stderr,
+                    "ksample: warning: %llu of these launches ran inside CUDA graphs: a "
+                    "tracer that hooks kernel launch calls does not see them and numbers "
+                    "launches without them; check its kernel count against the profile's "
+                    "before exporting\n",
+                    (unsigned long long)p->graph_kernels);
     }
     ks_plan_free(&plan);
+    ks_comm_summary_free(&comm);
     ks_profile_free(p);
     return st == KS_OK ? 0 : cli_fail(&err);
 }

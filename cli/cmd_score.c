@@ -47,6 +47,11 @@ static void help(void)
         "                     folder, or a CSV with run_cycles)\n"
         "  --metric M         the value (default gpu_sim_cycle, else cycles)\n"
         "  --plan-metric M    the --plan-from source's value (default: as --metric)\n"
+        "  --match M          how a --plan-from profile's launches pair with TRACES':\n"
+        "                     name (default: launch by launch), family or op (as eval\n"
+        "                     --match: another GPU's profile, whose kernels differ); every\n"
+        "                     launch of TRACES must pair, the profile's extra ones are\n"
+        "                     counted\n"
         "  --config C         get_stats.py CSV: the configuration column (for SRCs that\n"
         "                     hold several, give NAME@C in place of SRC per option)\n"
         "  --pilot K          also score 'alone+pilot': alone values corrected per kernel\n"
@@ -105,6 +110,7 @@ typedef struct score_opts {
     const char *names[MAX_METHODS];
     int method_count;
     bool json, rows, quiet;
+    int match; /* --match: -1 name (launch by launch), else a ks_match_mode */
 } score_opts;
 
 static void values_free(values *v)
@@ -240,6 +246,12 @@ static int plan_profile(ks_profile *p, const char *traces, const cli_input *inpu
     }
     if (kind == KS_RESULTS_ACCELSIM_LOG || kind == KS_RESULTS_MACSIM_LOG ||
         kind == KS_RESULTS_GETSTATS || kind == KS_RESULTS_CSV) {
+        if (o->match >= 0) {
+            values_free(&v);
+            return cli_usage_error("score", "--match pairs a profile's launches; --plan-from "
+                                            "%s is simulator values, matched by trace file",
+                                   o->plan_from);
+        }
         int rc = read_values(&v, traces, p->n, o, o->plan_metric ? o->plan_metric : o->metric,
                              false);
         for (size_t i = 0; !rc && i < p->n; i++) {
@@ -269,6 +281,40 @@ static int plan_profile(ks_profile *p, const char *traces, const cli_input *inpu
     int rc = cli_read_profile(o->plan_from, &tin, &q);
     if (rc)
         return rc;
+    if (o->match >= 0) {
+        /* another GPU's profile: each launch of the traces takes its
+         * partner's duration; one without a partner has no duration to
+         * plan on, so it is refused */
+        ks_match_stats ms;
+        int64_t *partner = malloc((p->n ? p->n : 1) * sizeof *partner);
+        if (!partner)
+            rc = cli_fail(&err);
+        else if (ks_profile_match(p, q, (ks_match_mode)o->match, partner, &ms, &err) != KS_OK)
+            rc = cli_fail(&err);
+        else if (ms.p_only) {
+            size_t first = 0;
+            while (partner[first] >= 0)
+                first++;
+            fprintf(stderr,
+                    "ksample score: --plan-from %s: %zu of the traces' %zu launches pair with "
+                    "none of its launches (the first: launch %zu, %.200s): no duration to plan "
+                    "them on\n",
+                    o->plan_from, ms.p_only, p->n, first, ks_profile_name(p, first));
+            rc = KS_ERR_FORMAT;
+        } else {
+            for (size_t i = 0; i < p->n; i++)
+                p->duration_ns[i] = q->duration_ns[partner[i]];
+            if (!o->quiet)
+                fprintf(stderr,
+                        "ksample: --plan-from %s: every launch paired by %s (%zu under another "
+                        "name); %zu of its launches unpaired (%.4g ms), in no plan\n",
+                        o->plan_from, o->match == KS_MATCH_OP ? "operator" : "family",
+                        ms.renamed, ms.q_only, ms.q_only_ns / 1e6);
+        }
+        free(partner);
+        ks_profile_free(q);
+        return rc;
+    }
     if (ks_profile_check_aligned(p, q, NULL, o->plan_from, "cannot plan from", &err) != KS_OK)
         rc = cli_fail(&err);
     for (size_t i = 0; !rc && i < p->n; i++)
@@ -555,6 +601,7 @@ int cmd_score(int argc, char **argv)
         {"estimators", required_argument, NULL, 'E' + 256},
         {"fit", required_argument, NULL, 'F' + 256},
         {"rounds", required_argument, NULL, 'O' + 256},
+        {"match", required_argument, NULL, 'M' + 256},
         {"refine-epsilon", required_argument, NULL, 'V' + 256},
         {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
     return cli_with_sampling_options(own, score_main, argc, argv);
@@ -574,6 +621,16 @@ static int parse_option(score_opts *o, int opt, char *methods_buf, size_t method
 {
     switch (opt) {
     case 'P': o->plan_from = optarg; return 0;
+    case 'M' + 256:
+        if (strcmp(optarg, "name") == 0)
+            o->match = -1;
+        else if (strcmp(optarg, "family") == 0)
+            o->match = KS_MATCH_FAMILY;
+        else if (strcmp(optarg, "op") == 0)
+            o->match = KS_MATCH_OP;
+        else
+            return cli_usage_error("score", "--match is name, family or op, got '%s'", optarg);
+        return 0;
     case 'T': return values_path(&o->truth, "context", optarg);
     case 'A': return values_path(&o->alone, "alone", optarg);
     case 'm': o->metric = optarg; return 0;
@@ -661,6 +718,7 @@ static int score_main(int argc, char **argv, const struct option *longopts)
     char methods_buf[256] = "root";
     score_opts o;
     memset(&o, 0, sizeof o);
+    o.match = -1;
     o.seeds = 100;
     cli_loop l = {.cmd = "score", .longopts = longopts, .shortopts = "hq", .help = help,
                   .json = &o.json, .input = &input, .params = &pa, .operands = 1,

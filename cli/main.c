@@ -92,10 +92,84 @@ bool cli_parse_double(const char *s, double *v)
 
 bool cli_parse_u64(const char *s, uint64_t *v) { return ks_parse_count(s, v); }
 
+/* A time with an optional unit (ns, us, ms, s) as whole ns; false if not. */
+static bool parse_time_ns(const char *s, size_t len, uint64_t *ns)
+{
+    static const struct {
+        const char *unit;
+        double scale;
+    } units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+    double scale = 1;
+    for (size_t u = 0; u < 4; u++) {
+        size_t m = strlen(units[u].unit);
+        if (len > m && strncmp(s + len - m, units[u].unit, m) == 0 &&
+            !(m == 1 && (s[len - 2] == 'n' || s[len - 2] == 'u' || s[len - 2] == 'm'))) {
+            scale = units[u].scale;
+            len -= m;
+            break;
+        }
+    }
+    double v;
+    if (len == 0 || ks_parse_decimal(s, len, KS_NUM_NONNEG, &v) || v * scale > 9e18)
+        return false;
+    *ns = (uint64_t)(v * scale + 0.5);
+    return true;
+}
+
+/* Appends "key=value" to the selection spec. */
+static bool add_select(cli_input *in, const char *key, const char *value, const char *cmd,
+                       int *rc)
+{
+    size_t used = strlen(in->select);
+    if (strchr(value, ';')) {
+        *rc = cli_usage_error(cmd, "--%s: a ';' cannot be part of a value ('%s')", key, value);
+        return true;
+    }
+    int w = snprintf(in->select + used, sizeof in->select - used, "%s%s=%s", used ? ";" : "",
+                     key, value);
+    if (w < 0 || (size_t)w >= sizeof in->select - used) {
+        in->select[used] = '\0';
+        *rc = cli_usage_error(cmd, "the selection options are longer than %zu bytes in all",
+                              sizeof in->select - 1);
+    }
+    in->read.select = in->select;
+    return true;
+}
+
 bool cli_input_option(cli_input *in, int opt, const char *arg, const char *cmd, int *rc)
 {
     *rc = 0;
     switch (opt) {
+    case 601:
+        return add_select(in, "step", arg, cmd, rc);
+    case 602:
+        return add_select(in, "range", arg, cmd, rc);
+    case 603: {
+        const char *dash = strchr(arg, '-');
+        uint64_t a, b;
+        char buf[64];
+        if (!dash || !parse_time_ns(arg, (size_t)(dash - arg), &a) ||
+            !parse_time_ns(dash + 1, strlen(dash + 1), &b) || b <= a) {
+            *rc = cli_usage_error(cmd, "--time-window needs A-B with A < B (e.g. 20ms-45ms), got '%s'",
+                                  arg);
+            return true;
+        }
+        snprintf(buf, sizeof buf, "%llu-%llu", (unsigned long long)a, (unsigned long long)b);
+        return add_select(in, "time", buf, cmd, rc);
+    }
+    case 604:
+        return add_select(in, "launches", arg, cmd, rc);
+    case 606:
+        in->nvtx = arg;
+        return true;
+    case 605:
+        if (in->comm_pattern_count == sizeof in->comm_patterns / sizeof in->comm_patterns[0] ||
+            !*arg || strchr(arg, ';'))
+            *rc = cli_usage_error(cmd, "--comm-pattern: a pattern without ';', at most 16 (got '%s')",
+                                  arg);
+        else
+            in->comm_patterns[in->comm_pattern_count++] = arg;
+        return true;
     case 'F':
         in->read.format = arg;
         return true;
@@ -123,17 +197,71 @@ bool cli_input_option(cli_input *in, int opt, const char *arg, const char *cmd, 
     return false;
 }
 
+int cli_read_profile_comm(const char *path, const cli_input *in, bool exclude, ks_profile **out,
+                          ks_comm_summary *comm)
+{
+    cli_input with = *in;
+    with.read.keep_start = true;
+    if (in->select[0])
+        with.read.select = with.select;
+    memset(comm, 0, sizeof *comm);
+    int rc = cli_read_profile(path, &with, out);
+    if (rc)
+        return rc;
+    ks_error err;
+    ks_error_clear(&err);
+    ks_status st = ks_comm_summarise(*out, in->comm_patterns, in->comm_pattern_count, comm, &err);
+    if (st == KS_OK && exclude && comm->launches) {
+        char spec[512] = "no-comm";
+        size_t used = strlen(spec);
+        for (size_t k = 0; k < in->comm_pattern_count && used < sizeof spec; k++)
+            used += (size_t)snprintf(spec + used, sizeof spec - used, ";comm-pattern=%s",
+                                     in->comm_patterns[k]);
+        if (used >= sizeof spec)
+            st = ks_error_set(&err, KS_ERR_USAGE, NULL, 0, "--comm-pattern: too long in all");
+        else if (comm->launches == (*out)->n)
+            st = ks_error_set(&err, KS_ERR_USAGE, path, 0,
+                              "every one of its %zu launches is a communication kernel: "
+                              "nothing to simulate (--include-comm keeps them)",
+                              (*out)->n);
+        else
+            st = ks_profile_select(*out, spec, &err);
+    }
+    if (!in->read.keep_start)
+        ks_profile_drop_start(*out);
+    if (st != KS_OK) {
+        ks_comm_summary_free(comm);
+        ks_profile_free(*out);
+        *out = NULL;
+        return cli_fail(&err);
+    }
+    return 0;
+}
+
 int cli_read_profile(const char *path, const cli_input *in, ks_profile **out)
 {
     ks_error err;
     ks_error_clear(&err);
-    ks_status st = ks_profile_read(path, &in->read, out, &err);
+    ks_read_options ro = in->read;
+    /* second sources join by launch order over the whole file: the
+     * selection comes after them */
+    bool attach = in->metrics || in->bbv || in->traces || in->nvtx;
+    ro.select = in->select[0] && !attach ? in->select : NULL;
+    if ((in->select[0] && attach) || in->nvtx)
+        ro.keep_start = true;
+    ks_status st = ks_profile_read(path, &ro, out, &err);
     if (st == KS_OK && in->metrics)
         st = ks_profile_attach(*out, KS_SOURCE_METRICS, in->metrics, &err);
     if (st == KS_OK && in->bbv)
         st = ks_profile_attach(*out, KS_SOURCE_BBV, in->bbv, &err);
     if (st == KS_OK && in->traces)
         st = ks_profile_attach(*out, KS_SOURCE_TRACES, in->traces, &err);
+    if (st == KS_OK && in->nvtx)
+        st = ks_profile_attach_ranges(*out, in->nvtx, &err);
+    if (st == KS_OK && in->select[0] && attach)
+        st = ks_profile_select(*out, in->select, &err);
+    if (st == KS_OK && !in->read.keep_start)
+        ks_profile_drop_start(*out);
     if (st != KS_OK) {
         ks_profile_free(*out);
         *out = NULL;

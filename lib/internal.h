@@ -243,8 +243,13 @@ extern const ks_reader ks_reader_ncu_raw_csv;
 extern const ks_reader ks_reader_accelsim_traces;
 extern const ks_reader ks_reader_macsim_traces;
 
+/* ks_profile_attach_ranges over an open input (the fuzz target's). */
+ks_status ks_profile_read_ranges(ks_profile *p, ks_input *in, ks_error *err);
 /* Reorders every column so that new row i is old row order[i]. */
 ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err);
+/* Keeps rows order[0..k) (ascending: the launch order stays), dropping the
+ * rest: new row i is old row order[i] (lib/core/region.c's selections). */
+ks_status ks_profile_keep(ks_profile *p, uint32_t *order, size_t k, ks_error *err);
 /* Puts p into launch order as a reader knows it: by first[i], ties by
  * second[i], remaining ties by file order (so the result never depends on the
  * sort).  A NULL array counts as all equal.  Permutes only when p is not in

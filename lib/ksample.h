@@ -140,6 +140,39 @@ typedef struct ks_profile {
     ks_sparse_column *sparse;
     size_t sparse_capacity;
 
+    /* Regions (lib/core/region.c): the profiler steps, annotations and NVTX
+     * ranges the input marks, each with the launches inside it (ascending
+     * indexes into this profile), resolved once the reader has ordered the
+     * launches.  Readers add them with ks_profile_add_range, and the CPU
+     * time of each launch call with ks_profile_add_call (freed once the
+     * ranges are resolved). */
+    size_t range_count, range_capacity;
+    struct ks_range *ranges;
+    size_t call_count, call_capacity;
+    struct ks_launch_call *calls;
+    /* The framework's operator stream (Kineto's cpu_op events): the
+     * operators read (freed with the calls) and, per launch, the innermost
+     * operator on the launching thread whose time holds the launch call:
+     * op_id[i] indexes op_names, UINT32_MAX none; op_id NULL when the
+     * input has no operators. */
+    size_t op_count, op_capacity;
+    struct ks_op_span *ops;
+    uint32_t *op_id;
+    size_t op_name_count, op_name_capacity;
+    char **op_names;
+    ks_hash_index op_name_index;
+    /* CUDA graphs: graph launches the input shows (cudaGraphLaunch calls)
+     * and the kernels they ran (correlated to such a call) */
+    uint64_t graph_launches, graph_kernels;
+    /* A selection (ks_profile_select): launch_id[i] is launch i's id in the
+     * program (its place among the file's launches), NULL when every launch
+     * of the file is here (the id is then i); launch_total is the file's
+     * launch count; selection the spec applied ("" when none). */
+    uint64_t *launch_id;
+    uint64_t launch_total;
+    char selection[512];
+    uint64_t selected; /* launches the selection kept (n, unless masked) */
+
     /* provenance */
     char source_format[32];   /* reader that produced it, e.g. "nsys-kern-exec-csv" */
     char device_name[128];    /* "" if unknown */
@@ -211,12 +244,163 @@ ks_status ks_profile_sort_by_start(ks_profile *p, ks_error *err);
 size_t ks_profile_column_bytes(const ks_profile *p);
 double ks_profile_total_ns(const ks_profile *p);
 
+/* ------------------------------------------------------------------ regions */
+
+/* A part of the run the profile marks (lib/core/region.c). */
+typedef enum ks_range_kind {
+    KS_RANGE_STEP = 0,           /* a profiler step: Kineto's ProfilerStep#N */
+    KS_RANGE_ANNOTATION = 1,     /* a CPU-side user annotation (record_function) */
+    KS_RANGE_GPU_ANNOTATION = 2, /* Kineto's gpu_user_annotation (GPU timeline) */
+    KS_RANGE_NVTX = 3            /* an NVTX push/pop or start/end range */
+} ks_range_kind;
+typedef struct ks_range {
+    char *name;
+    ks_range_kind kind;
+    bool gpu_clock;          /* begin/end on the GPU's clock (kernel starts),
+                              * else the CPU's (the launch calls) */
+    int64_t begin_ns, end_ns;
+    size_t count;            /* launches inside it */
+    uint32_t *ids;           /* their indexes, ascending */
+    bool resolved;           /* count and ids are set */
+} ks_range;
+/* The CPU side of a launch: the runtime call with this correlation id began
+ * at ts_ns; graph: it was a CUDA graph launch. */
+typedef struct ks_launch_call {
+    int64_t correlation, ts_ns;
+    int64_t tid;  /* the calling thread (0: unknown) */
+    bool graph;
+} ks_launch_call;
+/* A framework operator (aten::mm) that ran on thread tid from begin to end. */
+typedef struct ks_op_span {
+    int64_t begin_ns, end_ns, tid;
+    uint32_t name; /* into op_names */
+} ks_op_span;
+ks_status ks_profile_add_op(ks_profile *p, const char *name, size_t len, int64_t tid,
+                            int64_t begin_ns, int64_t end_ns, ks_error *err);
+const char *ks_range_kind_name(ks_range_kind kind);
+ks_status ks_profile_add_range(ks_profile *p, const char *name, size_t len, ks_range_kind kind,
+                               bool gpu_clock, int64_t begin_ns, int64_t end_ns, ks_error *err);
+ks_status ks_profile_add_call(ks_profile *p, int64_t correlation, int64_t ts_ns, int64_t tid,
+                              bool graph, ks_error *err);
+/* Resolves every range to its launches (needs start_ns for GPU-clock
+ * ranges and the launch calls for CPU-clock ones); frees the calls. */
+ks_status ks_profile_resolve_ranges(ks_profile *p, ks_error *err);
+/* NVTX ranges from nsys's nvtx_gpu_proj_trace CSV report of the same run
+ * (lib/readers/read_nvtx_csv.c), added to p's ranges and resolved by the
+ * kernels' start times, which p must still hold (keep_start). */
+ks_status ks_profile_attach_ranges(ks_profile *p, const char *path, ks_error *err);
+/* The step number of a ProfilerStep#N range, or -1. */
+long ks_range_step(const ks_range *r);
+
+/* A selection of launches, as the options of every command that reads a
+ * profile give it and a plan records it: items separated by ';', all of
+ * which a launch must meet,
+ *   step=A or step=A-B    inside profiler step A (to B, inclusive)
+ *   range=NAME            inside a range (annotation, NVTX) named NAME, or
+ *                         whose name starts with NAME when it ends in '*';
+ *                         repeated: inside any of them
+ *   time=A-B              starting A to B ns after the first launch (half open)
+ *   launches=A-B          launch ids A to B (inclusive)
+ *   no-comm               not a communication kernel (ks_comm_kernel)
+ *   comm-pattern=P        one more communication pattern (repeatable)
+ * Launch ids stay the program's (ks_profile.launch_id).  Refuses an empty
+ * result and a step or range the profile does not have, naming what it
+ * has. */
+ks_status ks_profile_select(ks_profile *p, const char *spec, ks_error *err);
+/* The selection as a mask over the whole profile, for what reads a plan
+ * drawn on a selection beside its profile (ks_plan_open_profile): every
+ * launch keeps its place (index = launch id) and time, and the launches
+ * outside it are renamed "(outside the plan's selection)", a name no plan
+ * group has; p->selected counts the others. */
+ks_status ks_profile_mask_selection(ks_profile *p, const char *spec, ks_error *err);
+/* The name id ks_profile_mask_selection gives the launches outside the
+ * selection, or UINT32_MAX when none was masked. */
+uint32_t ks_profile_masked_name(const ks_profile *p);
+/* The program's id of launch i (launch_id[i], or i). */
+static inline uint64_t ks_profile_launch_id(const ks_profile *p, size_t i)
+{
+    return p->launch_id ? p->launch_id[i] : (uint64_t)i;
+}
+
+/* ------------------------------------------------------ communication kernels */
+
+/* Whether a kernel name is a communication kernel: NCCL, RCCL, NVSHMEM, and
+ * the custom all-reduce kernels of serving frameworks (the list is
+ * ks_comm_pattern_list; docs/llm.md), or matches one of extra[0..extra_count)
+ * ('*' matches any run of characters; without one a pattern matches
+ * anywhere in the name). */
+bool ks_comm_kernel(const char *name, const char *const *extra, size_t extra_count);
+/* The built-in patterns, NULL-terminated. */
+const char *const *ks_comm_pattern_list(void);
+/* What communication costs in a profile: the launches and time of its
+ * communication kernels, the part of that time that overlaps other kernels
+ * on other streams (needs start times: NAN without them), the names by time. */
+typedef struct ks_comm_summary {
+    uint64_t launches;
+    double time_ns, total_ns;
+    double overlap_ns;  /* NAN: unknown (no start times) */
+    size_t name_count;
+    char **names;       /* by time, largest first */
+    double *name_ns;
+    uint64_t *name_launches;
+} ks_comm_summary;
+ks_status ks_comm_summarise(const ks_profile *p, const char *const *extra, size_t extra_count,
+                            ks_comm_summary *out, ks_error *err);
+void ks_comm_summary_free(ks_comm_summary *s);
+
+/* The names key name+shape splits (several (grid, block) shapes, or
+ * without them clear duration modes), by launches, most first: *count of
+ * them in *out (malloc'd; free each label and the array with
+ * ks_split_names_free); parts[k] groups each, launches[k] launches. */
+typedef struct ks_split_name {
+    char *label;
+    size_t parts, launches;
+} ks_split_name;
+ks_status ks_split_names(const ks_profile *p, ks_split_name **out, size_t *count, ks_error *err);
+void ks_split_names_free(ks_split_name *names, size_t count);
+
+/* ------------------------------------------------- launches of two profiles */
+
+/* Launches of one program profiled twice paired when names differ
+ * (lib/core/match.c): in order by kernel family (the name without digits),
+ * resynchronised after launches one side has and the other lacks. */
+typedef struct ks_match_stats {
+    size_t matched;   /* pairs */
+    size_t renamed;   /* pairs whose names differ */
+    size_t by_position; /* of those, other families paired by position: as
+                         * many launches on each side between agreeing ones */
+    size_t p_only, q_only;     /* launches left unmatched on each side */
+    double p_only_ns, q_only_ns;
+    size_t gaps;      /* places the sequences part */
+    int64_t first_gap_p, first_gap_q; /* where the first one is */
+} ks_match_stats;
+typedef enum ks_match_mode {
+    KS_MATCH_FAMILY = 0, /* by kernel family (the name without its digits) */
+    KS_MATCH_OP = 1      /* by the framework operator that launched each kernel
+                          * (Kineto's CPU op to kernel correlation; ks_profile.op_id),
+                          * the family where a launch has none */
+} ks_match_mode;
+/* partner[i]: q's launch paired with p's launch i, or -1.  KS_MATCH_OP
+ * needs both profiles' operators (refused, saying so, otherwise). */
+ks_status ks_profile_match(const ks_profile *p, const ks_profile *q, ks_match_mode mode,
+                           int64_t *partner, ks_match_stats *stats, ks_error *err);
+/* A profile with p's launches and names and, for each, the duration of its
+ * partner in q (0 when it has none): a truth for eval aligned with p. */
+ks_status ks_profile_match_truth(const ks_profile *p, const ks_profile *q, ks_match_mode mode,
+                                 ks_profile **out, ks_match_stats *stats, ks_error *err);
+
 /* -------------------------------------------------------------- grouping key */
 
 typedef enum ks_key {
     KS_KEY_NAME = 0,            /* name cut at the first '(' */
     KS_KEY_NAME_NOTEMPLATE = 1, /* also cut at the first '<' */
-    KS_KEY_NAME_GRID_BLOCK = 2  /* name-notemplate plus grid and block dims */
+    KS_KEY_NAME_GRID_BLOCK = 2, /* name-notemplate plus grid and block dims */
+    KS_KEY_NAME_SHAPE = 3       /* name; a name launched with several (grid,
+                                 * block) shapes: name plus the shape (label
+                                 * "name[gx,gy,gz][bx,by,bz]"), one group each;
+                                 * without grid and block, a name whose
+                                 * durations are clearly several modes: one
+                                 * group per mode ("name{lo-hi ns}") */
 } ks_key;
 
 const char *ks_key_to_string(ks_key key);
@@ -245,6 +429,8 @@ typedef struct ks_read_options {
     int device;            /* -1: all devices; otherwise keep only this device */
     const char *name_kind; /* nsys sqlite: "demangled" (default), "short", "mangled" */
     bool keep_start;       /* keep start_ns after reading (tests of the readers) */
+    const char *select;    /* NULL, or a selection applied after reading
+                            * (ks_profile_select) */
 } ks_read_options;
 
 void ks_read_options_init(ks_read_options *opt);
@@ -473,6 +659,23 @@ typedef struct ks_plan {
     uint64_t input_bytes;
     char input_format[32];
     uint64_t input_invocations;
+    /* A plan drawn on a selection of the profile (ks_profile_select, the
+     * spec in selection, "" when none) of `selected` launches.  Its ids
+     * are the program's launch ids once ks_plan_use_launch_ids has mapped
+     * them (as sample writes every plan), and input_invocations and
+     * population the file's launch count. */
+    char selection[512];
+    uint64_t selected;
+    /* The known, unsimulated part (unsim_what "" when none): launches of the
+     * profile (inside the selection) left out of the plan, whose measured
+     * time no estimate contains (communication kernels): how many, their
+     * time, its share of the time they were left out of, the part of it
+     * other kernels on other streams ran beside them (NAN: unknown), and
+     * the kernels by time ("name: launches, ns; ..."). */
+    char unsim_what[64];
+    uint64_t unsim_launches;
+    double unsim_ns, unsim_share, unsim_overlap_ns;
+    char unsim_kernels[1024];
     /* refine: the plan this one extends ("" when none) and its file's digest */
     char parent_path[512];
     char parent_xxh128[33];
@@ -498,6 +701,20 @@ ks_status ks_plan_add_sample(ks_plan *plan, uint64_t id, double weight, uint32_t
  * rep (per pool, its lowest kernel group) become plan->pool_rep. */
 ks_status ks_plan_set_pools(ks_plan *plan, const uint32_t *pool_of, const uint32_t *rep,
                             size_t group_count, ks_error *err);
+/* A plan drawn on a selected profile (p->launch_id): its sample ids become
+ * the program's launch ids and input_invocations / population the file's
+ * launch count, so a tracer's range and a simulator's kernels match it.
+ * The estimators that read the profile take only plans in the profile's
+ * own ids: call this last, before writing. */
+ks_status ks_plan_use_launch_ids(ks_plan *plan, const ks_profile *p, ks_error *err);
+/* Records the communication kernels left out of p (c: their summary over
+ * the launches before they were left out) as the plan's unsimulated part. */
+void ks_plan_set_unsimulated(ks_plan *plan, const ks_comm_summary *c);
+/* Copies the known, unsimulated part (a refined plan keeps its parent's). */
+void ks_plan_copy_unsimulated(const ks_plan *from, ks_plan *to);
+/* Prints the plan's known, unsimulated part in words (nothing when none),
+ * each line starting with prefix: for estimate and report. */
+void ks_plan_print_unsimulated(const ks_plan *plan, FILE *f, const char *prefix);
 /* Sorts samples by id, merges repeats (weights add), fills totals. */
 ks_status ks_plan_finish(ks_plan *plan, const ks_profile *p, ks_error *err);
 /* The value of the plan's method parameter `name` (CHOICE: its index, BOOL:

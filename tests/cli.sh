@@ -49,8 +49,11 @@ expect 0 "$KS" sample "$T/w.csv" --method root --seed 4 -o "$T/root.4.json"
 cmp -s "$T/root.json" "$T/root.4.json" && bad "root plan ignores the seed"
 expect 0 "$KS" sample "$T/w.csv" --method allegro --key name+grid+block --csv -o "$T/a.csv"
 head -1 "$T/a.csv" | grep -q '^id,weight$' || bad "--csv header"
-expect 0 "$KS" sample "$T/w.csv" --method random --target-speedup 100 -o -
+expect 0 "$KS" sample "$T/w.csv" --method random --target-speedup 100 --include-comm -o -
 grep -q '"draws": 200,' "$T/out" || bad "random --target-speedup 100 on 20000: $(grep draws "$T/out")"
+# by default the preset's 2,731 NCCL launches are left out: 17,269 / 100
+expect 0 "$KS" sample "$T/w.csv" --method random --target-speedup 100 -o -
+grep -q '"draws": 173,' "$T/out" || bad "random --target-speedup 100 without comm: $(grep draws "$T/out")"
 
 expect 0 "$KS" eval "$T/w.csv" --methods root,stem,allegro,random --iters 3 --json
 for k in method samples speedup_hmean error_mean_pct error_max_pct plan_seconds; do
@@ -132,6 +135,42 @@ if [ -d "$SHARED/kineto" ]; then
 else
     echo "SKIP: $SHARED absent, real-profile CLI checks skipped"
 fi
+
+# an LLM / training profile (issue 40): pick a phase, leave NCCL out, plan,
+# export the tracer range; estimate says what was measured, not simulated
+NCCL="$SHARED/kineto/a100-nccl.json.gz"
+if [ -r "$NCCL" ]; then
+    expect 0 "$KS" info "$NCCL"
+    grep -q "^communication: 21 launches, .* 28.8 % of the kernel time" "$T/out" || bad "info comm: $(grep comm "$T/out")"
+    grep -q "^steps: *3 profiler steps, ProfilerStep#4 to #6" "$T/out" || bad "info steps"
+    grep -q "## forward ##" "$T/out" || bad "info ranges"
+    expect 0 "$KS" sample --step 5 --range '## forward ##' --seed 2 -o "$T/llm.json" "$NCCL"
+    grep -q '"selection": "step=5;range=## forward ##;no-comm"' "$T/llm.json" || bad "plan records no selection"
+    grep -q '"unsimulated": {"what": "communication kernels", "launches": 2' "$T/llm.json" || bad "plan records no comm"
+    grep -q '"invocations": 2700' "$T/llm.json" || bad "plan's invocations are not the file's"
+    expect 0 "$KS" export --to accelsim-tracer-span -o "$T/span.env" "$T/llm.json"
+    grep -q "DYNAMIC_KERNEL_LIMIT_START=9[0-9][0-9]" "$T/span.env" || bad "span not in step 5: $(grep START "$T/span.env")"
+    python3 -c "import json,sys; p=json.load(open(sys.argv[1])); print('id,cycles'); [print('%d,%d' % (s['id'], 100 + s['id'] % 7)) for s in p['samples']]" "$T/llm.json" >"$T/llm.csv"
+    expect 0 "$KS" estimate "$T/llm.json" "$T/llm.csv"
+    grep -q "^known, unsimulated part: communication kernels, 2 launches" "$T/out" || bad "estimate prints no unsimulated part"
+    grep -q "^selection: step=5" "$T/out" || bad "estimate prints no selection"
+    expect 0 "$KS" estimate --estimator ratio "$T/llm.json" "$T/llm.csv"
+    expect 0 "$KS" sample --include-comm --key name -o "$T/llm2.json" "$NCCL"
+    grep -q unsimulated "$T/llm2.json" && bad "--include-comm still leaves comm out"
+    grep -q '"selection"' "$T/llm2.json" && bad "a plan of the whole file records a selection"
+    expect 2 "$KS" sample --range nope "$NCCL"
+    grep -q "no range named 'nope'.*## forward ##" "$T/err" || bad "unknown range message: $(cat "$T/err")"
+    expect 2 "$KS" sample --step 9 "$NCCL"
+    expect 2 "$KS" info --time-window 5ms-2ms "$NCCL"
+    expect 0 "$KS" info --time-window 0-20ms --launches 0-99 "$NCCL"
+fi
+TT="$ROOT/tests/data/torch-transformer"
+expect 4 "$KS" eval --iters 2 "$TT/decode-h100.json.gz" --truth "$TT/decode-h200.json.gz"
+expect 0 "$KS" eval --iters 2 --methods root --match family "$TT/decode-h100.json.gz" --truth "$TT/decode-h200.json.gz"
+grep -q "^match by family: 29447 of A's 29447 launches paired" "$T/out" || bad "match by family: $(head -1 "$T/out")"
+expect 2 "$KS" eval --iters 2 --match op "$TT/decode-h100.json.gz" --truth "$TT/decode-h200.json.gz"
+expect 2 "$KS" eval --iters 2 --match foo "$TT/decode-h100.json.gz" --truth "$TT/decode-h200.json.gz"
+expect 2 "$KS" score --match foo "$T/tr" --plan-from "$T/tr/time.csv" --truth "$T/tr/time.csv"
 
 # method parameters come from the methods' tables: each is checked against
 # the method it is given to, and the help lists them with their methods

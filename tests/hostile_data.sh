@@ -24,8 +24,8 @@ ids() { grep -o '"id": [0-9]*' "$1" | sed 's/"id": //'; }
 
 cd "$T" || exit 1
 "$KS" synth --traces st -n 40 --seed 5 2>/dev/null || exit 1
-"$KS" sample st/time.csv --method stem --epsilon 0.3 -o plan.json 2>/dev/null || exit 1
-"$KS" sample st/time.csv --epsilon 1e-320 -o census.json 2>/dev/null || exit 1
+"$KS" sample st/time.csv --method stem --key name --epsilon 0.3 -o plan.json 2>/dev/null || exit 1
+"$KS" sample st/time.csv --key name --epsilon 1e-320 -o census.json 2>/dev/null || exit 1
 
 # --- a plan's numbers read back as written ---------------------------------
 expect 0 "$KS" export census.json --to ids -o census.ids

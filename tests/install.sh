@@ -53,7 +53,9 @@ ldd "$T/user" 2>/dev/null | grep -q "libksample.so.$SOVERSION => $LIBDIR/" || {
     LD_LIBRARY_PATH="$LIBDIR" ldd "$T/user" | grep -q "libksample.so.$SOVERSION => $LIBDIR/" ||
         bad "user is not linked with the installed libksample.so.$SOVERSION"
 }
-expect 0 "$P/bin/ksample" sample "$EXAMPLE" -o "$T/cli.json"
+# the library plans on the launches given: the command with --include-comm
+# and --key name (its defaults leave NCCL out and split shapes; docs/llm.md)
+expect 0 "$P/bin/ksample" sample --include-comm --key name "$EXAMPLE" -o "$T/cli.json"
 expect 0 env LD_LIBRARY_PATH="$LIBDIR" "$T/user" "$EXAMPLE" "$T/shared.json"
 grep -q "50000 launches, root plan" "$T/out" || bad "user printed: $(cat "$T/out")"
 cmp -s "$T/cli.json" "$T/shared.json" || bad "the shared library's plan differs from the command's"

@@ -7,6 +7,7 @@
  */
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -16,6 +17,7 @@ static const char *const key_names[] = {
     [KS_KEY_NAME] = "name",
     [KS_KEY_NAME_NOTEMPLATE] = "name-notemplate",
     [KS_KEY_NAME_GRID_BLOCK] = "name+grid+block",
+    [KS_KEY_NAME_SHAPE] = "name+shape",
 };
 #define KEY_COUNT (sizeof key_names / sizeof key_names[0])
 
@@ -33,7 +35,8 @@ ks_status ks_key_parse(const char *s, ks_key *key, ks_error *err)
         }
     }
     return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
-                        "unknown key '%s' (expected name, name-notemplate or name+grid+block)",
+                        "unknown key '%s' (expected name, name-notemplate, name+grid+block or "
+                        "name+shape)",
                         s);
 }
 
@@ -137,8 +140,239 @@ static ks_status add_group(ks_groups *g, size_t *cap, char *label, ks_error *err
     return KS_OK;
 }
 
+/* name+shape: the name key's groups, each name launched with several
+ * (grid, block) shapes split by shape (in order of first launch). */
+static ks_status split_shapes(const ks_profile *p, ks_groups *g, ks_error *err)
+{
+    size_t n = p->n, cap = 64;
+    while (cap < 2 * (g->count + p->dims_count) + 2)
+        cap *= 2;
+    /* (group, dims) pairs: distinct shapes per group first */
+    uint64_t *keys = malloc(cap * sizeof *keys);
+    uint32_t *val = malloc(cap * sizeof *val);
+    uint32_t *shapes = calloc(g->count ? g->count : 1, sizeof *shapes);
+    ks_groups out = {.key = KS_KEY_NAME_SHAPE};
+    out.group_of = malloc((n ? n : 1) * sizeof *out.group_of);
+    size_t used = 0, groups_cap = 0;
+    ks_status st = KS_OK;
+    if (!keys || !val || !shapes || !out.group_of) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    for (size_t s = 0; s < cap; s++)
+        keys[s] = UINT64_MAX;
+    for (int pass = 0; pass < 2 && st == KS_OK; pass++) {
+        for (size_t s = 0; s < cap; s++)
+            keys[s] = UINT64_MAX;
+        used = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t g0 = g->group_of[i];
+            uint64_t k = (uint64_t)g0 << 32 | p->dims_id[i];
+            size_t s = (size_t)(mix(0, k) & (cap - 1));
+            while (keys[s] != UINT64_MAX && keys[s] != k)
+                s = (s + 1) & (cap - 1);
+            if (keys[s] == UINT64_MAX) {
+                if (++used * 2 > cap) { /* cannot happen: cap holds every pair twice */
+                    st = ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "shape table full");
+                    break;
+                }
+                keys[s] = k;
+                if (pass == 0) {
+                    shapes[g0]++;
+                    continue;
+                }
+                char *label;
+                if (shapes[g0] > 1) {
+                    const uint32_t *d = ks_profile_grid(p, i);
+                    size_t len = strlen(g->labels[g0]) + 80;
+                    label = malloc(len);
+                    if (label)
+                        snprintf(label, len, "%s[%u,%u,%u][%u,%u,%u]", g->labels[g0], d[0], d[1],
+                                 d[2], d[3], d[4], d[5]);
+                } else {
+                    label = strdup(g->labels[g0]);
+                }
+                if ((st = add_group(&out, &groups_cap, label, err)))
+                    break;
+                val[s] = (uint32_t)(out.count - 1);
+            }
+            if (pass == 1) {
+                out.group_of[i] = val[s];
+                out.size[val[s]]++;
+            }
+        }
+    }
+done:
+    KS_FREE(keys, val, shapes);
+    ks_groups_free(g);
+    if (st != KS_OK) {
+        ks_groups_free(&out);
+        return st;
+    }
+    *g = out;
+    return KS_OK;
+}
+
+/* Durations of one name that are clearly several modes (different work
+ * under one name where the profile gives no grid and block): a cut at k in
+ * sorted v[lo, hi) leaves at least 3 launches and 1 % on each side, and is
+ * the largest ratio v[k] / v[k-1] there, at least 1.2, with a gap at least
+ * twice either side's standard deviation.  Cuts (the upper side's least
+ * duration) go to cuts[], at most 7, found recursively. */
+static double side_sd(const int64_t *v, size_t lo, size_t hi)
+{
+    long double s = 0, q = 0;
+    for (size_t i = lo; i < hi; i++)
+        s += v[i];
+    long double mean = s / (hi - lo);
+    for (size_t i = lo; i < hi; i++)
+        q += (v[i] - mean) * (v[i] - mean);
+    return (double)sqrtl(q / (hi - lo));
+}
+
+static void mode_cuts(const int64_t *v, size_t lo, size_t hi, size_t min_side, int depth,
+                      int64_t *cuts, size_t *count)
+{
+    if (depth == 0 || hi - lo < 2 * min_side)
+        return;
+    size_t best = 0;
+    double ratio = 0;
+    for (size_t k = lo + min_side; k + min_side <= hi; k++)
+        if (v[k - 1] > 0 && (double)v[k] / (double)v[k - 1] > ratio) {
+            ratio = (double)v[k] / (double)v[k - 1];
+            best = k;
+        }
+    if (ratio < 1.2)
+        return;
+    double gap = (double)(v[best] - v[best - 1]);
+    double sd_l = side_sd(v, lo, best), sd_r = side_sd(v, best, hi);
+    if (gap < 2 * (sd_l > sd_r ? sd_l : sd_r))
+        return;
+    mode_cuts(v, lo, best, min_side, depth - 1, cuts, count);
+    if (*count < 7)
+        cuts[(*count)++] = v[best];
+    mode_cuts(v, best, hi, min_side, depth - 1, cuts, count);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* name+shape without grid and block: each name's clear duration modes
+ * (label "name{lo-hi ns}", the mode's least and greatest duration). */
+static ks_status split_modes(const ks_profile *p, ks_groups *g, ks_error *err)
+{
+    size_t n = p->n, gc = g->count;
+    size_t *first = calloc(gc + 1, sizeof *first);
+    int64_t *v = malloc((n ? n : 1) * sizeof *v);
+    int64_t *cuts = calloc(gc * 7 + 1, sizeof *cuts);
+    size_t *ncuts = calloc(gc + 1, sizeof *ncuts);
+    int64_t *lo = NULL, *hi = NULL;
+    uint32_t *id = NULL;
+    ks_groups out = {.key = KS_KEY_NAME_SHAPE};
+    size_t groups_cap = 0;
+    ks_status st = KS_OK;
+    out.group_of = malloc((n ? n : 1) * sizeof *out.group_of);
+    if (!first || !v || !cuts || !ncuts || !out.group_of) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    /* durations by group, then each group's cuts */
+    for (size_t i = 0; i < n; i++)
+        first[g->group_of[i] + 1]++;
+    for (size_t k = 0; k < gc; k++)
+        first[k + 1] += first[k];
+    {
+        size_t *at = malloc((gc + 1) * sizeof *at);
+        if (!at) {
+            st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+            goto done;
+        }
+        memcpy(at, first, (gc + 1) * sizeof *at);
+        for (size_t i = 0; i < n; i++)
+            v[at[g->group_of[i]]++] = p->duration_ns[i];
+        free(at);
+    }
+    size_t modes = 0;
+    for (size_t k = 0; k < gc; k++) {
+        size_t a = first[k], b = first[k + 1], size = b - a;
+        qsort(v + a, size, sizeof *v, cmp_i64);
+        size_t min_side = size / 100 > 3 ? (size + 99) / 100 : 3;
+        mode_cuts(v, a, b, min_side, 3, cuts + 7 * k, &ncuts[k]);
+        modes += ncuts[k] + 1;
+    }
+    lo = malloc(modes * sizeof *lo);
+    hi = malloc(modes * sizeof *hi);
+    id = malloc(modes * sizeof *id);
+    if (!lo || !hi || !id) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    /* each mode's range (v is sorted per group) and, in launch order, its
+     * group number */
+    size_t *base = malloc((gc + 1) * sizeof *base);
+    if (!base) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    for (size_t k = 0, m = 0; k < gc; k++) {
+        base[k] = m;
+        size_t j = first[k];
+        for (size_t c = 0; c <= ncuts[k]; c++, m++) {
+            lo[m] = v[j];
+            int64_t upper = c < ncuts[k] ? cuts[7 * k + c] : INT64_MAX;
+            while (j < first[k + 1] && v[j] < upper)
+                j++;
+            hi[m] = v[j - 1];
+            id[m] = UINT32_MAX;
+        }
+    }
+    for (size_t i = 0; i < n && st == KS_OK; i++) {
+        uint32_t g0 = g->group_of[i];
+        size_t c = 0;
+        while (c < ncuts[g0] && p->duration_ns[i] >= cuts[7 * g0 + c])
+            c++;
+        size_t m = base[g0] + c;
+        if (id[m] == UINT32_MAX) {
+            char *label;
+            if (ncuts[g0]) {
+                size_t len = strlen(g->labels[g0]) + 48;
+                label = malloc(len);
+                if (label)
+                    snprintf(label, len, "%s{%lld-%lld ns}", g->labels[g0], (long long)lo[m],
+                             (long long)hi[m]);
+            } else {
+                label = strdup(g->labels[g0]);
+            }
+            if ((st = add_group(&out, &groups_cap, label, err)))
+                break;
+            id[m] = (uint32_t)(out.count - 1);
+        }
+        out.group_of[i] = id[m];
+        out.size[id[m]]++;
+    }
+    free(base);
+done:
+    KS_FREE(first, v, cuts, ncuts, lo, hi, id);
+    ks_groups_free(g);
+    if (st != KS_OK) {
+        ks_groups_free(&out);
+        return st;
+    }
+    *g = out;
+    return KS_OK;
+}
+
 ks_status ks_groups_build(const ks_profile *p, ks_key key, ks_groups *g, ks_error *err)
 {
+    if (key == KS_KEY_NAME_SHAPE) {
+        ks_status st = ks_groups_build(p, KS_KEY_NAME, g, err);
+        if (st != KS_OK)
+            return st;
+        return ks_profile_has_dims(p) ? split_shapes(p, g, err) : split_modes(p, g, err);
+    }
     memset(g, 0, sizeof *g);
     g->key = key;
     ks_status st = KS_OK;
@@ -289,4 +523,76 @@ done:
     if (st != KS_OK)
         ks_groups_free(g);
     return st;
+}
+
+static int by_launches(const void *a, const void *b)
+{
+    const ks_split_name *x = a, *y = b;
+    if (x->launches != y->launches)
+        return x->launches > y->launches ? -1 : 1;
+    return strcmp(x->label, y->label);
+}
+
+void ks_split_names_free(ks_split_name *names, size_t count)
+{
+    for (size_t k = 0; names && k < count; k++)
+        free(names[k].label);
+    free(names);
+}
+
+ks_status ks_split_names(const ks_profile *p, ks_split_name **out, size_t *count, ks_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    ks_groups byname, byshape;
+    ks_status st = ks_groups_build(p, KS_KEY_NAME, &byname, err);
+    if (st != KS_OK)
+        return st;
+    if ((st = ks_groups_build(p, KS_KEY_NAME_SHAPE, &byshape, err)) != KS_OK) {
+        ks_groups_free(&byname);
+        return st;
+    }
+    size_t *parts = calloc(byname.count + 1, sizeof *parts);
+    uint8_t *seen = calloc(byshape.count + 1, 1);
+    ks_split_name *names = NULL;
+    if (!parts || !seen) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < p->n; i++)
+        if (!seen[byshape.group_of[i]]) {
+            seen[byshape.group_of[i]] = 1;
+            parts[byname.group_of[i]]++;
+        }
+    size_t n = 0;
+    for (size_t g = 0; g < byname.count; g++)
+        n += parts[g] > 1;
+    names = calloc(n + 1, sizeof *names);
+    if (!names) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    for (size_t g = 0; g < byname.count; g++) {
+        if (parts[g] < 2)
+            continue;
+        if (!(names[*count].label = strdup(byname.labels[g]))) {
+            st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+            goto done;
+        }
+        names[*count].parts = parts[g];
+        names[(*count)++].launches = byname.size[g];
+    }
+    qsort(names, *count, sizeof *names, by_launches);
+done:
+    free(parts);
+    free(seen);
+    ks_groups_free(&byname);
+    ks_groups_free(&byshape);
+    if (st != KS_OK) {
+        ks_split_names_free(names, *count);
+        *count = 0;
+        return st;
+    }
+    *out = names;
+    return KS_OK;
 }

@@ -36,6 +36,14 @@ void ks_profile_free(ks_profile *p)
     ks_column_free(p->stream);
     ks_column_free(p->device);
     ks_column_free(p->correlation);
+    for (size_t r = 0; r < p->range_count; r++)
+        KS_FREE(p->ranges[r].name, p->ranges[r].ids);
+    KS_FREE(p->ranges, p->calls, p->launch_id, p->ops);
+    ks_column_free(p->op_id);
+    for (size_t k = 0; k < p->op_name_count; k++)
+        free(p->op_names[k]);
+    free(p->op_names);
+    ks_hash_free(&p->op_name_index);
     free(p->names);
     ks_hash_free(&p->name_index);
     struct ks_arena_block *b = p->arena_blocks;
@@ -565,6 +573,7 @@ ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err)
     PERMUTE(stream, uint32_t, 1);
     PERMUTE(device, uint32_t, 1);
     PERMUTE(correlation, int64_t, 1);
+    PERMUTE(op_id, uint32_t, 1);
     for (size_t m = 0; m < p->metric_count; m++) {
         double *tmp = ks_column_realloc(NULL, p->capacity * sizeof(double));
         if (!tmp) {
@@ -578,7 +587,9 @@ ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err)
     PERMUTE(start_ns, int64_t, 1);
     for (size_t k = 0; k < p->sparse_count; k++) {
         ks_sparse_column *c = &p->sparse[k];
-        size_t nnz = c->offset[p->n];
+        size_t nnz = 0; /* of the rows kept (all of them, or a selection's) */
+        for (size_t i = 0; i < p->n; i++)
+            nnz += c->offset[order[i] + 1] - c->offset[order[i]];
         uint64_t *offset = malloc((p->n + 1) * sizeof *offset);
         uint64_t *index = malloc((nnz ? nnz : 1) * sizeof *index);
         double *value = malloc((nnz ? nnz : 1) * sizeof *value);
@@ -654,4 +665,16 @@ ks_status ks_profile_sort_by_start(ks_profile *p, ks_error *err)
     if (!p->start_ns)
         return KS_OK;
     return ks_profile_order_by(p, p->start_ns, NULL, p->source_path, err);
+}
+
+ks_status ks_profile_keep(ks_profile *p, uint32_t *order, size_t k, ks_error *err)
+{
+    if (k > p->n)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "internal: keeping more rows than held");
+    size_t n = p->n;
+    p->n = k;
+    ks_status st = ks_profile_permute(p, order, err);
+    if (st != KS_OK)
+        p->n = n;
+    return st;
 }

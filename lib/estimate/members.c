@@ -124,7 +124,14 @@ static ks_status assign(const ks_plan *plan, const ks_profile *p, const ks_group
                         const uint32_t *plan_group, const uint32_t *order,
                         const size_t *group_first, uint32_t *cluster_of_id, ks_error *err)
 {
+    /* launches outside a plan's selection (ks_profile_mask_selection) are
+     * in no cluster: they go to the bin after the last one */
+    uint32_t outside = ks_profile_masked_name(p);
     for (size_t i = 0; i < p->n; i++) {
+        if (p->name_id[i] == outside) {
+            cluster_of_id[i] = (uint32_t)plan->cluster_count;
+            continue;
+        }
         uint32_t pg = plan_group[g->group_of[i]];
         long c = pg == UINT32_MAX ? -1
                                   : cluster_of(plan, order, group_first[pg], group_first[pg + 1],
@@ -151,7 +158,7 @@ static ks_status build_members(const ks_plan *plan, const ks_profile *p, members
     uint32_t *order = malloc((k + 1) * sizeof *order), *tmp = malloc((k + 1) * sizeof *tmp);
     size_t *group_first = calloc(plan->group_count + 2, sizeof *group_first);
     uint32_t *cluster_of_id = malloc((p->n + 1) * sizeof *cluster_of_id);
-    m->start = calloc(k + 2, sizeof *m->start);
+    m->start = calloc(k + 3, sizeof *m->start); /* k + 2: outside a selection */
     m->ids = malloc((p->n + 1) * sizeof *m->ids);
     if (!plan_group || !order || !tmp || !group_first || !cluster_of_id || !m->start || !m->ids)
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");

@@ -384,6 +384,7 @@ static ks_status copy_header(const ks_plan *plan, ks_plan *out, ks_error *err)
     memcpy(out->method, plan->method, sizeof out->method);
     out->z = plan->z;
     snprintf(out->bound_scope, sizeof out->bound_scope, "%s", plan->bound_scope);
+    ks_plan_copy_unsimulated(plan, out); /* lib/plan/unsimulated.c */
     out->group_labels = calloc(plan->group_count + 1, sizeof *out->group_labels);
     if (!out->group_labels)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");

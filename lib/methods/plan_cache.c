@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { KEY_COUNT = KS_KEY_NAME_GRID_BLOCK + 1 };
+enum { KEY_COUNT = KS_KEY_NAME_SHAPE + 1 };
 
 /* A part built once; `charged` is the fit that last counted it as reused. */
 typedef struct cache_part {

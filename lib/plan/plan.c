@@ -177,6 +177,10 @@ ks_status ks_plan_finish_total(ks_plan *plan, const ks_profile *p, double total_
     snprintf(plan->input_format, sizeof plan->input_format, "%s", p->source_format);
     plan->input_bytes = p->source_bytes;
     plan->input_invocations = p->n;
+    if (p->selection[0]) {
+        snprintf(plan->selection, sizeof plan->selection, "%s", p->selection);
+        plan->selected = p->selected ? p->selected : p->n;
+    }
     return KS_OK;
 }
 
@@ -334,6 +338,22 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
     fprintf(f, ", \"invocations\": %llu, \"total_ns\": ",
             (unsigned long long)plan->input_invocations);
     json_number(f, plan->total_ns);
+    if (plan->selection[0]) {
+        json_string_field(f, "selection", plan->selection);
+        fprintf(f, ", \"selected\": %llu", (unsigned long long)plan->selected);
+    }
+    if (plan->unsim_what[0]) {
+        fputs("},\n  \"unsimulated\": {\"what\": ", f);
+        json_string(f, plan->unsim_what);
+        fprintf(f, ", \"launches\": %llu, \"time_ns\": ",
+                (unsigned long long)plan->unsim_launches);
+        json_number(f, plan->unsim_ns);
+        fputs(", \"share\": ", f);
+        json_number(f, plan->unsim_share);
+        fputs(", \"overlap_ns\": ", f);
+        json_number(f, plan->unsim_overlap_ns);
+        json_string_field(f, "kernels", plan->unsim_kernels);
+    }
     if (plan->parent_path[0]) {
         fputs("},\n  \"parent\": {\"path\": ", f);
         json_string(f, plan->parent_path);

@@ -43,6 +43,20 @@ static const ks_sample *sample_of(const ks_plan *plan, uint64_t id)
 /* A name+grid+block label "name[g0,g1,g2][b0,b1,b2]": *name_len is the
  * name's length and dims get the six numbers; false when label does not end
  * that way. */
+/* name+shape's label of a duration mode, "name{lo-hi ns}": the name's
+ * length, or false. */
+static bool label_mode(const char *label, size_t *name_len)
+{
+    size_t n = strlen(label);
+    if (n < 4 || strcmp(label + n - 4, " ns}") != 0)
+        return false;
+    const char *open = strrchr(label, '{');
+    if (!open || open == label)
+        return false;
+    *name_len = (size_t)(open - label);
+    return true;
+}
+
 static bool label_dims(const char *label, size_t *name_len, uint32_t dims[6])
 {
     size_t n = strlen(label);
@@ -117,8 +131,11 @@ ks_status ks_plan_check_launch(const ks_plan *plan, const ks_profile *profile, u
             if (plan->pool_rep[k] == g && k != g) {
                 const char *l = plan->group_labels[k];
                 size_t n;
-                bool with_dims = plan->params.key == KS_KEY_NAME_GRID_BLOCK &&
-                                 label_dims(l, &n, ldims) && n < sizeof label_name;
+                bool with_dims = ((plan->params.key == KS_KEY_NAME_GRID_BLOCK ||
+                                   plan->params.key == KS_KEY_NAME_SHAPE) &&
+                                  label_dims(l, &n, ldims) && n < sizeof label_name) ||
+                                 (plan->params.key == KS_KEY_NAME_SHAPE && label_mode(l, &n) &&
+                                  n < sizeof label_name);
                 if (with_dims) {
                     memcpy(label_name, l, n);
                     label_name[n] = '\0';
@@ -130,13 +147,19 @@ ks_status ks_plan_check_launch(const ks_plan *plan, const ks_profile *profile, u
             }
         const char *label = plan->group_labels[g];
         size_t n;
-        if (plan->params.key == KS_KEY_NAME_GRID_BLOCK && label_dims(label, &n, ldims) &&
-            n < sizeof label_name) {
+        if ((plan->params.key == KS_KEY_NAME_GRID_BLOCK ||
+             plan->params.key == KS_KEY_NAME_SHAPE) &&
+            label_dims(label, &n, ldims) && n < sizeof label_name) {
             memcpy(label_name, label, n);
             label_name[n] = '\0';
             want = label_name;
             want_grid = ldims;
             want_block = ldims + 3;
+        } else if (plan->params.key == KS_KEY_NAME_SHAPE && label_mode(label, &n) &&
+                   n < sizeof label_name) {
+            memcpy(label_name, label, n);
+            label_name[n] = '\0';
+            want = label_name;
         } else {
             want = label;
         }

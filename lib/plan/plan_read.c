@@ -29,6 +29,7 @@ typedef enum section {
     SEC_CLUSTERS,
     SEC_SAMPLES,
     SEC_POOLS,
+    SEC_UNSIM,
     SEC_SKIP /* top-level key this version ignores (tool) */
 } section;
 
@@ -133,6 +134,9 @@ static const struct plan_text {
     PLAN_TEXT(SEC_INPUT, "path", input_path),
     PLAN_TEXT(SEC_INPUT, "xxh128", input_xxh128),
     PLAN_TEXT(SEC_INPUT, "format", input_format),
+    PLAN_TEXT(SEC_INPUT, "selection", selection),
+    PLAN_TEXT(SEC_UNSIM, "what", unsim_what),
+    PLAN_TEXT(SEC_UNSIM, "kernels", unsim_kernels),
     PLAN_TEXT(SEC_PARENT, "path", parent_path),
     PLAN_TEXT(SEC_PARENT, "xxh128", parent_xxh128),
     PLAN_TEXT(SEC_BOUND, "scope", bound_scope),
@@ -392,6 +396,18 @@ static int on_scalar_number(void *ctx, const char *s, size_t len)
         }
         if (strcmp(ps->key, "total_ns") == 0 && !parse_num(s, len, &pl->total_ns))
             return fail(ps, "input.total_ns is not a number%s", "");
+        if (strcmp(ps->key, "selected") == 0 && !parse_u64(s, len, &pl->selected))
+            return fail(ps, "input.selected is not an unsigned integer%s", "");
+        return 1;
+    case SEC_UNSIM:
+        if (strcmp(ps->key, "launches") == 0 && !parse_u64(s, len, &pl->unsim_launches))
+            return fail(ps, "unsimulated.launches is not an unsigned integer%s", "");
+        if (strcmp(ps->key, "time_ns") == 0 && !parse_num(s, len, &pl->unsim_ns))
+            return fail(ps, "unsimulated.time_ns is not a number%s", "");
+        if (strcmp(ps->key, "share") == 0 && !parse_num(s, len, &pl->unsim_share))
+            return fail(ps, "unsimulated.share is not a number%s", "");
+        if (strcmp(ps->key, "overlap_ns") == 0 && !parse_num(s, len, &pl->unsim_overlap_ns))
+            return fail(ps, "unsimulated.overlap_ns is not a number%s", "");
         return 1;
     case SEC_BOUND:
         if (strcmp(ps->key, "epsilon") == 0 && !parse_num(s, len, &pl->bound))
@@ -466,6 +482,7 @@ static int on_string(void *ctx, const char *s, size_t len)
     case SEC_INPUT:
     case SEC_PARENT:
     case SEC_BOUND:
+    case SEC_UNSIM:
         plan_text(ps, s, len);
         return 1;
     case SEC_GROUPS: {
@@ -528,6 +545,10 @@ static int on_null(void *ctx)
     }
     if (ps->sec == SEC_PARAMS)
         return add_extra_param(ps, "null", 4);
+    if (ps->sec == SEC_UNSIM && strcmp(ps->key, "overlap_ns") == 0) {
+        ps->plan->unsim_overlap_ns = NAN; /* unknown: no start times */
+        return 1;
+    }
     if (ps->sec == SEC_SKIP)
         return 1;
     return fail(ps, "unexpected null in %s", ps->top_key[0] ? ps->top_key : "the plan");
@@ -543,7 +564,7 @@ static section section_of(const char *key, bool is_array)
                  {"parent", SEC_PARENT, false},   {"bound", SEC_BOUND, false},
                  {"summary", SEC_SUMMARY, false}, {"groups", SEC_GROUPS, true},
                  {"clusters", SEC_CLUSTERS, true}, {"samples", SEC_SAMPLES, true},
-                 {"pools", SEC_POOLS, true}};
+                 {"pools", SEC_POOLS, true},      {"unsimulated", SEC_UNSIM, false}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (strcmp(key, table[i].name) == 0)
             return table[i].array == is_array ? table[i].sec : SEC_NONE;
@@ -841,13 +862,33 @@ ks_status ks_plan_open_profile(const ks_plan *plan, const char *path, ks_profile
     if (!path[0])
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                             "the plan records no input profile: give it with --profile");
+
     ks_read_options opt;
     ks_read_options_init(&opt);
     if (plan->input_format[0])
         opt.format = plan->input_format;
+    /* a plan drawn on a selection: its ids are the program's launch ids, so
+     * the whole profile is read and the selection masks it (a time window
+     * needs the start times) */
+    opt.keep_start = plan->selection[0] && strstr(plan->selection, "time=");
     ks_status st = ks_profile_read(path, &opt, out, err);
     if (st != KS_OK)
         return st;
+    if (plan->selection[0]) {
+        st = ks_profile_mask_selection(*out, plan->selection, err);
+        ks_profile_drop_start(*out);
+        if (st == KS_OK && (*out)->selected != plan->selected)
+            st = ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                              "the plan's selection '%.200s' keeps %llu launches of this "
+                              "profile, the plan records %llu: not the profile it was drawn on",
+                              plan->selection, (unsigned long long)(*out)->selected,
+                              (unsigned long long)plan->selected);
+        if (st != KS_OK) {
+            ks_profile_free(*out);
+            *out = NULL;
+            return st;
+        }
+    }
     if ((plan->input_xxh128[0] && strcmp(plan->input_xxh128, (*out)->source_xxh128) != 0) ||
         (*out)->n != plan->input_invocations) {
         ks_error_set(err, KS_ERR_FORMAT, path, 0,

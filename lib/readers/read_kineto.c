@@ -1,6 +1,10 @@
 /*
  * read_kineto.c - PyTorch profiler (Kineto) Chrome traces: the "cat":"kernel"
- * events of "traceEvents", plus the device name from "deviceProperties".
+ * events of "traceEvents", plus the device name from "deviceProperties";
+ * and what marks the run's regions (lib/core/region.c): profiler steps,
+ * user and GPU annotations, the launch calls (cuda_runtime / cuda_driver,
+ * by correlation id and thread) and the framework's operators (cpu_op).
+ * A marker that lacks what it needs is passed over, never refused.
  *
  * Real training traces run to hundreds of megabytes, almost all of it CPU
  * ops, runtime calls and flow arrows, so the file is parsed as a stream with
@@ -52,7 +56,8 @@ typedef enum {
     KEY_CORRELATION,
     KEY_GRID,
     KEY_BLOCK,
-    KEY_ID
+    KEY_ID,
+    KEY_TID
 } key;
 
 typedef struct number_field {
@@ -75,13 +80,26 @@ typedef enum { V_STRING, V_NUMBER, V_NULL, V_BOOLEAN, V_OBJECT, V_LIST } value_k
 static const char *const kind_text[] = {"a string", "a number",  "null",
                                         "a boolean", "an object", "a list"};
 
+/* What an event is, by its "cat": the kernels are the profile; launch calls
+ * (their correlation ids and CPU times), annotations and profiler steps mark
+ * the regions of the run (lib/core/region.c); the rest is skipped. */
+typedef enum {
+    CAT_OTHER,
+    CAT_KERNEL,
+    CAT_CALL,      /* cuda_runtime, cuda_driver, Runtime (2021) */
+    CAT_ANNOT,     /* user_annotation */
+    CAT_GPU_ANNOT, /* gpu_user_annotation */
+    CAT_CPU_OP     /* cpu_op, Operator (2021): only ProfilerStep#N is kept */
+} cat_kind;
+
 typedef struct event {
     long line, column; /* where the event's '{' is */
     bool cat_seen;
     bool is_kernel;
+    cat_kind cat;
     bool has_name;
     size_t name_len; /* bytes in parser.name */
-    number_field ts, dur, device, stream, correlation;
+    number_field ts, dur, device, stream, correlation, tid;
     bool has_grid, has_block;
     uint32_t grid[3], block[3];
     problem bad;
@@ -303,11 +321,66 @@ static void begin_event(parser *ps)
     ps->events++;
 }
 
+/* A launch call, annotation or step: kept when it has what it needs,
+ * passed over otherwise (they only mark regions; a damaged one is no
+ * reason to refuse the kernels). */
+static int finish_marker(parser *ps)
+{
+    event *ev = &ps->ev;
+    if (ev->bad.set || !ev->ts.present || (ev->has_name && memchr(ps->name, '\0', ev->name_len)))
+        return 1;
+    ks_status st = KS_OK;
+    if (ev->cat == CAT_CALL) {
+        if (!ev->correlation.present)
+            return 1;
+        static const char *const graph[] = {"cudaGraphLaunch", "cuGraphLaunch",
+                                            "hipGraphLaunch"};
+        bool is_graph = false;
+        for (size_t k = 0; ev->has_name && k < 3; k++)
+            is_graph |= ev->name_len >= strlen(graph[k]) &&
+                        memcmp(ps->name, graph[k], strlen(graph[k])) == 0;
+        st = ks_profile_add_call(ps->profile, ev->correlation.value, ev->ts.value,
+                                 ev->tid.present ? ev->tid.value : 0, is_graph, ps->err);
+    } else {
+        if (!ev->has_name || !ev->dur.present || ev->dur.value < 0)
+            return 1;
+        bool step = ev->name_len > 13 && memcmp(ps->name, "ProfilerStep#", 13) == 0;
+        if (ev->ts.value > INT64_MAX - ev->dur.value)
+            return 1;
+        if (ev->cat == CAT_CPU_OP && !step) /* the operator stream */
+            st = ks_profile_add_op(ps->profile, ps->name, ev->name_len,
+                                   ev->tid.present ? ev->tid.value : 0, ev->ts.value,
+                                   ev->ts.value + ev->dur.value, ps->err);
+        if (st != KS_OK || (ev->cat == CAT_CPU_OP && !step)) {
+            if (st != KS_OK) {
+                ps->status = st;
+                return 0;
+            }
+            return 1;
+        }
+        ks_range_kind kind = step ? KS_RANGE_STEP
+                             : ev->cat == CAT_GPU_ANNOT ? KS_RANGE_GPU_ANNOTATION
+                                                        : KS_RANGE_ANNOTATION;
+        if (ev->cat == CAT_GPU_ANNOT && step)
+            return 1; /* the GPU copy of a step: its CPU range says which launches */
+        if (ev->ts.value > INT64_MAX - ev->dur.value)
+            return 1;
+        st = ks_profile_add_range(ps->profile, ps->name, ev->name_len, kind,
+                                  ev->cat == CAT_GPU_ANNOT, ev->ts.value,
+                                  ev->ts.value + ev->dur.value, ps->err);
+    }
+    if (st != KS_OK) {
+        ps->status = st;
+        return 0;
+    }
+    return 1;
+}
+
 static int finish_event(parser *ps)
 {
     event *ev = &ps->ev;
     if (!ev->is_kernel)
-        return 1;
+        return ev->cat_seen && ev->cat != CAT_OTHER ? finish_marker(ps) : 1;
     if (ev->bad.set)
         return fail(ps, KS_ERR_FORMAT, ev->bad.line, ev->bad.column,
                     "kernel event: \"%s\" is %s, expected %s", ev->bad.label, ev->bad.found,
@@ -463,7 +536,7 @@ static bool pop(parser *ps, context *c)
 
 static bool event_is_other(const parser *ps)
 {
-    return ps->ev.cat_seen && !ps->ev.is_kernel;
+    return ps->ev.cat_seen && ps->ev.cat == CAT_OTHER;
 }
 
 static int keep_name(parser *ps, const char *s, size_t n)
@@ -495,11 +568,35 @@ static int event_scalar(parser *ps, key k, value_kind kind, const char *s, size_
         /* libkineto wrote "Kernel" until 2021 (PyTorch 1.8-1.9 traces) */
         ps->ev.is_kernel = kind == V_STRING && n == 6 &&
                            (memcmp(s, "kernel", 6) == 0 || memcmp(s, "Kernel", 6) == 0);
+        ps->ev.cat = CAT_OTHER;
+        if (ps->ev.is_kernel)
+            ps->ev.cat = CAT_KERNEL;
+        else if (kind == V_STRING) {
+#define CAT_IS(lit) (n == sizeof(lit) - 1 && memcmp(s, lit, n) == 0)
+            if (CAT_IS("cuda_runtime") || CAT_IS("cuda_driver") || CAT_IS("Runtime"))
+                ps->ev.cat = CAT_CALL;
+            else if (CAT_IS("user_annotation"))
+                ps->ev.cat = CAT_ANNOT;
+            else if (CAT_IS("gpu_user_annotation"))
+                ps->ev.cat = CAT_GPU_ANNOT;
+            else if (CAT_IS("cpu_op") || CAT_IS("Operator"))
+                ps->ev.cat = CAT_CPU_OP;
+#undef CAT_IS
+        }
         return 1;
     case KEY_NAME:
         if (kind == V_STRING)
             return keep_name(ps, s, n);
         break;
+    case KEY_TID: /* a number for CPU threads; GPU rows may say "stream 7" */
+        if (kind == V_NUMBER) {
+            int64_t v;
+            if (decimal_to_i64(s, n, 0, true, &v) == NUM_OK) {
+                ps->ev.tid.present = true;
+                ps->ev.tid.value = v;
+            }
+        }
+        return 1;
     case KEY_TS:
     case KEY_DUR:
     case KEY_DEVICE:
@@ -609,7 +706,14 @@ static int on_map_key(void *ctx, const char *s, size_t n)
             break;
         switch (n) {
         case 2: if (IS("ts")) k = KEY_TS; break;
-        case 3: if (IS("cat")) k = KEY_CAT; else if (IS("dur")) k = KEY_DUR; break;
+        case 3:
+            if (IS("cat"))
+                k = KEY_CAT;
+            else if (IS("dur"))
+                k = KEY_DUR;
+            else if (IS("tid"))
+                k = KEY_TID;
+            break;
         case 4: if (IS("name")) k = KEY_NAME; else if (IS("args")) k = KEY_ARGS; break;
         default: break;
         }
@@ -661,7 +765,7 @@ static int open_object(parser *ps, key k)
             break;
         if (k == KEY_ARGS)
             return push(ps, CTX_ARGS);
-        if (k != KEY_OTHER)
+        if (k != KEY_OTHER && k != KEY_TID)
             wrong_type(ps, k, V_OBJECT);
         break;
     case CTX_ARGS:
@@ -727,7 +831,7 @@ static int open_list(parser *ps, key k)
         return fail_here(ps, "an element of \"traceEvents\" is a list, expected an event "
                              "object");
     case CTX_EVENT:
-        if (k != KEY_OTHER && !event_is_other(ps))
+        if (k != KEY_OTHER && k != KEY_TID && !event_is_other(ps))
             wrong_type(ps, k, V_LIST);
         break;
     case CTX_ARGS:

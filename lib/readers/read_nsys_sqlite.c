@@ -401,6 +401,64 @@ static void read_device_name(sqlite3 *db, ks_profile *p)
     sqlite3_finalize(stmt);
 }
 
+/* NVTX ranges (table NVTX_EVENTS: push/pop and start/end ranges, the ones
+ * with an end) and the CPU time of each launch call (CUPTI_ACTIVITY_KIND_
+ * RUNTIME, by correlationId), for --range (lib/core/region.c).  Both are
+ * optional: an export without them, or with columns this reader does not
+ * know, has no ranges. */
+static ks_status query_regions(sqlite3 *db, ks_profile *p, ks_error *err)
+{
+    static const char *const sql_ranges =
+        "SELECT \"start\", \"end\", COALESCE(\"text\", (SELECT value FROM \"" STRING_TABLE
+        "\" WHERE id = \"textId\")) FROM NVTX_EVENTS WHERE \"end\" IS NOT NULL AND "
+        "\"end\" >= \"start\"";
+    static const char *const sql_calls =
+        "SELECT r.correlationId, r.\"start\", COALESCE((SELECT value FROM \"" STRING_TABLE
+        "\" WHERE id = r.nameId), '') FROM CUPTI_ACTIVITY_KIND_RUNTIME r";
+    sqlite3_stmt *stmt = NULL;
+    ks_status st = KS_OK;
+    if (!p->correlation || sqlite3_prepare_v2(db, sql_ranges, -1, &stmt, NULL) != SQLITE_OK) {
+        sqlite3_finalize(stmt);
+        return KS_OK;
+    }
+    while (st == KS_OK && sqlite3_step(stmt) == SQLITE_ROW) {
+        const unsigned char *text = sqlite3_column_text(stmt, 2);
+        if (!text || sqlite3_column_type(stmt, 0) != SQLITE_INTEGER ||
+            sqlite3_column_type(stmt, 1) != SQLITE_INTEGER)
+            continue;
+        st = ks_profile_add_range(p, (const char *)text, strlen((const char *)text),
+                                  KS_RANGE_NVTX, false, sqlite3_column_int64(stmt, 0),
+                                  sqlite3_column_int64(stmt, 1), err);
+    }
+    sqlite3_finalize(stmt);
+    stmt = NULL;
+    /* the launch calls: for the ranges, and to count CUDA graph launches */
+    bool graphs = false;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT 1 FROM \"" STRING_TABLE "\" WHERE value LIKE "
+                           "'%GraphLaunch%' LIMIT 1",
+                           -1, &stmt, NULL) == SQLITE_OK)
+        graphs = sqlite3_step(stmt) == SQLITE_ROW;
+    sqlite3_finalize(stmt);
+    stmt = NULL;
+    if (st != KS_OK || (p->range_count == 0 && !graphs) ||
+        sqlite3_prepare_v2(db, sql_calls, -1, &stmt, NULL) != SQLITE_OK) {
+        sqlite3_finalize(stmt);
+        return st;
+    }
+    while (st == KS_OK && sqlite3_step(stmt) == SQLITE_ROW) {
+        if (sqlite3_column_type(stmt, 0) != SQLITE_INTEGER ||
+            sqlite3_column_type(stmt, 1) != SQLITE_INTEGER)
+            continue;
+        const unsigned char *name = sqlite3_column_text(stmt, 2);
+        bool graph = name && (strstr((const char *)name, "GraphLaunch") != NULL);
+        st = ks_profile_add_call(p, sqlite3_column_int64(stmt, 0), sqlite3_column_int64(stmt, 1),
+                                 0, graph, err);
+    }
+    sqlite3_finalize(stmt);
+    return st;
+}
+
 static ks_status query_kernels(sqlite3 *db, const char *path, const ks_read_options *opt,
                                ks_profile *p, ks_error *err)
 {
@@ -465,6 +523,8 @@ static ks_status query_kernels(sqlite3 *db, const char *path, const ks_read_opti
         st = order_launches(p, has[COL_CORRELATION], path, err);
     if (st == KS_OK)
         read_device_name(db, p);
+    if (st == KS_OK)
+        st = query_regions(db, p, err);
 out:
     sqlite3_finalize(stmt);
     sqlite3_finalize(cache.lookup);

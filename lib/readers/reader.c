@@ -77,8 +77,15 @@ static ks_status check_read(ks_profile *p, const ks_reader *reader, const char *
     if (!p->source_format[0])
         snprintf(p->source_format, sizeof p->source_format, "%s", reader->name);
     snprintf(p->source_path, sizeof p->source_path, "%s", path);
-    /* launches are in order by now, and nothing after reading uses start
-     * times (see ks_profile) */
+    p->launch_total = p->n;
+    /* launches are in order by now: the steps and ranges the reader found
+     * get their launches, then the caller's selection applies */
+    ks_status st = ks_profile_resolve_ranges(p, err);
+    if (st == KS_OK && opt->select && *opt->select)
+        st = ks_profile_select(p, opt->select, err);
+    if (st != KS_OK)
+        return st;
+    /* nothing after reading uses start times (see ks_profile) */
     if (!opt->keep_start)
         ks_profile_drop_start(p);
     return KS_OK;

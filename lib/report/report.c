@@ -72,7 +72,7 @@ static void dt(FILE *f, const char *term, const char *value)
 
 static void profile_summary(FILE *f, const ks_profile *p)
 {
-    char buf[128], dur[32];
+    char buf[256], dur[32];
     fprintf(f, "<dl>\n");
     dt(f, "profile", p->source_path[0] ? p->source_path : "(in memory)");
     dt(f, "format", p->source_format);
@@ -86,13 +86,50 @@ static void profile_summary(FILE *f, const ks_profile *p)
     dt(f, "GPU time", dur);
     if (p->source_xxh128[0])
         dt(f, "XXH3-128", p->source_xxh128);
+    if (p->selection[0]) {
+        snprintf(buf, sizeof buf, "%.80s (%zu of the file's %llu launches)", p->selection, p->n,
+                 (unsigned long long)p->launch_total);
+        dt(f, "selection", buf);
+    }
+    ks_error err;
+    ks_comm_summary comm;
+    if (ks_comm_summarise(p, NULL, 0, &comm, &err) == KS_OK) {
+        if (comm.launches) {
+            snprintf(buf, sizeof buf, "%llu launches of %zu kernels, %.1f %% of the GPU time",
+                     (unsigned long long)comm.launches, comm.name_count,
+                     comm.total_ns > 0 ? 100 * comm.time_ns / comm.total_ns : 0);
+            dt(f, "communication kernels", buf);
+        }
+        ks_comm_summary_free(&comm);
+    }
+    /* names launched with several (grid, block) shapes, or clear modes */
+    ks_split_name *split;
+    size_t count;
+    if (ks_split_names(p, &split, &count, &err) == KS_OK) {
+        if (count) {
+            size_t launches = 0;
+            for (size_t k = 0; k < count; k++)
+                launches += split[k].launches;
+            fprintf(f, "<dt>launch shapes</dt><dd>%zu kernel names (%zu launches) have several "
+                       "%s; key name+shape gives each its own strata:",
+                    count, launches,
+                    ks_profile_has_dims(p) ? "(grid, block) shapes" : "clear duration modes");
+            for (size_t k = 0; k < count && k < 8; k++) {
+                fprintf(f, "%s", k ? "; " : " ");
+                ks_html_escape(f, split[k].label);
+                fprintf(f, " (%zu, %zu launches)", split[k].parts, split[k].launches);
+            }
+            fprintf(f, "%s</dd>\n", count > 8 ? "; ..." : "");
+        }
+        ks_split_names_free(split, count);
+    }
     fprintf(f, "</dl>\n");
 }
 
 static void plan_summary(FILE *f, const ks_report_input *in)
 {
     const ks_plan *pl = in->plan;
-    char buf[256];
+    char buf[512];
     fprintf(f, "<h2>Plan</h2>\n<dl>\n");
     snprintf(buf, sizeof buf, "%s, key %s, seed %llu", pl->method,
              ks_key_to_string(pl->params.key), (unsigned long long)pl->params.seed);
@@ -127,6 +164,23 @@ static void plan_summary(FILE *f, const ks_report_input *in)
     } else
         dt(f, "predicted interval", pl->bound > 0 ? "not predicted"
                                                    : "none (the plan promises no bound)");
+    if (pl->selection[0]) {
+        snprintf(buf, sizeof buf, "%.120s (%llu of %llu launches; ids are the program's)",
+                 pl->selection, (unsigned long long)pl->selected,
+                 (unsigned long long)pl->input_invocations);
+        dt(f, "drawn on", buf);
+    }
+    if (pl->unsim_what[0]) {
+        char ov[96] = "overlap with other streams unknown";
+        if (isfinite(pl->unsim_overlap_ns))
+            snprintf(ov, sizeof ov, "%.1f %% of it beside kernels on other streams",
+                     pl->unsim_ns > 0 ? 100 * pl->unsim_overlap_ns / pl->unsim_ns : 0);
+        snprintf(buf, sizeof buf, "%s: %llu launches, %.6g ms measured (%.1f %% of the kernel "
+                                  "time), in no simulated total; %s",
+                 pl->unsim_what, (unsigned long long)pl->unsim_launches, pl->unsim_ns / 1e6,
+                 100 * pl->unsim_share, ov);
+        dt(f, "known, unsimulated", buf);
+    }
     fprintf(f, "</dl>\n");
     if (!ks_report_plan_fits(in))
         fprintf(f, "<p class=\"warn\">This plan covers %llu invocations but the profile has "

@@ -1,8 +1,9 @@
 /* user.c - a program of someone who installed ksample: built by
  * tests/install.sh against the installed prefix through pkg-config alone.
  * usage: user PROFILE PLAN.json
- * Reads the profile, writes the default plan (what `ksample sample PROFILE
- * -o PLAN.json` writes: the test compares the bytes) and checks that the
+ * Reads the profile, writes the default plan (what `ksample sample
+ * --include-comm --key name PROFILE -o PLAN.json` writes: the test compares
+ * the bytes) and checks that the
  * library it runs with is the version of the header it was built with. */
 #include <ksample.h>
 
