@@ -34,7 +34,7 @@ fi
 expect 0 "$KS" synth -n 2000 --seed 3 -o "$T/s.csv"
 expect 0 "$KS" info "$T/s.csv"
 grep -q '^invocations:  2,000$' "$T/out" && ok || bad "info: counts without separators: $(head -4 "$T/out")"
-expect 0 "$KS" sample "$T/s.csv" --method random --fraction 0.01 -o "$T/random.json"
+expect 0 "$KS" sample "$T/s.csv" --method random --fraction 0.01 --include-comm -o "$T/random.json"
 grep -q 'of 2,000 invocations in 1 cluster,' "$T/err" && ok || bad "sample: $(cat "$T/err")"
 expect 0 "$KS" sample "$T/s.csv" --seed 1 -o "$T/plan.json"
 # values of a million cycles and more: whole numbers with separators
