@@ -60,18 +60,23 @@ void cli_print_shapes(const ks_profile *p, bool json)
     ks_split_names_free(split, count);
 }
 
-void cli_default_shape_key(const ks_profile *p, ks_params *pa)
+void cli_note_shapes(const ks_profile *p, const ks_params *pa)
 {
     if (pa->key_given)
         return;
     const ks_method *m = ks_method_find(pa->method ? pa->method : "root");
     if (!m || m->default_key != KS_KEY_NAME)
         return;
+    /* Shape strata are not the default: with one launch each, the collapsed
+     * model gives most plans no interval and refine then finds every stratum
+     * exhausted (the demo's transformer); the calibrated design forms one */
     size_t names, launches;
-    if (cli_shapes_count(p, &names, &launches)) {
-        pa->key = KS_KEY_NAME_SHAPE;
-        pa->key_given = 1;
-    }
+    if (cli_shapes_count(p, &names, &launches))
+        fprintf(stderr,
+                "ksample: %zu kernel name%s launch with several shapes (%zu launches): "
+                "--key name+shape gives each shape its own strata, with --replicate 0.2 "
+                "for an interval over strata of one launch (docs/llm.md)\n",
+                names, names == 1 ? "" : "s", launches);
 }
 
 void cli_print_comm(const ks_comm_summary *c, bool planning)

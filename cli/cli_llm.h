@@ -12,7 +12,7 @@ bool cli_shapes_count(const ks_profile *p, size_t *names, size_t *launches);
 /* The default key of a command that plans: name+shape where the method's
  * default is name and some name has several shapes (pa->key_given set), so
  * each shape gets its own strata; nothing when --key was given. */
-void cli_default_shape_key(const ks_profile *p, ks_params *pa);
+void cli_note_shapes(const ks_profile *p, const ks_params *pa);
 /* info's lines on those names (json: the field ", \"shapes\": {...}"). */
 void cli_print_shapes(const ks_profile *p, bool json);
 /* info's lines on communication kernels (planning: say what sample does). */

@@ -167,7 +167,7 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
         return rc;
     ks_error err;
     ks_error_clear(&err);
-    cli_default_shape_key(p, &pa);
+    cli_note_shapes(p, &pa);
     ks_plan plan;
     ks_fitted *fitted = NULL;
     ks_status fst = model ? ks_fit_load(p, &pa, model, &fitted, &err) : ks_fit(p, &pa, &fitted, &err);

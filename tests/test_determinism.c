@@ -289,18 +289,6 @@ static void test_cli_same_bytes(void **state)
             tu_param(&pa, "with-replacement", "%d", (int)(1));
         if (strstr(runs[i].extra, "fraction"))
             if ((0.05) > 0) tu_param(&pa, "fraction", "%.17g", (double)(0.05));
-        /* sample's default key where a name has several shapes (issue 40):
-         * name+shape, for the methods whose own default is name */
-        ks_groups by_name, by_shape;
-        assert_int_equal(ks_groups_build(p, KS_KEY_NAME, &by_name, &err), KS_OK);
-        assert_int_equal(ks_groups_build(p, KS_KEY_NAME_SHAPE, &by_shape, &err), KS_OK);
-        if (by_shape.count > by_name.count &&
-            ks_method_find(runs[i].method)->default_key == KS_KEY_NAME) {
-            pa.key = KS_KEY_NAME_SHAPE;
-            pa.key_given = 1;
-        }
-        ks_groups_free(&by_name);
-        ks_groups_free(&by_shape);
         bytes lib = plan_bytes(p, &pa, false);
         if (!same(&ba, &lib))
             fail_msg("ksample sample --method %s %s differs from ks_plan_write_json",
