@@ -556,15 +556,10 @@ static int prepare_state(run_state *s, const run_args *a)
         }
         if (state == KS_JOB_DONE)
             continue;
-        struct stat sb;
-        if (lstat(owned[j], &sb) == 0 && S_ISLNK(sb.st_mode)) {
-            fprintf(stderr, "ksample: %s: is a symbolic link: refusing to write through it\n",
-                    owned[j]);
-            rc = KS_ERR_USAGE;
+        if (ks_run_owned_dir(owned[j], &err) != KS_OK) {
+            rc = cli_fail(&err);
             break;
         }
-        if ((rc = make_dir(owned[j])))
-            break;
         for (size_t k = s->job_first[j]; k < s->job_first[j + 1]; k++) {
             todo[todo_count] = s->entries[k];
             dirs[todo_count++] = owned[j];
@@ -660,8 +655,10 @@ static int run(run_args *a)
     char manifest_path[PATH_MAX + 32], jobs_dir[PATH_MAX + 8];
     snprintf(manifest_path, sizeof manifest_path, "%s/manifest.json", a->rundir);
     snprintf(jobs_dir, sizeof jobs_dir, "%s/jobs", a->rundir);
-    if ((rc = make_dir(a->rundir)) || (rc = make_dir(jobs_dir)))
+    if ((rc = make_dir(a->rundir)))
         return state_free(&s), rc;
+    if (ks_run_owned_dir(jobs_dir, &err) != KS_OK) /* never a link */
+        return state_free(&s), cli_fail(&err);
     /* one run at a time in a folder, from here to the end */
     if (ks_run_lock_take(a->rundir, &s.lock, &err) != KS_OK)
         return state_free(&s), cli_fail(&err);

@@ -137,6 +137,27 @@ void ks_dir_build_abort(ks_dir_build *b);
 ks_status ks_write_renamed(const char *path, unsigned mode, bool sync, ks_writer_fn fn,
                            const void *ctx, ks_error *err);
 
+/* Inside a folder ksample owns (a run's job folders, a job's warm-state
+ * carriers, the state:memcpy probe), never through a symbolic link
+ * (owned.c): ks_owned_open_dir opens path (made first when create) with
+ * O_NOFOLLOW, refusing a link, and returns its descriptor or -1; the others
+ * act on the entry name of the open folder dir (dir_path names it in
+ * messages).  remove: a file or link itself, or a folder and everything in
+ * it, nothing when absent; create: a new file (what had the name removed
+ * first), its descriptor or -1; mkdir: a new empty folder likewise; rename:
+ * from in place of to (what had the name removed first); write: fn's bytes
+ * to a temporary renamed over name.  ks_owned_write_path: write into the
+ * folder part of path, which must not be a link. */
+int ks_owned_open_dir(const char *path, bool create, ks_error *err);
+ks_status ks_owned_remove(int dir, const char *dir_path, const char *name, ks_error *err);
+int ks_owned_create(int dir, const char *dir_path, const char *name, ks_error *err);
+int ks_owned_mkdir(int dir, const char *dir_path, const char *name, ks_error *err);
+ks_status ks_owned_rename(int dir, const char *dir_path, const char *from, const char *to,
+                          ks_error *err);
+ks_status ks_owned_write(int dir, const char *dir_path, const char *name, ks_writer_fn fn,
+                         const void *ctx, ks_error *err);
+ks_status ks_owned_write_path(const char *path, ks_writer_fn fn, const void *ctx, ks_error *err);
+
 /* ------------------------------------------------------------------- CSV */
 
 /* Splits one CSV line in place.  Quoted fields may hold commas and doubled

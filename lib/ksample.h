@@ -976,6 +976,10 @@ ks_status ks_run_traces_fingerprint(const char *traces, char out[33], ks_error *
 ks_status ks_run_manifest_write(const char *path, const ks_run_manifest *m, ks_error *err);
 ks_status ks_run_manifest_read(const char *path, ks_run_manifest *m, ks_error *err);
 void ks_run_manifest_free(ks_run_manifest *m);
+/* A folder inside a run folder (RUNDIR/jobs, a job's folder, the probe):
+ * made when absent; KS_ERR_USAGE when it is a symbolic link, which is never
+ * followed (what a run writes or removes there must stay in the run). */
+ks_status ks_run_owned_dir(const char *path, ks_error *err);
 /* One `ksample run` at a time in a run folder: RUNDIR/lock held with
  * flock(2) until ks_run_lock_release (or the process ends; the jobs the
  * run starts inherit it).  KS_ERR_USAGE naming the holder (pid, host,

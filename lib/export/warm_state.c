@@ -103,7 +103,9 @@ static ks_status on_state(void *ctx, size_t launch, const ks_state_view *view, k
             char *path = ks_path_join(j->dirs[k], name);
             if (!path)
                 return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-            st = ks_write_atomic(path, memcpy_carrier ? write_memcpy : write_kernel, j, err);
+            /* into a folder ksample owns: a link there is replaced, never
+             * written through (owned.c) */
+            st = ks_owned_write_path(path, memcpy_carrier ? write_memcpy : write_kernel, j, err);
             free(path);
         }
         if (st == KS_OK && j->rep && !j->macsim && j->w->carrier == KS_STATE_MEMCPY) {

@@ -1,0 +1,110 @@
+#!/bin/sh
+# hostile_runs.sh - issue 41's hostile pass on run folders, the warm state
+# and the simulator outputs, end to end: each check misbehaved on af632d7.
+# usage: tests/hostile_runs.sh path/to/ksample path/to/source-root
+KS=$1
+case $KS in /*) ;; *) KS=$PWD/$KS ;; esac
+ROOT=$(cd "$2" && pwd)
+SHARED="$ROOT/../shared/data"
+. "$(dirname "$0")/lib.sh"
+
+# refused CODE PATTERN CMD...: CMD exits CODE and its stderr matches PATTERN
+refused() {
+    want=$1 pattern=$2
+    shift 2
+    expect "$want" "$@"
+    grep -q -- "$pattern" "$T/err" || bad "$* -> no '$pattern' in: $(head -c 300 "$T/err")"
+    return 0
+}
+# intact FILE SUM: FILE still has cksum SUM
+intact() { [ "$(cksum <"$1")" = "$2" ] || bad "$1 was changed: $(head -c 100 "$1")"; }
+
+cd "$T" || exit 1
+"$KS" synth --traces syn -n 20 --seed 3 2>/dev/null || exit 1
+"$KS" sample syn/time.csv --method random --seed 4 -o plan.json 2>/dev/null || exit 1
+first=$(grep -o '"id": [0-9]*' plan.json | head -1 | sed 's/"id": //')
+N=$((first + 1))
+echo "the user's own file" >victim
+mkdir userdir
+echo keep >userdir/a
+echo keep >userdir/b
+vsum=$(cksum <victim)
+psum=$(cksum <plan.json)
+# a simulator that fails (so a rerun redoes every job), and one that answers
+# the state:memcpy probe with hits
+printf '#!/bin/sh\nexit 1\n' >fail.sh
+printf '#!/bin/sh\necho "L2_cache_stats_breakdown[GLOBAL_ACC_R][HIT] = 16"\n' >probe-hits.sh
+chmod +x fail.sh probe-hits.sh
+
+# --- 1. nothing written or removed through a link inside a run folder -----
+# the warm-up kernel of a job: written through a link to plan.json on af632d7
+expect 1 "$KS" run plan.json --traces syn --simulator "$T/fail.sh {kernelslist}" \
+    --warmup state --l2-size 4M -o r1 -q
+[ -f "r1/jobs/0000/kernel-ksample-state-$N.traceg" ] || bad "no warm-up kernel in the job"
+ln -sf "$T/plan.json" "r1/jobs/0000/kernel-ksample-state-$N.traceg"
+"$KS" run plan.json --traces syn --simulator "$T/fail.sh {kernelslist}" \
+    --warmup state --l2-size 4M -o r1 -q >/dev/null 2>&1
+intact plan.json "$psum"
+[ -L "r1/jobs/0000/kernel-ksample-state-$N.traceg" ] && bad "the carrier link stayed"
+# a job folder, and the jobs folder, that are links: refused, nothing written
+rm -rf r1/jobs/0000 && ln -s "$T/userdir" r1/jobs/0000
+refused 2 "symbolic link" "$KS" run plan.json --traces syn --simulator "$T/fail.sh {kernelslist}" \
+    --warmup state --l2-size 4M -o r1 -q
+[ "$(ls userdir)" = "a
+b" ] || bad "a job folder link led writes into userdir: $(ls userdir)"
+mkdir r2 && ln -s "$T/userdir" r2/jobs
+refused 2 "symbolic link" "$KS" run plan.json --traces syn --simulator "$T/fail.sh {kernelslist}" \
+    --warmup none -o r2 -q
+[ "$(ls userdir)" = "a
+b" ] || bad "a jobs folder link led writes into userdir: $(ls userdir)"
+# the state:memcpy probe's files and folder
+expect 0 "$KS" run plan.json --traces syn --simulator "$T/probe-hits.sh {kernelslist}" \
+    --warmup state:memcpy --l2-size 4M -o r3 -q
+[ -f r3/probe/kernelslist.g ] || bad "no probe list"
+ln -sf "$T/victim" r3/probe/kernelslist.g
+ln -sf "$T/victim" r3/probe/kernel-ksample-state-1.traceg
+ln -sf "$T/victim" r3/probe/sim.log
+"$KS" run plan.json --traces syn --simulator "$T/probe-hits.sh {kernelslist}" \
+    --warmup state:memcpy --l2-size 4M -o r3 -q >/dev/null 2>&1
+intact victim "$vsum"
+[ -L r3/probe/kernelslist.g ] && bad "the probe list link stayed"
+rm -rf r3/probe && ln -s "$T/userdir" r3/probe
+refused 2 "symbolic link" "$KS" run plan.json --traces syn --simulator "$T/probe-hits.sh {kernelslist}" \
+    --warmup state:memcpy --l2-size 4M -o r3 -q
+[ "$(ls userdir)" = "a
+b" ] || bad "a probe folder link led writes into userdir: $(ls userdir)"
+
+# MacSim's warm-up kernel folder replaced by a link: af632d7 unlinked every
+# file of the link's target before failing
+MSIM="$SHARED/sim/macsim-vectormultadd"
+if [ -f "$MSIM/kernel_config.txt" ]; then
+    mkdir -p m/tr
+    (cd m && tar -xJf "$MSIM/macsim-vectormultadd-4096-16384-traces.tar.xz")
+    cp "$MSIM/kernel_config.txt" m/tr/
+    tail -n +2 "$MSIM/composition.csv" | while IFS=, read -r l k s src; do
+        ln -s "$T/m/$src" "m/tr/Kernel$l"
+    done
+    printf 'num_sim_cores 16\nnum_llc 12\nllc_num_set 128\nllc_line_size 128\nllc_assoc 24\n' >params.in
+    "$KS" sample m/tr --method sieve -o mplan.json 2>/dev/null || bad "no MacSim plan"
+    mfirst=$(grep -o '"id": [0-9]*' mplan.json | head -1 | sed 's/"id": //')
+    expect 1 "$KS" run mplan.json --traces m/tr --macsim "$T/fail.sh" --params params.in \
+        --warmup state -o mr -q
+    d="mr/jobs/0000/ksample-state-$((mfirst + 1))"
+    [ -f "$d/trace.txt" ] || bad "no MacSim warm-up folder"
+    rm -rf "$d" && ln -s "$T/userdir" "$d"
+    "$KS" run mplan.json --traces m/tr --macsim "$T/fail.sh" --params params.in \
+        --warmup state -o mr -q >/dev/null 2>&1
+    [ "$(ls userdir)" = "a
+b" ] || bad "a MacSim rerun emptied the folder a warm-up link led to: $(ls userdir)"
+    [ -f "$d/trace.txt" ] && [ ! -L "$d" ] || bad "the warm-up folder was not rebuilt"
+    # the temporary folder beside it, a link too
+    ln -s "$T/userdir" "$d.tmp"
+    "$KS" run mplan.json --traces m/tr --macsim "$T/fail.sh" --params params.in \
+        --warmup state -o mr -q >/dev/null 2>&1
+    [ "$(ls userdir)" = "a
+b" ] || bad "the warm-up folder's temporary led writes into userdir: $(ls userdir)"
+else
+    echo "SKIP: $MSIM absent, the MacSim warm-up folder is not checked"
+fi
+
+summary
