@@ -32,8 +32,10 @@ static void help(void)
            "one a kernel_config.txt and trace_file_list; the simulator's stdout and stderr\n"
            "go to the job's sim.log, its exit code to status.  A rerun skips the jobs that\n"
            "are done and reruns the others; once a job is done, a rerun with another\n"
-           "--batch, --warmup, --remap, trace folder or simulator command is refused\n"
-           "(naming the option), never mixed.  One run at a time holds RUNDIR (a second\n"
+           "--batch, --warmup, --remap, trace folder, simulator command or configuration\n"
+           "contents is refused (naming the option), never mixed (a trace counts as\n"
+           "changed when its size or first 4 KiB did: an edit beyond them at the same\n"
+           "size is not seen).  One run at a time holds RUNDIR (a second\n"
            "is refused naming the first's pid, host and start).  Then 'ksample estimate\n"
            "PLAN RUNDIR' reads the results ('ksample status RUNDIR' says how far a run\n"
            "is).\n\n"
@@ -693,6 +695,17 @@ static int run(run_args *a)
                                          &err) != KS_OK)
         rc = cli_fail(&err);
     s.manifest.traces_fingerprint = fingerprint;
+    /* the simulated machine by its configuration's contents: an edited
+     * --sim-config (another L2) at the same path is another machine */
+    const char *configs[MAX_CONFIGS + 2] = {a->warmup.sim_config, a->params};
+    for (int i = 0; i < a->config_count; i++)
+        configs[2 + i] = a->configs[i];
+    char config_digest[33];
+    if (!rc && ks_run_config_digest(configs, 2 + (size_t)a->config_count, config_digest,
+                                    &err) != KS_OK)
+        rc = cli_fail(&err);
+    s.manifest.config_xxh128 = configs[0] || configs[1] || a->config_count ? config_digest
+                                                                            : NULL;
     snprintf(s.manifest.plan_xxh128, sizeof s.manifest.plan_xxh128, "%s", digest);
     if (!s.jobs || !s.dirs || !s.commands || !s.manifest.jobs || !plan_abs || !traces_abs ||
         !command)
@@ -710,7 +723,7 @@ static int run(run_args *a)
     if (!rc && ks_run_manifest_write(manifest_path, &s.manifest, &err) != KS_OK)
         rc = cli_fail(&err);
     s.manifest.plan = s.manifest.traces = s.manifest.warmup = s.manifest.simulator = NULL;
-    s.manifest.command = s.manifest.traces_fingerprint = NULL;
+    s.manifest.command = s.manifest.traces_fingerprint = s.manifest.config_xxh128 = NULL;
     free(plan_abs);
     free(traces_abs);
     free(command);

@@ -965,12 +965,22 @@ typedef struct ks_run_manifest {
     char *command;
     /* optional: the trace folder's fingerprint (ks_run_traces_fingerprint) */
     char *traces_fingerprint;
+    /* optional: the simulator configuration's contents
+     * (ks_run_config_digest of --sim-config, --params, the --config folders) */
+    char *config_xxh128;
 } ks_run_manifest;
 
+/* XXH3-128 of what the simulated machine is read from: every byte of each
+ * file in paths (NULL entries skipped), and of each regular file of a folder
+ * among them, in name order.  A path that is not a regular file or folder
+ * (a FIFO) is refused, never waited on. */
+ks_status ks_run_config_digest(const char *const *paths, size_t count, char out[33],
+                               ks_error *err);
 /* What a trace folder holds, cheaply: XXH3-128 (32 hex digits into out) of
  * its list file's bytes and, per entry in name order, the name, size and
  * first 4 KiB (a MacSim kernel folder's trace.txt); no times, so a copy of
- * the same traces has the same fingerprint. */
+ * the same traces has the same fingerprint.  Its limit: a trace edited
+ * beyond its first 4 KiB and kept at the same size is not seen. */
 ks_status ks_run_traces_fingerprint(const char *traces, char out[33], ks_error *err);
 
 ks_status ks_run_manifest_write(const char *path, const ks_run_manifest *m, ks_error *err);

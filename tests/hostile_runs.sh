@@ -30,6 +30,7 @@ echo keep >userdir/a
 echo keep >userdir/b
 vsum=$(cksum <victim)
 psum=$(cksum <plan.json)
+cp plan.json pristine.json # each part below starts from it, whatever an earlier part did
 # a simulator that fails (so a rerun redoes every job), and one that answers
 # the state:memcpy probe with hits
 printf '#!/bin/sh\nexit 1\n' >fail.sh
@@ -73,6 +74,22 @@ refused 2 "symbolic link" "$KS" run plan.json --traces syn --simulator "$T/probe
     --warmup state:memcpy --l2-size 4M -o r3 -q
 [ "$(ls userdir)" = "a
 b" ] || bad "a probe folder link led writes into userdir: $(ls userdir)"
+
+# --- 2. a rerun of another simulated machine ------------------------------
+cp pristine.json plan.json
+printf '#!/bin/sh\necho done\n' >ok.sh
+chmod +x ok.sh
+printf -- '-gpgpu_cache:dl2 S:32:128:16,L:B:m:L:P\n-gpgpu_n_mem 16\n' >gpu.config
+expect 0 "$KS" run plan.json --traces syn --simulator "$T/ok.sh {kernelslist}" \
+    --warmup state --sim-config gpu.config -o r4 -q
+grep -q '"config_xxh128"' r4/manifest.json || bad "the manifest records no configuration digest"
+# 4 MB -> 1 MB of L2 at the same path: refused, not mixed
+printf -- '-gpgpu_cache:dl2 S:32:128:16,L:B:m:L:P\n-gpgpu_n_mem 4\n' >gpu.config
+refused 2 "configuration" "$KS" run plan.json --traces syn --simulator "$T/ok.sh {kernelslist}" \
+    --warmup state --sim-config gpu.config -o r4 -q
+printf -- '-gpgpu_cache:dl2 S:32:128:16,L:B:m:L:P\n-gpgpu_n_mem 16\n' >gpu.config
+expect 0 "$KS" run plan.json --traces syn --simulator "$T/ok.sh {kernelslist}" \
+    --warmup state --sim-config gpu.config -o r4 -q
 
 # MacSim's warm-up kernel folder replaced by a link: af632d7 unlinked every
 # file of the link's target before failing
