@@ -7,12 +7,14 @@
  * {kernelslist}, {kernel_config}, {trace_file_list} and {outdir} replaced,
  * or the preset of Accel-Sim (--accelsim BIN --config DIR) or MacSim
  * (--macsim BIN --params FILE). */
+#define _GNU_SOURCE /* nftw */
 #include "cli.h"
 #include "cli_state.h"
 #include "progress.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -597,6 +599,22 @@ static int prepare_state(run_state *s, const run_args *a)
     return rc;
 }
 
+/* A run folder this run made, removed when the run fails before its
+ * manifest is written (nothing of it is a run yet); links are removed
+ * themselves, never followed (FTW_PHYS). */
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void remove_made(const char *rundir, bool made)
+{
+    if (made)
+        nftw(rundir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static int report_failures(const run_args *a, const run_state *s)
 {
     int failed = 0;
@@ -657,6 +675,16 @@ static int run(run_args *a)
     char manifest_path[PATH_MAX + 32], jobs_dir[PATH_MAX + 8];
     snprintf(manifest_path, sizeof manifest_path, "%s/manifest.json", a->rundir);
     snprintf(jobs_dir, sizeof jobs_dir, "%s/jobs", a->rundir);
+    /* everything that can be checked is, before the folder is made: the
+     * simulated L2 of --warmup state, the plan's launches in these traces */
+    if (ks_export_state_check(a->traces, &a->warmup, &err) != KS_OK)
+        return state_free(&s), cli_fail(&err);
+    ks_export_options eo = {.traces = a->traces, .profile = s.profile, .remap = a->remap,
+                            .warmup = a->warmup.mode == KS_WARMUP_NONE ? NULL : &a->warmup};
+    if (ks_export_plan_entries(&s.plan, &eo, &s.entries, &s.entry_count, &err) != KS_OK)
+        return state_free(&s), cli_fail(&err);
+    struct stat before;
+    bool made = stat(a->rundir, &before) != 0; /* removed again if the run fails early */
     if ((rc = make_dir(a->rundir)))
         return state_free(&s), rc;
     if (ks_run_owned_dir(jobs_dir, &err) != KS_OK) /* never a link */
@@ -666,12 +694,8 @@ static int run(run_args *a)
         return state_free(&s), cli_fail(&err);
     if (a->warmup.mode == KS_WARMUP_STATE && a->warmup.carrier == KS_STATE_MEMCPY && !s.macsim) {
         if ((rc = probe_memcpy(a)))
-            return state_free(&s), rc;
+            return state_free(&s), rc; /* the probe's sim.log stays, to be read */
     }
-    ks_export_options eo = {.traces = a->traces, .profile = s.profile, .remap = a->remap,
-                            .warmup = a->warmup.mode == KS_WARMUP_NONE ? NULL : &a->warmup};
-    if (ks_export_plan_entries(&s.plan, &eo, &s.entries, &s.entry_count, &err) != KS_OK)
-        return state_free(&s), cli_fail(&err);
     if ((rc = split_jobs(&s, a->batch)))
         return state_free(&s), rc;
     s.jobs = calloc(s.job_count, sizeof *s.jobs);
@@ -716,12 +740,16 @@ static int run(run_args *a)
      * found to be these */
     if (!rc)
         rc = check_previous(a->rundir, manifest_path, &s.manifest);
+    /* the manifest first: a run stopped while the jobs are prepared leaves
+     * a folder that status reads (its jobs not started) and a rerun takes */
+    if (!rc && ks_run_manifest_write(manifest_path, &s.manifest, &err) != KS_OK)
+        rc = cli_fail(&err);
+    else if (rc)
+        remove_made(a->rundir, made);
     if (!rc && a->warmup.mode == KS_WARMUP_STATE)
         rc = prepare_state(&s, a);
     for (size_t j = 0; j < s.job_count && !rc; j++)
         rc = prepare_job(&s, a, j);
-    if (!rc && ks_run_manifest_write(manifest_path, &s.manifest, &err) != KS_OK)
-        rc = cli_fail(&err);
     s.manifest.plan = s.manifest.traces = s.manifest.warmup = s.manifest.simulator = NULL;
     s.manifest.command = s.manifest.traces_fingerprint = s.manifest.config_xxh128 = NULL;
     free(plan_abs);

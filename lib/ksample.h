@@ -1166,6 +1166,11 @@ ks_status ks_export_state_write(const char *traces, const ks_warmup *w,
                                 const char *const *dirs, ks_state_report *report,
                                 ks_error *err);
 
+/* --warmup state: whether the simulated L2 can be read (the configuration
+ * or --l2-size) and the carrier suits the traces, before anything is
+ * written; KS_OK for any other mode. */
+ks_status ks_export_state_check(const char *traces, const ks_warmup *w, ks_error *err);
+
 /* Whether an Accel-Sim build takes MemcpyHtoD lines at 64-bit addresses
  * into L2 (lib/warm/probe.c): a probe folder (kernelslist.g and a warm-up
  * kernel that reads what the list copied) for the simulator to run, and the

@@ -91,6 +91,27 @@ printf -- '-gpgpu_cache:dl2 S:32:128:16,L:B:m:L:P\n-gpgpu_n_mem 16\n' >gpu.confi
 expect 0 "$KS" run plan.json --traces syn --simulator "$T/ok.sh {kernelslist}" \
     --warmup state --sim-config gpu.config -o r4 -q
 
+# --- 3. debris: a refused run makes no folder; an interrupted export's ------
+# temporary goes at the next export
+cp pristine.json plan.json
+printf -- '-gpgpu_n_mem 4\n' >nodl2.config
+refused 4 "gpgpu_cache:dl2" "$KS" run plan.json --traces syn --simulator "$T/ok.sh {kernelslist}" \
+    --warmup state --sim-config nodl2.config -o r5 -q
+[ -e r5 ] && bad "a run refused for its configuration left $(find r5 | tr '\n' ' ')"
+"$KS" synth --traces other --preset large 2>/dev/null || bad "no other traces"
+refused 4 "is profile launch" "$KS" run plan.json --traces other --profile syn/time.csv \
+    --simulator "$T/ok.sh {kernelslist}" --warmup none -o r6 -q
+[ -e r6 ] && bad "a run refused on another workload's traces left $(find r6 | tr '\n' ' ')"
+"$KS" synth --traces tiny -n 4 --seed 3 2>/dev/null || bad "no tiny traces"
+refused 4 "trace folder has 4 launches" "$KS" run plan.json --traces tiny \
+    --simulator "$T/ok.sh {kernelslist}" --warmup none -o r6 -q
+[ -e r6 ] && bad "a run refused on too few traces left $(find r6 | tr '\n' ' ')"
+# a folder an export killed by SIGKILL left (pid 2^22 + 1 exists on no Linux)
+mkdir -p ex.tmp.4194305.0 && echo part >ex.tmp.4194305.0/kernelslist.g
+expect 0 "$KS" export plan.json --to accelsim --traces syn -o ex
+[ -e ex.tmp.4194305.0 ] && bad "an interrupted export's temporary folder stayed"
+[ -f ex/kernelslist.g ] || bad "no export"
+
 # MacSim's warm-up kernel folder replaced by a link: af632d7 unlinked every
 # file of the link's target before failing
 MSIM="$SHARED/sim/macsim-vectormultadd"

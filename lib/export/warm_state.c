@@ -228,3 +228,11 @@ ks_status ks_export_state_into(const char *traces, const ks_warmup *warmup,
     free(dirs);
     return st;
 }
+
+ks_status ks_export_state_check(const char *traces, const ks_warmup *w, ks_error *err)
+{
+    ks_gpu_geometry g;
+    if (!w || w->mode != KS_WARMUP_STATE)
+        return KS_OK;
+    return ks_warm_geometry(traces, w, &g, err);
+}
