@@ -1280,6 +1280,10 @@ typedef struct ks_results {
      * nothing could check (no profile, and a plan that records no names or
      * an id it did not sample): for the caller to say so */
     size_t unchecked_names, unchecked_dims;
+    /* what was read and left out, and why ("" when nothing): a running
+     * total that fell in a log, whose values there are dropped, for the
+     * caller to say */
+    char dropped[1024];
 } ks_results;
 
 /* How a simulator's kernel_launch_uid (1-based, in the order the simulator

@@ -112,6 +112,49 @@ expect 0 "$KS" export plan.json --to accelsim --traces syn -o ex
 [ -e ex.tmp.4194305.0 ] && bad "an interrupted export's temporary folder stayed"
 [ -f ex/kernelslist.g ] || bad "no export"
 
+# --- 4. simulator outputs read wrong without a word ------------------------
+(echo name,duration_ns; i=0; while [ $i -lt 20 ]; do echo k,$((1000 + i % 7)); i=$((i + 1)); done) >k.csv
+"$KS" sample k.csv --method random --fraction 0.3 --seed 1 -o pk.json 2>/dev/null || bad "no plan of k.csv"
+nk=$(grep -c '"id":' pk.json)
+# simlog MISSES_OF_UID_3 [CUT]: an Accel-Sim log of pk.json's launches, each
+# block closed by gpgpu_simulation_time as GPGPU-Sim prints it; CUT: the
+# last block ends after gpu_sim_cycle (nocycle: has none)
+simlog() {
+    echo "GPGPU-Sim Simulator Version 4.2.0"
+    i=1
+    while [ $i -le "$nk" ]; do
+        printf 'kernel_name = k\nkernel_launch_uid = %d\n' $i
+        if [ $i = "$nk" ] && [ "${2:-}" = nocycle ]; then
+            printf 'gpu_sim_insn = 500\n'
+        else
+            printf 'gpu_sim_cycle = 1000\n'
+        fi
+        if [ $i != "$nk" ] || [ -z "${2:-}" ]; then
+            printf 'gpu_sim_insn = 500\ngpu_ipc = 0.5\nL2_total_cache_accesses = %d\n' $((i * 100))
+            printf 'L2_total_cache_misses = %d\n' $([ $i = 3 ] && echo "$1" || echo $((i * 50)))
+            printf 'gpgpu_simulation_time = 0 days, 0 hrs, 0 min, 1 sec (1 sec)\n'
+        fi
+        i=$((i + 1))
+    done
+}
+simlog 150 >good.log
+expect 0 "$KS" estimate pk.json good.log --values
+cp "$T/out" good.csv
+expect 0 "$KS" estimate pk.json good.csv --metric L2_total_cache_misses
+# a running total that falls: its values are dropped and the note says so
+# (af632d7 gave -90 for one launch, a CSV estimate itself refuses)
+simlog 10 >fall.log
+expect 0 "$KS" estimate pk.json fall.log --values
+grep -q -- ',-' "$T/out" && bad "negative per-launch values: $(cat "$T/out")"
+grep -q "L2_total_cache_misses, a running total, falls there" "$T/err" || bad "the fall is not said: $(cat "$T/err")"
+cp "$T/out" fall.csv
+expect 0 "$KS" estimate pk.json fall.csv
+# a log cut inside its last block, or a block without gpu_sim_cycle
+simlog 150 cut >cut.log
+refused 4 "ends inside the statistics block" "$KS" estimate pk.json cut.log
+simlog 150 nocycle >nocycle.log
+refused 4 "has no gpu_sim_cycle" "$KS" estimate pk.json nocycle.log
+
 # MacSim's warm-up kernel folder replaced by a link: af632d7 unlinked every
 # file of the link's target before failing
 MSIM="$SHARED/sim/macsim-vectormultadd"

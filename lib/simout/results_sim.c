@@ -324,7 +324,10 @@ static ks_status difference(log_ctx *c, const ks_simlog_block *b, ks_error *err)
 
 /* After the log: a running total that fell is no running total in this log
  * (a simulator that prints it per kernel): of unknown kind, so that it is
- * not estimated; one a block did not print did not change there (0). */
+ * not estimated, and its differences, which are no launch's value (they go
+ * below 0), are dropped from this log's rows and named in r->dropped (rates
+ * made of it then lack a part and are not estimated either); one a block
+ * did not print did not change there (0). */
 static void running_finish(log_ctx *c)
 {
     for (size_t m = 0; m < c->prev_capacity && m < c->r->metric_count; m++) {
@@ -332,6 +335,15 @@ static void running_finish(log_ctx *c)
             continue;
         if (c->fell[m]) {
             c->r->kinds[m] = KS_STAT_UNKNOWN;
+            for (size_t row = 0; row < c->r->row_count; row++)
+                if (c->r->source[row] == c->source)
+                    c->r->values[m][row] = NAN;
+            size_t n = strlen(c->r->dropped);
+            if (n + 1 < sizeof c->r->dropped)
+                snprintf(c->r->dropped + n, sizeof c->r->dropped - n,
+                         "%s%s:%ld: %s, a running total, falls there: its values from this log "
+                         "are left out",
+                         n ? "; " : "", c->path, c->fell[m], c->r->metrics[m]);
             continue;
         }
         for (size_t row = 0; row < c->r->row_count; row++)
