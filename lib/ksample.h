@@ -1021,6 +1021,11 @@ ks_status ks_plan_read(const char *path, ks_plan *plan, ks_error *err);
 /* The same from memory; name is what errors call it. */
 ks_status ks_plan_read_buffer(const char *data, size_t len, const char *name, ks_plan *plan,
                               ks_error *err);
+/* Opens a file to read (lib/io/input.c): a FIFO, device or socket at path
+ * is refused at once (KS_ERR_IO), never waited on; the process's own
+ * descriptors by name (/dev/stdin, /dev/fd/N, /proc/self/fd/N) are opened
+ * as they are. */
+ks_status ks_file_open_read(const char *path, FILE **out, ks_error *err);
 /* XXH3-128 of a file's bytes as stored, as xxh128sum prints it. */
 ks_status ks_file_xxh128(const char *path, char hex[33], ks_error *err);
 /* Reads the profile a plan was made from: path, or the plan's recorded input

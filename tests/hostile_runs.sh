@@ -155,6 +155,45 @@ refused 4 "ends inside the statistics block" "$KS" estimate pk.json cut.log
 simlog 150 nocycle >nocycle.log
 refused 4 "has no gpu_sim_cycle" "$KS" estimate pk.json nocycle.log
 
+# --- 5. configurations read as the simulator reads them, or refused -------
+cp pristine.json plan.json
+for v in 1.6e1 4K 16abc 4294967312 -16 0x10; do
+    printf -- '-gpgpu_cache:dl2 S:32:128:16,L:B:m:L:P\n-gpgpu_n_mem %s\n' "$v" >num.config
+    refused 4 "gpgpu_n_mem" "$KS" export plan.json --to accelsim --traces syn -o exn \
+        --warmup state --sim-config num.config
+done
+# a line longer than 1,023 bytes is read whole: its option is not lost
+{ printf -- '-gpgpu_cache:dl2 S:32:128:16,L:B:m:L:P\n-gpgpu_n_mem 1\n'
+  printf '%1100s' ''
+  printf -- '-gpgpu_n_mem 16\n'; } >long.config
+expect 0 "$KS" run plan.json --traces syn --simulator "$T/ok.sh {kernelslist}" \
+    --warmup state --sim-config long.config -o r7
+grep -q "L2 of 1048576 bytes" "$T/err" || bad "the long line was cut: $(cat "$T/err")"
+
+# --- 7. no hang: FIFOs where a file is expected, a copy of 2^64 - 1 bytes ---
+mkfifo fifo
+for cmd in "estimate pk.json fifo" "estimate fifo good.log" \
+    "export plan.json --to accelsim --traces syn -o exf --warmup state --sim-config fifo" \
+    "run plan.json --traces syn --simulator true{kernelslist} --warmup state --sim-config fifo -o rf" \
+    "report k.csv --score fifo -o x.html" "sample fifo -o pf.json" \
+    "score pk.json --truth fifo -o s.json"; do
+    # shellcheck disable=SC2086
+    timeout 20 "$KS" $cmd >/dev/null 2>"$T/err"
+    rc=$?
+    [ $rc = 124 ] && bad "$cmd waits on a FIFO"
+    [ $rc = 0 ] && bad "$cmd took a FIFO"
+done
+mkdir -p rfifo/jobs/0000 && mkfifo rfifo/jobs/0000/status && cp r4/manifest.json rfifo/
+timeout 20 "$KS" status rfifo >/dev/null 2>&1
+[ $? = 124 ] && bad "status waits on a FIFO status file"
+cp -r syn huge
+{ echo "MemcpyHtoD,0x0000000000000000,18446744073709551615"; cat syn/kernelslist.g; } >huge/kernelslist.g
+timeout 60 "$KS" export plan.json --to accelsim --traces huge -o exh --warmup state:memcpy --l2-size 4M \
+    >/dev/null 2>"$T/err"
+rc=$?
+[ $rc = 124 ] && bad "a MemcpyHtoD of 2^64 - 1 bytes ran for ever"
+[ $rc = 0 ] || bad "a MemcpyHtoD of 2^64 - 1 bytes: exit $rc: $(head -c 300 "$T/err")"
+
 # MacSim's warm-up kernel folder replaced by a link: af632d7 unlinked every
 # file of the link's target before failing
 MSIM="$SHARED/sim/macsim-vectormultadd"

@@ -395,8 +395,11 @@ static ks_status walk_accelsim(const char *traces, const size_t *sampled, size_t
     uint64_t lines = opt->gpu.l2_bytes / opt->gpu.line_bytes;
     double keep = opt->cut * (double)lines;
     if (!(opt->cut >= 1) || keep > (double)(UINT32_MAX / 8))
-        st = ks_error_set(err, KS_ERR_USAGE, NULL, 0, "warm state: cut %g of %llu lines", opt->cut,
-                          (unsigned long long)lines);
+        st = ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                          "warm state: --state-cut %g x an L2 of %llu lines (%s) is more lines "
+                          "than the model holds (at most %u)",
+                          opt->cut, (unsigned long long)lines,
+                          opt->gpu.source[0] ? opt->gpu.source : "--l2-size", UINT32_MAX / 8);
     if (st == KS_OK)
         st = ks_l2_state_init(&model, (size_t)lines, (size_t)keep,
                               opt->gpu.ways ? opt->gpu.ways : 16, opt->gpu.line_bytes,
@@ -633,8 +636,11 @@ ks_status ks_state_walk_macsim(const char *traces, const size_t *sampled, size_t
     double keep = opt->cut * (double)lines;
     ks_l2_state model;
     if (!(opt->cut >= 1) || keep > (double)(UINT32_MAX / 8))
-        st = ks_error_set(err, KS_ERR_USAGE, NULL, 0, "warm state: cut %g of %llu lines", opt->cut,
-                          (unsigned long long)lines);
+        st = ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                          "warm state: --state-cut %g x an L2 of %llu lines (%s) is more lines "
+                          "than the model holds (at most %u)",
+                          opt->cut, (unsigned long long)lines,
+                          opt->gpu.source[0] ? opt->gpu.source : "--l2-size", UINT32_MAX / 8);
     if (st == KS_OK)
         st = ks_l2_state_init(&model, (size_t)lines, (size_t)keep,
                               opt->gpu.ways ? opt->gpu.ways : 16, opt->gpu.line_bytes,
