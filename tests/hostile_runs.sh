@@ -194,6 +194,31 @@ rc=$?
 [ $rc = 124 ] && bad "a MemcpyHtoD of 2^64 - 1 bytes ran for ever"
 [ $rc = 0 ] || bad "a MemcpyHtoD of 2^64 - 1 bytes: exit $rc: $(head -c 300 "$T/err")"
 
+# report --score: 60,000 series drawn in seconds (quadratic on af632d7:
+# 40,000 took 26 s; the limit below is a hang guard, not a timing)
+# scores N SPEEDUP ERROR: a score file of N methods of one point each
+scores() {
+    awk -v n="$1" -v sp="$2" -v er="$3" 'BEGIN { printf "{\"truth\": 1000, \"methods\": [\n"
+        for (i = 0; i < n; i++)
+            printf "%s{\"method\": \"m%d\", \"bound\": 0, \"plans\": 1, \"sets\": [{\"values\": \"context\", \"launches_mean\": 8, \"launches_max\": 8, \"pilot_mean\": 0, \"speedup_hmean\": %s, \"error_mean\": %s, \"error_signed_mean\": 0, \"error_max\": 0, \"coverage\": null, \"within_bound\": null, \"met\": 0, \"met_true\": null, \"halfwidth_mean\": null, \"refused\": 1, \"rounds_mean\": 0, \"interval\": \"none\"}]}\n", i ? "," : "", i, (i % 2) ? 2 + i % 7 : sp, (i % 3) ? 0.01 : er
+        printf "]}\n" }'
+}
+scores 60000 1.5 0.02 >many.json
+timeout 40 "$KS" report k.csv --iters 0 --score many.json -o many.html 2>/dev/null
+rc=$?
+[ $rc = 124 ] && bad "report --score with 60,000 series ran past 40 s"
+[ $rc = 0 ] || bad "report --score with 60,000 series: exit $rc"
+[ "$(grep -c '<tr class="score-row">' many.html)" = 60000 ] || bad "not every score row in the table"
+
+# --- 9. smaller ones ----------------------------------------------------------
+# finite extremes give no nan coordinates in the SVG
+for pair in "1.7e308 0.01" "1.5 1.7e306" "1e-10 1.7e306"; do
+    # shellcheck disable=SC2086
+    scores 1 $pair >ext.json
+    expect 0 "$KS" report k.csv --iters 0 --score ext.json -o ext.html
+    grep -q nan ext.html && bad "nan in the SVG for a score point at $pair"
+done
+
 # MacSim's warm-up kernel folder replaced by a link: af632d7 unlinked every
 # file of the link's target before failing
 MSIM="$SHARED/sim/macsim-vectormultadd"
