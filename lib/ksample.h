@@ -503,6 +503,9 @@ ks_status ks_plan_finish(ks_plan *plan, const ks_profile *p, ks_error *err);
 /* The value of the plan's method parameter `name` (CHOICE: its index, BOOL:
  * 0 or 1), or NAN when the method has no such parameter. */
 double ks_plan_param(const ks_plan *plan, const char *name);
+/* Whether id is one of the plan's samples (a binary search of the sorted
+ * samples a plan read has; one made in memory is searched whole). */
+bool ks_plan_has_sample(const ks_plan *plan, uint64_t id);
 /* Estimate of sum over all invocations of values[i] (values indexed by id). */
 double ks_plan_estimate(const ks_plan *plan, const double *values);
 double ks_plan_estimate_duration(const ks_plan *plan, const ks_profile *p);

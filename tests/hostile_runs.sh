@@ -3,19 +3,10 @@
 # and the simulator outputs, end to end: each check misbehaved on af632d7.
 # usage: tests/hostile_runs.sh path/to/ksample path/to/source-root
 KS=$1
-case $KS in /*) ;; *) KS=$PWD/$KS ;; esac
 ROOT=$(cd "$2" && pwd)
 SHARED="$ROOT/../shared/data"
 . "$(dirname "$0")/lib.sh"
 
-# refused CODE PATTERN CMD...: CMD exits CODE and its stderr matches PATTERN
-refused() {
-    want=$1 pattern=$2
-    shift 2
-    expect "$want" "$@"
-    grep -q -- "$pattern" "$T/err" || bad "$* -> no '$pattern' in: $(head -c 300 "$T/err")"
-    return 0
-}
 # intact FILE SUM: FILE still has cksum SUM
 intact() { [ "$(cksum <"$1")" = "$2" ] || bad "$1 was changed: $(head -c 100 "$1")"; }
 
@@ -223,12 +214,7 @@ done
 # file of the link's target before failing
 MSIM="$SHARED/sim/macsim-vectormultadd"
 if [ -f "$MSIM/kernel_config.txt" ]; then
-    mkdir -p m/tr
-    (cd m && tar -xJf "$MSIM/macsim-vectormultadd-4096-16384-traces.tar.xz")
-    cp "$MSIM/kernel_config.txt" m/tr/
-    tail -n +2 "$MSIM/composition.csv" | while IFS=, read -r l k s src; do
-        ln -s "$T/m/$src" "m/tr/Kernel$l"
-    done
+    macsim_traces "$MSIM"
     printf 'num_sim_cores 16\nnum_llc 12\nllc_num_set 128\nllc_line_size 128\nllc_assoc 24\n' >params.in
     "$KS" sample m/tr --method sieve -o mplan.json 2>/dev/null || bad "no MacSim plan"
     mfirst=$(grep -o '"id": [0-9]*' mplan.json | head -1 | sed 's/"id": //')

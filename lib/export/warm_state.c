@@ -110,10 +110,7 @@ static ks_status on_state(void *ctx, size_t launch, const ks_state_view *view, k
         }
         if (st == KS_OK && j->rep && !j->macsim && j->w->carrier == KS_STATE_MEMCPY) {
             /* the copies fill L2 clean: count what they leave clean */
-            uint32_t cursor = UINT32_MAX;
-            const ks_l2_line *l;
-            while ((l = ks_l2_state_next(j->state, &cursor)))
-                j->rep->dirty += l->valid && l->dirty;
+            j->rep->dirty += ks_l2_state_dirty_lines(j->state);
         }
         if (st == KS_OK && j->rep) {
             j->rep->launches++;

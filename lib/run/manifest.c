@@ -309,22 +309,25 @@ ks_status ks_run_manifest_compare(const ks_run_manifest *old, const ks_run_manif
     for (size_t i = 0; i < 4; i++)
         if (a[i] && b[i] && strcmp(a[i], b[i]) != 0)
             return differs(path, what[i], a[i], b[i], err);
-    if (old->traces_fingerprint && now->traces_fingerprint &&
-        strcmp(old->traces_fingerprint, now->traces_fingerprint) != 0)
-        return ks_error_set(err, KS_ERR_USAGE, path, 0,
-                            "the trace folder %s holds other traces than when this run folder's "
-                            "jobs were made (its list, or a trace's size or first 4 KiB, changed): "
-                            "its finished jobs would be mixed with results of other traces; "
-                            "use a new folder",
-                            now->traces ? now->traces : "?");
-    if (old->config_xxh128 && now->config_xxh128 &&
-        strcmp(old->config_xxh128, now->config_xxh128) != 0)
-        return ks_error_set(err, KS_ERR_USAGE, path, 0,
-                            "the simulator's configuration (--sim-config, --config or --params) "
-                            "holds other contents than when this run folder's jobs were made "
-                            "(XXH3-128 %s, now %s): its finished jobs would be mixed with "
-                            "results of another simulated machine; use a new folder",
-                            old->config_xxh128, now->config_xxh128);
+    /* the same paths holding other contents: other traces, another
+     * simulated machine */
+    char traces[600];
+    snprintf(traces, sizeof traces,
+             "the trace folder %s holds other traces (its list, or a trace's size or first 4 "
+             "KiB, changed)",
+             now->traces ? now->traces : "?");
+    const char *const contents[] = {traces,
+                                    "the simulator's configuration (--sim-config, --config or "
+                                    "--params) holds other contents"};
+    const char *const c_old[] = {old->traces_fingerprint, old->config_xxh128};
+    const char *const c_now[] = {now->traces_fingerprint, now->config_xxh128};
+    for (size_t i = 0; i < 2; i++)
+        if (c_old[i] && c_now[i] && strcmp(c_old[i], c_now[i]) != 0)
+            return ks_error_set(err, KS_ERR_USAGE, path, 0,
+                                "%s than when this run folder's jobs were made (XXH3-128 %s, "
+                                "now %s): its finished jobs would be mixed with results of "
+                                "other inputs; use a new folder",
+                                contents[i], c_old[i], c_now[i]);
     char x[32], y[32];
     if (old->batch && now->batch && old->batch != now->batch) {
         snprintf(x, sizeof x, "%llu", (unsigned long long)old->batch);

@@ -51,21 +51,6 @@ typedef struct observation {
     const char *name;     /* its kernel name, or NULL / "" */
 } observation;
 
-static bool sampled(const ks_plan *plan, uint64_t id)
-{
-    size_t lo = 0, hi = plan->sample_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (plan->samples[mid].id == id)
-            return true;
-        if (plan->samples[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return false;
-}
-
 /* ksample's warm-state kernel (--warmup state) before a measured launch: no
  * launch of the trace folder; what the log names must be it. */
 static ks_status warm_state_kernel(const observation *o, const char *path, ks_error *err)
@@ -114,7 +99,7 @@ static ks_status resolve(const uid_map *m, const observation *o, const char *pat
             return ks_error_set(err, KS_ERR_FORMAT, path, o->trace_line,
                                 "'%.300s' is no launch of the trace folder", o->trace);
         *id = (uint64_t)l;
-        if (m->plan && !sampled(m->plan, *id))
+        if (m->plan && !ks_plan_has_sample(m->plan, *id))
             *keep = false;
     } else if (m->mode == KS_UID_BASE) {
         if ((int64_t)o->uid < m->base)

@@ -301,3 +301,13 @@ const ks_l2_line *ks_l2_state_next(const ks_l2_state *s, uint32_t *cursor)
     *cursor = id;
     return &s->lines[id];
 }
+
+size_t ks_l2_state_dirty_lines(const ks_l2_state *s)
+{
+    size_t n = 0;
+    uint32_t cursor = NONE;
+    const ks_l2_line *l;
+    while ((l = ks_l2_state_next(s, &cursor)))
+        n += l->valid && l->dirty;
+    return n;
+}

@@ -77,6 +77,9 @@ const ks_l2_line *ks_l2_state_find(const ks_l2_state *s, uint64_t line);
 /* The held lines oldest first: call with *cursor = UINT32_MAX to start;
  * NULL at the end. */
 const ks_l2_line *ks_l2_state_next(const ks_l2_state *s, uint32_t *cursor);
+/* How many held lines are dirty (some sector last written): the one count
+ * of them (state:memcpy's note, the dirty carriers). */
+size_t ks_l2_state_dirty_lines(const ks_l2_state *s);
 
 /* ------------------------------------------------- the simulated GPU */
 
