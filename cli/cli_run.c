@@ -236,7 +236,10 @@ char *cli_run_command_text(const run_args *a)
         char *cfg = a->warmup.sim_config ? realpath(a->warmup.sim_config, NULL) : NULL;
         n += (size_t)snprintf(out + n, cap - n,
                               "[state: l2 %llu bytes, cut %g, %s lines, sim-config %s] ",
-                              (unsigned long long)a->warmup.l2_bytes, a->warmup.cut,
+                              (unsigned long long)a->warmup.l2_bytes,
+                              /* the default spelled out is the default: recorded
+                               * as 0, as runs that left it out have it */
+                              a->warmup.cut == KS_STATE_DEFAULT_CUT ? 0 : a->warmup.cut,
                               a->warmup.lines == KS_STATE_LINES_ALL       ? "all"
                               : a->warmup.lines == KS_STATE_LINES_TOUCHED ? "touched"
                                                                           : "dirty",

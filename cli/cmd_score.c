@@ -118,9 +118,13 @@ static void values_free(values *v)
     v->path = NULL;
 }
 
-/* "SRC" or "SRC@CONFIG" */
+/* "SRC" or "SRC@CONFIG"; an option given twice is refused (the second
+ * would silently win, and the first's copy leaked) */
 static int values_path(values *v, const char *name, const char *arg)
 {
+    if (v->path)
+        return cli_usage_error("score", "--%s given twice ('%s', then '%s')",
+                               strcmp(name, "context") == 0 ? "truth" : name, v->path, arg);
     v->name = name;
     if (!(v->path = strdup(arg)))
         return KS_ERR_NOMEM;

@@ -210,6 +210,33 @@ for pair in "1.7e308 0.01" "1.5 1.7e306" "1e-10 1.7e306"; do
     grep -q nan ext.html && bad "nan in the SVG for a score point at $pair"
 done
 
+# the default --state-cut spelled out on a rerun is the default
+expect 0 "$KS" run plan.json --traces syn --simulator "$T/ok.sh {kernelslist}" \
+    --warmup state --l2-size 4M -o r8 -q
+expect 0 "$KS" run plan.json --traces syn --simulator "$T/ok.sh {kernelslist}" \
+    --warmup state --l2-size 4M --state-cut 2 -o r8 -q
+refused 2 "cut 3" "$KS" run plan.json --traces syn --simulator "$T/ok.sh {kernelslist}" \
+    --warmup state --l2-size 4M --state-cut 3 -o r8 -q
+# a cut the model cannot hold: refused naming the option, before any folder
+refused 2 "state-cut 64 x an L2" "$KS" run plan.json --traces syn --simulator "$T/ok.sh {kernelslist}" \
+    --warmup state --l2-size 64G --state-cut 64 -o r9 -q
+[ -e r9 ] && bad "a refused cut left the run folder"
+# score --truth twice: refused (the first copy leaked, the second won)
+refused 2 "given twice" "$KS" score syn --plan-from pk.json --truth good.log --truth fall.log
+# a trace the list names that is a FIFO or folder: said so, not "not in"
+cp -r syn odd && rm odd/kernel-1.traceg && mkfifo odd/kernel-1.traceg
+refused 3 "is a FIFO, not a regular file" "$KS" info odd
+# synth --traces DIR -o FILE: -o was ignored
+refused 2 "time.csv" "$KS" synth --traces s2 -n 4 -o s2.csv
+[ -e s2 ] && bad "synth wrote traces with an -o it ignored"
+# train on a list of memory copies only: the input's fault (4), not an option's
+mkdir copies && printf 'MemcpyHtoD,0x0000000000001000,4096\n' >copies/kernelslist.g
+refused 4 "no kernel launch" "$KS" train --traces copies -o c.ksm --epochs 1
+# the MacSim tracer list of a plan without a bound says none
+expect 0 "$KS" export pk.json --to macsim-tracer -o pk.txt
+grep -q "Bound: none" pk.txt || bad "macsim-tracer bound line: $(sed -n 2p pk.txt)"
+grep -q "at 0% confidence" pk.txt && bad "a bound of 0% at 0% confidence"
+
 # MacSim's warm-up kernel folder replaced by a link: af632d7 unlinked every
 # file of the link's target before failing
 MSIM="$SHARED/sim/macsim-vectormultadd"

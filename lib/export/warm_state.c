@@ -231,5 +231,7 @@ ks_status ks_export_state_check(const char *traces, const ks_warmup *w, ks_error
     ks_gpu_geometry g;
     if (!w || w->mode != KS_WARMUP_STATE)
         return KS_OK;
-    return ks_warm_geometry(traces, w, &g, err);
+    ks_status st = ks_warm_geometry(traces, w, &g, err);
+    return st == KS_OK ? ks_state_cut_check(&g, w->cut > 0 ? w->cut : KS_STATE_DEFAULT_CUT, err)
+                       : st;
 }
