@@ -377,7 +377,9 @@ bool ks_parse_count(const char *s, uint64_t *v);
  * KS_NUM_MEASURE is the rule for what a simulator printed (every log
  * reader, results CSV, `score --truth`, and the Python package's values):
  * what KS_NUM_NONNEG takes, without an exponent (no simulator prints 1e300
- * for a count) and below 2^64 (a 64-bit counter; "is 2^64 or more"). */
+ * for a count) and below 2^64 (a 64-bit counter; "is 2^64 or more"; a whole
+ * number is held to that exactly, so 2^64 - 1, whose nearest double is
+ * 2^64, is taken). */
 enum { KS_NUM_NONNEG = 1u << 0, KS_NUM_MEASURE = 1u << 1 };
 const char *ks_parse_decimal(const char *s, size_t len, unsigned flags, double *v);
 /* KS_NUM_MEASURE's range for a value given as a double (the Python

@@ -237,6 +237,17 @@ expect 0 "$KS" export pk.json --to macsim-tracer -o pk.txt
 grep -q "Bound: none" pk.txt || bad "macsim-tracer bound line: $(sed -n 2p pk.txt)"
 grep -q "at 0% confidence" pk.txt && bad "a bound of 0% at 0% confidence"
 
+# --- 6. 64-bit counts: 2^64 - 1 read, --values printed without an exponent --
+(echo id,gpu_sim_cycle,gpu_sim_insn,rate
+ for i in $(grep -o '"id": [0-9]*' pk.json | sed 's/"id": //'); do
+     echo "$i,18446744073709551615,12345678901234567890,0.000000000000000000123"
+ done) >big.csv
+expect 0 "$KS" estimate pk.json big.csv --values
+grep -q 'e+\|e-' "$T/out" && bad "--values printed an exponent: $(head -2 "$T/out")"
+grep -q ',18446744073709551615,' "$T/out" || bad "2^64 - 1 not printed as such: $(head -2 "$T/out")"
+cp "$T/out" big2.csv
+expect 0 "$KS" estimate pk.json big2.csv --values
+
 # MacSim's warm-up kernel folder replaced by a link: af632d7 unlinked every
 # file of the link's target before failing
 MSIM="$SHARED/sim/macsim-vectormultadd"
