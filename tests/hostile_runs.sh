@@ -167,7 +167,8 @@ for cmd in "estimate pk.json fifo" "estimate fifo good.log" \
     "export plan.json --to accelsim --traces syn -o exf --warmup state --sim-config fifo" \
     "run plan.json --traces syn --simulator true{kernelslist} --warmup state --sim-config fifo -o rf" \
     "report k.csv --score fifo -o x.html" "sample fifo -o pf.json" \
-    "score pk.json --truth fifo -o s.json"; do
+    "score pk.json --truth fifo -o s.json" \
+    "sample syn/time.csv --traces syn --method gcl --model fifo -o pg.json"; do
     # shellcheck disable=SC2086
     timeout 20 "$KS" $cmd >/dev/null 2>"$T/err"
     rc=$?
@@ -177,6 +178,12 @@ done
 mkdir -p rfifo/jobs/0000 && mkfifo rfifo/jobs/0000/status && cp r4/manifest.json rfifo/
 timeout 20 "$KS" status rfifo >/dev/null 2>&1
 [ $? = 124 ] && bad "status waits on a FIFO status file"
+rm rfifo/jobs/0000/status && mkdir rfifo/slurm && mkfifo rfifo/slurm/job_id
+timeout 20 "$KS" status rfifo >/dev/null 2>&1
+[ $? = 124 ] && bad "status waits on a FIFO slurm/job_id"
+timeout 20 "$KS" run plan.json --traces syn --simulator "$T/ok.sh {kernelslist}" --warmup none \
+    -o rfifo -q >/dev/null 2>&1
+[ $? = 124 ] && bad "run waits on a FIFO slurm/job_id"
 cp -r syn huge
 { echo "MemcpyHtoD,0x0000000000000000,18446744073709551615"; cat syn/kernelslist.g; } >huge/kernelslist.g
 timeout 60 "$KS" export plan.json --to accelsim --traces huge -o exh --warmup state:memcpy --l2-size 4M \

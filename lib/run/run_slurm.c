@@ -348,7 +348,10 @@ ks_status ks_run_slurm_check_idle(const char *rundir, ks_error *err)
     if (!idfile)
         return ks_error_set(err, KS_ERR_NOMEM, rundir, 0, "out of memory");
     char id[32] = "";
-    FILE *f = fopen(idfile, "r");
+    FILE *f = NULL;
+    ks_error ignored; /* none, or not a file (a FIFO is not waited on): no array */
+    if (ks_file_open_read(idfile, &f, &ignored) != KS_OK)
+        f = NULL;
     free(idfile);
     if (!f)
         return KS_OK;
@@ -363,8 +366,8 @@ ks_status ks_run_slurm_check_idle(const char *rundir, ks_error *err)
     char *argv[] = {"squeue", "-h", "-j", id, "-o", "%i", NULL};
     pid_t pid;
     int fd;
-    ks_error ignored;
-    if (start_captured(argv, NULL, false, &pid, &fd, &ignored) != KS_OK)
+    ks_error not_started;
+    if (start_captured(argv, NULL, false, &pid, &fd, &not_started) != KS_OK)
         return KS_OK; /* no squeue to ask: nothing it can say is still queued */
     char out[256];
     ssize_t r;
