@@ -79,34 +79,40 @@ int cli_run_make_dir(const char *path)
  * options: the finished jobs' results would otherwise be mixed with another
  * warm-up's or another batch's.  With no job done there is nothing to mix:
  * every job starts afresh. */
-int cli_run_check_previous(const char *rundir, const char *manifest, const ks_run_manifest *now)
+ks_status cli_run_compare_previous(const char *rundir, const char *manifest,
+                                   const ks_run_manifest *now, ks_error *err)
 {
     struct stat sb;
     if (stat(manifest, &sb) != 0)
-        return 0;
+        return KS_OK;
     ks_run_manifest old;
-    ks_error err;
-    ks_error_clear(&err);
-    if (ks_run_manifest_read(manifest, &old, &err) != KS_OK)
-        return cli_fail(&err);
+    if (ks_run_manifest_read(manifest, &old, err) != KS_OK)
+        return err->status;
     size_t done = 0;
     for (size_t j = 0; j < old.job_count; j++) {
         ks_job_state state;
         int code;
-        if (ks_run_job_state(rundir, old.jobs[j].dir, &state, &code, &err) == KS_OK &&
+        if (ks_run_job_state(rundir, old.jobs[j].dir, &state, &code, err) == KS_OK &&
             state == KS_JOB_DONE)
             done++;
     }
-    ks_error_clear(&err);
+    ks_error_clear(err);
     ks_status st = KS_OK;
     if (strcmp(old.plan_xxh128, now->plan_xxh128) != 0 || done > 0)
-        st = ks_run_manifest_compare(&old, now, manifest, &err);
+        st = ks_run_manifest_compare(&old, now, manifest, err);
     ks_run_manifest_free(&old);
-    return st == KS_OK ? 0 : cli_fail(&err);
+    return st;
+}
+
+int cli_run_check_previous(const char *rundir, const char *manifest, const ks_run_manifest *now)
+{
+    ks_error err;
+    ks_error_clear(&err);
+    return cli_run_compare_previous(rundir, manifest, now, &err) == KS_OK ? 0 : cli_fail(&err);
 }
 
 
-void cli_run_state_free(run_state *s)
+void cli_run_forget_jobs(run_state *s)
 {
     for (size_t j = 0; j < s->job_count; j++) {
         free(s->dirs ? s->dirs[j] : NULL);
@@ -121,8 +127,18 @@ void cli_run_state_free(run_state *s)
     free(s->commands);
     free(s->jobs);
     free(s->manifest.jobs);
-    free(s->entries);
     free(s->job_first);
+    s->dirs = s->commands = NULL;
+    s->jobs = NULL;
+    s->manifest.jobs = NULL;
+    s->job_first = NULL;
+    s->job_count = s->manifest.job_count = 0;
+}
+
+void cli_run_state_free(run_state *s)
+{
+    cli_run_forget_jobs(s);
+    free(s->entries);
     ks_plan_free(&s->plan);
     ks_profile_free(s->profile);
     ks_run_lock_release(s->lock);
@@ -353,8 +369,9 @@ int cli_run_prepare_job(run_state *s, const run_args *a, size_t j)
 /* state:memcpy: whether the build takes 64-bit MemcpyHtoD lines, from a
  * probe job in RUNDIR/probe; when it does not, the run falls back to the
  * warm-up kernel and says so. */
-int cli_run_probe_memcpy(run_args *a)
+int cli_run_probe_memcpy(run_args *a, bool earlier_only, bool *known)
 {
+    *known = false;
     char dir[PATH_MAX];
     char *abs = realpath(a->rundir, NULL);
     if (!abs)
@@ -363,27 +380,53 @@ int cli_run_probe_memcpy(run_args *a)
     free(abs);
     ks_error err;
     ks_error_clear(&err);
-    if (ks_state_probe_write(dir, &err) != KS_OK)
-        return cli_fail(&err);
-    int rc = a->accelsim ? link_configs(a, dir) : 0;
-    if (rc)
-        return rc;
     char *cmd = job_command(a, false, dir);
     if (!cmd)
         return KS_ERR_NOMEM;
-    char shell[PATH_MAX * 8], quoted[PATH_MAX * 4 + 8];
-    shell_quote(quoted, sizeof quoted, dir);
-    snprintf(shell, sizeof shell, "cd %s && %.*s > sim.log 2>&1", quoted, PATH_MAX * 2, cmd);
-    free(cmd);
-    int status = system(shell);
-    char log[PATH_MAX + 16];
+    /* the log starts with the command that made it: an earlier probe of
+     * the same command has the verdict, and no simulator runs again */
+    char header[PATH_MAX * 2 + 64], log[PATH_MAX + 16];
+    snprintf(header, sizeof header, "# ksample probe: %.*s", PATH_MAX * 2, cmd);
     snprintf(log, sizeof log, "%s/sim.log", dir);
-    int takes = 0;
-    if (status != 0) {
-        fprintf(stderr, "ksample: run: the state:memcpy probe in %s failed (exit %d); see its "
-                        "sim.log\n", dir, status);
-        return 1;
+    struct stat sb;
+    FILE *earlier = NULL;
+    if (lstat(log, &sb) == 0 && S_ISREG(sb.st_mode) && ks_file_open_read(log, &earlier, &err) == KS_OK) {
+        char *first = NULL;
+        size_t cap = 0;
+        ssize_t got = getline(&first, &cap, earlier);
+        fclose(earlier);
+        if (got > 0 && first[got - 1] == '\n')
+            first[--got] = '\0';
+        *known = got > 0 && strcmp(first, header) == 0;
+        free(first);
     }
+    ks_error_clear(&err);
+    if (!*known && earlier_only) {
+        free(cmd);
+        return 0;
+    }
+    if (!*known) {
+        if (ks_state_probe_write(dir, &err) != KS_OK)
+            return free(cmd), cli_fail(&err);
+        int rc = a->accelsim ? link_configs(a, dir) : 0;
+        if (rc)
+            return free(cmd), rc;
+        char shell[PATH_MAX * 16], quoted[PATH_MAX * 4 + 8], quoted_header[PATH_MAX * 8 + 8];
+        shell_quote(quoted, sizeof quoted, dir);
+        shell_quote(quoted_header, sizeof quoted_header, header);
+        snprintf(shell, sizeof shell, "cd %s && { printf '%%s\\n' %s; %.*s; } > sim.log 2>&1",
+                 quoted, quoted_header, PATH_MAX * 2, cmd);
+        int status = system(shell);
+        if (status != 0) {
+            free(cmd);
+            fprintf(stderr, "ksample: run: the state:memcpy probe in %s failed (exit %d); see "
+                            "its sim.log\n", dir, status);
+            return 1;
+        }
+        *known = true;
+    }
+    free(cmd);
+    int takes = 0;
     if (ks_state_probe_read(log, &takes, &err) != KS_OK)
         return cli_fail(&err);
     if (!takes) {

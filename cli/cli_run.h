@@ -43,7 +43,10 @@ typedef struct run_state {
 /* mkdir, an existing folder accepted; a message and KS_ERR_IO otherwise */
 int cli_run_make_dir(const char *path);
 void cli_run_state_free(run_state *s);
-/* A rerun must be of the same plan and, once a job is done, options. */
+/* A rerun must be of the same plan and, once a job is done, options:
+ * compare says why not in err, check prints it and returns the exit code. */
+ks_status cli_run_compare_previous(const char *rundir, const char *manifest,
+                                   const ks_run_manifest *now, ks_error *err);
 int cli_run_check_previous(const char *rundir, const char *manifest, const ks_run_manifest *now);
 /* Jobs of `batch` sampled launches each, every one after its warm-ups. */
 int cli_run_split_jobs(run_state *s, uint64_t batch);
@@ -53,8 +56,13 @@ char *cli_run_command_text(const run_args *a);
 /* Job j in the manifest; job j's folder and command. */
 int cli_run_describe_job(run_state *s, const run_args *a, size_t j);
 int cli_run_prepare_job(run_state *s, const run_args *a, size_t j);
-/* state:memcpy: whether the build takes 64-bit MemcpyHtoD lines. */
-int cli_run_probe_memcpy(run_args *a);
+/* state:memcpy: whether the build takes 64-bit MemcpyHtoD lines, from an
+ * earlier probe of the same command in RUNDIR/probe, else (unless
+ * earlier_only) from running one; *known when it was found out (the
+ * carrier falls back to the kernel when the build does not). */
+int cli_run_probe_memcpy(run_args *a, bool earlier_only, bool *known);
+/* The jobs cut and described so far, freed (to describe them again). */
+void cli_run_forget_jobs(run_state *s);
 /* --warmup state: every sampled launch's rebuilt L2 state into its job. */
 int cli_run_prepare_state(run_state *s, const run_args *a);
 /* A run folder this run made (made), removed. */

@@ -115,6 +115,32 @@ static void help(void)
            "ksample by that signal; a rerun runs the jobs not done.\n");
 }
 
+/* The jobs cut from the entries and described in the manifest with the
+ * warm-up and command as they are now (again, when the probe changed the
+ * carrier). */
+static int describe(run_state *s, run_args *a, char warmup_text[32], char **command)
+{
+    cli_run_forget_jobs(s);
+    free(*command);
+    *command = cli_run_command_text(a);
+    ks_warmup_format(&a->warmup, warmup_text, 32);
+    s->manifest.warmup = warmup_text;
+    s->manifest.command = *command;
+    int rc = cli_run_split_jobs(s, a->batch);
+    if (rc)
+        return rc;
+    s->jobs = calloc(s->job_count, sizeof *s->jobs);
+    s->dirs = calloc(s->job_count, sizeof *s->dirs);
+    s->commands = calloc(s->job_count, sizeof *s->commands);
+    s->manifest.jobs = calloc(s->job_count, sizeof *s->manifest.jobs);
+    s->manifest.job_count = s->job_count;
+    if (!s->jobs || !s->dirs || !s->commands || !s->manifest.jobs || !*command)
+        return KS_ERR_NOMEM;
+    for (size_t j = 0; j < s->job_count && !rc; j++)
+        rc = cli_run_describe_job(s, a, j);
+    return rc;
+}
+
 static int run(run_args *a)
 {
     run_state s;
@@ -168,26 +194,19 @@ static int run(run_args *a)
     /* one run at a time in a folder, from here to the end */
     if (ks_run_lock_take(a->rundir, &s.lock, &err) != KS_OK)
         return cli_run_state_free(&s), cli_fail(&err);
-    if (a->warmup.mode == KS_WARMUP_STATE && a->warmup.carrier == KS_STATE_MEMCPY && !s.macsim) {
-        if ((rc = cli_run_probe_memcpy(a)))
-            return cli_run_state_free(&s), rc; /* the probe's sim.log stays, to be read */
-    }
-    if ((rc = cli_run_split_jobs(&s, a->batch)))
+    /* state:memcpy: an earlier probe's verdict now; a new probe (a simulator
+     * run) only once the earlier run's options are found to be these */
+    bool probe = a->warmup.mode == KS_WARMUP_STATE && a->warmup.carrier == KS_STATE_MEMCPY &&
+                 !s.macsim, known = false;
+    if (probe && (rc = cli_run_probe_memcpy(a, true, &known)))
         return cli_run_state_free(&s), rc;
-    s.jobs = calloc(s.job_count, sizeof *s.jobs);
-    s.dirs = calloc(s.job_count, sizeof *s.dirs);
-    s.commands = calloc(s.job_count, sizeof *s.commands);
-    s.manifest.jobs = calloc(s.job_count, sizeof *s.manifest.jobs);
-    s.manifest.job_count = s.job_count;
     char *plan_abs = realpath(a->plan, NULL), *traces_abs = realpath(a->traces, NULL);
-    char *command = cli_run_command_text(a);
+    char *command = NULL;
     char warmup_text[32];
-    ks_warmup_format(&a->warmup, warmup_text, sizeof warmup_text);
+    rc = describe(&s, a, warmup_text, &command);
     s.manifest.plan = plan_abs;
     s.manifest.traces = traces_abs;
-    s.manifest.warmup = warmup_text;
     s.manifest.simulator = a->accelsim ? "accelsim" : a->macsim ? "macsim" : "command";
-    s.manifest.command = command;
     s.manifest.batch = a->batch;
     s.manifest.remap = a->remap;
     char fingerprint[33];
@@ -207,15 +226,29 @@ static int run(run_args *a)
     s.manifest.config_xxh128 = configs[0] || configs[1] || a->config_count ? config_digest
                                                                             : NULL;
     snprintf(s.manifest.plan_xxh128, sizeof s.manifest.plan_xxh128, "%s", digest);
-    if (!s.jobs || !s.dirs || !s.commands || !s.manifest.jobs || !plan_abs || !traces_abs ||
-        !command)
+    if (!rc && (!plan_abs || !traces_abs))
         rc = KS_ERR_NOMEM;
-    for (size_t j = 0; j < s.job_count && !rc; j++)
-        rc = cli_run_describe_job(&s, a, j);
     /* nothing in the folder changes before the earlier run's options are
      * found to be these */
+    ks_status differs = KS_OK;
     if (!rc)
-        rc = cli_run_check_previous(a->rundir, manifest_path, &s.manifest);
+        differs = cli_run_compare_previous(a->rundir, manifest_path, &s.manifest, &err);
+    /* an earlier run that fell back to the kernel differs in its warm-up
+     * alone: the probe decides (a simulator run, so only then) */
+    bool carrier_only = differs == KS_ERR_USAGE && strstr(err.message, "--warmup state:");
+    if (!rc && differs != KS_OK && !(probe && !known && carrier_only))
+        rc = cli_fail(&err);
+    if (!rc && probe && !known) {
+        rc = cli_run_probe_memcpy(a, false, &known);
+        if (!rc && a->warmup.carrier != KS_STATE_MEMCPY) {
+            /* the build ignores the copies: the jobs carry a kernel instead */
+            rc = describe(&s, a, warmup_text, &command);
+            if (!rc)
+                rc = cli_run_check_previous(a->rundir, manifest_path, &s.manifest);
+        } else if (!rc && differs != KS_OK) {
+            rc = cli_fail(&err);
+        }
+    }
     /* the manifest first: a run stopped while the jobs are prepared leaves
      * a folder that status reads (its jobs not started) and a rerun takes */
     if (!rc && ks_run_manifest_write(manifest_path, &s.manifest, &err) != KS_OK)

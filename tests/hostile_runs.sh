@@ -217,6 +217,31 @@ for pair in "1.7e308 0.01" "1.5 1.7e306" "1e-10 1.7e306"; do
     grep -q nan ext.html && bad "nan in the SVG for a score point at $pair"
 done
 
+# the state:memcpy probe: an earlier verdict is reused, and no probe runs
+# before a rerun's options are checked
+for v in 0 16; do
+    printf '#!/bin/sh\necho run >>"%s/probe-count"\necho "L2_cache_stats_breakdown[GLOBAL_ACC_R][HIT] = %s"\n' \
+        "$T" "$v" >probe-$v.sh
+    chmod +x probe-$v.sh
+done
+expect 0 "$KS" run plan.json --traces syn --simulator "$T/probe-0.sh {kernelslist}" \
+    --warmup state:memcpy --l2-size 4M -o r10
+grep -q "state goes in a warm-up kernel" "$T/err" || bad "no fallback note: $(cat "$T/err")"
+runs=$(grep -c run probe-count)
+expect 0 "$KS" run plan.json --traces syn --simulator "$T/probe-0.sh {kernelslist}" \
+    --warmup state:memcpy --l2-size 4M -o r10 -q
+[ "$(grep -c run probe-count)" = "$runs" ] || bad "the probe ran again for the same command"
+rm -rf r10/probe # no verdict: the probe decides the carrier again, the rerun goes on
+expect 0 "$KS" run plan.json --traces syn --simulator "$T/probe-0.sh {kernelslist}" \
+    --warmup state:memcpy --l2-size 4M -o r10 -q
+expect 0 "$KS" run plan.json --traces syn --simulator "$T/probe-16.sh {kernelslist}" \
+    --warmup state:memcpy --l2-size 4M -o r11 -q
+rm -rf r11/probe
+runs=$(grep -c run probe-count)
+refused 2 "batch" "$KS" run plan.json --traces syn --simulator "$T/probe-16.sh {kernelslist}" \
+    --warmup state:memcpy --l2-size 4M --batch 2 -o r11 -q
+[ "$(grep -c run probe-count)" = "$runs" ] || bad "a probe ran before the rerun's options were checked"
+
 # the default --state-cut spelled out on a rerun is the default
 expect 0 "$KS" run plan.json --traces syn --simulator "$T/ok.sh {kernelslist}" \
     --warmup state --l2-size 4M -o r8 -q
