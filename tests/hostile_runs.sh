@@ -97,6 +97,13 @@ refused 4 "is profile launch" "$KS" run plan.json --traces other --profile syn/t
 refused 4 "trace folder has 4 launches" "$KS" run plan.json --traces tiny \
     --simulator "$T/ok.sh {kernelslist}" --warmup none -o r6 -q
 [ -e r6 ] && bad "a run refused on too few traces left $(find r6 | tr '\n' ' ')"
+# a run that stops during the warm-state walk (here at a bad trace line, as
+# at a signal) leaves a folder status reads: the manifest comes first
+cp -r syn cor
+sed '25s/.*/0000 zz ffffffff 1 R1 LDG.E 2 R2 R3 4 1 0x0/' syn/kernel-3.traceg >cor/kernel-3.traceg
+refused 4 "bad mask field" "$KS" run plan.json --traces cor --simulator "$T/ok.sh {kernelslist}" \
+    --warmup state --l2-size 4M -o r12 -q
+expect 0 "$KS" status r12
 # a folder an export killed by SIGKILL left (pid 2^22 + 1 exists on no Linux)
 mkdir -p ex.tmp.4194305.0 && echo part >ex.tmp.4194305.0/kernelslist.g
 expect 0 "$KS" export plan.json --to accelsim --traces syn -o ex
