@@ -65,6 +65,10 @@ void ks_thread_join(ks_thread *t);
 typedef struct ks_input ks_input;
 
 ks_status ks_input_open(const char *path, ks_input **out, ks_error *err);
+/* The same for a file a FIFO cannot stand for (a configuration, a
+ * simulator's results, a plan, a score or model file): a FIFO, device or
+ * socket is refused at once (ks_file_open_read), never waited on. */
+ks_status ks_input_open_file(const char *path, ks_input **out, ks_error *err);
 /* The same over an open stream, which the input then owns (closes), named
  * path in errors. */
 ks_status ks_input_open_stream(FILE *file, const char *path, ks_input **out, ks_error *err);
@@ -87,7 +91,7 @@ const char *ks_input_path(const ks_input *in);
 const char *ks_input_compression(const ks_input *in);
 /* Peeks at the first decompressed bytes without consuming them. */
 ks_status ks_input_peek(ks_input *in, const char **data, size_t *len, ks_error *err);
-/* ks_input_open, then ks_input_peek: for a caller that chooses how to read
+/* ks_input_open_file, then ks_input_peek: for a caller that chooses how to read
  * a file by its first bytes.  On failure *out is NULL (closed again if the
  * peek failed). */
 ks_status ks_input_open_peek(const char *path, ks_input **out, const char **data, size_t *len,

@@ -164,6 +164,19 @@ ks_status ks_file_open_read(const char *path, FILE **out, ks_error *err)
 ks_status ks_input_open(const char *path, ks_input **out, ks_error *err)
 {
     *out = NULL;
+    /* a profile or trace may come through a named pipe (copied like stdin
+     * where a reader needs a file): opened as it is */
+    FILE *file = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!file)
+        return ks_error_set(err, KS_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
+    /* nothing has gone through the stream's buffer yet, so reading its
+     * descriptor directly skips no byte */
+    return open_input(file, fileno(file), path, out, err);
+}
+
+ks_status ks_input_open_file(const char *path, ks_input **out, ks_error *err)
+{
+    *out = NULL;
     FILE *file = stdin;
     if (strcmp(path, "-") != 0) {
         ks_status st = ks_file_open_read(path, &file, err);
@@ -451,7 +464,7 @@ ks_status ks_input_peek(ks_input *in, const char **data, size_t *len, ks_error *
 ks_status ks_input_open_peek(const char *path, ks_input **out, const char **data, size_t *len,
                              ks_error *err)
 {
-    ks_status st = ks_input_open(path, out, err);
+    ks_status st = ks_input_open_file(path, out, err);
     if (st != KS_OK)
         return st;
     if ((st = ks_input_peek(*out, data, len, err)) != KS_OK) {

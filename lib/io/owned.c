@@ -77,9 +77,9 @@ static ks_status empty_folder(int fd, const char *path, int depth, ks_error *err
     while (st == KS_OK && (e = readdir(d))) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
+        /* removing the entry just read leaves readdir's walk of the others
+         * as it was (POSIX: each entry not removed is still returned once) */
         st = remove_at(dirfd(d), path, e->d_name, depth + 1, err);
-        if (st == KS_OK)
-            rewinddir(d); /* the listing changed under readdir */
     }
     closedir(d);
     return st;

@@ -668,7 +668,7 @@ static ks_status read_macsim_log(ks_input *in, const char *path, const uid_map *
 static ks_status read_macsim_stats(const char *path, ks_results *r, size_t row, ks_error *err)
 {
     ks_input *in;
-    ks_status st = ks_input_open(path, &in, err);
+    ks_status st = ks_input_open_file(path, &in, err);
     if (st != KS_OK)
         return st;
     while (st == KS_OK) {

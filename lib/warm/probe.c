@@ -73,7 +73,7 @@ ks_status ks_state_probe_read(const char *log, int *takes_memcpy, ks_error *err)
 {
     *takes_memcpy = -1;
     ks_input *in;
-    ks_status st = ks_input_open(log, &in, err);
+    ks_status st = ks_input_open_file(log, &in, err);
     if (st != KS_OK)
         return st;
     static const char key[] = "L2_cache_stats_breakdown[GLOBAL_ACC_R][HIT] = ";

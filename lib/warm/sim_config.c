@@ -35,7 +35,7 @@ typedef struct option_value {
 static ks_status read_options(const char *path, option_value *o, size_t n, ks_error *err)
 {
     ks_input *in;
-    ks_status st = ks_input_open(path, &in, err);
+    ks_status st = ks_input_open_file(path, &in, err);
     if (st != KS_OK)
         return st;
     char *line;
