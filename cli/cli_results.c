@@ -161,6 +161,8 @@ int cli_results_read(cli_results *r, const char *plan_path, const ks_plan *plan,
         }
     }
     note_unchecked(r->cmd, r, out);
+    if (out->dropped[0])
+        fprintf(stderr, "ksample %s: note: %s\n", r->cmd, out->dropped);
     return 0;
 }
 

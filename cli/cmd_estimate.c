@@ -373,6 +373,25 @@ static int cmp_row(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* v as a results CSV holds it: a whole number as its digits (a count of
+ * 12345678901234567168, never 1.2345678901234567e+19, which a results CSV
+ * refuses), any other with 17 significant digits and no exponent either. */
+static void print_plain(double v)
+{
+    if (v == floor(v) && fabs(v) <= 18446744073709551616.0) {
+        /* 2^64 is the double of a count of 2^64 - 1 (or just below): the
+         * largest count a CSV takes */
+        if (v == 18446744073709551616.0)
+            printf("18446744073709551615");
+        else
+            printf("%.0f", v);
+        return;
+    }
+    int exp10 = v != 0 ? (int)floor(log10(fabs(v))) : 0;
+    int decimals = 16 - exp10;
+    printf("%.*f", decimals < 0 ? 0 : decimals > 340 ? 340 : decimals, v);
+}
+
 /* The results table as the CSV ks_results_read reads back: every value
  * with all its digits, empty where a launch has none. */
 static int print_values(const ks_results *r)
@@ -393,10 +412,12 @@ static int print_values(const ks_results *r)
         size_t i = order[k].row;
         printf("%llu", (unsigned long long)r->ids[i]);
         for (size_t m = 0; m < r->metric_count; m++)
-            if (isnan(r->values[m][i]))
+            if (isnan(r->values[m][i])) {
                 printf(",");
-            else
-                printf(",%.17g", r->values[m][i]);
+            } else {
+                putchar(',');
+                print_plain(r->values[m][i]);
+            }
         putchar('\n');
     }
     free(order);

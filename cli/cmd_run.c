@@ -7,11 +7,9 @@
  * {kernelslist}, {kernel_config}, {trace_file_list} and {outdir} replaced,
  * or the preset of Accel-Sim (--accelsim BIN --config DIR) or MacSim
  * (--macsim BIN --params FILE). */
-#include "cli.h"
-#include "cli_state.h"
+#include "cli_run.h"
 #include "progress.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -32,8 +30,10 @@ static void help(void)
            "one a kernel_config.txt and trace_file_list; the simulator's stdout and stderr\n"
            "go to the job's sim.log, its exit code to status.  A rerun skips the jobs that\n"
            "are done and reruns the others; once a job is done, a rerun with another\n"
-           "--batch, --warmup, --remap, trace folder or simulator command is refused\n"
-           "(naming the option), never mixed.  One run at a time holds RUNDIR (a second\n"
+           "--batch, --warmup, --remap, trace folder, simulator command or configuration\n"
+           "contents is refused (naming the option), never mixed (a trace counts as\n"
+           "changed when its size or first 4 KiB did: an edit beyond them at the same\n"
+           "size is not seen).  One run at a time holds RUNDIR (a second\n"
            "is refused naming the first's pid, host and start).  Then 'ksample estimate\n"
            "PLAN RUNDIR' reads the results ('ksample status RUNDIR' says how far a run\n"
            "is).\n\n"
@@ -121,586 +121,30 @@ static void help(void)
            "ksample by that signal; a rerun runs the jobs not done.\n");
 }
 
-enum { MAX_CONFIGS = 8 };
-
-typedef struct run_args {
-    const char *plan, *traces, *simulator, *rundir, *profile;
-    const char *accelsim, *macsim, *params;
-    const char *configs[MAX_CONFIGS];
-    int config_count;
-    uint64_t batch;
-    int remap;
-    bool quiet;
-    bool warmup_given;
-    ks_warmup warmup;
-    cli_state_args state;
-    char sim_config[PATH_MAX * 2 + 32]; /* gpgpusim.config of --config, or --params */
-    ks_run_options run;
-} run_args;
-
-/* 'text' with every ' written as '\'' */
-static void shell_quote(char *out, size_t size, const char *text)
+/* The jobs cut from the entries and described in the manifest with the
+ * warm-up and command as they are now (again, when the probe changed the
+ * carrier). */
+static int describe(run_state *s, run_args *a, char warmup_text[32], char **command)
 {
-    size_t n = 0;
-    if (n + 1 < size)
-        out[n++] = '\'';
-    for (const char *p = text; *p && n + 5 < size; p++) {
-        if (*p == '\'') {
-            memcpy(out + n, "'\\''", 4);
-            n += 4;
-        } else {
-            out[n++] = *p;
-        }
-    }
-    if (n + 1 < size)
-        out[n++] = '\'';
-    out[n] = '\0';
-}
-
-/* The simulator command with its placeholders replaced by shell-quoted
- * absolute paths; NULL when out of memory. */
-static char *expand(const char *template, const char *const keys[], const char *const values[],
-                    size_t count)
-{
-    char quoted[4][PATH_MAX * 4 + 8];
-    size_t cap = strlen(template) + 1, n = 0;
-    for (size_t k = 0; k < count; k++)
-        shell_quote(quoted[k], sizeof quoted[k], values[k]);
-    for (const char *p = template; (p = strchr(p, '{')); p++)
-        for (size_t k = 0; k < count; k++)
-            cap += strlen(quoted[k]);
-    char *out = malloc(cap);
-    if (!out)
-        return NULL;
-    for (const char *p = template; *p;) {
-        bool done = false;
-        for (size_t k = 0; k < count && !done; k++) {
-            size_t len = strlen(keys[k]);
-            if (strncmp(p, keys[k], len) == 0) {
-                n += (size_t)snprintf(out + n, cap - n, "%s", quoted[k]);
-                p += len;
-                done = true;
-            }
-        }
-        if (!done)
-            out[n++] = *p++;
-    }
-    out[n] = '\0';
-    return out;
-}
-
-static int make_dir(const char *path)
-{
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "ksample: %s: cannot create: %s\n", path, strerror(errno));
-        return KS_ERR_IO;
-    }
-    return 0;
-}
-
-/* A rerun must be of the same plan, and, once a job is done, of the same
- * options: the finished jobs' results would otherwise be mixed with another
- * warm-up's or another batch's.  With no job done there is nothing to mix:
- * every job starts afresh. */
-static int check_previous(const char *rundir, const char *manifest, const ks_run_manifest *now)
-{
-    struct stat sb;
-    if (stat(manifest, &sb) != 0)
-        return 0;
-    ks_run_manifest old;
-    ks_error err;
-    ks_error_clear(&err);
-    if (ks_run_manifest_read(manifest, &old, &err) != KS_OK)
-        return cli_fail(&err);
-    size_t done = 0;
-    for (size_t j = 0; j < old.job_count; j++) {
-        ks_job_state state;
-        int code;
-        if (ks_run_job_state(rundir, old.jobs[j].dir, &state, &code, &err) == KS_OK &&
-            state == KS_JOB_DONE)
-            done++;
-    }
-    ks_error_clear(&err);
-    ks_status st = KS_OK;
-    if (strcmp(old.plan_xxh128, now->plan_xxh128) != 0 || done > 0)
-        st = ks_run_manifest_compare(&old, now, manifest, &err);
-    ks_run_manifest_free(&old);
-    return st == KS_OK ? 0 : cli_fail(&err);
-}
-
-typedef struct run_state {
-    ks_plan plan;
-    ks_profile *profile;
-    ks_run_manifest manifest;
-    ks_run_job *jobs;
-    char **dirs, **commands;
-    size_t job_count;
-    ks_export_entry *entries; /* every job's, in order */
-    size_t entry_count;
-    size_t *job_first;        /* job j: entries [job_first[j], job_first[j + 1]) */
-    bool macsim;
-    ks_run_lock *lock;
-} run_state;
-
-static void state_free(run_state *s)
-{
-    for (size_t j = 0; j < s->job_count; j++) {
-        free(s->dirs ? s->dirs[j] : NULL);
-        free(s->commands ? s->commands[j] : NULL);
-        if (s->manifest.jobs) {
-            free(s->manifest.jobs[j].ids);
-            free(s->manifest.jobs[j].measured);
-            free(s->manifest.jobs[j].launches);
-        }
-    }
-    free(s->dirs);
-    free(s->commands);
-    free(s->jobs);
-    free(s->manifest.jobs);
-    free(s->entries);
-    free(s->job_first);
-    ks_plan_free(&s->plan);
-    ks_profile_free(s->profile);
-    ks_run_lock_release(s->lock);
-}
-
-/* Jobs of `batch` sampled launches each, every one after its warm-ups. */
-static int split_jobs(run_state *s, uint64_t batch)
-{
-    size_t measured = 0;
-    for (size_t k = 0; k < s->entry_count; k++)
-        measured += s->entries[k].measured;
-    s->job_count = (measured + batch - 1) / batch;
-    s->job_first = calloc(s->job_count + 1, sizeof *s->job_first);
-    if (!s->job_first)
-        return KS_ERR_NOMEM;
-    size_t j = 0, in_job = 0;
-    for (size_t k = 0; k < s->entry_count; k++)
-        if (s->entries[k].measured && ++in_job == batch) {
-            s->job_first[++j] = k + 1;
-            in_job = 0;
-        }
-    s->job_first[s->job_count] = s->entry_count;
-    return 0;
-}
-
-/* Links every file of the configuration folders into the job folder: a
- * GPGPU-Sim configuration names its interconnect file relative to the
- * working folder. */
-static int link_configs(const run_args *a, const char *dir)
-{
-    for (int c = 0; c < a->config_count; c++) {
-        char *abs = realpath(a->configs[c], NULL);
-        DIR *d = abs ? opendir(abs) : NULL;
-        if (!d) {
-            fprintf(stderr, "ksample: %s: cannot open the configuration folder: %s\n",
-                    a->configs[c], strerror(errno));
-            free(abs);
-            return KS_ERR_IO;
-        }
-        struct dirent *e;
-        int rc = 0;
-        while (!rc && (e = readdir(d))) {
-            if (e->d_name[0] == '.')
-                continue;
-            char target[PATH_MAX * 2], link[PATH_MAX * 2];
-            snprintf(target, sizeof target, "%s/%s", abs, e->d_name);
-            snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
-            struct stat sb;
-            if (stat(target, &sb) != 0 || !S_ISREG(sb.st_mode))
-                continue;
-            unlink(link);
-            if (symlink(target, link) != 0) {
-                fprintf(stderr, "ksample: %s: cannot link to %s: %s\n", link, target,
-                        strerror(errno));
-                rc = KS_ERR_IO;
-            }
-        }
-        closedir(d);
-        free(abs);
-        if (rc)
-            return rc;
-    }
-    return 0;
-}
-
-static bool file_in_configs(const run_args *a, const char *name)
-{
-    for (int c = 0; c < a->config_count; c++) {
-        char path[PATH_MAX * 2];
-        struct stat sb;
-        snprintf(path, sizeof path, "%s/%s", a->configs[c], name);
-        if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
-            return true;
-    }
-    return false;
-}
-
-/* The command of a job folder dir. */
-static char *job_command(const run_args *a, bool macsim, const char *dir)
-{
-    char list[PATH_MAX + 32], config[PATH_MAX + 32], tfl[PATH_MAX + 32];
-    snprintf(list, sizeof list, "%s/kernelslist.g", dir);
-    snprintf(config, sizeof config, "%s/kernel_config.txt", dir);
-    snprintf(tfl, sizeof tfl, "%s/trace_file_list", dir);
-    const char *keys[] = {"{kernelslist}", "{kernel_config}", "{trace_file_list}", "{outdir}"};
-    const char *values[] = {list, config, tfl, dir};
-    if (a->simulator)
-        return expand(a->simulator, keys, values, 4);
-    char template[PATH_MAX * 2 + 128];
-    if (macsim) {
-        snprintf(template, sizeof template, "%s", "{bin}");
-    } else {
-        snprintf(template, sizeof template, "{bin} -trace {kernelslist} -config gpgpusim.config%s",
-                 file_in_configs(a, "trace.config") ? " -config trace.config" : "");
-    }
-    const char *pkeys[] = {"{bin}", "{kernelslist}"};
-    const char *pvalues[] = {macsim ? a->macsim : a->accelsim, list};
-    return expand(template, pkeys, pvalues, 2);
-}
-
-/* What the manifest records of the simulator's command: the template as
- * given, or the preset's files as absolute paths; with --warmup state, the
- * options the rebuilt state depends on (malloc'd). */
-static char *command_text(const run_args *a)
-{
-    size_t cap = PATH_MAX * (size_t)(a->config_count + 4) + 256, n = 0;
-    char *out = malloc(cap);
-    if (!out)
-        return NULL;
-    if (a->warmup.mode == KS_WARMUP_STATE) {
-        char *cfg = a->warmup.sim_config ? realpath(a->warmup.sim_config, NULL) : NULL;
-        /* no --l2-size: the L2 is the simulator configuration's, not 0 bytes */
-        char l2[64] = "l2 from the simulator configuration";
-        if (a->warmup.l2_bytes)
-            snprintf(l2, sizeof l2, "l2 %llu bytes", (unsigned long long)a->warmup.l2_bytes);
-        n += (size_t)snprintf(out + n, cap - n, "[state: %s, cut %g, %s lines, sim-config %s] ",
-                              l2, a->warmup.cut,
-                              a->warmup.lines == KS_STATE_LINES_ALL       ? "all"
-                              : a->warmup.lines == KS_STATE_LINES_TOUCHED ? "touched"
-                                                                          : "dirty",
-                              cfg ? cfg : a->warmup.sim_config ? a->warmup.sim_config : "-");
-        free(cfg);
-    }
-    if (a->simulator) {
-        snprintf(out + n, cap - n, "%s", a->simulator);
-        return out;
-    }
-    n += (size_t)snprintf(out + n, cap - n, "%s", a->accelsim ? a->accelsim : a->macsim);
-    for (int c = 0; c < a->config_count; c++) {
-        char *abs = realpath(a->configs[c], NULL);
-        n += (size_t)snprintf(out + n, cap - n, " --config %s", abs ? abs : a->configs[c]);
-        free(abs);
-    }
-    if (a->params) {
-        char *abs = realpath(a->params, NULL);
-        snprintf(out + n, cap - n, " --params %s", abs ? abs : a->params);
-        free(abs);
-    }
-    return out;
-}
-
-/* Job j in the manifest: its folder and launches. */
-static int describe_job(run_state *s, const run_args *a, size_t j)
-{
-    size_t first = s->job_first[j], count = s->job_first[j + 1] - first;
-    char rel[64];
-    snprintf(rel, sizeof rel, "jobs/%04zu", j);
-    s->dirs[j] = strdup(rel);
-    ks_run_manifest_job *mj = &s->manifest.jobs[j];
-    mj->dir = s->dirs[j];
-    mj->ids = malloc((count ? count : 1) * sizeof *mj->ids);
-    bool warmups = false, remapped = false;
-    for (size_t k = 0; k < count; k++) {
-        warmups = warmups || !s->entries[first + k].measured;
-        remapped = remapped || s->entries[first + k].id != s->entries[first + k].launch;
-    }
-    mj->measured = warmups ? malloc(count) : NULL;
-    mj->launches = remapped ? malloc(count * sizeof *mj->launches) : NULL;
-    if (!s->dirs[j] || !mj->ids || (warmups && !mj->measured) || (remapped && !mj->launches))
-        return KS_ERR_NOMEM;
-    /* a state carrier that is a kernel runs (measured 2: ksample's warm-up
-     * kernel, no launch of the traces); memory copies are no kernel */
-    bool copies = a->warmup.mode == KS_WARMUP_STATE && (a->warmup.carrier == KS_STATE_MEMCPY ||
-                                                        a->warmup.carrier == KS_STATE_MEMCPY32);
-    /* (state:memcpy32+stores lists its store kernel: a kernel, as state:kernel) */
-    size_t listed = 0;
-    for (size_t k = 0; k < count; k++) {
-        const ks_export_entry *e = &s->entries[first + k];
-        if (e->state && copies)
-            continue;
-        mj->ids[listed] = e->id;
-        if (mj->measured)
-            mj->measured[listed] = e->state ? 2 : e->measured;
-        if (mj->launches)
-            mj->launches[listed] = e->launch;
-        listed++;
-    }
-    mj->id_count = listed;
-    return 0;
-}
-
-/* Job j's folder: its launches exported, the preset's files linked, its
- * command; a job done before keeps its folder (the manifest's options are
- * these, check_previous). */
-static int prepare_job(run_state *s, const run_args *a, size_t j)
-{
-    size_t first = s->job_first[j], count = s->job_first[j + 1] - first;
-    char dir[PATH_MAX];
-    char *abs = realpath(a->rundir, NULL);
-    if (!abs) {
-        fprintf(stderr, "ksample: %s: %s\n", a->rundir, strerror(errno));
-        return KS_ERR_IO;
-    }
-    snprintf(dir, sizeof dir, "%s/%s", abs, s->dirs[j]);
-    free(abs);
-    ks_error err;
-    ks_error_clear(&err);
-    const ks_warmup *w = a->warmup.mode == KS_WARMUP_NONE ? NULL : &a->warmup;
-    ks_job_state state;
-    int code;
-    if (ks_run_job_state(a->rundir, s->dirs[j], &state, &code, &err) != KS_OK)
-        return cli_fail(&err);
-    bool done = state == KS_JOB_DONE;
-    if (!done &&
-        ks_export_entries_write(&s->plan, a->traces, s->entries + first, count, w, dir, &err) !=
-            KS_OK)
-        return cli_fail(&err);
-    int rc = 0;
-    if (!done && !s->macsim && a->accelsim)
-        rc = link_configs(a, dir);
-    if (!rc && !done && s->macsim && a->macsim) {
-        char link[PATH_MAX + 16], *target = realpath(a->params, NULL);
-        snprintf(link, sizeof link, "%s/params.in", dir);
-        unlink(link);
-        if (!target || symlink(target, link) != 0) {
-            fprintf(stderr, "ksample: %s: cannot link to %s: %s\n", link, a->params,
-                    strerror(errno));
-            rc = KS_ERR_IO;
-        }
-        free(target);
-    }
+    cli_run_forget_jobs(s);
+    free(*command);
+    *command = cli_run_command_text(a);
+    ks_warmup_format(&a->warmup, warmup_text, 32);
+    s->manifest.warmup = warmup_text;
+    s->manifest.command = *command;
+    int rc = cli_run_split_jobs(s, a->batch);
     if (rc)
         return rc;
-    if (!(s->commands[j] = job_command(a, s->macsim, dir)))
+    s->jobs = calloc(s->job_count, sizeof *s->jobs);
+    s->dirs = calloc(s->job_count, sizeof *s->dirs);
+    s->commands = calloc(s->job_count, sizeof *s->commands);
+    s->manifest.jobs = calloc(s->job_count, sizeof *s->manifest.jobs);
+    s->manifest.job_count = s->job_count;
+    if (!s->jobs || !s->dirs || !s->commands || !s->manifest.jobs || !*command)
         return KS_ERR_NOMEM;
-    s->jobs[j] = (ks_run_job){s->dirs[j], s->commands[j]};
-    return 0;
-}
-
-
-/* state:memcpy32: whether the configuration's address functions have a
- * 32-bit remap and the program's footprint stays apart under it; else the
- * warm-up kernel, saying why (before the jobs are described: the kernel is
- * a listed launch, the copies are not). */
-static int check_memcpy32(run_args *a, bool macsim)
-{
-    ks_state_remap_report rep;
-    ks_error err;
-    ks_error_clear(&err);
-    if (macsim)
-        rep = (ks_state_remap_report){.why = "MacSim takes no memory-copy lines"};
-    else if (ks_state_remap_check(a->traces, &a->warmup, &rep, &err) != KS_OK)
-        return cli_fail(&err);
-    if (!rep.usable) {
-        fprintf(stderr, "ksample: note: state:memcpy32 does not apply (%s): the state goes in "
-                        "a warm-up kernel instead (state:kernel)\n",
-                rep.why);
-        a->warmup.carrier = KS_STATE_KERNEL;
-    } else if (!a->quiet && a->warmup.carrier == KS_STATE_MEMCPY32_STORES) {
-        fprintf(stderr,
-                "ksample: run: state:memcpy32+stores: the configuration reads address bits up "
-                "to %d; the program's %llu lines stay apart in 32 bits: copies, each "
-                "launch's trace and a kernel storing the dirty lines go in that address "
-                "space (its equality to the original launch is not yet measured, "
-                "docs/bench.md)\n",
-                rep.max_bit, (unsigned long long)rep.lines);
-        return 0;
-        a->warmup.carrier = KS_STATE_KERNEL;
-    } else if (!a->quiet)
-        fprintf(stderr,
-                "ksample: run: state:memcpy32: the configuration reads address bits up to "
-                "%d%s; the program's %llu lines stay apart in 32 bits: copies and each "
-                "launch's trace go in that address space (zero-cycle prefill on a stock "
-                "build; its equality to the original launch is not yet measured, "
-                "docs/bench.md)\n",
-                rep.max_bit, rep.read_high ? " (those above 31 kept by low bits)" : "",
-                (unsigned long long)rep.lines);
-    return 0;
-}
-
-/* state:memcpy: whether the build takes 64-bit MemcpyHtoD lines, from a
- * probe job in RUNDIR/probe; when it does not, the run falls back to the
- * warm-up kernel and says so. */
-static int probe_memcpy(run_args *a)
-{
-    char dir[PATH_MAX];
-    char *abs = realpath(a->rundir, NULL);
-    if (!abs)
-        return cli_usage_error("run", "%s: %s", a->rundir, strerror(errno));
-    snprintf(dir, sizeof dir, "%s/probe", abs);
-    free(abs);
-    ks_error err;
-    ks_error_clear(&err);
-    if (ks_state_probe_write(dir, &err) != KS_OK)
-        return cli_fail(&err);
-    int rc = a->accelsim ? link_configs(a, dir) : 0;
-    if (rc)
-        return rc;
-    char *cmd = job_command(a, false, dir);
-    if (!cmd)
-        return KS_ERR_NOMEM;
-    char shell[PATH_MAX * 8], quoted[PATH_MAX * 4 + 8];
-    shell_quote(quoted, sizeof quoted, dir);
-    snprintf(shell, sizeof shell, "cd %s && %.*s > sim.log 2>&1", quoted, PATH_MAX * 2, cmd);
-    free(cmd);
-    int status = system(shell);
-    char log[PATH_MAX + 16];
-    snprintf(log, sizeof log, "%s/sim.log", dir);
-    int takes = 0;
-    if (status != 0) {
-        fprintf(stderr, "ksample: run: the state:memcpy probe in %s failed (exit %d); see its "
-                        "sim.log\n", dir, status);
-        return 1;
-    }
-    if (ks_state_probe_read(log, &takes, &err) != KS_OK)
-        return cli_fail(&err);
-    if (!takes) {
-        fprintf(stderr,
-                "ksample: note: this simulator build ignores MemcpyHtoD lines at 64-bit "
-                "addresses (its perf_memcpy_to_gpu keeps a 32-bit address: accel-sim issue "
-                "#327; probe in %s): the state goes in a warm-up kernel instead "
-                "(state:kernel)\n",
-                dir);
-        a->warmup.carrier = KS_STATE_KERNEL;
-    } else if (!a->quiet)
-        fprintf(stderr, "ksample: run: this build takes 64-bit MemcpyHtoD lines into L2 "
-                        "(probe in %s): the state goes in memory copies\n", dir);
-    return 0;
-}
-
-/* --warmup state: every sampled launch's rebuilt L2 state written into the
- * folder of its job, in one pass over the traces (the job's export then
- * takes it into the folder it builds).  A job done before is left as it
- * is; a job folder that is a link is refused, as its export would. */
-
-/* Where the trace folder lacks launches the tracer numbered (a tracer told
- * to record only some), the states the traced launches do not fill to the
- * cut: which launches, and how many of the cut's lines each lacked at most
- * (the lines used since the latest missing launch fall short by that). */
-static void say_short_states(const ks_state_report *rep)
-{
-    if (!rep->short_launches)
-        return;
-    fprintf(stderr,
-            "ksample: note: warm state cut short by launches missing from the traces in %zu "
-            "of %zu sampled launches (up to %llu lines of the cut lacked): the full run's L2 "
-            "holds lines they would have given, so those launches may run slower than in "
-            "context; trace more launches before them (export --to accelsim-tracer "
-            "--warmup state --state-window N or all):",
-            rep->short_launches, rep->launches, (unsigned long long)rep->short_lines_max);
-    for (size_t k = 0; k < rep->short_launches && k < KS_STATE_SHORT_LISTED; k++)
-        fprintf(stderr, "%s launch %llu: %llu lines (launch %llu missing)",
-                k ? ";" : "", (unsigned long long)rep->short_launch[k],
-                (unsigned long long)rep->short_lines[k], (unsigned long long)rep->short_missing[k]);
-    fprintf(stderr, "%s\n", rep->short_launches > KS_STATE_SHORT_LISTED ? "; ..." : "");
-}
-
-static int prepare_state(run_state *s, const run_args *a)
-{
-    char *abs = realpath(a->rundir, NULL);
-    const char **dirs = calloc(s->entry_count + 1, sizeof *dirs);
-    char **owned = calloc(s->job_count + 1, sizeof *owned);
-    ks_export_entry *todo = malloc((s->entry_count + 1) * sizeof *todo);
-    size_t todo_count = 0;
-    int rc = abs && dirs && owned && todo ? 0 : KS_ERR_NOMEM;
-    ks_error err;
-    ks_error_clear(&err);
-    for (size_t j = 0; j < s->job_count && !rc; j++) {
-        size_t n = strlen(abs) + 32;
-        if (!(owned[j] = malloc(n))) {
-            rc = KS_ERR_NOMEM;
-            break;
-        }
-        snprintf(owned[j], n, "%s/jobs/%04zu", abs, j);
-        ks_job_state state;
-        int code;
-        if (ks_run_job_state(a->rundir, s->dirs[j], &state, &code, &err) != KS_OK) {
-            rc = cli_fail(&err);
-            break;
-        }
-        if (state == KS_JOB_DONE)
-            continue;
-        struct stat sb;
-        if (lstat(owned[j], &sb) == 0 && S_ISLNK(sb.st_mode)) {
-            fprintf(stderr, "ksample: %s: is a symbolic link: refusing to write through it\n",
-                    owned[j]);
-            rc = KS_ERR_USAGE;
-            break;
-        }
-        if ((rc = make_dir(owned[j])))
-            break;
-        for (size_t k = s->job_first[j]; k < s->job_first[j + 1]; k++) {
-            todo[todo_count] = s->entries[k];
-            dirs[todo_count++] = owned[j];
-        }
-    }
-    ks_state_report rep;
-    memset(&rep, 0, sizeof rep);
-    if (!rc && ks_export_state_write(a->traces, &a->warmup, todo, todo_count, dirs, &rep,
-                                     &err) != KS_OK)
-        rc = cli_fail(&err);
-    free(todo);
-    if (!rc && !a->quiet)
-        fprintf(stderr,
-                "ksample: run: warm state of %zu launches rebuilt in %.1f s: %llu lines in "
-                "all, at most %llu a launch (L2 of %llu bytes from %s, lines of the last %g "
-                "L2 capacities)\n",
-                rep.launches, rep.seconds, (unsigned long long)rep.lines,
-                (unsigned long long)rep.lines_max, (unsigned long long)rep.l2_bytes, rep.source,
-                rep.cut);
-    if (!rc)
-        say_short_states(&rep);
-    if (!rc && rep.dirty && a->warmup.carrier != KS_STATE_KERNEL &&
-        a->warmup.carrier != KS_STATE_MEMCPY32_STORES)
-        fprintf(stderr,
-                "ksample: note: %s: %llu of the copied lines were last written "
-                "(dirty) and GPGPU-Sim fills copies clean, so the write-backs their eviction "
-                "causes in the full run are left out (tests/data/accelsim-large: 0.938x the "
-                "full run, no better than cold, where launches evict other launches' dirty "
-                "lines); --warmup state (the warm-up kernel) stores them\n",
-                a->warmup.carrier == KS_STATE_MEMCPY32 ? "state:memcpy32" : "state:memcpy",
-                (unsigned long long)rep.dirty);
-    for (size_t j = 0; owned && j < s->job_count; j++)
-        free(owned[j]);
-    free(owned);
-    free(dirs);
-    free(abs);
+    for (size_t j = 0; j < s->job_count && !rc; j++)
+        rc = cli_run_describe_job(s, a, j);
     return rc;
-}
-
-static int report_failures(const run_args *a, const run_state *s)
-{
-    int failed = 0;
-    for (size_t j = 0; j < s->job_count; j++) {
-        ks_job_state st;
-        int code = 0;
-        ks_error err;
-        ks_error_clear(&err);
-        if (ks_run_job_state(a->rundir, s->dirs[j], &st, &code, &err) != KS_OK)
-            return cli_fail(&err);
-        if (st != KS_JOB_FAILED)
-            continue;
-        failed++;
-        char *tail = NULL;
-        if (ks_run_log_tail(a->rundir, s->dirs[j], 5, &tail, &err) != KS_OK)
-            return cli_fail(&err);
-        fprintf(stderr, "ksample: job %zu (%s) failed with exit code %d%s\n%s%s", j, s->dirs[j],
-                code, *tail ? "; end of its sim.log:" : "; its sim.log is empty", tail,
-                *tail && tail[strlen(tail) - 1] != '\n' ? "\n" : "");
-        free(tail);
-    }
-    return failed ? 1 : 0;
 }
 
 static int run(run_args *a)
@@ -711,9 +155,9 @@ static int run(run_args *a)
     ks_error_clear(&err);
     char digest[33];
     if (ks_plan_read(a->plan, &s.plan, &err) != KS_OK || ks_file_xxh128(a->plan, digest, &err))
-        return state_free(&s), cli_fail(&err);
+        return cli_run_state_free(&s), cli_fail(&err);
     if (s.plan.sample_count == 0)
-        return state_free(&s), cli_usage_error("run", "the plan has no samples");
+        return cli_run_state_free(&s), cli_usage_error("run", "the plan has no samples");
     /* every file the jobs read: the plan and its profile, the traces, the
      * simulator presets' binaries, configurations and parameters */
     const char *inputs[8 + MAX_CONFIGS] = {a->plan, a->traces, a->profile, s.plan.input_path,
@@ -723,55 +167,58 @@ static int run(run_args *a)
         inputs[n_inputs++] = a->configs[i];
     int rc = cli_check_output("run", a->rundir, inputs, n_inputs);
     if (rc)
-        return state_free(&s), rc;
+        return cli_run_state_free(&s), rc;
     if (a->profile && ks_plan_open_profile(&s.plan, a->profile, &s.profile, &err) != KS_OK)
-        return state_free(&s), cli_fail(&err);
+        return cli_run_state_free(&s), cli_fail(&err);
     s.macsim = ks_export_folder_is_macsim(a->traces);
     if (s.macsim && a->accelsim)
-        return state_free(&s),
+        return cli_run_state_free(&s),
                cli_usage_error("run", "%s is a MacSim trace folder: --accelsim runs Accel-Sim "
                                       "traces", a->traces);
     if (!s.macsim && a->macsim)
-        return state_free(&s),
+        return cli_run_state_free(&s),
                cli_usage_error("run", "%s is not a MacSim trace folder (no kernel_config.txt "
                                       "starting with nvbit): --macsim runs MacSim traces",
                                a->traces);
     char manifest_path[PATH_MAX + 32], jobs_dir[PATH_MAX + 8];
     snprintf(manifest_path, sizeof manifest_path, "%s/manifest.json", a->rundir);
     snprintf(jobs_dir, sizeof jobs_dir, "%s/jobs", a->rundir);
-    if ((rc = make_dir(a->rundir)) || (rc = make_dir(jobs_dir)))
-        return state_free(&s), rc;
-    /* one run at a time in a folder, from here to the end */
-    if (ks_run_lock_take(a->rundir, &s.lock, &err) != KS_OK)
-        return state_free(&s), cli_fail(&err);
-    if (a->warmup.mode == KS_WARMUP_STATE && a->warmup.carrier == KS_STATE_MEMCPY && !s.macsim) {
-        if ((rc = probe_memcpy(a)))
-            return state_free(&s), rc;
-    }
-    if (a->warmup.mode == KS_WARMUP_STATE &&
-        (a->warmup.carrier == KS_STATE_MEMCPY32 || a->warmup.carrier == KS_STATE_MEMCPY32_STORES) &&
-        (rc = check_memcpy32(a, s.macsim)))
-        return state_free(&s), rc;
+    /* everything that can be checked is, before the folder is made: the
+     * simulated L2 of --warmup state, the plan's launches in these traces */
+    if (ks_export_state_check(a->traces, &a->warmup, &err) != KS_OK)
+        return cli_run_state_free(&s), cli_fail(&err);
     ks_export_options eo = {.traces = a->traces, .profile = s.profile, .remap = a->remap,
                             .warmup = a->warmup.mode == KS_WARMUP_NONE ? NULL : &a->warmup};
     if (ks_export_plan_entries(&s.plan, &eo, &s.entries, &s.entry_count, &err) != KS_OK)
-        return state_free(&s), cli_fail(&err);
-    if ((rc = split_jobs(&s, a->batch)))
-        return state_free(&s), rc;
-    s.jobs = calloc(s.job_count, sizeof *s.jobs);
-    s.dirs = calloc(s.job_count, sizeof *s.dirs);
-    s.commands = calloc(s.job_count, sizeof *s.commands);
-    s.manifest.jobs = calloc(s.job_count, sizeof *s.manifest.jobs);
-    s.manifest.job_count = s.job_count;
+        return cli_run_state_free(&s), cli_fail(&err);
+    struct stat before;
+    bool made = stat(a->rundir, &before) != 0; /* removed again if the run fails early */
+    if ((rc = cli_run_make_dir(a->rundir)))
+        return cli_run_state_free(&s), rc;
+    if (ks_run_owned_dir(jobs_dir, &err) != KS_OK) /* never a link */
+        return cli_run_state_free(&s), cli_fail(&err);
+    /* one run at a time in a folder, from here to the end */
+    if (ks_run_lock_take(a->rundir, &s.lock, &err) != KS_OK)
+        return cli_run_state_free(&s), cli_fail(&err);
+    /* state:memcpy: an earlier probe's verdict now; a new probe (a simulator
+     * run) only once the earlier run's options are found to be these */
+    bool probe = a->warmup.mode == KS_WARMUP_STATE && a->warmup.carrier == KS_STATE_MEMCPY &&
+                 !s.macsim, known = false;
+    if (probe && (rc = cli_run_probe_memcpy(a, true, &known)))
+        return cli_run_state_free(&s), rc;
+    /* state:memcpy32: the remap applies, or the kernel carries the state */
+    if (a->warmup.mode == KS_WARMUP_STATE &&
+        (a->warmup.carrier == KS_STATE_MEMCPY32 ||
+         a->warmup.carrier == KS_STATE_MEMCPY32_STORES) &&
+        (rc = cli_run_check_memcpy32(a, s.macsim)))
+        return cli_run_state_free(&s), rc;
     char *plan_abs = realpath(a->plan, NULL), *traces_abs = realpath(a->traces, NULL);
-    char *command = command_text(a);
+    char *command = NULL;
     char warmup_text[32];
-    ks_warmup_format(&a->warmup, warmup_text, sizeof warmup_text);
+    rc = describe(&s, a, warmup_text, &command);
     s.manifest.plan = plan_abs;
     s.manifest.traces = traces_abs;
-    s.manifest.warmup = warmup_text;
     s.manifest.simulator = a->accelsim ? "accelsim" : a->macsim ? "macsim" : "command";
-    s.manifest.command = command;
     s.manifest.batch = a->batch;
     s.manifest.remap = a->remap;
     char fingerprint[33];
@@ -779,29 +226,58 @@ static int run(run_args *a)
                                          &err) != KS_OK)
         rc = cli_fail(&err);
     s.manifest.traces_fingerprint = fingerprint;
+    /* the simulated machine by its configuration's contents: an edited
+     * --sim-config (another L2) at the same path is another machine */
+    const char *configs[MAX_CONFIGS + 2] = {a->warmup.sim_config, a->params};
+    for (int i = 0; i < a->config_count; i++)
+        configs[2 + i] = a->configs[i];
+    char config_digest[33];
+    if (!rc && ks_run_config_digest(configs, 2 + (size_t)a->config_count, config_digest,
+                                    &err) != KS_OK)
+        rc = cli_fail(&err);
+    s.manifest.config_xxh128 = configs[0] || configs[1] || a->config_count ? config_digest
+                                                                            : NULL;
     snprintf(s.manifest.plan_xxh128, sizeof s.manifest.plan_xxh128, "%s", digest);
-    if (!s.jobs || !s.dirs || !s.commands || !s.manifest.jobs || !plan_abs || !traces_abs ||
-        !command)
+    if (!rc && (!plan_abs || !traces_abs))
         rc = KS_ERR_NOMEM;
-    for (size_t j = 0; j < s.job_count && !rc; j++)
-        rc = describe_job(&s, a, j);
     /* nothing in the folder changes before the earlier run's options are
      * found to be these */
+    ks_status differs = KS_OK;
     if (!rc)
-        rc = check_previous(a->rundir, manifest_path, &s.manifest);
-    if (!rc && a->warmup.mode == KS_WARMUP_STATE)
-        rc = prepare_state(&s, a);
-    for (size_t j = 0; j < s.job_count && !rc; j++)
-        rc = prepare_job(&s, a, j);
+        differs = cli_run_compare_previous(a->rundir, manifest_path, &s.manifest, &err);
+    /* an earlier run that fell back to the kernel differs in its warm-up
+     * alone: the probe decides (a simulator run, so only then) */
+    bool carrier_only = differs == KS_ERR_USAGE && strstr(err.message, "--warmup state:");
+    if (!rc && differs != KS_OK && !(probe && !known && carrier_only))
+        rc = cli_fail(&err);
+    if (!rc && probe && !known) {
+        rc = cli_run_probe_memcpy(a, false, &known);
+        if (!rc && a->warmup.carrier != KS_STATE_MEMCPY) {
+            /* the build ignores the copies: the jobs carry a kernel instead */
+            rc = describe(&s, a, warmup_text, &command);
+            if (!rc)
+                rc = cli_run_check_previous(a->rundir, manifest_path, &s.manifest);
+        } else if (!rc && differs != KS_OK) {
+            rc = cli_fail(&err);
+        }
+    }
+    /* the manifest first: a run stopped while the jobs are prepared leaves
+     * a folder that status reads (its jobs not started) and a rerun takes */
     if (!rc && ks_run_manifest_write(manifest_path, &s.manifest, &err) != KS_OK)
         rc = cli_fail(&err);
+    else if (rc)
+        cli_run_remove_made(a->rundir, made);
+    if (!rc && a->warmup.mode == KS_WARMUP_STATE)
+        rc = cli_run_prepare_state(&s, a);
+    for (size_t j = 0; j < s.job_count && !rc; j++)
+        rc = cli_run_prepare_job(&s, a, j);
     s.manifest.plan = s.manifest.traces = s.manifest.warmup = s.manifest.simulator = NULL;
-    s.manifest.command = s.manifest.traces_fingerprint = NULL;
+    s.manifest.command = s.manifest.traces_fingerprint = s.manifest.config_xxh128 = NULL;
     free(plan_abs);
     free(traces_abs);
     free(command);
     if (rc)
-        return state_free(&s), rc;
+        return cli_run_state_free(&s), rc;
     cli_progress pr;
     cli_progress_init(&pr, a->quiet, "run");
     ks_run_progress last = {0};
@@ -818,19 +294,19 @@ static int run(run_args *a)
                 "ksample: run %s stopped by signal %d: %zu jobs interrupted, %zu done now; "
                 "a rerun runs the jobs not done\n",
                 a->rundir, (int)*o.stop, last.interrupted, last.done);
-        state_free(&s);
+        cli_run_state_free(&s);
         cli_die_of_stop();
     }
     if (st != KS_OK)
-        return state_free(&s), cli_fail(&err);
+        return cli_run_state_free(&s), cli_fail(&err);
     if (!a->quiet)
         fprintf(stderr,
                 "ksample: run %s: %zu jobs (warm-up %s), %zu done now, %zu done before, %zu "
                 "failed%s%s\n",
                 a->rundir, last.total, warmup_text, last.done, last.skipped, last.failed,
                 last.slurm_job_id[0] ? ", Slurm job " : "", last.slurm_job_id);
-    rc = o.engine == KS_ENGINE_SLURM && !o.wait ? 0 : report_failures(a, &s);
-    state_free(&s);
+    rc = o.engine == KS_ENGINE_SLURM && !o.wait ? 0 : cli_run_report_failures(a, &s);
+    cli_run_state_free(&s);
     return rc;
 }
 
@@ -966,7 +442,7 @@ int cmd_run(int argc, char **argv)
     if (a.accelsim && a.config_count == 0)
         return cli_usage_error("run", "--accelsim needs --config DIR (the folder of "
                                       "gpgpusim.config)");
-    if (a.accelsim && !file_in_configs(&a, "gpgpusim.config"))
+    if (a.accelsim && !cli_run_file_in_configs(&a, "gpgpusim.config"))
         return cli_usage_error("run", "no gpgpusim.config in the --config folders");
     if (!a.accelsim && a.config_count)
         return cli_usage_error("run", "--config is for --accelsim");

@@ -93,7 +93,10 @@ static void print_summary(const char *rundir, const ks_run_manifest *m, const st
            c->count[KS_JOB_FAILED], c->count[KS_JOB_STARTED], c->count[KS_JOB_INTERRUPTED], c->count[KS_JOB_PENDING]);
     char path[4200];
     snprintf(path, sizeof path, "%s/slurm/job_id", rundir);
-    FILE *f = fopen(path, "r");
+    FILE *f = NULL;
+    ks_error ignored; /* no job id file (or not a file): no Slurm array to name */
+    if (ks_file_open_read(path, &f, &ignored) != KS_OK)
+        f = NULL;
     char id[64];
     if (f && fgets(id, sizeof id, f))
         printf("last Slurm job array: %s", id);

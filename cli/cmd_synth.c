@@ -201,6 +201,10 @@ int cmd_synth(int argc, char **argv)
         return l.exit;
     if (optind != argc)
         return cli_usage_error("synth", "unexpected argument '%s'", argv[optind]);
+    if (traces && strcmp(output, "-") != 0)
+        return cli_usage_error("synth", "-o is the workload CSV of synth without --traces; "
+                                        "--traces %s writes its time profile as %s/time.csv",
+                               traces, traces);
     if ((ncu || bbv) && strcmp(output, "-") == 0 && !traces)
         return cli_usage_error("synth", "--ncu and --bbv need the workload in a file (-o FILE)");
     /* no inputs, but its outputs must be distinct (and none inside the

@@ -65,6 +65,10 @@ void ks_thread_join(ks_thread *t);
 typedef struct ks_input ks_input;
 
 ks_status ks_input_open(const char *path, ks_input **out, ks_error *err);
+/* The same for a file a FIFO cannot stand for (a configuration, a
+ * simulator's results, a plan, a score or model file): a FIFO, device or
+ * socket is refused at once (ks_file_open_read), never waited on. */
+ks_status ks_input_open_file(const char *path, ks_input **out, ks_error *err);
 /* The same over an open stream, which the input then owns (closes), named
  * path in errors. */
 ks_status ks_input_open_stream(FILE *file, const char *path, ks_input **out, ks_error *err);
@@ -87,7 +91,7 @@ const char *ks_input_path(const ks_input *in);
 const char *ks_input_compression(const ks_input *in);
 /* Peeks at the first decompressed bytes without consuming them. */
 ks_status ks_input_peek(ks_input *in, const char **data, size_t *len, ks_error *err);
-/* ks_input_open, then ks_input_peek: for a caller that chooses how to read
+/* ks_input_open_file, then ks_input_peek: for a caller that chooses how to read
  * a file by its first bytes.  On failure *out is NULL (closed again if the
  * peek failed). */
 ks_status ks_input_open_peek(const char *path, ks_input **out, const char **data, size_t *len,
@@ -136,6 +140,27 @@ void ks_dir_build_abort(ks_dir_build *b);
  * files whose loss after a crash costs nothing (the job engine's status). */
 ks_status ks_write_renamed(const char *path, unsigned mode, bool sync, ks_writer_fn fn,
                            const void *ctx, ks_error *err);
+
+/* Inside a folder ksample owns (a run's job folders, a job's warm-state
+ * carriers, the state:memcpy probe), never through a symbolic link
+ * (owned.c): ks_owned_open_dir opens path (made first when create) with
+ * O_NOFOLLOW, refusing a link, and returns its descriptor or -1; the others
+ * act on the entry name of the open folder dir (dir_path names it in
+ * messages).  remove: a file or link itself, or a folder and everything in
+ * it, nothing when absent; create: a new file (what had the name removed
+ * first), its descriptor or -1; mkdir: a new empty folder likewise; rename:
+ * from in place of to (what had the name removed first); write: fn's bytes
+ * to a temporary renamed over name.  ks_owned_write_path: write into the
+ * folder part of path, which must not be a link. */
+int ks_owned_open_dir(const char *path, bool create, ks_error *err);
+ks_status ks_owned_remove(int dir, const char *dir_path, const char *name, ks_error *err);
+int ks_owned_create(int dir, const char *dir_path, const char *name, ks_error *err);
+int ks_owned_mkdir(int dir, const char *dir_path, const char *name, ks_error *err);
+ks_status ks_owned_rename(int dir, const char *dir_path, const char *from, const char *to,
+                          ks_error *err);
+ks_status ks_owned_write(int dir, const char *dir_path, const char *name, ks_writer_fn fn,
+                         const void *ctx, ks_error *err);
+ks_status ks_owned_write_path(const char *path, ks_writer_fn fn, const void *ctx, ks_error *err);
 
 /* ------------------------------------------------------------------- CSV */
 

@@ -563,7 +563,9 @@ bool ks_parse_count(const char *s, uint64_t *v);
  * KS_NUM_MEASURE is the rule for what a simulator printed (every log
  * reader, results CSV, `score --truth`, and the Python package's values):
  * what KS_NUM_NONNEG takes, without an exponent (no simulator prints 1e300
- * for a count) and below 2^64 (a 64-bit counter; "is 2^64 or more"). */
+ * for a count) and below 2^64 (a 64-bit counter; "is 2^64 or more"; a whole
+ * number is held to that exactly, so 2^64 - 1, whose nearest double is
+ * 2^64, is taken). */
 enum { KS_NUM_NONNEG = 1u << 0, KS_NUM_MEASURE = 1u << 1 };
 const char *ks_parse_decimal(const char *s, size_t len, unsigned flags, double *v);
 /* KS_NUM_MEASURE's range for a value given as a double (the Python
@@ -720,6 +722,9 @@ ks_status ks_plan_finish(ks_plan *plan, const ks_profile *p, ks_error *err);
 /* The value of the plan's method parameter `name` (CHOICE: its index, BOOL:
  * 0 or 1), or NAN when the method has no such parameter. */
 double ks_plan_param(const ks_plan *plan, const char *name);
+/* Whether id is one of the plan's samples (a binary search of the sorted
+ * samples a plan read has; one made in memory is searched whole). */
+bool ks_plan_has_sample(const ks_plan *plan, uint64_t id);
 /* Estimate of sum over all invocations of values[i] (values indexed by id). */
 double ks_plan_estimate(const ks_plan *plan, const double *values);
 double ks_plan_estimate_duration(const ks_plan *plan, const ks_profile *p);
@@ -1194,17 +1199,31 @@ typedef struct ks_run_manifest {
     char *command;
     /* optional: the trace folder's fingerprint (ks_run_traces_fingerprint) */
     char *traces_fingerprint;
+    /* optional: the simulator configuration's contents
+     * (ks_run_config_digest of --sim-config, --params, the --config folders) */
+    char *config_xxh128;
 } ks_run_manifest;
 
+/* XXH3-128 of what the simulated machine is read from: every byte of each
+ * file in paths (NULL entries skipped), and of each regular file of a folder
+ * among them, in name order.  A path that is not a regular file or folder
+ * (a FIFO) is refused, never waited on. */
+ks_status ks_run_config_digest(const char *const *paths, size_t count, char out[33],
+                               ks_error *err);
 /* What a trace folder holds, cheaply: XXH3-128 (32 hex digits into out) of
  * its list file's bytes and, per entry in name order, the name, size and
  * first 4 KiB (a MacSim kernel folder's trace.txt); no times, so a copy of
- * the same traces has the same fingerprint. */
+ * the same traces has the same fingerprint.  Its limit: a trace edited
+ * beyond its first 4 KiB and kept at the same size is not seen. */
 ks_status ks_run_traces_fingerprint(const char *traces, char out[33], ks_error *err);
 
 ks_status ks_run_manifest_write(const char *path, const ks_run_manifest *m, ks_error *err);
 ks_status ks_run_manifest_read(const char *path, ks_run_manifest *m, ks_error *err);
 void ks_run_manifest_free(ks_run_manifest *m);
+/* A folder inside a run folder (RUNDIR/jobs, a job's folder, the probe):
+ * made when absent; KS_ERR_USAGE when it is a symbolic link, which is never
+ * followed (what a run writes or removes there must stay in the run). */
+ks_status ks_run_owned_dir(const char *path, ks_error *err);
 /* One `ksample run` at a time in a run folder: RUNDIR/lock held with
  * flock(2) until ks_run_lock_release (or the process ends; the jobs the
  * run starts inherit it).  KS_ERR_USAGE naming the holder (pid, host,
@@ -1236,6 +1255,11 @@ ks_status ks_plan_read(const char *path, ks_plan *plan, ks_error *err);
 /* The same from memory; name is what errors call it. */
 ks_status ks_plan_read_buffer(const char *data, size_t len, const char *name, ks_plan *plan,
                               ks_error *err);
+/* Opens a file to read (lib/io/input.c): a FIFO, device or socket at path
+ * is refused at once (KS_ERR_IO), never waited on; the process's own
+ * descriptors by name (/dev/stdin, /dev/fd/N, /proc/self/fd/N) are opened
+ * as they are. */
+ks_status ks_file_open_read(const char *path, FILE **out, ks_error *err);
 /* XXH3-128 of a file's bytes as stored, as xxh128sum prints it. */
 ks_status ks_file_xxh128(const char *path, char hex[33], ks_error *err);
 /* Reads the profile a plan was made from: path, or the plan's recorded input
@@ -1398,6 +1422,11 @@ ks_status ks_export_state_write(const char *traces, const ks_warmup *w,
                                 const char *const *dirs, ks_state_report *report,
                                 ks_error *err);
 
+/* --warmup state: whether the simulated L2 can be read (the configuration
+ * or --l2-size) and the carrier suits the traces, before anything is
+ * written; KS_OK for any other mode. */
+ks_status ks_export_state_check(const char *traces, const ks_warmup *w, ks_error *err);
+
 /* Whether an Accel-Sim build takes MemcpyHtoD lines at 64-bit addresses
  * into L2 (lib/warm/probe.c): a probe folder (kernelslist.g and a warm-up
  * kernel that reads what the list copied) for the simulator to run, and the
@@ -1532,6 +1561,10 @@ typedef struct ks_results {
      * nothing could check (no profile, and a plan that records no names or
      * an id it did not sample): for the caller to say so */
     size_t unchecked_names, unchecked_dims;
+    /* what was read and left out, and why ("" when nothing): a running
+     * total that fell in a log, whose values there are dropped, for the
+     * caller to say */
+    char dropped[1024];
 } ks_results;
 
 /* How a simulator's kernel_launch_uid (1-based, in the order the simulator

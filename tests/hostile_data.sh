@@ -9,7 +9,6 @@
 # and are skipped without it.
 # usage: tests/hostile_data.sh path/to/ksample [source folder]
 KS=$1
-case $KS in /*) ;; *) KS=$PWD/$KS ;; esac
 SRC=${2:-$(cd "$(dirname "$0")/.." && pwd)}
 SHARED="$SRC/../shared/data"
 . "$(dirname "$0")/lib.sh"
@@ -160,7 +159,7 @@ expect 0 "$KS" run plan.json --traces st --simulator "$sim" -o r1 -q --warmup no
 k=$(grep -m1 '^kernel' st/kernelslist.g)
 cp "st/$k" trace.bak
 printf '\n' >>"st/$k"
-refused 2 "holds other traces than when this run folder's jobs were made" "$KS" run plan.json --traces st --simulator "$sim" -o r1 -q --warmup none
+refused 2 "holds other traces (its list" "$KS" run plan.json --traces st --simulator "$sim" -o r1 -q --warmup none
 cp trace.bak "st/$k"
 expect 0 "$KS" run plan.json --traces st --simulator "$sim" -o r1 -q --warmup none
 # with no job done, a rerun with other options starts every job afresh
@@ -248,12 +247,7 @@ grep -q "their kernel's first launch in the program" "$T/err" || bad "no note of
 # --- MacSim: outputs through the links of an input trace folder ---------------
 MSIM="$SHARED/sim/macsim-vectormultadd"
 if [ -f "$MSIM/kernel_config.txt" ]; then
-    mkdir -p m/tr
-    (cd m && tar -xJf "$MSIM/macsim-vectormultadd-4096-16384-traces.tar.xz")
-    cp "$MSIM/kernel_config.txt" m/tr/
-    tail -n +2 "$MSIM/composition.csv" | while IFS=, read -r l k s src; do
-        ln -s "$T/m/$src" "m/tr/Kernel$l"
-    done
+    macsim_traces "$MSIM"
     "$KS" sample m/tr --method sieve -o mp.json 2>/dev/null || exit 1
     snapshot m/vectormultadd m/tr
     K3=$(readlink m/tr/Kernel3)

@@ -5,18 +5,7 @@
 # Each line of a table below misbehaved before the fix.
 # usage: tests/hostile_loop.sh path/to/ksample
 KS=$1
-case $KS in /*) ;; *) KS=$PWD/$KS ;; esac
 . "$(dirname "$0")/lib.sh"
-
-# refused CODE PATTERN CMD...: CMD exits CODE and its stderr matches PATTERN
-refused() {
-    want=$1 pattern=$2
-    shift 2
-    expect "$want" "$@"
-    grep -q -- "$pattern" "$T/err" || bad "$* -> no '$pattern' in: $(head -c 300 "$T/err")"
-    grep -q '^ksample :' "$T/err" && bad "$* -> a message without its command: $(cat "$T/err")"
-    return 0
-}
 
 cd "$T" || exit 1
 # the commands run in $T: relative paths, '.' and '..' as a user types them

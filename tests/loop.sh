@@ -222,12 +222,7 @@ fi
 # its run and 1000 + N when it ran before in the same run (warm).
 MSIM="$SHARED/sim/macsim-vectormultadd"
 if [ -f "$MSIM/kernel_config.txt" ]; then
-    mkdir -p "$T/m/tr"
-    (cd "$T/m" && tar -xJf "$MSIM/macsim-vectormultadd-4096-16384-traces.tar.xz")
-    cp "$MSIM/kernel_config.txt" "$T/m/tr/"
-    tail -n +2 "$MSIM/composition.csv" | while IFS=, read -r l k s src; do
-        ln -s "$T/m/$src" "$T/m/tr/Kernel$l"
-    done
+    macsim_traces "$MSIM"
     expect 0 "$KS" info "$T/m/tr"
     grep -q "macsim-traces" "$T/out" || bad "MacSim trace folder not detected: $(cat "$T/out")"
     cat >"$T/standin-macsim" <<'STANDIN'

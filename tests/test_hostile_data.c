@@ -10,7 +10,11 @@
 #include "internal.h"
 #include "ksample.h"
 
+#include <fcntl.h>
 #include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* tmpdir/name as a new string (in_dir reuses one buffer) */
 static char *path_of(const char *name)
@@ -199,6 +203,12 @@ static void test_measure_rule(void **state)
     assert_string_equal(ks_parse_decimal("1e300", 5, KS_NUM_MEASURE, &v), "is not a number");
     assert_string_equal(ks_parse_decimal("18446744073709551616", 20, KS_NUM_MEASURE, &v),
                         "is 2^64 or more");
+    /* a 64-bit counter's largest value is taken, though its double is 2^64
+     * (issue 41); one more is not, however it is written */
+    assert_null(ks_parse_decimal("18446744073709551615", 20, KS_NUM_MEASURE, &v));
+    assert_string_equal(ks_parse_decimal("018446744073709551616", 21, KS_NUM_MEASURE, &v),
+                        "is 2^64 or more");
+    assert_null(ks_parse_decimal("00018446744073709551615", 23, KS_NUM_MEASURE, &v));
     assert_null(ks_parse_decimal("1e300", 5, 0, &v)); /* an option may have an exponent */
     assert_null(ks_measure_check(0));
     assert_string_equal(ks_measure_check(-1), "is negative");
@@ -216,6 +226,88 @@ static void test_measure_rule(void **state)
     ks_results_free(&r);
 }
 
+static ks_status put_new(const void *ctx, FILE *f, ks_error *err)
+{
+    (void)ctx;
+    (void)err;
+    fputs("new\n", f);
+    return KS_OK;
+}
+
+static bool holds(const char *path, const char *text)
+{
+    char buf[64] = "";
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t got = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[got] = '\0';
+    return strcmp(buf, text) == 0;
+}
+
+/* Issue 41: inside a folder ksample owns nothing is written, replaced or
+ * removed through a link (owned.c): a link named as a file is replaced
+ * itself, a link named as a folder is removed itself, the owned folder
+ * itself may not be a link, and a folder is removed whole without
+ * following a link inside it. */
+static void test_owned_never_through_links(void **state)
+{
+    (void)state;
+    ks_error err;
+    char *own = path_of("owned"), *victim = path_of("victim.txt"), *user = path_of("user");
+    assert_int_equal(mkdir(user, 0777), 0);
+    char *keep = ks_path_join(user, "keep.txt");
+    FILE *f = fopen(victim, "w");
+    fputs("mine\n", f);
+    fclose(f);
+    f = fopen(keep, "w");
+    fputs("mine\n", f);
+    fclose(f);
+    int dir = ks_owned_open_dir(own, true, &err);
+    assert_true(dir >= 0);
+    char *link = ks_path_join(own, "carrier.traceg");
+    assert_int_equal(symlink(victim, link), 0);
+    assert_int_equal(ks_owned_write(dir, own, "carrier.traceg", put_new, NULL, &err), KS_OK);
+    assert_true(holds(victim, "mine\n"));
+    assert_true(holds(link, "new\n"));
+    struct stat sb;
+    assert_int_equal(lstat(link, &sb), 0);
+    assert_true(S_ISREG(sb.st_mode));
+    /* a folder of the warm-up kernel replaced by a link to the user's */
+    char *folder = ks_path_join(own, "ksample-state-3");
+    assert_int_equal(symlink(user, folder), 0);
+    assert_int_equal(ks_owned_remove(dir, own, "ksample-state-3", &err), KS_OK);
+    assert_true(holds(keep, "mine\n"));
+    assert_int_not_equal(lstat(folder, &sb), 0);
+    /* a real folder holding a link to the user's folder: removed, the
+     * user's folder left */
+    int sub = ks_owned_mkdir(dir, own, "ksample-state-4", &err);
+    assert_true(sub >= 0);
+    assert_int_equal(symlinkat(user, sub, "inner"), 0);
+    close(sub);
+    assert_int_equal(ks_owned_remove(dir, own, "ksample-state-4", &err), KS_OK);
+    assert_true(holds(keep, "mine\n"));
+    close(dir);
+    /* the owned folder itself a link: refused */
+    char *linked = path_of("owned-link");
+    assert_int_equal(symlink(user, linked), 0);
+    assert_true(ks_owned_open_dir(linked, true, &err) < 0);
+    assert_non_null(strstr(err.message, "symbolic link"));
+    assert_int_not_equal(ks_owned_write_path(in_dir("owned-link/x"), put_new, NULL, &err),
+                         KS_OK);
+    char *x = ks_path_join(user, "x");
+    assert_int_not_equal(lstat(x, &sb), 0);
+    free(x);
+    free(linked);
+    free(folder);
+    free(link);
+    free(keep);
+    free(own);
+    free(victim);
+    free(user);
+}
+
 KS_TMPDIR_TEST_MAIN("ks-hostile-data", test_output_check_knows_links,
                     test_folder_whole_or_not, test_run_lock, test_manifest_compare,
-                    test_measure_rule)
+                    test_measure_rule, test_owned_never_through_links)

@@ -205,30 +205,10 @@ ks_status ks_pilot_corrected_ex(const ks_plan *plan, const double *y, const doub
     return st;
 }
 
-/* Whether id is one of the plan's samples (sorted and unique, as
- * ks_plan_read checks; a plan made in memory is searched whole). */
-static bool sampled(const ks_plan *plan, uint64_t id)
-{
-    size_t lo = 0, hi = plan->sample_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (plan->samples[mid].id == id)
-            return true;
-        if (plan->samples[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = 0; i < plan->sample_count; i++)
-        if (plan->samples[i].id == id)
-            return true;
-    return false;
-}
-
 ks_status ks_pilot_check(const ks_plan *plan, const ks_results *pilot, ks_error *err)
 {
     for (size_t i = 0; i < pilot->row_count; i++)
-        if (!sampled(plan, pilot->ids[i]))
+        if (!ks_plan_has_sample(plan, pilot->ids[i]))
             return ks_error_set(err, KS_ERR_FORMAT, pilot->sources[pilot->source[i]],
                                 pilot->source_line[i],
                                 "pilot launch id %llu is not one of the plan's samples: the "

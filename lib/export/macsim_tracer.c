@@ -42,9 +42,13 @@ static ks_status write_list(const void *ctx, FILE *f, ks_error *err)
     fprintf(f, "Kernel sampling information from %s (ksample %s plan, seed %llu).\n",
             plan->input_path[0] ? plan->input_path : "(unknown input)", plan->method,
             (unsigned long long)plan->params.seed);
-    fprintf(f, "Bound: %g%% at %g%% confidence; ids are 0-based launch numbers "
+    char bound[64] = "none (the plan promises no error bound)";
+    if (plan->bound > 0)
+        snprintf(bound, sizeof bound, "%g%% at %g%% confidence", plan->bound * 100,
+                 plan->params.confidence * 100);
+    fprintf(f, "Bound: %s; ids are 0-based launch numbers "
                "(grid_launch_id); per line: cluster size, samples, ids.\n",
-            plan->bound * 100, plan->bound > 0 ? plan->params.confidence * 100 : 0);
+            bound);
     for (size_t c = 0; c < plan->cluster_count; c++) {
         if (start[c + 1] == start[c])
             continue;

@@ -227,16 +227,15 @@ static ks_status on_state(void *ctx, size_t launch, const ks_state_view *view, k
             char *path = ks_path_join(j->dirs[k], name);
             if (!path)
                 return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-            st = ks_write_atomic(path, memcpy_carrier ? write_memcpy : write_kernel, j, err);
+            /* into a folder ksample owns: a link there is replaced, never
+             * written through (owned.c) */
+            st = ks_owned_write_path(path, memcpy_carrier ? write_memcpy : write_kernel, j, err);
             free(path);
         }
         if (st == KS_OK && j->rep && !j->macsim && j->w->carrier != KS_STATE_KERNEL &&
             j->w->carrier != KS_STATE_MEMCPY32_STORES) {
             /* the copies fill L2 clean: count what they leave clean */
-            uint32_t cursor = UINT32_MAX;
-            const ks_l2_line *l;
-            while ((l = ks_l2_state_next(j->state, &cursor)))
-                j->rep->dirty += l->valid && l->dirty;
+            j->rep->dirty += ks_l2_state_dirty_lines(j->state);
         }
         if (st == KS_OK && j->rep && view->short_lines) {
             size_t s = j->rep->short_launches++;
@@ -375,4 +374,14 @@ ks_status ks_export_state_into(const char *traces, const ks_warmup *warmup,
     ks_status st = ks_export_state_write(traces, warmup, entries, count, dirs, NULL, err);
     free(dirs);
     return st;
+}
+
+ks_status ks_export_state_check(const char *traces, const ks_warmup *w, ks_error *err)
+{
+    ks_gpu_geometry g;
+    if (!w || w->mode != KS_WARMUP_STATE)
+        return KS_OK;
+    ks_status st = ks_warm_geometry(traces, w, &g, err);
+    return st == KS_OK ? ks_state_cut_check(&g, w->cut > 0 ? w->cut : KS_STATE_DEFAULT_CUT, err)
+                       : st;
 }

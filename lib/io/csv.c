@@ -599,8 +599,22 @@ const char *ks_parse_decimal(const char *s, size_t len, unsigned flags, double *
         x = 0; /* "-0" */
     if ((flags & (KS_NUM_NONNEG | KS_NUM_MEASURE)) && x < 0)
         return "is negative";
-    if ((flags & KS_NUM_MEASURE) && x >= KS_MEASURE_LIMIT)
-        return "is 2^64 or more";
+    if (flags & KS_NUM_MEASURE) {
+        /* a whole number is held to 2^64 exactly: 2^64 - 1 is a 64-bit
+         * counter's largest value, though its nearest double is 2^64 */
+        bool whole = strspn(s, "+0123456789") == len;
+        if (whole) {
+            size_t d = 0;
+            while (d < len && (s[d] == '+' || s[d] == '0'))
+                d++;
+            static const char max[] = "18446744073709551615";
+            size_t n = len - d;
+            if (n > sizeof max - 1 || (n == sizeof max - 1 && memcmp(s + d, max, n) > 0))
+                return "is 2^64 or more";
+        } else if (x >= KS_MEASURE_LIMIT) {
+            return "is 2^64 or more";
+        }
+    }
     *v = x;
     return NULL;
 }

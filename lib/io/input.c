@@ -12,6 +12,8 @@
 #include "decompress.h"
 #include "internal.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <lzma.h>
 #include <stdlib.h>
@@ -118,12 +120,69 @@ static ks_status fill_raw(ks_input *in, ks_error *err)
 static ks_status open_input(FILE *file, int fd, const char *path, ks_input **out,
                             ks_error *err);
 
+/* The process's own descriptors by name (/dev/stdin, /dev/fd/N,
+ * /proc/self/fd/N: a shell's process substitution): a pipe there is what
+ * the caller asked to read. */
+static bool own_descriptor_name(const char *path)
+{
+    return strcmp(path, "/dev/stdin") == 0 || strncmp(path, "/dev/fd/", 8) == 0 ||
+           strncmp(path, "/proc/self/fd/", 14) == 0;
+}
+
+ks_status ks_file_open_read(const char *path, FILE **out, ks_error *err)
+{
+    *out = NULL;
+    if (own_descriptor_name(path)) {
+        if (!(*out = fopen(path, "rb")))
+            return ks_error_set(err, KS_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
+        return KS_OK;
+    }
+    /* O_NONBLOCK: opening a FIFO nobody writes to returns at once instead
+     * of waiting for ever; it is then refused, as a device is */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return ks_error_set(err, KS_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        bool dir = S_ISDIR(sb.st_mode);
+        close(fd);
+        return ks_error_set(err, KS_ERR_IO, path, 0, "%s",
+                            dir ? "is a folder, not a file"
+                                : "is not a regular file (a FIFO, device or socket would be "
+                                  "waited on): give a file, or '-' for standard input");
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0)
+        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    if (!(*out = fdopen(fd, "rb"))) {
+        close(fd);
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    }
+    return KS_OK;
+}
+
 ks_status ks_input_open(const char *path, ks_input **out, ks_error *err)
 {
     *out = NULL;
+    /* a profile or trace may come through a named pipe (copied like stdin
+     * where a reader needs a file): opened as it is */
     FILE *file = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!file)
         return ks_error_set(err, KS_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
+    /* nothing has gone through the stream's buffer yet, so reading its
+     * descriptor directly skips no byte */
+    return open_input(file, fileno(file), path, out, err);
+}
+
+ks_status ks_input_open_file(const char *path, ks_input **out, ks_error *err)
+{
+    *out = NULL;
+    FILE *file = stdin;
+    if (strcmp(path, "-") != 0) {
+        ks_status st = ks_file_open_read(path, &file, err);
+        if (st != KS_OK)
+            return st;
+    }
     /* nothing has gone through the stream's buffer yet, so reading its
      * descriptor directly skips no byte */
     return open_input(file, fileno(file), path, out, err);
@@ -405,7 +464,7 @@ ks_status ks_input_peek(ks_input *in, const char **data, size_t *len, ks_error *
 ks_status ks_input_open_peek(const char *path, ks_input **out, const char **data, size_t *len,
                              ks_error *err)
 {
-    ks_status st = ks_input_open(path, out, err);
+    ks_status st = ks_input_open_file(path, out, err);
     if (st != KS_OK)
         return st;
     if ((st = ks_input_peek(*out, data, len, err)) != KS_OK) {

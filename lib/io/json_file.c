@@ -10,9 +10,10 @@
 static ks_status slurp(const char *path, size_t max_bytes, char **text, size_t *len,
                        ks_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return ks_error_set(err, KS_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
+    FILE *f;
+    ks_status opened = ks_file_open_read(path, &f, err); /* a FIFO is refused */
+    if (opened != KS_OK)
+        return opened;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     ks_status st = KS_OK;

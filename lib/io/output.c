@@ -330,6 +330,38 @@ static char *foreign_entry(const char *path, const char *const *own)
     return found;
 }
 
+/* What an interrupted build of path left beside it: path.tmp.PID.N (and
+ * its .old) of a process that is gone, removed (a kill -9 or power loss
+ * gives no chance to clean up then). */
+static void remove_stale_builds(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char folder[PATH_MAX];
+    const char *dir = folder_of(path, folder, sizeof folder);
+    const char *base = slash ? slash + 1 : path;
+    size_t n = strlen(base);
+    DIR *d = dir ? opendir(dir) : NULL;
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        unsigned long pid;
+        unsigned attempt;
+        char tail[8] = "";
+        if (strncmp(e->d_name, base, n) != 0 || strncmp(e->d_name + n, ".tmp.", 5) != 0 ||
+            sscanf(e->d_name + n + 5, "%lu.%u%7s", &pid, &attempt, tail) < 2 ||
+            (tail[0] && strcmp(tail, ".old") != 0) || pid == 0 || pid > INT_MAX ||
+            (pid_t)pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char *p = ks_path_join(dir, e->d_name);
+        struct stat sb;
+        if (p && lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
+            remove_tree(p);
+        free(p);
+    }
+    closedir(d);
+}
+
 ks_status ks_dir_build_begin(const char *path, const char *const *own, ks_dir_build *b,
                              ks_error *err)
 {
@@ -364,6 +396,7 @@ ks_status ks_dir_build_begin(const char *path, const char *const *own, ks_dir_bu
         ks_dir_build_abort(b);
         return st;
     }
+    remove_stale_builds(b->path);
     size_t n = strlen(b->path);
     if (!(b->tmp = malloc(n + 40))) {
         ks_dir_build_abort(b);

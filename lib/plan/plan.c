@@ -501,3 +501,23 @@ ks_status ks_plan_json(const ks_plan *plan, char **text, size_t *size, ks_error 
     }
     return st;
 }
+
+/* Whether id is one of the plan's samples (sorted and unique, as
+ * ks_plan_read checks; a plan made in memory is searched whole). */
+bool ks_plan_has_sample(const ks_plan *plan, uint64_t id)
+{
+    size_t lo = 0, hi = plan->sample_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (plan->samples[mid].id == id)
+            return true;
+        if (plan->samples[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = 0; i < plan->sample_count; i++)
+        if (plan->samples[i].id == id)
+            return true;
+    return false;
+}

@@ -827,7 +827,7 @@ ks_status ks_plan_read(const char *path, ks_plan *plan, ks_error *err)
 {
     ks_input *in;
     ks_plan_init(plan);
-    ks_status st = ks_input_open(path, &in, err);
+    ks_status st = ks_input_open_file(path, &in, err);
     if (st != KS_OK)
         return st;
     st = read_plan(in, NULL, 0, path, plan, err);
@@ -844,7 +844,7 @@ ks_status ks_plan_read_buffer(const char *data, size_t len, const char *name, ks
 ks_status ks_file_xxh128(const char *path, char hex[33], ks_error *err)
 {
     ks_input *in;
-    ks_status st = ks_input_open(path, &in, err);
+    ks_status st = ks_input_open_file(path, &in, err);
     if (st != KS_OK)
         return st;
     uint64_t bytes;

@@ -45,6 +45,8 @@ double ks_svg_map(const ks_svg_axis *a, double v)
         hi = log10(hi);
     }
     double t = hi > lo ? (v - lo) / (hi - lo) : 0.5;
+    if (!isfinite(t)) /* extremes beyond what the axis spans: never nan in the SVG */
+        t = v >= hi ? 1 : v <= lo ? 0 : 0.5;
     return a->from + t * (a->to - a->from);
 }
 
@@ -73,6 +75,8 @@ void ks_svg_axis_nice(ks_svg_axis *a)
         return;
     }
     double step = nice_step(a->hi - a->lo);
+    if (!isfinite(step) || step <= 0)
+        return; /* a range of finite extremes that overflows: left as it is */
     a->lo = floor(a->lo / step) * step;
     a->hi = ceil(a->hi / step) * step;
 }

@@ -56,8 +56,14 @@ ks_status ks_run_dir_state(const char *dir, ks_job_state *state, int *exit_code,
         st = ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
         goto out;
     }
-    FILE *f = fopen(status, "rb");
+    /* a FIFO or device named status is refused, never waited on */
     struct stat sb;
+    if (lstat(status, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        st = ks_error_set(err, KS_ERR_FORMAT, status, 0,
+                          "is not a regular file: a job status is a file ksample writes");
+        goto out;
+    }
+    FILE *f = fopen(status, "rb");
     if (f && fstat(fileno(f), &sb) == 0 && sb.st_size == 0) {
         /* a status written but not flushed before a crash: not finished */
         fclose(f);
@@ -124,6 +130,9 @@ ks_status ks_run_job_state(const char *rundir, const char *dir, ks_job_state *st
 static ks_status read_tail(const char *path, char **text, ks_error *err)
 {
     *text = NULL;
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) /* a FIFO: never waited on */
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0, "is not a regular file");
     FILE *f = fopen(path, "rb");
     if (!f) {
         if (errno == ENOENT)

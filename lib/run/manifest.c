@@ -47,6 +47,10 @@ static ks_status write_manifest(const void *ctx, FILE *f, ks_error *err)
         fprintf(f, ",\n  \"traces_fingerprint\": ");
         write_json_string(f, m->traces_fingerprint);
     }
+    if (m->config_xxh128) {
+        fprintf(f, ",\n  \"config_xxh128\": ");
+        write_json_string(f, m->config_xxh128);
+    }
     if (m->batch)
         fprintf(f, ",\n  \"batch\": %llu", (unsigned long long)m->batch);
     if (m->remap >= 0)
@@ -95,7 +99,8 @@ void ks_run_manifest_free(ks_run_manifest *m)
     }
     free(m->jobs);
     free(m->plan);
-    KS_FREE(m->traces, m->simulator, m->warmup, m->command, m->traces_fingerprint);
+    KS_FREE(m->traces, m->simulator, m->warmup, m->command, m->traces_fingerprint,
+            m->config_xxh128);
     memset(m, 0, sizeof *m);
     m->remap = -1;
 }
@@ -204,12 +209,13 @@ static ks_status read_fields(const char *path, yajl_val root, ks_run_manifest *m
     static const char *warmup_path[] = {"warmup", NULL};
     static const char *command_path[] = {"command", NULL};
     static const char *fingerprint_path[] = {"traces_fingerprint", NULL};
+    static const char *config_path[] = {"config_xxh128", NULL};
     static const char *batch_path[] = {"batch", NULL};
     static const char *remap_path[] = {"remap", NULL};
     const char **const keys[] = {traces_path, simulator_path, warmup_path, command_path,
-                                 fingerprint_path};
+                                 fingerprint_path, config_path};
     char **const fields[] = {&m->traces, &m->simulator, &m->warmup, &m->command,
-                             &m->traces_fingerprint};
+                             &m->traces_fingerprint, &m->config_xxh128};
     yajl_val batch = yajl_tree_get(root, batch_path, yajl_t_any);
     if (batch) {
         if (!YAJL_IS_INTEGER(batch) || YAJL_GET_INTEGER(batch) < 1)
@@ -303,14 +309,25 @@ ks_status ks_run_manifest_compare(const ks_run_manifest *old, const ks_run_manif
     for (size_t i = 0; i < 4; i++)
         if (a[i] && b[i] && strcmp(a[i], b[i]) != 0)
             return differs(path, what[i], a[i], b[i], err);
-    if (old->traces_fingerprint && now->traces_fingerprint &&
-        strcmp(old->traces_fingerprint, now->traces_fingerprint) != 0)
-        return ks_error_set(err, KS_ERR_USAGE, path, 0,
-                            "the trace folder %s holds other traces than when this run folder's "
-                            "jobs were made (its list, or a trace's size or header, changed): "
-                            "its finished jobs would be mixed with results of other traces; "
-                            "use a new folder",
-                            now->traces ? now->traces : "?");
+    /* the same paths holding other contents: other traces, another
+     * simulated machine */
+    char traces[600];
+    snprintf(traces, sizeof traces,
+             "the trace folder %s holds other traces (its list, or a trace's size or first 4 "
+             "KiB, changed)",
+             now->traces ? now->traces : "?");
+    const char *const contents[] = {traces,
+                                    "the simulator's configuration (--sim-config, --config or "
+                                    "--params) holds other contents"};
+    const char *const c_old[] = {old->traces_fingerprint, old->config_xxh128};
+    const char *const c_now[] = {now->traces_fingerprint, now->config_xxh128};
+    for (size_t i = 0; i < 2; i++)
+        if (c_old[i] && c_now[i] && strcmp(c_old[i], c_now[i]) != 0)
+            return ks_error_set(err, KS_ERR_USAGE, path, 0,
+                                "%s than when this run folder's jobs were made (XXH3-128 %s, "
+                                "now %s): its finished jobs would be mixed with results of "
+                                "other inputs; use a new folder",
+                                contents[i], c_old[i], c_now[i]);
     char x[32], y[32];
     if (old->batch && now->batch && old->batch != now->batch) {
         snprintf(x, sizeof x, "%llu", (unsigned long long)old->batch);

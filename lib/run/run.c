@@ -87,6 +87,15 @@ ks_status ks_run_mkdirs(const char *path, ks_error *err)
     return st;
 }
 
+ks_status ks_run_owned_dir(const char *path, ks_error *err)
+{
+    int fd = ks_owned_open_dir(path, true, err);
+    if (fd < 0)
+        return err ? err->status : KS_ERR_IO;
+    close(fd);
+    return KS_OK;
+}
+
 static ks_status put_text(const void *ctx, FILE *f, ks_error *err)
 {
     (void)err;

@@ -35,7 +35,7 @@ static void exec_job(const char *dir)
 {
     if (setpgid(0, 0) != 0 || chdir(dir) != 0)
         _exit(127);
-    int log = open("sim.log", O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    int log = open("sim.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
     int null = open("/dev/null", O_RDONLY);
     if (log < 0 || null < 0 || dup2(null, 0) < 0 || dup2(log, 1) < 0 || dup2(log, 2) < 0)
         _exit(127);

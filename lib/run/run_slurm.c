@@ -164,14 +164,17 @@ static void free_call(sbatch_call *c)
         free(c->owned[i]);
 }
 
-/* Starts sbatch with stdout on a pipe (non-blocking) and stderr in errfile. */
-static ks_status spawn(sbatch_call *c, const char *errfile, pid_t *pid, int *out_fd,
-                       ks_error *err)
+/* The one way a Slurm command runs here (sbatch, squeue): argv started
+ * with stdin from /dev/null, stdout on a pipe (*out_fd; non-blocking when
+ * asked, for a caller that polls) and stderr in errfile (NULL: /dev/null). */
+static ks_status start_captured(char *const argv[], const char *errfile, bool nonblocking,
+                                pid_t *pid, int *out_fd, ks_error *err)
 {
     int fds[2];
     if (pipe(fds) != 0)
         return ks_error_set(err, KS_ERR_IO, NULL, 0, "pipe: %s", strerror(errno));
-    int ef = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    int ef = errfile ? open(errfile, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666)
+                     : open("/dev/null", O_WRONLY);
     if (ef < 0) {
         close(fds[0]);
         close(fds[1]);
@@ -183,17 +186,18 @@ static ks_status spawn(sbatch_call *c, const char *errfile, pid_t *pid, int *out
         if (null < 0 || dup2(null, 0) < 0 || dup2(fds[1], 1) < 0 || dup2(ef, 2) < 0)
             _exit(127);
         close(fds[0]);
-        execvp(c->argv[0], c->argv);
+        execvp(argv[0], argv);
         _exit(127);
     }
     close(ef);
     close(fds[1]);
     if (*pid < 0) {
         close(fds[0]);
-        return ks_error_set(err, KS_ERR_IO, NULL, 0, "cannot start %s: %s", c->argv[0],
+        return ks_error_set(err, KS_ERR_IO, NULL, 0, "cannot start %s: %s", argv[0],
                             strerror(errno));
     }
-    fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+    if (nonblocking)
+        fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
     *out_fd = fds[0];
     return KS_OK;
 }
@@ -344,7 +348,10 @@ ks_status ks_run_slurm_check_idle(const char *rundir, ks_error *err)
     if (!idfile)
         return ks_error_set(err, KS_ERR_NOMEM, rundir, 0, "out of memory");
     char id[32] = "";
-    FILE *f = fopen(idfile, "r");
+    FILE *f = NULL;
+    ks_error ignored; /* none, or not a file (a FIFO is not waited on): no array */
+    if (ks_file_open_read(idfile, &f, &ignored) != KS_OK)
+        f = NULL;
     free(idfile);
     if (!f)
         return KS_OK;
@@ -356,32 +363,16 @@ ks_status ks_run_slurm_check_idle(const char *rundir, ks_error *err)
     if (!got || n == 0)
         return KS_OK;
     id[n] = '\0';
-    int fds[2];
-    if (pipe(fds) != 0)
-        return KS_OK;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return KS_OK;
-    }
-    if (pid == 0) {
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) {
-            dup2(null, STDIN_FILENO);
-            dup2(null, STDERR_FILENO);
-        }
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        execlp("squeue", "squeue", "-h", "-j", id, "-o", "%i", (char *)NULL);
-        _exit(127);
-    }
-    close(fds[1]);
+    char *argv[] = {"squeue", "-h", "-j", id, "-o", "%i", NULL};
+    pid_t pid;
+    int fd;
+    ks_error not_started;
+    if (start_captured(argv, NULL, false, &pid, &fd, &not_started) != KS_OK)
+        return KS_OK; /* no squeue to ask: nothing it can say is still queued */
     char out[256];
     ssize_t r;
     bool any = false;
-    while ((r = read(fds[0], out, sizeof out)) != 0) {
+    while ((r = read(fd, out, sizeof out)) != 0) {
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -390,7 +381,7 @@ ks_status ks_run_slurm_check_idle(const char *rundir, ks_error *err)
         for (ssize_t i = 0; i < r; i++)
             any = any || (out[i] != '\n' && out[i] != ' ');
     }
-    close(fds[0]);
+    close(fd);
     int ws = 0;
     while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
     }
@@ -438,7 +429,7 @@ ks_status ks_run_slurm(ks_run_tracker *t, ks_error *err)
     pid_t pid = 0;
     int fd = -1;
     if (st == KS_OK)
-        st = spawn(&call, errfile, &pid, &fd, err);
+        st = start_captured(call.argv, errfile, true, &pid, &fd, err);
     if (st == KS_OK)
         st = supervise(t, pid, fd, errfile, err);
     if (st == KS_OK) {

@@ -348,7 +348,7 @@ ks_status ks_results_read_uid_map(const char *path, uint64_t **ids, size_t *coun
                                   ks_error *err)
 {
     ks_input *in;
-    ks_status st = ks_input_open(path, &in, err);
+    ks_status st = ks_input_open_file(path, &in, err);
     if (st != KS_OK)
         return st;
     char *fields[8];

@@ -51,21 +51,6 @@ typedef struct observation {
     const char *name;     /* its kernel name, or NULL / "" */
 } observation;
 
-static bool sampled(const ks_plan *plan, uint64_t id)
-{
-    size_t lo = 0, hi = plan->sample_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (plan->samples[mid].id == id)
-            return true;
-        if (plan->samples[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return false;
-}
-
 /* ksample's warm-state kernel (--warmup state) before a measured launch: no
  * launch of the trace folder; what the log names must be it. */
 static ks_status warm_state_kernel(const observation *o, const char *path, ks_error *err)
@@ -114,7 +99,7 @@ static ks_status resolve(const uid_map *m, const observation *o, const char *pat
             return ks_error_set(err, KS_ERR_FORMAT, path, o->trace_line,
                                 "'%.300s' is no launch of the trace folder", o->trace);
         *id = (uint64_t)l;
-        if (m->plan && !sampled(m->plan, *id))
+        if (m->plan && !ks_plan_has_sample(m->plan, *id))
             *keep = false;
     } else if (m->mode == KS_UID_BASE) {
         if ((int64_t)o->uid < m->base)
@@ -324,7 +309,10 @@ static ks_status difference(log_ctx *c, const ks_simlog_block *b, ks_error *err)
 
 /* After the log: a running total that fell is no running total in this log
  * (a simulator that prints it per kernel): of unknown kind, so that it is
- * not estimated; one a block did not print did not change there (0). */
+ * not estimated, and its differences, which are no launch's value (they go
+ * below 0), are dropped from this log's rows and named in r->dropped (rates
+ * made of it then lack a part and are not estimated either); one a block
+ * did not print did not change there (0). */
 static void running_finish(log_ctx *c)
 {
     for (size_t m = 0; m < c->prev_capacity && m < c->r->metric_count; m++) {
@@ -332,6 +320,15 @@ static void running_finish(log_ctx *c)
             continue;
         if (c->fell[m]) {
             c->r->kinds[m] = KS_STAT_UNKNOWN;
+            for (size_t row = 0; row < c->r->row_count; row++)
+                if (c->r->source[row] == c->source)
+                    c->r->values[m][row] = NAN;
+            size_t n = strlen(c->r->dropped);
+            if (n + 1 < sizeof c->r->dropped)
+                snprintf(c->r->dropped + n, sizeof c->r->dropped - n,
+                         "%s%s:%ld: %s, a running total, falls there: its values from this log "
+                         "are left out",
+                         n ? "; " : "", c->path, c->fell[m], c->r->metrics[m]);
             continue;
         }
         for (size_t row = 0; row < c->r->row_count; row++)
@@ -671,7 +668,7 @@ static ks_status read_macsim_log(ks_input *in, const char *path, const uid_map *
 static ks_status read_macsim_stats(const char *path, ks_results *r, size_t row, ks_error *err)
 {
     ks_input *in;
-    ks_status st = ks_input_open(path, &in, err);
+    ks_status st = ks_input_open_file(path, &in, err);
     if (st != KS_OK)
         return st;
     while (st == KS_OK) {

@@ -48,6 +48,9 @@ struct ks_simlog {
      * statistics finds repeats in constant time */
     ks_hash_index index;
     size_t blocks;
+    /* the block saw GPGPU-Sim's gpgpu_simulation_time line, which follows
+     * every kernel's statistics; ended_before: an earlier block did */
+    bool ended, ended_before;
     char *kernel_name;
     /* this run's uid -> trace file bindings, and the file being loaded */
     size_t run;
@@ -132,10 +135,28 @@ static const char *trace_of(const ks_simlog *s, uint64_t uid, long *line, uint32
     return NULL;
 }
 
+/* Whether the block has name among its statistics. */
+static bool has_stat(const ks_simlog *s, const char *name)
+{
+    for (size_t i = 0; i < s->stat_count; i++)
+        if (strcmp(s->names[i], name) == 0)
+            return true;
+    return false;
+}
+
 static ks_status emit(ks_simlog *s, ks_error *err)
 {
     if (!s->in_block)
         return KS_OK;
+    /* a kernel's statistics open with gpu_sim_cycle: a block without it
+     * was cut (the simulator stopped, or the log was truncated) and its
+     * launch has no result to give, rather than one without cycles */
+    if (s->uid_count > 0 && !has_stat(s, "gpu_sim_cycle"))
+        return ks_error_set(err, KS_ERR_FORMAT, s->path, s->block_line,
+                            "the statistics block of kernel '%.80s' has no gpu_sim_cycle: the "
+                            "log is cut inside it or the simulator stopped before the kernel "
+                            "ended; simulate that launch again",
+                            s->kernel_name ? s->kernel_name : "");
     size_t cap = s->uid_trace_capacity;
     ks_status gst = ks_grow((void **)&s->uid_trace, &cap, s->uid_count + 1,
                             sizeof *s->uid_trace, err);
@@ -156,6 +177,8 @@ static ks_status emit(ks_simlog *s, ks_error *err)
                          (const char *const *)s->uid_trace, s->uid_line,
                          (const uint32_t(*)[6])s->uid_dims};
     s->blocks++;
+    s->ended_before = s->ended_before || s->ended;
+    s->ended = false;
     ks_status st = s->fn(s->ctx, &b, err);
     clear_block(s);
     return st;
@@ -414,6 +437,10 @@ ks_status ks_simlog_line(ks_simlog *s, const char *line, size_t len, long number
         return KS_OK;
     if (starts_with(p, "launching kernel") || starts_with(p, "GPGPU-Sim: *** exit detected"))
         return emit(s, err);
+    if (starts_with(p, "gpgpu_simulation_time")) {
+        s->ended = true;
+        return KS_OK;
+    }
     if (starts_with(p, "kernel_launch_uid")) {
         const char *eq = strchr(p, '=');
         if (!eq)
@@ -456,6 +483,15 @@ ks_status ks_simlog_line(ks_simlog *s, const char *line, size_t len, long number
 
 ks_status ks_simlog_finish(ks_simlog *s, size_t *blocks, ks_error *err)
 {
+    /* the log ends inside a block: where every block before it was closed
+     * by gpgpu_simulation_time, this one's statistics stop short */
+    if (s->in_block && s->ended_before && !s->ended && has_stat(s, "gpu_sim_cycle"))
+        return ks_error_set(err, KS_ERR_FORMAT, s->path, s->block_line,
+                            "the log ends inside the statistics block of kernel '%.80s' (no "
+                            "gpgpu_simulation_time after it, as after every block before it): "
+                            "it is cut and that launch's statistics are incomplete; simulate it "
+                            "again",
+                            s->kernel_name ? s->kernel_name : "");
     ks_status st = emit(s, err);
     if (blocks)
         *blocks = s->blocks;

@@ -138,11 +138,25 @@ static ks_status add_kernel(ks_trace_set *s, const char *name, long line, ks_err
     k->index = s->kernel_count;
     k->stream = -1;
     k->path = find_trace(s->dir, name);
-    if (!k->path)
+    if (!k->path) {
+        /* there, but a folder, FIFO or device: say so, not "not in" */
+        char *there = ks_path_join(s->dir, name);
+        struct stat sb;
+        bool present = there && stat(there, &sb) == 0;
+        free(there);
+        if (present)
+            return ks_error_set(err, KS_ERR_IO, s->list_path, line,
+                                "names trace file '%.200s', which in %.200s is %s, not a "
+                                "regular file",
+                                name, s->dir,
+                                S_ISDIR(sb.st_mode)    ? "a folder"
+                                : S_ISFIFO(sb.st_mode) ? "a FIFO"
+                                                       : "a device or socket");
         return ks_error_set(err, KS_ERR_IO, s->list_path, line,
                             "names trace file '%.200s', which is not in %.200s (nor a .xz, "
                             ".gz or .zst copy)",
                             name, s->dir);
+    }
     s->kernel_count++; /* owned from here: freed with the set */
     st = read_trace_header(s, k, layout, err);
     if (st != KS_OK)

@@ -283,31 +283,6 @@ ks_status ks_state_write_accelsim_kernel(FILE *f, const ks_l2_state *s, const ks
  * bundled traces). */
 enum { REC = 64, OP_LDG = 73, OP_STG = 78, OP_EXIT = 139, ADDR_SPACE_GLOBAL = 3 };
 
-/* An earlier warm-up kernel folder (files only, as written here) removed;
- * nothing when absent. */
-static ks_status remove_folder(const char *path, ks_error *err)
-{
-    DIR *d = opendir(path);
-    if (!d)
-        return errno == ENOENT ? KS_OK
-                               : ks_error_set(err, KS_ERR_IO, path, 0, "cannot open: %s",
-                                              strerror(errno));
-    struct dirent *e;
-    ks_status st = KS_OK;
-    while ((e = readdir(d)) && st == KS_OK) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char *f = ks_path_join(path, e->d_name);
-        if (!f || unlink(f) != 0)
-            st = ks_error_set(err, KS_ERR_IO, path, 0, "cannot remove %s", e->d_name);
-        free(f);
-    }
-    closedir(d);
-    if (st == KS_OK && rmdir(path) != 0)
-        st = ks_error_set(err, KS_ERR_IO, path, 0, "cannot remove: %s", strerror(errno));
-    return st;
-}
-
 static void put_le(unsigned char *p, uint64_t v, int bytes)
 {
     for (int i = 0; i < bytes; i++)
@@ -390,26 +365,39 @@ ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *
         blocks = (warps + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK;
         warps = blocks * WARPS_PER_BLOCK;
     }
-    char *tmp = NULL;
-    size_t flen = strlen(folder);
-    if (st == KS_OK && !(tmp = malloc(flen + 8)))
+    /* the folder is built as NAME.tmp beside it and renamed over it; every
+     * entry is reached from the parent's descriptor, never through a link
+     * (owned.c): a job folder's carrier replaced by a link must not lead
+     * the writes or the removal of the old folder anywhere else */
+    const char *slash = strrchr(folder, '/');
+    char *parent = slash ? strndup(folder, slash == folder ? 1 : (size_t)(slash - folder))
+                         : strdup(".");
+    const char *base = slash ? slash + 1 : folder;
+    char *tmp = malloc(strlen(base) + 8), *tmp_path = NULL;
+    int pfd = -1, tfd = -1;
+    if (st == KS_OK && (!parent || !tmp))
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     if (st == KS_OK) {
-        snprintf(tmp, flen + 8, "%s.tmp", folder);
-        if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-            st = ks_error_set(err, KS_ERR_IO, tmp, 0, "cannot create: %s", strerror(errno));
+        snprintf(tmp, strlen(base) + 8, "%s.tmp", base);
+        tmp_path = ks_path_join(parent, tmp);
+        if ((pfd = ks_owned_open_dir(parent, false, err)) < 0 ||
+            (tfd = ks_owned_mkdir(pfd, parent, tmp, err)) < 0)
+            st = err ? err->status : KS_ERR_IO;
     }
     FILE *trace = NULL, *info = NULL;
     if (st == KS_OK) {
-        char *a = ks_path_join(tmp, "trace.txt"), *b = ks_path_join(tmp, "trace_info.txt");
-        if (a && b) {
-            trace = fopen(a, "w");
-            info = fopen(b, "w");
+        int a = ks_owned_create(tfd, tmp_path, "trace.txt", err);
+        int b = a < 0 ? -1 : ks_owned_create(tfd, tmp_path, "trace_info.txt", err);
+        trace = a < 0 ? NULL : fdopen(a, "w");
+        info = b < 0 ? NULL : fdopen(b, "w");
+        if (!trace || !info) {
+            st = a < 0 || b < 0 ? (err ? err->status : KS_ERR_IO)
+                                : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+            if (!trace && a >= 0)
+                close(a);
+            if (!info && b >= 0)
+                close(b);
         }
-        if (!trace || !info)
-            st = ks_error_set(err, KS_ERR_IO, tmp, 0, "cannot write: %s", strerror(errno));
-        free(a);
-        free(b);
     }
     size_t insts = 0;
     if (st == KS_OK)
@@ -418,11 +406,14 @@ ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *
         uint64_t id = (w / WARPS_PER_BLOCK) << 16 | (w % WARPS_PER_BLOCK);
         char name[48];
         snprintf(name, sizeof name, "trace_%llu.raw", (unsigned long long)id);
-        char *path = ks_path_join(tmp, name);
-        gzFile gz = path ? gzopen(path, "wb6") : NULL;
-        free(path);
+        int gfd = ks_owned_create(tfd, tmp_path, name, err);
+        gzFile gz = gfd < 0 ? NULL : gzdopen(gfd, "wb6");
         if (!gz) {
-            st = ks_error_set(err, KS_ERR_IO, tmp, 0, "cannot write %s", name);
+            if (gfd >= 0) {
+                close(gfd);
+                ks_error_set(err, KS_ERR_NOMEM, tmp_path, 0, "out of memory");
+            }
+            st = err ? err->status : KS_ERR_IO;
             break;
         }
         unsigned char r[REC];
@@ -482,21 +473,27 @@ ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *
         gzwrite(gz, r, REC);
         n++;
         if (gzclose(gz) != Z_OK)
-            st = ks_error_set(err, KS_ERR_IO, tmp, 0, "cannot write %s", name);
+            st = ks_error_set(err, KS_ERR_IO, tmp_path, 0, "cannot write %s", name);
         fprintf(trace, "%llu 0\n", (unsigned long long)id);
         fprintf(info, "%llu %llu\n", (unsigned long long)id, (unsigned long long)n);
         insts += n;
     }
     if (trace && fclose(trace) != 0 && st == KS_OK)
-        st = ks_error_set(err, KS_ERR_IO, tmp, 0, "write failed: %s", strerror(errno));
+        st = ks_error_set(err, KS_ERR_IO, tmp_path, 0, "write failed: %s", strerror(errno));
     if (info && fclose(info) != 0 && st == KS_OK)
-        st = ks_error_set(err, KS_ERR_IO, tmp, 0, "write failed: %s", strerror(errno));
-    if (st == KS_OK) {
-        /* replace an earlier run's folder of the same name */
-        if ((st = remove_folder(folder, err)) == KS_OK && rename(tmp, folder) != 0)
-            st = ks_error_set(err, KS_ERR_IO, folder, 0, "cannot rename %s: %s", tmp,
-                              strerror(errno));
-    }
+        st = ks_error_set(err, KS_ERR_IO, tmp_path, 0, "write failed: %s", strerror(errno));
+    if (tfd >= 0)
+        close(tfd);
+    /* an earlier run's folder of the same name replaced (a link there is
+     * removed itself, never followed) */
+    if (st == KS_OK)
+        st = ks_owned_rename(pfd, parent, tmp, base, err);
+    else if (pfd >= 0 && tfd >= 0)
+        ks_owned_remove(pfd, parent, tmp, NULL);
+    if (pfd >= 0)
+        close(pfd);
+    free(parent);
+    free(tmp_path);
     free(tmp);
     free(list);
     for (size_t c = 0; c < cores; c++) {

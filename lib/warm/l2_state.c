@@ -48,8 +48,10 @@ ks_status ks_l2_state_init(ks_l2_state *s, size_t capacity, size_t keep, uint32_
     if (capacity == 0 || keep < capacity || keep >= UINT32_MAX / 4 || ways == 0 ||
         ways > 4096)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
-                            "cache model: %zu lines kept of a cache of %zu lines in %u ways",
-                            keep, capacity, ways);
+                            "warm state: a cache model of %zu lines in %u ways holding %zu "
+                            "recent lines (--state-cut x the L2 from --sim-config, --config, "
+                            "--params or --l2-size) is out of range",
+                            capacity, ways, keep);
     if (line_bytes == 0 || sector_bytes == 0 || line_bytes % sector_bytes != 0 ||
         line_bytes / sector_bytes > 8 || (line_bytes & (line_bytes - 1)) != 0 ||
         (sector_bytes & (sector_bytes - 1)) != 0)
@@ -278,6 +280,12 @@ ks_status ks_l2_state_touch_range(ks_l2_state *s, uint64_t addr, uint64_t bytes,
     if (bytes == 0)
         return KS_OK;
     uint64_t end = addr + bytes - 1 < addr ? UINT64_MAX : addr + bytes - 1;
+    /* of a range longer than the lines the model holds (a MemcpyHtoD of
+     * 2^64 - 1 bytes), only its last `keep` lines can still be held at its
+     * end: the rest would be touched only to be pushed out again */
+    uint64_t first = addr / s->line_bytes, last = end / s->line_bytes;
+    if (last - first >= (uint64_t)s->keep)
+        addr = (last - (uint64_t)s->keep + 1) * s->line_bytes;
     for (uint64_t line = addr / s->line_bytes; line <= end / s->line_bytes; line++) {
         uint64_t lo = line * s->line_bytes, hi = lo + s->line_bytes - 1;
         uint64_t a = addr > lo ? addr : lo, b = end < hi ? end : hi;
@@ -307,4 +315,14 @@ const ks_l2_line *ks_l2_state_next(const ks_l2_state *s, uint32_t *cursor)
         return NULL;
     *cursor = id;
     return &s->lines[id];
+}
+
+size_t ks_l2_state_dirty_lines(const ks_l2_state *s)
+{
+    size_t n = 0;
+    uint32_t cursor = NONE;
+    const ks_l2_line *l;
+    while ((l = ks_l2_state_next(s, &cursor)))
+        n += l->valid && l->dirty;
+    return n;
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define PROBE_ADDR 0x00007f5a00000000ull
 #define PROBE_LINES 4
@@ -42,25 +43,28 @@ static ks_status write_kernel(const void *ctx, FILE *f, ks_error *err)
 
 ks_status ks_state_probe_write(const char *dir, ks_error *err)
 {
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return ks_error_set(err, KS_ERR_IO, dir, 0, "cannot create: %s", strerror(errno));
+    /* the probe folder is ksample's: neither it nor a file in it is
+     * followed if it is a link (owned.c), and what a probe before left
+     * (its sim.log included) is removed first */
+    int fd = ks_owned_open_dir(dir, true, err);
+    if (fd < 0)
+        return err ? err->status : KS_ERR_IO;
     ks_l2_state s;
     ks_status st = ks_l2_state_init(&s, 64, 64, 64, 128, 32, err);
-    if (st != KS_OK)
+    if (st != KS_OK) {
+        close(fd);
         return st;
+    }
     st = ks_l2_state_touch_range(&s, PROBE_ADDR, PROBE_LINES * 128, false, err);
-    char *list = ks_path_join(dir, "kernelslist.g");
     char name[64];
     snprintf(name, sizeof name, "%s1.traceg", KS_WARM_KERNEL_FILE_PREFIX);
-    char *kernel = ks_path_join(dir, name);
-    if (st == KS_OK && (!list || !kernel))
-        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     if (st == KS_OK)
-        st = ks_write_atomic(list, write_list, NULL, err);
+        st = ks_owned_remove(fd, dir, "sim.log", err);
     if (st == KS_OK)
-        st = ks_write_atomic(kernel, write_kernel, &s, err);
-    free(list);
-    free(kernel);
+        st = ks_owned_write(fd, dir, "kernelslist.g", write_list, NULL, err);
+    if (st == KS_OK)
+        st = ks_owned_write(fd, dir, name, write_kernel, &s, err);
+    close(fd);
     ks_l2_state_free(&s);
     return st;
 }
@@ -69,7 +73,7 @@ ks_status ks_state_probe_read(const char *log, int *takes_memcpy, ks_error *err)
 {
     *takes_memcpy = -1;
     ks_input *in;
-    ks_status st = ks_input_open(log, &in, err);
+    ks_status st = ks_input_open_file(log, &in, err);
     if (st != KS_OK)
         return st;
     static const char key[] = "L2_cache_stats_breakdown[GLOBAL_ACC_R][HIT] = ";

@@ -35,18 +35,16 @@ typedef struct option_value {
 static ks_status read_options(const char *path, option_value *o, size_t n, ks_error *err)
 {
     ks_input *in;
-    ks_status st = ks_input_open(path, &in, err);
+    ks_status st = ks_input_open_file(path, &in, err);
     if (st != KS_OK)
         return st;
     char *line;
     size_t len;
     bool truncated;
     while ((st = ks_input_getline(in, &line, &len, &truncated, err)) == KS_OK && line) {
-        char buf[1024];
-        if (len >= sizeof buf)
-            len = sizeof buf - 1;
-        memcpy(buf, line, len);
-        buf[len] = '\0';
+        /* the line whole, however long (a cut at 1,023 bytes once read a
+         * 256 KB L2 from a long -gpgpu_cache:dl2 line without a word) */
+        char *buf = line;
         char *hash = strchr(buf, '#');
         if (hash)
             *hash = '\0';
@@ -59,6 +57,11 @@ static ks_status read_options(const char *path, option_value *o, size_t n, ks_er
                 if (!value)
                     st = ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
                                       "%s has no value", name);
+                else if (strlen(value) >= sizeof o[k].value)
+                    st = ks_error_set(err, KS_ERR_FORMAT, path, ks_input_line_number(in),
+                                      "%s: a value of %zu characters is longer than any this "
+                                      "option takes",
+                                      name, strlen(value));
                 else {
                     snprintf(o[k].value, sizeof o[k].value, "%s", value);
                     o[k].line = ks_input_line_number(in);
@@ -71,10 +74,34 @@ static ks_status read_options(const char *path, option_value *o, size_t n, ks_er
     return st;
 }
 
+/* A whole number as both simulators and ksample read it alike: decimal
+ * digits only, below 2^32.  GPGPU-Sim and MacSim read an integer option
+ * with C++ stream extraction, which takes the leading digits and drops the
+ * rest ("1.6e1" is 1 there, "4K" is 4), so anything but plain digits is
+ * refused here rather than read another way than the simulator reads it. */
+static bool plain_whole(const char *text, uint64_t *v)
+{
+    if (!*text || strspn(text, "0123456789") != strlen(text) || strlen(text) > 10)
+        return false;
+    *v = strtoull(text, NULL, 10);
+    return *v <= UINT32_MAX;
+}
+
 static ks_status whole(const char *path, const option_value *o, uint64_t max, uint64_t *v,
                        ks_error *err)
 {
-    if (!ks_parse_count(o->value, v) || *v == 0 || *v > max)
+    if (!plain_whole(o->value, v)) {
+        size_t lead = strspn(o->value, "0123456789");
+        if (lead && lead < strlen(o->value))
+            return ks_error_set(err, KS_ERR_FORMAT, path, o->line,
+                                "%s: '%s' is not a plain whole number: the simulator reads "
+                                "only its leading '%.*s' and ignores the rest; write the "
+                                "number it should be",
+                                o->name, o->value, (int)lead, o->value);
+        return ks_error_set(err, KS_ERR_FORMAT, path, o->line,
+                            "%s: '%s' is not a whole number below 2^32", o->name, o->value);
+    }
+    if (*v == 0 || *v > max)
         return ks_error_set(err, KS_ERR_FORMAT, path, o->line,
                             "%s: '%s' is not a whole number in 1..%llu", o->name, o->value,
                             (unsigned long long)max);
@@ -164,7 +191,7 @@ ks_status ks_gpu_geometry_read_gpgpusim(const char *path, ks_gpu_geometry *g, ks
         g->l1_ways = w1;
         uint64_t kb;
         if (o[ADAPTIVE].line && strcmp(o[ADAPTIVE].value, "0") != 0 && o[UNIFIED].line &&
-            ks_parse_count(o[UNIFIED].value, &kb) && kb > 0 && kb < (1u << 20)) {
+            plain_whole(o[UNIFIED].value, &kb) && kb > 0 && kb < (1u << 20)) {
             g->l1_bytes = kb * 1024;
             g->l1_ways = (uint32_t)(g->l1_bytes / ((uint64_t)s1 * l1));
         }

@@ -376,6 +376,18 @@ static bool parse_memcpy(const char *text, uint64_t *addr, uint64_t *bytes)
     return true;
 }
 
+ks_status ks_state_cut_check(const ks_gpu_geometry *gpu, double cut, ks_error *err)
+{
+    uint64_t lines = gpu->line_bytes ? gpu->l2_bytes / gpu->line_bytes : 0;
+    if (!(cut >= 1) || cut * (double)lines > (double)(UINT32_MAX / 8))
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "warm state: --state-cut %g x an L2 of %llu lines (%s) is more "
+                            "lines than the model holds (at most %u)",
+                            cut, (unsigned long long)lines,
+                            gpu->source[0] ? gpu->source : "--l2-size", UINT32_MAX / 8);
+    return KS_OK;
+}
+
 static ks_status walk_accelsim(const char *traces, const size_t *sampled, size_t count,
                                const ks_state_walk_options *opt, ks_state_fn fn, void *ctx,
                                ks_error *err)
@@ -394,9 +406,8 @@ static ks_status walk_accelsim(const char *traces, const size_t *sampled, size_t
     ks_l2_state model;
     uint64_t lines = opt->gpu.l2_bytes / opt->gpu.line_bytes;
     double keep = opt->cut * (double)lines;
-    if (!(opt->cut >= 1) || keep > (double)(UINT32_MAX / 8))
-        st = ks_error_set(err, KS_ERR_USAGE, NULL, 0, "warm state: cut %g of %llu lines", opt->cut,
-                          (unsigned long long)lines);
+    if (st == KS_OK)
+        st = ks_state_cut_check(&opt->gpu, opt->cut, err);
     if (st == KS_OK)
         st = ks_l2_state_init(&model, (size_t)lines, (size_t)keep,
                               opt->gpu.ways ? opt->gpu.ways : 16, opt->gpu.line_bytes,
@@ -648,9 +659,8 @@ ks_status ks_state_walk_macsim(const char *traces, const size_t *sampled, size_t
     uint64_t lines = opt->gpu.l2_bytes / opt->gpu.line_bytes;
     double keep = opt->cut * (double)lines;
     ks_l2_state model;
-    if (!(opt->cut >= 1) || keep > (double)(UINT32_MAX / 8))
-        st = ks_error_set(err, KS_ERR_USAGE, NULL, 0, "warm state: cut %g of %llu lines", opt->cut,
-                          (unsigned long long)lines);
+    if (st == KS_OK)
+        st = ks_state_cut_check(&opt->gpu, opt->cut, err);
     if (st == KS_OK)
         st = ks_l2_state_init(&model, (size_t)lines, (size_t)keep,
                               opt->gpu.ways ? opt->gpu.ways : 16, opt->gpu.line_bytes,

@@ -83,6 +83,9 @@ const ks_l2_line *ks_l2_state_find(const ks_l2_state *s, uint64_t line);
 /* The held lines oldest first: call with *cursor = UINT32_MAX to start;
  * NULL at the end. */
 const ks_l2_line *ks_l2_state_next(const ks_l2_state *s, uint32_t *cursor);
+/* How many held lines are dirty (some sector last written): the one count
+ * of them (state:memcpy's note, the dirty carriers). */
+size_t ks_l2_state_dirty_lines(const ks_l2_state *s);
 
 /* ------------------------------------------------- the simulated GPU */
 
@@ -176,6 +179,9 @@ typedef ks_status (*ks_state_fn)(void *ctx, size_t launch, const ks_state_view *
  * to the last of `sampled` (launch indexes, ascending, distinct), feeding
  * every global-memory access into the model in an order that approximates
  * the GPU's issue order, and calls fn at each sampled launch. */
+/* Whether cut x the L2's lines is a model the walk can hold (KS_ERR_USAGE
+ * naming --state-cut and where the L2 came from otherwise). */
+ks_status ks_state_cut_check(const ks_gpu_geometry *gpu, double cut, ks_error *err);
 ks_status ks_state_walk(const char *traces, const size_t *sampled, size_t count,
                         const ks_state_walk_options *opt, ks_state_fn fn, void *ctx,
                         ks_error *err);

@@ -137,6 +137,37 @@ def check(status, err):
         raise error_from(err)
 
 
+def require(value, cls, what):
+    """value itself when it is a cls; a TypeError naming the argument
+    otherwise (not an AttributeError from deep inside the package)."""
+    if not isinstance(value, cls):
+        raise TypeError("%s: a ksample.%s, got %s" % (what, cls.__name__, type(value).__name__))
+    return value
+
+
+def as_float(value, what):
+    """float(value), or a TypeError naming the argument."""
+    if isinstance(value, (bool, str, bytes)) or value is None:
+        raise TypeError("%s: a number, got %r" % (what, value))
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TypeError("%s: a number, got %r" % (what, value)) from None
+
+
+def as_floats(values, what):
+    """values as a float64 numpy array, or a TypeError naming the argument
+    (a string, None or an object that holds no numbers)."""
+    import numpy as np
+
+    if isinstance(values, (str, bytes)) or values is None:
+        raise TypeError("%s: numbers, got %s" % (what, type(values).__name__))
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise TypeError("%s: numbers (%s)" % (what, e)) from None
+
+
 def usage_error(text):
     """An Error of status "usage" raised by the package itself (the messages
     the command line writes in cli/ rather than the library)."""

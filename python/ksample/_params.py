@@ -5,7 +5,7 @@ here lists a method or a parameter."""
 
 import numbers
 
-from ._native import c_bytes, check, ffi, lib, new_error, text, usage_error
+from ._native import as_float, c_bytes, check, ffi, lib, new_error, text, usage_error
 
 _TYPES = {int(lib.KS_PARAM_BOOL): "bool", int(lib.KS_PARAM_UINT): "uint",
           int(lib.KS_PARAM_REAL): "real", int(lib.KS_PARAM_CHOICE): "choice"}
@@ -115,9 +115,9 @@ def make_params(method=None, epsilon=None, confidence=None, seed=None, key=None,
     if method is not None:
         params.method = find_method(method).name  # the table's own string
     if epsilon is not None:
-        params.epsilon = float(epsilon)
+        params.epsilon = as_float(epsilon, "epsilon")
     if confidence is not None:
-        params.confidence = float(confidence)
+        params.confidence = as_float(confidence, "confidence")
     if seed is not None:
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
             raise usage_error("seed must be a non-negative integer, got %r" % (seed,))

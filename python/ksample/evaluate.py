@@ -9,7 +9,9 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from . import _params
-from ._native import c_bytes, check, ffi, lib, new_error, path_bytes, text, usage_error
+from ._native import (as_float, as_floats, c_bytes, check, ffi, lib, new_error, path_bytes,
+                      require, text, usage_error)
+from .plan import Plan
 from .profile import Profile, read
 
 _RESULT_FIELDS = [("samples", "samples_mean"), ("speedup_hmean", "speedup_hmean"),
@@ -58,6 +60,7 @@ def eval(profile, methods=None, *, iters=None, epsilon=None, confidence=None, se
     additive metric column (default: when the profile has metric columns,
     as --metrics implies it).  Returns a DataFrame (a list of dicts without
     pandas) with the keys of `ksample eval --json`."""
+    require(profile, Profile, "profile")
     if methods is None:
         methods = text(lib.ks_eval_default_methods())
     if isinstance(methods, str):
@@ -137,6 +140,7 @@ def compare(profile, *, iters=None, epsilon=None, confidence=None, seed=None, ke
     """`ksample compare`: every method of the library on one profile, those
     lacking an input listed with the reason.  Returns a DataFrame (a list of
     dicts without pandas) with the keys of `ksample compare --json`."""
+    require(profile, Profile, "profile")
     iters = _iters(lib.KS_EVAL_ITERS if iters is None else iters)
     names = _params.method_names()
     _check_settings(method_params, names, "")
@@ -198,14 +202,35 @@ class Estimate:
     to_dict = asdict
 
 
+def _by_label(values):
+    """A pandas Series (or anything with an index and to_numpy) whose index
+    names launch ids: taken by label, not by position.  A default index
+    (0, 1, ... from a plain list) names positions, as an array does."""
+    index = getattr(values, "index", None)
+    if index is None or not hasattr(values, "to_numpy") or isinstance(values, Mapping):
+        return False
+    default = type(index).__name__ == "RangeIndex" and getattr(index, "start", None) == 0 \
+        and getattr(index, "step", None) == 1
+    return not default
+
+
 def _ids_values(plan, values):
     """(ids, values) as contiguous uint64 / float64 arrays."""
-    if isinstance(values, Mapping):
-        ids = np.fromiter((int(k) for k in values.keys()), dtype=np.uint64, count=len(values))
-        vals = np.fromiter((float(v) for v in values.values()), dtype=np.float64,
-                           count=len(values))
+    if isinstance(values, Mapping) or _by_label(values):
+        keys = values.keys() if isinstance(values, Mapping) else list(values.index)
+        items = values.values() if isinstance(values, Mapping) else values.to_numpy()
+        for k in keys:
+            if isinstance(k, (bool, float, str, bytes)) or not isinstance(k, numbers.Integral) \
+                    or k < 0:
+                raise TypeError("values: launch ids are non-negative integers, got %r" % (k,))
+        ids = np.fromiter((int(k) for k in keys), dtype=np.uint64, count=len(keys))
+        vals = np.fromiter((as_float(v, "values") for v in items), dtype=np.float64,
+                           count=len(keys))
         return ids, vals
-    vals = np.asarray(values, dtype=np.float64)
+    vals = as_floats(values, "values")
+    if vals.ndim == 0:
+        raise TypeError("values: a 1-d array, a dict {id: value} or {metric: values}, got %s"
+                        % type(values).__name__)
     if vals.ndim != 1:
         raise ValueError("values: a 1-d array, a dict {id: value} or {metric: values}")
     ids = np.ascontiguousarray(plan.ids)
@@ -262,6 +287,9 @@ def estimate(plan, values, *, epsilon=None, single="plan", ratios=(), warmup=Non
     following it would give.  single: "collapse" or "profile-cv" (a cluster
     with one sample); epsilon: the bound to check (default the plan's).
     Returns an Estimate, or {metric: Estimate} for a dict of metrics."""
+    require(plan, Plan, "plan")
+    if profile is not None:
+        require(profile, Profile, "profile")
     several = isinstance(values, Mapping) and values and \
         all(isinstance(k, str) for k in values.keys())
     metrics = values if several else {"value": values}

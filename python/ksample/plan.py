@@ -6,7 +6,8 @@ import os
 import numpy as np
 
 from . import _params
-from ._native import check, check_output, ffi, lib, new_error, path_bytes, text
+from ._native import (as_floats, check, check_output, ffi, lib, new_error, path_bytes, require,
+                      text)
 from ._views import struct_dtype, view
 
 _SAMPLE = [("id", np.uint64), ("weight", np.float64), ("cluster", np.uint32)]
@@ -100,7 +101,7 @@ class Plan:
 
     def estimate_total(self, values):
         """sum(weight * values[id]) for values indexed by launch id."""
-        values = np.ascontiguousarray(values, dtype=np.float64)
+        values = np.ascontiguousarray(as_floats(values, "values"))
         if values.shape != (self.population,):
             raise ValueError("values: %s values for a plan of %d launches"
                              % (values.shape, self.population))
@@ -195,6 +196,9 @@ def sample(profile, method=None, epsilon=None, seed=None, *, confidence=None, ke
     their option names with '_' for '-' (n_th=40, allocation="tree"); see
     ksample.methods().  model: a learned method's saved model instead of
     training; save_model: keep the model trained here."""
+    from .profile import Profile
+
+    require(profile, Profile, "profile")
     params = _params.make_params(method, epsilon, confidence, seed, key, strict=True,
                                  settings=method_params)
     err = new_error()

@@ -92,3 +92,55 @@ def test_main_says_which_library(tmp_path):
     out = subprocess.run([sys.executable, "-m", "ksample"], capture_output=True, text=True,
                          check=True).stdout
     assert "library: " + ksample.LIBRARY_PATH in out and "found: " in out
+
+
+# --- issue 41 -------------------------------------------------------------
+
+class _Labelled:
+    """What estimate needs of a pandas Series: values under an index of
+    launch ids (so the test runs without pandas too)."""
+
+    def __init__(self, ids, values):
+        self.index = list(ids)
+        self._values = np.asarray(values, dtype=np.float64)
+
+    def to_numpy(self, dtype=None):
+        return self._values
+
+
+def test_series_taken_by_launch_id(copied):
+    _, profile, plan = copied
+    ids = [int(i) for i in plan.ids]
+    by_id = {i: 1000.0 + i % 97 for i in ids}
+    want = ksample.estimate(plan, by_id).estimate
+    # reversed: by position every value would land on another launch
+    rev = list(reversed(ids))
+    got = ksample.estimate(plan, _Labelled(rev, [by_id[i] for i in rev])).estimate
+    assert got == want
+    pd = pytest.importorskip("pandas")
+    series = pd.Series([by_id[i] for i in rev], index=rev)
+    assert ksample.estimate(plan, series).estimate == want
+    assert ksample.estimate(plan, {"gpu_sim_cycle": series})["gpu_sim_cycle"].estimate == want
+    # a default index (0, 1, ...) is positions, as a list is
+    in_order = pd.Series([by_id[i] for i in ids])
+    assert ksample.estimate(plan, in_order).estimate == want
+
+
+def test_wrong_argument_types(copied):
+    _, profile, plan = copied
+    n = len(plan)
+    for call in (lambda: ksample.estimate("plan.json", [1.0] * n),
+                 lambda: ksample.estimate(plan, "abc"),
+                 lambda: ksample.estimate(plan, None),
+                 lambda: ksample.estimate(plan, 5),
+                 lambda: ksample.estimate(plan, [1.0] * n, profile="x"),
+                 lambda: ksample.estimate(plan, {int(plan.ids[0]): "x"}),
+                 lambda: ksample.estimate(plan, {1.5: 2.0}),
+                 lambda: ksample.sample("x.csv"),
+                 lambda: ksample.sample(None),
+                 lambda: ksample.sample(profile, epsilon="a"),
+                 lambda: ksample.eval(42, ["random"], iters=1),
+                 lambda: ksample.compare(42, iters=1),
+                 lambda: plan.estimate_total("a")):
+        with pytest.raises((TypeError, ksample.Error)):
+            call()

@@ -217,8 +217,10 @@ ks_status ks_gcl_corpus_train(ks_gcl_corpus *c, ks_gcl_progress_fn progress, voi
                               ks_gcl_model **out, ks_error *err)
 {
     *out = NULL;
-    if (c->n == 0)
-        return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "gcl: no launches to train on");
+    if (c->n == 0) /* the folders' fault, not the options': a list of memory copies only */
+        return ks_error_set(err, KS_ERR_FORMAT, NULL, 0,
+                            "gcl: the trace folders list no kernel launch to train on (only "
+                            "memory copies, or nothing)");
     size_t d = c->n_graphs, count = 0;
     gcl_candidate *cand = calloc(d ? d : 1, sizeof *cand);
     uint8_t *chosen = malloc(d ? d : 1);

@@ -378,9 +378,10 @@ ks_status ks_gcl_model_parse(const void *data, size_t size, const char *name,
 ks_status ks_gcl_model_load(const char *path, ks_gcl_model **out, ks_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return ks_error_set(err, KS_ERR_IO, path, 0, "cannot open the model file");
+    FILE *f;
+    ks_status opened = ks_file_open_read(path, &f, err); /* a FIFO refused, not waited on */
+    if (opened != KS_OK)
+        return opened;
     unsigned char *data = NULL;
     size_t size = 0, cap = 0;
     ks_status st = KS_OK;
