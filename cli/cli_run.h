@@ -65,6 +65,9 @@ int cli_run_probe_memcpy(run_args *a, bool earlier_only, bool *known);
  * 32-bit remap and the program's footprint stays apart under it; else the
  * warm-up kernel, saying why. */
 int cli_run_check_memcpy32(run_args *a, bool macsim);
+/* The sampled launches whose rebuilt state missing traces left short of the
+ * cut, on stderr (nothing where none). */
+void cli_run_say_short_states(const ks_state_report *rep);
 /* The jobs cut and described so far, freed (to describe them again). */
 void cli_run_forget_jobs(run_state *s);
 /* --warmup state: every sampled launch's rebuilt L2 state into its job. */

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static size_t column_count(const columns *c)
@@ -134,4 +135,43 @@ void cli_score_print_rows(const ks_score_result *res, size_t count, const column
                     printf(",%s,%u", column_estimator(cols, s), e->rounds);
                 printf("\n");
             }
+}
+
+int cli_score_plan_from_match(ks_profile *p, const ks_profile *q, ks_match_mode mode,
+                              const char *plan_from, bool quiet)
+{
+    /* another GPU's profile: each launch of the traces takes its partner's
+     * duration; one without a partner has no duration to plan on, so it is
+     * refused */
+    ks_error err;
+    ks_error_clear(&err);
+    ks_match_stats ms;
+    int rc = 0;
+    int64_t *partner = malloc((p->n ? p->n : 1) * sizeof *partner);
+    if (!partner)
+        rc = cli_fail(&err);
+    else if (ks_profile_match(p, q, mode, partner, &ms, &err) != KS_OK)
+        rc = cli_fail(&err);
+    else if (ms.p_only) {
+        size_t first = 0;
+        while (partner[first] >= 0)
+            first++;
+        fprintf(stderr,
+                "ksample score: --plan-from %s: %zu of the traces' %zu launches pair with "
+                "none of its launches (the first: launch %zu, %.200s): no duration to plan "
+                "them on\n",
+                plan_from, ms.p_only, p->n, first, ks_profile_name(p, first));
+        rc = KS_ERR_FORMAT;
+    } else {
+        for (size_t i = 0; i < p->n; i++)
+            p->duration_ns[i] = q->duration_ns[partner[i]];
+        if (!quiet)
+            fprintf(stderr,
+                    "ksample: --plan-from %s: every launch paired by %s (%zu under another "
+                    "name); %zu of its launches unpaired (%.4g ms), in no plan\n",
+                    plan_from, mode == KS_MATCH_OP ? "operator" : "family", ms.renamed,
+                    ms.q_only, ms.q_only_ns / 1e6);
+    }
+    free(partner);
+    return rc;
 }

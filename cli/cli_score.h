@@ -19,5 +19,10 @@ void cli_score_print_summary(const ks_score_result *res, size_t count, const col
 void cli_score_print_json(const ks_score_result *res, size_t count, const columns *cols,
                           double truth, size_t launches);
 void cli_score_print_rows(const ks_score_result *res, size_t count, const columns *cols);
+/* --plan-from another GPU's profile q with --match: each launch of p takes
+ * its partner's duration; 0, or the exit status (a launch of p without a
+ * partner is refused). */
+int cli_score_plan_from_match(ks_profile *p, const ks_profile *q, ks_match_mode mode,
+                              const char *plan_from, bool quiet);
 
 #endif

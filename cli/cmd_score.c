@@ -286,36 +286,7 @@ static int plan_profile(ks_profile *p, const char *traces, const cli_input *inpu
     if (rc)
         return rc;
     if (o->match >= 0) {
-        /* another GPU's profile: each launch of the traces takes its
-         * partner's duration; one without a partner has no duration to
-         * plan on, so it is refused */
-        ks_match_stats ms;
-        int64_t *partner = malloc((p->n ? p->n : 1) * sizeof *partner);
-        if (!partner)
-            rc = cli_fail(&err);
-        else if (ks_profile_match(p, q, (ks_match_mode)o->match, partner, &ms, &err) != KS_OK)
-            rc = cli_fail(&err);
-        else if (ms.p_only) {
-            size_t first = 0;
-            while (partner[first] >= 0)
-                first++;
-            fprintf(stderr,
-                    "ksample score: --plan-from %s: %zu of the traces' %zu launches pair with "
-                    "none of its launches (the first: launch %zu, %.200s): no duration to plan "
-                    "them on\n",
-                    o->plan_from, ms.p_only, p->n, first, ks_profile_name(p, first));
-            rc = KS_ERR_FORMAT;
-        } else {
-            for (size_t i = 0; i < p->n; i++)
-                p->duration_ns[i] = q->duration_ns[partner[i]];
-            if (!o->quiet)
-                fprintf(stderr,
-                        "ksample: --plan-from %s: every launch paired by %s (%zu under another "
-                        "name); %zu of its launches unpaired (%.4g ms), in no plan\n",
-                        o->plan_from, o->match == KS_MATCH_OP ? "operator" : "family",
-                        ms.renamed, ms.q_only, ms.q_only_ns / 1e6);
-        }
-        free(partner);
+        rc = cli_score_plan_from_match(p, q, (ks_match_mode)o->match, o->plan_from, o->quiet);
         ks_profile_free(q);
         return rc;
     }
