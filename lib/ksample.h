@@ -1686,10 +1686,11 @@ ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const dou
                                  ks_single_mode mode, double *ratio, double *variance, double *df,
                                  size_t *single, ks_error *err);
 /* The interval a plan with a bound promises (its predicted_* fields): the
- * model of ks_plan_total_variance (collapsed one-sample strata) applied to
- * x, the profile's values at the plan's samples, with t at its degrees of
- * freedom, i.e. what `estimate` prints when the simulated values equal x or
- * follow it.  ks_select records it for every plan with a bound (x: the
+ * plan's own model (ks_single_mode_of: collapsed one-sample strata, or for
+ * ROOT's --replicate design the calibrated profile model with its factor at
+ * 1 and t at the replicated strata's degrees of freedom) applied to x, the
+ * profile's values at the plan's samples, i.e. what `estimate` prints when
+ * the simulated values equal x or follow it.  ks_select records it for every plan with a bound (x: the
  * durations the plan was drawn on); a plan without one is left as it is. */
 ks_status ks_plan_predict(ks_plan *plan, const double *x, ks_error *err);
 /* The variance and degrees of freedom that values following the profile

@@ -17,24 +17,22 @@
  * neighbour, or KS_SINGLE_PROFILE_CV, s = CV_profile * |value|, which
  * assumes the simulator's spread follows the profiled time's.
  *
- * KS_SINGLE_CALIBRATE (the default) is the calibrated profile model.  The
- * profile gives every cluster's spread S_x^2 exactly; in the values' units
- * it is M_h = (ybar_h / xbar_h)^2 S_x^2.  How far the simulator's spread
- * inside strata departs from it is one factor, lambda^2, measured where the
- * design replicated a stratum: lambda^2 = sum d_h (s_h^2 / M_h) / sum d_h
- * over the strata with d_h = n_h - 1 >= 1 degrees of freedom, and every
- * stratum's S_h^2 = lambda^2 M_h (a ratio estimator of the variance, with
- * the profile's spread as the auxiliary: Sarndal, Swensson and Wretman,
- * Model Assisted Survey Sampling, ch. 6-7; the measured CV sizes the plan
- * as in SMARTS, Wunderlich et al., ISCA 2003).  ROOT's strata are adjacent
- * duration ranges whose means differ by design: unlike collapsed strata,
- * nothing here counts those differences as spread.  The factor's degrees of
- * freedom are Satterthwaite's for a weighted mean of scaled chi-squares,
- * (sum d r)^2 / sum d r^2, doubled and capped at sum d (the design's):
- * on the recorded data (docs/bench.md) the plain count undercovers nothing
- * and the Satterthwaite count alone, where one stratum's ratio dominates,
- * gives t at 1-2 degrees of freedom for intervals that covered 97 %.
- * Residuals about a ratio or line (auxiliary.c) keep the collapsed rule.
+ * KS_SINGLE_CALIBRATE is the calibrated profile model, which the plans of
+ * ROOT's calibrated design (--replicate) select (KS_SINGLE_PLAN, the
+ * default, resolves to it for them and to KS_SINGLE_COLLAPSE for any other
+ * plan).  The profile gives every cluster's spread S_x^2 exactly; in the
+ * values' units it is M_h = (ybar_h / xbar_h)^2 S_x^2.  How far the
+ * simulator's spread inside strata departs from it is one factor,
+ * lambda^2, measured where the design replicated a stratum (and on strata
+ * simulated whole): the values' spread over the profile's at the same
+ * launches, sum d r / sum d u (calibrate_spread below), and every
+ * stratum's S_h^2 = lambda^2 M_h: a ratio estimator of the variance with
+ * the profile's spread as the auxiliary (Sarndal, Swensson and Wretman,
+ * Model Assisted Survey Sampling, ch. 6-7; the measured spread sizes the
+ * plan as in SMARTS, Wunderlich et al., ISCA 2003).  ROOT's strata are
+ * adjacent duration ranges whose means differ by design: unlike collapsed
+ * strata, nothing here counts those differences as spread.  Residuals
+ * about a ratio or line (auxiliary.c) keep the collapsed rule.
  */
 #include "variance.h"
 
