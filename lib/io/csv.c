@@ -602,7 +602,11 @@ const char *ks_parse_decimal(const char *s, size_t len, unsigned flags, double *
     if (flags & KS_NUM_MEASURE) {
         /* a whole number is held to 2^64 exactly: 2^64 - 1 is a 64-bit
          * counter's largest value, though its nearest double is 2^64 */
-        bool whole = strspn(s, "+0123456789") == len;
+        /* s is not terminated: the digits are counted within len */
+        size_t k = 0;
+        while (k < len && (s[k] == '+' || (s[k] >= '0' && s[k] <= '9')))
+            k++;
+        bool whole = k == len;
         if (whole) {
             size_t d = 0;
             while (d < len && (s[d] == '+' || s[d] == '0'))
