@@ -214,6 +214,9 @@ void cli_json_eval_fields(const ks_eval_result *r);
  * rounds a total of counts to an integer (%.6g when not finite or at least
  * 2^63).  Both return buf; 32 bytes always suffice. */
 const char *cli_count_u64(char *buf, size_t size, uint64_t u);
+/* A plan dearer than half the program's profiled time says so on stderr
+ * (as `cmd`), with what simulating every launch costs; nothing otherwise. */
+void cli_note_plan_cost(const ks_plan *plan, const char *cmd);
 const char *cli_count(char *buf, size_t size, double x);
 /* "ksample CMD ARGS..." as a shell reads it back (arguments quoted where
  * needed), from a subcommand's argc and argv before its options are

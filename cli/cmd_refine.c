@@ -138,6 +138,7 @@ static int refine_with(const ks_plan *plan, const char *plan_path, const ks_prof
             fprintf(stderr, "\nksample refine: the bound cannot be met: every cluster that "
                             "varies is exhausted; the interval is predicted at +-%.3g%%\n",
                     res.rel_halfwidth * 100);
+        cli_note_plan_cost(&out, "refine");
     }
     ks_plan_free(&out);
     return st == KS_OK ? 0 : cli_fail(&err);

@@ -230,13 +230,7 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
         } else
             fprintf(stderr, ", no error bound\n");
         /* a plan dearer than half the program is said before anything runs */
-        if (isfinite(plan.predicted_speedup) && plan.predicted_speedup > 0 &&
-            plan.predicted_speedup < 2)
-            fprintf(stderr,
-                    "ksample: the plan simulates %.0f%% of the program's profiled time "
-                    "(%.4g ms of %.4g ms): simulating every launch costs only %.2fx as much\n",
-                    100 / plan.predicted_speedup, plan.total_ns / plan.predicted_speedup / 1e6,
-                    plan.total_ns / 1e6, plan.predicted_speedup);
+        cli_note_plan_cost(&plan, NULL);
         if (p->selection[0])
             fprintf(stderr, "ksample: planned on %zu of the file's %llu launches (%s); the "
                             "plan's ids are the program's launch ids\n",

@@ -197,3 +197,15 @@ char *cli_command_line(int argc, char **argv)
     s[o] = '\0';
     return s;
 }
+
+void cli_note_plan_cost(const ks_plan *plan, const char *cmd)
+{
+    double s = plan->predicted_speedup;
+    if (!isfinite(s) || !(s > 0) || s >= 2)
+        return;
+    fprintf(stderr,
+            "ksample%s%s: the plan simulates %.0f%% of the program's profiled time (%.4g ms of "
+            "%.4g ms): simulating every launch costs only %.2fx as much\n",
+            cmd ? " " : "", cmd ? cmd : "", 100 / s, plan->total_ns / s / 1e6,
+            plan->total_ns / 1e6, s);
+}

@@ -37,6 +37,10 @@ grep -q '^invocations:  2,000$' "$T/out" && ok || bad "info: counts without sepa
 expect 0 "$KS" sample "$T/s.csv" --method random --fraction 0.01 --include-comm -o "$T/random.json"
 grep -q 'of 2,000 invocations in 1 cluster,' "$T/err" && ok || bad "sample: $(cat "$T/err")"
 expect 0 "$KS" sample "$T/s.csv" --seed 1 -o "$T/plan.json"
+grep -q "simulating every launch costs" "$T/err" && bad "a cheap plan said it is dear: $(cat "$T/err")" || ok
+# a plan dearer than half the program says so before anything runs (issue 38)
+expect 0 "$KS" sample "$T/s.csv" --epsilon 0.0002 --seed 1 -o "$T/dear.json"
+grep -q "the plan simulates [0-9]*% of the program's profiled time .*simulating every launch costs only" "$T/err" && ok || bad "a dear plan said nothing: $(cat "$T/err")"
 # values of a million cycles and more: whole numbers with separators
 awk -F'"id": ' 'BEGIN { print "id,gpu_sim_cycle,gpu_sim_insn" }
     NF > 1 { split($2, a, ","); print a[1] "," 1000003 + 7 * a[1] "," 2000000 + a[1] }' \
