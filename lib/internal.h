@@ -455,6 +455,9 @@ ks_status ks_grow(void **ptr, size_t *capacity, size_t need, size_t elem, ks_err
 bool ks_resize_columns(void **const cols[], const size_t row_bytes[], size_t n, size_t rows);
 
 
+/* The profile's durations at the plan's samples, in sample order (malloc'd;
+ * NULL when out of memory).  p must be the profile the plan's ids index. */
+double *ks_plan_sample_durations(const ks_plan *plan, const ks_profile *p);
 /* ks_plan_finish with the profile's total time already known (eval finishes
  * 40 plans of one profile; summing 10 M durations for each showed). */
 ks_status ks_plan_finish_total(ks_plan *plan, const ks_profile *p, double total_ns,

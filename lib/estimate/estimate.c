@@ -224,9 +224,7 @@ static ks_status add_total(const ks_plan *plan, const ks_results *r, const long 
         const ks_profile *p = o->profile && o->profile->n == plan->input_invocations
                                   ? o->profile
                                   : NULL;
-        double *x = p ? malloc((plan->sample_count + 1) * sizeof *x) : NULL;
-        for (size_t i = 0; x && i < plan->sample_count; i++)
-            x[i] = (double)p->duration_ns[plan->samples[i].id];
+        double *x = p ? ks_plan_sample_durations(plan, p) : NULL;
         ks_variance v;
         st = ks_total_variance_x(plan, y, x, o->single, &me->estimate, &v, err);
         free(x);

@@ -148,12 +148,7 @@ static double size_at(size_ctx *x, double t)
             den += x->by_source[c] * x->by_source[c] / x->df_source[c];
     x->v_new = v_new * (1 + x->extra_share);
     x->census = census;
-    /* the calibrated model's counts are the interval's as they are */
-    bool calibrated = true;
-    for (size_t c = 0; c < k && calibrated; c++)
-        calibrated = x->sp[c].calibrated || x->sp[c].census || x->sp[c].n == 0;
-    double satterthwaite = den > 0 ? (double)(v_new * v_new / den) : INFINITY;
-    x->df_new = calibrated ? satterthwaite : ks_interval_df(satterthwaite);
+    x->df_new = ks_spread_interval_df(x->sp, k, den > 0 ? (double)(v_new * v_new / den) : INFINITY);
     /* one degree of freedom per fitted slope, as the estimate charges */
     if (x->slopes > 0 && isfinite(x->df_new))
         x->df_new = x->df_new - x->slopes > 1 ? x->df_new - x->slopes : 1;
@@ -478,11 +473,9 @@ static ks_status refine(const ks_plan *plan, const ks_profile *p, const double *
     ks_refine_result local, *res = opt->result ? opt->result : &local;
     ks_status st = ks_plan_members(plan, p, &mem.start, &mem.ids, err);
     /* the profile's values at the samples, for the calibrated model */
-    double *x = st == KS_OK ? malloc((plan->sample_count + 1) * sizeof *x) : NULL;
+    double *x = st == KS_OK ? ks_plan_sample_durations(plan, p) : NULL;
     if (st == KS_OK && !x)
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    for (size_t i = 0; st == KS_OK && i < plan->sample_count; i++)
-        x[i] = (double)p->duration_ns[plan->samples[i].id];
     if (st == KS_OK)
         st = allocate(plan, y, x, opt, eps, m_new, m_real, res, err);
     free(x);
@@ -513,10 +506,11 @@ static ks_status refine(const ks_plan *plan, const ks_profile *p, const double *
         st = record_refine(out, opt, err);
         /* the design, and so the model, carry over to the refined plan */
         double rep = ks_plan_replicate(plan);
-        char text[32];
-        snprintf(text, sizeof text, "%.17g", rep);
-        if (st == KS_OK && rep > 0)
+        if (st == KS_OK && rep > 0) {
+            char text[32];
+            snprintf(text, sizeof text, "%.17g", rep);
             st = add_param(out, "replicate", text, err);
+        }
     }
     return st;
 }

@@ -160,6 +160,21 @@ static bool leaf_spread(const ks_root_leaf *l)
     return l->stat.n >= 2 && l->stat.sample_std > 0;
 }
 
+/* A one-launch leaf and what a second launch removes of the variance. */
+typedef struct gain_of {
+    double gain;
+    size_t leaf;
+} gain_of;
+
+/* Largest reduction first; ties by leaf order (deterministic). */
+static int by_gain(const void *a, const void *b)
+{
+    const gain_of *x = a, *y = b;
+    if (x->gain != y->gain)
+        return x->gain > y->gain ? -1 : 1;
+    return (x->leaf > y->leaf) - (x->leaf < y->leaf);
+}
+
 /* The design measures the factor the calibrated profile model scales the
  * profile's spread by (lib/variance/variance.c): the strata of one launch
  * that carry the most variance get a second, so that estimate measures how
@@ -169,36 +184,26 @@ static bool leaf_spread(const ks_root_leaf *l)
  * freedom rather than z, is within the bound. */
 static ks_status replicate(ks_root_design *d, const ks_root_config *pa, double z, ks_error *err)
 {
-    size_t L = d->count, *order = malloc((L + 1) * sizeof *order);
-    double *key = malloc((L + 1) * sizeof *key);
-    if (!order || !key) {
-        KS_FREE(order, key);
+    size_t L = d->count;
+    gain_of *cand = malloc((L + 1) * sizeof *cand);
+    if (!cand)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    }
     uint64_t launches = 0;
-    size_t cand = 0;
+    size_t count = 0;
     for (size_t i = 0; i < L; i++) {
         ks_root_leaf *l = &d->leaves[i];
         launches += l->m;
-        if (l->m == 1 && leaf_spread(l)) {
-            key[i] = leaf_variance(d, l, 1) - leaf_variance(d, l, 2);
-            order[cand++] = i;
-        }
+        if (l->m == 1 && leaf_spread(l))
+            cand[count++] = (gain_of){leaf_variance(d, l, 1) - leaf_variance(d, l, 2), i};
     }
-    /* largest reduction first; ties by leaf order (deterministic) */
-    for (size_t i = 1; i < cand; i++)
-        for (size_t j = i; j > 0 && key[order[j]] > key[order[j - 1]]; j--) {
-            size_t t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
+    qsort(cand, count, sizeof *cand, by_gain);
     size_t want = (size_t)ceil(pa->replicate * (double)launches);
     want = want < ROOT_REPLICATE_MIN ? ROOT_REPLICATE_MIN : want;
-    for (size_t i = 0; i < cand && i < want; i++) {
-        d->leaves[order[i]].m = 2;
-        d->leaves[order[i]].m_real = 2;
+    for (size_t i = 0; i < count && i < want; i++) {
+        d->leaves[cand[i].leaf].m = 2;
+        d->leaves[cand[i].leaf].m_real = 2;
     }
-    KS_FREE(order, key);
+    free(cand);
     if (strcmp(d->scope, "total") != 0)
         return KS_OK;
     double p = 1 - 0.5 * erfc(z / sqrt(2)), total = 0;

@@ -249,11 +249,9 @@ ks_status ks_fitted_save(const ks_fitted *f, const char *path, ks_error *err)
  * simulated values follow them. */
 static ks_status predict(ks_plan *plan, const ks_profile *p, ks_error *err)
 {
-    double *x = malloc((plan->sample_count ? plan->sample_count : 1) * sizeof *x);
+    double *x = ks_plan_sample_durations(plan, p);
     if (!x)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    for (size_t i = 0; i < plan->sample_count; i++)
-        x[i] = (double)p->duration_ns[plan->samples[i].id];
     ks_status st = ks_plan_predict(plan, x, err);
     free(x);
     return st;

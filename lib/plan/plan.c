@@ -231,6 +231,14 @@ double ks_plan_estimate_duration(const ks_plan *plan, const ks_profile *p)
     return (double)s;
 }
 
+double *ks_plan_sample_durations(const ks_plan *plan, const ks_profile *p)
+{
+    double *x = malloc((plan->sample_count + 1) * sizeof *x);
+    for (size_t i = 0; x && i < plan->sample_count; i++)
+        x[i] = (double)p->duration_ns[plan->samples[i].id];
+    return x;
+}
+
 /* ------------------------------------------------------------ writing */
 
 static void json_string(FILE *f, const char *s)

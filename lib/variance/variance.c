@@ -398,44 +398,37 @@ double ks_plan_design_df(const ks_plan *plan)
     return df;
 }
 
-/* The spread of x at cluster c's samples over the profile's S_x^2 of the
- * cluster (n-1 divisors both): 1 on average over draws; NAN without x or
- * without spread in the profile. */
-static double x_share(const ks_plan *plan, const strata *st, size_t c, const double *x)
+/* The profile's values at cluster c's samples (x; NULL: unknown): *scale,
+ * the cluster's profiled mean over theirs, which puts values in the
+ * profile's units so that values equal to the profile have exactly its
+ * spread (1 without x); and the return value, their spread over the
+ * cluster's S_x^2 (n-1 divisors both: 1 on average over draws), NAN
+ * without x, with fewer than two samples or no spread in the profile. */
+static double x_at_samples(const ks_plan *plan, const strata *st, size_t c, const double *x,
+                           double *scale)
 {
     const ks_cluster *cl = &plan->clusters[c];
     size_t lo = st->start[c], hi = st->start[c + 1];
-    double S2 = ks_profile_shaped_s2(cl, cl->mean_ns);
-    if (!x || hi - lo < 2 || !(S2 > 0))
+    *scale = 1;
+    if (!x || hi == lo)
         return NAN;
     long double sum = 0, sq = 0;
     for (size_t j = lo; j < hi; j++)
         sum += x[st->order[j]];
     long double mean = sum / (hi - lo);
+    if (mean > 0 && cl->mean_ns > 0)
+        *scale = cl->mean_ns / (double)mean;
+    double S2 = ks_profile_shaped_s2(cl, cl->mean_ns);
+    if (hi - lo < 2 || !(S2 > 0))
+        return NAN;
     for (size_t j = lo; j < hi; j++)
         sq += (x[st->order[j]] - mean) * (x[st->order[j]] - mean);
     return (double)(sq / (hi - lo - 1) / S2);
 }
 
-/* The scale that puts values in the profile's units at cluster c: the
- * cluster's profiled mean over its samples' (so that values equal to the
- * profile have exactly its spread); 1 without x. */
-static double values_per_profiled(const ks_plan *plan, const strata *st, size_t c,
-                                  const double *x)
-{
-    size_t lo = st->start[c], hi = st->start[c + 1];
-    if (!x || hi == lo)
-        return 1;
-    long double sum = 0;
-    for (size_t j = lo; j < hi; j++)
-        sum += x[st->order[j]];
-    double xm = (double)(sum / (hi - lo));
-    return xm > 0 && plan->clusters[c].mean_ns > 0 ? plan->clusters[c].mean_ns / xm : 1;
-}
-
 /* One factor's replicated strata: r = s^2 / M (the values' spread over the
- * profile's in their units), u = x_share (the sampled launches' profiled
- * spread over the profile's), d = n - 1. */
+ * profile's in their units), u = x_at_samples (the sampled launches'
+ * profiled spread over the profile's), d = n - 1. */
 typedef struct factor_sums {
     long double d, r, u;
 } factor_sums;
@@ -491,10 +484,10 @@ static void calibrate_spread(const ks_plan *plan, const strata *st, const double
             continue;
         stratum_stat s = stratum_of(plan, st, c, v, wr);
         const ks_cluster *cl = &plan->clusters[c];
-        M[c] = ks_profile_shaped_s2(cl, s.mean * values_per_profiled(plan, st, c, x));
+        double scale, u = x_at_samples(plan, st, c, x, &scale);
+        M[c] = ks_profile_shaped_s2(cl, s.mean * scale);
         if (s.distinct < 2 || !(M[c] > 0) || isnan(s.s2))
             continue;
-        double u = x_share(plan, st, c, x);
         rq[nq] = s.s2 / M[c];
         uq[nq] = x ? (isnan(u) ? 0 : u) : 1;
         dq[nq] = s.distinct - 1;
@@ -764,6 +757,16 @@ double ks_interval_df(double satterthwaite)
     return df > INTERVAL_DF_MAX ? INTERVAL_DF_MAX : df;
 }
 
+double ks_spread_interval_df(const ks_stratum_spread *sp, size_t k, double satterthwaite)
+{
+    if (!isfinite(satterthwaite))
+        return satterthwaite;
+    for (size_t c = 0; c < k; c++)
+        if (!sp[c].census && sp[c].n > 0 && !sp[c].calibrated)
+            return ks_interval_df(satterthwaite);
+    return satterthwaite;
+}
+
 ks_status ks_stratified_variance_ex(const ks_plan *plan, const double *v, const double *scale,
                                     const double *x, const bool *residual, ks_single_mode mode,
                                     ks_variance *out, ks_error *err)
@@ -779,13 +782,11 @@ ks_status ks_stratified_variance_ex(const ks_plan *plan, const double *v, const 
     }
     ks_status st = ks_strata_spread(plan, v, scale, x, residual, mode, sp, &out->single, err);
     long double var = 0, denom = 0;
-    bool halve = false;
     for (size_t c = 0; c < sources; c++)
         df_source[c] = INFINITY;
     for (size_t c = 0; st == KS_OK && c < k; c++) {
         if (sp[c].census || sp[c].n == 0)
             continue;
-        halve = halve || !sp[c].calibrated;
         double N = (double)plan->clusters[c].size;
         long double vh = (long double)N * N * sp[c].fpc * sp[c].s2 / sp[c].n;
         var += vh;
@@ -799,10 +800,9 @@ ks_status ks_stratified_variance_ex(const ks_plan *plan, const double *v, const 
     for (size_t s = 0; st == KS_OK && s < sources; s++)
         if (by_source[s] > 0)
             denom += by_source[s] * by_source[s] / df_source[s];
-    KS_FREE(sp, by_source, df_source);
     out->variance = (double)var;
-    double satterthwaite = denom > 0 ? (double)(var * var / denom) : INFINITY;
-    out->df = halve && denom > 0 ? ks_interval_df(satterthwaite) : satterthwaite;
+    out->df = ks_spread_interval_df(sp, k, denom > 0 ? (double)(var * var / denom) : INFINITY);
+    KS_FREE(sp, by_source, df_source);
     return st;
 }
 
@@ -914,9 +914,6 @@ ks_status ks_plan_ratio_variance(const ks_plan *plan, const double *y, const dou
     return st;
 }
 
-/* The interval a plan promises: the calibrated profile model on the
- * profile's values with its factor at 1 (the values follow the profile), t
- * at the degrees of freedom the design's replicated strata give it. */
 /* The interval of the collapsed-strata model on the profile's values. */
 static ks_status predict_collapsed(ks_plan *plan, const double *x, ks_error *err)
 {
@@ -938,6 +935,9 @@ static ks_status predict_collapsed(ks_plan *plan, const double *x, ks_error *err
     return KS_OK;
 }
 
+/* The interval a plan promises: its own model on the profile's values; for
+ * the calibrated one, the factor at 1 (the values follow the profile) and t
+ * at the degrees of freedom the design's replicated strata give it. */
 ks_status ks_plan_predict(ks_plan *plan, const double *x, ks_error *err)
 {
     if (!(plan->bound > 0))

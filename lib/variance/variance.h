@@ -54,6 +54,12 @@ double ks_plan_replicate(const ks_plan *plan);
  * the clusters simulated whole). */
 double ks_plan_design_df(const ks_plan *plan);
 
+/* The interval's degrees of freedom from a Satterthwaite count over the
+ * strata of sp[0..k): ks_interval_df's where some stratum that counts is
+ * not of the calibrated model, the count as it is otherwise (and where it
+ * is infinite). */
+double ks_spread_interval_df(const ks_stratum_spread *sp, size_t k, double satterthwaite);
+
 #define KS_SPREAD_SOURCES(plan) ((plan)->cluster_count + (plan)->group_count + 2)
 
 /* Which clusters' v are residuals about a ratio or line to the profile
