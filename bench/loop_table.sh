@@ -3,8 +3,9 @@
 # after issue 38's calibrated design: one table row per data set and design, as
 # docs/bench.md "The user's loop" prints them.
 #   bench/loop_table.sh KSAMPLE [SEEDS]
-# "after" runs the same harness through a wrapper that adds --replicate 0.2 to every
-# `sample`, which is all that differs for a user.  Needs ../shared and the transformer's
+# "after" is ksample as it is (ROOT's default, the calibrated design); "before" runs
+# the same harness through a wrapper that adds --replicate 0 to every `sample`: the
+# plans and the collapsed model of rounds 1-4, which is all that differs for a user.  Needs ../shared and the transformer's
 # time profile (made here from its recorded synth command, about 30 s and 600 MB).
 set -eu
 K=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -14,12 +15,12 @@ S="$here/../shared"
 E="$S/tools/loop_eval.py"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-cat > "$T/ksample-replicate" <<WRAP
+cat > "$T/ksample-collapsed" <<WRAP
 #!/bin/sh
-if [ "\$1" = sample ]; then shift; exec "$K" sample --replicate 0.2 "\$@"; fi
+if [ "\$1" = sample ]; then shift; exec "$K" sample --replicate 0 "\$@"; fi
 exec "$K" "\$@"
 WRAP
-chmod +x "$T/ksample-replicate"
+chmod +x "$T/ksample-collapsed"
 # profiles a user has, and the full run's values (id, gpu_sim_cycle)
 A="$S/data/sim/accelsim-synth"
 awk -F, 'NR==1{print "id,gpu_sim_cycle";next} $4=="SM86_RTX3070"{print $1","$5}' "$A/per_launch.csv" > "$T/rtx.csv"
@@ -48,7 +49,7 @@ with open('$T/demo_p.csv', 'w', newline='') as p, open('$T/demo_v.csv', 'w') as 
         w.writerow([a['Kernel Name'], a['Kernel Dur (ns)'], i]); v.write('%d,%s\\n' % (i, a['Kernel Dur (ns)']))"
 row() { # name profile values eps seeds
     for design in before after; do
-        k="$K"; [ "$design" = after ] && k="$T/ksample-replicate"
+        k="$K"; [ "$design" = before ] && k="$T/ksample-collapsed"
         python3 "$E" "$k" "$2" "$3" --eps "$4" --seeds "$5" | python3 -c "
 import json, sys
 r = json.load(sys.stdin); o = r['one_shot']; l = r['loop']; orc = r['oracle']

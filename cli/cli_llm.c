@@ -68,14 +68,15 @@ void cli_note_shapes(const ks_profile *p, const ks_params *pa)
     if (!m || m->default_key != KS_KEY_NAME)
         return;
     /* Shape strata are not the default: with one launch each, the collapsed
-     * model gives most plans no interval and refine then finds every stratum
-     * exhausted (the demo's transformer); the calibrated design forms one */
+     * model gave most plans no interval and refine then found every stratum
+     * exhausted (the demo's transformer); ROOT's calibrated design, the
+     * default since issue 38, forms one */
     size_t names, launches;
     if (cli_shapes_count(p, &names, &launches))
         fprintf(stderr,
                 "ksample: %zu kernel name%s launch with several shapes (%zu launches): "
-                "--key name+shape gives each shape its own strata, with --replicate 0.2 "
-                "for an interval over strata of one launch (docs/llm.md)\n",
+                "--key name+shape gives each shape its own strata (ROOT's calibrated "
+                "design forms an interval over strata of one launch: docs/llm.md)\n",
                 names, names == 1 ? "" : "s", launches);
 }
 

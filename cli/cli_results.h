@@ -50,7 +50,8 @@ typedef struct cli_results {
     "  --concurrent split blocks listing several kernel_launch_uids (concurrent\n"        \
     "                     streams) share their values equally; default: refuse\n"        \
     "  --single-sample M  spread of the clusters: plan (default: calibrate for a plan\n"  \
-    "                     of ROOT's --replicate design, else collapse), calibrate (the\n" \
+    "                     of ROOT's calibrated design, its default --replicate 0.2,\n"  \
+    "                     else collapse), calibrate (the\n"                             \
     "                     profile's spread in the values' units times the factor the\n"  \
     "                     clusters of two or more samples measure), collapse (a\n"       \
     "                     one-sample cluster pooled with the nearest of its kernel\n"    \

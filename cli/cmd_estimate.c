@@ -260,6 +260,39 @@ static void print_table(const ks_estimate *e)
     }
 }
 
+/* What the simulation cost against the whole program (issue 38): the
+ * first count's values at the simulated launches over its estimated total,
+ * and what the profile predicted when the plan was made. */
+static void print_cost(const ks_plan *plan, const ks_results *r, const ks_estimate *e,
+                       const char *warmup)
+{
+    const ks_metric_estimate *m = NULL;
+    for (size_t i = 0; i < e->count && !m; i++)
+        if (!e->metrics[i].is_ratio && e->metrics[i].shown && e->metrics[i].estimate > 0)
+            m = &e->metrics[i];
+    size_t j = 0;
+    while (m && j < r->metric_count && strcmp(r->metrics[j], m->name) != 0)
+        j++;
+    if (!m || j == r->metric_count)
+        return;
+    long double sum = 0;
+    for (size_t row = 0; row < r->row_count; row++)
+        if (isfinite(r->values[j][row]))
+            sum += r->values[j][row];
+    if (!(sum > 0))
+        return;
+    double share = (double)(sum / m->estimate), s = plan->predicted_speedup;
+    printf("cost: the simulated launches' %s adds up to %.3g%% of its estimated total "
+           "(%.3gx cheaper than simulating every launch",
+           m->name, share * 100, 1 / share);
+    if (isfinite(s) && s > 0)
+        printf("; the profile predicted %.3gx", s);
+    if (strcmp(warmup, "context") != 0 && strcmp(warmup, "none") != 0 &&
+        strcmp(warmup, "unknown") != 0)
+        printf("; the warm-up kernels' own cost not counted");
+    printf(")%s\n", share > 0.5 ? ": simulating every launch costs at most twice as much" : "");
+}
+
 /* The table first, then what it rests on: the plan, the results, the
  * warm-up, what was left out, the estimator, what the intervals stand for. */
 static void print_text(const ks_plan *plan, const ks_results *r, const cli_results *cr,
@@ -277,6 +310,7 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
         printf("%.3g%% at %.3g%% confidence\n", e->bound * 100, plan->params.confidence * 100);
     else
         printf("none\n");
+    print_cost(plan, r, e, warmup);
     printf("results: %s launches from %zu source%s; kernels matched %s\n",
            cli_count_u64(n1, sizeof n1, r->row_count), r->source_count,
            r->source_count == 1 ? "" : "s",

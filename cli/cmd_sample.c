@@ -222,8 +222,8 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
                         : ks_single_mode_of(&plan, KS_SINGLE_PLAN) == KS_SINGLE_COLLAPSE &&
                                 strcmp(plan.method, "root") == 0
                             ? ", above the bound: refine sizes the plan for it from the "
-                              "simulated values (--replicate 0.2 makes a plan that measures "
-                              "their spread itself and meets its bound)"
+                              "simulated values (ROOT's default --replicate 0.2 makes a plan "
+                              "that measures their spread itself and meets its bound)"
                             : ", above the bound: refine sizes the plan for it from the "
                               "simulated values");
             fputc('\n', stderr);

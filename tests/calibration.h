@@ -408,12 +408,12 @@ static const cal_design cal_designs[] = {
     {"root, refined", "root", {{NULL, NULL}},
      {KS_ESTIMATOR_PLAIN, KS_ESTIMATOR_RATIO, KS_ESTIMATOR_REGRESSION, KS_ESTIMATOR_AUTO}, 4, 3,
      false},
-    /* issue 38's calibrated design, one-shot (refined, its plans cover
-     * 87.5-88.5 % on the synthetic set's time profile, "met" true in
-     * 91-92 %: below the bars, so not stood behind yet; every other
-     * refined row of it meets them) */
-    {"root --replicate 0.2", "root", {{"replicate", "0.2"}, {NULL, NULL}},
-     {KS_ESTIMATOR_PLAIN}, 1, 0, false},
+    /* the collapsed-strata model of rounds 1-4, kept for --replicate 0
+     * (issue 38 made the calibrated design ROOT's default) */
+    {"root --replicate 0", "root", {{"replicate", "0"}, {NULL, NULL}},
+     {KS_ESTIMATOR_PLAIN, KS_ESTIMATOR_RATIO}, 2, 0, false},
+    {"root --replicate 0, refined", "root", {{"replicate", "0"}, {NULL, NULL}},
+     {KS_ESTIMATOR_PLAIN, KS_ESTIMATOR_RATIO}, 2, 3, false},
     {"root --two-phase 2, refined", "root", {{"two-phase", "2"}, {NULL, NULL}},
      {KS_ESTIMATOR_RATIO, KS_ESTIMATOR_REGRESSION, KS_ESTIMATOR_AUTO}, 3, 3, false},
     {"root --pool duration", "root", {{"pool", "duration"}, {NULL, NULL}},

@@ -757,6 +757,10 @@ static void test_one_promise(void **state)
                                              e ? 0.2 : 0.05, seed);
                     if (mi == 1)
                         tu_param(&pa, "two-phase", "2");
+                    /* the collapsed model's promise (ROOT's calibrated
+                     * default: test_calibrated_design) */
+                    if (mi == 0)
+                        tu_param(&pa, "replicate", "0");
                     ks_plan plan;
                     assert_int_equal(ks_plan_build(p, &pa, &plan, &err), KS_OK);
                     assert_true(plan.predicted);

@@ -95,8 +95,9 @@ static void test_parent_and_unknown_params_survive(void **state)
              (int)cut, text, text + cut);
     ks_plan back;
     assert_int_equal(ks_plan_read_buffer(edited, strlen(edited), "p", &back, &err), KS_OK);
-    /* root's own three (with_replacement, allocation, max_depth) and the four added */
-    assert_int_equal(back.extra_param_count, 7);
+    /* root's own four (with_replacement, allocation, max_depth, replicate)
+     * and the four added */
+    assert_int_equal(back.extra_param_count, 8);
     assert_string_equal(back.parent_path, "runs/plan.json");
     size_t len2;
     char *again = tu_plan_json(&back, &len2);

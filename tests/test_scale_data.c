@@ -279,6 +279,11 @@ static void score_root(const data_set *d, ks_score_summary *ctx, ks_score_summar
     assert_int_equal(res.row_count, 20);
     *ctx = res.summary[0];
     *alone = res.summary[1];
+    printf("# context: %.2f launches, error %.7f (signed %.7f), speedup %.4f, coverage %.3f; "
+           "alone: error %.7f (signed %.7f), speedup %.4f, coverage %.3f\n",
+           ctx->samples_mean, ctx->error_mean, ctx->error_signed_mean, ctx->speedup_hmean,
+           ctx->coverage, alone->error_mean, alone->error_signed_mean, alone->speedup_hmean,
+           alone->coverage);
     /* a row: estimate = sum weight x value, error against the truth */
     const ks_score_estimate *e = &res.rows[0].sets[1];
     assert_true(fabs(e->error - (e->estimate - truth) / truth) < 1e-12);
@@ -299,44 +304,46 @@ static void test_transformer_recorded(void **state)
     check_recorded(&TRANSFORMER);
 }
 
-/* Root's default plan on the large workload: the in-context estimate is
- * within its bound, the alone one low by the dirty write-backs it misses. */
+/* Root's default plan (the calibrated design) on the large workload: the
+ * in-context estimate is within its bound and its interval covers, the
+ * alone one low by the dirty write-backs it misses. */
 static void test_large_scored(void **state)
 {
     (void)state;
     ks_score_summary ctx, alone;
     score_root(&LARGE, &ctx, &alone);
-    assert_true(ctx.samples_mean == 7);
-    assert_true(fabs(ctx.error_mean - 0.0146349) < 5e-7);
-    assert_true(fabs(ctx.speedup_hmean - 4.9480) < 5e-4);
-    assert_true(ctx.coverage == 0.95);
+    assert_true(ctx.samples_mean == 11);
+    assert_true(fabs(ctx.error_mean - 0.0130679) < 5e-7);
+    assert_true(fabs(ctx.speedup_hmean - 3.1875) < 5e-4);
+    assert_true(ctx.coverage == 1);
     /* every plan low: the cold launches skip the write-backs */
-    assert_true(fabs(alone.error_mean - 0.0596158) < 5e-7);
+    assert_true(fabs(alone.error_mean - 0.0624284) < 5e-7);
     assert_true(alone.error_signed_mean == -alone.error_mean);
-    assert_true(fabs(alone.speedup_hmean - 5.4866) < 5e-4);
-    /* the alone intervals claim the values' total only (warm-up "none"): half the
-     * plans' intervals still reach the full run's total */
-    assert_true(alone.coverage == 0.5);
+    assert_true(fabs(alone.speedup_hmean - 3.5399) < 5e-4);
+    /* the alone intervals claim the values' total only (warm-up "none"): a
+     * fifth of the plans' intervals still reach the full run's total */
+    assert_true(alone.coverage == 0.2);
 }
 
 /* Root's default plan on the transformer, 1,616 launches: one launch per
- * kernel (14 strata of one: no plan forms an interval), in context well
- * within its 5 % on average, alone high by the cold caches every plan's
- * launches start from. */
+ * kernel, and second launches in four of those strata (the calibrated
+ * design: with the collapsed model of --replicate 0, 14 strata of one, no
+ * plan formed an interval), in context well within its 5 % on average and
+ * covered, alone high by the cold caches every plan's launches start from. */
 static void test_transformer_scored(void **state)
 {
     (void)state;
     ks_score_summary ctx, alone;
     score_root(&TRANSFORMER, &ctx, &alone);
-    assert_true(ctx.samples_mean == 14);
-    assert_true(fabs(ctx.error_mean - 0.0182351) < 5e-7);
-    assert_true(fabs(ctx.speedup_hmean - 99.1629) < 5e-4);
-    assert_true(isnan(ctx.coverage)); /* no plan formed an interval */
-    assert_true(fabs(ctx.error_signed_mean - 0.0077207) < 5e-7);
-    assert_true(fabs(alone.error_mean - 0.0472175) < 5e-7);
+    assert_true(ctx.samples_mean == 18);
+    assert_true(fabs(ctx.error_mean - 0.0105467) < 5e-7);
+    assert_true(fabs(ctx.speedup_hmean - 70.3347) < 5e-4);
+    assert_true(ctx.coverage == 1);
+    assert_true(fabs(ctx.error_signed_mean - 0.0058957) < 5e-7);
+    assert_true(fabs(alone.error_mean - 0.0440078) < 5e-7);
     assert_true(alone.error_signed_mean == alone.error_mean); /* every plan high */
-    assert_true(isnan(alone.coverage));
-    assert_true(fabs(alone.speedup_hmean - 96.1593) < 5e-4);
+    assert_true(alone.coverage == 0.5);
+    assert_true(fabs(alone.speedup_hmean - 68.0965) < 5e-4);
 }
 
 KS_TMPDIR_TEST_MAIN("ks-test-scale-data",

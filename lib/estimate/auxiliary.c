@@ -510,7 +510,8 @@ static ks_status estimate(const ks_plan *plan, const double *y, const ks_auxilia
     /* the calibrated model is the plain estimator's: these estimators'
      * residuals, and the values of their fit groups that fall back to
      * plain, keep the collapsed rule */
-    if (ks_single_mode_of(plan, single) == KS_SINGLE_CALIBRATE)
+    bool calibrated = ks_single_mode_of(plan, single) == KS_SINGLE_CALIBRATE;
+    if (calibrated)
         single = KS_SINGLE_COLLAPSE;
     ks_status st = work_init(plan, fit, w, err);
     if (st == KS_OK)
@@ -587,6 +588,20 @@ static ks_status estimate(const ks_plan *plan, const double *y, const ks_auxilia
         if (isfinite(out->df))
             out->df = out->df - (double)slopes > 1 ? out->df - (double)slopes : 1;
         out->variance += (double)vslope;
+    }
+    /* A refined calibrated plan: its strata of two launches give these
+     * estimators' residuals one degree of freedom each, and refine stopped
+     * where they came out low; on the synthetic set's time profile their
+     * intervals covered 80-90 %.  Such an interval is never narrower than
+     * the plain estimator's under the plan's own (calibrated) model. */
+    if (st == KS_OK && calibrated && ks_plan_refined(plan)) {
+        double e;
+        ks_variance cv;
+        st = ks_total_variance_x(plan, y, NULL, KS_SINGLE_CALIBRATE, &e, &cv, err);
+        if (st == KS_OK && cv.variance > out->variance) {
+            out->variance = cv.variance;
+            out->df = cv.df < out->df ? cv.df : out->df;
+        }
     }
     return st;
 }

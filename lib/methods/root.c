@@ -346,14 +346,14 @@ static const ks_param_def root_param_defs[] = {
      NULL, "T",
      "--pool features: kernels pool when each metric per ns (or its mean, for rates) "
      "differs by at most this factor minus 1"},
-    {"replicate", KS_PARAM_REAL, offsetof(root_params, replicate), 0, 1, 0, NULL, "S",
+    {"replicate", KS_PARAM_REAL, offsetof(root_params, replicate), 0, 1, 0.2, NULL, "S",
      "the calibrated design: this share of the plan's launches (at least 4; 0.2 is the "
      "tested setting) as second launches in the one-launch "
      "strata that carry the most variance, then launches where they remove the most until "
      "the interval predicted with t at their degrees of freedom meets the bound: estimate's "
      "model (the calibrated profile model, which such a plan selects) measures there how "
-     "the simulated spread departs from the profile's (default 0: the optimiser's plan as "
-     "it is; not with --allocation paper or --two-phase)"},
+     "the simulated spread departs from the profile's (default 0.2; 0: the optimiser's plan "
+     "as it is, read with collapsed strata; not with --allocation paper or --two-phase)"},
     {"two-phase", KS_PARAM_UINT, offsetof(root_params, two_phase), 0, 1000, 0, NULL, "K",
      "phase 1 of a two-phase design: ROOT's plan with at least K launches of every kernel "
      "key (or pool), so that each shows how its simulated values follow the profile; "

@@ -5,6 +5,7 @@
  */
 #include "internal.h"
 #include "sort.h"
+#include "variance.h"
 
 #include <errno.h>
 #include <math.h>
@@ -275,10 +276,17 @@ static void json_number_field(FILE *f, const char *key, double x)
 }
 
 /* Whether parameter i is at its default (a parameter past the method's
- * pinned ones is written only when it is not). */
+ * pinned ones is written only when it is not).  ROOT's "replicate" is
+ * written wherever the plan has replicated strata: its default became 0.2
+ * (issue 38), and a plan file without it, written before, was drawn
+ * without them and is read with the collapsed model (ks_plan_replicate;
+ * a two-phase or paper-allocation plan has none whatever it says). */
 static bool param_at_default(const ks_plan *plan, size_t i)
 {
     const ks_param_def *d = &plan->param_defs[i];
+    if (strcmp(d->name, "replicate") == 0 && strcmp(plan->method, "root") == 0 &&
+        ks_plan_replicate(plan) > 0)
+        return false;
     bool integral = d->type == KS_PARAM_BOOL || d->type == KS_PARAM_CHOICE;
     return param_value(plan, i) == (integral ? (double)(int)d->def : d->def);
 }

@@ -48,6 +48,8 @@ double ks_profile_shaped_s2(const ks_cluster *cl, double mean);
 /* The share ROOT's calibrated design (--replicate) replicated, 0 for any
  * other plan. */
 double ks_plan_replicate(const ks_plan *plan);
+/* Whether the plan was written by refine (it records "refine_seed"). */
+bool ks_plan_refined(const ks_plan *plan);
 /* The degrees of freedom the calibrated model's factor rests on when the
  * values follow the profile: (m - 1) summed over the clusters of two or
  * more samples whose profile shows spread (what the design replicated, and

@@ -283,8 +283,10 @@ def estimate(plan, values, *, epsilon=None, single="plan", ratios=(), warmup=Non
     (the interval is of those values' total); None says it is not known, as
     the command does of a results file without --warmup.  profile: the plan's
     profile (ksample.read), for the checks the command makes with it (pooled
-    strata, kernels the profile gives one value) and the width values
-    following it would give.  single: "collapse" or "profile-cv" (a cluster
+    strata, kernels the profile gives one value), the width values following
+    it would give, and the calibrated model's profiled durations at the
+    samples; without it, the plan's recorded input is read where it is still
+    there and unchanged, as the command reads it.  single: "collapse" or "profile-cv" (a cluster
     with one sample); epsilon: the bound to check (default the plan's).
     Returns an Estimate, or {metric: Estimate} for a dict of metrics."""
     require(plan, Plan, "plan")
@@ -344,6 +346,13 @@ def estimate(plan, values, *, epsilon=None, single="plan", ratios=(), warmup=Non
     opt.warmup = keep_warmup
     if profile is not None:
         opt.profile = profile._p
+    else:
+        # as the command: the plan's own input where it is still there
+        own = ffi.new("ks_profile **")
+        quiet = new_error()
+        if lib.ks_plan_open_profile(plan._p, ffi.NULL, own, quiet) == lib.KS_OK:
+            own_profile = ffi.gc(own[0], lib.ks_profile_free)
+            opt.profile = own_profile
     e = ffi.new("ks_estimate *")
     check(lib.ks_estimate_compute(plan._p, results, opt, e, err), err)
     claims = {lib.KS_CLAIM_FULL_RUN: "full run", lib.KS_CLAIM_VALUES: "values"}

@@ -178,8 +178,8 @@ class Plan:
                     if (self.method == "root" and
                             lib.ks_single_mode_of(self._p, lib.KS_SINGLE_PLAN)
                             == lib.KS_SINGLE_COLLAPSE):
-                        s += (" (--replicate 0.2 makes a plan that measures their spread "
-                              "itself and meets its bound)")
+                        s += (" (ROOT's default --replicate 0.2 makes a plan that measures "
+                              "their spread itself and meets its bound)")
         else:
             s += ", no error bound"
         return s
