@@ -1,0 +1,390 @@
+/*
+ * test_versus.c - paired comparisons (`estimate --versus`, lib/estimate/
+ * versus.c): known answers on hand-made plans, a launch on one side only
+ * refused, and the calibration on the two Accel-Sim configurations of
+ * ../shared/data/sim/accelsim-synth (skips when it is absent).
+ *
+ * The calibration draws many seeds of ROOT's default plan and of its
+ * calibrated design (--replicate 0.2) from the data set's profiled time
+ * (time.csv: what a user has before simulating) and compares the two
+ * configurations from the same sampled launches.  Two kinds of values:
+ *   - alone cycles (each launch simulated by itself, cold: what a sampled
+ *     simulation runs); the truth is the ratio of the sums of every
+ *     launch's alone cycles, because that is what these values estimate:
+ *     the cold-start bias (alone / full 1.09 on the QV100, 1.14 on the RTX
+ *     3070) differs between the configurations, so the ratio of alone
+ *     totals (1.1223) is not the full runs' (1.0778), and no interval from
+ *     alone values claims the full run (ks_interval_claim: "values");
+ *   - full-run cycles (every launch's cycles in context, as a whole-program
+ *     simulation gives them): the truth is the full runs' ratio.
+ * Both directions (RTX 3070 over QV100 and the inverse).  The interval of
+ * the ratio must cover the truth in >= 90 % of the plans, and be far
+ * narrower than the totals' own: what the configurations share cancels.
+ * The figures are printed ("# ...") for docs/bench.md.
+ */
+#include "internal.h"
+#include "test_util.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include <unistd.h>
+
+#include "test_main.h"
+
+/* ------------------------------------------------------- known answers */
+
+/* One cluster of kernel k: samples 0, 2, 4, ... (n of size launches). */
+static ks_plan one_cluster_plan(size_t n, size_t size)
+{
+    ks_plan plan = tu_hand_plan("stem", ks_z_for_confidence(0.95), (const char *[]){"k"}, 1);
+    plan.bound = 0.05;
+    plan.params.confidence = 0.95;
+    ks_cluster c = {.group = 0, .path = "0", .size = size, .mean_ns = 100, .std_ns = 10, .m = n};
+    ks_error err;
+    assert_int_equal(ks_plan_add_cluster(&plan, &c, NULL, &err), KS_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(ks_plan_add_sample(&plan, i * 2, (double)size / (double)n, 0, &err),
+                         KS_OK);
+    plan.input_invocations = size * 2;
+    return plan;
+}
+
+/* B = 2 A at every sample: the ratio is 2, exactly, with no width. */
+static void test_twice(void **state)
+{
+    (void)state;
+    ks_plan plan = one_cluster_plan(3, 30);
+    double a[] = {1000, 1200, 1400}, b[] = {2000, 2400, 2800};
+    ks_versus_row r;
+    ks_error err;
+    assert_int_equal(ks_plan_versus(&plan, a, b, NULL, KS_SINGLE_PLAN, &r, &err), KS_OK);
+    assert_true(r.ratio == 2);
+    assert_true(r.variance == 0);
+    assert_true(r.ci_low == 2 && r.ci_high == 2 && r.rel_halfwidth == 0);
+    assert_int_equal(r.bound_met, 1);
+    assert_int_equal(r.claim, KS_CLAIM_FULL_RUN);
+    assert_true(fabs(r.estimate_a - 36000) < 1e-9 && fabs(r.estimate_b - 72000) < 1e-9);
+    /* the totals themselves are far from exact */
+    assert_true(r.rel_halfwidth_a > 0.05 && r.rel_halfwidth_b > 0.05);
+    /* and A over B is one half */
+    assert_int_equal(ks_plan_versus(&plan, b, a, NULL, KS_SINGLE_PLAN, &r, &err), KS_OK);
+    assert_true(r.ratio == 0.5 && r.variance == 0);
+    ks_plan_free(&plan);
+}
+
+/* A hand-computed variance: R = 7500 / 3600, d = b - R a, V = N^2 (1 - n/N)
+ * s_d^2 / n / Y_A^2 (Cochran 6.11 in one stratum), t at half of the
+ * residuals' 2 degrees of freedom (the one model's interval rule). */
+static void test_hand_variance(void **state)
+{
+    (void)state;
+    ks_plan plan = one_cluster_plan(3, 30);
+    double a[] = {1000, 1200, 1400}, b[] = {2000, 2600, 2900};
+    ks_versus_row r;
+    ks_error err;
+    assert_int_equal(ks_plan_versus(&plan, a, b, NULL, KS_SINGLE_PLAN, &r, &err), KS_OK);
+    double R = 7500.0 / 3600.0, d[3], mean = 0, s2 = 0;
+    for (int i = 0; i < 3; i++)
+        mean += (d[i] = b[i] - R * a[i]) / 3;
+    for (int i = 0; i < 3; i++)
+        s2 += (d[i] - mean) * (d[i] - mean) / 2;
+    double v = 30.0 * 30.0 * (1 - 3.0 / 30.0) * s2 / 3 / (36000.0 * 36000.0);
+    assert_true(fabs(r.ratio - R) < 1e-12);
+    assert_true(fabs(r.variance - v) < 1e-12 * v);
+    assert_true(fabs(r.df - 1) < 1e-12);
+    double half = ks_student_t_quantile(0.975, 1) * sqrt(v);
+    assert_true(fabs(r.ci_low - (R - half)) < 1e-9 && fabs(r.ci_high - (R + half)) < 1e-9);
+    assert_true(fabs(r.rel_halfwidth - half / R) < 1e-12);
+    /* a census: every launch simulated, the ratio is exact */
+    ks_plan census = one_cluster_plan(3, 3);
+    assert_int_equal(ks_plan_versus(&census, a, b, NULL, KS_SINGLE_PLAN, &r, &err), KS_OK);
+    assert_true(fabs(r.ratio - R) < 1e-12 && r.variance == 0 && r.rel_halfwidth == 0);
+    /* A's total of 0 has no ratio */
+    double zero[] = {0, 0, 0};
+    assert_int_equal(ks_plan_versus(&plan, zero, b, NULL, KS_SINGLE_PLAN, &r, &err),
+                     KS_ERR_FORMAT);
+    ks_plan_free(&census);
+    ks_plan_free(&plan);
+}
+
+static void add(ks_results *r, const char *source, const char *metric, const uint64_t *ids,
+                const double *v, size_t n)
+{
+    ks_error err;
+    assert_int_equal(ks_results_add(r, source, metric, ids, v, n, &err), KS_OK);
+}
+
+/* From two results tables: the counts and the rate ipc = insn / cycles,
+ * whose ratio is (I_B / C_B) / (I_A / C_A); a launch on one side only is
+ * refused, naming it. */
+static void test_results(void **state)
+{
+    (void)state;
+    ks_plan plan = one_cluster_plan(3, 30);
+    uint64_t ids[] = {0, 2, 4};
+    double ca[] = {1000, 1200, 1400}, cb[] = {2000, 2400, 2800};
+    double ia[] = {5000, 6000, 7000}, ib[] = {5000, 6000, 7000};
+    ks_results a, b;
+    ks_results_init(&a);
+    ks_results_init(&b);
+    add(&a, "a.csv", "gpu_sim_cycle", ids, ca, 3);
+    add(&a, "a.csv", "gpu_sim_insn", ids, ia, 3);
+    add(&b, "b.csv", "gpu_sim_cycle", ids, cb, 3);
+    add(&b, "b.csv", "gpu_sim_insn", ids, ib, 3);
+    ks_estimate_options eo;
+    ks_estimate_options_init(&eo);
+    ks_versus v;
+    ks_error err;
+    assert_int_equal(ks_versus_compute(&plan, &a, &b, &eo, NULL, &v, &err), KS_OK);
+    assert_int_equal(v.launches, 3);
+    bool cycles = false, ipc = false;
+    for (size_t i = 0; i < v.count; i++) {
+        const ks_versus_row *r = &v.rows[i];
+        if (strcmp(r->name, "gpu_sim_cycle") == 0) {
+            cycles = true;
+            assert_true(r->ratio == 2 && r->variance == 0 && !r->is_rate);
+        } else if (strcmp(r->name, "gpu_sim_insn") == 0) {
+            assert_true(r->ratio == 1 && r->variance == 0);
+        } else if (strcmp(r->name, "ipc") == 0) {
+            ipc = true;
+            assert_true(r->is_rate);
+            assert_true(fabs(r->ratio - 0.5) < 1e-15 && fabs(r->variance) < 1e-25);
+        }
+    }
+    assert_true(cycles && ipc);
+    ks_versus_free(&v);
+    /* B lacks launch 4 of A's */
+    ks_results c;
+    ks_results_init(&c);
+    add(&c, "c.csv", "gpu_sim_cycle", ids, cb, 2);
+    assert_int_equal(ks_versus_compute(&plan, &a, &c, &eo, NULL, &v, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "launch 4"));
+    assert_non_null(strstr(err.message, "A (the results) only"));
+    /* and the other way round: B has a launch A has not */
+    ks_results d;
+    ks_results_init(&d);
+    add(&d, "d.csv", "gpu_sim_cycle", ids, ca, 2);
+    assert_int_equal(ks_versus_compute(&plan, &d, &b, &eo, NULL, &v, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "B (--versus) only"));
+    /* alone values: an interval of the values' ratio, not the full run's */
+    assert_int_equal(ks_versus_compute(&plan, &a, &b, &eo, "none", &v, &err), KS_OK);
+    assert_int_equal(v.rows[0].claim, KS_CLAIM_VALUES);
+    ks_versus_free(&v);
+    /* an auxiliary estimator is refused */
+    eo.estimator = KS_ESTIMATOR_RATIO;
+    assert_int_equal(ks_versus_compute(&plan, &a, &b, &eo, NULL, &v, &err), KS_ERR_USAGE);
+    ks_results_free(&a);
+    ks_results_free(&b);
+    ks_results_free(&c);
+    ks_results_free(&d);
+    ks_plan_free(&plan);
+}
+
+/* ------------------------------------------------------- calibration */
+
+enum { LAUNCHES = 160, SEEDS = 200 };
+
+/* Column col of per_launch.csv for config (launch-indexed). */
+static int read_per_launch(const char *path, const char *config, const char *col, double *out,
+                           char kernel[][64])
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[1024];
+    int c_launch = -1, c_kernel = -1, c_config = -1, c_col = -1;
+    if (!fgets(line, sizeof line, f)) {
+        fclose(f);
+        return -1;
+    }
+    line[strcspn(line, "\r\n")] = '\0';
+    int k = 0;
+    for (char *t = strtok(line, ","); t; t = strtok(NULL, ","), k++) {
+        c_launch = strcmp(t, "launch") == 0 ? k : c_launch;
+        c_kernel = strcmp(t, "kernel") == 0 ? k : c_kernel;
+        c_config = strcmp(t, "config") == 0 ? k : c_config;
+        c_col = strcmp(t, col) == 0 ? k : c_col;
+    }
+    for (size_t i = 0; i < LAUNCHES; i++)
+        out[i] = NAN;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        char *field[16];
+        int n = 0;
+        for (char *p = line; n < 16;) {
+            field[n++] = p;
+            char *comma = strchr(p, ',');
+            if (!comma)
+                break;
+            *comma = '\0';
+            p = comma + 1;
+        }
+        if (n <= c_launch || n <= c_col || n <= c_config || n <= c_kernel ||
+            strcmp(field[c_config], config) != 0)
+            continue;
+        size_t id = strtoul(field[c_launch], NULL, 10);
+        if (id < LAUNCHES) {
+            out[id] = strtod(field[c_col], NULL);
+            snprintf(kernel[id], 64, "%s", field[c_kernel]);
+        }
+    }
+    fclose(f);
+    for (size_t i = 0; i < LAUNCHES; i++)
+        if (isnan(out[i]))
+            return -1;
+    return 0;
+}
+
+typedef struct tally {
+    double covered, half, rel_error2; /* sums over plans with an interval */
+    double plans, intervals, samples;
+    double halves[SEEDS];
+} tally;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(tally *t)
+{
+    size_t n = (size_t)t->intervals;
+    qsort(t->halves, n, sizeof *t->halves, cmp_double);
+    return n % 2 ? t->halves[n / 2] : (t->halves[n / 2 - 1] + t->halves[n / 2]) / 2;
+}
+
+static void count(tally *t, double estimate, double lo, double hi, double rel, double truth)
+{
+    t->plans++;
+    if (isnan(rel))
+        return;
+    t->halves[(size_t)t->intervals++] = rel;
+    t->covered += lo <= truth && truth <= hi;
+    t->half += rel;
+    double e = estimate / truth - 1;
+    t->rel_error2 += e * e;
+}
+
+static void test_accelsim_configurations(void **state)
+{
+    (void)state;
+    char per_launch[1024], time[1024];
+    snprintf(per_launch, sizeof per_launch, "%s/sim/accelsim-synth/per_launch.csv",
+             KS_SHARED_DATA);
+    snprintf(time, sizeof time, "%s/sim/accelsim-synth/time.csv", KS_SHARED_DATA);
+    if (access(per_launch, R_OK) != 0 || access(time, R_OK) != 0)
+        skip();
+    static char kernel_q[LAUNCHES][64], kernel_r[LAUNCHES][64];
+    double alone[2][LAUNCHES], full[2][LAUNCHES];
+    assert_int_equal(read_per_launch(per_launch, "SM7_QV100", "alone_cycles", alone[0], kernel_q), 0);
+    assert_int_equal(read_per_launch(per_launch, "SM7_QV100", "full_run_cycles", full[0], kernel_q), 0);
+    assert_int_equal(read_per_launch(per_launch, "SM86_RTX3070", "alone_cycles", alone[1], kernel_r), 0);
+    assert_int_equal(read_per_launch(per_launch, "SM86_RTX3070", "full_run_cycles", full[1], kernel_r), 0);
+    ks_read_options ro;
+    ks_read_options_init(&ro);
+    ks_profile *p;
+    ks_error err;
+    assert_int_equal(ks_profile_read(time, &ro, &p, &err), KS_OK);
+    assert_int_equal(p->n, LAUNCHES);
+    /* the profile's launch i is per_launch.csv's launch i */
+    for (size_t i = 0; i < LAUNCHES; i++) {
+        assert_string_equal(p->names[p->name_id[i]], kernel_q[i]);
+        assert_string_equal(kernel_q[i], kernel_r[i]);
+    }
+    double sum[2][2] = {{0, 0}, {0, 0}}; /* [alone, full][config] */
+    for (int c = 0; c < 2; c++)
+        for (size_t i = 0; i < LAUNCHES; i++) {
+            sum[0][c] += alone[c][i];
+            sum[1][c] += full[c][i];
+        }
+    int fails = 0;
+    static const char *const designs[] = {"root (default)", "root --replicate 0.2"};
+    static const char *const kinds[] = {"alone", "full run"};
+    printf("# design | values | B / A | truth | plans with an interval | mean samples | ratio "
+           "coverage | ratio +-rel mean / median | ratio rms error | A total coverage | A total "
+           "+-rel mean / median | A total rms error | B total coverage | B total +-rel mean / median\n");
+    for (int d = 0; d < 2; d++) {
+        ks_params pa;
+        ks_params_init(&pa);
+        pa.method = "root";
+        pa.seed = 1;
+        if (d == 1)
+            assert_int_equal(ks_params_set(&pa, "replicate", "0.2", &err), KS_OK);
+        ks_fitted *fit;
+        assert_int_equal(ks_fit(p, &pa, &fit, &err), KS_OK);
+        /* [kind][direction]: ratio, A's total, B's total */
+        tally ratio[2][2] = {{{0}}}, ta[2][2] = {{{0}}}, tb[2][2] = {{{0}}};
+        double samples = 0;
+        for (unsigned s = 0; s < SEEDS; s++) {
+            ks_plan plan;
+            assert_int_equal(ks_select(fit, pa.seed + s, &plan, &err), KS_OK);
+            samples += (double)plan.sample_count;
+            double *x = ks_plan_sample_durations(&plan, p);
+            size_t n = plan.sample_count;
+            double *va = malloc(n * sizeof *va), *vb = malloc(n * sizeof *vb);
+            assert_non_null(x);
+            for (int k = 0; k < 2; k++)
+                for (int dir = 0; dir < 2; dir++) {
+                    /* dir 0: RTX 3070 (B) over QV100 (A); 1: the inverse */
+                    int ca = dir, cb = 1 - dir;
+                    const double *ya = k ? full[ca] : alone[ca], *yb = k ? full[cb] : alone[cb];
+                    for (size_t i = 0; i < n; i++) {
+                        va[i] = ya[plan.samples[i].id];
+                        vb[i] = yb[plan.samples[i].id];
+                    }
+                    ks_versus_row r;
+                    assert_int_equal(
+                        ks_plan_versus(&plan, va, vb, x, KS_SINGLE_PLAN, &r, &err), KS_OK);
+                    double truth = sum[k][cb] / sum[k][ca];
+                    count(&ratio[k][dir], r.ratio, r.ci_low, r.ci_high, r.rel_halfwidth, truth);
+                    /* the totals' own intervals (ks_plan_versus's), and
+                     * A's coverage of its own total */
+                    double ha = r.rel_halfwidth_a;
+                    count(&ta[k][dir], r.estimate_a, r.estimate_a * (1 - ha),
+                          r.estimate_a * (1 + ha), ha, sum[k][ca]);
+                    double hb = r.rel_halfwidth_b;
+                    count(&tb[k][dir], r.estimate_b, r.estimate_b * (1 - hb),
+                          r.estimate_b * (1 + hb), hb, sum[k][cb]);
+                }
+            free(va);
+            free(vb);
+            free(x);
+            ks_plan_free(&plan);
+        }
+        ks_fitted_free(fit);
+        for (int k = 0; k < 2; k++)
+            for (int dir = 0; dir < 2; dir++) {
+                tally *r = &ratio[k][dir], *a = &ta[k][dir], *b = &tb[k][dir];
+                double cover = r->covered / r->intervals, half = r->half / r->intervals;
+                double half_a = a->half / a->intervals, half_b = b->half / b->intervals;
+                double med = median(r), med_a = median(a), med_b = median(b);
+                printf("# %s | %s | %s | %.4f | %.0f | %.1f | %.1f %% | %.2f / %.2f %% | "
+                       "%.2f %% | %.1f %% | %.1f / %.1f %% | %.2f %% | %.1f %% | %.1f / %.1f %%\n",
+                       designs[d], kinds[k], dir ? "QV100 / RTX 3070" : "RTX 3070 / QV100",
+                       sum[k][1 - dir] / sum[k][dir], r->intervals, samples / SEEDS,
+                       cover * 100, half * 100, med * 100,
+                       sqrt(r->rel_error2 / r->intervals) * 100, a->covered / a->intervals * 100,
+                       half_a * 100, med_a * 100, sqrt(a->rel_error2 / a->intervals) * 100,
+                       b->covered / b->intervals * 100,
+                       half_b * 100, med_b * 100);
+                /* every plan forms an interval of the ratio */
+                fails += !(r->intervals >= 0.95 * r->plans);
+                /* coverage of the true ratio in a sensible band */
+                fails += !(cover >= 0.90);
+                /* and the ratio is far tighter than either total: its
+                 * mean and median half-widths under 0.3x theirs */
+                fails += !(med < 0.3 * med_a && med < 0.3 * med_b);
+                fails += !(half < 0.3 * half_a && half < 0.3 * half_b);
+            }
+    }
+    ks_profile_free(p);
+    assert_int_equal(fails, 0);
+}
+
+KS_TEST_MAIN(test_twice, test_hand_variance, test_results, test_accelsim_configurations)
