@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "test_main.h"
+#include "tmpdir.h"
 
 /* ------------------------------------------------------- known answers */
 
@@ -387,4 +388,128 @@ static void test_accelsim_configurations(void **state)
     assert_int_equal(fails, 0);
 }
 
-KS_TEST_MAIN(test_twice, test_hand_variance, test_results, test_accelsim_configurations)
+/* ------------------------------------------------------------- the CLI */
+
+static char *run_cli(const char *args, int *status)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "%s %s 2>%s", KS_CLI, args, in_dir("stderr.txt"));
+    FILE *f = popen(cmd, "r");
+    assert_non_null(f);
+    size_t cap = 1 << 16, len = 0;
+    char *out = malloc(cap);
+    assert_non_null(out);
+    size_t got;
+    while ((got = fread(out + len, 1, cap - len - 1, f)) > 0) {
+        len += got;
+        if (len + 1 == cap) {
+            cap *= 2;
+            out = realloc(out, cap);
+            assert_non_null(out);
+        }
+    }
+    out[len] = '\0';
+    *status = pclose(f);
+    return out;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char buf[1 << 14];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* `estimate PLAN A --versus B`: the library's answer in text and JSON, one
+ * --uid-map for both sides or one each, and what it refuses. */
+static void test_cli(void **state)
+{
+    (void)state;
+    /* a profile of two kernels, 40 launches each, durations spread */
+    FILE *f = fopen(in_dir("prof.csv"), "w");
+    fprintf(f, "name,duration_ns\n");
+    for (int i = 0; i < 80; i++)
+        fprintf(f, "%s,%d\n", i % 2 ? "kb" : "ka", 1000 + 37 * ((i * 7) % 40) + 500 * (i % 2));
+    fclose(f);
+    char args[4096];
+    int status;
+    snprintf(args, sizeof args, "sample --method root %s -o %s --seed 5 --epsilon 0.1",
+             in_dir("prof.csv"), in_dir("plan.json"));
+    free(run_cli(args, &status));
+    assert_int_equal(status, 0);
+    ks_plan plan;
+    ks_error err;
+    assert_int_equal(ks_plan_read(in_dir("plan.json"), &plan, &err), KS_OK);
+    /* A: cycles 3 x the duration, B: 2 x, plus 40 % more for kernel kb's
+     * longer launches; a.csv and b.csv by plan id, b4.csv one short */
+    size_t n = plan.sample_count;
+    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    FILE *fa = fopen(in_dir("a.csv"), "w"), *fb = fopen(in_dir("b.csv"), "w");
+    FILE *f4 = fopen(in_dir("b4.csv"), "w");
+    fprintf(fa, "id,gpu_sim_cycle\n");
+    fprintf(fb, "id,gpu_sim_cycle\n");
+    fprintf(f4, "id,gpu_sim_cycle\n");
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id = plan.samples[i].id;
+        double t = 1000 + 37 * (double)((id * 7) % 40) + 500 * (double)(id % 2);
+        a[i] = 3 * t;
+        b[i] = 2 * t * (id % 2 && t > 2000 ? 1.4 : 1);
+        fprintf(fa, "%llu,%.17g\n", (unsigned long long)id, a[i]);
+        fprintf(fb, "%llu,%.17g\n", (unsigned long long)id, b[i]);
+        if (i + 1 < n)
+            fprintf(f4, "%llu,%.17g\n", (unsigned long long)id, b[i]);
+    }
+    fclose(fa);
+    fclose(fb);
+    fclose(f4);
+    ks_versus_row r;
+    assert_int_equal(ks_plan_versus(&plan, a, b, NULL, KS_SINGLE_PLAN, &r, &err), KS_OK);
+    snprintf(args, sizeof args, "estimate %s %s --versus %s --json", in_dir("plan.json"),
+             in_dir("a.csv"), in_dir("b.csv"));
+    char *out = run_cli(args, &status);
+    assert_int_equal(status, 0);
+    char want[128];
+    snprintf(want, sizeof want, "\"ratio\": %.17g, \"ci_low\": %.17g", r.ratio, r.ci_low);
+    if (!strstr(out, want))
+        fail_msg("estimate --versus --json: no '%s' in\n%s", want, out);
+    assert_non_null(strstr(out, "\"metric\": \"gpu_sim_cycle\""));
+    assert_non_null(strstr(out, "\"rel_halfwidth\": "));
+    free(out);
+    /* the text: a row and the pairing said */
+    snprintf(args, sizeof args, "estimate %s %s --versus %s", in_dir("plan.json"), in_dir("a.csv"),
+             in_dir("b.csv"));
+    out = run_cli(args, &status);
+    assert_int_equal(status, 0);
+    snprintf(want, sizeof want, "%.6g", r.ratio);
+    assert_non_null(strstr(out, want));
+    assert_non_null(strstr(out, "paired: B"));
+    free(out);
+    /* a launch on one side only: exit 4, naming it and the file */
+    snprintf(args, sizeof args, "estimate %s %s --versus %s", in_dir("plan.json"), in_dir("a.csv"),
+             in_dir("b4.csv"));
+    free(run_cli(args, &status));
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 4);
+    char *e = slurp(in_dir("stderr.txt"));
+    assert_non_null(strstr(e, "a.csv"));
+    assert_non_null(strstr(e, "on A (the results) only"));
+    /* with --pilot, or uid maps that fit neither side: usage errors */
+    snprintf(args, sizeof args, "estimate %s %s --versus %s --pilot %s", in_dir("plan.json"),
+             in_dir("a.csv"), in_dir("b.csv"), in_dir("a.csv"));
+    free(run_cli(args, &status));
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+    snprintf(args, sizeof args, "estimate %s %s --versus %s --uid-map x --uid-map y --uid-map z",
+             in_dir("plan.json"), in_dir("a.csv"), in_dir("b.csv"));
+    free(run_cli(args, &status));
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+    assert_non_null(strstr(slurp(in_dir("stderr.txt")), "A's first, then B's"));
+    free(a);
+    free(b);
+    ks_plan_free(&plan);
+}
+
+KS_TMPDIR_TEST_MAIN("ks-versus", test_twice, test_hand_variance, test_results, test_cli,
+                    test_accelsim_configurations)

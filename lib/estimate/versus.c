@@ -80,7 +80,8 @@ static void finish_row(ks_versus_row *r, double confidence, double bound)
  * ratio takes no credit for pairing: B's and A's parts each spread as the
  * profile does in the stratum, independently, S_z^2 = CV_x^2 mean(pb^2 +
  * pa^2) (what the two totals would pay apart, by the profile), on the
- * profile's infinite degrees of freedom. */
+ * profile's infinite degrees of freedom.  Unless B is proportional to A at
+ * every sample of the plan: nothing then shows them to move apart. */
 static ks_status paired_variance(const ks_plan *plan, const double *z, const double *scale,
                                  const double *pb, const double *pa, ks_single_mode single,
                                  ks_variance *out, ks_error *err)
@@ -100,6 +101,12 @@ static ks_status paired_variance(const ks_plan *plan, const double *z, const dou
     }
     ks_status st = ks_strata_spread(plan, z, scale, NULL, KS_RESIDUAL_ALL, single, sp,
                                     &out->single, err);
+    /* B proportional to A at every sample (instructions of the same traces
+     * on two configurations): nothing shows the two to move apart anywhere,
+     * and the ratio is the constant, without width */
+    bool exact = true;
+    for (size_t i = 0; i < plan->sample_count && exact; i++)
+        exact = fabs(z[i]) <= 1e-12 * (fabs(pb[i]) + fabs(pa[i]));
     for (size_t i = 0; st == KS_OK && i < plan->sample_count; i++) {
         size_t c = plan->samples[i].cluster; /* < k: ks_strata_spread checked it */
         uint32_t g = plan->clusters[c].group;
@@ -115,7 +122,7 @@ static ks_status paired_variance(const ks_plan *plan, const double *z, const dou
             continue;
         const ks_cluster *cl = &plan->clusters[c];
         uint32_t g = cl->group < plan->group_count ? cl->group : (uint32_t)plan->group_count;
-        if (sampled[g] < PAIRED_MIN_SAMPLES && cl->mean_ns > 0) {
+        if (sampled[g] < PAIRED_MIN_SAMPLES && cl->mean_ns > 0 && !exact) {
             double cv2 = ks_profile_shaped_s2(cl, cl->mean_ns) / (cl->mean_ns * cl->mean_ns);
             sp[c].s2 = cv2 * (double)(q[c] / m[c]);
             sp[c].df = INFINITY;
