@@ -121,14 +121,15 @@ static void print_text(const ks_plan *plan, const ks_versus *v, const char *warm
     }
     printf("\n");
     char n1[32], n2[32];
-    printf("paired: B (the %d --versus result%s) over A (the %d result%s before it), from the "
-           "same %s sampled launches of %s simulated on both\n",
+    printf("paired: B (--versus: %d result%s) over A (%d result%s), the same %s sampled "
+           "launches of the plan's %s (%s) simulated on both\n",
            b_count, b_count == 1 ? "" : "s", a_count, a_count == 1 ? "" : "s",
            cli_count_u64(n1, sizeof n1, v->launches),
-           cli_count_u64(n2, sizeof n2, plan->input_invocations));
-    printf("interval: the ratio of the two totals (ratio estimator), its variance that of each "
+           cli_count_u64(n2, sizeof n2, plan->input_invocations), plan->method);
+    printf("interval: B's total over A's (ratio estimator), its variance that of each "
            "launch's y_B - R y_A in the plan's clusters, t at its degrees of freedom, %.3g%% "
-           "confidence; a kernel with fewer than 3 sampled launches gets no credit for pairing\n",
+           "confidence; a kernel with fewer than 3 sampled launches gets no credit for "
+           "pairing (its B and A spread as the profile does, apart)\n",
            plan->params.confidence * 100);
     if (v->bound > 0)
         printf("bound: %.3g%% (the plan's, or --epsilon)\n", v->bound * 100);
