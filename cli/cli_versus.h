@@ -18,7 +18,7 @@ typedef struct cli_versus {
 #define CLI_VERSUS_HELP                                                                    \
     "  --versus RESULTS   paired comparison: RESULTS (read like the others, repeatable)\n" \
     "                     hold the same sampled launches simulated on configuration B;\n" \
-    "                     prints, per metric, B's total over A's (the RESULTS above)\n"  \
+    "                     prints, per metric, B's total over A's (the RESULTS operands)\n"  \
     "                     with its interval: the ratio of the two totals, whose\n"       \
     "                     variance is that of each launch's y_B - R y_A in the plan's\n" \
     "                     clusters (ratio estimator, far tighter than either total:\n"   \
