@@ -456,11 +456,16 @@ ks_status ks_versus_compute(const ks_plan *plan, const ks_results *a, const ks_r
     ob.warmup = warmup_b;
     st = ks_estimate_compute(plan, b, &ob, &eb, err);
     if (st != KS_OK) {
+        /* say which side: B's messages are estimate's of its results */
+        char message[sizeof err->message];
+        snprintf(message, sizeof message, "%s", err->message);
+        snprintf(err->message, sizeof err->message, "B (--versus): %.1500s", message);
         ks_estimate_free(&ea);
         return st;
     }
     out->bound = ea.bound;
     out->launches = plan->sample_count;
+    out->zero_a = ea.zero; /* counts 0 at every sample of A: no row */
     st = compare(plan, a, b, opt, &ea, &eb, ks_single_mode_of(plan, opt->single), out, err);
     ks_estimate_free(&ea);
     ks_estimate_free(&eb);
