@@ -128,8 +128,9 @@ static void print_text(const ks_plan *plan, const ks_versus *v, const char *warm
            cli_count_u64(n2, sizeof n2, plan->input_invocations), plan->method);
     printf("interval: B's total over A's (ratio estimator), its variance that of each "
            "launch's y_B - R y_A in the plan's clusters, t at its degrees of freedom, %.3g%% "
-           "confidence; a kernel with fewer than 3 sampled launches gets no credit for "
-           "pairing (its B and A spread as the profile does, apart)\n",
+           "confidence; in a kernel of fewer than 3 sampled launches, whose pairing nothing "
+           "measures, the lesser of the profile's spread of B and A apart and the largest "
+           "departure from R of any sampled launch\n",
            plan->params.confidence * 100);
     if (v->bound > 0)
         printf("bound: %.3g%% (the plan's, or --epsilon)\n", v->bound * 100);

@@ -113,6 +113,54 @@ static void test_hand_variance(void **state)
     ks_plan_free(&plan);
 }
 
+/* Two kernels of one sampled launch each: nothing measures their pairing,
+ * so each stratum's residual spread is the lesser of the profile's bound,
+ * CV_x^2 (pb^2 + pa^2), and the values', e_max^2 pb^2 (e = z / pb, the
+ * largest departure from R at any sample), on infinite degrees of freedom. */
+static void check_two_kernels(const double *a, const double *b)
+{
+    ks_plan plan = tu_hand_plan("root", ks_z_for_confidence(0.95), (const char *[]){"k0", "k1"}, 2);
+    plan.bound = 0.05;
+    plan.params.confidence = 0.95;
+    ks_cluster c0 = {.group = 0, .path = "0", .size = 10, .mean_ns = 100, .std_ns = 30, .m = 1};
+    ks_cluster c1 = {.group = 1, .path = "1", .size = 10, .mean_ns = 200, .std_ns = 20, .m = 1};
+    ks_error err;
+    assert_int_equal(ks_plan_add_cluster(&plan, &c0, NULL, &err), KS_OK);
+    assert_int_equal(ks_plan_add_cluster(&plan, &c1, NULL, &err), KS_OK);
+    assert_int_equal(ks_plan_add_sample(&plan, 0, 10, 0, &err), KS_OK);
+    assert_int_equal(ks_plan_add_sample(&plan, 10, 10, 1, &err), KS_OK);
+    plan.input_invocations = 20;
+    ks_versus_row r;
+    assert_int_equal(ks_plan_versus(&plan, a, b, NULL, KS_SINGLE_PLAN, &r, &err), KS_OK);
+    double ya = 10 * (a[0] + a[1]), R = (b[0] + b[1]) / (a[0] + a[1]);
+    double cv2[2] = {0.3 * 0.3 * 10 / 9, 0.1 * 0.1 * 10 / 9}, emax = 0, v = 0;
+    for (int i = 0; i < 2; i++)
+        emax = fmax(emax, fabs((b[i] - R * a[i]) / b[i]));
+    for (int i = 0; i < 2; i++) {
+        double pb = b[i] / ya, pa = R * a[i] / ya;
+        v += 100 * 0.9 * fmin(cv2[i] * (pb * pb + pa * pa), emax * emax * pb * pb);
+    }
+    assert_true(fabs(r.ratio - R) < 1e-12);
+    if (fabs(r.variance - v) > 1e-9 * v)
+        fail_msg("variance %.17g, by hand %.17g", r.variance, v);
+    assert_true(isinf(r.df));
+    assert_int_equal(r.claim, KS_CLAIM_FULL_RUN);
+    double half = ks_normal_quantile(0.975) * sqrt(v);
+    assert_true(fabs(r.rel_halfwidth - half / R) < 1e-9);
+    ks_plan_free(&plan);
+}
+
+static void test_unmeasured_pairing(void **state)
+{
+    (void)state;
+    /* B within 1.5 % of R at both: the values' bound, far below the
+     * profile's */
+    check_two_kernels((double[]){1000, 3000}, (double[]){1010, 2970});
+    /* B departing by a quarter at the first: the values' bound grows past
+     * the profile's at the second kernel (each branch of the lesser) */
+    check_two_kernels((double[]){1000, 3000}, (double[]){1500, 2970});
+}
+
 static void add(ks_results *r, const char *source, const char *metric, const uint64_t *ids,
                 const double *v, size_t n)
 {
@@ -550,5 +598,6 @@ static void test_cli(void **state)
     ks_plan_free(&plan);
 }
 
-KS_TMPDIR_TEST_MAIN("ks-versus", test_twice, test_hand_variance, test_results, test_cli,
+KS_TMPDIR_TEST_MAIN("ks-versus", test_twice, test_hand_variance, test_unmeasured_pairing,
+                    test_results, test_cli,
                     test_accelsim_configurations)

@@ -76,12 +76,19 @@ static void finish_row(ks_versus_row *r, double confidence, double bound)
  * both: the synthetic set's histogram is 0.80x in half its launches and
  * 1.16x in the other half, in one stratum, and with those rules the
  * default plans' intervals covered 75-80 % (ROOT's --replicate 0.2: 77-86
- * %, or t at 1 degree of freedom, +-50 % for half the plans).  There the
- * ratio takes no credit for pairing: B's and A's parts each spread as the
- * profile does in the stratum, independently, S_z^2 = CV_x^2 mean(pb^2 +
- * pa^2) (what the two totals would pay apart, by the profile), on the
- * profile's infinite degrees of freedom.  Unless B is proportional to A at
- * every sample of the plan: nothing then shows them to move apart. */
+ * %, or t at 1 degree of freedom, +-50 % for half the plans).  There a
+ * stratum's launches may depart from R as far as either of two things
+ * allows, whichever is less:
+ *   - the profile: B's and A's parts each spread as the profile does in
+ *     the stratum, independently (no credit for pairing, what the two
+ *     totals would pay apart), CV_x^2 mean(pb^2 + pa^2);
+ *   - the plan's values: as far as any sampled launch departed from R,
+ *     e_max^2 mean(scale^2) with e_i = z_i / scale_i (for counts
+ *     (y_Bi - R y_Ai) / y_Bi), so that counts the two configurations share
+ *     to a few parts in a thousand (L2 accesses) keep that precision;
+ * on infinite degrees of freedom (a bound, not a measurement).  B
+ * proportional to A at every sample of the plan: nothing shows them to
+ * move apart, and the ratio has no width. */
 static ks_status paired_variance(const ks_plan *plan, const double *z, const double *scale,
                                  const double *pb, const double *pa, ks_single_mode single,
                                  ks_variance *out, ks_error *err)
@@ -90,28 +97,34 @@ static ks_status paired_variance(const ks_plan *plan, const double *z, const dou
     memset(out, 0, sizeof *out);
     ks_stratum_spread *sp = malloc((k + 1) * sizeof *sp);
     size_t *sampled = calloc(plan->group_count + 1, sizeof *sampled);
-    /* per stratum: sum of pb^2 + pa^2 over its samples, and their count */
-    long double *q = calloc(k + 1, sizeof *q);
+    /* per stratum: sums of pb^2 + pa^2 and of scale^2 over its samples,
+     * and their count */
+    long double *q = calloc(k + 1, sizeof *q), *sc2 = calloc(k + 1, sizeof *sc2);
     size_t *m = calloc(k + 1, sizeof *m);
     long double *by_source = calloc(sources, sizeof *by_source);
     double *df_source = malloc(sources * sizeof *df_source);
-    if (!sp || !sampled || !q || !m || !by_source || !df_source) {
-        KS_FREE(sp, sampled, q, m, by_source, df_source);
+    if (!sp || !sampled || !q || !sc2 || !m || !by_source || !df_source) {
+        KS_FREE(sp, sampled, q, sc2, m, by_source, df_source);
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     }
     ks_status st = ks_strata_spread(plan, z, scale, NULL, KS_RESIDUAL_ALL, single, sp,
                                     &out->single, err);
-    /* B proportional to A at every sample (instructions of the same traces
-     * on two configurations): nothing shows the two to move apart anywhere,
-     * and the ratio is the constant, without width */
     bool exact = true;
-    for (size_t i = 0; i < plan->sample_count && exact; i++)
-        exact = fabs(z[i]) <= 1e-12 * (fabs(pb[i]) + fabs(pa[i]));
+    double emax = 0;
+    for (size_t i = 0; i < plan->sample_count; i++) {
+        bool zero = fabs(z[i]) <= 1e-12 * (fabs(pb[i]) + fabs(pa[i]));
+        exact = exact && zero;
+        /* a departure from a value of 0 on B's scale is unbounded: the
+         * profile's bound then holds alone */
+        double e = zero ? 0 : fabs(scale[i]) > 0 ? fabs(z[i] / scale[i]) : INFINITY;
+        emax = e > emax ? e : emax;
+    }
     for (size_t i = 0; st == KS_OK && i < plan->sample_count; i++) {
         size_t c = plan->samples[i].cluster; /* < k: ks_strata_spread checked it */
         uint32_t g = plan->clusters[c].group;
         sampled[g < plan->group_count ? g : plan->group_count]++;
         q[c] += (long double)pb[i] * pb[i] + (long double)pa[i] * pa[i];
+        sc2[c] += (long double)scale[i] * scale[i];
         m[c]++;
     }
     for (size_t s = 0; s < sources; s++)
@@ -124,10 +137,10 @@ static ks_status paired_variance(const ks_plan *plan, const double *z, const dou
         uint32_t g = cl->group < plan->group_count ? cl->group : (uint32_t)plan->group_count;
         if (sampled[g] < PAIRED_MIN_SAMPLES && cl->mean_ns > 0 && !exact) {
             double cv2 = ks_profile_shaped_s2(cl, cl->mean_ns) / (cl->mean_ns * cl->mean_ns);
-            sp[c].s2 = cv2 * (double)(q[c] / m[c]);
+            sp[c].s2 = fmin(cv2 * (double)(q[c] / m[c]), emax * emax * (double)(sc2[c] / m[c]));
             sp[c].df = INFINITY;
             sp[c].source = c;
-            sp[c].unmeasured = false; /* the profile's, as the plan's prediction */
+            sp[c].unmeasured = false; /* bounded by the profile and the values */
         }
         double N = (double)cl->size;
         long double vh = (long double)N * N * sp[c].fpc * sp[c].s2 / sp[c].n;
@@ -144,7 +157,7 @@ static ks_status paired_variance(const ks_plan *plan, const double *z, const dou
             denom += by_source[s] * by_source[s] / df_source[s];
     out->variance = (double)var;
     out->df = ks_spread_interval_df(sp, k, denom > 0 ? (double)(var * var / denom) : INFINITY);
-    KS_FREE(sp, sampled, q, m, by_source, df_source);
+    KS_FREE(sp, sampled, q, sc2, m, by_source, df_source);
     return st;
 }
 
