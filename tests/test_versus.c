@@ -598,6 +598,70 @@ static void test_cli(void **state)
     ks_plan_free(&plan);
 }
 
+/* The loop on the recorded data with run folders: one plan run on both
+ * configurations through the stand-in that replays their recorded alone
+ * logs (scripts/replay-accelsim.sh, no simulator), then `estimate plan
+ * runA/ --versus runB/`: the cycles' ratio is the recorded alone cycles'
+ * (computed here from per_launch.csv), the instructions' exactly 1. */
+static void test_run_folders(void **state)
+{
+    (void)state;
+    const char *sim = KS_SHARED_DATA "/sim/accelsim-synth";
+    char path[1024];
+    snprintf(path, sizeof path, "%s/ksample-synth-traces.tar.xz", sim);
+    if (access(path, R_OK) != 0)
+        skip();
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cd %s && tar -xJf %s", in_dir(""), path);
+    assert_int_equal(system(cmd), 0);
+    int status;
+    char args[8192];
+    snprintf(args, sizeof args, "sample %s -o %s", in_dir("syn/time.csv"), in_dir("rplan.json"));
+    free(run_cli(args, &status));
+    assert_int_equal(status, 0);
+    static const char *const configs[] = {"SM7_QV100", "SM86_RTX3070"};
+    for (int c = 0; c < 2; c++) {
+        snprintf(args, sizeof args,
+                 "run %s --traces %s --simulator 'sh %s/../../scripts/replay-accelsim.sh "
+                 "%s/alone_%s.out.xz %s/full_%s.out.xz {kernelslist}' --warmup none -o %s -q",
+                 in_dir("rplan.json"), in_dir("syn"), KS_TEST_DATA, sim, configs[c], sim,
+                 configs[c], in_dir(c ? "runB" : "runA"));
+        free(run_cli(args, &status));
+        if (status != 0)
+            fail_msg("ksample %s: %s", args, slurp(in_dir("stderr.txt")));
+    }
+    snprintf(args, sizeof args, "estimate %s %s --versus %s --json", in_dir("rplan.json"),
+             in_dir("runA"), in_dir("runB"));
+    char *out = run_cli(args, &status);
+    assert_int_equal(status, 0);
+    /* the recorded alone cycles at the plan's samples */
+    ks_plan plan;
+    ks_error err;
+    assert_int_equal(ks_plan_read(in_dir("rplan.json"), &plan, &err), KS_OK);
+    static double alone[2][LAUNCHES];
+    static char kernel[LAUNCHES][64];
+    snprintf(path, sizeof path, "%s/per_launch.csv", sim);
+    for (int c = 0; c < 2; c++)
+        assert_int_equal(read_per_launch(path, configs[c], "alone_cycles", alone[c], kernel), 0);
+    long double ta = 0, tb = 0;
+    for (size_t i = 0; i < plan.sample_count; i++) {
+        ta += plan.samples[i].weight * (long double)alone[0][plan.samples[i].id];
+        tb += plan.samples[i].weight * (long double)alone[1][plan.samples[i].id];
+    }
+    char want[160];
+    snprintf(want, sizeof want, "{\"metric\": \"gpu_sim_cycle\", \"ratio\": %.17g,",
+             (double)(tb / ta));
+    if (!strstr(out, want))
+        fail_msg("no '%s' in\n%s", want, out);
+    assert_non_null(strstr(out, "{\"metric\": \"gpu_sim_insn\", \"ratio\": 1, \"ci_low\": 1, "
+                                "\"ci_high\": 1, \"rel_halfwidth\": 0,"));
+    /* alone values: the interval is of the alone totals' ratio */
+    assert_non_null(strstr(out, "\"warmup_a\": \"none\", \"warmup_b\": \"none\", "
+                                "\"interval\": \"values\""));
+    free(out);
+    ks_plan_free(&plan);
+}
+
 KS_TMPDIR_TEST_MAIN("ks-versus", test_twice, test_hand_variance, test_unmeasured_pairing,
-                    test_results, test_cli,
+                    test_results, test_cli, test_run_folders,
                     test_accelsim_configurations)
