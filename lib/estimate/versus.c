@@ -21,7 +21,8 @@
  * one sample (residuals keep the collapsed rule under every mode: the
  * calibrated model's factor scales the profile's spread of values, which
  * says nothing of residuals about a ratio), the Satterthwaite degrees of
- * freedom and t at them, the plan's confidence.
+ * freedom and t at them, the plan's confidence; except in a kernel of fewer
+ * than 3 sampled launches, whose pairing nothing measures (paired_variance).
  *
  * A rate of two totals (ipc) compares as (N_B / D_B) / (N_A / D_A) =: Q,
  * linearised the same way: z_i = Q (nB_i / N_B - dB_i / D_B - nA_i / N_A +
@@ -439,6 +440,8 @@ static ks_status compare(const ks_plan *plan, const ks_results *a, const ks_resu
         if ((st = push_row(out, &cap, &slot, err)) == KS_OK)
             *slot = row;
     }
+    for (size_t i = 0; st == KS_OK && i < eb->count; i++)
+        out->one_side += !find_row(ea, eb->metrics[i].name);
     free(buf);
     return st;
 }
