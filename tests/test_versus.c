@@ -411,9 +411,13 @@ static int score_profile(const ks_profile *p, const char *profile, const accelsi
                 /* coverage of the true ratio in a sensible band */
                 fails += !(cover >= 0.90);
                 /* and the ratio is far tighter than either total: its
-                 * mean and median half-widths under 0.3x theirs */
-                fails += !(med < 0.3 * med_a && med < 0.3 * med_b);
-                fails += !(half < 0.3 * half_a && half < 0.3 * half_b);
+                 * mean and median half-widths under half theirs (0.13-0.28x
+                 * now: the bar leaves room for narrower totals), and its
+                 * rms error, which no interval model changes, under half
+                 * A's */
+                fails += !(med < 0.5 * med_a && med < 0.5 * med_b);
+                fails += !(half < 0.5 * half_a && half < 0.5 * half_b);
+                fails += !(r->rel_error2 / r->intervals < 0.25 * a->rel_error2 / a->intervals);
             }
     }
     return fails;
