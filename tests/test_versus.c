@@ -411,7 +411,7 @@ static int score_profile(const ks_profile *p, const char *profile, const accelsi
                 /* coverage of the true ratio in a sensible band */
                 fails += !(cover >= 0.90);
                 /* and the ratio is far tighter than either total: its
-                 * mean and median half-widths under half theirs (0.13-0.28x
+                 * mean and median half-widths under half theirs (0.18-0.25x
                  * now: the bar leaves room for narrower totals), and its
                  * rms error, which no interval model changes, under half
                  * A's */
