@@ -22,9 +22,9 @@ typedef struct cli_versus {
     "                     with its interval: the ratio of the two totals, whose\n"       \
     "                     variance is that of each launch's y_B - R y_A in the plan's\n" \
     "                     clusters (ratio estimator, far tighter than either total:\n"   \
-    "                     what the configurations share cancels); a launch on one\n"    \
-    "                     side only is refused.  With --json: metric, ratio, ci_low,\n"  \
-    "                     ci_high, rel_halfwidth, estimate_a, estimate_b, ... per row.\n" \
+    "                     what the configurations share cancels); a sampled launch\n"   \
+    "                     on one side only is refused.  With --json: metric, ratio,\n"  \
+    "                     ci_low, ci_high, rel_halfwidth, estimate_a, estimate_b, ...\n" \
     "                     With one --uid-map, it maps both sides; with one each, A's\n"  \
     "                     first, then B's.  Not with --pilot, --values or --estimator\n"
 

@@ -2236,8 +2236,9 @@ ks_status ks_plan_versus(const ks_plan *plan, const double *a, const double *b, 
 /* Every metric ks_estimate_compute(plan, a, opt) estimates that b has too
  * (opt: the metrics, ratios, the one-sample rule, the bound, the profile;
  * the plain estimator only, no pilot), each B over A.  opt->warmup is A's,
- * warmup_b B's (NULL: "context").  A launch with results on one side only
- * is refused (KS_ERR_FORMAT naming it and where it was read). */
+ * warmup_b B's (NULL: "context").  A sampled launch with results on one side only
+ * is refused (KS_ERR_FORMAT naming it and where it was read); launches the
+ * plan did not sample are left out, as estimate leaves them. */
 ks_status ks_versus_compute(const ks_plan *plan, const ks_results *a, const ks_results *b,
                             const ks_estimate_options *opt, const char *warmup_b,
                             ks_versus *out, ks_error *err);

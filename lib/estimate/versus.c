@@ -260,18 +260,24 @@ ks_status ks_plan_versus(const ks_plan *plan, const double *a, const double *b, 
 
 /* ------------------------------------------------ from two results tables */
 
-/* Every launch with results on one side has them on the other. */
-static ks_status paired_launches(const ks_results *one, const ks_results *other,
-                                 const char *side, const char *other_side, ks_error *err)
+/* Every sampled launch with results on one side has them on the other
+ * (launches the plan did not sample are left out on both, as estimate
+ * leaves them out). */
+static ks_status paired_launches(const ks_plan *plan, const ks_results *one,
+                                 const ks_results *other, const char *side,
+                                 const char *other_side, ks_error *err)
 {
-    for (size_t i = 0; i < one->row_count; i++)
-        if (ks_results_row(other, one->ids[i]) < 0)
+    for (size_t i = 0; i < plan->sample_count; i++) {
+        long row = ks_results_row(one, plan->samples[i].id);
+        if (row >= 0 && ks_results_row(other, plan->samples[i].id) < 0)
             return ks_error_set(
                 err, KS_ERR_FORMAT,
-                one->source_count ? one->sources[one->source[i]] : NULL, one->source_line[i],
-                "launch %llu has results on %s only, none on %s: a paired comparison needs "
-                "every launch simulated on both configurations",
-                (unsigned long long)one->ids[i], side, other_side);
+                one->source_count ? one->sources[one->source[row]] : NULL, one->source_line[row],
+                "launch %llu (sampled, cluster %u) has results on %s only, none on %s: a "
+                "paired comparison needs every sampled launch simulated on both configurations",
+                (unsigned long long)plan->samples[i].id, plan->samples[i].cluster, side,
+                other_side);
+    }
     return KS_OK;
 }
 
@@ -459,9 +465,9 @@ ks_status ks_versus_compute(const ks_plan *plan, const ks_results *a, const ks_r
     if (st == KS_OK)
         st = ks_results_check_plan(b, plan, err);
     if (st == KS_OK)
-        st = paired_launches(a, b, "A (the results)", "B (--versus)", err);
+        st = paired_launches(plan, a, b, "A (the results)", "B (--versus)", err);
     if (st == KS_OK)
-        st = paired_launches(b, a, "B (--versus)", "A (the results)", err);
+        st = paired_launches(plan, b, a, "B (--versus)", "A (the results)", err);
     if (st != KS_OK)
         return st;
     ks_estimate ea, eb;
