@@ -1,5 +1,6 @@
-"""How good methods are on a profile (eval, compare) and the estimate from
-simulated values (estimate)."""
+"""How good methods are on a profile (eval, compare), the estimate from
+simulated values (estimate) and the paired comparison of two configurations
+(versus)."""
 
 import math
 import numbers
