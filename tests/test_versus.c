@@ -16,7 +16,10 @@
  *     totals (1.1223) is not the full runs' (1.0778), and no interval from
  *     alone values claims the full run (ks_interval_claim: "values");
  *   - full-run cycles (every launch's cycles in context, as a whole-program
- *     simulation gives them): the truth is the full runs' ratio.
+ *     simulation gives them): the truth is the full runs' ratio;
+ *   - the values of two recorded warm-up runs of every launch on both
+ *     configurations (tests/data/accelsim-warmup: --warmup state and
+ *     since-same:8): the truth is the ratio of those values' sums.
  * Both directions (RTX 3070 over QV100 and the inverse).  The interval of
  * the ratio must cover the truth in >= 90 % of the plans, and be far
  * narrower than the totals' own: what the configurations share cancels.
@@ -320,10 +323,40 @@ static void count(tally *t, double estimate, double lo, double hi, double rel, d
     t->rel_error2 += e * e;
 }
 
+enum { KINDS = 4 };
+
+/* Column gpu_sim_cycle of a recorded run (id,gpu_sim_cycle,run_cycles). */
+static int read_values(const char *path, double *out)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[256];
+    for (size_t i = 0; i < LAUNCHES; i++)
+        out[i] = NAN;
+    if (!fgets(line, sizeof line, f) || strncmp(line, "id,gpu_sim_cycle,", 17) != 0) {
+        fclose(f);
+        return -1;
+    }
+    while (fgets(line, sizeof line, f)) {
+        char *end;
+        unsigned long id = strtoul(line, &end, 10);
+        if (*end == ',' && id < LAUNCHES)
+            out[id] = strtod(end + 1, NULL);
+    }
+    fclose(f);
+    for (size_t i = 0; i < LAUNCHES; i++)
+        if (isnan(out[i]))
+            return -1;
+    return 0;
+}
+
 /* The recorded values of both configurations, per launch, and their sums. */
 typedef struct accelsim {
-    double alone[2][LAUNCHES], full[2][LAUNCHES];
-    double sum[2][2]; /* [alone, full][config] */
+    /* [kind][config][launch]: alone, full run, and the values of
+     * tests/data/accelsim-warmup's warm-up runs */
+    double v[KINDS][2][LAUNCHES];
+    double sum[KINDS][2];
     char kernel[LAUNCHES][64];
 } accelsim;
 
@@ -334,7 +367,8 @@ static int score_profile(const ks_profile *p, const char *profile, const accelsi
 {
     int fails = 0;
     static const char *const designs[] = {"root (default)", "root --replicate 0.2"};
-    static const char *const kinds[] = {"alone", "full run"};
+    static const char *const kinds[KINDS] = {"alone", "full run", "warmup state",
+                                             "warmup since-same:8"};
     ks_error err;
     for (int d = 0; d < 2; d++) {
         ks_params pa;
@@ -346,7 +380,7 @@ static int score_profile(const ks_profile *p, const char *profile, const accelsi
         ks_fitted *fit;
         assert_int_equal(ks_fit(p, &pa, &fit, &err), KS_OK);
         /* [kind][direction]: ratio, A's total, B's total */
-        static tally ratio[2][2], ta[2][2], tb[2][2];
+        static tally ratio[KINDS][2], ta[KINDS][2], tb[KINDS][2];
         memset(ratio, 0, sizeof ratio);
         memset(ta, 0, sizeof ta);
         memset(tb, 0, sizeof tb);
@@ -359,12 +393,11 @@ static int score_profile(const ks_profile *p, const char *profile, const accelsi
             size_t n = plan.sample_count;
             double *va = malloc(n * sizeof *va), *vb = malloc(n * sizeof *vb);
             assert_non_null(x);
-            for (int k = 0; k < 2; k++)
+            for (int k = 0; k < KINDS; k++)
                 for (int dir = 0; dir < 2; dir++) {
                     /* dir 0: RTX 3070 (B) over QV100 (A); 1: the inverse */
                     int ca = dir, cb = 1 - dir;
-                    const double *ya = k ? as->full[ca] : as->alone[ca];
-                    const double *yb = k ? as->full[cb] : as->alone[cb];
+                    const double *ya = as->v[k][ca], *yb = as->v[k][cb];
                     for (size_t i = 0; i < n; i++) {
                         va[i] = ya[plan.samples[i].id];
                         vb[i] = yb[plan.samples[i].id];
@@ -388,7 +421,7 @@ static int score_profile(const ks_profile *p, const char *profile, const accelsi
             ks_plan_free(&plan);
         }
         ks_fitted_free(fit);
-        for (int k = 0; k < 2; k++)
+        for (int k = 0; k < KINDS; k++)
             for (int dir = 0; dir < 2; dir++) {
                 tally *r = &ratio[k][dir], *a = &ta[k][dir], *b = &tb[k][dir];
                 double cover = r->covered / r->intervals, half = r->half / r->intervals;
@@ -436,16 +469,23 @@ static void test_accelsim_configurations(void **state)
     static char kernel_r[LAUNCHES][64];
     static const char *const configs[] = {"SM7_QV100", "SM86_RTX3070"};
     for (int c = 0; c < 2; c++) {
-        assert_int_equal(read_per_launch(per_launch, configs[c], "alone_cycles", as.alone[c],
+        assert_int_equal(read_per_launch(per_launch, configs[c], "alone_cycles", as.v[0][c],
                                          c ? kernel_r : as.kernel),
                          0);
-        assert_int_equal(read_per_launch(per_launch, configs[c], "full_run_cycles", as.full[c],
+        assert_int_equal(read_per_launch(per_launch, configs[c], "full_run_cycles", as.v[1][c],
                                          c ? kernel_r : as.kernel),
                          0);
-        as.sum[0][c] = as.sum[1][c] = 0;
-        for (size_t i = 0; i < LAUNCHES; i++) {
-            as.sum[0][c] += as.alone[c][i];
-            as.sum[1][c] += as.full[c][i];
+        static const char *const warm[] = {"state", "since-same_8"};
+        for (int w = 0; w < 2; w++) {
+            char file[1200];
+            snprintf(file, sizeof file, "%s/accelsim-warmup/%s_%s.csv", KS_TEST_DATA,
+                     configs[c], warm[w]);
+            assert_int_equal(read_values(file, as.v[2 + w][c]), 0);
+        }
+        for (int k = 0; k < KINDS; k++) {
+            as.sum[k][c] = 0;
+            for (size_t i = 0; i < LAUNCHES; i++)
+                as.sum[k][c] += as.v[k][c][i];
         }
     }
     ks_read_options ro;
@@ -471,7 +511,7 @@ static void test_accelsim_configurations(void **state)
     FILE *f = fopen(in_dir("qv100.csv"), "w");
     fprintf(f, "name,duration_ns\n");
     for (size_t i = 0; i < LAUNCHES; i++)
-        fprintf(f, "%s,%.0f\n", as.kernel[i], as.full[0][i]);
+        fprintf(f, "%s,%.0f\n", as.kernel[i], as.v[1][0][i]);
     fclose(f);
     assert_int_equal(ks_profile_read(in_dir("qv100.csv"), &ro, &p, &err), KS_OK);
     score_profile(p, "QV100 full-run cycles", &as, false);
