@@ -1,6 +1,7 @@
 /* cmd_estimate.c - `ksample estimate`: whole-workload metrics from the
  * simulated samples, each with a confidence interval. */
 #include "cli_results.h"
+#include "cli_versus.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,7 +11,7 @@
 
 static void help(void)
 {
-    printf("usage: ksample estimate [options] PLAN RESULTS...\n\n"
+    printf("usage: ksample estimate [options] PLAN RESULTS... [--versus RESULTS]...\n\n"
            "Estimates the program's total of each per-launch count the simulator reported\n"
            "for every sampled launch (sum of weight x value), with a confidence interval\n"
            "from the spread of the simulated values inside each cluster (stratified\n"
@@ -63,6 +64,7 @@ static void help(void)
            "                     the program: the intervals are of its total), none (alone,\n"
            "                     cold) or a run --warmup mode (the intervals are of those\n"
            "                     values' total, whose warm-up bias they do not contain)\n"
+           CLI_VERSUS_HELP
            CLI_RESULTS_HELP
            "  -h, --help         this text\n");
 }
@@ -379,6 +381,8 @@ typedef struct estimate_run {
     bool run_folder;
     int estimator, fit;     /* -1: not given */
     const char *auxiliary;  /* NULL: duration */
+    cli_versus *versus;     /* --versus: B's results (count 0: none) */
+    int a_count;            /* RESULTS (A's) */
 } estimate_run;
 
 static void csv_field(const char *s)
@@ -463,6 +467,15 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
     const estimate_run *a = ctx;
     if (a->values)
         return print_values(r);
+    if (a->versus->count) { /* B over A, plain totals (cli_versus.c) */
+        const char *warmup = warmup_of(r);
+        if (strcmp(warmup, "unknown") == 0 && a->cr->read.uid_mode == KS_UID_BASE)
+            warmup = "context";
+        a->eo->single = a->cr->single;
+        a->eo->estimator = KS_ESTIMATOR_PLAIN;
+        return cli_versus_run(a->versus, a->cr, a->plan_path, plan, r, a->a_count, a->eo,
+                              warmup, a->json);
+    }
     ks_error err;
     ks_error_clear(&err);
     a->eo->single = a->cr->single;
@@ -524,7 +537,7 @@ int cmd_estimate(int argc, char **argv)
         {"ratio", required_argument, NULL, 'r'},   {"epsilon", required_argument, NULL, 'e'},
         {"pilot", required_argument, NULL, 'p'},   {"warmup", required_argument, NULL, 'w'},
         {"values", no_argument, NULL, 'v'},        {"metrics", required_argument, NULL, 'a'},
-        CLI_ESTIMATOR_LONG_OPTIONS,
+        CLI_ESTIMATOR_LONG_OPTIONS,                CLI_VERSUS_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},          CLI_RESULTS_LONG_OPTIONS,
         {NULL, 0, NULL, 0}};
     cli_results cr;
@@ -536,6 +549,7 @@ int cmd_estimate(int argc, char **argv)
     bool json = false, values = false;
     const char *pilot = NULL, *auxiliary = NULL;
     int estimator = -1, fit = -1;
+    cli_versus versus = {0};
     ks_warmup warmup;
     char warmup_text[32] = "";
     cli_loop l = {.cmd = "estimate", .longopts = longopts, .help = help, .json = &json,
@@ -562,6 +576,9 @@ int cmd_estimate(int argc, char **argv)
         case 'v':
             values = true;
             break;
+        case 'V' + 256:
+            rc = cli_versus_add(&versus, optarg);
+            break;
         case 'w': {
             ks_error werr;
             ks_error_clear(&werr);
@@ -587,6 +604,12 @@ int cmd_estimate(int argc, char **argv)
         rc = l.exit ? l.exit : -1; /* -1: --help, nothing to run */
     if (rc == 0 && argc - optind < 2)
         rc = cli_usage_error("estimate", "expected a plan and at least one results file");
+    if (rc == 0 && versus.count && (pilot || values || estimator >= 0))
+        rc = cli_usage_error("estimate", "--versus compares the plain totals of two "
+                                         "configurations: not with %s",
+                             pilot ? "--pilot" : values ? "--values" : "--estimator");
+    if (rc == 0 && versus.count)
+        rc = cli_versus_split_maps(&versus, &cr, argc - optind - 1);
     eo.metrics = metrics;
     eo.ratios = ratios;
     if (json)
@@ -602,7 +625,7 @@ int cmd_estimate(int argc, char **argv)
         rc = cli_with_plan_results(
             &cr, argv[optind], argv + optind + 1, argc - optind - 1, estimate_with,
             &(estimate_run){&cr, &eo, json, values, argv[optind], pilot, run_folder, estimator,
-                            fit, auxiliary});
+                            fit, auxiliary, &versus, argc - optind - 1});
     free(metrics);
     free(ratios);
     return rc < 0 ? 0 : rc;

@@ -2184,6 +2184,66 @@ ks_status ks_gcl_corpus_embed(ks_gcl_corpus *c, const ks_gcl_model *m, double *e
 ks_status ks_gcl_corpus_select(ks_gcl_corpus *c, const ks_gcl_model *m, const ks_gcl_options *o,
                                ks_gcl_selection *out, ks_error *err);
 
+/* ------------------------------------ paired comparisons (estimate --versus) */
+
+/* B's total over A's of one quantity, both measured at the same launches of
+ * one plan (the same sampled launches simulated on two configurations):
+ * the ratio estimator of two stratified totals, R = Y_B / Y_A (Cochran,
+ * Sampling Techniques, 3rd ed., 6.11 and 5A.15), whose variance is the
+ * stratified variance of the linearised residuals d_i = y_Bi - R y_Ai in
+ * the plan's strata over Y_A^2: the one variance model (finite-population
+ * correction, the rule for one-sample strata that residuals follow) with t
+ * at its degrees of freedom, at the plan's confidence.  What the two
+ * configurations have in common (which launches are slow) cancels in d, so
+ * the ratio is measured far more tightly than either total (Luo and John,
+ * IEEE Computer Architecture Letters 2004).  For a rate of two totals the
+ * ratio of rates (N_B / D_B) / (N_A / D_A), linearised the same way. */
+typedef struct ks_versus_row {
+    char name[160];
+    int is_rate;          /* a ratio of rates, not of totals */
+    int kind;             /* ks_stat_kind of the metric (KS_STAT_RATE for rates) */
+    int shown;            /* one of the rows estimate prints by default */
+    double estimate_a, estimate_b;           /* each side's estimated total (rate) */
+    double rel_halfwidth_a, rel_halfwidth_b; /* each side's own interval, relative
+                                              * (NAN where it has none) */
+    double ratio, variance, df; /* B / A, the variance of the ratio, its degrees
+                                 * of freedom (INFINITY: the normal quantile) */
+    double ci_low, ci_high, rel_halfwidth; /* NAN when there is no interval */
+    int bound_met;        /* rel_halfwidth within the bound: 1, 0, -1 (no bound or
+                           * no interval) */
+    size_t single_strata; /* one-sample strata of the residuals */
+    size_t unmeasured;    /* strata whose spread nothing measures */
+    int claim;            /* ks_claim: the weaker of the two sides' */
+    char claim_why[320];  /* why, when not KS_CLAIM_FULL_RUN */
+} ks_versus_row;
+
+typedef struct ks_versus {
+    size_t count;
+    ks_versus_row *rows;
+    size_t launches;  /* sampled launches paired */
+    size_t one_side;  /* metrics estimated on one side only, left out */
+    size_t zero_a;    /* metrics whose total (or rate's parts) on A is 0: no ratio */
+    double bound;     /* the bound checked (0: none) */
+} ks_versus;
+
+/* B over A from values at the plan's samples, a[i] and b[i] of sample i
+ * (x: the profile's values at the samples, NULL when not known: only for
+ * the totals' own intervals, which the calibrated model measures against
+ * it); the claim is the plan's (as for values of a full run) or none where
+ * some stratum's spread is unmeasured. */
+ks_status ks_plan_versus(const ks_plan *plan, const double *a, const double *b, const double *x,
+                         ks_single_mode single, ks_versus_row *out, ks_error *err);
+/* Every metric ks_estimate_compute(plan, a, opt) estimates that b has too
+ * (opt: the metrics, ratios, the one-sample rule, the bound, the profile;
+ * the plain estimator only, no pilot), each B over A.  opt->warmup is A's,
+ * warmup_b B's (NULL: "context").  A sampled launch with results on one side only
+ * is refused (KS_ERR_FORMAT naming it and where it was read); launches the
+ * plan did not sample are left out, as estimate leaves them. */
+ks_status ks_versus_compute(const ks_plan *plan, const ks_results *a, const ks_results *b,
+                            const ks_estimate_options *opt, const char *warmup_b,
+                            ks_versus *out, ks_error *err);
+void ks_versus_free(ks_versus *v);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -7,6 +7,7 @@
     plan.to_json("plan.json")                   # the bytes `ksample sample` writes
     ksample.eval(profile, ["root", "random"])   # a DataFrame
     ksample.estimate(plan, {"gpu_sim_cycle": cycles})   # with its interval
+    ksample.versus(plan, cycles_a, cycles_b)    # B over A, paired, with its interval
 
 The package is a thin layer over the C library (libksample.so, through
 cffi's ABI mode over lib/ksample.h): every computation, check and message is
@@ -18,13 +19,13 @@ ksample.methods().
 from ._native import HEADER_VERSION, LIBRARY_PATH, Error
 from ._params import defaults as _defaults
 from ._params import methods
-from .evaluate import Estimate, compare, estimate, eval
+from .evaluate import Estimate, Versus, compare, estimate, eval, versus
 from .plan import Plan, load_plan, sample
 from .profile import Profile, formats, read
 
 __version__ = HEADER_VERSION
-__all__ = ["Error", "Estimate", "Plan", "Profile", "compare", "estimate", "eval", "formats",
-           "load_plan", "methods", "read", "sample"]
+__all__ = ["Error", "Estimate", "Plan", "Profile", "Versus", "compare", "estimate", "eval",
+           "formats", "load_plan", "methods", "read", "sample", "versus"]
 
 
 def _describe_sample():

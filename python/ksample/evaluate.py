@@ -1,5 +1,6 @@
-"""How good methods are on a profile (eval, compare) and the estimate from
-simulated values (estimate)."""
+"""How good methods are on a profile (eval, compare), the estimate from
+simulated values (estimate) and the paired comparison of two configurations
+(versus)."""
 
 import math
 import numbers
@@ -377,4 +378,137 @@ def estimate(plan, values, *, epsilon=None, single="plan", ratios=(), warmup=Non
                 variance_beyond_profile=beyond)
     finally:
         lib.ks_estimate_free(e)
+    return out if several else out["value"]
+
+
+@dataclass
+class Versus:
+    """One metric compared between two configurations simulated at the same
+    sampled launches: B's total over A's (or B's rate over A's) with its
+    interval at the plan's confidence, as `ksample estimate A --versus B
+    --json` reports it."""
+
+    metric: str
+    ratio: float
+    ci_low: float
+    ci_high: float
+    rel_halfwidth: float
+    variance: float
+    df: float  # of the variance (inf: the normal quantile)
+    estimate_a: float  # A's estimated total (rate)
+    estimate_b: float
+    rel_halfwidth_a: float  # each total's own interval, relative (nan: none)
+    rel_halfwidth_b: float
+    bound_met: object  # True, False, or None (no bound, or no interval)
+    rate: bool  # a ratio of rates (ipc), not of totals
+    single_sample_strata: int
+    # "full run", "values" or "none", as estimate's, the weaker of the two
+    # sides' (values simulated alone: the ratio of the alone totals)
+    interval: str = "full run"
+    interval_note: str = ""
+
+    to_dict = asdict
+
+
+def _results_of(plan, metrics):
+    """A ks_results of {metric: values} (as estimate() takes them)."""
+    err = new_error()
+    results = ffi.new("ks_results *")
+    lib.ks_results_init(results)
+    results = ffi.gc(results, lib.ks_results_free)
+    for name, v in metrics.items():
+        ids, vals = _ids_values(plan, v)
+        check(lib.ks_results_add(results, b"values", c_bytes(name, "metric"),
+                                 ffi.from_buffer("uint64_t[]", ids),
+                                 ffi.from_buffer("double[]", vals), len(ids), err), err)
+    return results
+
+
+def versus(plan, values_a, values_b, *, epsilon=None, single="plan", ratios=(), warmup=None,
+           warmup_b=None, profile=None):
+    """A paired comparison, as `ksample estimate PLAN A --versus B`: B's total
+    over A's from the same sampled launches simulated on two configurations
+    (the ratio estimator of two stratified totals, its variance that of each
+    launch's y_B - R y_A in the plan's clusters: far tighter than either
+    total, since what the configurations share cancels).
+
+    values_a, values_b: as estimate() takes values (one metric, or a dict
+    {metric: values}; the rates whose parts are there, ipc = gpu_sim_insn /
+    gpu_sim_cycle, and each of ratios "NAME=NUM/DEN" compare as B's rate over
+    A's); both must have the same launches.  warmup, warmup_b: how each side
+    was simulated, as estimate() takes it (warmup_b None: as warmup).
+    Returns a Versus, or {metric: Versus} for a dict of metrics."""
+    require(plan, Plan, "plan")
+    if profile is not None:
+        require(profile, Profile, "profile")
+        if profile._p.n != plan.population:
+            raise usage_error("profile: %d launches, the plan's %d: not the plan's profile"
+                              % (profile._p.n, plan.population))
+    several = isinstance(values_a, Mapping) and values_a and \
+        all(isinstance(k, str) for k in values_a.keys())
+    several_b = isinstance(values_b, Mapping) and values_b and \
+        all(isinstance(k, str) for k in values_b.keys())
+    if several != several_b:
+        raise usage_error("values_a and values_b: both one metric, or both {metric: values}")
+    metrics_a = values_a if several else {"value": values_a}
+    metrics_b = values_b if several else {"value": values_b}
+    text_a = _warmup_text(warmup)
+    text_b = _warmup_text(warmup if warmup_b is None else warmup_b)
+    results_a = _results_of(plan, metrics_a)
+    results_b = _results_of(plan, metrics_b)
+    opt = ffi.new("ks_estimate_options *")
+    lib.ks_estimate_options_init(opt)
+    modes = {"plan": lib.KS_SINGLE_PLAN, "calibrate": lib.KS_SINGLE_CALIBRATE,
+             "collapse": lib.KS_SINGLE_COLLAPSE, "profile-cv": lib.KS_SINGLE_PROFILE_CV}
+    if single not in modes:
+        raise usage_error("single is plan, calibrate, collapse or profile-cv, got %r" % (single,))
+    opt.single = modes[single]
+    if epsilon is not None:
+        if not 0 < epsilon < 1:
+            raise usage_error("epsilon must be in (0, 1), got %r" % (epsilon,))
+        opt.epsilon = epsilon
+    keep = [ffi.new("char[]", c_bytes(r, "ratio")) for r in ratios]
+    ratio_array = ffi.new("const char *[]", keep) if keep else ffi.NULL
+    if keep:
+        opt.ratios = ratio_array
+        opt.ratio_count = len(keep)
+    # A's metrics named (as estimate() names them), with the derived rates
+    names = list(metrics_a)
+    shown = lib.ks_stat_shown()
+    i = 0
+    while shown[i] != ffi.NULL:
+        name = text(shown[i])
+        info = lib.ks_stat_info_of(shown[i])
+        i += 1
+        if (info.kind == lib.KS_STAT_RATE and info.numerator != ffi.NULL and
+                info.denominator != ffi.NULL and name not in metrics_a and
+                text(info.numerator) in metrics_a and text(info.denominator) in metrics_a):
+            names.append(name)
+    keep_names = [ffi.new("char[]", n.encode()) for n in names]
+    name_array = ffi.new("const char *[]", keep_names)
+    opt.metrics = name_array
+    opt.metric_count = len(keep_names)
+    keep_a = ffi.new("char[]", text_a.encode())
+    keep_b = ffi.new("char[]", text_b.encode())
+    opt.warmup = keep_a
+    if profile is not None:
+        opt.profile = profile._p
+    v = ffi.new("ks_versus *")
+    err = new_error()
+    check(lib.ks_versus_compute(plan._p, results_a, results_b, opt, keep_b, v, err), err)
+    claims = {lib.KS_CLAIM_FULL_RUN: "full run", lib.KS_CLAIM_VALUES: "values"}
+    try:
+        out = {}
+        for k in range(v.count):
+            r = v.rows[k]
+            interval = claims.get(r.claim, "none")
+            out[text(r.name)] = Versus(
+                text(r.name), r.ratio, r.ci_low, r.ci_high, r.rel_halfwidth, r.variance,
+                r.df if math.isfinite(r.df) else math.inf, r.estimate_a, r.estimate_b,
+                r.rel_halfwidth_a, r.rel_halfwidth_b,
+                None if r.bound_met < 0 else bool(r.bound_met), bool(r.is_rate),
+                int(r.single_strata), interval=interval,
+                interval_note="" if interval == "full run" else text(r.claim_why))
+    finally:
+        lib.ks_versus_free(v)
     return out if several else out["value"]
