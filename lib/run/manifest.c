@@ -426,10 +426,11 @@ ks_status ks_run_manifest_compare(const ks_run_manifest *old, const ks_run_manif
                             "profile (XXH3-128 %s, this plan's %s): %s",
                             old->plan ? old->plan : "?", old->profile_xxh128,
                             now->profile_xxh128, advice(true));
-    const char *const what[] = {"--traces", "the simulator",
-                                "the simulator command (and warm-state options)", "--warmup"};
-    const char *const a[] = {old->traces, old->simulator, old->command, old->warmup};
-    const char *const b[] = {now->traces, now->simulator, now->command, now->warmup};
+    /* the warm-up before the command, which holds the warm-state options */
+    const char *const what[] = {"--traces", "the simulator", "--warmup",
+                                "the simulator command (and warm-state options)"};
+    const char *const a[] = {old->traces, old->simulator, old->warmup, old->command};
+    const char *const b[] = {now->traces, now->simulator, now->warmup, now->command};
     for (size_t i = 0; i < 4; i++)
         if (a[i] && b[i] && strcmp(a[i], b[i]) != 0)
             return differs(path, what[i], a[i], b[i], reuse, err);
