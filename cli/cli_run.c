@@ -211,6 +211,19 @@ static long job_dir_number(const char *dir)
     return n;
 }
 
+/* A path the manifest records (absolute) as the user would type it from
+ * here: relative below the working folder, else as it is. */
+static const char *as_typed(const char *path, char *buf, size_t size)
+{
+    char cwd[PATH_MAX];
+    size_t n;
+    if (!getcwd(cwd, sizeof cwd) || (n = strlen(cwd)) == 0 || strncmp(path, cwd, n) != 0 ||
+        path[n] != '/' || !path[n + 1])
+        return path;
+    snprintf(buf, size, "%s", path + n + 1);
+    return buf;
+}
+
 typedef struct launch_block {
     uint64_t id;        /* the sampled launch (plan id) */
     size_t first, end;  /* its entries: warm-ups, state, then itself */
@@ -249,6 +262,7 @@ static int layout(run_state *s, const char *manifest, const char *plan_name)
     qsort(sorted, n, sizeof *sorted, by_id);
     ks_error err;
     ks_error_clear(&err);
+    char typed[PATH_MAX];
     size_t used = 0;
     long highest = -1;
     int rc = 0;
@@ -276,7 +290,8 @@ static int layout(run_state *s, const char *manifest, const char *plan_name)
                                  "(%s) is not in %s: that is not a plan refined from it (a "
                                  "refined plan keeps every launch of its parent), so these "
                                  "jobs cannot be reused; give a new folder (-o NEW)",
-                                 old->plan, (unsigned long long)job->ids[k], job->dir,
+                                 as_typed(old->plan, typed, sizeof typed),
+                                 (unsigned long long)job->ids[k], job->dir,
                                  plan_name);
             } else if (hit->taken) {
                 rc = fail_at(&err, KS_ERR_FORMAT, manifest,
@@ -332,12 +347,14 @@ int cli_run_reuse_layout(run_state *s, const run_args *a, const char *manifest,
     bool other = strcmp(old->plan_xxh128, digest) != 0;
     if (!other && old->earlier_count == 0)
         return 0; /* a rerun of the plan the folder was made for */
+    char typed[PATH_MAX];
     if (other && ks_run_manifest_plan_kind(old, digest) == 2)
         return fail_at(&err, KS_ERR_USAGE, manifest,
                            "this run folder was run for %s before, then for %s, which "
                            "reused its jobs: 'ksample estimate %s %s' reads them, nothing is "
                            "left to run; give a new folder (-o NEW) to simulate it again",
-                           a->plan, old->plan, a->plan, a->rundir);
+                           a->plan, as_typed(old->plan, typed, sizeof typed), a->plan,
+                           a->rundir);
     /* the plans this folder was run for, oldest first (paths are old's) */
     size_t count = old->earlier_count + (other ? 1 : 0);
     s->manifest.earlier = calloc(count, sizeof *s->manifest.earlier);
@@ -388,12 +405,13 @@ void cli_run_say_reuse(const run_state *s, const run_args *a, const char *digest
         else
             again += launches;
     }
-    char rest[96] = "";
+    char rest[96] = "", typed[PATH_MAX];
     if (again)
         snprintf(rest, sizeof rest, " (and %zu of its launches not done yet)", again);
     fprintf(stderr,
             "ksample: run: reusing %zu launch%s simulated for %s; %zu new to simulate%s\n",
-            reused, reused == 1 ? "" : "es", s->previous.plan, fresh, rest);
+            reused, reused == 1 ? "" : "es", as_typed(s->previous.plan, typed, sizeof typed),
+            fresh, rest);
 }
 
 /* Links every file of the configuration folders into the job folder: a

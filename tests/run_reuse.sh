@@ -64,7 +64,7 @@ rm -f "$COUNT"
 expect 0 "$KS" run plan2.json --traces syn --simulator "$SIM" --sim-config gpu.config -o run
 new=$((n2 - n1))
 [ "$(simulated)" = "$new" ] && ok || bad "the refined plan's run simulated $(simulated) launches, not the $new new ones"
-grep -q "reusing $n1 launches simulated for $T/plan.json; $new new to simulate" "$T/err" && ok ||
+grep -q "reusing $n1 launches simulated for plan.json; $new new to simulate" "$T/err" && ok ||
     bad "the run does not say what it reuses: $(cat "$T/err")"
 grep -q "$n2 jobs (warm-up state:kernel), $new done now, $n1 done before, 0 failed" "$T/err" && ok ||
     bad "the run's summary: $(cat "$T/err")"
