@@ -224,6 +224,21 @@ static const char *as_typed(const char *path, char *buf, size_t size)
     return buf;
 }
 
+static bool plan_has(const ks_plan *plan, uint64_t id)
+{
+    size_t lo = 0, hi = plan->sample_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (plan->samples[mid].id == id)
+            return true;
+        if (plan->samples[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
 typedef struct launch_block {
     uint64_t id;        /* the sampled launch (plan id) */
     size_t first, end;  /* its entries: warm-ups, state, then itself */
@@ -347,14 +362,31 @@ int cli_run_reuse_layout(run_state *s, const run_args *a, const char *manifest,
     bool other = strcmp(old->plan_xxh128, digest) != 0;
     if (!other && old->earlier_count == 0)
         return 0; /* a rerun of the plan the folder was made for */
-    char typed[PATH_MAX];
-    if (other && ks_run_manifest_plan_kind(old, digest) == 2)
-        return fail_at(&err, KS_ERR_USAGE, manifest,
-                           "this run folder was run for %s before, then for %s, which "
-                           "reused its jobs: 'ksample estimate %s %s' reads them, nothing is "
-                           "left to run; give a new folder (-o NEW) to simulate it again",
-                           a->plan, as_typed(old->plan, typed, sizeof typed), a->plan,
-                           a->rundir);
+    if (other && ks_run_manifest_plan_kind(old, digest) == 2) {
+        /* a plan the folder was run for before a refined plan reused its
+         * jobs: compared as a rerun with those jobs alone, and never
+         * written (the manifest stays the refined plan's) */
+        s->earlier_only = true;
+        size_t kept = 0;
+        for (size_t j = 0; j < s->previous.job_count; j++) {
+            ks_run_manifest_job *job = &s->previous.jobs[j];
+            bool mine = true;
+            for (size_t k = 0; k < job->id_count && mine; k++)
+                if (!job->measured || job->measured[k] == 1)
+                    mine = plan_has(&s->plan, job->ids[k]);
+            if (mine) {
+                s->previous.jobs[kept++] = *job;
+            } else {
+                free(job->dir);
+                free(job->ids);
+                free(job->measured);
+                free(job->launches);
+            }
+        }
+        s->previous.job_count = kept;
+        memcpy(s->previous.plan_xxh128, digest, sizeof s->previous.plan_xxh128);
+        return layout(s, manifest, a->plan);
+    }
     /* the plans this folder was run for, oldest first (paths are old's) */
     size_t count = old->earlier_count + (other ? 1 : 0);
     s->manifest.earlier = calloc(count, sizeof *s->manifest.earlier);
@@ -800,6 +832,35 @@ void cli_run_remove_made(const char *rundir, bool made)
 {
     if (made)
         nftw(rundir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int cli_run_earlier_done(const run_state *s, const run_args *a)
+{
+    size_t pending = 0;
+    for (size_t j = 0; j < s->job_count; j++) {
+        ks_job_state state;
+        int code;
+        ks_error ignored;
+        if (ks_run_job_state(a->rundir, s->dirs[j], &state, &code, &ignored) != KS_OK ||
+            state != KS_JOB_DONE)
+            pending++;
+    }
+    char typed[PATH_MAX];
+    const char *later = as_typed(s->previous.plan, typed, sizeof typed);
+    if (pending)
+        return cli_usage_error("run",
+                               "%s: %zu of the %zu jobs of %s in this folder are not done, "
+                               "and the folder is now %s's (refined from it, it reused "
+                               "them): 'ksample run %s ... -o %s' runs them, or give a new "
+                               "folder (-o NEW)",
+                               a->rundir, pending, s->job_count, a->plan, later, later,
+                               a->rundir);
+    fprintf(stderr,
+            "ksample: run %s: every launch of %s is done here (%zu job%s, reused since by "
+            "%s): nothing to run; 'ksample estimate %s %s' reads them\n",
+            a->rundir, a->plan, s->job_count, s->job_count == 1 ? "" : "s", later, a->plan,
+            a->rundir);
+    return 0;
 }
 
 int cli_run_report_failures(const run_args *a, const run_state *s)

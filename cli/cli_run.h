@@ -48,6 +48,9 @@ typedef struct run_state {
     size_t *reused_first;   /* reused job j: entries [reused_first[j], reused_first[j + 1]) */
     size_t next_dir;        /* the first number free for a new job's folder */
     size_t dir_cursor;      /* the next one, as the jobs are described */
+    /* this plan is one of previous's earlier plans (a refined plan reused
+     * its jobs since): previous holds its jobs alone, and nothing is written */
+    bool earlier_only;
 } run_state;
 
 /* mkdir, an existing folder accepted; a message and KS_ERR_IO otherwise */
@@ -72,6 +75,9 @@ int cli_run_split_jobs(run_state *s, uint64_t batch);
  * this plan lacks.  digest: this plan's XXH3-128. */
 int cli_run_reuse_layout(run_state *s, const run_args *a, const char *manifest,
                          const char *digest);
+/* earlier_only: when every job of this plan is done, says so (0: nothing to
+ * run); else refuses, naming the plan that reused them. */
+int cli_run_earlier_done(const run_state *s, const run_args *a);
 /* What a refined plan's run reuses, on stderr (nothing for another run). */
 void cli_run_say_reuse(const run_state *s, const run_args *a, const char *digest);
 bool cli_run_file_in_configs(const run_args *a, const char *name);

@@ -278,6 +278,19 @@ static int run(run_args *a)
             rc = cli_fail(&err);
         }
     }
+    if (!rc && s.earlier_only) {
+        /* an earlier plan of the folder: its jobs are there, or its refined
+         * plan's run runs them */
+        rc = cli_run_earlier_done(&s, a);
+        s.manifest.plan = s.manifest.traces = s.manifest.warmup = s.manifest.simulator = NULL;
+        s.manifest.command = s.manifest.traces_fingerprint = s.manifest.config_xxh128 = NULL;
+        s.manifest.profile_xxh128 = NULL;
+        free(plan_abs);
+        free(traces_abs);
+        free(command);
+        cli_run_state_free(&s);
+        return rc;
+    }
     if (!rc)
         cli_run_say_reuse(&s, a, digest);
     /* the manifest first: a run stopped while the jobs are prepared leaves

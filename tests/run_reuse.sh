@@ -91,9 +91,17 @@ rm -f "$COUNT"
 expect 0 "$KS" run plan2.json --traces syn --simulator "$SIM" --sim-config gpu.config -o run -q
 [ "$(simulated)" = 0 ] && ok || bad "a rerun of the refined plan simulated $(simulated) launches"
 msum=$(cksum <run/manifest.json)
-refused 2 "reused its jobs: 'ksample estimate plan.json run' reads them" \
-    "$KS" run plan.json --traces syn --simulator "$SIM" --sim-config gpu.config -o run -q
-[ "$(cksum <run/manifest.json)" = "$msum" ] && ok || bad "a refused run changed the manifest"
+# the parent's run again (the README typed twice): nothing to run, the
+# folder stays the refined plan's; with other options, refused
+expect 0 "$KS" run plan.json --traces syn --simulator "$SIM" --sim-config gpu.config -o run -q
+grep -q "every launch of plan.json is done here ($n1 jobs, reused since by plan2.json): nothing to run" "$T/err" && ok ||
+    bad "the parent's rerun: $(cat "$T/err")"
+refused 2 "was run with --warmup state:kernel, this run has --warmup none" \
+    "$KS" run plan.json --traces syn --simulator "$SIM" --warmup none -o run -q
+[ "$(simulated)" = 0 ] && ok || bad "the parent's rerun simulated $(simulated) launches"
+[ "$(cksum <run/manifest.json)" = "$msum" ] && ok || bad "the parent's rerun changed the manifest"
+expect 0 "$KS" estimate plan2.json run
+cmp -s "$T/out" reused.est && ok || bad "the refined plan's estimate changed after the parent's rerun"
 
 # --- refusals: what makes the parent's values invalid for the child -------
 expect 0 "$KS" run plan.json --traces syn --simulator "$SIM" --sim-config gpu.config -o r2 -q
