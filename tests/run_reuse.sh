@@ -140,4 +140,18 @@ cmp -s "$T/out" r3.est && ok || bad "--batch 2: the reused folder's estimate dif
 refused 2 "was run with --batch 2, this run has --batch 1" \
     "$KS" run plan2.json --traces syn --simulator "$SIM" --warmup none -o r3 -q
 
+# --- a folder whose manifest does not record the plan's profile (made before
+# it was recorded): the plan it names, still that plan, tells it
+for r in r5 r6; do
+    expect 0 "$KS" run plan.json --traces syn --simulator "$SIM" --warmup none -o $r -q
+    sed -i '/"profile_xxh128"/d' $r/manifest.json
+done
+rm -f "$COUNT"
+expect 0 "$KS" run plan2.json --traces syn --simulator "$SIM" --warmup none -o r5 -q
+[ "$(simulated)" = "$new" ] && ok || bad "the folder without a recorded profile: $(simulated) simulated, not $new"
+mv plan.json plan.moved
+refused 2 "does not record the plan's profile" \
+    "$KS" run plan2.json --traces syn --simulator "$SIM" --warmup none -o r6 -q
+mv plan.moved plan.json
+
 summary
