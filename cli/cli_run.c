@@ -286,10 +286,10 @@ static int layout(run_state *s, const char *manifest, const char *plan_name)
         long number = job_dir_number(job->dir);
         if (number < 0) {
             rc = fail_at(&err, KS_ERR_FORMAT, manifest,
-                             "job %zu's folder '%s' is not one 'ksample run' makes "
-                             "(jobs/NNNN): its jobs cannot be reused; give a new folder "
-                             "(-o NEW)",
-                             j, job->dir);
+                         "job %zu's folder '%s' is not one 'ksample run' makes "
+                         "(jobs/NNNN): its jobs cannot be reused; give a new folder "
+                         "(-o NEW)",
+                         j, job->dir);
             break;
         }
         highest = number > highest ? number : highest;
@@ -301,17 +301,17 @@ static int layout(run_state *s, const char *manifest, const char *plan_name)
             launch_block *hit = bsearch(&key, sorted, n, sizeof *sorted, by_id);
             if (!hit) {
                 rc = fail_at(&err, KS_ERR_USAGE, manifest,
-                                 "this run folder holds the jobs of %s, whose launch %llu "
-                                 "(%s) is not in %s: that is not a plan refined from it (a "
-                                 "refined plan keeps every launch of its parent), so these "
-                                 "jobs cannot be reused; give a new folder (-o NEW)",
-                                 as_typed(old->plan, typed, sizeof typed),
-                                 (unsigned long long)job->ids[k], job->dir,
-                                 plan_name);
+                             "this run folder holds the jobs of %s, whose launch %llu "
+                             "(%s) is not in %s: that is not a plan refined from it (a "
+                             "refined plan keeps every launch of its parent), so these "
+                             "jobs cannot be reused; give a new folder (-o NEW)",
+                             as_typed(old->plan, typed, sizeof typed),
+                             (unsigned long long)job->ids[k], job->dir,
+                             plan_name);
             } else if (hit->taken) {
                 rc = fail_at(&err, KS_ERR_FORMAT, manifest,
-                                 "launch %llu is measured by two jobs", 
-                                 (unsigned long long)job->ids[k]);
+                             "launch %llu is measured by two jobs",
+                             (unsigned long long)job->ids[k]);
             } else {
                 hit->taken = true;
                 memcpy(out + used, s->entries + hit->first,
@@ -572,7 +572,7 @@ int cli_run_describe_job(run_state *s, const run_args *a, size_t j)
     char rel[64];
     if (j < s->reused) {
         snprintf(rel, sizeof rel, "%s", s->previous.jobs[j].dir);
-    } else if (s->has_previous && s->manifest.earlier_count) {
+    } else if (s->reused_first) {
         /* a new job of a folder run before: a number no folder has (not
          * even one the manifest forgot, whose status would say "done") */
         char path[PATH_MAX + 64];
