@@ -74,6 +74,7 @@ grep -q "$n2 jobs (warm-up state:kernel), $new done now, $n1 done before, 0 fail
 grep -q '"earlier_plans"' run/manifest.json && ok || bad "the manifest names no earlier plan"
 expect 0 "$KS" status run
 grep -q "^run: $n2 jobs: $n2 done" "$T/out" && ok || bad "status: $(cat "$T/out")"
+grep -q "^plan: $T/plan2.json, reusing the jobs of $T/plan.json" "$T/out" && ok || bad "status names no earlier plan: $(cat "$T/out")"
 
 # its estimate is a fresh run's of the refined plan
 expect 0 "$KS" estimate plan2.json run
