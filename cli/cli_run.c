@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,35 +81,44 @@ int cli_run_make_dir(const char *path)
  * warm-up's or another batch's.  With no job done there is nothing to mix:
  * every job starts afresh. */
 ks_status cli_run_compare_previous(const char *rundir, const char *manifest,
-                                   const ks_run_manifest *now, ks_error *err)
+                                   const ks_run_manifest *before, const ks_run_manifest *now,
+                                   ks_error *err)
 {
     struct stat sb;
-    if (stat(manifest, &sb) != 0)
-        return KS_OK;
-    ks_run_manifest old;
-    if (ks_run_manifest_read(manifest, &old, err) != KS_OK)
-        return err->status;
+    ks_run_manifest read;
+    const ks_run_manifest *old = before;
+    if (!old) {
+        if (stat(manifest, &sb) != 0)
+            return KS_OK;
+        if (ks_run_manifest_read(manifest, &read, err) != KS_OK)
+            return err->status;
+        old = &read;
+    }
     size_t done = 0;
-    for (size_t j = 0; j < old.job_count; j++) {
+    for (size_t j = 0; j < old->job_count; j++) {
         ks_job_state state;
         int code;
-        if (ks_run_job_state(rundir, old.jobs[j].dir, &state, &code, err) == KS_OK &&
+        if (ks_run_job_state(rundir, old->jobs[j].dir, &state, &code, err) == KS_OK &&
             state == KS_JOB_DONE)
             done++;
     }
     ks_error_clear(err);
     ks_status st = KS_OK;
-    if (strcmp(old.plan_xxh128, now->plan_xxh128) != 0 || done > 0)
-        st = ks_run_manifest_compare(&old, now, manifest, err);
-    ks_run_manifest_free(&old);
+    if (strcmp(old->plan_xxh128, now->plan_xxh128) != 0 || done > 0)
+        st = ks_run_manifest_compare(old, now, manifest, err);
+    if (!before)
+        ks_run_manifest_free(&read);
     return st;
 }
 
-int cli_run_check_previous(const char *rundir, const char *manifest, const ks_run_manifest *now)
+int cli_run_check_previous(const char *rundir, const char *manifest,
+                           const ks_run_manifest *before, const ks_run_manifest *now)
 {
     ks_error err;
     ks_error_clear(&err);
-    return cli_run_compare_previous(rundir, manifest, now, &err) == KS_OK ? 0 : cli_fail(&err);
+    return cli_run_compare_previous(rundir, manifest, before, now, &err) == KS_OK
+               ? 0
+               : cli_fail(&err);
 }
 
 
@@ -139,6 +149,12 @@ void cli_run_state_free(run_state *s)
 {
     cli_run_forget_jobs(s);
     free(s->entries);
+    free(s->reused_first);
+    free(s->manifest.earlier); /* its paths are previous's */
+    s->manifest.earlier = NULL;
+    s->manifest.earlier_count = 0;
+    if (s->has_previous)
+        ks_run_manifest_free(&s->previous);
     ks_plan_free(&s->plan);
     ks_profile_free(s->profile);
     ks_run_lock_release(s->lock);
@@ -147,21 +163,287 @@ void cli_run_state_free(run_state *s)
 /* Jobs of `batch` sampled launches each, every one after its warm-ups. */
 int cli_run_split_jobs(run_state *s, uint64_t batch)
 {
-    size_t measured = 0;
-    for (size_t k = 0; k < s->entry_count; k++)
+    size_t from = s->reused ? s->reused_first[s->reused] : 0, measured = 0;
+    for (size_t k = from; k < s->entry_count; k++)
         measured += s->entries[k].measured;
-    s->job_count = (measured + batch - 1) / batch;
+    s->job_count = s->reused + (measured + batch - 1) / batch;
     s->job_first = calloc(s->job_count + 1, sizeof *s->job_first);
     if (!s->job_first)
         return KS_ERR_NOMEM;
-    size_t j = 0, in_job = 0;
-    for (size_t k = 0; k < s->entry_count; k++)
+    for (size_t j = 0; j < s->reused; j++)
+        s->job_first[j] = s->reused_first[j];
+    size_t j = s->reused, in_job = 0;
+    s->job_first[j] = from;
+    for (size_t k = from; k < s->entry_count; k++)
         if (s->entries[k].measured && ++in_job == batch) {
             s->job_first[++j] = k + 1;
             in_job = 0;
         }
     s->job_first[s->job_count] = s->entry_count;
+    s->dir_cursor = s->next_dir;
     return 0;
+}
+
+/* A refusal of the folder's earlier jobs, printed; its exit code. */
+static int fail_at(ks_error *err, ks_status code, const char *path, const char *fmt, ...)
+{
+    char text[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    ks_error_set(err, code, path, 0, "%s", text);
+    return cli_fail(err);
+}
+
+/* The number of a job folder ksample run names (jobs/NNNN); -1 for another
+ * name (a manifest edited, or of another tool). */
+static long job_dir_number(const char *dir)
+{
+    if (strncmp(dir, "jobs/", 5) != 0 || strlen(dir + 5) < 4 || strlen(dir + 5) > 9)
+        return -1;
+    long n = 0;
+    for (const char *p = dir + 5; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        n = n * 10 + (*p - '0');
+    }
+    return n;
+}
+
+/* A path the manifest records (absolute) as the user would type it from
+ * here: relative below the working folder, else as it is. */
+static const char *as_typed(const char *path, char *buf, size_t size)
+{
+    char cwd[PATH_MAX];
+    size_t n;
+    if (!getcwd(cwd, sizeof cwd) || (n = strlen(cwd)) == 0 || strncmp(path, cwd, n) != 0 ||
+        path[n] != '/' || !path[n + 1])
+        return path;
+    snprintf(buf, size, "%s", path + n + 1);
+    return buf;
+}
+
+static bool plan_has(const ks_plan *plan, uint64_t id)
+{
+    size_t lo = 0, hi = plan->sample_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (plan->samples[mid].id == id)
+            return true;
+        if (plan->samples[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+typedef struct launch_block {
+    uint64_t id;        /* the sampled launch (plan id) */
+    size_t first, end;  /* its entries: warm-ups, state, then itself */
+    bool taken;
+} launch_block;
+
+static int by_id(const void *x, const void *y)
+{
+    const launch_block *a = x, *b = y;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int layout(run_state *s, const char *manifest, const char *plan_name)
+{
+    const ks_run_manifest *old = &s->previous;
+    size_t blocks = 0;
+    for (size_t k = 0; k < s->entry_count; k++)
+        blocks += s->entries[k].measured;
+    launch_block *b = calloc(blocks + 1, sizeof *b), *sorted = calloc(blocks + 1, sizeof *b);
+    ks_export_entry *out = malloc((s->entry_count + 1) * sizeof *out);
+    s->reused_first = calloc(old->job_count + 1, sizeof *s->reused_first);
+    if (!b || !sorted || !out || !s->reused_first) {
+        free(b);
+        free(sorted);
+        free(out);
+        return KS_ERR_NOMEM;
+    }
+    size_t n = 0, start = 0;
+    for (size_t k = 0; k < s->entry_count; k++)
+        if (s->entries[k].measured) {
+            b[n] = (launch_block){s->entries[k].id, start, k + 1, false};
+            n++;
+            start = k + 1;
+        }
+    memcpy(sorted, b, n * sizeof *b);
+    qsort(sorted, n, sizeof *sorted, by_id);
+    ks_error err;
+    ks_error_clear(&err);
+    char typed[PATH_MAX];
+    size_t used = 0;
+    long highest = -1;
+    int rc = 0;
+    for (size_t j = 0; j < old->job_count && !rc; j++) {
+        const ks_run_manifest_job *job = &old->jobs[j];
+        long number = job_dir_number(job->dir);
+        if (number < 0) {
+            rc = fail_at(&err, KS_ERR_FORMAT, manifest,
+                         "job %zu's folder '%s' is not one 'ksample run' makes "
+                         "(jobs/NNNN): its jobs cannot be reused; give a new folder "
+                         "(-o NEW)",
+                         j, job->dir);
+            break;
+        }
+        highest = number > highest ? number : highest;
+        s->reused_first[j] = used;
+        for (size_t k = 0; k < job->id_count && !rc; k++) {
+            if (job->measured && job->measured[k] != 1)
+                continue;
+            launch_block key = {.id = job->ids[k]};
+            launch_block *hit = bsearch(&key, sorted, n, sizeof *sorted, by_id);
+            if (!hit) {
+                rc = fail_at(&err, KS_ERR_USAGE, manifest,
+                             "this run folder holds the jobs of %s, whose launch %llu "
+                             "(%s) is not in %s: that is not a plan refined from it (a "
+                             "refined plan keeps every launch of its parent), so these "
+                             "jobs cannot be reused; give a new folder (-o NEW)",
+                             as_typed(old->plan, typed, sizeof typed),
+                             (unsigned long long)job->ids[k], job->dir,
+                             plan_name);
+            } else if (hit->taken) {
+                rc = fail_at(&err, KS_ERR_FORMAT, manifest,
+                             "launch %llu is measured by two jobs",
+                             (unsigned long long)job->ids[k]);
+            } else {
+                hit->taken = true;
+                memcpy(out + used, s->entries + hit->first,
+                       (hit->end - hit->first) * sizeof *out);
+                used += hit->end - hit->first;
+            }
+        }
+    }
+    s->reused_first[old->job_count] = used;
+    /* the launches new to this folder, in the plan's order (and whatever
+     * follows the last sampled launch, as split_jobs keeps it) */
+    for (size_t i = 0; i < n && !rc; i++) {
+        launch_block key = {.id = b[i].id};
+        if (((launch_block *)bsearch(&key, sorted, n, sizeof *sorted, by_id))->taken)
+            continue;
+        memcpy(out + used, s->entries + b[i].first, (b[i].end - b[i].first) * sizeof *out);
+        used += b[i].end - b[i].first;
+    }
+    if (!rc) {
+        memcpy(out + used, s->entries + start, (s->entry_count - start) * sizeof *out);
+        used += s->entry_count - start;
+    }
+    free(b);
+    free(sorted);
+    if (rc) {
+        free(out);
+        return rc;
+    }
+    free(s->entries);
+    s->entries = out;
+    s->reused = old->job_count;
+    s->next_dir = (size_t)(highest + 1);
+    return 0;
+}
+
+int cli_run_reuse_layout(run_state *s, const run_args *a, const char *manifest,
+                         const char *digest)
+{
+    struct stat sb;
+    if (lstat(manifest, &sb) != 0)
+        return 0; /* a new folder */
+    ks_error err;
+    ks_error_clear(&err);
+    if (ks_run_manifest_read(manifest, &s->previous, &err) != KS_OK)
+        return cli_fail(&err);
+    s->has_previous = true;
+    const ks_run_manifest *old = &s->previous;
+    bool other = strcmp(old->plan_xxh128, digest) != 0;
+    if (!other && old->earlier_count == 0)
+        return 0; /* a rerun of the plan the folder was made for */
+    if (other && ks_run_manifest_plan_kind(old, digest) == 2) {
+        /* a plan the folder was run for before a refined plan reused its
+         * jobs: compared as a rerun with those jobs alone, and never
+         * written (the manifest stays the refined plan's) */
+        s->earlier_only = true;
+        size_t kept = 0;
+        for (size_t j = 0; j < s->previous.job_count; j++) {
+            ks_run_manifest_job *job = &s->previous.jobs[j];
+            bool mine = true;
+            for (size_t k = 0; k < job->id_count && mine; k++)
+                if (!job->measured || job->measured[k] == 1)
+                    mine = plan_has(&s->plan, job->ids[k]);
+            if (mine) {
+                s->previous.jobs[kept++] = *job;
+            } else {
+                free(job->dir);
+                free(job->ids);
+                free(job->measured);
+                free(job->launches);
+            }
+        }
+        s->previous.job_count = kept;
+        memcpy(s->previous.plan_xxh128, digest, sizeof s->previous.plan_xxh128);
+        return layout(s, manifest, a->plan);
+    }
+    /* the plans this folder was run for, oldest first (paths are old's) */
+    size_t count = old->earlier_count + (other ? 1 : 0);
+    s->manifest.earlier = calloc(count, sizeof *s->manifest.earlier);
+    if (!s->manifest.earlier)
+        return KS_ERR_NOMEM;
+    for (size_t i = 0; i < old->earlier_count; i++)
+        s->manifest.earlier[i] = old->earlier[i];
+    if (other) {
+        s->manifest.earlier[old->earlier_count].path = old->plan;
+        memcpy(s->manifest.earlier[old->earlier_count].xxh128, old->plan_xxh128, 33);
+    }
+    s->manifest.earlier_count = count;
+    /* a folder of this version's ksample before the profile was recorded:
+     * the plan it names, when it is still the plan its jobs were made for */
+    if (other && !old->profile_xxh128) {
+        ks_plan parent;
+        char parent_digest[33];
+        ks_error ignored;
+        if (ks_plan_read(old->plan, &parent, &ignored) == KS_OK) {
+            if (ks_file_xxh128(old->plan, parent_digest, &ignored) == KS_OK &&
+                strcmp(parent_digest, old->plan_xxh128) == 0 && parent.input_xxh128[0])
+                s->previous.profile_xxh128 = strdup(parent.input_xxh128);
+            ks_plan_free(&parent);
+        }
+    }
+    return layout(s, manifest, a->plan);
+}
+
+void cli_run_say_reuse(const run_state *s, const run_args *a, const char *digest)
+{
+    if (!s->has_previous || strcmp(s->previous.plan_xxh128, digest) == 0)
+        return;
+    size_t reused = 0, again = 0, fresh = 0;
+    for (size_t j = 0; j < s->job_count; j++) {
+        size_t launches = 0;
+        for (size_t k = s->job_first[j]; k < s->job_first[j + 1]; k++)
+            launches += s->entries[k].measured;
+        ks_job_state state = KS_JOB_PENDING;
+        int code;
+        ks_error ignored;
+        if (j < s->reused &&
+            ks_run_job_state(a->rundir, s->dirs[j], &state, &code, &ignored) != KS_OK)
+            state = KS_JOB_PENDING;
+        if (j >= s->reused)
+            fresh += launches;
+        else if (state == KS_JOB_DONE)
+            reused += launches;
+        else
+            again += launches;
+    }
+    char rest[96] = "", typed[PATH_MAX];
+    if (again)
+        snprintf(rest, sizeof rest, " (and %zu of its launches not done yet)", again);
+    fprintf(stderr,
+            "ksample: run: reusing %zu launch%s simulated for %s; %zu new to simulate%s\n",
+            reused, reused == 1 ? "" : "es", as_typed(s->previous.plan, typed, sizeof typed),
+            fresh, rest);
 }
 
 /* Links every file of the configuration folders into the job folder: a
@@ -288,7 +570,20 @@ int cli_run_describe_job(run_state *s, const run_args *a, size_t j)
 {
     size_t first = s->job_first[j], count = s->job_first[j + 1] - first;
     char rel[64];
-    snprintf(rel, sizeof rel, "jobs/%04zu", j);
+    if (j < s->reused) {
+        snprintf(rel, sizeof rel, "%s", s->previous.jobs[j].dir);
+    } else if (s->reused_first) {
+        /* a new job of a folder run before: a number no folder has (not
+         * even one the manifest forgot, whose status would say "done") */
+        char path[PATH_MAX + 64];
+        struct stat sb;
+        do {
+            snprintf(rel, sizeof rel, "jobs/%04zu", s->dir_cursor++);
+            snprintf(path, sizeof path, "%s/%s", a->rundir, rel);
+        } while (lstat(path, &sb) == 0);
+    } else {
+        snprintf(rel, sizeof rel, "jobs/%04zu", j);
+    }
     s->dirs[j] = strdup(rel);
     ks_run_manifest_job *mj = &s->manifest.jobs[j];
     mj->dir = s->dirs[j];
@@ -466,12 +761,12 @@ int cli_run_prepare_state(run_state *s, const run_args *a)
     ks_error err;
     ks_error_clear(&err);
     for (size_t j = 0; j < s->job_count && !rc; j++) {
-        size_t n = strlen(abs) + 32;
+        size_t n = strlen(abs) + strlen(s->dirs[j]) + 2;
         if (!(owned[j] = malloc(n))) {
             rc = KS_ERR_NOMEM;
             break;
         }
-        snprintf(owned[j], n, "%s/jobs/%04zu", abs, j);
+        snprintf(owned[j], n, "%s/%s", abs, s->dirs[j]);
         ks_job_state state;
         int code;
         if (ks_run_job_state(a->rundir, s->dirs[j], &state, &code, &err) != KS_OK) {
@@ -537,6 +832,35 @@ void cli_run_remove_made(const char *rundir, bool made)
 {
     if (made)
         nftw(rundir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int cli_run_earlier_done(const run_state *s, const run_args *a)
+{
+    size_t pending = 0;
+    for (size_t j = 0; j < s->job_count; j++) {
+        ks_job_state state;
+        int code;
+        ks_error ignored;
+        if (ks_run_job_state(a->rundir, s->dirs[j], &state, &code, &ignored) != KS_OK ||
+            state != KS_JOB_DONE)
+            pending++;
+    }
+    char typed[PATH_MAX];
+    const char *later = as_typed(s->previous.plan, typed, sizeof typed);
+    if (pending)
+        return cli_usage_error("run",
+                               "%s: %zu of the %zu jobs of %s in this folder are not done, "
+                               "and the folder is now %s's (refined from it, it reused "
+                               "them): 'ksample run %s ... -o %s' runs them, or give a new "
+                               "folder (-o NEW)",
+                               a->rundir, pending, s->job_count, a->plan, later, later,
+                               a->rundir);
+    fprintf(stderr,
+            "ksample: run %s: every launch of %s is done here (%zu job%s, reused since by "
+            "%s): nothing to run; 'ksample estimate %s %s' reads them\n",
+            a->rundir, a->plan, s->job_count, s->job_count == 1 ? "" : "s", later, a->plan,
+            a->rundir);
+    return 0;
 }
 
 int cli_run_report_failures(const run_args *a, const run_state *s)

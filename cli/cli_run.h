@@ -38,18 +38,48 @@ typedef struct run_state {
     size_t *job_first;        /* job j: entries [job_first[j], job_first[j + 1]) */
     bool macsim;
     ks_run_lock *lock;
+    /* The folder's manifest when it was run before for another plan (a
+     * refined plan run into its parent's folder) or holds jobs of earlier
+     * plans: its jobs come first, in their folders, and the new launches'
+     * jobs after them (cli_run_reuse_layout). */
+    ks_run_manifest previous;
+    bool has_previous;
+    size_t reused;          /* jobs of previous, first */
+    size_t *reused_first;   /* reused job j: entries [reused_first[j], reused_first[j + 1]) */
+    size_t next_dir;        /* the first number free for a new job's folder */
+    size_t dir_cursor;      /* the next one, as the jobs are described */
+    /* this plan is one of previous's earlier plans (a refined plan reused
+     * its jobs since): previous holds its jobs alone, and nothing is written */
+    bool earlier_only;
 } run_state;
 
 /* mkdir, an existing folder accepted; a message and KS_ERR_IO otherwise */
 int cli_run_make_dir(const char *path);
 void cli_run_state_free(run_state *s);
-/* A rerun must be of the same plan and, once a job is done, options:
- * compare says why not in err, check prints it and returns the exit code. */
+/* A rerun must be of the same plan (or of a plan refined from it, which
+ * reuses its jobs) and, once a job is done, options: compare says why not in
+ * err, check prints it and returns the exit code.  before: the folder's
+ * manifest as read already (cli_run_reuse_layout), or NULL to read it. */
 ks_status cli_run_compare_previous(const char *rundir, const char *manifest,
-                                   const ks_run_manifest *now, ks_error *err);
-int cli_run_check_previous(const char *rundir, const char *manifest, const ks_run_manifest *now);
-/* Jobs of `batch` sampled launches each, every one after its warm-ups. */
+                                   const ks_run_manifest *before, const ks_run_manifest *now,
+                                   ks_error *err);
+int cli_run_check_previous(const char *rundir, const char *manifest,
+                           const ks_run_manifest *before, const ks_run_manifest *now);
+/* Jobs of `batch` sampled launches each, every one after its warm-ups (after
+ * the reused jobs, each as it was). */
 int cli_run_split_jobs(run_state *s, uint64_t batch);
+/* A folder run before (RUNDIR/manifest.json; nothing when absent): when it
+ * is of another plan or holds earlier plans' jobs, the entries reordered so
+ * that its jobs come first as they were, and the manifest's earlier plans
+ * set; refused (a message, an exit code) when a job of it measures a launch
+ * this plan lacks.  digest: this plan's XXH3-128. */
+int cli_run_reuse_layout(run_state *s, const run_args *a, const char *manifest,
+                         const char *digest);
+/* earlier_only: when every job of this plan is done, says so (0: nothing to
+ * run); else refuses, naming the plan that reused them. */
+int cli_run_earlier_done(const run_state *s, const run_args *a);
+/* What a refined plan's run reuses, on stderr (nothing for another run). */
+void cli_run_say_reuse(const run_state *s, const run_args *a, const char *digest);
 bool cli_run_file_in_configs(const run_args *a, const char *name);
 /* What the manifest records of the simulator's command (malloc'd). */
 char *cli_run_command_text(const run_args *a);

@@ -37,6 +37,15 @@ static void help(void)
            "is refused naming the first's pid, host and start).  Then 'ksample estimate\n"
            "PLAN RUNDIR' reads the results ('ksample status RUNDIR' says how far a run\n"
            "is).\n\n"
+           "A plan refined from the folder's ('ksample refine PLAN RUNDIR -o CHILD'), or\n"
+           "any plan holding every launch the folder simulated, run into the same folder\n"
+           "reuses the jobs done there and simulates only its new launches, in new job\n"
+           "folders (it says how many of each).  The folder's recorded trace folder and\n"
+           "its fingerprint, simulator command, configuration contents, --warmup and\n"
+           "warm-state options, --batch, --remap and the plan's profile must be this\n"
+           "run's, else the run is refused naming the one that differs (give a new\n"
+           "folder to simulate every launch).  'ksample estimate CHILD RUNDIR' then\n"
+           "reads every job, 'ksample estimate PLAN RUNDIR' still PLAN's jobs alone.\n\n"
            "A launch simulated by itself starts from cold caches, which it never does in\n"
            "the full run, so its cycles differ from those it takes there (docs/bench.md\n"
            "has the measured differences).  --warmup runs warm-up launches before each\n"
@@ -200,6 +209,10 @@ static int run(run_args *a)
     /* one run at a time in a folder, from here to the end */
     if (ks_run_lock_take(a->rundir, &s.lock, &err) != KS_OK)
         return cli_run_state_free(&s), cli_fail(&err);
+    /* a folder run before for the plan this one was refined from: its jobs
+     * first, as they are, and only the new launches' jobs after them */
+    if ((rc = cli_run_reuse_layout(&s, a, manifest_path, digest)))
+        return cli_run_state_free(&s), rc;
     /* state:memcpy: an earlier probe's verdict now; a new probe (a simulator
      * run) only once the earlier run's options are found to be these */
     bool probe = a->warmup.mode == KS_WARMUP_STATE && a->warmup.carrier == KS_STATE_MEMCPY &&
@@ -237,6 +250,7 @@ static int run(run_args *a)
         rc = cli_fail(&err);
     s.manifest.config_xxh128 = configs[0] || configs[1] || a->config_count ? config_digest
                                                                             : NULL;
+    s.manifest.profile_xxh128 = s.plan.input_xxh128[0] ? s.plan.input_xxh128 : NULL;
     snprintf(s.manifest.plan_xxh128, sizeof s.manifest.plan_xxh128, "%s", digest);
     if (!rc && (!plan_abs || !traces_abs))
         rc = KS_ERR_NOMEM;
@@ -244,7 +258,9 @@ static int run(run_args *a)
      * found to be these */
     ks_status differs = KS_OK;
     if (!rc)
-        differs = cli_run_compare_previous(a->rundir, manifest_path, &s.manifest, &err);
+        differs = cli_run_compare_previous(a->rundir, manifest_path,
+                                           s.has_previous ? &s.previous : NULL,
+                                           &s.manifest, &err);
     /* an earlier run that fell back to the kernel differs in its warm-up
      * alone: the probe decides (a simulator run, so only then) */
     bool carrier_only = differs == KS_ERR_USAGE && strstr(err.message, "--warmup state:");
@@ -256,11 +272,27 @@ static int run(run_args *a)
             /* the build ignores the copies: the jobs carry a kernel instead */
             rc = describe(&s, a, warmup_text, &command);
             if (!rc)
-                rc = cli_run_check_previous(a->rundir, manifest_path, &s.manifest);
+                rc = cli_run_check_previous(a->rundir, manifest_path,
+                                            s.has_previous ? &s.previous : NULL, &s.manifest);
         } else if (!rc && differs != KS_OK) {
             rc = cli_fail(&err);
         }
     }
+    if (!rc && s.earlier_only) {
+        /* an earlier plan of the folder: its jobs are there, or its refined
+         * plan's run runs them */
+        rc = cli_run_earlier_done(&s, a);
+        s.manifest.plan = s.manifest.traces = s.manifest.warmup = s.manifest.simulator = NULL;
+        s.manifest.command = s.manifest.traces_fingerprint = s.manifest.config_xxh128 = NULL;
+        s.manifest.profile_xxh128 = NULL;
+        free(plan_abs);
+        free(traces_abs);
+        free(command);
+        cli_run_state_free(&s);
+        return rc;
+    }
+    if (!rc)
+        cli_run_say_reuse(&s, a, digest);
     /* the manifest first: a run stopped while the jobs are prepared leaves
      * a folder that status reads (its jobs not started) and a rerun takes */
     if (!rc && ks_run_manifest_write(manifest_path, &s.manifest, &err) != KS_OK)
@@ -273,6 +305,7 @@ static int run(run_args *a)
         rc = cli_run_prepare_job(&s, a, j);
     s.manifest.plan = s.manifest.traces = s.manifest.warmup = s.manifest.simulator = NULL;
     s.manifest.command = s.manifest.traces_fingerprint = s.manifest.config_xxh128 = NULL;
+    s.manifest.profile_xxh128 = NULL;
     free(plan_abs);
     free(traces_abs);
     free(command);
@@ -291,9 +324,10 @@ static int run(run_args *a)
     cli_progress_end(&pr);
     if (*o.stop) {
         fprintf(stderr,
-                "ksample: run %s stopped by signal %d: %zu jobs interrupted, %zu done now; "
+                "ksample: run %s stopped by signal %d: %zu job%s interrupted, %zu done now; "
                 "a rerun runs the jobs not done\n",
-                a->rundir, (int)*o.stop, last.interrupted, last.done);
+                a->rundir, (int)*o.stop, last.interrupted, last.interrupted == 1 ? "" : "s",
+                last.done);
         cli_run_state_free(&s);
         cli_die_of_stop();
     }
@@ -301,9 +335,9 @@ static int run(run_args *a)
         return cli_run_state_free(&s), cli_fail(&err);
     if (!a->quiet)
         fprintf(stderr,
-                "ksample: run %s: %zu jobs (warm-up %s), %zu done now, %zu done before, %zu "
+                "ksample: run %s: %zu job%s (warm-up %s), %zu done now, %zu done before, %zu "
                 "failed%s%s\n",
-                a->rundir, last.total, warmup_text, last.done, last.skipped, last.failed,
+                a->rundir, last.total, last.total == 1 ? "" : "s", warmup_text, last.done, last.skipped, last.failed,
                 last.slurm_job_id[0] ? ", Slurm job " : "", last.slurm_job_id);
     rc = o.engine == KS_ENGINE_SLURM && !o.wait ? 0 : cli_run_report_failures(a, &s);
     cli_run_state_free(&s);

@@ -13,7 +13,8 @@ static void help(void)
            "many jobs are done, failed, started (running, or their run died),\n"
            "interrupted (stopped by a signal to 'ksample run') or pending.\n"
            "Each failed job is listed with its exit code and the last lines of its\n"
-           "sim.log.  A rerun of the same run skips the jobs that are done.\n\n"
+           "sim.log.  A rerun of the same run skips the jobs that are done.  A folder\n"
+           "a refined plan was run into names the plans whose jobs it reused.\n\n"
            "options:\n"
            "  --lines N          log lines shown per failed job (default 5)\n"
            "  --json             print {\"jobs\", \"done\", \"failed\", \"started\",\n"
@@ -91,6 +92,13 @@ static void print_summary(const char *rundir, const ks_run_manifest *m, const st
     printf("%s: %zu job%s: %zu done, %zu failed, %zu started, %zu interrupted, %zu pending\n",
            rundir, m->job_count, m->job_count == 1 ? "" : "s", c->count[KS_JOB_DONE],
            c->count[KS_JOB_FAILED], c->count[KS_JOB_STARTED], c->count[KS_JOB_INTERRUPTED], c->count[KS_JOB_PENDING]);
+    /* a refined plan run into its parent's folder: whose jobs it holds */
+    if (m->earlier_count) {
+        printf("plan: %s, reusing the jobs of", m->plan);
+        for (size_t i = 0; i < m->earlier_count; i++)
+            printf("%s %s", i ? "," : "", m->earlier[i].path);
+        printf(" ('ksample estimate' reads the folder with any of these plans)\n");
+    }
     char path[4200];
     snprintf(path, sizeof path, "%s/slurm/job_id", rundir);
     FILE *f = NULL;

@@ -1180,6 +1180,12 @@ typedef struct ks_run_manifest_job {
                               * is not the id (remapped); NULL: the ids */
 } ks_run_manifest_job;
 
+/* A plan a run folder was run for: its path and XXH3-128. */
+typedef struct ks_run_manifest_plan {
+    char *path;
+    char xxh128[33];
+} ks_run_manifest_plan;
+
 typedef struct ks_run_manifest {
     char *plan;
     char plan_xxh128[33];
@@ -1202,6 +1208,15 @@ typedef struct ks_run_manifest {
     /* optional: the simulator configuration's contents
      * (ks_run_config_digest of --sim-config, --params, the --config folders) */
     char *config_xxh128;
+    /* optional: the plan's profile (its input_xxh128): the program whose
+     * launch ids the jobs simulate */
+    char *profile_xxh128;
+    /* The plans this folder was run for before `plan` ("earlier_plans",
+     * oldest first; none when absent): a refined plan run into its parent's
+     * folder reuses the parent's jobs and names the parent here, so that
+     * `estimate PARENT RUNDIR` still reads the parent's jobs. */
+    size_t earlier_count;
+    ks_run_manifest_plan *earlier;
 } ks_run_manifest;
 
 /* XXH3-128 of what the simulated machine is read from: every byte of each
@@ -1236,9 +1251,17 @@ void ks_run_lock_release(ks_run_lock *lock);
  * batch and remap
  * (fields old lacks are compared through its jobs).  KS_ERR_USAGE naming
  * the option that differs and both values otherwise: the finished jobs'
- * results would be mixed with others. */
+ * results would be mixed with others.  A run of another plan goes on only
+ * where now names old's plan among its earlier plans (a refined plan run
+ * into its parent's folder): then old must record every option now does,
+ * with the same values and profile, and now's first jobs must be old's,
+ * folder for folder. */
 ks_status ks_run_manifest_compare(const ks_run_manifest *old, const ks_run_manifest *now,
                                   const char *path, ks_error *err);
+/* Whether a plan of this XXH3-128 may read the folder: the manifest's plan
+ * (1) or one of its earlier plans (2, whose jobs are those that measure
+ * only launches of it); 0 otherwise. */
+int ks_run_manifest_plan_kind(const ks_run_manifest *m, const char *xxh128);
 /* KS_OK when every job of the manifest is done; otherwise KS_ERR_FORMAT
  * with a message that counts the jobs not done and names the first few with
  * their state and exit code (for `estimate`, which refuses an incomplete

@@ -148,7 +148,10 @@ refused 2 "run with --warmup none, this run has --warmup self" "$KS" run plan.js
 refused 2 "run with --batch 1, this run has --batch 3" "$KS" run plan.json --traces st --simulator "$sim" -o r1 -q --warmup none --batch 3
 refused 2 "run with --warmup none, this run has --warmup since-same:8" "$KS" run plan.json --traces st --simulator "$sim" -o r1 -q
 refused 2 "simulator command" "$KS" run plan.json --traces st --simulator "$sim x" -o r1 -q --warmup none
-refused 2 "another plan" "$KS" run census.json --traces st --simulator "$sim" -o r1 -q --warmup none
+# a plan without the folder's launches (one with them all, as a refined plan
+# or a census has, reuses its jobs: run_reuse.sh)
+"$KS" sample st/time.csv --method random --seed 2 -o lone.json 2>/dev/null || bad "no lone.json"
+refused 2 "not a plan refined from it" "$KS" run lone.json --traces st --simulator "$sim" -o r1 -q --warmup none
 cmp -s first.log r1/jobs/0000/sim.log || bad "a refused rerun changed a finished job's log"
 expect 0 "$KS" estimate plan.json r1
 expect 0 "$KS" run plan.json --traces st --simulator "$sim" -o r1 -q --warmup none

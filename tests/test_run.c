@@ -436,6 +436,101 @@ static void test_manifest_round_trip(void **state)
     ks_run_manifest_free(&r);
 }
 
+/* A refined plan's manifest: its profile and the plans it reused the jobs
+ * of, read back; which plans may read the folder. */
+static void test_manifest_earlier_plans(void **state)
+{
+    (void)state;
+    uint64_t ids[] = {4};
+    ks_run_manifest_job job = {.dir = "jobs/0000", .ids = ids, .id_count = 1};
+    ks_run_manifest_plan earlier[2] = {{.path = "p1.json", .xxh128 = "11111111111111111111111111111111"},
+                                       {.path = "p2 \"b\".json", .xxh128 = "22222222222222222222222222222222"}};
+    ks_run_manifest m = {.plan = "p3.json", .plan_xxh128 = "33333333333333333333333333333333",
+                         .profile_xxh128 = "44444444444444444444444444444444",
+                         .earlier_count = 2, .earlier = earlier, .job_count = 1, .jobs = &job,
+                         .remap = -1};
+    ks_error err;
+    const char *path = in_dir("manifest-earlier.json");
+    assert_int_equal(ks_run_manifest_write(path, &m, &err), KS_OK);
+    ks_run_manifest r;
+    assert_int_equal(ks_run_manifest_read(path, &r, &err), KS_OK);
+    assert_string_equal(r.profile_xxh128, m.profile_xxh128);
+    assert_int_equal(r.earlier_count, 2);
+    assert_string_equal(r.earlier[0].path, "p1.json");
+    assert_string_equal(r.earlier[1].path, "p2 \"b\".json");
+    assert_string_equal(r.earlier[1].xxh128, earlier[1].xxh128);
+    assert_int_equal(ks_run_manifest_plan_kind(&r, "33333333333333333333333333333333"), 1);
+    assert_int_equal(ks_run_manifest_plan_kind(&r, "11111111111111111111111111111111"), 2);
+    assert_int_equal(ks_run_manifest_plan_kind(&r, "22222222222222222222222222222222"), 2);
+    assert_int_equal(ks_run_manifest_plan_kind(&r, "44444444444444444444444444444444"), 0);
+    ks_run_manifest_free(&r);
+}
+
+/* Another plan's run goes on in a folder only as its refinement: naming the
+ * folder's plan among its earlier plans, with every option recorded alike
+ * and the folder's jobs as its first jobs. */
+static void test_manifest_compare_refined(void **state)
+{
+    (void)state;
+    uint64_t a[] = {4}, b[] = {9}, c[] = {5};
+    ks_run_manifest_job parent_jobs[1] = {{.dir = "jobs/0000", .ids = a, .id_count = 1}};
+    ks_run_manifest_job child_jobs[2] = {{.dir = "jobs/0000", .ids = a, .id_count = 1},
+                                         {.dir = "jobs/0001", .ids = b, .id_count = 1}};
+    ks_run_manifest_plan named = {.path = "p.json", .xxh128 = "11111111111111111111111111111111"};
+    ks_run_manifest old = {.plan = "p.json", .plan_xxh128 = "11111111111111111111111111111111",
+                           .traces = "/t", .simulator = "command", .warmup = "none",
+                           .command = "sim {kernelslist}", .traces_fingerprint = "f",
+                           .config_xxh128 = "c", .profile_xxh128 = "x", .batch = 1,
+                           .remap = 0, .job_count = 1, .jobs = parent_jobs};
+    ks_run_manifest now = old;
+    now.plan = "p2.json";
+    strcpy(now.plan_xxh128, "22222222222222222222222222222222");
+    now.job_count = 2;
+    now.jobs = child_jobs;
+    ks_error err;
+    ks_error_clear(&err);
+    /* not naming the folder's plan: another plan */
+    assert_int_equal(ks_run_manifest_compare(&old, &now, "m.json", &err), KS_ERR_USAGE);
+    assert_non_null(strstr(err.message, "belongs to another plan (p.json"));
+    now.earlier_count = 1;
+    now.earlier = &named;
+    assert_int_equal(ks_run_manifest_compare(&old, &now, "m.json", &err), KS_OK);
+    /* each recorded setting that differs is named, with a new folder */
+    now.warmup = "self";
+    assert_int_equal(ks_run_manifest_compare(&old, &now, "m.json", &err), KS_ERR_USAGE);
+    assert_non_null(strstr(err.message, "run with --warmup none, this run has --warmup self"));
+    assert_non_null(strstr(err.message, "cannot be reused for this plan"));
+    assert_non_null(strstr(err.message, "-o NEW"));
+    now.warmup = "none";
+    now.config_xxh128 = "d";
+    assert_int_equal(ks_run_manifest_compare(&old, &now, "m.json", &err), KS_ERR_USAGE);
+    assert_non_null(strstr(err.message, "configuration (--sim-config, --config or --params) "
+                                        "holds other contents"));
+    now.config_xxh128 = "c";
+    now.profile_xxh128 = "y";
+    assert_int_equal(ks_run_manifest_compare(&old, &now, "m.json", &err), KS_ERR_USAGE);
+    assert_non_null(strstr(err.message, "sampled from another profile"));
+    now.profile_xxh128 = "x";
+    now.batch = 2;
+    assert_int_equal(ks_run_manifest_compare(&old, &now, "m.json", &err), KS_ERR_USAGE);
+    assert_non_null(strstr(err.message, "--batch 1, this run has --batch 2"));
+    now.batch = 1;
+    /* what the folder does not record cannot be checked */
+    old.config_xxh128 = NULL;
+    assert_int_equal(ks_run_manifest_compare(&old, &now, "m.json", &err), KS_ERR_USAGE);
+    assert_non_null(strstr(err.message, "does not record the simulator configuration's digest"));
+    old.config_xxh128 = "c";
+    /* the folder's job must be the refined plan's first, as it is */
+    child_jobs[0].ids = c;
+    assert_int_equal(ks_run_manifest_compare(&old, &now, "m.json", &err), KS_ERR_USAGE);
+    assert_non_null(strstr(err.message, "do not simulate this plan's launches"));
+    child_jobs[0].ids = a;
+    now.job_count = 0;
+    assert_int_equal(ks_run_manifest_compare(&old, &now, "m.json", &err), KS_ERR_USAGE);
+    now.job_count = 2;
+    assert_int_equal(ks_run_manifest_compare(&old, &now, "m.json", &err), KS_OK);
+}
+
 static void test_manifest_malformed(void **state)
 {
     (void)state;
@@ -451,6 +546,12 @@ static void test_manifest_malformed(void **state)
         "{\"plan\": \"p\", \"plan_xxh128\": \"x\", \"jobs\": [7]}",
         "{\"plan\": \"p\", \"plan_xxh128\": \"x\", \"jobs\": [",
         "{\"plan\": \"p\", \"plan_xxh128\": \"0123456789abcdef0123456789abcdef0\", \"jobs\": []}",
+        "{\"plan\": \"p\", \"plan_xxh128\": \"x\", \"earlier_plans\": 3, \"jobs\": []}",
+        "{\"plan\": \"p\", \"plan_xxh128\": \"x\", \"earlier_plans\": [7], \"jobs\": []}",
+        "{\"plan\": \"p\", \"plan_xxh128\": \"x\", \"earlier_plans\": [{\"plan\": \"q\"}], \"jobs\": []}",
+        "{\"plan\": \"p\", \"plan_xxh128\": \"x\", \"earlier_plans\": [{\"plan\": \"q\", "
+        "\"plan_xxh128\": \"0123456789abcdef0123456789abcdef0\"}], \"jobs\": []}",
+        "{\"plan\": \"p\", \"plan_xxh128\": \"x\", \"profile_xxh128\": 5, \"jobs\": []}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *path = write_text("bad-manifest.json", bad[i]);
@@ -474,4 +575,6 @@ KS_TMPDIR_TEST_MAIN("ks-test-run",
                     test_local_stop,
                     test_slurm_stop,
                     test_manifest_round_trip,
+                    test_manifest_earlier_plans,
+                    test_manifest_compare_refined,
                     test_manifest_malformed)

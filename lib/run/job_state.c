@@ -220,7 +220,7 @@ ks_status ks_run_check_complete(const char *rundir, const ks_run_manifest *m, ks
     if (missing == 0)
         return KS_OK;
     return ks_error_set(err, KS_ERR_FORMAT, rundir, 0,
-                        "incomplete run: %zu of %zu jobs not done (%zu failed): %s%s; "
+                        "incomplete run: %zu of %zu job%s not done (%zu failed): %s%s; "
                         "'ksample status' lists them, a rerun runs only these",
-                        missing, m->job_count, failed, names, missing > NAMED ? ", ..." : "");
+                        missing, m->job_count, m->job_count == 1 ? "" : "s", failed, names, missing > NAMED ? ", ..." : "");
 }

@@ -51,6 +51,21 @@ static ks_status write_manifest(const void *ctx, FILE *f, ks_error *err)
         fprintf(f, ",\n  \"config_xxh128\": ");
         write_json_string(f, m->config_xxh128);
     }
+    if (m->profile_xxh128) {
+        fprintf(f, ",\n  \"profile_xxh128\": ");
+        write_json_string(f, m->profile_xxh128);
+    }
+    if (m->earlier_count) {
+        fprintf(f, ",\n  \"earlier_plans\": [");
+        for (size_t i = 0; i < m->earlier_count; i++) {
+            fprintf(f, "%s\n    {\"plan\": ", i ? "," : "");
+            write_json_string(f, m->earlier[i].path ? m->earlier[i].path : "");
+            fprintf(f, ", \"plan_xxh128\": ");
+            write_json_string(f, m->earlier[i].xxh128);
+            fputc('}', f);
+        }
+        fprintf(f, "\n  ]");
+    }
     if (m->batch)
         fprintf(f, ",\n  \"batch\": %llu", (unsigned long long)m->batch);
     if (m->remap >= 0)
@@ -100,7 +115,10 @@ void ks_run_manifest_free(ks_run_manifest *m)
     free(m->jobs);
     free(m->plan);
     KS_FREE(m->traces, m->simulator, m->warmup, m->command, m->traces_fingerprint,
-            m->config_xxh128);
+            m->config_xxh128, m->profile_xxh128);
+    for (size_t i = 0; i < m->earlier_count; i++)
+        free(m->earlier[i].path);
+    free(m->earlier);
     memset(m, 0, sizeof *m);
     m->remap = -1;
 }
@@ -188,6 +206,36 @@ static ks_status read_job(const char *path, size_t j, yajl_val v, ks_run_manifes
     return KS_OK;
 }
 
+/* "earlier_plans": [{"plan": path, "plan_xxh128": hex}, ...] */
+static ks_status read_earlier(const char *path, yajl_val list, ks_run_manifest *m,
+                              ks_error *err)
+{
+    if (!YAJL_IS_ARRAY(list))
+        return ks_error_set(err, KS_ERR_FORMAT, path, 0, "\"earlier_plans\" is not a list");
+    size_t n = list->u.array.len;
+    if (!(m->earlier = calloc(n ? n : 1, sizeof *m->earlier)))
+        return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    static const char *plan_path[] = {"plan", NULL};
+    static const char *digest_path[] = {"plan_xxh128", NULL};
+    for (size_t i = 0; i < n; i++) {
+        yajl_val v = list->u.array.values[i];
+        yajl_val plan = YAJL_IS_OBJECT(v) ? yajl_tree_get(v, plan_path, yajl_t_string) : NULL;
+        yajl_val digest = YAJL_IS_OBJECT(v) ? yajl_tree_get(v, digest_path, yajl_t_string)
+                                            : NULL;
+        if (!plan || !digest || !*string_of(digest) ||
+            strlen(string_of(digest)) >= sizeof m->earlier[i].xxh128)
+            return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                                "entry %zu of \"earlier_plans\" needs \"plan\" and a "
+                                "\"plan_xxh128\" of at most 32 characters",
+                                i);
+        m->earlier_count = i + 1; /* so that free() sees what was filled */
+        strcpy(m->earlier[i].xxh128, string_of(digest));
+        if (!(m->earlier[i].path = strdup(string_of(plan))))
+            return ks_error_set(err, KS_ERR_NOMEM, path, 0, "out of memory");
+    }
+    return KS_OK;
+}
+
 static ks_status read_fields(const char *path, yajl_val root, ks_run_manifest *m, ks_error *err)
 {
     static const char *plan_path[] = {"plan", NULL};
@@ -210,12 +258,20 @@ static ks_status read_fields(const char *path, yajl_val root, ks_run_manifest *m
     static const char *command_path[] = {"command", NULL};
     static const char *fingerprint_path[] = {"traces_fingerprint", NULL};
     static const char *config_path[] = {"config_xxh128", NULL};
+    static const char *profile_path[] = {"profile_xxh128", NULL};
+    static const char *earlier_path[] = {"earlier_plans", NULL};
     static const char *batch_path[] = {"batch", NULL};
     static const char *remap_path[] = {"remap", NULL};
     const char **const keys[] = {traces_path, simulator_path, warmup_path, command_path,
-                                 fingerprint_path, config_path};
+                                 fingerprint_path, config_path, profile_path};
     char **const fields[] = {&m->traces, &m->simulator, &m->warmup, &m->command,
-                             &m->traces_fingerprint, &m->config_xxh128};
+                             &m->traces_fingerprint, &m->config_xxh128, &m->profile_xxh128};
+    yajl_val earlier = yajl_tree_get(root, earlier_path, yajl_t_any);
+    if (earlier) {
+        ks_status st = read_earlier(path, earlier, m, err);
+        if (st != KS_OK)
+            return st;
+    }
     yajl_val batch = yajl_tree_get(root, batch_path, yajl_t_any);
     if (batch) {
         if (!YAJL_IS_INTEGER(batch) || YAJL_GET_INTEGER(batch) < 1)
@@ -284,31 +340,100 @@ static bool same_job(const ks_run_manifest_job *a, const ks_run_manifest_job *b)
     return true;
 }
 
+/* What a refusal tells the user to do: a rerun of the same plan mixes, a
+ * refined plan cannot reuse. */
+static const char *advice(bool reuse)
+{
+    return reuse ? "the jobs this folder holds cannot be reused for this plan; run with the "
+                   "options they were simulated with to reuse them, or give a new folder "
+                   "(-o NEW) to simulate every launch of this plan"
+                 : "its finished jobs would be mixed with other results; run again with the "
+                   "same options, or use a new folder";
+}
+
 static ks_status differs(const char *path, const char *what, const char *old, const char *now,
-                         ks_error *err)
+                         bool reuse, ks_error *err)
 {
     return ks_error_set(err, KS_ERR_USAGE, path, 0,
-                        "this run folder was run with %s %s, this run has %s %s: its finished "
-                        "jobs would be mixed with other results; run again with the same "
-                        "options, or use a new folder",
-                        what, old, what, now);
+                        "this run folder was run with %s %s, this run has %s %s: %s", what,
+                        old, what, now, advice(reuse));
+}
+
+int ks_run_manifest_plan_kind(const ks_run_manifest *m, const char *xxh128)
+{
+    if (strcmp(m->plan_xxh128, xxh128) == 0)
+        return 1;
+    for (size_t i = 0; i < m->earlier_count; i++)
+        if (strcmp(m->earlier[i].xxh128, xxh128) == 0)
+            return 2;
+    return 0;
+}
+
+/* A folder's jobs are reused only where it records what decides their
+ * values: a field this run has and the folder's manifest lacks (an older
+ * ksample's) cannot be compared. */
+static ks_status recorded(const ks_run_manifest *old, const ks_run_manifest *now,
+                          const char *path, ks_error *err)
+{
+    const char *const what[] = {"the trace folder",
+                                "the simulator",
+                                "the simulator command",
+                                "the warm-up",
+                                "the traces' fingerprint",
+                                "the simulator configuration's digest",
+                                "the plan's profile"};
+    const char *const a[] = {old->traces, old->simulator, old->command,
+                             old->warmup, old->traces_fingerprint, old->config_xxh128,
+                             old->profile_xxh128};
+    const char *const b[] = {now->traces, now->simulator, now->command,
+                             now->warmup, now->traces_fingerprint, now->config_xxh128,
+                             now->profile_xxh128};
+    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+        if (b[i] && !a[i])
+            return ks_error_set(err, KS_ERR_USAGE, path, 0,
+                                "this run folder's manifest does not record %s (an older "
+                                "ksample wrote it), so its jobs cannot be checked for this "
+                                "plan: give a new folder (-o NEW) to simulate every launch of "
+                                "this plan",
+                                what[i]);
+    if ((now->batch && !old->batch) || (now->remap >= 0 && old->remap < 0))
+        return ks_error_set(err, KS_ERR_USAGE, path, 0,
+                            "this run folder's manifest does not record %s (an older ksample "
+                            "wrote it): give a new folder (-o NEW) to simulate every launch "
+                            "of this plan",
+                            now->batch && !old->batch ? "--batch" : "--remap");
+    return KS_OK;
 }
 
 ks_status ks_run_manifest_compare(const ks_run_manifest *old, const ks_run_manifest *now,
                                   const char *path, ks_error *err)
 {
-    if (strcmp(old->plan_xxh128, now->plan_xxh128) != 0)
+    /* another plan: only the refined plan that names this one (its jobs
+     * reused, cmd_run) */
+    bool reuse = strcmp(old->plan_xxh128, now->plan_xxh128) != 0;
+    if (reuse && ks_run_manifest_plan_kind(now, old->plan_xxh128) != 2)
         return ks_error_set(err, KS_ERR_USAGE, path, 0,
                             "this run folder belongs to another plan (%s, XXH3-128 %s); use a "
                             "new folder",
                             old->plan ? old->plan : "?", old->plan_xxh128);
-    const char *const what[] = {"--traces", "the simulator",
-                                "the simulator command (and warm-state options)", "--warmup"};
-    const char *const a[] = {old->traces, old->simulator, old->command, old->warmup};
-    const char *const b[] = {now->traces, now->simulator, now->command, now->warmup};
+    ks_status st = reuse ? recorded(old, now, path, err) : KS_OK;
+    if (st != KS_OK)
+        return st;
+    if (reuse && old->profile_xxh128 && now->profile_xxh128 &&
+        strcmp(old->profile_xxh128, now->profile_xxh128) != 0)
+        return ks_error_set(err, KS_ERR_USAGE, path, 0,
+                            "this run folder's jobs are of a plan (%s) sampled from another "
+                            "profile (XXH3-128 %s, this plan's %s): %s",
+                            old->plan ? old->plan : "?", old->profile_xxh128,
+                            now->profile_xxh128, advice(true));
+    /* the warm-up before the command, which holds the warm-state options */
+    const char *const what[] = {"--traces", "the simulator", "--warmup",
+                                "the simulator command (and warm-state options)"};
+    const char *const a[] = {old->traces, old->simulator, old->warmup, old->command};
+    const char *const b[] = {now->traces, now->simulator, now->warmup, now->command};
     for (size_t i = 0; i < 4; i++)
         if (a[i] && b[i] && strcmp(a[i], b[i]) != 0)
-            return differs(path, what[i], a[i], b[i], err);
+            return differs(path, what[i], a[i], b[i], reuse, err);
     /* the same paths holding other contents: other traces, another
      * simulated machine */
     char traces[600];
@@ -325,25 +450,33 @@ ks_status ks_run_manifest_compare(const ks_run_manifest *old, const ks_run_manif
         if (c_old[i] && c_now[i] && strcmp(c_old[i], c_now[i]) != 0)
             return ks_error_set(err, KS_ERR_USAGE, path, 0,
                                 "%s than when this run folder's jobs were made (XXH3-128 %s, "
-                                "now %s): its finished jobs would be mixed with results of "
-                                "other inputs; use a new folder",
-                                contents[i], c_old[i], c_now[i]);
+                                "now %s): %s",
+                                contents[i], c_old[i], c_now[i],
+                                reuse ? advice(true)
+                                      : "its finished jobs would be mixed with results of "
+                                        "other inputs; use a new folder");
     char x[32], y[32];
     if (old->batch && now->batch && old->batch != now->batch) {
         snprintf(x, sizeof x, "%llu", (unsigned long long)old->batch);
         snprintf(y, sizeof y, "%llu", (unsigned long long)now->batch);
-        return differs(path, "--batch", x, y, err);
+        return differs(path, "--batch", x, y, reuse, err);
     }
     if (old->remap >= 0 && now->remap >= 0 && old->remap != now->remap)
         return ks_error_set(err, KS_ERR_USAGE, path, 0,
-                            "this run folder was run %s --remap, this run %s it: its finished "
-                            "jobs would be mixed with other results; run again with the same "
-                            "options, or use a new folder",
-                            old->remap ? "with" : "without", now->remap ? "has" : "lacks");
-    /* whatever a field did not say, the jobs do */
-    bool same = old->job_count == now->job_count;
+                            "this run folder was run %s --remap, this run %s it: %s",
+                            old->remap ? "with" : "without", now->remap ? "has" : "lacks",
+                            advice(reuse));
+    /* whatever a field did not say, the jobs do; a refined plan's first
+     * jobs are its parent's */
+    bool same = reuse ? old->job_count <= now->job_count : old->job_count == now->job_count;
     for (size_t j = 0; same && j < old->job_count; j++)
         same = same_job(&old->jobs[j], &now->jobs[j]);
+    if (!same && reuse)
+        return ks_error_set(err, KS_ERR_USAGE, path, 0,
+                            "this run folder's jobs (%zu) do not simulate this plan's "
+                            "launches as this run would, although the options it records "
+                            "agree: %s",
+                            old->job_count, advice(true));
     if (!same)
         return ks_error_set(err, KS_ERR_USAGE, path, 0,
                             "this run folder's jobs (%zu) are not this run's (%zu) although "

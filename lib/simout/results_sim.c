@@ -1109,6 +1109,43 @@ static ks_status read_job(const char *root, const ks_run_manifest *m, size_t j,
     return st;
 }
 
+static bool plan_has(const ks_plan *plan, uint64_t id)
+{
+    size_t lo = 0, hi = plan->sample_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (plan->samples[mid].id == id)
+            return true;
+        if (plan->samples[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+/* An earlier plan of the folder (a refined plan ran into it since): its
+ * jobs are those that measure only its launches.  view's jobs are shallow
+ * copies of m's (free view->jobs alone). */
+static ks_status earlier_jobs(const ks_run_manifest *m, const ks_plan *plan,
+                              ks_run_manifest *view, ks_error *err)
+{
+    *view = *m;
+    view->job_count = 0;
+    if (!(view->jobs = calloc(m->job_count ? m->job_count : 1, sizeof *view->jobs)))
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    for (size_t j = 0; j < m->job_count; j++) {
+        const ks_run_manifest_job *job = &m->jobs[j];
+        bool mine = true;
+        for (size_t k = 0; k < job->id_count && mine; k++)
+            if (!job->measured || job->measured[k] == 1)
+                mine = plan_has(plan, job->ids[k]);
+        if (mine)
+            view->jobs[view->job_count++] = *job;
+    }
+    return KS_OK;
+}
+
 static ks_status read_rundir(const char *root, const ks_plan *plan,
                              const ks_results_options *opt, ks_results *r, ks_error *err)
 {
@@ -1121,12 +1158,26 @@ static ks_status read_rundir(const char *root, const ks_plan *plan,
         free(path);
         return st;
     }
-    if (opt->plan_xxh128 && strcmp(m.plan_xxh128, opt->plan_xxh128) != 0)
+    /* the folder's plan, or one it was run for before a refined plan
+     * reused its jobs */
+    int kind = opt->plan_xxh128 ? ks_run_manifest_plan_kind(&m, opt->plan_xxh128) : 1;
+    if (kind == 0)
         st = ks_error_set(err, KS_ERR_FORMAT, path, 0,
-                          "this run is of another plan (plan_xxh128 %s; the plan given is %s)",
-                          m.plan_xxh128, opt->plan_xxh128);
+                          "this run is of another plan (plan_xxh128 %s%s; the plan given is "
+                          "%s)",
+                          m.plan_xxh128, m.earlier_count ? ", and earlier plans" : "",
+                          opt->plan_xxh128);
     if (st == KS_OK && !plan)
         st = ks_error_set(err, KS_ERR_USAGE, root, 0, "a run folder is read with its plan");
+    ks_run_manifest view = {0};
+    if (st == KS_OK && kind == 2 && (st = earlier_jobs(&m, plan, &view, err)) == KS_OK) {
+        ks_run_manifest_job *all = m.jobs;
+        size_t all_count = m.job_count;
+        m.jobs = view.jobs; /* m's own fields stay: warm-up, traces */
+        m.job_count = view.job_count;
+        view.jobs = all;
+        view.job_count = all_count;
+    }
     if (st == KS_OK)
         st = ks_run_check_complete(root, &m, err);
     ks_trace_index *traces = NULL;
@@ -1136,6 +1187,11 @@ static ks_status read_rundir(const char *root, const ks_plan *plan,
     for (size_t j = 0; st == KS_OK && j < m.job_count; j++)
         st = read_job(root, &m, j, plan, traces, opt, r, err);
     ks_trace_index_free(traces);
+    if (view.jobs) { /* m holds the earlier plan's jobs, view all of them */
+        free(m.jobs);
+        m.jobs = view.jobs;
+        m.job_count = view.job_count;
+    }
     ks_run_manifest_free(&m);
     free(path);
     return st;
