@@ -24,12 +24,15 @@
  * values' units it is M_h = (ybar_h / xbar_h)^2 S_x^2.  How far the
  * simulator's spread inside strata departs from it is one factor,
  * lambda^2, measured where the design replicated a stratum (and on strata
- * simulated whole): the values' spread over the profile's at the same
- * launches, sum d r / sum d u (calibrate_spread below), and every
- * stratum's S_h^2 = lambda^2 M_h: a ratio estimator of the variance with
- * the profile's spread as the auxiliary (Sarndal, Swensson and Wretman,
- * Model Assisted Survey Sampling, ch. 6-7; the measured spread sizes the
- * plan as in SMARTS, Wunderlich et al., ISCA 2003).  ROOT's strata are
+ * simulated whole): with the profile at the samples, the values' departures
+ * from their stratum's mean against the profile's line through the same
+ * launches, y - ybar = kappa a (x - xbar) + e, lambda^2 = kappa^2 + nu
+ * (the part of the spread that follows the profile, and the residuals'
+ * over M_h; calibrate_spread below), else the values' spread over M_h; and
+ * every stratum's S_h^2 = lambda^2 M_h: a model-assisted variance with the
+ * profile's spread as the auxiliary (Sarndal, Swensson and Wretman, Model
+ * Assisted Survey Sampling, ch. 6-7; the measured spread sizes the plan as
+ * in SMARTS, Wunderlich et al., ISCA 2003).  ROOT's strata are
  * adjacent duration ranges whose means differ by design: unlike collapsed
  * strata, nothing here counts those differences as spread.  Residuals
  * about a ratio or line (auxiliary.c) keep the collapsed rule.
@@ -471,12 +474,12 @@ static double x_at_samples(const ks_plan *plan, const strata *st, size_t c, cons
  * profiled spread over the profile's), d = n - 1. */
 typedef struct factor_sums {
     long double d, r, u;
+    long double xy, yy; /* with the profile at the samples: sum a dx dy / M, sum dy^2 / M */
 } factor_sums;
 
-/* A kernel group's own factor counts once its samples' profiled spread
- * adds up to the profile's in one stratum (sum d u): a ratio over less is
- * one pair that missed its stratum's slow launches, read as a vast factor. */
-#define GROUP_MIN_U 1.0
+/* A kernel group's own factor counts once it rests on this many degrees
+ * of freedom: one pair is no measure of a kernel. */
+#define GROUP_MIN_D 2
 
 /* A factor this large says the profile does not predict the values; a
  * refined plan then takes its upper confidence limit at this level (see
@@ -485,23 +488,35 @@ typedef struct factor_sums {
 #define CALIBRATE_UCL 0.10
 
 /* The calibrated profile model (see the top of this file) for the strata of
- * values (not residuals).  The factor lambda^2 from the replicated strata:
- * where the profile's values at the samples are known, the ratio of sums
- * sum d r / sum d u, the values' spread at the samples over the profile's
- * spread at the same samples (exactly 1 where the values equal the profile
- * or follow it, however the draws fell: a pair that missed the one slow
- * launch of its stratum is read as having missed it), else sum d r / sum d.
- * Per kernel group where the group has replicated strata (the simulator
- * departs from a time profile by kernel: on the synthetic data set spmv's
- * strata spread 8x the profile's, the others' 0.1-2x), the larger of it and
- * the plan's.  Every stratum's spread is lambda^2 M_h, the strata of one
- * factor one source.  The factor's degrees of freedom: 2 lambda^4 over its
- * linearised variance sum 2 d e^2 / (sum d u)^2, e = r - lambda^2 u (a
- * scaled chi-square's), doubled, at most sum d.  A replicated stratum whose
- * profile shows no spread keeps its own s^2; a one-sample one has none to
- * scale, which holds where the plan measured a factor.  With no replicated
- * stratum, or none showing any spread while the profile shows some, the
- * factor is unmeasured. */
+ * values (not residuals).  The factor lambda^2 from the replicated strata
+ * (and census strata, which measure their kernel's departure exactly).
+ * Where the profile's values at the samples are known, the profile-line
+ * model: in each stratum, the values' departures from the samples' mean
+ * dy against the profile's, a dx = (ybar / xbar)(x - xbar); pooled over a
+ * slot's strata, each stratum's sums over its M_h, kappa = sum a dx dy /
+ * sum (a dx)^2 (at least 0: values that move against the profile follow
+ * none of it), nu = the residuals' sum of squares over M_h per degree of
+ * freedom (one less where kappa was fitted), lambda^2 = kappa^2 + nu.
+ * Exactly 1 where the values equal the profile or are proportional to it
+ * in each stratum, however the draws fell (a pair that missed its
+ * stratum's slow launch is read as such through kappa); values that do not
+ * follow the profile inside a stratum count as residual spread, not as a
+ * slope over a pair's small profiled difference (the README's transformer:
+ * a gemm pair 5 us apart in the profile, 19 K cycles apart alone, read by
+ * the ratio sum d r / sum d u as a factor of 12 and +-47 %: +-4.1 % here,
+ * error 1.8 %).  Its degrees of freedom: 2 lambda^4 over var(nu) + var(
+ * kappa^2) = 2 nu^2 / df_e + 4 kappa^2 nu / sum (a dx)^2, doubled, at most
+ * sum d.  Without the profile at the samples: sum d r / sum d (r = s^2 /
+ * M_h), its degrees of freedom likewise from the spread of the r.  Per
+ * kernel group with two or more degrees of freedom (the simulator departs
+ * from a time profile by kernel: on the synthetic data set spmv's strata
+ * spread 8x the profile's, the others' 0.1-2x), the larger of its factor
+ * and the plan's.  Every stratum's spread is lambda^2 M_h, the strata of
+ * one factor one source.  A replicated stratum whose profile shows no
+ * spread keeps its own s^2; a one-sample one has none to scale, which
+ * holds where the plan measured a factor.  With no replicated stratum, or
+ * none showing any spread while the profile shows some, the factor is
+ * unmeasured. */
 static void calibrate_spread(const ks_plan *plan, const strata *st, const double *v,
                              const double *x, const bool *residual, bool wr,
                              ks_stratum_spread *out)
@@ -538,11 +553,30 @@ static void calibrate_spread(const ks_plan *plan, const strata *st, const double
         uq[nq] = x ? (isnan(u) ? 0 : u) : 1;
         dq[nq] = s.distinct - 1;
         gq[nq] = cl->group < plan->group_count ? cl->group : plan->group_count;
+        /* the values' departures from the samples' mean against the
+         * profile's line through them, a (x - xbar), a = ybar / xbar */
+        long double xy = 0, yy = 0;
+        if (x) {
+            size_t lo = st->start[c], hi = st->start[c + 1];
+            long double sy = 0, sx = 0;
+            for (size_t j = lo; j < hi; j++) {
+                sy += v[st->order[j]];
+                sx += x[st->order[j]];
+            }
+            long double yb = sy / (hi - lo), xb = sx / (hi - lo), a = xb > 0 ? yb / xb : 0;
+            for (size_t j = lo; j < hi; j++) {
+                long double dx = a * (x[st->order[j]] - xb), dy = v[st->order[j]] - yb;
+                xy += dx * dy;
+                yy += dy * dy;
+            }
+        }
         size_t slot[2] = {gq[nq], groups};
         for (int w = 0; w < 2; w++) {
             fs[slot[w]].d += dq[nq];
             fs[slot[w]].r += dq[nq] * rq[nq];
             fs[slot[w]].u += dq[nq] * uq[nq];
+            fs[slot[w]].xy += xy / M[c];
+            fs[slot[w]].yy += yy / M[c];
         }
         nq++;
     }
@@ -562,6 +596,30 @@ static void calibrate_spread(const ks_plan *plan, const strata *st, const double
         ldf[g] = isnan(lam[g])  ? 0
                  : var > 0      ? fminl(fs[g].d, CALIBRATE_DF_FACTOR * 2 * lam[g] * lam[g] / var)
                                 : (double)fs[g].d;
+    }
+    /* With the profile at the samples, the profile-line model (above);
+     * sum d u (fs.u) is sum (a dx)^2 / M there. */
+    for (size_t g = 0; x && g <= groups; g++) {
+        const factor_sums *f = &fs[g];
+        if (!(f->d > 0))
+            continue;
+        long double kap = f->u > 0 ? f->xy / f->u : 0;
+        if (kap < 0)
+            kap = 0;
+        long double see = f->yy - 2 * kap * f->xy + kap * kap * f->u;
+        long double dfe = f->d - (kap > 0 ? 1 : 0);
+        long double nu = dfe > 0 && see > 0 ? see / dfe : 0;
+        long double l2 = kap * kap + nu;
+        if (!(l2 > 0)) {
+            lam[g] = NAN;
+            ldf[g] = 0;
+            continue;
+        }
+        long double var = (dfe > 0 ? 2 * nu * nu / dfe : 0) +
+                          (f->u > 0 ? 4 * kap * kap * nu / f->u : 0);
+        lam[g] = (double)l2;
+        ldf[g] = var > 0 ? (double)fminl(f->d, CALIBRATE_DF_FACTOR * 2 * l2 * l2 / var)
+                         : (double)f->d;
     }
     /* A refined plan stopped adding launches once an interval met its
      * bound, which favours factors that came out low by chance: its
@@ -598,7 +656,7 @@ static void calibrate_spread(const ks_plan *plan, const strata *st, const double
         /* the larger of the kernel's own factor, where its strata measured
          * one, and the plan's: a kernel's few replicated strata can all
          * miss its spread, and the plan's mixes kernels that depart less */
-        size_t at = !isnan(lam[g]) && lam[g] > lam[groups] * (1 + 1e-9) && fs[g].u >= GROUP_MIN_U
+        size_t at = !isnan(lam[g]) && lam[g] > lam[groups] * (1 + 1e-9) && fs[g].d >= GROUP_MIN_D
                         ? g
                         : groups;
         o->calibrated = true;
