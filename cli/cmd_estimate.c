@@ -55,6 +55,15 @@ static void help(void)
            "                     more samples: the separate estimator) or all (combined)\n"
            "  --auxiliary NAME   the profile's value the estimators use: duration (default,\n"
            "                     the time the plan was drawn on) or a metric column\n"
+           "  --no-exact         estimate instruction counts from the samples like any\n"
+           "                     other metric.  By default, with the trace folder (--traces,\n"
+           "                     or the one a run folder's manifest records), the counts the\n"
+           "                     traces give for every launch (Accel-Sim: gpu_sim_insn,\n"
+           "                     gpgpu_n_tot_w_icount ...; MacSim: INST_COUNT_TOT) are\n"
+           "                     exact totals, no interval, wherever every sample's value is\n"
+           "                     its trace's count; a rate of one over an estimated total\n"
+           "                     (ipc) has that total's interval.  A run folder keeps the\n"
+           "                     counts in RUNDIR/trace-counts.csv for the next estimate\n"
            "  --values           print the values read instead, as a results CSV\n"
            "                     (id,<metric>,...: one row per launch, ids ascending), which\n"
            "                     estimate, refine and score read back\n"
@@ -133,6 +142,17 @@ static void print_json(const ks_estimate *e, ks_single_mode single, const char *
                m->bound_met < 0 ? "null" : m->bound_met ? "true" : "false",
                m->is_ratio ? "true" : "false", m->single_strata,
                ks_single_mode_name(single));
+        printf(", \"exact\": %s", m->exact ? "true" : "false");
+        if (m->exact == 1)
+            json_field_exact("sampled_estimate", m->sampled_estimate);
+        if (m->exact_part) {
+            printf(", \"exact_part\": ");
+            cli_json_string(m->exact_part == 1 ? "numerator" : "denominator");
+        }
+        if (m->known_note[0]) {
+            printf(", \"exact_note\": ");
+            cli_json_string(m->known_note);
+        }
         json_estimator(m, fit, auxiliary);
         printf("}");
     }
@@ -238,6 +258,12 @@ static void print_table(const ks_estimate *e)
         const ks_metric_estimate *m = &e->metrics[i];
         char est[48], lo[48], hi[48];
         table_number(est, sizeof est, m, m->estimate);
+        if (m->exact) {
+            printf("%-40s %-6s %15s %15s %15s %9s  %s\n", m->name,
+                   m->is_ratio ? "rate" : "count", est, "-", "-", "exact",
+                   "exact, from the traces");
+            continue;
+        }
         if (m->claim == KS_CLAIM_NONE) {
             printf("%-40s %-6s %15s %15s %15s %9s  %s\n", m->name,
                    m->is_ratio ? "rate" : m->kind_assumed ? "?" : "count", est, "-", "-", "-",
@@ -260,11 +286,59 @@ static void print_table(const ks_estimate *e)
     }
 }
 
+/* Which totals are exact, where from and what counting them cost; the
+ * rates with one exact part; the counts the traces hold that were estimated
+ * after all, and why. */
+static void print_exact(const ks_estimate *e, const ks_known *known, const char *cache)
+{
+    if (!known)
+        return;
+    char names[400] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < e->count; i++)
+        if (e->metrics[i].exact == 1) {
+            size_t len = strlen(names);
+            snprintf(names + len, sizeof names - len, "%s%s", n ? ", " : "",
+                     e->metrics[i].name);
+            n++;
+        }
+    char c1[32], c2[32];
+    if (n) {
+        printf("exact, from the traces: %s: %s's counts of all %s launches of %s", names,
+               known->simulator, cli_count_u64(c1, sizeof c1, known->launch_count),
+               known->traces);
+        if (known->bytes_read)
+            printf(" (%s MB of traces read in %.1f s", cli_count(c2, sizeof c2,
+                   (double)known->bytes_read / 1e6), known->seconds);
+        if (known->bytes_read && known->cached)
+            printf("; %zu launches from %s)", known->cached, cache);
+        else if (known->bytes_read)
+            printf(")");
+        else if (known->cached)
+            printf(" (from %s)", cache);
+        printf("; every sampled launch's value is its trace's count\n");
+    }
+    for (size_t i = 0; i < e->count; i++) {
+        const ks_metric_estimate *m = &e->metrics[i];
+        if (m->exact_part) {
+            ks_stat_info info = ks_stat_info_of(m->name);
+            const char *num = info.numerator ? info.numerator : "its numerator";
+            const char *den = info.denominator ? info.denominator : "its denominator";
+            printf("%s: the traces' exact %s over the estimated %s; its interval is %s's "
+                   "alone\n",
+                   m->name, m->exact_part == 1 ? num : den, m->exact_part == 1 ? den : num,
+                   m->exact_part == 1 ? den : num);
+        }
+        if (m->known_note[0])
+            printf("%s: estimated, not taken from the traces: %s\n", m->name, m->known_note);
+    }
+}
+
 /* The table first, then what it rests on: the plan, the results, the
  * warm-up, what was left out, the estimator, what the intervals stand for. */
 static void print_text(const ks_plan *plan, const ks_results *r, const cli_results *cr,
                        const ks_estimate *e, bool run_folder, const char *fit,
-                       const char *auxiliary)
+                       const char *auxiliary, const ks_known *known, const char *known_cache)
 {
     print_table(e);
     printf("\n");
@@ -326,6 +400,7 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
             break;
         }
     print_estimator(e, fit, auxiliary);
+    print_exact(e, known, known_cache);
     print_claims(plan, e);
     /* what the plan left out and the profile measured (lib/plan/unsimulated.c) */
     if (plan->selection[0])
@@ -345,7 +420,43 @@ typedef struct estimate_run {
     bool run_folder;
     int estimator, fit;     /* -1: not given */
     const char *auxiliary;  /* NULL: duration */
+    bool no_exact;
+    char **paths;           /* RESULTS */
+    int path_count;
 } estimate_run;
+
+/* The trace folder the values were simulated from: --traces, else the
+ * first run folder's manifest's; NULL when neither says.  *cache: the run
+ * folder's trace-counts.csv (NULL without a run folder). */
+static const char *traces_of(const estimate_run *a, char *trace_buf, size_t trace_size,
+                             char *cache, size_t cache_size, const char **cache_out)
+{
+    *cache_out = NULL;
+    const char *traces = a->cr->read.traces;
+    for (int i = 0; i < a->path_count; i++) {
+        struct stat sb;
+        if (stat(a->paths[i], &sb) != 0 || !S_ISDIR(sb.st_mode))
+            continue;
+        char mpath[4096];
+        snprintf(mpath, sizeof mpath, "%s/manifest.json", a->paths[i]);
+        ks_run_manifest m;
+        ks_error err;
+        ks_error_clear(&err);
+        if (ks_run_manifest_read(mpath, &m, &err) != KS_OK)
+            continue;
+        if (!traces && m.traces) {
+            snprintf(trace_buf, trace_size, "%s", m.traces);
+            traces = trace_buf;
+        }
+        bool same = m.traces && traces && strcmp(m.traces, traces) == 0;
+        ks_run_manifest_free(&m);
+        if (same && !*cache_out) {
+            snprintf(cache, cache_size, "%s/trace-counts.csv", a->paths[i]);
+            *cache_out = cache;
+        }
+    }
+    return traces;
+}
 
 static void csv_field(const char *s)
 {
@@ -465,21 +576,49 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
         warmup = "context";
     a->eo->warmup = warmup;
     a->eo->profile = a->cr->profile;
+    char trace_buf[4096], cache_buf[4096];
+    const char *cache = NULL;
+    const char *traces = a->no_exact ? NULL
+                                     : traces_of(a, trace_buf, sizeof trace_buf, cache_buf,
+                                                 sizeof cache_buf, &cache);
+    ks_known known;
+    bool have_known = false;
+    if (traces) {
+        ks_error kerr;
+        ks_error_clear(&kerr);
+        if (ks_known_read(traces, cache, &known, &kerr) == KS_OK) {
+            have_known = true;
+            a->eo->known = &known;
+        } else {
+            char why[1200];
+            ks_error_format(&kerr, why, sizeof why);
+            fprintf(stderr, "ksample estimate: note: the traces' instruction counts could not "
+                            "be read, so they are estimated: %s\n",
+                    why);
+        }
+    }
     ks_estimate e;
     ks_status st = ks_estimate_compute(plan, r, a->eo, &e, &err);
+    a->eo->known = NULL;
     ks_results_free(&pilot);
     a->eo->pilot = NULL;
     a->eo->aux = NULL;
     free(x);
     free(total);
-    if (st != KS_OK)
+    if (st != KS_OK) {
+        if (have_known)
+            ks_known_free(&known);
         return cli_fail(&err);
+    }
     const char *fit = ks_estimator_fit_name(a->eo->fit);
     if (a->json)
         print_json(&e, ks_single_mode_of(plan, a->cr->single), warmup_of(r), fit, auxiliary);
     else
-        print_text(plan, r, a->cr, &e, a->run_folder, fit, auxiliary);
+        print_text(plan, r, a->cr, &e, a->run_folder, fit, auxiliary,
+                   have_known ? &known : NULL, cache);
     ks_estimate_free(&e);
+    if (have_known)
+        ks_known_free(&known);
     return 0;
 }
 
@@ -490,6 +629,7 @@ int cmd_estimate(int argc, char **argv)
         {"ratio", required_argument, NULL, 'r'},   {"epsilon", required_argument, NULL, 'e'},
         {"pilot", required_argument, NULL, 'p'},   {"warmup", required_argument, NULL, 'w'},
         {"values", no_argument, NULL, 'v'},        {"metrics", required_argument, NULL, 'a'},
+        {"no-exact", no_argument, NULL, 'x' + 256},
         CLI_ESTIMATOR_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},          CLI_RESULTS_LONG_OPTIONS,
         {NULL, 0, NULL, 0}};
@@ -499,7 +639,7 @@ int cmd_estimate(int argc, char **argv)
     ks_estimate_options_init(&eo);
     const char **metrics = calloc((size_t)argc + 1, sizeof *metrics);
     const char **ratios = calloc((size_t)argc + 1, sizeof *ratios);
-    bool json = false, values = false;
+    bool json = false, values = false, no_exact = false;
     const char *pilot = NULL, *auxiliary = NULL;
     int estimator = -1, fit = -1;
     ks_warmup warmup;
@@ -527,6 +667,9 @@ int cmd_estimate(int argc, char **argv)
             break;
         case 'v':
             values = true;
+            break;
+        case 'x' + 256:
+            no_exact = true;
             break;
         case 'w': {
             ks_error werr;
@@ -568,7 +711,7 @@ int cmd_estimate(int argc, char **argv)
         rc = cli_with_plan_results(
             &cr, argv[optind], argv + optind + 1, argc - optind - 1, estimate_with,
             &(estimate_run){&cr, &eo, json, values, argv[optind], pilot, run_folder, estimator,
-                            fit, auxiliary});
+                            fit, auxiliary, no_exact, argv + optind + 1, argc - optind - 1});
     free(metrics);
     free(ratios);
     return rc < 0 ? 0 : rc;
