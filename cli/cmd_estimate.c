@@ -206,6 +206,8 @@ static void print_claims(const ks_plan *plan, const ks_estimate *e)
     bool full = false;
     for (size_t i = 0; i < e->count; i++) {
         const ks_metric_estimate *m = &e->metrics[i];
+        if (m->exact) /* no interval: print_exact says what it is */
+            continue;
         if (m->claim == KS_CLAIM_FULL_RUN) {
             full = true;
             continue;
@@ -307,9 +309,12 @@ static void print_exact(const ks_estimate *e, const ks_known *known, const char 
         printf("exact, from the traces: %s: %s's counts of all %s launches of %s", names,
                known->simulator, cli_count_u64(c1, sizeof c1, known->launch_count),
                known->traces);
-        if (known->bytes_read)
-            printf(" (%s MB of traces read in %.1f s", cli_count(c2, sizeof c2,
-                   (double)known->bytes_read / 1e6), known->seconds);
+        double mb = (double)known->bytes_read / 1e6;
+        if (known->bytes_read && mb >= 10)
+            printf(" (%s MB of traces read in %.1f s", cli_count(c2, sizeof c2, mb),
+                   known->seconds);
+        else if (known->bytes_read)
+            printf(" (%.3g MB of traces read in %.2f s", mb, known->seconds);
         if (known->bytes_read && known->cached)
             printf("; %zu launches from %s)", known->cached, cache);
         else if (known->bytes_read)

@@ -2202,9 +2202,9 @@ ks_status ks_gcl_corpus_select(ks_gcl_corpus *c, const ks_gcl_model *m, const ks
 
 /* What a trace folder says exactly of every launch: the instruction counts
  * a simulator of those traces reports, under the simulator's names.
- * Accel-Sim traces: gpu_sim_insn, gpu_tot_sim_insn and
- * gpgpu_n_tot_thrd_icount (thread instructions: each line's active lanes),
- * gpgpu_n_tot_w_icount (warp instructions: the lines), counted by streaming
+ * Accel-Sim traces: gpu_sim_insn and gpu_tot_sim_insn (thread
+ * instructions: each line's active lanes), gpgpu_n_tot_w_icount (warp
+ * instructions: the lines), counted by streaming
  * every trace; MacSim traces: INST_COUNT_TOT (each warp's records less one,
  * from trace_info.txt). */
 enum { KS_KNOWN_METRICS = 5 };

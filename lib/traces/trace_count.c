@@ -4,10 +4,11 @@
  * What GPGPU-Sim counts (checked on every launch of ../shared/data/sim's
  * accelsim-synth, both configurations, full and alone runs, and on the
  * recorded vectoradd of ../shared/data/accelsim-simlog against its trace):
- *   - gpu_sim_insn (and the running totals gpu_tot_sim_insn,
- *     gpgpu_n_tot_thrd_icount) adds, for each warp instruction that
- *     completes, its active lanes: the popcount of the trace line's mask.
- *     An EXIT with mask 0 (the lanes that left at an earlier EXIT) counts 0.
+ *   - gpu_sim_insn (and the running total gpu_tot_sim_insn) adds, for each
+ *     warp instruction that completes, its active lanes: the popcount of
+ *     the trace line's mask.  An EXIT with mask 0 (the lanes that left at
+ *     an earlier EXIT) counts 0.  (gpgpu_n_tot_thrd_icount is not this:
+ *     on SM86_RTX3070 it exceeds gpu_sim_insn at every launch.)
  *   - gpgpu_n_tot_w_icount counts the warp instructions: every line,
  *     mask 0 included.
  * Every line of the launch is parsed and checked as ks_trace_set_stream
