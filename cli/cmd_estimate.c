@@ -54,7 +54,11 @@ static void help(void)
            "                     kernel group's strata), stratum (each stratum with two or\n"
            "                     more samples: the separate estimator) or all (combined)\n"
            "  --auxiliary NAME   the profile's value the estimators use: duration (default,\n"
-           "                     the time the plan was drawn on) or a metric column\n"
+           "                     the time the plan was drawn on), a metric column, or with\n"
+           "                     the trace folder trace_insts (each launch's thread\n"
+           "                     instructions as the traces give them; MacSim: its\n"
+           "                     INST_COUNT_TOT) or trace_warp_insts (Accel-Sim's warp\n"
+           "                     instructions)\n"
            "  --no-exact         estimate instruction counts from the samples like any\n"
            "                     other metric.  By default, with the trace folder (--traces,\n"
            "                     or the one a run folder's manifest records), the counts the\n"
@@ -540,6 +544,31 @@ static int print_values(const ks_results *r)
     return 0;
 }
 
+/* The traces' counts as columns of the plan's profile, for --auxiliary:
+ * trace_insts (thread instructions, gpu_sim_insn's; MacSim: INST_COUNT_TOT's)
+ * and trace_warp_insts (Accel-Sim's lines); nothing when the profile is not
+ * of the traces' launch count. */
+static ks_status add_trace_columns(ks_profile *p, const ks_known *k, ks_error *err)
+{
+    if (!p || p->n != k->launch_count)
+        return KS_OK;
+    const char *from[2] = {k->metric_count > 1 ? "gpu_sim_insn" : "INST_COUNT_TOT",
+                           "gpgpu_n_tot_w_icount"};
+    const char *name[2] = {"trace_insts", "trace_warp_insts"};
+    for (size_t c = 0; c < 2; c++) {
+        long m = ks_known_metric(k, from[c]);
+        if (m < 0)
+            continue;
+        ks_metric_column *col;
+        ks_status st = ks_profile_metric(p, name[c], &col, err);
+        if (st != KS_OK)
+            return st;
+        for (size_t i = 0; i < p->n; i++)
+            col->values[i] = (double)k->values[m][i];
+    }
+    return KS_OK;
+}
+
 static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
 {
     const estimate_run *a = ctx;
@@ -560,6 +589,37 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
     char auxiliary[160];
     cli_plan_estimator(plan, a->estimator, a->fit, a->auxiliary, &a->eo->estimator, &a->eo->fit,
                        auxiliary, sizeof auxiliary);
+    /* the traces' counts: exact totals, and the auxiliary trace_insts */
+    bool trace_aux = a->eo->estimator != KS_ESTIMATOR_PLAIN && strncmp(auxiliary, "trace_", 6) == 0;
+    char trace_buf[4096], cache_buf[4096];
+    const char *cache = NULL;
+    const char *traces = a->no_exact && !trace_aux
+                             ? NULL
+                             : traces_of(a, trace_buf, sizeof trace_buf, cache_buf,
+                                         sizeof cache_buf, &cache);
+    ks_known known;
+    bool have_known = false;
+    if (traces) {
+        ks_error kerr;
+        ks_error_clear(&kerr);
+        if (ks_known_read(traces, cache, &known, &kerr) == KS_OK) {
+            have_known = true;
+            a->eo->known = a->no_exact ? NULL : &known;
+            if (add_trace_columns(a->cr->profile, &known, &kerr) != KS_OK) {
+                ks_known_free(&known);
+                ks_results_free(&pilot);
+                a->eo->pilot = NULL;
+                a->eo->known = NULL;
+                return cli_fail(&kerr);
+            }
+        } else {
+            char why[1200];
+            ks_error_format(&kerr, why, sizeof why);
+            fprintf(stderr, "ksample estimate: note: the traces' instruction counts could not "
+                            "be read, so they are estimated: %s\n",
+                    why);
+        }
+    }
     double *x = NULL, *total = NULL;
     ks_auxiliary aux = {0};
     if (a->eo->estimator != KS_ESTIMATOR_PLAIN) {
@@ -569,6 +629,9 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
             free(total);
             ks_results_free(&pilot);
             a->eo->pilot = NULL;
+            a->eo->known = NULL;
+            if (have_known)
+                ks_known_free(&known);
             return rc;
         }
         aux = (ks_auxiliary){x, total};
@@ -581,27 +644,6 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
         warmup = "context";
     a->eo->warmup = warmup;
     a->eo->profile = a->cr->profile;
-    char trace_buf[4096], cache_buf[4096];
-    const char *cache = NULL;
-    const char *traces = a->no_exact ? NULL
-                                     : traces_of(a, trace_buf, sizeof trace_buf, cache_buf,
-                                                 sizeof cache_buf, &cache);
-    ks_known known;
-    bool have_known = false;
-    if (traces) {
-        ks_error kerr;
-        ks_error_clear(&kerr);
-        if (ks_known_read(traces, cache, &known, &kerr) == KS_OK) {
-            have_known = true;
-            a->eo->known = &known;
-        } else {
-            char why[1200];
-            ks_error_format(&kerr, why, sizeof why);
-            fprintf(stderr, "ksample estimate: note: the traces' instruction counts could not "
-                            "be read, so they are estimated: %s\n",
-                    why);
-        }
-    }
     ks_estimate e;
     ks_status st = ks_estimate_compute(plan, r, a->eo, &e, &err);
     a->eo->known = NULL;

@@ -1017,6 +1017,7 @@ typedef struct ks_estimate_row {
     char interval[16];      /* what the interval is of: "full run", "values", "none"
                              * (as estimate --json's "interval"); "" when not said */
     char interval_note[512]; /* why, as estimate says it; "" when not said */
+    int exact;              /* "exact": true: a total the traces give, no interval */
 } ks_estimate_row;
 
 /* Reads the JSON list `ksample estimate --json` prints: objects with keys
