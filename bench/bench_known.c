@@ -46,7 +46,7 @@ int main(int argc, char **argv)
     ks_error err;
     ks_error_clear(&err);
     ks_known k;
-    if (ks_known_read(argv[1], argc == 3 ? argv[2] : NULL, &k, &err) != KS_OK) {
+    if (ks_known_read(argv[1], argc == 3 ? argv[2] : NULL, 0, &k, &err) != KS_OK) {
         char buf[1200];
         ks_error_format(&err, buf, sizeof buf);
         fprintf(stderr, "bench_known: %s\n", buf);
@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     report("counted", &k);
     ks_known_free(&k);
     if (argc == 3) {
-        if (ks_known_read(argv[1], argv[2], &k, &err) != KS_OK)
+        if (ks_known_read(argv[1], argv[2], 0, &k, &err) != KS_OK)
             return 1;
         report("cached", &k);
         ks_known_free(&k);

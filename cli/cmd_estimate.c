@@ -295,10 +295,19 @@ static void print_table(const ks_estimate *e)
 /* Which totals are exact, where from and what counting them cost; the
  * rates with one exact part; the counts the traces hold that were estimated
  * after all, and why. */
-static void print_exact(const ks_estimate *e, const ks_known *known, const char *cache)
+static void print_exact(const ks_plan *plan, const ks_estimate *e, const ks_known *known,
+                        const char *cache)
 {
     if (!known)
         return;
+    char c1[32], c2[32];
+    if (known->metric_count == 0) {
+        printf("instruction totals: estimated: the trace folder %s holds %s launches, the "
+               "plan's profile %s; exact totals need every launch's trace\n",
+               known->traces, cli_count_u64(c1, sizeof c1, known->launch_count),
+               cli_count_u64(c2, sizeof c2, plan->input_invocations));
+        return;
+    }
     char names[400] = "";
     size_t n = 0;
     for (size_t i = 0; i < e->count; i++)
@@ -308,7 +317,6 @@ static void print_exact(const ks_estimate *e, const ks_known *known, const char 
                      e->metrics[i].name);
             n++;
         }
-    char c1[32], c2[32];
     if (n) {
         printf("exact, from the traces: %s: %s's counts of all %s launches of %s", names,
                known->simulator, cli_count_u64(c1, sizeof c1, known->launch_count),
@@ -409,7 +417,7 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
             break;
         }
     print_estimator(e, fit, auxiliary);
-    print_exact(e, known, known_cache);
+    print_exact(plan, e, known, known_cache);
     print_claims(plan, e);
     /* what the plan left out and the profile measured (lib/plan/unsimulated.c) */
     if (plan->selection[0])
@@ -602,7 +610,7 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
     if (traces) {
         ks_error kerr;
         ks_error_clear(&kerr);
-        if (ks_known_read(traces, cache, &known, &kerr) == KS_OK) {
+        if (ks_known_read(traces, cache, plan->input_invocations, &known, &kerr) == KS_OK) {
             have_known = true;
             a->eo->known = a->no_exact ? NULL : &known;
             if (add_trace_columns(a->cr->profile, &known, &kerr) != KS_OK) {

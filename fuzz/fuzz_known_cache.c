@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ks_known k;
     ks_error err;
     ks_error_clear(&err);
-    if (ks_known_read(fuzz_dir, cache, &k, &err) != KS_OK)
+    if (ks_known_read(fuzz_dir, cache, 0, &k, &err) != KS_OK)
         abort(); /* the trace is good: no cache may make this an error */
     long thread = ks_known_metric(&k, "gpu_sim_insn");
     long warp = ks_known_metric(&k, "gpgpu_n_tot_w_icount");

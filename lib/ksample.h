@@ -2226,8 +2226,12 @@ typedef struct ks_known {
  * NULL): a file of earlier counts, keyed by each trace file's name, size
  * and modification time; launches it vouches for are not streamed again,
  * and it is rewritten (atomically) when anything was counted.  A cache that
- * cannot be read or written is passed over, never an error. */
-ks_status ks_known_read(const char *traces, const char *cache, ks_known *out, ks_error *err);
+ * cannot be read or written is passed over, never an error.  expect (0:
+ * any): the launches the caller needs; a folder of another count (a tracer
+ * run of the sampled launches only) is not counted: launch_count is its
+ * count and metric_count 0. */
+ks_status ks_known_read(const char *traces, const char *cache, size_t expect, ks_known *out,
+                        ks_error *err);
 void ks_known_free(ks_known *k);
 /* The index of metric name in k, or -1. */
 long ks_known_metric(const ks_known *k, const char *name);

@@ -60,7 +60,7 @@ static ks_status alloc_counts(ks_known *k, size_t arrays, ks_error *err)
 
 /* ------------------------------------------------------------- MacSim */
 
-static ks_status read_macsim(ks_known *k, ks_error *err)
+static ks_status read_macsim(ks_known *k, size_t expect, ks_error *err)
 {
     ks_macsim_set *s;
     ks_status st = ks_macsim_set_open(k->traces, &s, err);
@@ -68,6 +68,10 @@ static ks_status read_macsim(ks_known *k, ks_error *err)
         return st;
     k->simulator = "MacSim";
     k->launch_count = ks_macsim_set_count(s);
+    if (expect && expect != k->launch_count) {
+        ks_macsim_set_free(s);
+        return KS_OK;
+    }
     st = alloc_counts(k, 1, err);
     for (size_t i = 0; st == KS_OK && i < k->launch_count; i++)
         k->owned[0][i] = ks_macsim_set_launch(s, i)->executed;
@@ -214,7 +218,8 @@ static ks_status write_cache(const void *ctx, FILE *f, ks_error *err)
 
 /* ----------------------------------------------------------- Accel-Sim */
 
-static ks_status read_accelsim(ks_known *k, const char *cache_path, ks_error *err)
+static ks_status read_accelsim(ks_known *k, const char *cache_path, size_t expect,
+                               ks_error *err)
 {
     ks_trace_set *s;
     ks_status st = ks_trace_set_open(k->traces, &s, err);
@@ -222,6 +227,10 @@ static ks_status read_accelsim(ks_known *k, const char *cache_path, ks_error *er
         return st;
     k->simulator = "Accel-Sim";
     k->launch_count = ks_trace_set_kernel_count(s);
+    if (expect && expect != k->launch_count) {
+        ks_trace_set_free(s);
+        return KS_OK;
+    }
     st = alloc_counts(k, 2, err);
     cache c = {0};
     cache_read(cache_path, &c);
@@ -268,14 +277,15 @@ static ks_status read_accelsim(ks_known *k, const char *cache_path, ks_error *er
     return st;
 }
 
-ks_status ks_known_read(const char *traces, const char *cache_path, ks_known *out, ks_error *err)
+ks_status ks_known_read(const char *traces, const char *cache_path, size_t expect, ks_known *out,
+                        ks_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!(out->traces = strdup(traces)))
         return ks_error_set(err, KS_ERR_NOMEM, traces, 0, "out of memory");
     double t0 = now();
-    ks_status st = ks_macsim_dir_detect(traces) ? read_macsim(out, err)
-                                                : read_accelsim(out, cache_path, err);
+    ks_status st = ks_macsim_dir_detect(traces) ? read_macsim(out, expect, err)
+                                                : read_accelsim(out, cache_path, expect, err);
     out->seconds = now() - t0;
     if (st != KS_OK)
         ks_known_free(out);
@@ -292,15 +302,16 @@ ks_status ks_known_total(const ks_known *k, long m, const ks_plan *plan, const d
     *exact = false;
     *total = 0;
     why[0] = '\0';
-    if (m < 0 || (size_t)m >= k->metric_count) {
-        snprintf(why, why_size, "the traces do not give it");
-        return KS_OK;
-    }
     if (plan->input_invocations != k->launch_count) {
         snprintf(why, why_size,
-                 "the plan's profile has %llu launches, the trace folder %zu: not the same "
-                 "program",
+                 "the plan's profile has %llu launches, the trace folder %zu (a tracer run "
+                 "of some launches, or another program): an exact total needs every launch's "
+                 "trace",
                  (unsigned long long)plan->input_invocations, k->launch_count);
+        return KS_OK;
+    }
+    if (m < 0 || (size_t)m >= k->metric_count) {
+        snprintf(why, why_size, "the traces do not give it");
         return KS_OK;
     }
     if (plan->selection[0]) {
