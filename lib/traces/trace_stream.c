@@ -217,7 +217,8 @@ static ks_status grouped_line(stream *st, char *t, ks_error *err)
     st->seen++;
     if (!st->keep || (st->filter.max_insts_per_warp && st->seen > st->filter.max_insts_per_warp))
         return KS_OK;
-    if ((s = trace_parse_line(t, st->layout, &st->inst, &st->buf, err)) != KS_OK)
+    if ((s = (st->filter.mask_only ? trace_parse_line_mask : trace_parse_line)(
+             t, st->layout, &st->inst, &st->buf, err)) != KS_OK)
         return at_line(st, err);
     memcpy(st->inst.tb, st->tb, sizeof st->tb);
     st->inst.warp = st->warp;
@@ -240,7 +241,8 @@ static ks_status raw_line(stream *st, char *t, ks_error *err)
 {
     if (t[0] == '#')
         return KS_OK;
-    ks_status s = trace_parse_line(t, st->layout, &st->inst, &st->buf, err);
+    ks_status s = (st->filter.mask_only ? trace_parse_line_mask : trace_parse_line)(
+        t, st->layout, &st->inst, &st->buf, err);
     if (s != KS_OK)
         return at_line(st, err);
     if ((s = check_position(st, st->inst.tb, st->inst.warp, err)) != KS_OK)
