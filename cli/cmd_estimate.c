@@ -598,7 +598,8 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
     cli_plan_estimator(plan, a->estimator, a->fit, a->auxiliary, &a->eo->estimator, &a->eo->fit,
                        auxiliary, sizeof auxiliary);
     /* the traces' counts: exact totals, and the auxiliary trace_insts */
-    bool trace_aux = a->eo->estimator != KS_ESTIMATOR_PLAIN && strncmp(auxiliary, "trace_", 6) == 0;
+    bool trace_aux =
+        a->eo->estimator != KS_ESTIMATOR_PLAIN && strncmp(auxiliary, "trace_", 6) == 0;
     char trace_buf[4096], cache_buf[4096];
     const char *cache = NULL;
     const char *traces = a->no_exact && !trace_aux
@@ -670,7 +671,7 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
         print_json(&e, ks_single_mode_of(plan, a->cr->single), warmup_of(r), fit, auxiliary);
     else
         print_text(plan, r, a->cr, &e, a->run_folder, fit, auxiliary,
-                   have_known ? &known : NULL, cache);
+                   have_known && !a->no_exact ? &known : NULL, cache);
     ks_estimate_free(&e);
     if (have_known)
         ks_known_free(&known);

@@ -112,7 +112,8 @@ static bool parse_u64_field(char **p, char end, uint64_t *v)
     if (*q < '0' || *q > '9')
         return false;
     for (; *q >= '0' && *q <= '9'; q++)
-        if (__builtin_mul_overflow(x, 10u, &x) || __builtin_add_overflow(x, (unsigned)(*q - '0'), &x))
+        if (__builtin_mul_overflow(x, 10u, &x) ||
+            __builtin_add_overflow(x, (unsigned)(*q - '0'), &x))
             return false;
     if (*q != end)
         return false;
@@ -144,7 +145,8 @@ static void cache_read(const char *path, cache *c)
         char *p = comma ? comma + 1 : NULL;
         if (truncated || !comma || comma == line || !parse_u64_field(&p, ',', &r.bytes) ||
             !parse_u64_field(&p, ',', &r.mtime_ns) || !parse_u64_field(&p, ',', &r.warp) ||
-            !parse_u64_field(&p, '\0', &r.thread) || r.thread > r.warp * 32)
+            !parse_u64_field(&p, '\0', &r.thread) || r.warp > UINT64_MAX / 32 ||
+            r.thread > r.warp * 32)
             continue; /* not a row this file writes: counted again */
         if (c->count == c->capacity) {
             size_t cap = c->capacity ? c->capacity * 2 : 256;
