@@ -58,7 +58,7 @@ static void exercise(ks_trace_set *s)
     ks_error err;
     for (size_t i = 0; i < ks_trace_set_kernel_count(s) && i < 4; i++) {
         uint64_t sum = 0;
-        ks_trace_filter filter = {1, 1, 3, 0};
+        ks_trace_filter filter = {1, 1, 3};
         ks_trace_set_stream(s, i, NULL, ignore_inst, &sum, &err);
         ks_trace_set_stream(s, i, &filter, ignore_inst, &sum, &err);
         ks_trace_counts counts;

@@ -58,10 +58,6 @@ typedef struct ks_trace_filter {   /* what part of one launch to stream; 0 = no 
     uint64_t max_blocks;          /* only thread blocks with linear index < max_blocks */
     uint32_t max_warps;           /* only warps with id < max_warps within each kept block */
     uint64_t max_insts_per_warp;  /* stop a warp after this many instructions */
-    int mask_only;                /* each line read only up to its mask (block and warp
-                                   * of a raw line, PC, mask: opcode NULL, no registers
-                                   * or addresses), for counting; blocks, warps and each
-                                   * warp's line count are checked all the same */
 } ks_trace_filter;
 
 typedef ks_status (*ks_trace_inst_fn)(void *ctx, const ks_trace_kernel *k,

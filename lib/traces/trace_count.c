@@ -11,7 +11,7 @@
  *     on SM86_RTX3070 it exceeds gpu_sim_insn at every launch.)
  *   - gpgpu_n_tot_w_icount counts the warp instructions: every line,
  *     mask 0 included.
- * Each line is read up to its mask (mask_only: the registers, opcode and
+ * Each line is read up to its mask (trace_stream_masks: the registers, opcode and
  * addresses after it are not decoded, which would more than double the
  * time); the blocks, warps and every warp's line count are checked as
  * ks_trace_set_stream does, so a truncated trace is an error, not a short
@@ -33,8 +33,7 @@ static ks_status add_line(void *ctx, const ks_trace_kernel *k, const ks_trace_in
 ks_status ks_trace_set_count(ks_trace_set *s, size_t i, ks_trace_counts *out, ks_error *err)
 {
     ks_trace_counts c = {0, 0};
-    ks_trace_filter only_masks = {0, 0, 0, 1};
-    ks_status st = ks_trace_set_stream(s, i, &only_masks, add_line, &c, err);
+    ks_status st = trace_stream_masks(s, i, add_line, &c, err);
     if (st != KS_OK)
         return st;
     s->kernels[i].warp_insts = c.warp_insts;

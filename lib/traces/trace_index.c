@@ -282,7 +282,7 @@ ks_status ks_trace_folder_launches(const char *dir, ks_warmup_launch **launches,
             n = ks_trace_set_kernel_count(t);
             if (!(out = calloc(n + 1, sizeof *out)))
                 st = ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
-            ks_trace_filter filter = {1, 1, 4 * PAGE_INSTS, 0};
+            ks_trace_filter filter = {1, 1, 4 * PAGE_INSTS};
             for (size_t i = 0; i < n && st == KS_OK; i++) {
                 p.count = p.insts = 0;
                 st = ks_trace_set_stream(t, i, &filter, take_inst, &p, err);
