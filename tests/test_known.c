@@ -455,6 +455,23 @@ static void test_estimate_fixture(void **state)
     yajl_tree_free(rows);
     free(text);
 
+    /* the traces' counts as the estimators' auxiliary variable */
+    snprintf(args, sizeof args,
+             "estimate '%s' '" FIXTURE "/results.csv' --traces '" FIXTURE
+             "' --warmup context --estimator ratio --auxiliary trace_insts",
+             plan);
+    text = run_cli(args, &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(text, "auxiliary: the profile's trace_insts"));
+    free(text);
+    /* without the traces there is no such column */
+    snprintf(args, sizeof args,
+             "estimate '%s' '" FIXTURE "/results.csv' --warmup context --estimator ratio "
+             "--auxiliary trace_insts",
+             plan);
+    free(run_cli(args, &status));
+    assert_int_not_equal(status, 0);
+
     snprintf(args, sizeof args,
              "estimate --json --no-exact '%s' '" FIXTURE "/results.csv' --traces '" FIXTURE
              "' --warmup context",
