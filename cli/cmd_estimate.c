@@ -55,7 +55,20 @@ static void help(void)
            "                     kernel group's strata), stratum (each stratum with two or\n"
            "                     more samples: the separate estimator) or all (combined)\n"
            "  --auxiliary NAME   the profile's value the estimators use: duration (default,\n"
-           "                     the time the plan was drawn on) or a metric column\n"
+           "                     the time the plan was drawn on), a metric column, or with\n"
+           "                     the trace folder trace_insts (each launch's thread\n"
+           "                     instructions as the traces give them; MacSim: its\n"
+           "                     INST_COUNT_TOT) or trace_warp_insts (Accel-Sim's warp\n"
+           "                     instructions)\n"
+           "  --no-exact         estimate instruction counts from the samples like any\n"
+           "                     other metric.  By default, with the trace folder (--traces,\n"
+           "                     or the one a run folder's manifest records), the counts the\n"
+           "                     traces give for every launch (Accel-Sim: gpu_sim_insn,\n"
+           "                     gpgpu_n_tot_w_icount ...; MacSim: INST_COUNT_TOT) are\n"
+           "                     exact totals, no interval, wherever every sample's value is\n"
+           "                     its trace's count; a rate of one over an estimated total\n"
+           "                     (ipc) has that total's interval.  A run folder keeps the\n"
+           "                     counts in RUNDIR/trace-counts.csv for the next estimate\n"
            "  --values           print the values read instead, as a results CSV\n"
            "                     (id,<metric>,...: one row per launch, ids ascending), which\n"
            "                     estimate, refine and score read back\n"
@@ -135,6 +148,17 @@ static void print_json(const ks_estimate *e, ks_single_mode single, const char *
                m->bound_met < 0 ? "null" : m->bound_met ? "true" : "false",
                m->is_ratio ? "true" : "false", m->single_strata,
                ks_single_mode_name(single));
+        printf(", \"exact\": %s", m->exact ? "true" : "false");
+        if (m->exact == 1)
+            json_field_exact("sampled_estimate", m->sampled_estimate);
+        if (m->exact_part) {
+            printf(", \"exact_part\": ");
+            cli_json_string(m->exact_part == 1 ? "numerator" : "denominator");
+        }
+        if (m->known_note[0]) {
+            printf(", \"exact_note\": ");
+            cli_json_string(m->known_note);
+        }
         json_estimator(m, fit, auxiliary);
         printf("}");
     }
@@ -188,6 +212,8 @@ static void print_claims(const ks_plan *plan, const ks_estimate *e)
     bool full = false;
     for (size_t i = 0; i < e->count; i++) {
         const ks_metric_estimate *m = &e->metrics[i];
+        if (m->exact) /* no interval: print_exact says what it is */
+            continue;
         if (m->claim == KS_CLAIM_FULL_RUN) {
             full = true;
             continue;
@@ -240,6 +266,12 @@ static void print_table(const ks_estimate *e)
         const ks_metric_estimate *m = &e->metrics[i];
         char est[48], lo[48], hi[48];
         table_number(est, sizeof est, m, m->estimate);
+        if (m->exact) {
+            printf("%-40s %-6s %15s %15s %15s %9s  %s\n", m->name,
+                   m->is_ratio ? "rate" : "count", est, "-", "-", "exact",
+                   "exact, from the traces");
+            continue;
+        }
         if (m->claim == KS_CLAIM_NONE) {
             printf("%-40s %-6s %15s %15s %15s %9s  %s\n", m->name,
                    m->is_ratio ? "rate" : m->kind_assumed ? "?" : "count", est, "-", "-", "-",
@@ -295,11 +327,70 @@ static void print_cost(const ks_plan *plan, const ks_results *r, const ks_estima
     printf(")%s\n", share > 0.5 ? ": simulating every launch costs at most twice as much" : "");
 }
 
+/* Which totals are exact, where from and what counting them cost; the
+ * rates with one exact part; the counts the traces hold that were estimated
+ * after all, and why. */
+static void print_exact(const ks_plan *plan, const ks_estimate *e, const ks_known *known,
+                        const char *cache)
+{
+    if (!known)
+        return;
+    char c1[32], c2[32];
+    if (known->metric_count == 0) {
+        printf("instruction totals: estimated: the trace folder %s holds %s launches, the "
+               "plan's profile %s; exact totals need every launch's trace\n",
+               known->traces, cli_count_u64(c1, sizeof c1, known->launch_count),
+               cli_count_u64(c2, sizeof c2, plan->input_invocations));
+        return;
+    }
+    char names[400] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < e->count; i++)
+        if (e->metrics[i].exact == 1) {
+            size_t len = strlen(names);
+            snprintf(names + len, sizeof names - len, "%s%s", n ? ", " : "",
+                     e->metrics[i].name);
+            n++;
+        }
+    if (n) {
+        printf("exact, from the traces: %s: %s's counts of all %s launches of %s", names,
+               known->simulator, cli_count_u64(c1, sizeof c1, known->launch_count),
+               known->traces);
+        double mb = (double)known->bytes_read / 1e6;
+        if (known->bytes_read && mb >= 10)
+            printf(" (%s MB of traces read in %.1f s", cli_count(c2, sizeof c2, mb),
+                   known->seconds);
+        else if (known->bytes_read)
+            printf(" (%.3g MB of traces read in %.2f s", mb, known->seconds);
+        if (known->bytes_read && known->cached)
+            printf("; %zu launches from %s)", known->cached, cache);
+        else if (known->bytes_read)
+            printf(")");
+        else if (known->cached)
+            printf(" (from %s)", cache);
+        printf("; every sampled launch's value is its trace's count\n");
+    }
+    for (size_t i = 0; i < e->count; i++) {
+        const ks_metric_estimate *m = &e->metrics[i];
+        if (m->exact_part) {
+            ks_stat_info info = ks_stat_info_of(m->name);
+            const char *num = info.numerator ? info.numerator : "its numerator";
+            const char *den = info.denominator ? info.denominator : "its denominator";
+            printf("%s: the traces' exact %s over the estimated %s; its interval is %s's "
+                   "alone\n",
+                   m->name, m->exact_part == 1 ? num : den, m->exact_part == 1 ? den : num,
+                   m->exact_part == 1 ? den : num);
+        }
+        if (m->known_note[0])
+            printf("%s: estimated, not taken from the traces: %s\n", m->name, m->known_note);
+    }
+}
+
 /* The table first, then what it rests on: the plan, the results, the
  * warm-up, what was left out, the estimator, what the intervals stand for. */
 static void print_text(const ks_plan *plan, const ks_results *r, const cli_results *cr,
                        const ks_estimate *e, bool run_folder, const char *fit,
-                       const char *auxiliary)
+                       const char *auxiliary, const ks_known *known, const char *known_cache)
 {
     print_table(e);
     printf("\n");
@@ -362,6 +453,7 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
             break;
         }
     print_estimator(e, fit, auxiliary);
+    print_exact(plan, e, known, known_cache);
     print_claims(plan, e);
     /* what the plan left out and the profile measured (lib/plan/unsimulated.c) */
     if (plan->selection[0])
@@ -382,8 +474,43 @@ typedef struct estimate_run {
     int estimator, fit;     /* -1: not given */
     const char *auxiliary;  /* NULL: duration */
     cli_versus *versus;     /* --versus: B's results (count 0: none) */
-    int a_count;            /* RESULTS (A's) */
+    bool no_exact;
+    char **paths;           /* RESULTS (A's) */
+    int path_count;
 } estimate_run;
+
+/* The trace folder the values were simulated from: --traces, else the
+ * first run folder's manifest's; NULL when neither says.  *cache: the run
+ * folder's trace-counts.csv (NULL without a run folder). */
+static const char *traces_of(const estimate_run *a, char *trace_buf, size_t trace_size,
+                             char *cache, size_t cache_size, const char **cache_out)
+{
+    *cache_out = NULL;
+    const char *traces = a->cr->read.traces;
+    for (int i = 0; i < a->path_count; i++) {
+        struct stat sb;
+        if (stat(a->paths[i], &sb) != 0 || !S_ISDIR(sb.st_mode))
+            continue;
+        char mpath[4096];
+        snprintf(mpath, sizeof mpath, "%s/manifest.json", a->paths[i]);
+        ks_run_manifest m;
+        ks_error err;
+        ks_error_clear(&err);
+        if (ks_run_manifest_read(mpath, &m, &err) != KS_OK)
+            continue;
+        if (!traces && m.traces) {
+            snprintf(trace_buf, trace_size, "%s", m.traces);
+            traces = trace_buf;
+        }
+        bool same = m.traces && traces && strcmp(m.traces, traces) == 0;
+        ks_run_manifest_free(&m);
+        if (same && !*cache_out) {
+            snprintf(cache, cache_size, "%s/trace-counts.csv", a->paths[i]);
+            *cache_out = cache;
+        }
+    }
+    return traces;
+}
 
 static void csv_field(const char *s)
 {
@@ -462,6 +589,31 @@ static int print_values(const ks_results *r)
     return 0;
 }
 
+/* The traces' counts as columns of the plan's profile, for --auxiliary:
+ * trace_insts (thread instructions, gpu_sim_insn's; MacSim: INST_COUNT_TOT's)
+ * and trace_warp_insts (Accel-Sim's lines); nothing when the profile is not
+ * of the traces' launch count. */
+static ks_status add_trace_columns(ks_profile *p, const ks_known *k, ks_error *err)
+{
+    if (!p || p->n != k->launch_count)
+        return KS_OK;
+    const char *from[2] = {k->metric_count > 1 ? "gpu_sim_insn" : "INST_COUNT_TOT",
+                           "gpgpu_n_tot_w_icount"};
+    const char *name[2] = {"trace_insts", "trace_warp_insts"};
+    for (size_t c = 0; c < 2; c++) {
+        long m = ks_known_metric(k, from[c]);
+        if (m < 0)
+            continue;
+        ks_metric_column *col;
+        ks_status st = ks_profile_metric(p, name[c], &col, err);
+        if (st != KS_OK)
+            return st;
+        for (size_t i = 0; i < p->n; i++)
+            col->values[i] = (double)k->values[m][i];
+    }
+    return KS_OK;
+}
+
 static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
 {
     const estimate_run *a = ctx;
@@ -473,7 +625,7 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
             warmup = "context";
         a->eo->single = a->cr->single;
         a->eo->estimator = KS_ESTIMATOR_PLAIN;
-        return cli_versus_run(a->versus, a->cr, a->plan_path, plan, r, a->a_count, a->eo,
+        return cli_versus_run(a->versus, a->cr, a->plan_path, plan, r, a->path_count, a->eo,
                               warmup, a->json);
     }
     ks_error err;
@@ -491,6 +643,38 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
     char auxiliary[160];
     cli_plan_estimator(plan, a->estimator, a->fit, a->auxiliary, &a->eo->estimator, &a->eo->fit,
                        auxiliary, sizeof auxiliary);
+    /* the traces' counts: exact totals, and the auxiliary trace_insts */
+    bool trace_aux =
+        a->eo->estimator != KS_ESTIMATOR_PLAIN && strncmp(auxiliary, "trace_", 6) == 0;
+    char trace_buf[4096], cache_buf[4096];
+    const char *cache = NULL;
+    const char *traces = a->no_exact && !trace_aux
+                             ? NULL
+                             : traces_of(a, trace_buf, sizeof trace_buf, cache_buf,
+                                         sizeof cache_buf, &cache);
+    ks_known known;
+    bool have_known = false;
+    if (traces) {
+        ks_error kerr;
+        ks_error_clear(&kerr);
+        if (ks_known_read(traces, cache, plan->input_invocations, &known, &kerr) == KS_OK) {
+            have_known = true;
+            a->eo->known = a->no_exact ? NULL : &known;
+            if (add_trace_columns(a->cr->profile, &known, &kerr) != KS_OK) {
+                ks_known_free(&known);
+                ks_results_free(&pilot);
+                a->eo->pilot = NULL;
+                a->eo->known = NULL;
+                return cli_fail(&kerr);
+            }
+        } else {
+            char why[1200];
+            ks_error_format(&kerr, why, sizeof why);
+            fprintf(stderr, "ksample estimate: note: the traces' instruction counts could not "
+                            "be read, so they are estimated: %s\n",
+                    why);
+        }
+    }
     double *x = NULL, *total = NULL;
     ks_auxiliary aux = {0};
     if (a->eo->estimator != KS_ESTIMATOR_PLAIN) {
@@ -500,6 +684,9 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
             free(total);
             ks_results_free(&pilot);
             a->eo->pilot = NULL;
+            a->eo->known = NULL;
+            if (have_known)
+                ks_known_free(&known);
             return rc;
         }
         aux = (ks_auxiliary){x, total};
@@ -514,19 +701,26 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
     a->eo->profile = a->cr->profile;
     ks_estimate e;
     ks_status st = ks_estimate_compute(plan, r, a->eo, &e, &err);
+    a->eo->known = NULL;
     ks_results_free(&pilot);
     a->eo->pilot = NULL;
     a->eo->aux = NULL;
     free(x);
     free(total);
-    if (st != KS_OK)
+    if (st != KS_OK) {
+        if (have_known)
+            ks_known_free(&known);
         return cli_fail(&err);
+    }
     const char *fit = ks_estimator_fit_name(a->eo->fit);
     if (a->json)
         print_json(&e, ks_single_mode_of(plan, a->cr->single), warmup_of(r), fit, auxiliary);
     else
-        print_text(plan, r, a->cr, &e, a->run_folder, fit, auxiliary);
+        print_text(plan, r, a->cr, &e, a->run_folder, fit, auxiliary,
+                   have_known && !a->no_exact ? &known : NULL, cache);
     ks_estimate_free(&e);
+    if (have_known)
+        ks_known_free(&known);
     return 0;
 }
 
@@ -537,6 +731,7 @@ int cmd_estimate(int argc, char **argv)
         {"ratio", required_argument, NULL, 'r'},   {"epsilon", required_argument, NULL, 'e'},
         {"pilot", required_argument, NULL, 'p'},   {"warmup", required_argument, NULL, 'w'},
         {"values", no_argument, NULL, 'v'},        {"metrics", required_argument, NULL, 'a'},
+        {"no-exact", no_argument, NULL, 'x' + 256},
         CLI_ESTIMATOR_LONG_OPTIONS,                CLI_VERSUS_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},          CLI_RESULTS_LONG_OPTIONS,
         {NULL, 0, NULL, 0}};
@@ -546,7 +741,7 @@ int cmd_estimate(int argc, char **argv)
     ks_estimate_options_init(&eo);
     const char **metrics = calloc((size_t)argc + 1, sizeof *metrics);
     const char **ratios = calloc((size_t)argc + 1, sizeof *ratios);
-    bool json = false, values = false;
+    bool json = false, values = false, no_exact = false;
     const char *pilot = NULL, *auxiliary = NULL;
     int estimator = -1, fit = -1;
     cli_versus versus = {0};
@@ -578,6 +773,9 @@ int cmd_estimate(int argc, char **argv)
             break;
         case 'V' + 256:
             rc = cli_versus_add(&versus, optarg);
+            break;
+        case 'x' + 256:
+            no_exact = true;
             break;
         case 'w': {
             ks_error werr;
@@ -625,7 +823,8 @@ int cmd_estimate(int argc, char **argv)
         rc = cli_with_plan_results(
             &cr, argv[optind], argv + optind + 1, argc - optind - 1, estimate_with,
             &(estimate_run){&cr, &eo, json, values, argv[optind], pilot, run_folder, estimator,
-                            fit, auxiliary, &versus, argc - optind - 1});
+                            fit, auxiliary, &versus, no_exact, argv + optind + 1,
+                            argc - optind - 1});
     free(metrics);
     free(ratios);
     return rc < 0 ? 0 : rc;

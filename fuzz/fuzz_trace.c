@@ -61,6 +61,10 @@ static void exercise(ks_trace_set *s)
         ks_trace_filter filter = {1, 1, 3};
         ks_trace_set_stream(s, i, NULL, ignore_inst, &sum, &err);
         ks_trace_set_stream(s, i, &filter, ignore_inst, &sum, &err);
+        ks_trace_counts counts;
+        if (ks_trace_set_count(s, i, &counts, &err) == KS_OK &&
+            counts.thread_insts > 32 * counts.warp_insts)
+            abort(); /* a line has at most 32 active lanes */
         ks_trace_bbv b;
         uint64_t warps;
         if (ks_trace_set_bbv(s, i, &b, &warps, &err) == KS_OK)

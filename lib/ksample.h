@@ -1017,6 +1017,7 @@ typedef struct ks_estimate_row {
     char interval[16];      /* what the interval is of: "full run", "values", "none"
                              * (as estimate --json's "interval"); "" when not said */
     char interval_note[512]; /* why, as estimate says it; "" when not said */
+    int exact;              /* "exact": true: a total the traces give, no interval */
 } ks_estimate_row;
 
 /* Reads the JSON list `ksample estimate --json` prints: objects with keys
@@ -1892,6 +1893,15 @@ typedef struct ks_metric_estimate {
     int claim;          /* ks_claim: what the interval stands for (the caller's
                          * warm-up is estimate_options.warmup) */
     char claim_why[320]; /* why, when not KS_CLAIM_FULL_RUN */
+    /* exact: 1 for a total the traces give (estimate = ci_low = ci_high,
+     * variance 0), 2 for a rate of two such totals; a rate with one exact
+     * part has exact 0 and exact_part 1 (numerator) or 2 (denominator).
+     * sampled_estimate: what the samples alone estimated (NAN when not
+     * exact).  known_note: why a metric the traces hold was estimated
+     * ("" when it was not) */
+    int exact, exact_part;
+    double sampled_estimate;
+    char known_note[240];
 } ks_metric_estimate;
 
 typedef struct ks_estimate_options {
@@ -1926,6 +1936,11 @@ typedef struct ks_estimate_options {
     /* the plan's profile (may be NULL): a pooled plan's interval is checked
      * against it (ks_pool_check) */
     const ks_profile *profile;
+    /* counts the traces give for every launch (NULL: none): a metric they
+     * hold is the exact total when every sample's value is its count, and a
+     * rate of it over an estimated total takes its interval from that
+     * total's alone */
+    const struct ks_known *known;
 } ks_estimate_options;
 
 typedef struct ks_estimate {
@@ -2266,6 +2281,53 @@ ks_status ks_versus_compute(const ks_plan *plan, const ks_results *a, const ks_r
                             const ks_estimate_options *opt, const char *warmup_b,
                             ks_versus *out, ks_error *err);
 void ks_versus_free(ks_versus *v);
+
+/* ------------------------------------------ known totals (lib/estimate/known.c) */
+
+/* What a trace folder says exactly of every launch: the instruction counts
+ * a simulator of those traces reports, under the simulator's names.
+ * Accel-Sim traces: gpu_sim_insn and gpu_tot_sim_insn (thread
+ * instructions: each line's active lanes), gpgpu_n_tot_w_icount (warp
+ * instructions: the lines), counted by streaming
+ * every trace; MacSim traces: INST_COUNT_TOT (each warp's records less one,
+ * from trace_info.txt). */
+enum { KS_KNOWN_METRICS = 5 };
+typedef struct ks_known {
+    char *traces;              /* the folder */
+    const char *simulator;     /* "Accel-Sim" or "MacSim" */
+    size_t launch_count;       /* launches of the folder's list, in order */
+    size_t metric_count;
+    const char *metrics[KS_KNOWN_METRICS];
+    uint64_t *values[KS_KNOWN_METRICS]; /* per metric, per launch (may share) */
+    uint64_t *owned[2];
+    uint64_t bytes_read;       /* trace bytes streamed (0: all from the cache) */
+    double seconds;            /* wall time of counting */
+    size_t cached;             /* launches whose counts came from the cache */
+} ks_known;
+
+/* The counts of every launch of the trace folder traces.  cache (may be
+ * NULL): a file of earlier counts, keyed by each trace file's name, size
+ * and modification time; launches it vouches for are not streamed again,
+ * and it is rewritten (atomically) when anything was counted.  A cache that
+ * cannot be read or written is passed over, never an error.  expect (0:
+ * any): the launches the caller needs; a folder of another count (a tracer
+ * run of the sampled launches only) is not counted: launch_count is its
+ * count and metric_count 0. */
+ks_status ks_known_read(const char *traces, const char *cache, size_t expect, ks_known *out,
+                        ks_error *err);
+void ks_known_free(ks_known *k);
+/* The index of metric name in k, or -1. */
+long ks_known_metric(const ks_known *k, const char *name);
+
+/* The exact total of known metric m over the plan's launches, given the
+ * simulated values y at its samples (plan order).  *exact is false, and why
+ * says why, when the counts cannot stand for the simulated values: a plan
+ * of another launch count or drawn on a selection, launches left out of
+ * the plan, or a sampled launch whose simulated value is not its trace's
+ * count (other traces, or a simulator that counts otherwise). */
+ks_status ks_known_total(const ks_known *k, long m, const ks_plan *plan, const double *y,
+                         double *total, bool *exact, char *why, size_t why_size,
+                         ks_error *err);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -82,6 +82,18 @@ paste -d' ' "$T/v.id" "$T/v.cyc" | awk 'NR == FNR { alone[$1] = $2; next } $2 !=
 # per-launch ratios; miss rates within [0, 1]
 expect 0 "$KS" estimate --json "$T/plan.json" "$T/run"
 cp "$T/out" "$T/est.json"
+# the instruction total is the traces' exact count (the run folder records
+# them), which is the full run's gpu_sim_insn; a second estimate reads the
+# counts from the run folder's cache
+want=$(awk -F, '$4 == "SM7_QV100" { s += $7 } END { print s }' "$A/per_launch.csv")
+[ "$(jfield "$T/est.json" gpu_sim_insn exact)" = true ] &&
+    [ "$(jfield "$T/est.json" gpu_sim_insn estimate)" = "$want" ] &&
+    [ "$(jfield "$T/est.json" gpu_sim_insn ci_high)" = "$want" ] ||
+    bad "gpu_sim_insn is not the traces' exact $want: $(grep '"gpu_sim_insn"' "$T/est.json")"
+[ -f "$T/run/trace-counts.csv" ] || bad "no trace-counts.csv in the run folder"
+expect 0 "$KS" estimate "$T/plan.json" "$T/run"
+grep -q "exact, from the traces: gpu_sim_insn: Accel-Sim's counts of all 160 launches .*(from .*trace-counts.csv)" "$T/out" ||
+    bad "the second estimate counted the traces again: $(grep 'exact, from' "$T/out")"
 column "$T/values.csv" gpu_sim_insn >"$T/v.insn"
 ipc=$(jfield "$T/est.json" ipc estimate)
 paste -d' ' "$T/v.insn" "$T/v.cyc" | awk -v e="$ipc" '{ r = $1 / $2; if (NR == 1 || r < lo) lo = r; if (NR == 1 || r > hi) hi = r }

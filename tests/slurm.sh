@@ -94,7 +94,7 @@ SIM_CMD="sh $T/standin-accelsim.sh {kernelslist} {outdir} $FAIL_FILE $T/fail $T/
         echo "$id,$cycles,$((3 * cycles + n))"
     done <"$T/ids.txt"
 } >"$T/values.csv"
-"$KS" estimate "$T/plan.json" "$T/values.csv" --warmup none --json >"$T/direct.json" 2>"$T/err" ||
+"$KS" estimate "$T/plan.json" "$T/values.csv" --traces "$T/tr" --warmup none --json >"$T/direct.json" 2>"$T/err" ||
     bad "estimate of values.csv: $(cat "$T/err")"
 grep -q '"metric": "gpu_sim_cycle", .*"estimate": [1-9]' "$T/direct.json" || bad "no cycle estimate: $(cat "$T/direct.json")"
 
@@ -144,7 +144,8 @@ check_run() {
 }
 
 # ksample estimate PLAN RUNDIR --json equals the estimate of values.csv given
-# with --warmup none (a run folder records "none"; and but for run_cycles,
+# with --warmup none and the run's traces (a run folder records "none" and its
+# traces, which the instruction counts are checked against; and but for run_cycles,
 # which a run folder of one launch per job adds)
 check_estimate() {
     "$KS" estimate "$T/plan.json" "$2" --json 2>"$T/err" | sed 's/"warmup": "none", //' |

@@ -179,8 +179,8 @@ static void test_page_with_methods_and_estimates(void **state)
     ks_sweep_point sweep[2] = {{0.05, methods[0]}, {0.1, methods[0]}};
     sweep[1].result.speedup_hmean = 20;
     ks_estimate_row rows[2] = {
-        {"cycles", 1345307.4, 1234567, 1456789, 0.1, 1, 1, "none", "values", "cold <caches>"},
-        {"x<y>", 0, NAN, NAN, NAN, -1, 0, "none", "none", "chosen representatives"}};
+        {"cycles", 1345307.4, 1234567, 1456789, 0.1, 1, 1, "none", "values", "cold <caches>", 0},
+        {"x<y>", 0, NAN, NAN, NAN, -1, 0, "none", "none", "chosen representatives", 0}};
     ks_report_input in = {.profile = p, .methods = methods, .method_count = 2, .sweep = sweep,
                           .sweep_count = 2, .estimates = rows, .estimate_count = 2,
                           .title = "t & t", .command = "ksample report a.csv -o 'r&.html'"};

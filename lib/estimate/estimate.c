@@ -139,6 +139,40 @@ static ks_status profile_part(ks_metric_estimate *me, const ks_plan *plan, const
     return KS_OK;
 }
 
+/* A metric the traces give: the exact total over the program's launches
+ * when every sample's value is its trace's count (ks_known_total), no
+ * interval to it; otherwise the estimate stands and known_note says why. */
+static ks_status apply_known(ks_metric_estimate *me, const ks_plan *plan, const double *y,
+                             const ks_estimate_options *o, double bound, ks_error *err)
+{
+    me->sampled_estimate = NAN;
+    long km = o->known ? ks_known_metric(o->known, me->name) : -1;
+    if (km < 0)
+        return KS_OK;
+    double total;
+    bool exact;
+    ks_status st = ks_known_total(o->known, km, plan, y, &total, &exact, me->known_note,
+                                  sizeof me->known_note, err);
+    if (st != KS_OK || !exact)
+        return st;
+    me->sampled_estimate = me->estimate;
+    me->estimate = me->ci_low = me->ci_high = total;
+    me->variance = 0;
+    me->df = INFINITY;
+    me->rel_halfwidth = 0;
+    me->bound_met = bound > 0 ? 1 : -1;
+    me->exact = 1;
+    me->pilot = 0;
+    me->estimator = KS_ESTIMATOR_PLAIN;
+    me->profile_variance = me->profile_rel_halfwidth = NAN;
+    me->unmeasured = 0;
+    /* instructions are what every run of the traces executes, the full
+     * run's included: the total is the full run's */
+    me->claim = KS_CLAIM_FULL_RUN;
+    me->claim_why[0] = '\0';
+    return KS_OK;
+}
+
 static ks_status add_total(const ks_plan *plan, const ks_results *r, const long *rows,
                            size_t m, const ks_estimate_options *o, double *y, ks_estimate *e,
                            size_t *cap, ks_error *err)
@@ -239,7 +273,83 @@ static ks_status add_total(const ks_plan *plan, const ks_results *r, const long 
     if (st == KS_OK)
         st = claim_of(me, plan, y, o, me->pilot ? ks_results_warmup(o->pilot) : o->warmup, err);
     finish_interval(me, plan->params.confidence, e->bound);
+    if (st == KS_OK)
+        st = apply_known(me, plan, y, o, e->bound, err);
     return st;
+}
+
+/* The total of metric m as add_total estimates it (exact when the traces
+ * give it), into *out. */
+static ks_status part_total(const ks_plan *plan, const ks_results *r, const long *rows,
+                            size_t m, const ks_estimate_options *o, double bound,
+                            ks_metric_estimate *out, ks_error *err)
+{
+    ks_estimate tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.bound = bound;
+    size_t cap = 0;
+    double *y = malloc((plan->sample_count ? plan->sample_count : 1) * sizeof *y);
+    ks_status st = y ? add_total(plan, r, rows, m, o, y, &tmp, &cap, err)
+                     : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    if (st == KS_OK && tmp.count == 1)
+        *out = tmp.metrics[0];
+    else if (st == KS_OK)
+        st = ks_error_set(err, KS_ERR_FORMAT, NULL, 0, "metric %s: no value at some sample",
+                          r->metrics[m]);
+    free(y);
+    ks_estimate_free(&tmp);
+    return st;
+}
+
+/* A rate with a part the traces give exactly (me named, parts mn / md):
+ * the known total over the other part's estimate, whose interval alone it
+ * has (the delta method: the same relative half-width); both known, the
+ * rate is exact.  *done false: neither part is exact, the plain ratio of
+ * totals stands. */
+static ks_status known_ratio(ks_metric_estimate *me, const ks_plan *plan, const ks_results *r,
+                             const long *rows, long mn, long md, const ks_estimate_options *o,
+                             double bound, bool *done, ks_error *err)
+{
+    *done = false;
+    if (!o->known || (ks_known_metric(o->known, r->metrics[mn]) < 0 &&
+                      ks_known_metric(o->known, r->metrics[md]) < 0))
+        return KS_OK;
+    ks_metric_estimate num, den;
+    ks_status st = part_total(plan, r, rows, (size_t)mn, o, bound, &num, err);
+    if (st == KS_OK)
+        st = part_total(plan, r, rows, (size_t)md, o, bound, &den, err);
+    if (st != KS_OK || (!num.exact && !den.exact) || den.estimate == 0)
+        return st;
+    *done = true;
+    me->estimate = num.estimate / den.estimate;
+    me->sampled_estimate = NAN;
+    if (num.exact && den.exact) {
+        me->exact = 2;
+        me->variance = 0;
+        me->df = INFINITY;
+        me->claim = KS_CLAIM_FULL_RUN;
+        me->ci_low = me->ci_high = me->estimate;
+        me->rel_halfwidth = 0;
+        me->bound_met = bound > 0 ? 1 : -1;
+        return KS_OK;
+    }
+    const ks_metric_estimate *est = num.exact ? &den : &num;
+    me->exact_part = num.exact ? 1 : 2;
+    double scale = num.exact ? num.estimate / (den.estimate * den.estimate) : 1 / den.estimate;
+    me->variance = scale * scale * est->variance;
+    me->df = est->df;
+    me->single_strata = est->single_strata;
+    me->unmeasured = est->unmeasured;
+    me->claim = est->claim;
+    snprintf(me->claim_why, sizeof me->claim_why, "%s", est->claim_why);
+    me->pilot = est->pilot;
+    me->pilot_ratio = est->pilot_ratio;
+    finish_interval(me, plan->params.confidence, bound);
+    if (est->claim == KS_CLAIM_NONE || isnan(est->ci_low)) {
+        me->ci_low = me->ci_high = me->rel_halfwidth = NAN;
+        me->bound_met = -1;
+    }
+    return KS_OK;
 }
 
 /* The rate name = num / den as the ratio of the two estimated totals
@@ -267,6 +377,11 @@ static ks_status add_ratio(const ks_plan *plan, const ks_results *r, const long 
     me->kind = KS_STAT_RATE;
     me->shown = shown;
     me->profile_variance = NAN;
+    me->sampled_estimate = NAN;
+    bool done;
+    st = known_ratio(me, plan, r, rows, mn, md, o, e->bound, &done, err);
+    if (st != KS_OK || done)
+        return st;
     ks_variance v;
     st = ks_ratio_variance_ex(plan, y, x, o->single, &me->estimate, &v, err);
     me->variance = v.variance;

@@ -66,6 +66,9 @@ static ks_status read_row(const char *path, size_t i, yajl_val obj, ks_estimate_
     snprintf(row->interval, sizeof row->interval, "%s", s ? s : "");
     s = text_field(obj, "interval_note");
     snprintf(row->interval_note, sizeof row->interval_note, "%s", s ? s : "");
+    static const char *exact_key[] = {"exact", NULL};
+    yajl_val exact = yajl_tree_get(obj, exact_key, yajl_t_any);
+    row->exact = exact && YAJL_IS_TRUE(exact);
     return st;
 }
 

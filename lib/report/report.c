@@ -261,6 +261,8 @@ static void estimate_claims(FILE *f, const ks_report_input *in)
     bool full = false;
     for (size_t i = 0; i < in->estimate_count; i++) {
         const ks_estimate_row *r = &in->estimates[i];
+        if (r->exact) /* no interval */
+            continue;
         if (strcmp(r->interval, "full run") == 0) {
             full = true;
             continue;
@@ -294,6 +296,12 @@ static void estimate_table(FILE *f, const ks_report_input *in)
         ks_html_escape(f, r->metric);
         fprintf(f, "</td>");
         number_cell(f, r, r->estimate);
+        if (r->exact) { /* a total the traces give: no interval */
+            fprintf(f, "<td>&#8211;</td><td>&#8211;</td><td>exact, from the traces</td>"
+                       "<td>%s</td></tr>\n",
+                    r->bound_met == 1 ? "yes" : "&#8211;");
+            continue;
+        }
         number_cell(f, r, r->ci_low);
         number_cell(f, r, r->ci_high);
         cell(f, 100 * r->rel_halfwidth, "<td>&#177;%.3g%%</td>");

@@ -307,7 +307,9 @@ void ks_report_estimate_chart(FILE *f, const ks_report_input *in)
         }
         marker(f, zero, py, colour, false);
         char width[32] = "&#8211;";
-        if (isfinite(r->rel_halfwidth))
+        if (r->exact)
+            snprintf(width, sizeof width, "exact");
+        else if (isfinite(r->rel_halfwidth))
             snprintf(width, sizeof width, "&#177;%.3g%%", 100 * r->rel_halfwidth);
         fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%s%s</text>\n", x.to + 6,
                 py + 4, width, r->bound_met == 1 ? " met" : r->bound_met == 0 ? " not met" : "");

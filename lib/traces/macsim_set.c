@@ -367,7 +367,7 @@ static ks_status read_warps(ks_macsim_launch *l, ks_error *err)
     if (!path)
         return ks_error_set(err, KS_ERR_NOMEM, l->path, 0, "out of memory");
     st = tokens_open(path, &t, err);
-    uint64_t total = 0;
+    uint64_t total = 0, executed = 0;
     for (uint64_t w = 0; st == KS_OK && w < warps; w++) {
         uint64_t id, n;
         if ((st = token_u64(&t, "warp id", &id, err)) != KS_OK ||
@@ -384,10 +384,12 @@ static ks_status read_warps(ks_macsim_launch *l, ks_error *err)
             break;
         }
         total += n;
+        executed += n > 0 ? n - 1 : 0;
     }
     tokens_close(&t);
     free(path);
     l->insts = total;
+    l->executed = executed;
     return st;
 }
 

@@ -129,6 +129,16 @@ int ks_trace_set_stats_usable(const ks_trace_set *s, size_t i);
  * stats.csv) and stores the count in its warp_insts. */
 ks_status ks_trace_set_count_insts(ks_trace_set *s, size_t i, uint64_t *count, ks_error *err);
 
+/* A launch's instruction counts, exact (trace_count.c): what GPGPU-Sim
+ * counts when it simulates the trace. */
+typedef struct ks_trace_counts {
+    uint64_t warp_insts;   /* instruction lines, mask 0 included: gpgpu_n_tot_w_icount */
+    uint64_t thread_insts; /* active lanes summed over the lines: gpu_sim_insn */
+} ks_trace_counts;
+/* Counts launch i with a full streamed pass (every line parsed and checked;
+ * constant memory) and stores its warp count in its warp_insts. */
+ks_status ks_trace_set_count(ks_trace_set *s, size_t i, ks_trace_counts *out, ks_error *err);
+
 /* ---- MacSim NVBit trace folders (macsim_set.c) ---- */
 
 typedef struct ks_macsim_launch {
@@ -141,6 +151,9 @@ typedef struct ks_macsim_launch {
     uint32_t grid[3], block[3];
     uint64_t warps, blocks, warps_per_block, max_blocks;
     uint64_t insts;          /* warp-level instruction records (trace_info.txt) */
+    uint64_t executed;       /* per warp its records less one, summed: what MacSim's
+                              * INST_COUNT_TOT counts (its reader holds one record
+                              * ahead, so a warp's last record ends it unexecuted) */
     uint64_t *warp_ids;      /* trace.txt's, ascending */
 } ks_macsim_launch;
 

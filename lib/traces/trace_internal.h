@@ -42,6 +42,19 @@ typedef struct trace_line_buf {
 ks_status trace_parse_line(char *line, const trace_layout *layout, ks_trace_inst *inst,
                            trace_line_buf *buf, ks_error *err);
 
+/* As trace_parse_line, but only up to the mask (the block and warp of a
+ * raw line, the line number, the PC and the mask): the rest of the line is
+ * not read (opcode NULL, no registers or addresses).  For counting. */
+ks_status trace_parse_line_mask(char *line, const trace_layout *layout, ks_trace_inst *inst,
+                                trace_line_buf *buf, ks_error *err);
+
+/* ks_trace_set_stream of every line, each read only up to its mask
+ * (trace_parse_line_mask: opcode NULL, no registers or addresses); blocks,
+ * warps and each warp's line count are checked all the same.  For
+ * counting (trace_count.c). */
+ks_status trace_stream_masks(ks_trace_set *s, size_t i, ks_trace_inst_fn fn, void *ctx,
+                             ks_error *err);
+
 /* Reads the header of a trace file into k and layout; stops at the first
  * line that is not part of the header.  k->path must be set. */
 ks_status trace_read_header(ks_input *in, ks_trace_kernel *k, trace_layout *layout,

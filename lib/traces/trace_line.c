@@ -318,8 +318,8 @@ static ks_status field_immediate(fields *f, const trace_layout *layout, ks_trace
     return KS_OK;
 }
 
-ks_status trace_parse_line(char *line, const trace_layout *layout, ks_trace_inst *inst,
-                           trace_line_buf *buf, ks_error *err)
+static ks_status parse_line(char *line, const trace_layout *layout, ks_trace_inst *inst,
+                            trace_line_buf *buf, bool mask_only, ks_error *err)
 {
     fields f = {line};
     ks_status st = KS_OK;
@@ -350,6 +350,15 @@ ks_status trace_parse_line(char *line, const trace_layout *layout, ks_trace_inst
         st = field_u64(&f, 16, UINT32_MAX, "mask", &v, err);
         inst->mask = (uint32_t)v;
     }
+    if (st == KS_OK && mask_only) {
+        /* the rest of the line is not read: only that it has one */
+        const char *tok = NULL;
+        size_t len = 0;
+        inst->ndst = inst->nsrc = 0;
+        inst->opcode = NULL;
+        inst->mem_width = 0;
+        return next_field(&f, &tok, &len) ? KS_OK : bad(err, "destination count", NULL, 0);
+    }
     if (st == KS_OK)
         st = field_regs(&f, "destination count", &inst->ndst, inst->dst, err);
     if (st == KS_OK)
@@ -365,6 +374,18 @@ ks_status trace_parse_line(char *line, const trace_layout *layout, ks_trace_inst
     if (st == KS_OK)
         st = field_immediate(&f, layout, inst, err);
     return st;
+}
+
+ks_status trace_parse_line(char *line, const trace_layout *layout, ks_trace_inst *inst,
+                           trace_line_buf *buf, ks_error *err)
+{
+    return parse_line(line, layout, inst, buf, false, err);
+}
+
+ks_status trace_parse_line_mask(char *line, const trace_layout *layout, ks_trace_inst *inst,
+                                trace_line_buf *buf, ks_error *err)
+{
+    return parse_line(line, layout, inst, buf, true, err);
 }
 
 /* ------------------------------------------------------------------ header */

@@ -25,6 +25,7 @@ typedef struct stream {
     const ks_trace_kernel *k;
     const trace_layout *layout;
     ks_trace_filter filter;
+    bool mask_only; /* lines read up to their mask (trace_stream_masks) */
     ks_trace_inst_fn fn;
     void *ctx;
     ks_input *in;
@@ -217,7 +218,8 @@ static ks_status grouped_line(stream *st, char *t, ks_error *err)
     st->seen++;
     if (!st->keep || (st->filter.max_insts_per_warp && st->seen > st->filter.max_insts_per_warp))
         return KS_OK;
-    if ((s = trace_parse_line(t, st->layout, &st->inst, &st->buf, err)) != KS_OK)
+    if ((s = (st->mask_only ? trace_parse_line_mask : trace_parse_line)(
+             t, st->layout, &st->inst, &st->buf, err)) != KS_OK)
         return at_line(st, err);
     memcpy(st->inst.tb, st->tb, sizeof st->tb);
     st->inst.warp = st->warp;
@@ -240,7 +242,8 @@ static ks_status raw_line(stream *st, char *t, ks_error *err)
 {
     if (t[0] == '#')
         return KS_OK;
-    ks_status s = trace_parse_line(t, st->layout, &st->inst, &st->buf, err);
+    ks_status s = (st->mask_only ? trace_parse_line_mask : trace_parse_line)(
+        t, st->layout, &st->inst, &st->buf, err);
     if (s != KS_OK)
         return at_line(st, err);
     if ((s = check_position(st, st->inst.tb, st->inst.warp, err)) != KS_OK)
@@ -299,8 +302,8 @@ static ks_status run(stream *st, ks_error *err)
     return s;
 }
 
-ks_status ks_trace_set_stream(ks_trace_set *s, size_t i, const ks_trace_filter *filter,
-                              ks_trace_inst_fn fn, void *ctx, ks_error *err)
+static ks_status stream_launch(ks_trace_set *s, size_t i, const ks_trace_filter *filter,
+                               bool mask_only, ks_trace_inst_fn fn, void *ctx, ks_error *err)
 {
     if (i >= s->kernel_count)
         return ks_error_set(err, KS_ERR_USAGE, s->list_path, 0,
@@ -312,6 +315,7 @@ ks_status ks_trace_set_stream(ks_trace_set *s, size_t i, const ks_trace_filter *
     st->layout = &s->layouts[i];
     if (filter)
         st->filter = *filter;
+    st->mask_only = mask_only;
     st->fn = fn;
     st->ctx = ctx;
     trace_pair_map_init(&st->per_warp, sizeof(uint64_t));
@@ -335,6 +339,18 @@ ks_status ks_trace_set_stream(ks_trace_set *s, size_t i, const ks_trace_filter *
     trace_pair_map_free(&st->per_warp);
     free(st);
     return r;
+}
+
+ks_status ks_trace_set_stream(ks_trace_set *s, size_t i, const ks_trace_filter *filter,
+                              ks_trace_inst_fn fn, void *ctx, ks_error *err)
+{
+    return stream_launch(s, i, filter, false, fn, ctx, err);
+}
+
+ks_status trace_stream_masks(ks_trace_set *s, size_t i, ks_trace_inst_fn fn, void *ctx,
+                             ks_error *err)
+{
+    return stream_launch(s, i, NULL, true, fn, ctx, err);
 }
 
 /* ------------------------------------------------------------- counting */

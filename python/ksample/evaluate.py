@@ -199,6 +199,13 @@ class Estimate:
     # profile, where the command's --json has neither)
     profile_rel_halfwidth: object = None
     variance_beyond_profile: object = None
+    # a total the traces give (estimate(traces=...)): exact, no interval
+    # (ci_low = ci_high = estimate, rel_halfwidth 0), sampled_estimate what
+    # the samples alone said; exact_note why a count the traces hold was
+    # estimated after all ("" when it was not), as the command's --json
+    exact: bool = False
+    sampled_estimate: object = None
+    exact_note: str = ""
 
     to_dict = asdict
 
@@ -265,7 +272,7 @@ def _warmup_text(warmup):
 
 
 def estimate(plan, values, *, epsilon=None, single="plan", ratios=(), warmup=None,
-             profile=None):
+             profile=None, traces=None):
     """The estimate of a total from simulated values, with its interval, as
     `ksample estimate` computes it (stratified variance, t quantile at its
     degrees of freedom, the plan's confidence) and with what the interval
@@ -289,6 +296,11 @@ def estimate(plan, values, *, epsilon=None, single="plan", ratios=(), warmup=Non
     samples; without it, the plan's recorded input is read where it is still
     there and unchanged, as the command reads it.  single: "collapse" or "profile-cv" (a cluster
     with one sample); epsilon: the bound to check (default the plan's).
+    traces: the trace folder of every launch (Accel-Sim or MacSim): the
+    instruction counts it gives (gpu_sim_insn, gpgpu_n_tot_w_icount,
+    INST_COUNT_TOT) are exact totals wherever every sample's value is its
+    trace's count, and ipc has the cycles' interval alone, as `estimate
+    --traces` prints them.
     Returns an Estimate, or {metric: Estimate} for a dict of metrics."""
     require(plan, Plan, "plan")
     if profile is not None:
@@ -354,6 +366,13 @@ def estimate(plan, values, *, epsilon=None, single="plan", ratios=(), warmup=Non
         if lib.ks_plan_open_profile(plan._p, ffi.NULL, own, quiet) == lib.KS_OK:
             own_profile = ffi.gc(own[0], lib.ks_profile_free)
             opt.profile = own_profile
+    known = None
+    if traces is not None:
+        known = ffi.new("ks_known *")
+        check(lib.ks_known_read(c_bytes(str(traces), "traces"), ffi.NULL, plan.population,
+                                known, err), err)
+        known = ffi.gc(known, lib.ks_known_free)
+        opt.known = known
     e = ffi.new("ks_estimate *")
     check(lib.ks_estimate_compute(plan._p, results, opt, e, err), err)
     claims = {lib.KS_CLAIM_FULL_RUN: "full run", lib.KS_CLAIM_VALUES: "values"}
@@ -375,7 +394,10 @@ def estimate(plan, values, *, epsilon=None, single="plan", ratios=(), warmup=Non
                 kind="rate" if m.is_ratio else text(lib.ks_stat_kind_name(m.kind)),
                 warmup=warmup_text,
                 profile_rel_halfwidth=prw,
-                variance_beyond_profile=beyond)
+                variance_beyond_profile=beyond,
+                exact=bool(m.exact),
+                sampled_estimate=m.sampled_estimate if m.exact == 1 else None,
+                exact_note=text(m.known_note))
     finally:
         lib.ks_estimate_free(e)
     return out if several else out["value"]

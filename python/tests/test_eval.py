@@ -215,3 +215,41 @@ def _small_profile(tmp_path):
     p = tmp_path / "small.csv"
     p.write_text("name,duration_ns\nk,100\nk,200\n")
     return ksample.read(p)
+
+
+def test_estimate_exact_from_traces(tmp_path):
+    """estimate(traces=...) gives the traces' instruction counts as exact
+    totals and ipc the cycles' interval, as `estimate --traces` does
+    (tests/data/known: six launches counted by hand, 540 thread
+    instructions in all)."""
+    from conftest import ROOT
+
+    known = ROOT / "tests" / "data" / "known"
+    plan_path = tmp_path / "plan.json"
+    cli("sample", known / "time.csv", "--seed", "1", "-o", plan_path)
+    plan = ksample.load_plan(plan_path)
+    cycles = {0: 1000, 1: 520, 2: 690, 3: 1040, 4: 540, 5: 760}
+    insn = {0: 165, 1: 49, 2: 56, 3: 165, 4: 49, 5: 56}
+    values = {"gpu_sim_cycle": {i: cycles[i] for i in plan.ids},
+              "gpu_sim_insn": {i: insn[i] for i in plan.ids}}
+    want = {r["metric"]: r for r in cli_json("estimate", plan_path, known / "results.csv",
+                                              "--traces", known, "--warmup", "context",
+                                              "--json")}
+    got = ksample.estimate(plan, values, traces=known, warmup="context")
+    assert got["gpu_sim_insn"].exact and got["gpu_sim_insn"].estimate == 540
+    assert got["gpu_sim_insn"].ci_low == got["gpu_sim_insn"].ci_high == 540
+    assert not got["ipc"].exact
+    for name in ["gpu_sim_cycle", "gpu_sim_insn", "ipc"]:
+        w, g = want[name], got[name]
+        for key in ["estimate", "ci_low", "ci_high", "rel_halfwidth", "exact"]:
+            assert getattr(g, key) == w[key], (name, key)
+    # a value that is not its trace's count: estimated, and why
+    wrong = dict(values)
+    first = int(plan.ids[0])
+    wrong["gpu_sim_insn"] = dict(values["gpu_sim_insn"])
+    wrong["gpu_sim_insn"][first] += 1
+    off = ksample.estimate(plan, wrong, traces=known, warmup="context")
+    assert not off["gpu_sim_insn"].exact
+    assert "is not its trace's count" in off["gpu_sim_insn"].exact_note
+    # without the traces nothing is exact
+    assert not ksample.estimate(plan, values, warmup="context")["gpu_sim_insn"].exact
