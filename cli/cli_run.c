@@ -224,21 +224,6 @@ static const char *as_typed(const char *path, char *buf, size_t size)
     return buf;
 }
 
-static bool plan_has(const ks_plan *plan, uint64_t id)
-{
-    size_t lo = 0, hi = plan->sample_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (plan->samples[mid].id == id)
-            return true;
-        if (plan->samples[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return false;
-}
-
 typedef struct launch_block {
     uint64_t id;        /* the sampled launch (plan id) */
     size_t first, end;  /* its entries: warm-ups, state, then itself */
@@ -373,7 +358,7 @@ int cli_run_reuse_layout(run_state *s, const run_args *a, const char *manifest,
             bool mine = true;
             for (size_t k = 0; k < job->id_count && mine; k++)
                 if (!job->measured || job->measured[k] == 1)
-                    mine = plan_has(&s->plan, job->ids[k]);
+                    mine = ks_plan_has_sample(&s->plan, job->ids[k]);
             if (mine) {
                 s->previous.jobs[kept++] = *job;
             } else {

@@ -94,7 +94,7 @@ static ks_status paired_variance(const ks_plan *plan, const double *z, const dou
                                  const double *pb, const double *pa, ks_single_mode single,
                                  ks_variance *out, ks_error *err)
 {
-    size_t k = plan->cluster_count, sources = KS_SPREAD_SOURCES(plan);
+    size_t k = plan->cluster_count;
     memset(out, 0, sizeof *out);
     ks_stratum_spread *sp = malloc((k + 1) * sizeof *sp);
     size_t *sampled = calloc(plan->group_count + 1, sizeof *sampled);
@@ -102,10 +102,8 @@ static ks_status paired_variance(const ks_plan *plan, const double *z, const dou
      * and their count */
     long double *q = calloc(k + 1, sizeof *q), *sc2 = calloc(k + 1, sizeof *sc2);
     size_t *m = calloc(k + 1, sizeof *m);
-    long double *by_source = calloc(sources, sizeof *by_source);
-    double *df_source = malloc(sources * sizeof *df_source);
-    if (!sp || !sampled || !q || !sc2 || !m || !by_source || !df_source) {
-        KS_FREE(sp, sampled, q, sc2, m, by_source, df_source);
+    if (!sp || !sampled || !q || !sc2 || !m) {
+        KS_FREE(sp, sampled, q, sc2, m);
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     }
     ks_status st = ks_strata_spread(plan, z, scale, NULL, KS_RESIDUAL_ALL, single, sp,
@@ -128,9 +126,6 @@ static ks_status paired_variance(const ks_plan *plan, const double *z, const dou
         sc2[c] += (long double)scale[i] * scale[i];
         m[c]++;
     }
-    for (size_t s = 0; s < sources; s++)
-        df_source[s] = INFINITY;
-    long double var = 0, denom = 0;
     for (size_t c = 0; st == KS_OK && c < k; c++) {
         if (sp[c].census || sp[c].n == 0)
             continue;
@@ -143,22 +138,10 @@ static ks_status paired_variance(const ks_plan *plan, const double *z, const dou
             sp[c].source = c;
             sp[c].unmeasured = false; /* bounded by the profile and the values */
         }
-        double N = (double)cl->size;
-        long double vh = (long double)N * N * sp[c].fpc * sp[c].s2 / sp[c].n;
-        var += vh;
-        out->unmeasured += sp[c].unmeasured;
-        if (isfinite(sp[c].df) && sp[c].df > 0) {
-            size_t s = sp[c].source < sources ? sp[c].source : c;
-            by_source[s] += vh;
-            df_source[s] = fmin(df_source[s], sp[c].df);
-        }
     }
-    for (size_t s = 0; st == KS_OK && s < sources; s++)
-        if (by_source[s] > 0)
-            denom += by_source[s] * by_source[s] / df_source[s];
-    out->variance = (double)var;
-    out->df = ks_spread_interval_df(sp, k, denom > 0 ? (double)(var * var / denom) : INFINITY);
-    KS_FREE(sp, sampled, q, sc2, m, by_source, df_source);
+    if (st == KS_OK)
+        st = ks_spread_variance(plan, sp, out, err);
+    KS_FREE(sp, sampled, q, sc2, m);
     return st;
 }
 

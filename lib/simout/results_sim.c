@@ -1109,21 +1109,6 @@ static ks_status read_job(const char *root, const ks_run_manifest *m, size_t j,
     return st;
 }
 
-static bool plan_has(const ks_plan *plan, uint64_t id)
-{
-    size_t lo = 0, hi = plan->sample_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (plan->samples[mid].id == id)
-            return true;
-        if (plan->samples[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return false;
-}
-
 /* An earlier plan of the folder (a refined plan ran into it since): its
  * jobs are those that measure only its launches.  view's jobs are shallow
  * copies of m's (free view->jobs alone). */
@@ -1139,7 +1124,7 @@ static ks_status earlier_jobs(const ks_run_manifest *m, const ks_plan *plan,
         bool mine = true;
         for (size_t k = 0; k < job->id_count && mine; k++)
             if (!job->measured || job->measured[k] == 1)
-                mine = plan_has(plan, job->ids[k]);
+                mine = ks_plan_has_sample(plan, job->ids[k]);
         if (mine)
             view->jobs[view->job_count++] = *job;
     }

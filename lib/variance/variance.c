@@ -887,24 +887,21 @@ double ks_spread_interval_df(const ks_stratum_spread *sp, size_t k, double satte
     return satterthwaite;
 }
 
-ks_status ks_stratified_variance_ex(const ks_plan *plan, const double *v, const double *scale,
-                                    const double *x, const bool *residual, ks_single_mode mode,
-                                    ks_variance *out, ks_error *err)
+ks_status ks_spread_variance(const ks_plan *plan, const ks_stratum_spread *sp, ks_variance *out,
+                             ks_error *err)
 {
     size_t k = plan->cluster_count, sources = KS_SPREAD_SOURCES(plan);
-    memset(out, 0, sizeof *out);
-    ks_stratum_spread *sp = malloc((k + 1) * sizeof *sp);
     long double *by_source = calloc(sources, sizeof *by_source);
     double *df_source = malloc(sources * sizeof *df_source);
-    if (!sp || !by_source || !df_source) {
-        KS_FREE(sp, by_source, df_source);
+    if (!by_source || !df_source) {
+        KS_FREE(by_source, df_source);
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     }
-    ks_status st = ks_strata_spread(plan, v, scale, x, residual, mode, sp, &out->single, err);
     long double var = 0, denom = 0;
     for (size_t c = 0; c < sources; c++)
         df_source[c] = INFINITY;
-    for (size_t c = 0; st == KS_OK && c < k; c++) {
+    out->unmeasured = 0;
+    for (size_t c = 0; c < k; c++) {
         if (sp[c].census || sp[c].n == 0)
             continue;
         double N = (double)plan->clusters[c].size;
@@ -917,12 +914,27 @@ ks_status ks_stratified_variance_ex(const ks_plan *plan, const double *v, const 
             df_source[s] = fmin(df_source[s], sp[c].df);
         }
     }
-    for (size_t s = 0; st == KS_OK && s < sources; s++)
+    for (size_t s = 0; s < sources; s++)
         if (by_source[s] > 0)
             denom += by_source[s] * by_source[s] / df_source[s];
     out->variance = (double)var;
     out->df = ks_spread_interval_df(sp, k, denom > 0 ? (double)(var * var / denom) : INFINITY);
-    KS_FREE(sp, by_source, df_source);
+    KS_FREE(by_source, df_source);
+    return KS_OK;
+}
+
+ks_status ks_stratified_variance_ex(const ks_plan *plan, const double *v, const double *scale,
+                                    const double *x, const bool *residual, ks_single_mode mode,
+                                    ks_variance *out, ks_error *err)
+{
+    memset(out, 0, sizeof *out);
+    ks_stratum_spread *sp = malloc((plan->cluster_count + 1) * sizeof *sp);
+    if (!sp)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    ks_status st = ks_strata_spread(plan, v, scale, x, residual, mode, sp, &out->single, err);
+    if (st == KS_OK)
+        st = ks_spread_variance(plan, sp, out, err);
+    free(sp);
     return st;
 }
 

@@ -87,6 +87,13 @@ typedef struct ks_variance {
     size_t unmeasured; /* strata (of some weight) whose spread no simulated
                         * value measures */
 } ks_variance;
+
+/* The stratified variance of strata whose spreads are sp (ks_strata_spread's,
+ * possibly adjusted), N^2 (1 - f) s^2 / n summed, and its Satterthwaite
+ * degrees of freedom over the spreads' sources (ks_spread_interval_df);
+ * out->variance, df and unmeasured (out->single is left as it is). */
+ks_status ks_spread_variance(const ks_plan *plan, const ks_stratum_spread *sp, ks_variance *out,
+                             ks_error *err);
 ks_status ks_stratified_variance_ex(const ks_plan *plan, const double *v, const double *scale,
                                     const double *x, const bool *residual, ks_single_mode mode,
                                     ks_variance *out, ks_error *err);

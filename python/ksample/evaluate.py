@@ -271,6 +271,45 @@ def _warmup_text(warmup):
     return text(buf)
 
 
+def _estimate_options(metrics, single, epsilon, ratios):
+    """ks_estimate_options as `estimate` sets them: the single-sample rule,
+    the bound, the ratios, and every metric given, named (as --metric NAME),
+    with the rates the command derives whose parts are among them.  Returns
+    (options, what must stay alive while they are used)."""
+    opt = ffi.new("ks_estimate_options *")
+    lib.ks_estimate_options_init(opt)
+    modes = {"plan": lib.KS_SINGLE_PLAN, "calibrate": lib.KS_SINGLE_CALIBRATE,
+             "collapse": lib.KS_SINGLE_COLLAPSE, "profile-cv": lib.KS_SINGLE_PROFILE_CV}
+    if single not in modes:
+        raise usage_error("single is plan, calibrate, collapse or profile-cv, got %r" % (single,))
+    opt.single = modes[single]
+    if epsilon is not None:
+        if not 0 < epsilon < 1:
+            raise usage_error("epsilon must be in (0, 1), got %r" % (epsilon,))
+        opt.epsilon = epsilon
+    keep = [ffi.new("char[]", c_bytes(r, "ratio")) for r in ratios]
+    ratio_array = ffi.new("const char *[]", keep) if keep else ffi.NULL
+    if keep:
+        opt.ratios = ratio_array
+        opt.ratio_count = len(keep)
+    names = list(metrics)
+    shown = lib.ks_stat_shown()
+    i = 0
+    while shown[i] != ffi.NULL:
+        name = text(shown[i])
+        info = lib.ks_stat_info_of(shown[i])
+        i += 1
+        if (info.kind == lib.KS_STAT_RATE and info.numerator != ffi.NULL and
+                info.denominator != ffi.NULL and name not in metrics and
+                text(info.numerator) in metrics and text(info.denominator) in metrics):
+            names.append(name)
+    keep_names = [ffi.new("char[]", n.encode()) for n in names]
+    name_array = ffi.new("const char *[]", keep_names)
+    opt.metrics = name_array
+    opt.metric_count = len(keep_names)
+    return opt, (keep, ratio_array, keep_names, name_array)
+
+
 def estimate(plan, values, *, epsilon=None, single="plan", ratios=(), warmup=None,
              profile=None, traces=None):
     """The estimate of a total from simulated values, with its interval, as
@@ -321,40 +360,7 @@ def estimate(plan, values, *, epsilon=None, single="plan", ratios=(), warmup=Non
         check(lib.ks_results_add(results, b"values", c_bytes(name, "metric"),
                                  ffi.from_buffer("uint64_t[]", ids),
                                  ffi.from_buffer("double[]", vals), len(ids), err), err)
-    opt = ffi.new("ks_estimate_options *")
-    lib.ks_estimate_options_init(opt)
-    modes = {"plan": lib.KS_SINGLE_PLAN, "calibrate": lib.KS_SINGLE_CALIBRATE,
-             "collapse": lib.KS_SINGLE_COLLAPSE,
-             "profile-cv": lib.KS_SINGLE_PROFILE_CV}
-    if single not in modes:
-        raise usage_error("single is plan, calibrate, collapse or profile-cv, got %r" % (single,))
-    opt.single = modes[single]
-    if epsilon is not None:
-        if not 0 < epsilon < 1:
-            raise usage_error("epsilon must be in (0, 1), got %r" % (epsilon,))
-        opt.epsilon = epsilon
-    keep = [ffi.new("char[]", c_bytes(r, "ratio")) for r in ratios]
-    ratio_array = ffi.new("const char *[]", keep) if keep else ffi.NULL
-    if keep:
-        opt.ratios = ratio_array
-        opt.ratio_count = len(keep)
-    # every metric given, named (as --metric NAME), and the rates the
-    # command derives whose parts are among them
-    names = list(metrics)
-    shown = lib.ks_stat_shown()
-    i = 0
-    while shown[i] != ffi.NULL:
-        name = text(shown[i])
-        info = lib.ks_stat_info_of(shown[i])
-        i += 1
-        if (info.kind == lib.KS_STAT_RATE and info.numerator != ffi.NULL and
-                info.denominator != ffi.NULL and name not in metrics and
-                text(info.numerator) in metrics and text(info.denominator) in metrics):
-            names.append(name)
-    keep_names = [ffi.new("char[]", n.encode()) for n in names]
-    name_array = ffi.new("const char *[]", keep_names)
-    opt.metrics = name_array
-    opt.metric_count = len(keep_names)
+    opt, keep_opt = _estimate_options(metrics, single, epsilon, ratios)
     keep_warmup = ffi.new("char[]", warmup_text.encode())
     opt.warmup = keep_warmup
     if profile is not None:
@@ -478,38 +484,8 @@ def versus(plan, values_a, values_b, *, epsilon=None, single="plan", ratios=(), 
     text_b = _warmup_text(warmup if warmup_b is None else warmup_b)
     results_a = _results_of(plan, metrics_a)
     results_b = _results_of(plan, metrics_b)
-    opt = ffi.new("ks_estimate_options *")
-    lib.ks_estimate_options_init(opt)
-    modes = {"plan": lib.KS_SINGLE_PLAN, "calibrate": lib.KS_SINGLE_CALIBRATE,
-             "collapse": lib.KS_SINGLE_COLLAPSE, "profile-cv": lib.KS_SINGLE_PROFILE_CV}
-    if single not in modes:
-        raise usage_error("single is plan, calibrate, collapse or profile-cv, got %r" % (single,))
-    opt.single = modes[single]
-    if epsilon is not None:
-        if not 0 < epsilon < 1:
-            raise usage_error("epsilon must be in (0, 1), got %r" % (epsilon,))
-        opt.epsilon = epsilon
-    keep = [ffi.new("char[]", c_bytes(r, "ratio")) for r in ratios]
-    ratio_array = ffi.new("const char *[]", keep) if keep else ffi.NULL
-    if keep:
-        opt.ratios = ratio_array
-        opt.ratio_count = len(keep)
     # A's metrics named (as estimate() names them), with the derived rates
-    names = list(metrics_a)
-    shown = lib.ks_stat_shown()
-    i = 0
-    while shown[i] != ffi.NULL:
-        name = text(shown[i])
-        info = lib.ks_stat_info_of(shown[i])
-        i += 1
-        if (info.kind == lib.KS_STAT_RATE and info.numerator != ffi.NULL and
-                info.denominator != ffi.NULL and name not in metrics_a and
-                text(info.numerator) in metrics_a and text(info.denominator) in metrics_a):
-            names.append(name)
-    keep_names = [ffi.new("char[]", n.encode()) for n in names]
-    name_array = ffi.new("const char *[]", keep_names)
-    opt.metrics = name_array
-    opt.metric_count = len(keep_names)
+    opt, keep_opt = _estimate_options(metrics_a, single, epsilon, ratios)
     keep_a = ffi.new("char[]", text_a.encode())
     keep_b = ffi.new("char[]", text_b.encode())
     opt.warmup = keep_a
