@@ -112,8 +112,29 @@ static void json_estimator(const ks_metric_estimate *m, const char *fit, const c
     json_field_exact("plain_estimate", m->aux.plain_estimate);
 }
 
-static void print_json(const ks_estimate *e, ks_single_mode single, const char *warmup,
-                       const char *fit, const char *auxiliary)
+/* The plan's known, unsimulated part (communication kernels left out),
+ * as `, "unsimulated": {...}` (nothing when none): what the estimate's
+ * total does not contain, measured by the profile (docs/llm.md). */
+static void json_unsimulated(const ks_plan *plan)
+{
+    if (!plan->unsim_what[0])
+        return;
+    printf(", \"unsimulated\": {\"what\": ");
+    cli_json_string(plan->unsim_what);
+    printf(", \"launches\": %llu", (unsigned long long)plan->unsim_launches);
+    json_field_exact("time_ns", plan->unsim_ns);
+    json_field_exact("share", plan->unsim_share);
+    if (isfinite(plan->unsim_overlap_ns))
+        json_field_exact("overlap_ns", plan->unsim_overlap_ns);
+    else
+        printf(", \"overlap_ns\": null");
+    printf(", \"kernels\": ");
+    cli_json_string(plan->unsim_kernels);
+    printf("}");
+}
+
+static void print_json(const ks_plan *plan, const ks_estimate *e, ks_single_mode single,
+                       const char *warmup, const char *fit, const char *auxiliary)
 {
     printf("[");
     for (size_t i = 0; i < e->count; i++) {
@@ -160,6 +181,7 @@ static void print_json(const ks_estimate *e, ks_single_mode single, const char *
             cli_json_string(m->known_note);
         }
         json_estimator(m, fit, auxiliary);
+        json_unsimulated(plan);
         printf("}");
     }
     printf("\n]\n");
@@ -714,7 +736,8 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
     }
     const char *fit = ks_estimator_fit_name(a->eo->fit);
     if (a->json)
-        print_json(&e, ks_single_mode_of(plan, a->cr->single), warmup_of(r), fit, auxiliary);
+        print_json(plan, &e, ks_single_mode_of(plan, a->cr->single), warmup_of(r), fit,
+                   auxiliary);
     else
         print_text(plan, r, a->cr, &e, a->run_folder, fit, auxiliary,
                    have_known && !a->no_exact ? &known : NULL, cache);

@@ -154,6 +154,13 @@ if [ -r "$NCCL" ]; then
     expect 0 "$KS" estimate "$T/llm.json" "$T/llm.csv"
     grep -q "^known, unsimulated part: communication kernels, 2 launches" "$T/out" || bad "estimate prints no unsimulated part"
     grep -q "^selection: step=5" "$T/out" || bad "estimate prints no selection"
+    expect 0 "$KS" estimate --json "$T/llm.json" "$T/llm.csv"
+    python3 -c "
+import json, sys
+rows = json.load(open(sys.argv[1]))
+u = rows[0]['unsimulated']
+assert u['what'] == 'communication kernels' and u['launches'] == 2 and u['time_ns'] > 0, u
+assert all(r['unsimulated'] == u for r in rows)" "$T/out" || bad "estimate --json carries no unsimulated part"
     expect 0 "$KS" estimate --estimator ratio "$T/llm.json" "$T/llm.csv"
     expect 0 "$KS" sample --include-comm --key name -o "$T/llm2.json" "$NCCL"
     grep -q unsimulated "$T/llm2.json" && bad "--include-comm still leaves comm out"
