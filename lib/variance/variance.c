@@ -580,9 +580,12 @@ static void calibrate_spread(const ks_plan *plan, const strata *st, const double
         }
         nq++;
     }
-    for (size_t g = 0; g <= groups; g++)
-        lam[g] = fs[g].u > 0 && fs[g].r > 0 ? (double)(fs[g].r / fs[g].u) : NAN;
-    for (size_t i = 0; i < nq; i++) {
+    /* without the profile at the samples: sum d r / sum d (u = 1) */
+    for (size_t g = 0; g <= groups; g++) {
+        lam[g] = !x && fs[g].u > 0 && fs[g].r > 0 ? (double)(fs[g].r / fs[g].u) : NAN;
+        ldf[g] = 0;
+    }
+    for (size_t i = 0; !x && i < nq; i++) {
         size_t slot[2] = {gq[i], groups};
         for (int w = 0; w < 2; w++) {
             if (isnan(lam[slot[w]]))
@@ -591,7 +594,7 @@ static void calibrate_spread(const ks_plan *plan, const strata *st, const double
             ee[slot[w]] += 2 * dq[i] * e * e;
         }
     }
-    for (size_t g = 0; g <= groups; g++) {
+    for (size_t g = 0; !x && g <= groups; g++) {
         long double var = ee[g] / (fs[g].u * fs[g].u);
         ldf[g] = isnan(lam[g])  ? 0
                  : var > 0      ? fminl(fs[g].d, CALIBRATE_DF_FACTOR * 2 * lam[g] * lam[g] / var)
