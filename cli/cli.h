@@ -217,6 +217,9 @@ const char *cli_count_u64(char *buf, size_t size, uint64_t u);
 /* A plan dearer than half the program's profiled time says so on stderr
  * (as `cmd`), with what simulating every launch costs; nothing otherwise. */
 void cli_note_plan_cost(const ks_plan *plan, const char *cmd);
+/* A path a manifest records (absolute) as the user would type it from
+ * here: relative below the working folder (into buf), else as it is. */
+const char *cli_as_typed(const char *path, char *buf, size_t size);
 const char *cli_count(char *buf, size_t size, double x);
 /* "ksample CMD ARGS..." as a shell reads it back (arguments quoted where
  * needed), from a subcommand's argc and argv before its options are

@@ -211,19 +211,6 @@ static long job_dir_number(const char *dir)
     return n;
 }
 
-/* A path the manifest records (absolute) as the user would type it from
- * here: relative below the working folder, else as it is. */
-static const char *as_typed(const char *path, char *buf, size_t size)
-{
-    char cwd[PATH_MAX];
-    size_t n;
-    if (!getcwd(cwd, sizeof cwd) || (n = strlen(cwd)) == 0 || strncmp(path, cwd, n) != 0 ||
-        path[n] != '/' || !path[n + 1])
-        return path;
-    snprintf(buf, size, "%s", path + n + 1);
-    return buf;
-}
-
 typedef struct launch_block {
     uint64_t id;        /* the sampled launch (plan id) */
     size_t first, end;  /* its entries: warm-ups, state, then itself */
@@ -290,7 +277,7 @@ static int layout(run_state *s, const char *manifest, const char *plan_name)
                              "(%s) is not in %s: that is not a plan refined from it (a "
                              "refined plan keeps every launch of its parent), so these "
                              "jobs cannot be reused; give a new folder (-o NEW)",
-                             as_typed(old->plan, typed, sizeof typed),
+                             cli_as_typed(old->plan, typed, sizeof typed),
                              (unsigned long long)job->ids[k], job->dir,
                              plan_name);
             } else if (hit->taken) {
@@ -427,7 +414,7 @@ void cli_run_say_reuse(const run_state *s, const run_args *a, const char *digest
         snprintf(rest, sizeof rest, " (and %zu of its launches not done yet)", again);
     fprintf(stderr,
             "ksample: run: reusing %zu launch%s simulated for %s; %zu new to simulate%s\n",
-            reused, reused == 1 ? "" : "es", as_typed(s->previous.plan, typed, sizeof typed),
+            reused, reused == 1 ? "" : "es", cli_as_typed(s->previous.plan, typed, sizeof typed),
             fresh, rest);
 }
 
@@ -831,7 +818,7 @@ int cli_run_earlier_done(const run_state *s, const run_args *a)
             pending++;
     }
     char typed[PATH_MAX];
-    const char *later = as_typed(s->previous.plan, typed, sizeof typed);
+    const char *later = cli_as_typed(s->previous.plan, typed, sizeof typed);
     if (pending)
         return cli_usage_error("run",
                                "%s: %zu of the %zu jobs of %s in this folder are not done, "

@@ -357,11 +357,12 @@ static void print_exact(const ks_plan *plan, const ks_estimate *e, const ks_know
 {
     if (!known)
         return;
-    char c1[32], c2[32];
+    char c1[32], c2[32], typed[4096];
     if (known->metric_count == 0) {
         printf("instruction totals: estimated: the trace folder %s holds %s launches, the "
                "plan's profile %s; exact totals need every launch's trace\n",
-               known->traces, cli_count_u64(c1, sizeof c1, known->launch_count),
+               cli_as_typed(known->traces, typed, sizeof typed),
+               cli_count_u64(c1, sizeof c1, known->launch_count),
                cli_count_u64(c2, sizeof c2, plan->input_invocations));
         return;
     }
@@ -377,7 +378,7 @@ static void print_exact(const ks_plan *plan, const ks_estimate *e, const ks_know
     if (n) {
         printf("exact, from the traces: %s: %s's counts of all %s launches of %s", names,
                known->simulator, cli_count_u64(c1, sizeof c1, known->launch_count),
-               known->traces);
+               cli_as_typed(known->traces, typed, sizeof typed));
         double mb = (double)known->bytes_read / 1e6;
         if (known->bytes_read && mb >= 10)
             printf(" (%s MB of traces read in %.1f s", cli_count(c2, sizeof c2, mb),

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -208,4 +209,15 @@ void cli_note_plan_cost(const ks_plan *plan, const char *cmd)
             "%.4g ms): simulating every launch costs only %.2fx as much\n",
             cmd ? " " : "", cmd ? cmd : "", 100 / s, plan->total_ns / s / 1e6,
             plan->total_ns / 1e6, s);
+}
+
+const char *cli_as_typed(const char *path, char *buf, size_t size)
+{
+    char cwd[PATH_MAX];
+    size_t n;
+    if (!getcwd(cwd, sizeof cwd) || (n = strlen(cwd)) == 0 || strncmp(path, cwd, n) != 0 ||
+        path[n] != '/' || !path[n + 1])
+        return path;
+    snprintf(buf, size, "%s", path + n + 1);
+    return buf;
 }
