@@ -205,6 +205,13 @@ void cli_json_number(double x);
 void cli_json_string(const char *s);
 /* `, "key": x` (output.c) */
 void cli_json_field(const char *key, double x);
+/* `, "key": x` with every digit of x (%.17g; null when not finite): an
+ * estimate is a result others compute with, unlike the 6 digits of the
+ * other commands' reports */
+void cli_json_field_exact(const char *key, double x);
+/* What an interval stands for, as --json names it: "full run", "values",
+ * "none" (ks_claim) */
+const char *cli_claim_name(int claim);
 void cli_json_text_field(const char *key, const char *s);
 /* samples, speedup_hmean, error_mean_pct, error_max_pct, plan_seconds and
  * fit_seconds of r, as fields */

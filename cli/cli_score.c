@@ -109,9 +109,7 @@ void cli_score_print_json(const ks_score_result *res, size_t count, const column
             cli_json_field("refused", m->refused);
             cli_json_field("rounds_mean", m->rounds_mean);
             printf(", \"interval\": ");
-            cli_json_string(m->claim == KS_CLAIM_FULL_RUN ? "full run"
-                            : m->claim == KS_CLAIM_VALUES ? "values"
-                                                          : "none");
+            cli_json_string(cli_claim_name(m->claim));
             printf("}");
         }
         printf("]}");

@@ -32,20 +32,6 @@ int cli_versus_split_maps(cli_versus *v, cli_results *cr, int a_count)
     return 0;
 }
 
-/* Every digit, as estimate --json prints its numbers. */
-static void json_exact(const char *key, double x)
-{
-    if (isfinite(x))
-        printf(", \"%s\": %.17g", key, x);
-    else
-        printf(", \"%s\": null", key);
-}
-
-static const char *claim_name(int claim)
-{
-    return claim == KS_CLAIM_FULL_RUN ? "full run" : claim == KS_CLAIM_VALUES ? "values" : "none";
-}
-
 static void print_json(const ks_versus *v, const char *warmup_a, const char *warmup_b)
 {
     printf("[");
@@ -53,16 +39,16 @@ static void print_json(const ks_versus *v, const char *warmup_a, const char *war
         const ks_versus_row *r = &v->rows[i];
         printf("%s\n  {\"metric\": ", i ? "," : "");
         cli_json_string(r->name);
-        json_exact("ratio", r->ratio);
-        json_exact("ci_low", r->ci_low);
-        json_exact("ci_high", r->ci_high);
-        json_exact("rel_halfwidth", r->rel_halfwidth);
-        json_exact("variance", r->variance);
-        json_exact("df", r->df);
-        json_exact("estimate_a", r->estimate_a);
-        json_exact("estimate_b", r->estimate_b);
-        json_exact("rel_halfwidth_a", r->rel_halfwidth_a);
-        json_exact("rel_halfwidth_b", r->rel_halfwidth_b);
+        cli_json_field_exact("ratio", r->ratio);
+        cli_json_field_exact("ci_low", r->ci_low);
+        cli_json_field_exact("ci_high", r->ci_high);
+        cli_json_field_exact("rel_halfwidth", r->rel_halfwidth);
+        cli_json_field_exact("variance", r->variance);
+        cli_json_field_exact("df", r->df);
+        cli_json_field_exact("estimate_a", r->estimate_a);
+        cli_json_field_exact("estimate_b", r->estimate_b);
+        cli_json_field_exact("rel_halfwidth_a", r->rel_halfwidth_a);
+        cli_json_field_exact("rel_halfwidth_b", r->rel_halfwidth_b);
         printf(", \"bound_met\": %s",
                r->bound_met < 0 ? "null" : r->bound_met ? "true" : "false");
         printf(", \"kind\": ");
@@ -74,7 +60,7 @@ static void print_json(const ks_versus *v, const char *warmup_a, const char *war
         printf(", \"warmup_b\": ");
         cli_json_string(warmup_b);
         printf(", \"interval\": ");
-        cli_json_string(claim_name(r->claim));
+        cli_json_string(cli_claim_name(r->claim));
         if (r->claim != KS_CLAIM_FULL_RUN) {
             printf(", \"interval_note\": ");
             cli_json_string(r->claim_why);

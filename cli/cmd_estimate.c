@@ -82,16 +82,6 @@ static void help(void)
            "  -h, --help         this text\n");
 }
 
-/* `, "key": x` with every digit of x: an estimate is a result others compute
- * with, unlike the 6 digits of the other commands' reports */
-static void json_field_exact(const char *key, double x)
-{
-    if (isfinite(x))
-        printf(", \"%s\": %.17g", key, x);
-    else
-        printf(", \"%s\": null", key);
-}
-
 /* The estimator's own fields, when it is not the plain one. */
 static void json_estimator(const ks_metric_estimate *m, const char *fit, const char *auxiliary)
 {
@@ -108,8 +98,8 @@ static void json_estimator(const ks_metric_estimate *m, const char *fit, const c
            m->aux.ratio, m->aux.regression, m->aux.plain, m->aux.unstable, m->aux.biased);
     printf(", \"unstable\": ");
     cli_json_string(m->aux.unstable_labels);
-    json_field_exact("ratio_bias_removed", m->aux.bias);
-    json_field_exact("plain_estimate", m->aux.plain_estimate);
+    cli_json_field_exact("ratio_bias_removed", m->aux.bias);
+    cli_json_field_exact("plain_estimate", m->aux.plain_estimate);
 }
 
 /* The plan's known, unsimulated part (communication kernels left out),
@@ -122,10 +112,10 @@ static void json_unsimulated(const ks_plan *plan)
     printf(", \"unsimulated\": {\"what\": ");
     cli_json_string(plan->unsim_what);
     printf(", \"launches\": %llu", (unsigned long long)plan->unsim_launches);
-    json_field_exact("time_ns", plan->unsim_ns);
-    json_field_exact("share", plan->unsim_share);
+    cli_json_field_exact("time_ns", plan->unsim_ns);
+    cli_json_field_exact("share", plan->unsim_share);
     if (isfinite(plan->unsim_overlap_ns))
-        json_field_exact("overlap_ns", plan->unsim_overlap_ns);
+        cli_json_field_exact("overlap_ns", plan->unsim_overlap_ns);
     else
         printf(", \"overlap_ns\": null");
     printf(", \"kernels\": ");
@@ -144,22 +134,20 @@ static void print_json(const ks_plan *plan, const ks_estimate *e, ks_single_mode
         printf(", \"warmup\": ");
         cli_json_string(warmup);
         printf(", \"pilot\": %zu", m->pilot);
-        json_field_exact("estimate", m->estimate);
-        json_field_exact("ci_low", m->ci_low);
-        json_field_exact("ci_high", m->ci_high);
-        json_field_exact("rel_halfwidth", m->rel_halfwidth);
+        cli_json_field_exact("estimate", m->estimate);
+        cli_json_field_exact("ci_low", m->ci_low);
+        cli_json_field_exact("ci_high", m->ci_high);
+        cli_json_field_exact("rel_halfwidth", m->rel_halfwidth);
         printf(", \"interval\": ");
-        cli_json_string(m->claim == KS_CLAIM_FULL_RUN ? "full run"
-                        : m->claim == KS_CLAIM_VALUES ? "values"
-                                                      : "none");
+        cli_json_string(cli_claim_name(m->claim));
         if (m->claim != KS_CLAIM_FULL_RUN) {
             printf(", \"interval_note\": ");
             cli_json_string(m->claim_why);
         }
         if (!m->is_ratio && m->variance > 0 && isfinite(m->profile_variance)) {
-            json_field_exact("variance_beyond_profile",
+            cli_json_field_exact("variance_beyond_profile",
                              fmax(0, 1 - m->profile_variance / m->variance));
-            json_field_exact("profile_rel_halfwidth", m->profile_rel_halfwidth);
+            cli_json_field_exact("profile_rel_halfwidth", m->profile_rel_halfwidth);
         }
         printf(", \"kind\": ");
         cli_json_string(m->is_ratio ? "rate" : ks_stat_kind_name((ks_stat_kind)m->kind));
@@ -171,7 +159,7 @@ static void print_json(const ks_plan *plan, const ks_estimate *e, ks_single_mode
                ks_single_mode_name(single));
         printf(", \"exact\": %s", m->exact ? "true" : "false");
         if (m->exact == 1)
-            json_field_exact("sampled_estimate", m->sampled_estimate);
+            cli_json_field_exact("sampled_estimate", m->sampled_estimate);
         if (m->exact_part) {
             printf(", \"exact_part\": ");
             cli_json_string(m->exact_part == 1 ? "numerator" : "denominator");

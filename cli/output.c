@@ -117,6 +117,19 @@ void cli_json_field(const char *key, double x)
     cli_json_number(x);
 }
 
+void cli_json_field_exact(const char *key, double x)
+{
+    if (isfinite(x))
+        printf(", \"%s\": %.17g", key, x);
+    else
+        printf(", \"%s\": null", key);
+}
+
+const char *cli_claim_name(int claim)
+{
+    return claim == KS_CLAIM_FULL_RUN ? "full run" : claim == KS_CLAIM_VALUES ? "values" : "none";
+}
+
 /* `, "key": "s"`, s as cli_json_string writes it */
 void cli_json_text_field(const char *key, const char *s)
 {

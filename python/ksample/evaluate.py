@@ -352,14 +352,7 @@ def estimate(plan, values, *, epsilon=None, single="plan", ratios=(), warmup=Non
         raise usage_error("profile: %d launches, the plan's %d: not the plan's profile"
                           % (profile._p.n, plan.population))
     err = new_error()
-    results = ffi.new("ks_results *")
-    lib.ks_results_init(results)
-    results = ffi.gc(results, lib.ks_results_free)
-    for name, v in metrics.items():
-        ids, vals = _ids_values(plan, v)
-        check(lib.ks_results_add(results, b"values", c_bytes(name, "metric"),
-                                 ffi.from_buffer("uint64_t[]", ids),
-                                 ffi.from_buffer("double[]", vals), len(ids), err), err)
+    results = _results_of(plan, metrics)
     opt, keep_opt = _estimate_options(metrics, single, epsilon, ratios)
     keep_warmup = ffi.new("char[]", warmup_text.encode())
     opt.warmup = keep_warmup
