@@ -20,19 +20,11 @@
 #include <unistd.h>
 
 #include "simout.h"
-#include "tmpdir.h"
+#include "sim_data.h"
 #include "trace.h"
 
-#define SIM KS_SHARED_DATA "/sim"
-#define SYNTH SIM "/accelsim-synth"
-#define MACSIM SIM "/macsim-vectormultadd"
 #define LAUNCHES 160
 #define MLAUNCHES 157
-
-/* the unpacked trace folders (group setup) */
-static char synth_traces[4200], macsim_traces[4200];
-
-static bool have_data(void) { return access(SYNTH "/per_launch.csv", R_OK) == 0; }
 
 /* ------------------------------------------------------- the data's CSVs */
 
@@ -1209,23 +1201,7 @@ static void test_recorded_state_large(void **state)
 static int setup(void **state)
 {
     (void)state;
-    if (tmpdir_setup("ks-simout") != 0)
-        return -1;
-    if (!have_data())
-        return 0;
-    char cmd[9000];
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && tar -xJf '" SYNTH "/ksample-synth-traces.tar.xz' && mkdir m && cd m && "
-             "tar -xJf '" MACSIM "/macsim-vectormultadd-4096-16384-traces.tar.xz' && "
-             "mkdir tr && cp '" MACSIM "/kernel_config.txt' tr/ && "
-             "tail -n +2 '" MACSIM "/composition.csv' | while IFS=, read l k s src; do "
-             "ln -s \"$PWD/$src\" tr/Kernel$l; done",
-             tmpdir);
-    if (system(cmd) != 0)
-        return -1;
-    snprintf(synth_traces, sizeof synth_traces, "%s/syn", tmpdir);
-    snprintf(macsim_traces, sizeof macsim_traces, "%s/m/tr", tmpdir);
-    return 0;
+    return sim_data_setup("ks-simout");
 }
 
 static int teardown(void **state)
