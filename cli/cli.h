@@ -222,8 +222,11 @@ void cli_json_eval_fields(const ks_eval_result *r);
  * 2^63).  Both return buf; 32 bytes always suffice. */
 const char *cli_count_u64(char *buf, size_t size, uint64_t u);
 /* A plan dearer than half the program's profiled time says so on stderr
- * (as `cmd`), with what simulating every launch costs; nothing otherwise. */
-void cli_note_plan_cost(const ks_plan *plan, const char *cmd);
+ * (as `cmd`), with what simulating every launch costs; nothing otherwise.
+ * warm_factor: the cycles a simulated launch costs per cycle of its own
+ * (the warm-up kernels' share, measured by a run: cli_cost), NAN when not
+ * known. */
+void cli_note_plan_cost(const ks_plan *plan, const char *cmd, double warm_factor);
 /* A path a manifest records (absolute) as the user would type it from
  * here: relative below the working folder (into buf), else as it is. */
 const char *cli_as_typed(const char *path, char *buf, size_t size);

@@ -1,6 +1,7 @@
 /* cli_results.c - the result-reading options of estimate and refine. */
 #include "cli_results.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,4 +259,32 @@ bool cli_estimator_option(int opt, const char *arg, const char *cmd, int *estima
         return true;
     }
     return false;
+}
+
+void cli_cost_measure(const ks_results *r, cli_cost *c)
+{
+    *c = (cli_cost){.run = NAN, .factor = NAN};
+    long own = ks_results_metric(r, "gpu_sim_cycle");
+    if (own < 0)
+        own = ks_results_metric(r, "cycles");
+    long run = ks_results_metric(r, "run_cycles");
+    if (own < 0)
+        return;
+    c->cycles = r->metrics[own];
+    if (run < 0)
+        return;
+    long double a = 0, b = 0;
+    for (size_t row = 0; row < r->row_count; row++) {
+        double x = r->values[own][row], y = r->values[run][row];
+        if (isfinite(x) && isfinite(y) && x > 0) {
+            a += x;
+            b += y;
+            c->launches++;
+        }
+    }
+    if (c->launches && a > 0) {
+        c->own = (double)a;
+        c->run = (double)b;
+        c->factor = (double)(b / a);
+    }
 }

@@ -94,6 +94,19 @@ void cli_plan_estimator(const ks_plan *plan, int estimator, int fit, const char 
 int cli_auxiliary(const ks_plan *plan, const cli_results *r, const char *name, double **x,
                   double **total);
 
+/* What the simulated values cost (issue 38): the launches' own cycles
+ * (gpu_sim_cycle, or MacSim's cycles) and, where the results have
+ * run_cycles (every cycle each simulator process ran, warm-up kernels
+ * included: lib/simout/results_sim.c), what the runs cost in all. */
+typedef struct cli_cost {
+    const char *cycles; /* the results' cycle metric; NULL: none */
+    size_t launches;    /* rows with both own and run cycles */
+    double own, run;    /* sums over those rows; run NAN: no run_cycles */
+    double factor;      /* run / own: the simulated cycles per cycle of the
+                         * launch itself; NAN: not measured */
+} cli_cost;
+void cli_cost_measure(const ks_results *r, cli_cost *c);
+
 /* The options --estimator, --fit and --auxiliary of estimate and refine. */
 #define CLI_ESTIMATOR_LONG_OPTIONS                                                         \
     {"estimator", required_argument, NULL, 'E' + 256},                                    \

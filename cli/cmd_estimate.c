@@ -102,6 +102,95 @@ static void json_estimator(const ks_metric_estimate *m, const char *fit, const c
     cli_json_field_exact("plain_estimate", m->aux.plain_estimate);
 }
 
+/* What the simulation cost against the whole program (issue 38): the
+ * first count's values at the simulated launches over its estimated total,
+ * what the profile predicted when the plan was made, and where the results
+ * have run_cycles, what the runs cost with their warm-up kernels. */
+typedef struct est_cost {
+    const ks_metric_estimate *m; /* NULL: no cost to say */
+    double share;                /* the simulated values over the estimate */
+    cli_cost run;
+    double run_share; /* every simulated cycle over the cycles' estimate; NAN */
+} est_cost;
+
+static void measure_cost(const ks_results *r, const ks_estimate *e, est_cost *c)
+{
+    *c = (est_cost){.share = NAN, .run_share = NAN};
+    const ks_metric_estimate *m = NULL;
+    for (size_t i = 0; i < e->count && !m; i++)
+        if (!e->metrics[i].is_ratio && e->metrics[i].shown && e->metrics[i].estimate > 0)
+            m = &e->metrics[i];
+    long j = m ? ks_results_metric(r, m->name) : -1;
+    if (j < 0)
+        return;
+    long double sum = 0;
+    for (size_t row = 0; row < r->row_count; row++)
+        if (isfinite(r->values[j][row]))
+            sum += r->values[j][row];
+    if (!(sum > 0))
+        return;
+    c->m = m;
+    c->share = (double)(sum / m->estimate);
+    cli_cost_measure(r, &c->run);
+    for (size_t i = 0; i < e->count && c->run.cycles && isfinite(c->run.factor); i++)
+        if (strcmp(e->metrics[i].name, c->run.cycles) == 0 && e->metrics[i].estimate > 0)
+            c->run_share = c->run.run / e->metrics[i].estimate;
+}
+
+/* the warm-up kernels measurably added to the runs' cycles */
+static bool warm_cost(const est_cost *c)
+{
+    return isfinite(c->run_share) && c->run.factor > 1.0005;
+}
+
+static void print_cost(const ks_plan *plan, const est_cost *c, const char *warmup)
+{
+    if (!c->m)
+        return;
+    double s = plan->predicted_speedup;
+    printf("cost: the simulated launches' %s adds up to %.3g%% of its estimated total "
+           "(%.3gx cheaper than simulating every launch",
+           c->m->name, c->share * 100, 1 / c->share);
+    if (isfinite(s) && s > 0)
+        printf("; the profile predicted %.3gx", s);
+    bool kernels = strcmp(warmup, "context") != 0 && strcmp(warmup, "none") != 0 &&
+                   strcmp(warmup, "unknown") != 0;
+    if (kernels && !warm_cost(c))
+        printf("; the warm-up kernels' own cost not counted");
+    double dear = warm_cost(c) ? c->run_share : c->share;
+    printf(")%s\n", dear > 0.5 && !warm_cost(c)
+                        ? ": simulating every launch costs at most twice as much"
+                        : "");
+    if (warm_cost(c))
+        printf("cost with the warm-up: the runs simulated %.3g%% of the estimated %s total "
+               "(%.3gx cheaper), %.3gx the launches' own cycles (run_cycles: every cycle of "
+               "each simulator process)%s\n",
+               c->run_share * 100, c->run.cycles, 1 / c->run_share, c->run.factor,
+               dear > 0.5 ? ": simulating every launch costs at most twice as much" : "");
+}
+
+/* `, "cost": {...}`: the same figures for a program */
+static void json_cost(const ks_plan *plan, const est_cost *c)
+{
+    if (!c->m)
+        return;
+    printf(", \"cost\": {\"metric\": ");
+    cli_json_string(c->m->name);
+    cli_json_field_exact("share", c->share);
+    cli_json_field_exact("predicted_speedup", isfinite(plan->predicted_speedup) &&
+                                                      plan->predicted_speedup > 0
+                                                  ? plan->predicted_speedup
+                                                  : NAN);
+    printf(", \"cycles\": ");
+    if (c->run.cycles)
+        cli_json_string(c->run.cycles);
+    else
+        printf("null");
+    cli_json_field_exact("share_with_warmup", c->run_share);
+    cli_json_field_exact("warmup_factor", isfinite(c->run_share) ? c->run.factor : NAN);
+    printf("}");
+}
+
 /* The plan's known, unsimulated part (communication kernels left out),
  * as `, "unsimulated": {...}` (nothing when none): what the estimate's
  * total does not contain, measured by the profile (docs/llm.md). */
@@ -124,7 +213,8 @@ static void json_unsimulated(const ks_plan *plan)
 }
 
 static void print_json(const ks_plan *plan, const ks_estimate *e, ks_single_mode single,
-                       const char *warmup, const char *fit, const char *auxiliary)
+                       const char *warmup, const char *fit, const char *auxiliary,
+                       const est_cost *cost)
 {
     printf("[");
     for (size_t i = 0; i < e->count; i++) {
@@ -170,6 +260,7 @@ static void print_json(const ks_plan *plan, const ks_estimate *e, ks_single_mode
         }
         json_estimator(m, fit, auxiliary);
         json_unsimulated(plan);
+        json_cost(plan, cost);
         printf("}");
     }
     printf("\n]\n");
@@ -304,39 +395,6 @@ static void print_table(const ks_estimate *e)
     }
 }
 
-/* What the simulation cost against the whole program (issue 38): the
- * first count's values at the simulated launches over its estimated total,
- * and what the profile predicted when the plan was made. */
-static void print_cost(const ks_plan *plan, const ks_results *r, const ks_estimate *e,
-                       const char *warmup)
-{
-    const ks_metric_estimate *m = NULL;
-    for (size_t i = 0; i < e->count && !m; i++)
-        if (!e->metrics[i].is_ratio && e->metrics[i].shown && e->metrics[i].estimate > 0)
-            m = &e->metrics[i];
-    size_t j = 0;
-    while (m && j < r->metric_count && strcmp(r->metrics[j], m->name) != 0)
-        j++;
-    if (!m || j == r->metric_count)
-        return;
-    long double sum = 0;
-    for (size_t row = 0; row < r->row_count; row++)
-        if (isfinite(r->values[j][row]))
-            sum += r->values[j][row];
-    if (!(sum > 0))
-        return;
-    double share = (double)(sum / m->estimate), s = plan->predicted_speedup;
-    printf("cost: the simulated launches' %s adds up to %.3g%% of its estimated total "
-           "(%.3gx cheaper than simulating every launch",
-           m->name, share * 100, 1 / share);
-    if (isfinite(s) && s > 0)
-        printf("; the profile predicted %.3gx", s);
-    if (strcmp(warmup, "context") != 0 && strcmp(warmup, "none") != 0 &&
-        strcmp(warmup, "unknown") != 0)
-        printf("; the warm-up kernels' own cost not counted");
-    printf(")%s\n", share > 0.5 ? ": simulating every launch costs at most twice as much" : "");
-}
-
 /* Which totals are exact, where from and what counting them cost; the
  * rates with one exact part; the counts the traces hold that were estimated
  * after all, and why. */
@@ -414,7 +472,9 @@ static void print_text(const ks_plan *plan, const ks_results *r, const cli_resul
         printf("%.3g%% at %.3g%% confidence\n", e->bound * 100, plan->params.confidence * 100);
     else
         printf("none\n");
-    print_cost(plan, r, e, warmup);
+    est_cost cost;
+    measure_cost(r, e, &cost);
+    print_cost(plan, &cost, warmup);
     printf("results: %s launches from %zu source%s; kernels matched %s\n",
            cli_count_u64(n1, sizeof n1, r->row_count), r->source_count,
            r->source_count == 1 ? "" : "s",
@@ -724,10 +784,12 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
         return cli_fail(&err);
     }
     const char *fit = ks_estimator_fit_name(a->eo->fit);
-    if (a->json)
+    if (a->json) {
+        est_cost cost;
+        measure_cost(r, &e, &cost);
         print_json(plan, &e, ks_single_mode_of(plan, a->cr->single), warmup_of(r), fit,
-                   auxiliary);
-    else
+                   auxiliary, &cost);
+    } else
         print_text(plan, r, a->cr, &e, a->run_folder, fit, auxiliary,
                    have_known && !a->no_exact ? &known : NULL, cache);
     ks_estimate_free(&e);

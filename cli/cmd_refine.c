@@ -73,8 +73,32 @@ static ks_status write_plan(const void *ctx, FILE *f, ks_error *err)
     return ks_plan_write_json(ctx, f, err);
 }
 
+/* What the new plan costs against the program (issue 38): its share of the
+ * profiled time, the new launches' part of it, and with the warm-up the
+ * parent's runs measured (run_cycles) where they did. */
+static void note_cost(const ks_plan *parent, const ks_plan *out, const cli_cost *c)
+{
+    double s = out->predicted_speedup, s0 = parent->predicted_speedup;
+    size_t added = out->sample_count - parent->sample_count;
+    if (!(isfinite(s) && s > 0 && isfinite(s0) && s0 > 0) || added == 0)
+        return;
+    double all = 1 / s, fresh = fmax(0, 1 / s - 1 / s0);
+    char n1[32];
+    fprintf(stderr, "ksample refine: cost: the new plan is %.3g%% of the program's profiled "
+                    "time, its %s new launch%s %.3g%%",
+            100 * all, cli_count_u64(n1, sizeof n1, added), added == 1 ? "" : "es",
+            100 * fresh);
+    if (isfinite(c->factor) && c->factor > 1.0005)
+        fprintf(stderr, "; with warm-up kernels of %.3gx a launch's own cycles, as the "
+                        "parent's runs measured (run_cycles), about %.3g%% and %.3g%%",
+                c->factor, 100 * all * c->factor, 100 * fresh * c->factor);
+    fprintf(stderr, " (`ksample run NEWPLAN -o RUNDIR/` into the parent's run folder "
+                    "simulates only the new launches)\n");
+}
+
 static int refine_with(const ks_plan *plan, const char *plan_path, const ks_profile *p,
-                       const double *y, const refine_args *a, cli_results *cr)
+                       const double *y, const refine_args *a, cli_results *cr,
+                       const cli_cost *cost)
 {
     ks_error err;
     ks_error_clear(&err);
@@ -138,7 +162,8 @@ static int refine_with(const ks_plan *plan, const char *plan_path, const ks_prof
             fprintf(stderr, "\nksample refine: the bound cannot be met: every cluster that "
                             "varies is exhausted; the interval is predicted at +-%.3g%%\n",
                     res.rel_halfwidth * 100);
-        cli_note_plan_cost(&out, "refine");
+        note_cost(plan, &out, cost);
+        cli_note_plan_cost(&out, "refine", cost->factor);
     }
     ks_plan_free(&out);
     return st == KS_OK ? 0 : cli_fail(&err);
@@ -162,8 +187,10 @@ static int refine_from(const ks_plan *plan, const ks_results *r, void *ctx)
      * results, or why it could not be */
     if (rc == 0 && !run->cr->profile)
         rc = cli_fail(&run->cr->profile_err);
+    cli_cost cost;
+    cli_cost_measure(r, &cost);
     if (rc == 0)
-        rc = refine_with(plan, run->plan_path, run->cr->profile, y, run->a, run->cr);
+        rc = refine_with(plan, run->plan_path, run->cr->profile, y, run->a, run->cr, &cost);
     free(y);
     return rc;
 }

@@ -230,7 +230,7 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
         } else
             fprintf(stderr, ", no error bound\n");
         /* a plan dearer than half the program is said before anything runs */
-        cli_note_plan_cost(&plan, NULL);
+        cli_note_plan_cost(&plan, NULL, NAN);
         if (p->selection[0])
             fprintf(stderr, "ksample: planned on %zu of the file's %llu launches (%s); the "
                             "plan's ids are the program's launch ids\n",

@@ -212,16 +212,23 @@ char *cli_command_line(int argc, char **argv)
     return s;
 }
 
-void cli_note_plan_cost(const ks_plan *plan, const char *cmd)
+void cli_note_plan_cost(const ks_plan *plan, const char *cmd, double warm_factor)
 {
     double s = plan->predicted_speedup;
-    if (!isfinite(s) || !(s > 0) || s >= 2)
+    bool warm = isfinite(warm_factor) && warm_factor > 1;
+    double share = isfinite(s) && s > 0 ? (warm ? warm_factor : 1) / s : NAN;
+    if (!(share > 0.5))
         return;
+    char with[128] = "";
+    if (warm)
+        snprintf(with, sizeof with, "; %.0f%% with warm-up kernels of %.3gx a launch's own "
+                                    "cycles, as the runs measured",
+                 100 * share, warm_factor);
     fprintf(stderr,
             "ksample%s%s: the plan simulates %.0f%% of the program's profiled time (%.4g ms of "
-            "%.4g ms): simulating every launch costs only %.2fx as much\n",
+            "%.4g ms%s): simulating every launch costs only %.2fx as much\n",
             cmd ? " " : "", cmd ? cmd : "", 100 / s, plan->total_ns / s / 1e6,
-            plan->total_ns / 1e6, s);
+            plan->total_ns / 1e6, with, 1 / share);
 }
 
 const char *cli_as_typed(const char *path, char *buf, size_t size)

@@ -1018,6 +1018,13 @@ typedef struct ks_estimate_row {
                              * (as estimate --json's "interval"); "" when not said */
     char interval_note[512]; /* why, as estimate says it; "" when not said */
     int exact;              /* "exact": true: a total the traces give, no interval */
+    /* "cost" (what simulating cost against the program): the metric whose
+     * simulated values over its estimate is cost_share, the plan's
+     * predicted speedup, and with the runs' warm-up kernels
+     * cost_share_warmup and cost_warmup_factor (every simulated cycle over
+     * the launches' own); "" and NAN when not said */
+    char cost_metric[64];
+    double cost_share, cost_predicted_speedup, cost_share_warmup, cost_warmup_factor;
 } ks_estimate_row;
 
 /* Reads the JSON list `ksample estimate --json` prints: objects with keys

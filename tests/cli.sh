@@ -255,6 +255,31 @@ grep -q '"pool' "$T/nopool.json" && bad "the default plan mentions pools"
 expect 2 "$KS" sample "$T/aux.csv" --pool duration --allocation tree
 grep -q "works with --allocation joint" "$T/err" || bad "--pool with tree: $(cat "$T/err")"
 
+# what simulating cost (issue 38): with run_cycles (every cycle of each
+# simulator process, its warm-up kernels included) estimate says the cost
+# with the warm-up, and refine predicts the new plan's with that factor
+awk -F, 'NR > 1 { printf "%s,%d\n", $0, 3 * $2 } NR == 1 { print $0 ",run_cycles" }' \
+    "$T/aux-y.csv" >"$T/aux-w.csv"
+expect 0 "$KS" estimate "$T/nopool.json" "$T/aux-w.csv" --warmup state
+grep -q "^cost: the simulated launches' gpu_sim_cycle adds up to" "$T/out" || bad "estimate prints no cost"
+grep -q "^cost with the warm-up: .*, 3x the launches' own cycles" "$T/out" ||
+    bad "estimate prints no cost with the warm-up: $(grep cost "$T/out")"
+expect 0 "$KS" estimate "$T/nopool.json" "$T/aux-w.csv" --warmup state --json
+python3 -c "import json, sys
+rows = json.load(open(sys.argv[1]))
+c = rows[0]['cost']
+assert c['metric'] == 'gpu_sim_cycle' and c['cycles'] == 'gpu_sim_cycle', c
+assert abs(c['warmup_factor'] - 3) < 1e-12 and abs(c['share_with_warmup'] / c['share'] - 3) < 1e-9, c
+assert all(r['cost'] == c for r in rows)" "$T/out" || bad "estimate --json carries no cost"
+expect 0 "$KS" estimate "$T/nopool.json" "$T/aux-y.csv" --json
+python3 -c "import json, sys
+c = json.load(open(sys.argv[1]))[0]['cost']
+assert c['warmup_factor'] is None and c['share_with_warmup'] is None, c" "$T/out" ||
+    bad "a cost without run_cycles has a warm-up factor"
+expect 0 "$KS" refine "$T/nopool.json" "$T/aux-w.csv" --epsilon 0.02 -o "$T/nopool2.json"
+grep -q "^ksample refine: cost: the new plan is .* with warm-up kernels of 3x a launch's own cycles" "$T/err" ||
+    bad "refine predicts no cost with the warm-up: $(cat "$T/err")"
+
 # GCL-Sampler end to end on the real backprop traces: train on two workloads,
 # embed, sample with the trained model and without (trains on the traces)
 BP="$SHARED/accelsim/backprop-h100"

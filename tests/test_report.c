@@ -179,8 +179,10 @@ static void test_page_with_methods_and_estimates(void **state)
     ks_sweep_point sweep[2] = {{0.05, methods[0]}, {0.1, methods[0]}};
     sweep[1].result.speedup_hmean = 20;
     ks_estimate_row rows[2] = {
-        {"cycles", 1345307.4, 1234567, 1456789, 0.1, 1, 1, "none", "values", "cold <caches>", 0},
-        {"x<y>", 0, NAN, NAN, NAN, -1, 0, "none", "none", "chosen representatives", 0}};
+        {"cycles", 1345307.4, 1234567, 1456789, 0.1, 1, 1, "none", "values", "cold <caches>", 0,
+         "cycles", 0.02, 39, 0.075, 3.75},
+        {"x<y>", 0, NAN, NAN, NAN, -1, 0, "none", "none", "chosen representatives", 0, "", NAN,
+         NAN, NAN, NAN}};
     ks_report_input in = {.profile = p, .methods = methods, .method_count = 2, .sweep = sweep,
                           .sweep_count = 2, .estimates = rows, .estimate_count = 2,
                           .title = "t & t", .command = "ksample report a.csv -o 'r&.html'"};
@@ -198,6 +200,12 @@ static void test_page_with_methods_and_estimates(void **state)
      * intervals, the warm-up and the command that writes the page */
     assert_non_null(strstr(html, "<td>1,345,307</td><td>1,234,567</td><td>1,456,789</td>"));
     assert_non_null(strstr(html, "<dt>warm-up</dt><dd>none (each launch simulated from cold"));
+    /* what the simulation cost, as estimate says it */
+    assert_non_null(strstr(html, "<dt>cost</dt><dd>the simulated launches' cycles add up to 2% "
+                                 "of its estimated total (50x cheaper than simulating every "
+                                 "launch; the profile predicted 39x); with the warm-up "
+                                 "kernels 7.5% (13.3x cheaper), 3.75x the launches' own "
+                                 "cycles</dd>"));
     assert_non_null(strstr(html, "<dd>of the values only: cold &lt;caches&gt;</dd>"));
     assert_non_null(strstr(html, "<dt>no interval</dt><dd>chosen representatives</dd>"));
     assert_non_null(strstr(html, "<code>ksample report a.csv -o &#39;r&amp;.html&#39;</code>") ||

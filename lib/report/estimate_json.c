@@ -69,6 +69,24 @@ static ks_status read_row(const char *path, size_t i, yajl_val obj, ks_estimate_
     static const char *exact_key[] = {"exact", NULL};
     yajl_val exact = yajl_tree_get(obj, exact_key, yajl_t_any);
     row->exact = exact && YAJL_IS_TRUE(exact);
+    row->cost_share = row->cost_predicted_speedup = NAN;
+    row->cost_share_warmup = row->cost_warmup_factor = NAN;
+    static const char *cost_key[] = {"cost", NULL};
+    yajl_val cost = yajl_tree_get(obj, cost_key, yajl_t_object);
+    const char *cm = cost ? text_field(cost, "metric") : NULL;
+    if (st == KS_OK && cm) {
+        snprintf(row->cost_metric, sizeof row->cost_metric, "%s", cm);
+        st = number_field(path, i, cost, "share", &row->cost_share, err);
+        /* the rest may be absent (null) */
+        const char *names[] = {"predicted_speedup", "share_with_warmup", "warmup_factor"};
+        double *to[] = {&row->cost_predicted_speedup, &row->cost_share_warmup,
+                        &row->cost_warmup_factor};
+        for (size_t k = 0; k < 3 && st == KS_OK; k++) {
+            const char *key[] = {names[k], NULL};
+            if (yajl_tree_get(cost, key, yajl_t_any))
+                st = number_field(path, i, cost, names[k], to[k], err);
+        }
+    }
     return st;
 }
 

@@ -151,6 +151,15 @@ static void plan_summary(FILE *f, const ks_report_input *in)
     else
         snprintf(buf, sizeof buf, "unknown (the profile has no durations)");
     dt(f, "predicted speedup", buf);
+    if (isfinite(pl->predicted_speedup) && pl->predicted_speedup > 0 && pl->total_ns > 0) {
+        snprintf(buf, sizeof buf, "%.3g%% of the profiled time (%.4g ms of %.4g ms)%s",
+                 100 / pl->predicted_speedup, pl->total_ns / pl->predicted_speedup / 1e6,
+                 pl->total_ns / 1e6,
+                 pl->predicted_speedup < 2
+                     ? ": simulating every launch costs at most twice as much"
+                     : "");
+        dt(f, "predicted cost", buf);
+    }
     /* what `sample` says of the interval the plan predicts */
     if (pl->predicted && isfinite(pl->predicted_halfwidth)) {
         snprintf(buf, sizeof buf,
@@ -237,6 +246,32 @@ static void number_cell(FILE *f, const ks_estimate_row *r, double v)
     fprintf(f, "<td>%s</td>", out);
 }
 
+/* What the simulation cost, as `ksample estimate` says it (its "cost"). */
+static void estimate_cost(FILE *f, const ks_report_input *in)
+{
+    const ks_estimate_row *r = NULL;
+    for (size_t i = 0; i < in->estimate_count && !r; i++)
+        if (in->estimates[i].cost_metric[0] && in->estimates[i].cost_share > 0)
+            r = &in->estimates[i];
+    if (!r)
+        return;
+    fprintf(f, "<dt>cost</dt><dd>the simulated launches' ");
+    ks_html_escape(f, r->cost_metric);
+    fprintf(f, " add up to %.3g%% of its estimated total (%.3gx cheaper than simulating every "
+               "launch",
+            100 * r->cost_share, 1 / r->cost_share);
+    if (isfinite(r->cost_predicted_speedup))
+        fprintf(f, "; the profile predicted %.3gx", r->cost_predicted_speedup);
+    fprintf(f, ")");
+    if (isfinite(r->cost_share_warmup) && r->cost_share_warmup > 0)
+        fprintf(f, "; with the warm-up kernels %.3g%% (%.3gx cheaper), %.3gx the launches' own "
+                   "cycles",
+                100 * r->cost_share_warmup, 1 / r->cost_share_warmup, r->cost_warmup_factor);
+    double dear = isfinite(r->cost_share_warmup) ? r->cost_share_warmup : r->cost_share;
+    fprintf(f, "%s</dd>\n",
+            dear > 0.5 ? ": simulating every launch costs at most twice as much" : "");
+}
+
 /* What the intervals stand for and how the values were simulated, once
  * per distinct statement, as `ksample estimate` says it. */
 static void estimate_claims(FILE *f, const ks_report_input *in)
@@ -283,6 +318,7 @@ static void estimate_claims(FILE *f, const ks_report_input *in)
     }
     if (full)
         dt(f, "interval", "of the full run's total (the values were simulated in context)");
+    estimate_cost(f, in);
     fprintf(f, "</dl>\n");
 }
 
