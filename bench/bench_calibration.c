@@ -175,17 +175,18 @@ int main(int argc, char **argv)
         return 2;
     }
     unsigned seeds = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 200;
-    cal_data a, m;
-    if (cal_load_accelsim(argv[1], argv[2], &a) || cal_load_macsim(argv[1], argv[2], &m)) {
+    cal_data a, m, tr;
+    if (cal_load_accelsim(argv[1], argv[2], &a) || cal_load_macsim(argv[1], argv[2], &m) ||
+        cal_load_transformer(argv[2], &tr)) {
         fprintf(stderr, "bench_calibration: the recorded data could not be read\n");
         return 77;
     }
-    const cal_data *data[] = {&a, &m};
+    const cal_data *data[] = {&a, &m, &tr};
     table t = {0};
     ks_error err;
     ks_error_clear(&err);
     clock_t t0 = clock();
-    ks_status st = cal_run(data, 2, seeds, true, keep, &t, &err);
+    ks_status st = cal_run(data, 3, seeds, true, keep, &t, &err);
     double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
     if (st != KS_OK) {
         char buf[600];
@@ -214,5 +215,6 @@ int main(int argc, char **argv)
     free(t.rows);
     cal_free(&a);
     cal_free(&m);
+    cal_free(&tr);
     return 0;
 }

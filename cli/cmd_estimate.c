@@ -94,8 +94,9 @@ static void json_estimator(const ks_metric_estimate *m, const char *fit, const c
     printf(", \"auxiliary\": ");
     cli_json_string(auxiliary);
     printf(", \"fits\": {\"ratio\": %zu, \"regression\": %zu, \"plain\": %zu, "
-           "\"unstable\": %zu, \"biased\": %zu}",
-           m->aux.ratio, m->aux.regression, m->aux.plain, m->aux.unstable, m->aux.biased);
+           "\"unstable\": %zu, \"biased\": %zu, \"departed\": %zu}",
+           m->aux.ratio, m->aux.regression, m->aux.plain, m->aux.unstable, m->aux.biased,
+           m->aux.departed);
     printf(", \"unstable\": ");
     cli_json_string(m->aux.unstable_labels);
     cli_json_field_exact("ratio_bias_removed", m->aux.bias);
@@ -299,6 +300,10 @@ static void print_estimator(const ks_estimate *e, const char *fit, const char *a
         if (m->aux.biased)
             printf("    ratio refused in %zu group%s: too few samples for its bias to be small\n",
                    m->aux.biased, m->aux.biased == 1 ? "" : "s");
+        if (m->aux.departed)
+            printf("    departs from the plain total in %zu group%s beyond their spread (a "
+                   "bias): its square is in the interval: %s\n",
+                   m->aux.departed, m->aux.departed == 1 ? "" : "s", m->aux.departed_labels);
         prev = m;
     }
 }

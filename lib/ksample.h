@@ -1800,6 +1800,12 @@ typedef struct ks_aux_estimate {
     size_t biased;        /* fit groups whose ratio was refused: the ratio's
                            * O(1/n) bias, estimated, is above its standard
                            * error (plain there) */
+    size_t departed;      /* fit groups whose ratio or line total departed
+                           * from their plain total by more than the
+                           * difference's variance allows: the excess,
+                           * squared, is in the variance (a mean squared
+                           * error) */
+    char departed_labels[256]; /* their kernel names, comma-separated */
     double bias;          /* the ratio estimator's first-order bias removed
                            * (sum over fit groups, in y's units) */
     double plain_estimate, plain_variance, plain_df; /* the plain estimator's */

@@ -363,6 +363,42 @@ static int cal_load_macsim(const char *shared, const char *testdata, cal_data *d
     return 0;
 }
 
+/* The transformer (tests/data/accelsim-transformer): 1,616 launches on the
+ * RTX 3070, its full run and each launch alone, planned from the full run's
+ * cycles, the alone ones, and the time profile synth writes beside its
+ * traces (time_profile.csv: what a user has before simulating). */
+static int cal_load_transformer(const char *testdata, cal_data *d)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "Accel-Sim transformer");
+    d->n = 1616;
+    d->kernel = calloc(d->n, sizeof *d->kernel);
+    d->time = cal_array(d->n);
+    char path[1024], time[1024];
+    snprintf(path, sizeof path, "%s/accelsim-transformer/per_launch_SM86_RTX3070.csv",
+             testdata);
+    snprintf(time, sizeof time, "%s/accelsim-transformer/time_profile.csv", testdata);
+    cal_config *cf = &d->configs[d->config_count++];
+    snprintf(cf->name, sizeof cf->name, "SM86_RTX3070");
+    if (!d->kernel || !d->time || !(cf->full = cal_array(d->n)) ||
+        !(cf->alone = cal_array(d->n)) ||
+        cal_read_column(path, "launch", NULL, "full_run_cycles", cf->full, d->n, d->kernel) ||
+        cal_read_column(path, "launch", NULL, "alone_cycles", cf->alone, d->n, NULL) ||
+        cal_read_column(time, "id", NULL, "duration_ns", d->time, d->n, NULL))
+        return -1;
+    cal_set *s = cal_add_set(cf, "context", "context");
+    s->value = cf->full;
+    s = cal_add_set(cf, "alone", "none");
+    s->value = cf->alone;
+    for (size_t i = 0; i < d->n; i++)
+        if (!d->kernel[i] || isnan(cf->full[i]) || isnan(cf->alone[i]) || isnan(d->time[i]))
+            return -1;
+    d->profiles[d->profile_count++] = (cal_profile){"full-run cycles", cf->full, 0};
+    d->profiles[d->profile_count++] = (cal_profile){"profiled time (time_profile.csv)", d->time, -1};
+    d->profiles[d->profile_count++] = (cal_profile){"alone cycles", cf->alone, -1};
+    return 0;
+}
+
 /* The plans' profile: the data set's launches (kernel names) with the
  * profile's values as durations. */
 static ks_profile *cal_profile_of(const cal_data *d, const double *ns, ks_error *err)

@@ -1,7 +1,8 @@
 /*
  * test_calibration.c - the calibration battery (issue 32, tests/calibration.h):
- * on the recorded real-simulator data, every design and estimator over 200
- * seeds, planned from the values' own configuration and from others; where
+ * on the recorded real-simulator data (the Accel-Sim synthetic set, MacSim,
+ * and the transformer, also planned from its time profile), every design
+ * and estimator over 200 seeds, planned from the values' own configuration and from others; where
  * ksample stands behind an interval for the full run's total, it covers
  * the truth in at least 93 % of the plans, and where 20 plans or more say
  * the bound is met, the truth is within it in at least 95 % of them; and
@@ -95,16 +96,17 @@ static void check_row(const cal_row *r, void *ctx)
 static void test_battery(void **state)
 {
     (void)state;
-    cal_data a, m;
+    cal_data a, m, tr;
     if (access(KS_SHARED_DATA "/sim/accelsim-synth/per_launch.csv", R_OK) != 0)
         skip();
     assert_int_equal(cal_load_accelsim(KS_SHARED_DATA, KS_TEST_DATA, &a), 0);
     assert_int_equal(cal_load_macsim(KS_SHARED_DATA, KS_TEST_DATA, &m), 0);
-    const cal_data *data[] = {&a, &m};
+    assert_int_equal(cal_load_transformer(KS_TEST_DATA, &tr), 0);
+    const cal_data *data[] = {&a, &m, &tr};
     tally t = {0};
     ks_error err;
     ks_error_clear(&err);
-    assert_int_equal(cal_run(data, 2, SEEDS, false, check_row, &t, &err), KS_OK);
+    assert_int_equal(cal_run(data, 3, SEEDS, false, check_row, &t, &err), KS_OK);
     printf("# %zu rows, %zu stood behind (%zu same configuration, %zu other), %zu of values "
            "only, below the bars: %zu\n",
            t.rows, t.held, t.held_same, t.held_other, t.values_only, t.fails);
@@ -121,6 +123,7 @@ static void test_battery(void **state)
     assert_true(t.refused_pool > 0 && t.refused_unmeasured > 0);
     cal_free(&a);
     cal_free(&m);
+    cal_free(&tr);
 }
 
 KS_TEST_MAIN(test_battery)
