@@ -105,6 +105,8 @@ void cli_score_print_json(const ks_score_result *res, size_t count, const column
             cli_json_field("within_bound", m->within_bound);
             cli_json_field("met", m->met);
             cli_json_field("met_true", m->met_true);
+            cli_json_field("met_power", m->met_power);
+            cli_json_field("error_p95", m->error_p95);
             cli_json_field("halfwidth_mean", m->halfwidth_mean);
             cli_json_field("refused", m->refused);
             cli_json_field("rounds_mean", m->rounds_mean);

@@ -78,8 +78,9 @@ static void help(void)
         "                     error_mean, error_signed_mean, error_max, coverage (of\n"
         "                     the plans given an interval), within_bound, met,\n"
         "                     met_true (of those saying met, within the bound),\n"
-        "                     halfwidth_mean, refused, rounds_mean, interval (what it\n"
-        "                     stands for: full run, values, none)\n"
+        "                     met_power (of those within half the bound, saying met),\n"
+        "                     error_p95, halfwidth_mean, refused, rounds_mean,\n"
+        "                     interval (what it stands for: full run, values, none)\n"
         "  -q, --quiet        no progress on stderr\n"
         "  -h, --help         this text\n"
         CLI_INPUT_HELP);

@@ -2054,6 +2054,10 @@ typedef struct ks_score_summary {
     double within_bound;         /* plans whose error is within their bound; NAN: no bound */
     double met_true;             /* of the plans whose interval says the bound is met,
                                   * those whose error is within it; NAN: none says so */
+    double met_power;            /* of the plans whose error is within half the bound,
+                                  * those whose interval says it is met; NAN: none */
+    double within_half;          /* plans whose error is within half the bound */
+    double error_p95;            /* the 95th percentile of |error| (nearest rank) */
     int claim;                   /* ks_claim of the column's intervals: the most
                                   * cautious of its plans' (none, then values) */
     double refused;              /* plans given no interval (KS_CLAIM_NONE) */

@@ -338,13 +338,20 @@ static ks_status score_plan(const ks_plan *plan, const ks_profile *p, const ks_s
     return KS_OK;
 }
 
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static void summarize(const ks_score_options *o, ks_score_result *r, size_t first, size_t count)
 {
     for (size_t s = 0; s < r->set_count; s++) {
         ks_score_summary *m = &r->summary[s];
         double inv = 0, abs_sum = 0, signed_sum = 0, max = 0, samples = 0, pilot = 0, hw = 0;
         double samples_max = 0;
-        size_t covered = 0, within = 0, met = 0, met_within = 0;
+        size_t covered = 0, within = 0, met = 0, met_within = 0, half = 0, half_met = 0;
+        double *errs = malloc((count + 1) * sizeof *errs);
         for (size_t k = first; k < first + count; k++) {
             const ks_score_estimate *e = &r->rows[k].sets[s];
             inv += e->cost > 0 ? e->cost / o->truth_total : 0;
@@ -358,7 +365,21 @@ static void summarize(const ks_score_options *o, ks_score_result *r, size_t firs
             met += e->met ? 1 : 0;
             met_within += e->met && r->bound > 0 && fabs(e->error) <= r->bound ? 1 : 0;
             within += r->bound > 0 && fabs(e->error) <= r->bound ? 1 : 0;
+            bool in_half = r->bound > 0 && fabs(e->error) <= r->bound / 2;
+            half += in_half;
+            half_met += in_half && e->met;
+            if (errs)
+                errs[k - first] = fabs(e->error);
         }
+        m->error_p95 = NAN;
+        if (errs && count) {
+            qsort(errs, count, sizeof *errs, by_double);
+            size_t rank = (size_t)ceil(0.95 * (double)count);
+            m->error_p95 = errs[(rank ? rank : 1) - 1];
+        }
+        free(errs);
+        m->within_half = r->bound > 0 ? (double)half / (double)count : NAN;
+        m->met_power = half ? (double)half_met / (double)half : NAN;
         double n = (double)count;
         /* intervals: of the plans given one (a refused plan prints none) */
         size_t refused = 0, with = 0, hw_n = 0;
