@@ -310,6 +310,22 @@ def _estimate_options(metrics, single, epsilon, ratios):
     return opt, (keep, ratio_array, keep_names, name_array)
 
 
+def _plan_profile(plan, profile, opt):
+    """Sets opt.profile as the command does: the profile given, else the
+    plan's own input where it is still there and unchanged; returns what
+    must stay alive while opt is used."""
+    if profile is not None:
+        opt.profile = profile._p
+        return profile
+    own = ffi.new("ks_profile **")
+    quiet = new_error()
+    if lib.ks_plan_open_profile(plan._p, ffi.NULL, own, quiet) == lib.KS_OK:
+        own_profile = ffi.gc(own[0], lib.ks_profile_free)
+        opt.profile = own_profile
+        return own_profile
+    return None
+
+
 def estimate(plan, values, *, epsilon=None, single="plan", ratios=(), warmup=None,
              profile=None, traces=None):
     """The estimate of a total from simulated values, with its interval, as
@@ -356,15 +372,7 @@ def estimate(plan, values, *, epsilon=None, single="plan", ratios=(), warmup=Non
     opt, keep_opt = _estimate_options(metrics, single, epsilon, ratios)
     keep_warmup = ffi.new("char[]", warmup_text.encode())
     opt.warmup = keep_warmup
-    if profile is not None:
-        opt.profile = profile._p
-    else:
-        # as the command: the plan's own input where it is still there
-        own = ffi.new("ks_profile **")
-        quiet = new_error()
-        if lib.ks_plan_open_profile(plan._p, ffi.NULL, own, quiet) == lib.KS_OK:
-            own_profile = ffi.gc(own[0], lib.ks_profile_free)
-            opt.profile = own_profile
+    keep_profile = _plan_profile(plan, profile, opt)
     known = None
     if traces is not None:
         known = ffi.new("ks_known *")
@@ -458,6 +466,9 @@ def versus(plan, values_a, values_b, *, epsilon=None, single="plan", ratios=(), 
     gpu_sim_cycle, and each of ratios "NAME=NUM/DEN" compare as B's rate over
     A's); both must have the same launches.  warmup, warmup_b: how each side
     was simulated, as estimate() takes it (warmup_b None: as warmup).
+    profile: the plan's profile, as estimate() takes it; without it the
+    plan's recorded input is read where it is still there and unchanged, as
+    the command reads it.
     Returns a Versus, or {metric: Versus} for a dict of metrics."""
     require(plan, Plan, "plan")
     if profile is not None:
@@ -482,8 +493,7 @@ def versus(plan, values_a, values_b, *, epsilon=None, single="plan", ratios=(), 
     keep_a = ffi.new("char[]", text_a.encode())
     keep_b = ffi.new("char[]", text_b.encode())
     opt.warmup = keep_a
-    if profile is not None:
-        opt.profile = profile._p
+    keep_profile = _plan_profile(plan, profile, opt)
     v = ffi.new("ks_versus *")
     err = new_error()
     check(lib.ks_versus_compute(plan._p, results_a, results_b, opt, keep_b, v, err), err)
