@@ -175,7 +175,7 @@ static void json_cost(const ks_plan *plan, const est_cost *c)
 {
     if (!c->m)
         return;
-    printf(", \"cost\": {\"metric\": ");
+    printf(", \"cost\": {\"of\": ");
     cli_json_string(c->m->name);
     cli_json_field_exact("share", c->share);
     cli_json_field_exact("predicted_speedup", isfinite(plan->predicted_speedup) &&

@@ -268,7 +268,7 @@ expect 0 "$KS" estimate "$T/nopool.json" "$T/aux-w.csv" --warmup state --json
 python3 -c "import json, sys
 rows = json.load(open(sys.argv[1]))
 c = rows[0]['cost']
-assert c['metric'] == 'gpu_sim_cycle' and c['cycles'] == 'gpu_sim_cycle', c
+assert c['of'] == 'gpu_sim_cycle' and c['cycles'] == 'gpu_sim_cycle', c
 assert abs(c['warmup_factor'] - 3) < 1e-12 and abs(c['share_with_warmup'] / c['share'] - 3) < 1e-9, c
 assert all(r['cost'] == c for r in rows)" "$T/out" || bad "estimate --json carries no cost"
 expect 0 "$KS" estimate "$T/nopool.json" "$T/aux-y.csv" --json

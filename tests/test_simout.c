@@ -686,8 +686,10 @@ static void test_score_ratio_pinned(void **state)
     assert_true(a->samples_mean < 0.5 * b->samples_mean);
     assert_true(a->error_max < 0.05 && b->error_max < a->error_max);
     assert_true(a->coverage >= 0.95 && b->coverage >= 0.95);
-    assert_true(fabs(a->samples_mean - 13.0) < 1e-9 && fabs(b->samples_mean - 27.4) < 1e-9);
-    assert_true(fabs(a->error_mean - 0.013919) < 5e-7 && fabs(b->error_mean - 0.004722) < 5e-7);
+    /* (the two-phase ratio: 27.4 launches and 0.004722 before refine sized
+     * for the ratio's departure from plain too, issue 38) */
+    assert_true(fabs(a->samples_mean - 13.0) < 1e-9 && fabs(b->samples_mean - 30.9) < 1e-9);
+    assert_true(fabs(a->error_mean - 0.013919) < 5e-7 && fabs(b->error_mean - 0.004305) < 5e-7);
     ks_score_result_free(&plain);
     ks_score_result_free(&two);
     ks_profile_free(p);

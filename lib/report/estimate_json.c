@@ -73,7 +73,7 @@ static ks_status read_row(const char *path, size_t i, yajl_val obj, ks_estimate_
     row->cost_share_warmup = row->cost_warmup_factor = NAN;
     static const char *cost_key[] = {"cost", NULL};
     yajl_val cost = yajl_tree_get(obj, cost_key, yajl_t_object);
-    const char *cm = cost ? text_field(cost, "metric") : NULL;
+    const char *cm = cost ? text_field(cost, "of") : NULL;
     if (st == KS_OK && cm) {
         snprintf(row->cost_metric, sizeof row->cost_metric, "%s", cm);
         st = number_field(path, i, cost, "share", &row->cost_share, err);
