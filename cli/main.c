@@ -202,35 +202,19 @@ int cli_read_profile_comm(const char *path, const cli_input *in, bool exclude, k
 {
     cli_input with = *in;
     with.read.keep_start = true;
-    if (in->select[0])
-        with.read.select = with.select;
     memset(comm, 0, sizeof *comm);
     int rc = cli_read_profile(path, &with, out);
     if (rc)
         return rc;
     ks_error err;
     ks_error_clear(&err);
-    ks_status st = ks_comm_summarise(*out, in->comm_patterns, in->comm_pattern_count, comm, &err);
-    if (st == KS_OK && exclude && comm->launches) {
-        char spec[512] = "no-comm";
-        size_t used = strlen(spec);
-        for (size_t k = 0; k < in->comm_pattern_count && used < sizeof spec; k++)
-            used += (size_t)snprintf(spec + used, sizeof spec - used, ";comm-pattern=%s",
-                                     in->comm_patterns[k]);
-        if (used >= sizeof spec)
-            st = ks_error_set(&err, KS_ERR_USAGE, NULL, 0, "--comm-pattern: too long in all");
-        else if (comm->launches == (*out)->n)
-            st = ks_error_set(&err, KS_ERR_USAGE, path, 0,
-                              "every one of its %zu launches is a communication kernel: "
-                              "nothing to simulate (--include-comm keeps them)",
-                              (*out)->n);
-        else
-            st = ks_profile_select(*out, spec, &err);
-    }
+    /* the one place that decides what is planned on (the Python package
+     * calls it too) */
+    ks_status st = ks_profile_leave_out_comm(*out, in->comm_patterns, in->comm_pattern_count,
+                                             !exclude, NULL, comm, &err);
     if (!in->read.keep_start)
         ks_profile_drop_start(*out);
     if (st != KS_OK) {
-        ks_comm_summary_free(comm);
         ks_profile_free(*out);
         *out = NULL;
         return cli_fail(&err);
@@ -243,30 +227,11 @@ int cli_read_profile(const char *path, const cli_input *in, ks_profile **out)
     ks_error err;
     ks_error_clear(&err);
     ks_read_options ro = in->read;
-    /* second sources join by launch order over the whole file: the
-     * selection comes after them */
-    bool attach = in->metrics || in->bbv || in->traces || in->nvtx;
-    ro.select = in->select[0] && !attach ? in->select : NULL;
-    if ((in->select[0] && attach) || in->nvtx)
-        ro.keep_start = true;
-    ks_status st = ks_profile_read(path, &ro, out, &err);
-    if (st == KS_OK && in->metrics)
-        st = ks_profile_attach(*out, KS_SOURCE_METRICS, in->metrics, &err);
-    if (st == KS_OK && in->bbv)
-        st = ks_profile_attach(*out, KS_SOURCE_BBV, in->bbv, &err);
-    if (st == KS_OK && in->traces)
-        st = ks_profile_attach(*out, KS_SOURCE_TRACES, in->traces, &err);
-    if (st == KS_OK && in->nvtx)
-        st = ks_profile_attach_ranges(*out, in->nvtx, &err);
-    if (st == KS_OK && in->select[0] && attach)
-        st = ks_profile_select(*out, in->select, &err);
-    if (st == KS_OK && !in->read.keep_start)
-        ks_profile_drop_start(*out);
-    if (st != KS_OK) {
-        ks_profile_free(*out);
-        *out = NULL;
+    ro.select = in->select[0] ? in->select : NULL;
+    ks_read_sources src = {.metrics = in->metrics, .bbv = in->bbv, .traces = in->traces,
+                           .nvtx = in->nvtx};
+    if (ks_profile_read_sources(path, &ro, &src, out, &err) != KS_OK)
         return cli_fail(&err);
-    }
     return 0;
 }
 

@@ -36,15 +36,20 @@ profile = ksample.read(a.profile)
 plan = ksample.sample(profile, a.method, epsilon=a.epsilon, seed=a.seed)
 
 # launches grouped as the plan grouped them; the kernel with the most time
+# among those the plan draws from (communication kernels are left out)
 group_of, labels, sizes = profile.groups(plan.key)
 totals = np.bincount(group_of, weights=profile.durations, minlength=len(labels))
-g = int(np.argsort(-totals, kind="stable")[a.rank])
+planned = [int(k) for k in np.argsort(-totals, kind="stable") if labels[k] in plan.group_labels]
+g = planned[a.rank]
 us = profile.durations[group_of == g] / 1e3
 
-# the plan's strata of that kernel and the launches it samples there
-strata = plan.cluster_table[plan.cluster_table["group"] == g]
-in_group = plan.cluster_table["group"][plan.clusters] == g
-sampled_us = profile.durations[plan.ids[in_group]] / 1e3
+# the plan's strata of that kernel and the launches it samples there (the
+# plan numbers its own groups, and its ids are the program's launch ids)
+pg = plan.group_labels.index(labels[g])
+strata = plan.cluster_table[plan.cluster_table["group"] == pg]
+in_group = plan.cluster_table["group"][plan.clusters] == pg
+rows = np.searchsorted(profile.launch_ids, plan.ids[in_group])
+sampled_us = profile.durations[rows] / 1e3
 
 fig, ax = plt.subplots(figsize=(9, 4.5))
 log = us.max() >= 100 * max(us.min(), 1e-3)

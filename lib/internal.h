@@ -275,6 +275,12 @@ ks_status ks_profile_permute(ks_profile *p, uint32_t *order, ks_error *err);
 /* Keeps rows order[0..k) (ascending: the launch order stays), dropping the
  * rest: new row i is old row order[i] (lib/core/region.c's selections). */
 ks_status ks_profile_keep(ks_profile *p, uint32_t *order, size_t k, ks_error *err);
+/* A new profile equal to p in every field (columns, names and grid/block
+ * pairs with the same ids, metric and sparse columns, ranges, operators,
+ * selection, provenance), for a caller that must leave p as it is
+ * (ks_profile_leave_out_comm).  A field added to ks_profile is copied here
+ * too. */
+ks_status ks_profile_copy(const ks_profile *p, ks_profile **out, ks_error *err);
 /* Puts p into launch order as a reader knows it: by first[i], ties by
  * second[i], remaining ties by file order (so the result never depends on the
  * sort).  A NULL array counts as all equal.  Permutes only when p is not in

@@ -99,6 +99,8 @@ typedef struct ks_hash_index {
     size_t size;     /* a power of two, or 0 */
 } ks_hash_index;
 
+/* ks_profile_copy (lib/internal.h) copies every field: a field added here
+ * is added there too. */
 typedef struct ks_profile {
     size_t n;             /* invocations, in launch order */
     size_t capacity;
@@ -347,6 +349,23 @@ typedef struct ks_comm_summary {
 ks_status ks_comm_summarise(const ks_profile *p, const char *const *extra, size_t extra_count,
                             ks_comm_summary *out, ks_error *err);
 void ks_comm_summary_free(ks_comm_summary *s);
+/* What `ksample sample` plans on, for every caller that plans or
+ * evaluates as it does (the command, the Python package; issue 40,
+ * docs/llm.md): summarises p's communication kernels (the built-in list
+ * and extra[0..extra_count), as --comm-pattern adds them) into *comm over
+ * p's launches (its selection, if it has one), with their overlap with
+ * other streams where p still holds start times (ks_read_options.keep_start;
+ * NAN otherwise); then, unless include, leaves them out as the selection
+ * "no-comm;comm-pattern=P;..." (ks_profile_select: launch ids stay the
+ * program's; ks_plan_set_unsimulated then records *comm in the plan).
+ * Refuses a profile of communication kernels only, and a pattern that is
+ * empty or holds ';'.  copy NULL: p itself loses them.  copy given: p is
+ * left as it is and *copy is a new profile without them (ks_profile_free),
+ * or NULL when nothing was left out (plan on p).  Free *comm with
+ * ks_comm_summary_free after KS_OK (nothing to free otherwise). */
+ks_status ks_profile_leave_out_comm(ks_profile *p, const char *const *extra, size_t extra_count,
+                                    bool include, ks_profile **copy, ks_comm_summary *comm,
+                                    ks_error *err);
 
 /* The names key name+shape splits (several (grid, block) shapes, or
  * without them clear duration modes), by launches, most first: *count of
@@ -450,6 +469,18 @@ typedef enum ks_source {
 const char *ks_source_option(ks_source source);
 /* Reads path as the given source and joins it to p (ks_profile_join). */
 ks_status ks_profile_attach(ks_profile *p, ks_source source, const char *path, ks_error *err);
+/* The files read beside a profile (every command's --metrics, --bbv,
+ * --traces, --nvtx); NULL: none. */
+typedef struct ks_read_sources {
+    const char *metrics, *bbv, *traces; /* ks_profile_attach */
+    const char *nvtx;                   /* ks_profile_attach_ranges */
+} ks_read_sources;
+/* A profile as every command reads it (the command and the Python package):
+ * ks_profile_read, the sources joined (src NULL: none), and opt->select
+ * applied after them where there are any (second sources join by launch
+ * order over the whole file). */
+ks_status ks_profile_read_sources(const char *path, const ks_read_options *opt,
+                                  const ks_read_sources *src, ks_profile **out, ks_error *err);
 /* Joins q's metric and sparse columns (and grid/block where p has none) to
  * p launch by launch.  Refuses, naming the first launch that differs (and
  * q's line when q_lines is given), unless the counts are equal, the kernel

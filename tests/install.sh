@@ -53,8 +53,8 @@ ldd "$T/user" 2>/dev/null | grep -q "libksample.so.$SOVERSION => $LIBDIR/" || {
     LD_LIBRARY_PATH="$LIBDIR" ldd "$T/user" | grep -q "libksample.so.$SOVERSION => $LIBDIR/" ||
         bad "user is not linked with the installed libksample.so.$SOVERSION"
 }
-# the library plans on the launches given: the command with --include-comm
-# and --key name (its defaults leave NCCL out and split shapes; docs/llm.md)
+# ks_plan_build plans on the launches given: the command with --include-comm
+# (by default it leaves NCCL out first, ks_profile_leave_out_comm; docs/llm.md)
 expect 0 "$P/bin/ksample" sample --include-comm --key name "$EXAMPLE" -o "$T/cli.json"
 expect 0 env LD_LIBRARY_PATH="$LIBDIR" "$T/user" "$EXAMPLE" "$T/shared.json"
 grep -q "50000 launches, root plan" "$T/out" || bad "user printed: $(cat "$T/out")"

@@ -91,9 +91,31 @@ static void test_comm_share_real(void **state)
         assert_true(s.overlap_ns >= 0 && s.overlap_ns <= s.time_ns);
         assert_true(s.name_count >= 1 && strncmp(s.names[0], "ncclKernel_", 11) == 0);
         ks_comm_summary_free(&s);
-        /* left out: the rest keeps its launch ids, ascending */
+        /* left out on a copy, then in place: the same launches */
         uint64_t n = p->n;
+        ks_profile *q;
+        assert_int_equal(ks_profile_leave_out_comm(p, NULL, 0, false, &q, &s, &err), KS_OK);
+        ks_comm_summary_free(&s);
+        assert_int_equal(p->n, n);
         assert_int_equal(ks_profile_select(p, "no-comm", &err), KS_OK);
+        assert_int_equal(q->n, p->n);
+        assert_int_equal(q->name_count, p->name_count);
+        assert_int_equal(q->op_name_count, p->op_name_count);
+        assert_int_equal(q->range_count, p->range_count);
+        assert_memory_equal(q->duration_ns, p->duration_ns, p->n * sizeof *p->duration_ns);
+        assert_memory_equal(q->name_id, p->name_id, p->n * sizeof *p->name_id);
+        assert_memory_equal(q->launch_id, p->launch_id, p->n * sizeof *p->launch_id);
+        assert_true((q->op_id == NULL) == (p->op_id == NULL));
+        if (p->op_id)
+            assert_memory_equal(q->op_id, p->op_id, p->n * sizeof *p->op_id);
+        for (size_t r = 0; r < p->range_count; r++) {
+            assert_string_equal(q->ranges[r].name, p->ranges[r].name);
+            assert_int_equal(q->ranges[r].count, p->ranges[r].count);
+        }
+        assert_string_equal(q->selection, p->selection);
+        assert_string_equal(q->source_xxh128, p->source_xxh128);
+        ks_profile_free(q);
+        /* left out: the rest keeps its launch ids, ascending */
         assert_int_equal(p->n, n - cases[c].launches);
         assert_int_equal(p->launch_total, n);
         for (size_t i = 1; i < p->n; i++)
@@ -104,6 +126,135 @@ static void test_comm_share_real(void **state)
     }
     if (!seen)
         skip();
+}
+
+/* Seven launches on two streams: compute on stream 7, communication on 9
+ * (two NCCL launches, one that only --comm-pattern 'my_ring*' names), a
+ * metric column and a profiler step over the first four, start times kept. */
+static ks_profile *comm_fixture(void)
+{
+    static const struct {
+        const char *name;
+        int64_t start, dur;
+        uint32_t stream;
+    } rows[] = {{"gemm_a", 0, 100, 7},
+                {"ncclKernel_AllReduce_RING_LL_Sum_float", 50, 100, 9},
+                {"gemm_b", 120, 20, 7},
+                {"my_ring_sum", 200, 30, 9},
+                {"gemm_a", 210, 10, 7},
+                {"ncclKernel_AllReduce_RING_LL_Sum_float", 300, 40, 9},
+                {"gemm_b", 400, 60, 7}};
+    ks_profile *p = ks_profile_new();
+    ks_error err;
+    assert_non_null(p);
+    snprintf(p->source_path, sizeof p->source_path, "fixture.json");
+    for (size_t i = 0; i < 7; i++) {
+        ks_invocation inv;
+        ks_invocation_init(&inv);
+        assert_int_equal(ks_profile_intern(p, rows[i].name, strlen(rows[i].name), &inv.name_id,
+                                           &err),
+                         KS_OK);
+        inv.start_ns = rows[i].start;
+        inv.duration_ns = rows[i].dur;
+        inv.stream = rows[i].stream;
+        assert_int_equal(ks_profile_append(p, &inv, &err), KS_OK);
+    }
+    ks_metric_column *col;
+    assert_int_equal(ks_profile_metric(p, "inst", &col, &err), KS_OK);
+    for (size_t i = 0; i < 7; i++)
+        col->values[i] = 10.0 * (double)i;
+    assert_int_equal(ks_profile_add_range(p, "ProfilerStep#1", 14, KS_RANGE_STEP, false, 0, 250,
+                                          &err),
+                     KS_OK);
+    p->ranges[0].ids = malloc(4 * sizeof *p->ranges[0].ids);
+    assert_non_null(p->ranges[0].ids);
+    for (uint32_t k = 0; k < 4; k++)
+        p->ranges[0].ids[k] = k;
+    p->ranges[0].count = 4;
+    p->ranges[0].resolved = true;
+    return p;
+}
+
+/* ks_profile_leave_out_comm, what sample and the Python package plan on:
+ * known counts, time and overlap; a copy that leaves the caller's profile
+ * as it was; in place; the extra patterns; the refusals. */
+static void test_leave_out_comm(void **state)
+{
+    (void)state;
+    ks_profile *p = comm_fixture();
+    ks_error err;
+    ks_comm_summary c;
+    ks_profile *q;
+    /* kept: summarised, nothing copied */
+    assert_int_equal(ks_profile_leave_out_comm(p, NULL, 0, true, &q, &c, &err), KS_OK);
+    assert_null(q);
+    assert_int_equal(c.launches, 2);
+    assert_true(c.time_ns == 140 && c.total_ns == 360);
+    /* 50 ns beside gemm_a's first launch, 20 beside gemm_b's */
+    assert_true(c.overlap_ns == 70);
+    assert_int_equal(c.name_count, 1);
+    assert_int_equal(c.name_launches[0], 2);
+    ks_comm_summary_free(&c);
+    /* left out, on a copy */
+    assert_int_equal(ks_profile_leave_out_comm(p, NULL, 0, false, &q, &c, &err), KS_OK);
+    assert_non_null(q);
+    assert_int_equal(c.launches, 2);
+    assert_int_equal(q->n, 5);
+    assert_int_equal(q->launch_total, 7);
+    assert_int_equal(q->selected, 5);
+    assert_string_equal(q->selection, "no-comm");
+    static const uint64_t kept[] = {0, 2, 3, 4, 6};
+    for (size_t i = 0; i < 5; i++) {
+        assert_int_equal(q->launch_id[i], kept[i]);
+        assert_true(q->metrics[0].values[i] == 10.0 * (double)kept[i]);
+        assert_int_equal(q->start_ns[i], p->start_ns[kept[i]]);
+        assert_int_equal(q->stream[i], p->stream[kept[i]]);
+        assert_string_equal(ks_profile_name(q, i), ks_profile_name(p, kept[i]));
+    }
+    assert_int_equal(q->name_count, p->name_count);
+    assert_int_equal(q->ranges[0].count, 3); /* the step's launches 0, 2, 3 */
+    /* the caller's profile is as it was */
+    assert_int_equal(p->n, 7);
+    assert_null(p->launch_id);
+    assert_string_equal(p->selection, "");
+    assert_int_equal(p->ranges[0].count, 4);
+    assert_non_null(p->start_ns);
+    /* the copy selects further, as a profile read with a selection */
+    assert_int_equal(ks_profile_select(q, "step=1", &err), KS_OK);
+    assert_int_equal(q->n, 3);
+    assert_string_equal(q->selection, "no-comm;step=1");
+    ks_profile_free(q);
+    ks_comm_summary_free(&c);
+    /* one more pattern, '*' over the whole name */
+    const char *extra[] = {"my_ring*"};
+    assert_int_equal(ks_profile_leave_out_comm(p, extra, 1, false, &q, &c, &err), KS_OK);
+    assert_int_equal(c.launches, 3);
+    assert_true(c.time_ns == 170 && c.overlap_ns == 80);
+    assert_int_equal(q->n, 4);
+    assert_string_equal(q->selection, "no-comm;comm-pattern=my_ring*");
+    ks_profile_free(q);
+    ks_comm_summary_free(&c);
+    /* patterns that would change the selection's items are refused */
+    const char *bad[] = {"x;step=1"}, *empty[] = {""};
+    assert_int_equal(ks_profile_leave_out_comm(p, bad, 1, false, &q, &c, &err), KS_ERR_USAGE);
+    assert_non_null(strstr(err.message, "';'"));
+    assert_int_equal(ks_profile_leave_out_comm(p, empty, 1, false, &q, &c, &err), KS_ERR_USAGE);
+    assert_null(q);
+    /* in place */
+    assert_int_equal(ks_profile_leave_out_comm(p, NULL, 0, false, NULL, &c, &err), KS_OK);
+    assert_int_equal(p->n, 5);
+    assert_int_equal(p->launch_id[4], 6);
+    ks_comm_summary_free(&c);
+    ks_profile_free(p);
+    /* nothing but communication: refused, naming the file */
+    p = comm_fixture();
+    assert_int_equal(ks_profile_select(p, "launches=1-1", &err), KS_OK);
+    assert_int_equal(ks_profile_leave_out_comm(p, NULL, 0, false, &q, &c, &err), KS_ERR_USAGE);
+    assert_null(q);
+    assert_string_equal(err.file, "fixture.json");
+    assert_non_null(strstr(err.message, "nothing to simulate"));
+    assert_int_equal(p->n, 1);
+    ks_profile_free(p);
 }
 
 static void test_steps_and_ranges(void **state)
@@ -513,6 +664,6 @@ static void test_match_ops(void **state)
     ks_profile_free(v);
 }
 
-KS_TEST_MAIN(test_comm_names, test_comm_share_real, test_steps_and_ranges, test_nvtx_sqlite,
+KS_TEST_MAIN(test_comm_names, test_comm_share_real, test_leave_out_comm, test_steps_and_ranges, test_nvtx_sqlite,
              test_nvtx_csv, test_time_and_ids, test_plan_launch_ids, test_shape_key, test_duration_modes, test_match_gpus,
              test_match_ops)

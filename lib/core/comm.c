@@ -246,3 +246,57 @@ done:
         ks_comm_summary_free(out);
     return st;
 }
+
+/* The selection that leaves them out: "no-comm;comm-pattern=P;...". */
+static ks_status no_comm_spec(const char *const *extra, size_t extra_count, char *spec,
+                              size_t size, ks_error *err)
+{
+    size_t used = (size_t)snprintf(spec, size, "no-comm");
+    for (size_t k = 0; k < extra_count; k++) {
+        if (!extra[k] || !*extra[k] || strchr(extra[k], ';'))
+            return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                                "communication pattern '%.80s': a pattern is a non-empty name "
+                                "without ';'",
+                                extra[k] ? extra[k] : "");
+        if (used < size)
+            used += (size_t)snprintf(spec + used, size - used, ";comm-pattern=%s", extra[k]);
+    }
+    if (used >= size)
+        return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
+                            "communication patterns: too long in all (at most %zu bytes)",
+                            size - sizeof "no-comm");
+    return KS_OK;
+}
+
+ks_status ks_profile_leave_out_comm(ks_profile *p, const char *const *extra, size_t extra_count,
+                                    bool include, ks_profile **copy, ks_comm_summary *comm,
+                                    ks_error *err)
+{
+    if (copy)
+        *copy = NULL;
+    char spec[512];
+    ks_status st = no_comm_spec(extra, extra_count, spec, sizeof spec, err);
+    if (st == KS_OK)
+        st = ks_comm_summarise(p, extra, extra_count, comm, err);
+    else
+        memset(comm, 0, sizeof *comm);
+    if (st != KS_OK || include || !comm->launches)
+        return st;
+    if (comm->launches == p->n)
+        st = ks_error_set(err, KS_ERR_USAGE, p->source_path, 0,
+                          "every one of its %zu launches is a communication kernel: nothing "
+                          "to simulate (--include-comm keeps them)",
+                          p->n);
+    ks_profile *q = p;
+    if (st == KS_OK && copy)
+        st = ks_profile_copy(p, &q, err);
+    if (st == KS_OK)
+        st = ks_profile_select(q, spec, err);
+    if (st == KS_OK && copy)
+        *copy = q;
+    else if (q != p)
+        ks_profile_free(q);
+    if (st != KS_OK)
+        ks_comm_summary_free(comm);
+    return st;
+}

@@ -678,3 +678,172 @@ ks_status ks_profile_keep(ks_profile *p, uint32_t *order, size_t k, ks_error *er
         p->n = n;
     return st;
 }
+
+/* ------------------------------------------------------------------ copies */
+
+/* A new column of cap elements holding src's first n (NULL stays NULL). */
+static ks_status copy_column(void **dst, const void *src, size_t n, size_t cap, size_t elem,
+                             ks_error *err)
+{
+    *dst = NULL;
+    if (!src)
+        return KS_OK;
+    void *q = ks_column_realloc(NULL, cap * elem);
+    if (!q)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    memcpy(q, src, n * elem);
+    *dst = q;
+    return KS_OK;
+}
+
+/* malloc'd copy of count elements (NULL for none). */
+static ks_status copy_array(void **dst, const void *src, size_t count, size_t elem,
+                            ks_error *err)
+{
+    *dst = NULL;
+    if (!src || !count)
+        return KS_OK;
+    void *q = malloc(count * elem);
+    if (!q)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    memcpy(q, src, count * elem);
+    *dst = q;
+    return KS_OK;
+}
+
+static ks_status copy_sparse(ks_profile *q, const ks_sparse_column *c, size_t n, ks_error *err)
+{
+    size_t nnz = (size_t)c->offset[n];
+    uint64_t *offset = malloc((n + 1) * sizeof *offset);
+    uint64_t *index = malloc((nnz ? nnz : 1) * sizeof *index);
+    double *value = malloc((nnz ? nnz : 1) * sizeof *value);
+    if (!offset || !index || !value) {
+        KS_FREE(offset, index, value);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    memcpy(offset, c->offset, (n + 1) * sizeof *offset);
+    memcpy(index, c->index, nnz * sizeof *index);
+    memcpy(value, c->value, nnz * sizeof *value);
+    return ks_profile_set_sparse(q, c->name, offset, index, value, err);
+}
+
+static ks_status copy_ranges(ks_profile *q, const ks_profile *p, ks_error *err)
+{
+    ks_status st = KS_OK;
+    for (size_t r = 0; st == KS_OK && r < p->range_count; r++) {
+        const ks_range *from = &p->ranges[r];
+        st = ks_profile_add_range(q, from->name, strlen(from->name), from->kind,
+                                  from->gpu_clock, from->begin_ns, from->end_ns, err);
+        if (st != KS_OK)
+            break;
+        ks_range *to = &q->ranges[q->range_count - 1];
+        to->end_ns = from->end_ns;
+        to->resolved = from->resolved;
+        to->count = from->count;
+        st = copy_array((void **)&to->ids, from->ids, from->count, sizeof *to->ids, err);
+    }
+    return st;
+}
+
+static ks_status copy_op_names(ks_profile *q, const ks_profile *p, ks_error *err)
+{
+    for (size_t k = 0; k < p->op_name_count; k++) {
+        ks_text_keys keys = {q->op_names, sizeof *q->op_names, 0};
+        bool found;
+        uint32_t id;
+        size_t slot = 0;
+        size_t len = strlen(p->op_names[k]);
+        ks_status st = ks_hash_find_text(&q->op_name_index, &keys, q->op_name_count,
+                                         p->op_names[k], len, &found, &id, &slot, err);
+        if (st == KS_OK && found) /* distinct names: cannot happen */
+            st = ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "operator name '%.80s' twice",
+                              p->op_names[k]);
+        if (st == KS_OK)
+            st = ks_grow((void **)&q->op_names, &q->op_name_capacity, q->op_name_count + 1,
+                         sizeof *q->op_names, err);
+        if (st != KS_OK)
+            return st;
+        char *copy = strdup(p->op_names[k]);
+        if (!copy)
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        q->op_names[q->op_name_count] = copy;
+        ks_hash_put(&q->op_name_index, slot, (uint32_t)q->op_name_count++);
+    }
+    return KS_OK;
+}
+
+ks_status ks_profile_copy(const ks_profile *p, ks_profile **out, ks_error *err)
+{
+    *out = NULL;
+    ks_profile *q = ks_profile_new();
+    if (!q)
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    size_t n = p->n, cap = n ? n : 1;
+    ks_status st = KS_OK;
+    /* names and (grid, block) pairs interned in order: the same ids */
+    for (size_t k = 0; st == KS_OK && k < p->name_count; k++) {
+        uint32_t id;
+        st = ks_profile_intern(q, p->names[k], strlen(p->names[k]), &id, err);
+    }
+    for (size_t k = 0; st == KS_OK && k < p->dims_count; k++) {
+        uint32_t id;
+        st = ks_profile_intern_dims(q, p->dims + 6 * k, ks_dims_hash(p->dims + 6 * k), &id,
+                                    err);
+    }
+    q->capacity = cap;
+#define COPY(col)                                                                          \
+    if (st == KS_OK)                                                                       \
+        st = copy_column((void **)&q->col, p->col, n, cap, sizeof *p->col, err);
+    COPY(duration_ns)
+    COPY(name_id)
+    COPY(start_ns)
+    COPY(dims_id)
+    COPY(stream)
+    COPY(device)
+    COPY(correlation)
+    COPY(op_id)
+#undef COPY
+    q->n = n;
+    for (size_t m = 0; st == KS_OK && m < p->metric_count; m++) {
+        ks_metric_column *c;
+        st = ks_profile_metric(q, p->metrics[m].name, &c, err);
+        if (st != KS_OK)
+            break;
+        memcpy(c->values, p->metrics[m].values, n * sizeof *c->values);
+        if (p->metrics[m].unit && !(c->unit = strdup(p->metrics[m].unit)))
+            st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    for (size_t k = 0; st == KS_OK && k < p->sparse_count; k++)
+        st = copy_sparse(q, &p->sparse[k], n, err);
+    if (st == KS_OK)
+        st = copy_ranges(q, p, err);
+    if (st == KS_OK && (st = copy_array((void **)&q->calls, p->calls, p->call_count,
+                                        sizeof *p->calls, err)) == KS_OK)
+        q->call_count = q->call_capacity = q->calls ? p->call_count : 0;
+    if (st == KS_OK && (st = copy_array((void **)&q->ops, p->ops, p->op_count, sizeof *p->ops,
+                                        err)) == KS_OK)
+        q->op_count = q->op_capacity = q->ops ? p->op_count : 0;
+    if (st == KS_OK)
+        st = copy_op_names(q, p, err);
+    if (st == KS_OK)
+        st = copy_array((void **)&q->launch_id, p->launch_id, p->launch_id ? n : 0,
+                        sizeof *p->launch_id, err);
+    if (st != KS_OK) {
+        ks_profile_free(q);
+        return st;
+    }
+    q->graph_launches = p->graph_launches;
+    q->graph_kernels = p->graph_kernels;
+    q->launch_total = p->launch_total;
+    q->selected = p->selected;
+    q->source_bytes = p->source_bytes;
+    memcpy(q->selection, p->selection, sizeof q->selection);
+    memcpy(q->source_format, p->source_format, sizeof q->source_format);
+    memcpy(q->device_name, p->device_name, sizeof q->device_name);
+    memcpy(q->duration_source, p->duration_source, sizeof q->duration_source);
+    memcpy(q->source_path, p->source_path, sizeof q->source_path);
+    memcpy(q->trace_path, p->trace_path, sizeof q->trace_path);
+    memcpy(q->source_xxh128, p->source_xxh128, sizeof q->source_xxh128);
+    *out = q;
+    return KS_OK;
+}

@@ -59,3 +59,39 @@ ks_status ks_profile_attach(ks_profile *p, ks_source source, const char *path, k
     ks_profile_free(q);
     return st;
 }
+
+ks_status ks_profile_read_sources(const char *path, const ks_read_options *opt,
+                                  const ks_read_sources *src, ks_profile **out, ks_error *err)
+{
+    static const ks_read_sources none = {0};
+    if (!src)
+        src = &none;
+    ks_read_options ro = *opt;
+    bool select = opt->select && opt->select[0];
+    bool attach = src->metrics || src->bbv || src->traces || src->nvtx;
+    /* the selection after the sources; NVTX ranges resolve by start times */
+    if (attach)
+        ro.select = NULL;
+    if ((select && attach) || src->nvtx)
+        ro.keep_start = true;
+    ks_status st = ks_profile_read(path, &ro, out, err);
+    if (st != KS_OK)
+        return st;
+    if (src->metrics)
+        st = ks_profile_attach(*out, KS_SOURCE_METRICS, src->metrics, err);
+    if (st == KS_OK && src->bbv)
+        st = ks_profile_attach(*out, KS_SOURCE_BBV, src->bbv, err);
+    if (st == KS_OK && src->traces)
+        st = ks_profile_attach(*out, KS_SOURCE_TRACES, src->traces, err);
+    if (st == KS_OK && src->nvtx)
+        st = ks_profile_attach_ranges(*out, src->nvtx, err);
+    if (st == KS_OK && select && attach)
+        st = ks_profile_select(*out, opt->select, err);
+    if (st == KS_OK && !opt->keep_start)
+        ks_profile_drop_start(*out);
+    if (st != KS_OK) {
+        ks_profile_free(*out);
+        *out = NULL;
+    }
+    return st;
+}

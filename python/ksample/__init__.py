@@ -5,6 +5,8 @@
     plan = ksample.sample(profile, "root", epsilon=0.05, seed=1)
     plan.ids, plan.weights                      # numpy arrays, no copy
     plan.to_json("plan.json")                   # the bytes `ksample sample` writes
+    plan.unsimulated                            # NCCL & co. left out, as the command
+    ksample.read("t.json.gz", select="step=5")  # --step 5; profile.comm: as `info`
     ksample.eval(profile, ["root", "random"])   # a DataFrame
     ksample.estimate(plan, {"gpu_sim_cycle": cycles})   # with its interval
     ksample.versus(plan, cycles_a, cycles_b)    # B over A, paired, with its interval

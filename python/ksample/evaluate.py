@@ -12,7 +12,7 @@ import numpy as np
 from . import _params
 from ._native import (as_float, as_floats, c_bytes, check, ffi, lib, new_error, path_bytes,
                       require, text, usage_error)
-from .plan import Plan
+from .plan import Plan, planned_part
 from .profile import Profile, read
 
 _RESULT_FIELDS = [("samples", "samples_mean"), ("speedup_hmean", "speedup_hmean"),
@@ -51,7 +51,8 @@ def _iters(iters):
 
 
 def eval(profile, methods=None, *, iters=None, epsilon=None, confidence=None, seed=None,
-         key=None, truth=None, metric_errors=None, **method_params):
+         key=None, truth=None, metric_errors=None, exclude_comm=False, comm_patterns=(),
+         **method_params):
     """`ksample eval`: plans each method `iters` times (seeds seed, seed+1,
     ...) and measures each plan's estimate of the total time.  methods: a
     list or "a,b" (default: the command's); epsilon: one bound or a list (a
@@ -59,8 +60,13 @@ def eval(profile, methods=None, *, iters=None, epsilon=None, confidence=None, se
     evaluated once); truth: the same launches profiled elsewhere (a Profile
     or a path), matched launch by launch; metric_errors: the error of every
     additive metric column (default: when the profile has metric columns,
-    as --metrics implies it).  Returns a DataFrame (a list of dicts without
-    pandas) with the keys of `ksample eval --json`."""
+    as --metrics implies it).  exclude_comm: leave communication kernels
+    (and comm_patterns) out of both profiles as sample() does (`eval
+    --exclude-comm`; by default, as the command, every launch is planned
+    on); a truth given as a path is read with the profile's selection, as
+    the command reads --truth.  Neither profile is changed.  Returns a
+    DataFrame (a list of dicts without pandas) with the keys of `ksample
+    eval --json`."""
     require(profile, Profile, "profile")
     if methods is None:
         methods = text(lib.ks_eval_default_methods())
@@ -80,17 +86,24 @@ def eval(profile, methods=None, *, iters=None, epsilon=None, confidence=None, se
     err = new_error()
     eo = ffi.new("ks_eval_options *")
     keep = []
+    planned = profile._p
+    if exclude_comm:
+        planned, comm = planned_part(profile, False, comm_patterns)
+        keep += [planned, comm]
     if truth is not None:
         if not isinstance(truth, Profile):
-            truth = read(truth)
-        keep += [truth, ffi.new("char[]", path_bytes(truth.source_path))]
-        check(lib.ks_profile_check_aligned(profile._p, truth._p, ffi.NULL, keep[-1],
+            truth = read(truth, select=profile.selection or None)
+        truth_planned = truth._p
+        if exclude_comm:
+            truth_planned, comm = planned_part(truth, False, comm_patterns)
+        keep += [truth, truth_planned, ffi.new("char[]", path_bytes(truth.source_path))]
+        check(lib.ks_profile_check_aligned(planned, truth_planned, ffi.NULL, keep[-1],
                                            b"cannot use as truth", err), err)
-        eo.truth = truth._p
+        eo.truth = truth_planned
         eo.truth_path = keep[-1]
     eo.metrics = int(bool(profile.metrics) if metric_errors is None else bool(metric_errors))
     cache = ffi.new("ks_plan_cache **")
-    check(lib.ks_plan_cache_new(profile._p, cache, err), err)
+    check(lib.ks_plan_cache_new(planned, cache, err), err)
     cache = ffi.gc(cache[0], lib.ks_plan_cache_free)
     eo.cache = cache
     rows = []
@@ -100,7 +113,7 @@ def eval(profile, methods=None, *, iters=None, epsilon=None, confidence=None, se
                                          settings=method_params)
             r = ffi.new("ks_eval_result *")
             d = ffi.new("ks_eval_detail *")
-            check(lib.ks_evaluate_ex(profile._p, params, iters, eo, r, d, err), err)
+            check(lib.ks_evaluate_ex(planned, params, iters, eo, r, d, err), err)
             try:
                 row = {"method": text(r.method),
                        "epsilon": params.epsilon if r.bound_pct > 0 else None}
@@ -310,13 +323,34 @@ def _estimate_options(metrics, single, epsilon, ratios):
     return opt, (keep, ratio_array, keep_names, name_array)
 
 
-def _plan_profile(plan, profile, opt):
-    """Sets opt.profile as the command does: the profile given, else the
-    plan's own input where it is still there and unchanged; returns what
-    must stay alive while opt is used."""
-    if profile is not None:
-        opt.profile = profile._p
-        return profile
+def _profile_beside(plan, profile):
+    """The ks_profile the estimators read beside the plan (None without a
+    profile): the profile itself, or, for a plan drawn on a selection (the
+    launches of read(select=...), communication kernels left out), the
+    profile's file read whole with the launches outside the selection masked,
+    as `ksample estimate` reads it (ks_plan_open_profile: refused unless it
+    is the plan's input)."""
+    if profile is None:
+        return None
+    launches = int(profile._p.launch_total) or len(profile)  # the file's
+    if launches != plan.population:
+        raise usage_error("profile: %d launches, the plan's %d: not the plan's profile"
+                          % (launches, plan.population))
+    if plan.selection or profile.selection:
+        own = ffi.new("ks_profile **")
+        err = new_error()
+        check(lib.ks_plan_open_profile(plan._p, path_bytes(profile.source_path), own, err), err)
+        return ffi.gc(own[0], lib.ks_profile_free)
+    return profile._p
+
+
+def _plan_profile(plan, beside, opt):
+    """Sets opt.profile as the command does: the profile given (beside, from
+    _profile_beside), else the plan's own input where it is still there and
+    unchanged; returns what must stay alive while opt is used."""
+    if beside is not None:
+        opt.profile = beside
+        return beside
     own = ffi.new("ks_profile **")
     quiet = new_error()
     if lib.ks_plan_open_profile(plan._p, ffi.NULL, own, quiet) == lib.KS_OK:
@@ -364,15 +398,13 @@ def estimate(plan, values, *, epsilon=None, single="plan", ratios=(), warmup=Non
         all(isinstance(k, str) for k in values.keys())
     metrics = values if several else {"value": values}
     warmup_text = _warmup_text(warmup)
-    if profile is not None and profile._p.n != plan.population:
-        raise usage_error("profile: %d launches, the plan's %d: not the plan's profile"
-                          % (profile._p.n, plan.population))
+    beside = _profile_beside(plan, profile)
     err = new_error()
     results = _results_of(plan, metrics)
     opt, keep_opt = _estimate_options(metrics, single, epsilon, ratios)
     keep_warmup = ffi.new("char[]", warmup_text.encode())
     opt.warmup = keep_warmup
-    keep_profile = _plan_profile(plan, profile, opt)
+    keep_profile = _plan_profile(plan, beside, opt)
     known = None
     if traces is not None:
         known = ffi.new("ks_known *")
@@ -473,9 +505,7 @@ def versus(plan, values_a, values_b, *, epsilon=None, single="plan", ratios=(), 
     require(plan, Plan, "plan")
     if profile is not None:
         require(profile, Profile, "profile")
-        if profile._p.n != plan.population:
-            raise usage_error("profile: %d launches, the plan's %d: not the plan's profile"
-                              % (profile._p.n, plan.population))
+    beside = _profile_beside(plan, profile)
     several = isinstance(values_a, Mapping) and values_a and \
         all(isinstance(k, str) for k in values_a.keys())
     several_b = isinstance(values_b, Mapping) and values_b and \
@@ -493,7 +523,7 @@ def versus(plan, values_a, values_b, *, epsilon=None, single="plan", ratios=(), 
     keep_a = ffi.new("char[]", text_a.encode())
     keep_b = ffi.new("char[]", text_b.encode())
     opt.warmup = keep_a
-    keep_profile = _plan_profile(plan, profile, opt)
+    keep_profile = _plan_profile(plan, beside, opt)
     v = ffi.new("ks_versus *")
     err = new_error()
     check(lib.ks_versus_compute(plan._p, results_a, results_b, opt, keep_b, v, err), err)

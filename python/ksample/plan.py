@@ -2,6 +2,7 @@
 
 import math
 import os
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -14,6 +15,18 @@ _SAMPLE = [("id", np.uint64), ("weight", np.float64), ("cluster", np.uint32)]
 _CLUSTER = [("group", np.uint32), ("size", np.uint64), ("mean_ns", np.float64),
             ("std_ns", np.float64), ("min_ns", np.int64), ("max_ns", np.int64),
             ("m", np.uint64), ("m_real", np.float64)]
+
+
+@dataclass(frozen=True)
+class Unsimulated:
+    """A plan's known, unsimulated part (Plan.unsimulated)."""
+
+    what: str
+    launches: int
+    time_ns: float
+    share: float
+    overlap_ns: object  # None: unknown (no start times)
+    kernels: str
 
 
 class Plan:
@@ -99,6 +112,29 @@ class Plan:
             out[row["name"]] = value
         return out
 
+    selection = property(lambda self: text(self._p.selection),
+                         doc="the selection the plan was drawn on (\"\" when none): the "
+                             "profile's read(select=...) and \"no-comm\" where "
+                             "communication kernels were left out")
+    selected = property(lambda self: int(self._p.selected) if text(self._p.selection) else None,
+                        doc="launches the selection kept (None: no selection)")
+
+    @property
+    def unsimulated(self):
+        """The known, unsimulated part the plan records (communication
+        kernels left out by sample): an Unsimulated (what, launches, time_ns,
+        share of the kernel time they were left out of, overlap_ns: the part
+        of it other streams ran beside them, None when unknown; kernels: the
+        names by time, as the plan's JSON writes them), or None when nothing
+        was left out.  No estimate contains it; `estimate` prints it beside
+        the totals."""
+        p = self._p
+        if not text(p.unsim_what):
+            return None
+        return Unsimulated(text(p.unsim_what), int(p.unsim_launches), p.unsim_ns, p.unsim_share,
+                           None if math.isnan(p.unsim_overlap_ns) else p.unsim_overlap_ns,
+                           text(p.unsim_kernels))
+
     def estimate_total(self, values):
         """sum(weight * values[id]) for values indexed by launch id."""
         values = np.ascontiguousarray(as_floats(values, "values"))
@@ -160,7 +196,8 @@ class Plan:
                    or self.total_ns > 0 else "unknown (the profile has no durations)")
         clusters = len(self.cluster_paths)
         s = "%s: %s of %s invocations in %s cluster%s, predicted speedup %s" % (
-            self.method, format(len(self), ","), format(self.population, ","),
+            self.method, format(len(self), ","),
+            format(self.population if self.selected is None else self.selected, ","),
             format(clusters, ","), "" if clusters == 1 else "s", speedup)
         if self.bound > 0:
             s += ", bound %.3g%% at %.3g%% confidence (%s)" % (
@@ -188,33 +225,72 @@ class Plan:
         return "<ksample.Plan %s>" % self
 
 
+def planned_part(profile, include_comm, comm_patterns):
+    """(the ks_profile to plan on, what keeps it alive, the ks_comm_summary
+    of the communication kernels, owned): ks_profile_leave_out_comm, the
+    library's one rule of what `ksample sample` plans on, on a copy of the
+    profile when it leaves launches out (the caller's Profile is never
+    changed)."""
+    from .profile import _patterns
+
+    array, keep, count = _patterns(comm_patterns)
+    copy = ffi.new("ks_profile **")
+    comm = ffi.new("ks_comm_summary *")
+    err = new_error()
+    check(lib.ks_profile_leave_out_comm(profile._p, array, count, bool(include_comm), copy,
+                                        comm, err), err)
+    comm = ffi.gc(comm, lib.ks_comm_summary_free)
+    if copy[0] == ffi.NULL:
+        return profile._p, comm
+    return ffi.gc(copy[0], lib.ks_profile_free), comm
+
+
 def sample(profile, method=None, epsilon=None, seed=None, *, confidence=None, key=None,
-           model=None, save_model=None, **method_params):
+           model=None, save_model=None, include_comm=False, comm_patterns=(),
+           **method_params):
     """Chooses the launches to simulate, as `ksample sample` does, and
     returns the Plan (the same bytes as the command for the same profile,
     options and seed).  method_params are the method's own parameters by
     their option names with '_' for '-' (n_th=40, allocation="tree"); see
     ksample.methods().  model: a learned method's saved model instead of
-    training; save_model: keep the model trained here."""
+    training; save_model: keep the model trained here.
+
+    As the command, it leaves communication kernels (NCCL, RCCL, NVSHMEM,
+    the serving frameworks' all-reduce, and comm_patterns, as
+    --comm-pattern) out of the plan and records their launches and measured
+    time in it (Plan.unsimulated); include_comm=True keeps them
+    (--include-comm).  The plan's ids are the program's launch ids, whatever
+    the profile's selection (read(select=...)) and the kernels left out.
+    The profile itself is not changed."""
     from .profile import Profile
 
     require(profile, Profile, "profile")
     params = _params.make_params(method, epsilon, confidence, seed, key, strict=True,
                                  settings=method_params)
+    target, comm = planned_part(profile, include_comm, comm_patterns)
     err = new_error()
     fitted = ffi.new("ks_fitted **")
     if model is not None:
-        check(lib.ks_fit_load(profile._p, params, path_bytes(model, "model"), fitted, err), err)
+        check(lib.ks_fit_load(target, params, path_bytes(model, "model"), fitted, err), err)
     else:
-        check(lib.ks_fit(profile._p, params, fitted, err), err)
+        check(lib.ks_fit(target, params, fitted, err), err)
     fitted = ffi.gc(fitted[0], lib.ks_fitted_free)
     files = [profile.source_path] + profile._files + ([os.fspath(model)] if model else [])
-    if save_model is not None:
-        check_output(save_model, files)
-        check(lib.ks_fitted_save(fitted, path_bytes(save_model), err), err)
     plan = ffi.new("ks_plan *")
-    check(lib.ks_select(fitted, params.seed, plan, err), err)
-    return Plan(ffi.gc(plan, lib.ks_plan_free), files)
+    try:
+        if save_model is not None:
+            check_output(save_model, files)
+            check(lib.ks_fitted_save(fitted, path_bytes(save_model), err), err)
+        status = lib.ks_select(fitted, params.seed, plan, err)
+    finally:
+        ffi.release(fitted)  # before the profile it was fitted on
+    check(status, err)
+    plan = ffi.gc(plan, lib.ks_plan_free)
+    if not include_comm and comm.launches:
+        lib.ks_plan_set_unsimulated(plan, comm)
+    # the program's launch ids, whatever was selected (as the command, last)
+    check(lib.ks_plan_use_launch_ids(plan, target, err), err)
+    return Plan(plan, files)
 
 
 def load_plan(path):

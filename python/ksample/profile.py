@@ -1,6 +1,8 @@
 """Profiles: ksample.read() and the Profile it returns."""
 
+import math
 import os
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -68,6 +70,40 @@ class Profile:
     def total_ns(self):
         return lib.ks_profile_total_ns(self._p)
 
+    @property
+    def selection(self):
+        """The selection the launches were read with (read(select=...)), ""
+        when none."""
+        return text(self._p.selection)
+
+    @property
+    def launch_ids(self):
+        """Each launch's id in the program (its place among the file's
+        launches): uint64, a view of the library's memory when the profile
+        is a selection, else 0..n-1."""
+        if self._p.launch_id == ffi.NULL:
+            return np.arange(len(self), dtype=np.uint64)
+        return view(self._p, self._p.launch_id, len(self), np.uint64)
+
+    @property
+    def comm(self):
+        """The communication kernels, as `ksample info` reports them: a
+        CommSummary (launches 0 when there are none).  comm_summary() takes
+        more patterns, as --comm-pattern."""
+        return self.comm_summary()
+
+    def comm_summary(self, comm_patterns=()):
+        """The CommSummary with comm_patterns (substrings, or '*' patterns
+        over the whole name, ignoring case) beside the built-in list."""
+        array, keep, count = _patterns(comm_patterns)
+        c = ffi.new("ks_comm_summary *")
+        err = new_error()
+        check(lib.ks_comm_summarise(self._p, array, count, c, err), err)
+        try:
+            return comm_summary_of(c)
+        finally:
+            lib.ks_comm_summary_free(c)
+
     def kernel_names(self):
         """Each launch's kernel name (a new object array)."""
         return np.array(self.names, dtype=object)[self.name_ids]
@@ -111,21 +147,32 @@ class Profile:
             self.source_format)
 
 
-_SOURCES = (("metrics", lib.KS_SOURCE_METRICS), ("bbv", lib.KS_SOURCE_BBV),
-            ("traces", lib.KS_SOURCE_TRACES))
-
-
 def read(path, *, format=None, device=None, name_kind=None, metrics=None, bbv=None,
-         traces=None):
-    """Reads a profile as `ksample info PATH` does: the format is detected
-    from the content (format= forces one, see ksample.formats()); gzip, xz
-    and zstd are decompressed.  device: keep one GPU's kernels; name_kind:
-    nsys SQLite "demangled", "short" or "mangled"; metrics (Nsight Compute
-    CSV), bbv (Photon bbv.csv) and traces (Accel-Sim trace folder) are joined
-    launch by launch, as --metrics, --bbv and --traces do.  Raises
-    ksample.Error with the file and line of what is wrong."""
+         traces=None, nvtx=None, select=None):
+    """Reads a profile as `ksample info PATH` and `ksample sample PATH` do:
+    the format is detected from the content (format= forces one, see
+    ksample.formats()); gzip, xz and zstd are decompressed.  device: keep
+    one GPU's kernels; name_kind: nsys SQLite "demangled", "short" or
+    "mangled"; metrics (Nsight Compute CSV), bbv (Photon bbv.csv) and traces
+    (Accel-Sim trace folder) are joined launch by launch, as --metrics, --bbv
+    and --traces do; nvtx: the NVTX ranges of nsys's nvtx_gpu_proj_trace CSV
+    report (--nvtx).
+
+    select: the part of the run to plan on, as the command's --step,
+    --range, --time-window and --launches give it, in the selection
+    language `eval --truth-select` takes and a plan records (docs/llm.md):
+    items joined by ';', all of which a launch must meet -- "step=A" or
+    "step=A-B" (ProfilerStep#A to #B), "range=NAME" (an annotation or NVTX
+    range; "NAME*" a prefix; repeated: inside any), "time=A-B" (ns after the
+    first launch), "launches=A-B" (launch ids).  `--step 552 --range
+    '## forward ##'` is select="step=552;range=## forward ##".  Launch ids
+    stay the program's (Profile.launch_ids, and the ids of plans drawn on
+    it).  The start times stay (what the communication summary's overlap
+    needs, as the command reads them).  Raises ksample.Error with the file
+    and line of what is wrong."""
     opt = ffi.new("ks_read_options *")
     lib.ks_read_options_init(opt)
+    opt.keep_start = True
     keep = []
     if format is not None:
         keep.append(ffi.new("char[]", c_bytes(format, "format")))
@@ -135,16 +182,58 @@ def read(path, *, format=None, device=None, name_kind=None, metrics=None, bbv=No
     if name_kind is not None:
         keep.append(ffi.new("char[]", c_bytes(name_kind, "name_kind")))
         opt.name_kind = keep[-1]
+    if select is not None:
+        if not isinstance(select, str):
+            raise TypeError("select: a selection such as \"step=5;range=## forward ##\", got %s"
+                            % type(select).__name__)
+        keep.append(ffi.new("char[]", c_bytes(select, "select")))
+        opt.select = keep[-1]
+    given = {"metrics": metrics, "bbv": bbv, "traces": traces, "nvtx": nvtx}
+    src = ffi.new("ks_read_sources *")
+    for name, value in given.items():
+        if value is not None:
+            keep.append(ffi.new("char[]", path_bytes(value, name)))
+            setattr(src, name, keep[-1])
     err = new_error()
     out = ffi.new("ks_profile **")
-    check(lib.ks_profile_read(path_bytes(path), opt, out, err), err)
+    check(lib.ks_profile_read_sources(path_bytes(path), opt, src, out, err), err)
     pointer = ffi.gc(out[0], lib.ks_profile_free)
-    given = {"metrics": metrics, "bbv": bbv, "traces": traces}
-    for name, source in _SOURCES:
-        if given[name] is not None:
-            check(lib.ks_profile_attach(pointer, source, path_bytes(given[name], name), err),
-                  err)
     return Profile(pointer, [os.fspath(path)] + [os.fspath(v) for v in given.values() if v])
+
+
+@dataclass(frozen=True)
+class CommSummary:
+    """The communication kernels of a profile (NCCL, RCCL, NVSHMEM, the
+    serving frameworks' all-reduce, and the patterns given), as `ksample
+    info` prints them: launches, their time (ns), the profile's kernel time
+    (total_ns), their share of it, the part of their time during which
+    kernels on other streams ran (overlap_ns; None without start times), and
+    kernels: (name, launches, ns) by time, largest first."""
+
+    launches: int
+    time_ns: float
+    total_ns: float
+    share: float
+    overlap_ns: object
+    kernels: tuple
+
+
+def _patterns(comm_patterns):
+    """(array for the library, what keeps its strings alive, count)."""
+    if isinstance(comm_patterns, (str, bytes)):
+        comm_patterns = [comm_patterns]
+    keep = [ffi.new("char[]", c_bytes(p, "comm_patterns")) for p in comm_patterns]
+    array = ffi.new("const char *[]", keep) if keep else ffi.NULL
+    return array, keep, len(keep)
+
+
+def comm_summary_of(c):
+    """A CommSummary from a ks_comm_summary."""
+    kernels = tuple((text(c.names[k]), int(c.name_launches[k]), c.name_ns[k])
+                    for k in range(c.name_count))
+    return CommSummary(int(c.launches), c.time_ns, c.total_ns,
+                       c.time_ns / c.total_ns if c.total_ns > 0 else 0.0,
+                       None if math.isnan(c.overlap_ns) else c.overlap_ns, kernels)
 
 
 def formats():

@@ -14,27 +14,11 @@ CLI = os.environ.get("KSAMPLE_CLI", str(ROOT / "build" / "ksample"))
 EXAMPLE = str(ROOT / "examples" / "casio-like-50k.csv.xz")
 
 
-def sample_as_library(args):
-    """`ksample sample` leaves communication kernels out and gives each
-    launch shape its own strata by default (issue 40, docs/llm.md); the
-    library and the package plan on the launches they are given, with the
-    method's own key: --include-comm and, for a method whose default key is
-    name, --key name make the command do the same."""
-    a = [str(x) for x in args]
-    if not a or a[0] != "sample":
-        return a
-    if "--include-comm" not in a:
-        a.insert(1, "--include-comm")
-    method = a[a.index("--method") + 1] if "--method" in a else "root"
-    if method != "allegro" and "--key" not in a and not any(x.startswith("--key=") for x in a):
-        a[1:1] = ["--key", "name"]
-    return a
-
-
 def cli(*args, check=True):
-    """Runs the command; (exit code, stdout bytes, stderr text).  `sample`
-    runs as the library plans (sample_as_library)."""
-    p = subprocess.run([CLI, *sample_as_library(args)], capture_output=True)
+    """Runs the command; (exit code, stdout bytes, stderr text).  The
+    package plans as the command does (communication kernels left out by
+    ks_profile_leave_out_comm), so `sample` runs with its own defaults."""
+    p = subprocess.run([CLI, *map(str, args)], capture_output=True)
     if check and p.returncode != 0:
         raise AssertionError("ksample %s: exit %d: %s"
                              % (" ".join(map(str, args)), p.returncode, p.stderr.decode()))

@@ -72,8 +72,14 @@ def test_groups_are_the_methods_groups(example):
     group_of, labels, sizes = example.groups("name")
     assert len(labels) == 280 and int(sizes.sum()) == 50000
     assert np.array_equal(np.bincount(group_of), sizes)
-    plan = ksample.sample(example)
+    plan = ksample.sample(example, include_comm=True)
     assert plan.group_labels == labels
+    # by default the communication kernels are in no group of the plan
+    comm = {name for name, _, _ in example.comm.kernels}
+    names = example.kernel_names()
+    comm_groups = {int(g) for g, name in zip(group_of, names) if name in comm}
+    assert comm_groups and ksample.sample(example).group_labels == [
+        label for g, label in enumerate(labels) if g not in comm_groups]
 
 
 def test_bad_input_names_file_and_line(tmp_path, capfd):
