@@ -46,7 +46,7 @@ void cli_print_shapes(const ks_profile *p, bool json)
         printf("]}");
     } else if (count) {
         printf("shapes:       %zu names launched with several %s, %zu launches (key "
-               "name+shape gives each its own group; sample's default)\n",
+               "name+shape gives each its own group; sample's default is key name)\n",
                count,
                ks_profile_has_dims(p) ? "(grid, block) shapes"
                                       : "clearly separate duration modes (no grid, block)",
