@@ -616,7 +616,10 @@ static void test_score_pinned(void **state)
      * ksample says they stand for: KS_CLAIM_VALUES); against the full run
      * they cover none of these plans (with the collapsed model of
      * --replicate 0 they covered 60 %, only because they were wide) */
-    assert_true(ctx->coverage == 1.0 && cold->coverage == 0);
+    /* (values equal to the plan's profile: the interval at 4x the design's
+     * degrees of freedom, 19 of these 20 plans covered; all 20 at t of the
+     * design's own) */
+    assert_true(ctx->coverage == 0.95 && cold->coverage == 0);
     assert_int_equal(ctx->claim, KS_CLAIM_FULL_RUN);
     assert_int_equal(cold->claim, KS_CLAIM_VALUES);
     assert_true(ctx->samples_mean == 13);
