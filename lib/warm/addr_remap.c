@@ -20,9 +20,10 @@
  *     up by log2(channels) (linear_to_raw_address_translation);
  *   - the memory partition (-gpgpu_memory_partition_indexing): 0 the chip
  *     bits, 1 those XORed with the bits above chip and sub-partition, 2 an
- *     IPOLY hash of those bits (the chip, and with 2 sub-partitions a
- *     channel the sub-partition bit too); the sub-partition is otherwise
- *     the low bank bit;
+ *     IPOLY hash of those bits and of the sub-partition number (chip x
+ *     sub-partitions a channel + the low bank bit: with 2, index bit 0 is
+ *     that bank bit and the chip bits come above it); the sub-partition
+ *     is otherwise the low bank bit;
  *   - the L2 set index (-gpgpu_cache:dl2 ...,<fn>): computed on the
  *     partition address (the address without its chip and sub-partition
  *     bits), L linear, X XORed with the next bits, P an IPOLY hash;
@@ -200,8 +201,10 @@ ks_status ks_addr_map_build(ks_addr_map *m, const char *mapping, unsigned channe
             for (unsigned i = 0; i < lch && st == KS_OK; i++)
                 st = add_value(m, 1ull << (start + i) | 1ull << (high + i), err);
         } else if (indexing == 2) {
-            /* chip bits, then with 2 sub-partitions the sub-partition bit
-             * (the low bank bit in place of the index bit) */
+            /* the hashed index is the sub-partition, chip x subs + the
+             * low bank bit (addrdec_tlx): with 2 sub-partitions a channel
+             * index bit 0 is that bank bit and bits 1.. the chip bits;
+             * with 1 the chip bits alone */
             unsigned n = lch + (lsub == 1 ? 1 : 0);
             if (!((channels == 32 && subs == 1) || (channels == 16 && subs == 2) ||
                   (channels == 32 && subs == 2)))
@@ -216,7 +219,10 @@ ks_status ks_addr_map_build(ks_addr_map *m, const char *mapping, unsigned channe
                 for (unsigned j = 0; j < k; j++)
                     if (r >> j & 1 && high + j < 64)
                         mask |= 1ull << (high + j);
-                mask |= i < lch ? 1ull << (start + i) : (sub & -sub);
+                if (lsub == 1)
+                    mask |= i == 0 ? (sub & -sub) : 1ull << (start + i - 1);
+                else
+                    mask |= 1ull << (start + i);
                 st = add_value(m, mask, err);
             }
         } else

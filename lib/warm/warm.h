@@ -250,7 +250,8 @@ bool ks_warm_global_access(const char *op, bool *write);
 typedef struct ks_addr_map {
     uint64_t value[KS_ADDR_MAP_MAX];
     size_t nvalue;
-    uint64_t part[8];   /* the partition's functions (chip, sub-partition) */
+    uint64_t part[8];   /* the partition's functions: with indexing 2 bit i of
+                         * the sub-partition number, else the chip's */
     size_t npart;
     uint64_t chip, sub, bank, row, col, burst; /* the DRAM mapping's masks */
     int max_bit;        /* the highest address bit a value function reads */
