@@ -561,6 +561,34 @@ static bool pick_global(void *ctx, const char *op)
     return ks_warm_global_access(op, &write);
 }
 
+/* Pairs of a warp instruction's global addresses whose order the remap
+ * turns around (GPGPU-Sim's coalescer issues them in address order). */
+typedef struct order_check {
+    const ks_remap *r;
+    size_t pairs, turned;
+} order_check;
+
+static ks_status check_order(void *ctx, const ks_trace_kernel *k, const ks_trace_inst *inst,
+                             ks_error *err)
+{
+    (void)k;
+    (void)err;
+    order_check *o = ctx;
+    bool write;
+    if (inst->mem_width == 0 || !ks_warm_global_access(inst->opcode, &write))
+        return KS_OK;
+    for (uint32_t i = 0; i < inst->naddr; i++)
+        for (uint32_t j = i + 1; j < inst->naddr; j++) {
+            uint64_t a = inst->addr[i] & ~127ull, b = inst->addr[j] & ~127ull;
+            if (a == b)
+                continue;
+            uint64_t ta = ks_remap_apply(o->r, a), tb = ks_remap_apply(o->r, b);
+            o->pairs++;
+            o->turned += (a < b) != (ta < tb);
+        }
+    return KS_OK;
+}
+
 /* Launches of syn rewritten under r, read back by the trace reader: the
  * same instructions, each global address the remap of the original's. */
 static void check_rewrite(const char *syn, const ks_remap *r, int config)
@@ -710,6 +738,21 @@ static void test_remap_on_shared_traces(void **state)
                                  __builtin_parityll(m.value[v] & b));
         }
         check_rewrite(syn, &r, k);
+        /* the order of each warp instruction's lines is kept on every
+         * launch (the columns use the highest low bits that can: here
+         * none below bit 19, where every launch's instruction spans less) */
+        for (unsigned h = 0; h < 32; h++)
+            if (r.read_high >> (32 + h) & 1)
+                assert_true(r.column[h] >> 19 << 19 == r.column[h]);
+        order_check oc = {.r = &r};
+        assert_int_equal(ks_trace_set_open(syn, &set, &err), KS_OK);
+        for (size_t i = 0; i < ks_trace_set_kernel_count(set); i++)
+            assert_int_equal(ks_trace_set_stream(set, i, NULL, check_order, &oc, &err), KS_OK);
+        ks_trace_set_free(set);
+        print_message("%s: %zu pairs of lines in a warp instruction, %zu turned around\n",
+                      configs[k], oc.pairs, oc.turned);
+        assert_true(oc.pairs > 0);
+        assert_int_equal(oc.turned, 0);
         ks_remap_check_result res;
         assert_int_equal(ks_remap_check(&m, &r, c.set.lines, c.set.count, 128, &res, &err),
                          KS_OK);

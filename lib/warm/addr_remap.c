@@ -35,7 +35,10 @@
  *
  * The remap: T(a) = low32(a) XOR sum over high bits h set in a of c_h,
  * where each c_h (32 bits) solves M_low c_h = M[:, h] for the value
- * functions M: then M T(a) = M a for every address.  A high bit no value
+ * functions M: then M T(a) = M a for every address.  Of the solutions,
+ * each c_h uses the highest low bits it can (the solver below), so that
+ * the remap keeps the order of the addresses one warp instruction names
+ * (the coalescer issues them in address order).  A high bit no value
  * function reads gets c_h = 0 (a plain truncation where the configuration
  * reads nothing above bit 31).  Where some M[:, h] is outside what the low
  * bits can produce, there is no such remap: refused.  Equality functions
@@ -307,10 +310,16 @@ ks_status ks_remap_solve(const ks_addr_map *m, ks_remap *r, ks_error *err)
             low[v] = (uint32_t)m->value[v];
             rhs[v] = (uint8_t)(m->value[v] >> h & 1);
         }
-        /* Gaussian elimination over GF(2) */
+        /* Gaussian elimination over GF(2), the columns from bit 31 down,
+         * so that c_h uses the highest low bits that can have h's effect
+         * (when any set from bit L up can, c_h has none below L): the
+         * remap then keeps the order of addresses that differ only below
+         * them, and GPGPU-Sim's coalescer issues a warp instruction's
+         * accesses in address order (a std::map), so a launch whose
+         * instructions span less than 2^L bytes issues in the same order */
         int pivot_col[KS_ADDR_MAP_MAX];
         size_t rank = 0;
-        for (unsigned c = 0; c < 32 && rank < n; c++) {
+        for (unsigned c = 32; c-- > 0 && rank < n;) {
             size_t p = rank;
             while (p < n && !(low[p] >> c & 1))
                 p++;
