@@ -166,6 +166,9 @@ static int cal_recorded(cal_config *c, size_t n, const char *path, const char *v
         warmup[len - 4] = '\0';
         snprintf(name, sizeof name, "%s (all lines)", warmup);
     }
+    /* a file <mode>-memcpy32.csv: the carrier state:memcpy32 */
+    if (strncmp(warmup, "state-memcpy", 12) == 0)
+        warmup[5] = name[5] = ':';
     cal_set *s = cal_add_set(c, name, warmup);
     if (!s || !(s->value = cal_array(n)) || !(s->cost = cal_array(n)))
         return -1;
@@ -243,7 +246,8 @@ static int cal_load_accelsim(const char *shared, const char *testdata, cal_data 
         {"SM86_RTX3070", "since-same_4"},  {"SM86_RTX3070", "since-same_8"},
         {"SM86_RTX3070", "since-same_16_2"}, {"SM86_RTX3070", "prev_10"},
         {"SM7_QV100", "state"},            {"SM86_RTX3070", "state"},
-        {"SM86_RTX3070", "state-all"},     {"SM7_QV100", "state-all"}};
+        {"SM86_RTX3070", "state-all"},     {"SM7_QV100", "state-all"},
+        {"SM86_RTX3070", "state-memcpy32"}, {"SM7_QV100", "state-memcpy32"}};
     for (int c = 0; c < 2; c++) {
         cal_config *cf = &d->configs[d->config_count++];
         snprintf(cf->name, sizeof cf->name, "%s", configs[c]);
