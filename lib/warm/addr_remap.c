@@ -349,15 +349,116 @@ ks_status ks_remap_solve(const ks_addr_map *m, ks_remap *r, ks_error *err)
                 c |= 1u << pivot_col[q];
         r->column[h - 32] = c;
     }
+    /* the changes of the low bits no value function sees: in the reduced
+     * form (columns from bit 31 down) each free column f gives e_f plus the
+     * pivot columns of the rows that hold f, all above f */
+    uint32_t red[KS_ADDR_MAP_MAX];
+    int pivot[KS_ADDR_MAP_MAX];
+    size_t rank = 0;
+    for (size_t v = 0; v < n; v++)
+        red[v] = (uint32_t)m->value[v];
+    for (unsigned c = 32; c-- > 0;) {
+        size_t p = rank;
+        while (p < n && !(red[p] >> c & 1))
+            p++;
+        if (p == n) {
+            r->kernel[r->kernel_count++] = 1u << c;
+            continue;
+        }
+        uint32_t t = red[p];
+        red[p] = red[rank], red[rank] = t;
+        for (size_t q = 0; q < n; q++)
+            if (q != rank && (red[q] >> c & 1))
+                red[q] ^= red[rank];
+        pivot[rank++] = (int)c;
+    }
+    for (unsigned k = 0; k < r->kernel_count; k++) {
+        uint32_t f = r->kernel[k];
+        for (size_t q = 0; q < rank; q++)
+            if (red[q] & f)
+                r->kernel[k] |= 1u << pivot[q];
+    }
     return KS_OK;
 }
 
 uint64_t ks_remap_apply(const ks_remap *r, uint64_t a)
 {
-    uint64_t t = a & 0xffffffffull;
+    uint64_t t = (a & 0xffffffffull) ^ r->base;
     for (uint64_t high = (a >> 32) & (r->read_high >> 32); high; high &= high - 1)
         t ^= r->column[__builtin_ctzll(high)];
     return t;
+}
+
+typedef struct order_ctx {
+    const ks_remap *r;
+    uint32_t line_bytes;
+    size_t turned;
+} order_ctx;
+
+/* Pairs of distinct global lines of one warp instruction the remap turns
+ * around (the coalescer issues them in address order). */
+static ks_status count_turned(void *ctx, const ks_trace_kernel *k, const ks_trace_inst *inst,
+                              ks_error *err)
+{
+    (void)k;
+    (void)err;
+    order_ctx *o = ctx;
+    bool write;
+    if (o->turned || inst->mem_width == 0 || !ks_warm_global_access(inst->opcode, &write))
+        return KS_OK;
+    for (uint32_t i = 0; i < inst->naddr && !o->turned; i++)
+        for (uint32_t j = i + 1; j < inst->naddr; j++) {
+            uint64_t a = inst->addr[i] / o->line_bytes * o->line_bytes,
+                     b = inst->addr[j] / o->line_bytes * o->line_bytes;
+            if (a != b && (a < b) != (ks_remap_apply(o->r, a) < ks_remap_apply(o->r, b))) {
+                o->turned++;
+                break;
+            }
+        }
+    return KS_OK;
+}
+
+static bool lands_on_zero(const ks_remap *r, const uint64_t *lines, size_t count,
+                          uint32_t line_bytes)
+{
+    for (size_t i = 0; i < count; i++)
+        if (ks_remap_apply(r, lines[i] * line_bytes) < line_bytes)
+            return true;
+    return false;
+}
+
+ks_status ks_remap_choose_base(ks_remap *r, ks_trace_set *set, size_t launch,
+                               const uint64_t *footprint, size_t count, uint32_t line_bytes,
+                               bool *moved, bool *clear, ks_error *err)
+{
+    r->base = 0;
+    *moved = false;
+    *clear = !lands_on_zero(r, footprint, count, line_bytes);
+    if (*clear)
+        return KS_OK;
+    /* combinations in the order of their mask over the basis, so those of
+     * the first vectors (the highest lowest bit) come first */
+    unsigned k = r->kernel_count < 12 ? r->kernel_count : 12;
+    for (uint32_t mask = 1; mask < (1u << k); mask++) {
+        r->base = 0;
+        for (unsigned i = 0; i < k; i++)
+            if (mask >> i & 1)
+                r->base ^= r->kernel[i];
+        if (lands_on_zero(r, footprint, count, line_bytes))
+            continue;
+        order_ctx o = {r, line_bytes, 0};
+        ks_status st = ks_trace_set_stream(set, launch, NULL, count_turned, &o, err);
+        if (st != KS_OK) {
+            r->base = 0;
+            return st;
+        }
+        if (!o.turned) {
+            *moved = *clear = true;
+            return KS_OK;
+        }
+    }
+    r->base = 0;
+    return KS_OK;
 }
 
 static unsigned parity(uint64_t v)
