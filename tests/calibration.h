@@ -253,7 +253,7 @@ static int cal_load_accelsim(const char *shared, const char *testdata, cal_data 
         {"SM7_QV100", "state"},            {"SM86_RTX3070", "state"},
         {"SM86_RTX3070", "state-all"},     {"SM7_QV100", "state-all"},
         {"SM86_RTX3070", "state-memcpy32"}, {"SM7_QV100", "state-memcpy32"},
-        {"SM86_RTX3070", "state-memcpy32-stores"}};
+        {"SM86_RTX3070", "state-memcpy32-stores"}, {"SM7_QV100", "state-memcpy32-stores"}};
     for (int c = 0; c < 2; c++) {
         cal_config *cf = &d->configs[d->config_count++];
         snprintf(cf->name, sizeof cf->name, "%s", configs[c]);
