@@ -164,7 +164,7 @@ static int cal_recorded(cal_config *c, size_t n, const char *path, const char *v
     size_t len = strlen(warmup);
     if (len > 4 && strcmp(warmup + len - 4, "-all") == 0) {
         warmup[len - 4] = '\0';
-        snprintf(name, sizeof name, "%s (all lines)", warmup);
+        snprintf(name, sizeof name, "%.19s (all lines)", warmup);
     }
     /* files state-memcpy32.csv and state-memcpy32-stores.csv: the carriers
      * state:memcpy32 and state:memcpy32+stores */
