@@ -782,6 +782,19 @@ int cli_run_prepare_state(run_state *s, const run_args *a)
                 "lines); --warmup state (the warm-up kernel) stores them\n",
                 a->warmup.carrier == KS_STATE_MEMCPY32 ? "state:memcpy32" : "state:memcpy",
                 (unsigned long long)rep.dirty);
+    if (!rc && rep.zero_moved && !a->quiet)
+        fprintf(stderr,
+                "ksample: run: state:memcpy32: in %zu launches the remap would put a line on "
+                "address 0, which Accel-Sim reads as an inactive lane: their 32-bit space is "
+                "moved by a constant no address function of the configuration sees\n",
+                rep.zero_moved);
+    if (!rc && rep.zero_kept)
+        fprintf(stderr,
+                "ksample: note: state:memcpy32: in %zu launches no remap keeps both every "
+                "line off address 0 and the order of each warp instruction's lines: their "
+                "accesses to address 0, which Accel-Sim reads as an inactive lane, are lost "
+                "(--warmup state keeps them)\n",
+                rep.zero_kept);
     for (size_t j = 0; owned && j < s->job_count; j++)
         free(owned[j]);
     free(owned);

@@ -1473,6 +1473,11 @@ typedef struct ks_state_report {
     size_t short_launches;
     uint64_t short_lines_max;
     uint64_t short_launch[8], short_lines[8], short_missing[8];
+    /* state:memcpy32: launches whose lines the remap would put on address
+     * 0, which Accel-Sim reads as an inactive lane: moved off it by a base
+     * no address function sees, and those it could not move (their accesses
+     * there are lost) */
+    size_t zero_moved, zero_kept;
 } ks_state_report;
 #define KS_STATE_SHORT_LISTED 8
 

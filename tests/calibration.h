@@ -158,13 +158,21 @@ static int cal_recorded(cal_config *c, size_t n, const char *path, const char *v
 {
     /* a file <mode>-all.csv: the state with every held line (--state-lines
      * all), a warm-up of the mode named with what it loads */
-    char name[32], warmup[16];
+    char name[32], warmup[32];
     snprintf(name, sizeof name, "%s", mode);
     snprintf(warmup, sizeof warmup, "%s", mode);
     size_t len = strlen(warmup);
     if (len > 4 && strcmp(warmup + len - 4, "-all") == 0) {
         warmup[len - 4] = '\0';
-        snprintf(name, sizeof name, "%s (all lines)", warmup);
+        snprintf(name, sizeof name, "%.19s (all lines)", warmup);
+    }
+    /* files state-memcpy32.csv and state-memcpy32-stores.csv: the carriers
+     * state:memcpy32 and state:memcpy32+stores */
+    if (strncmp(warmup, "state-memcpy", 12) == 0) {
+        warmup[5] = name[5] = ':';
+        char *stores = strstr(warmup, "-stores");
+        if (stores)
+            *stores = name[stores - warmup] = '+';
     }
     cal_set *s = cal_add_set(c, name, warmup);
     if (!s || !(s->value = cal_array(n)) || !(s->cost = cal_array(n)))
@@ -243,7 +251,9 @@ static int cal_load_accelsim(const char *shared, const char *testdata, cal_data 
         {"SM86_RTX3070", "since-same_4"},  {"SM86_RTX3070", "since-same_8"},
         {"SM86_RTX3070", "since-same_16_2"}, {"SM86_RTX3070", "prev_10"},
         {"SM7_QV100", "state"},            {"SM86_RTX3070", "state"},
-        {"SM86_RTX3070", "state-all"},     {"SM7_QV100", "state-all"}};
+        {"SM86_RTX3070", "state-all"},     {"SM7_QV100", "state-all"},
+        {"SM86_RTX3070", "state-memcpy32"}, {"SM7_QV100", "state-memcpy32"},
+        {"SM86_RTX3070", "state-memcpy32-stores"}, {"SM7_QV100", "state-memcpy32-stores"}};
     for (int c = 0; c < 2; c++) {
         cal_config *cf = &d->configs[d->config_count++];
         snprintf(cf->name, sizeof cf->name, "%s", configs[c]);

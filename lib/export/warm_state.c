@@ -130,8 +130,19 @@ static ks_status write_remapped(state_job *j, size_t launch, const ks_state_view
             lines[count++] = l->line;
     for (size_t k = 0; k < fp; k++)
         lines[count++] = view->footprint->lines[k];
+    /* off address 0, which Accel-Sim reads as an inactive lane, where the
+     * launch's lines would reach it */
+    bool moved = false, clear = true;
+    ks_status st = ks_remap_choose_base(&j->remap, j->set, launch,
+                                        view->footprint ? view->footprint->lines : NULL, fp,
+                                        j->gpu.line_bytes, &moved, &clear, err);
+    if (st == KS_OK && j->rep) {
+        j->rep->zero_moved += moved;
+        j->rep->zero_kept += !clear;
+    }
     ks_remap_check_result res;
-    ks_status st = ks_remap_check(&j->map, &j->remap, lines, count, j->gpu.line_bytes, &res, err);
+    if (st == KS_OK)
+        st = ks_remap_check(&j->map, &j->remap, lines, count, j->gpu.line_bytes, &res, err);
     free(lines);
     if (st == KS_OK && (res.collisions || res.row_merges || res.wide || res.changed))
         return ks_error_set(err, KS_ERR_USAGE, tk->path, 0,

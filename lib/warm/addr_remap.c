@@ -20,9 +20,10 @@
  *     up by log2(channels) (linear_to_raw_address_translation);
  *   - the memory partition (-gpgpu_memory_partition_indexing): 0 the chip
  *     bits, 1 those XORed with the bits above chip and sub-partition, 2 an
- *     IPOLY hash of those bits (the chip, and with 2 sub-partitions a
- *     channel the sub-partition bit too); the sub-partition is otherwise
- *     the low bank bit;
+ *     IPOLY hash of those bits and of the sub-partition number (chip x
+ *     sub-partitions a channel + the low bank bit: with 2, index bit 0 is
+ *     that bank bit and the chip bits come above it); the sub-partition
+ *     is otherwise the low bank bit;
  *   - the L2 set index (-gpgpu_cache:dl2 ...,<fn>): computed on the
  *     partition address (the address without its chip and sub-partition
  *     bits), L linear, X XORed with the next bits, P an IPOLY hash;
@@ -34,7 +35,10 @@
  *
  * The remap: T(a) = low32(a) XOR sum over high bits h set in a of c_h,
  * where each c_h (32 bits) solves M_low c_h = M[:, h] for the value
- * functions M: then M T(a) = M a for every address.  A high bit no value
+ * functions M: then M T(a) = M a for every address.  Of the solutions,
+ * each c_h uses the highest low bits it can (the solver below), so that
+ * the remap keeps the order of the addresses one warp instruction names
+ * (the coalescer issues them in address order).  A high bit no value
  * function reads gets c_h = 0 (a plain truncation where the configuration
  * reads nothing above bit 31).  Where some M[:, h] is outside what the low
  * bits can produce, there is no such remap: refused.  Equality functions
@@ -200,8 +204,10 @@ ks_status ks_addr_map_build(ks_addr_map *m, const char *mapping, unsigned channe
             for (unsigned i = 0; i < lch && st == KS_OK; i++)
                 st = add_value(m, 1ull << (start + i) | 1ull << (high + i), err);
         } else if (indexing == 2) {
-            /* chip bits, then with 2 sub-partitions the sub-partition bit
-             * (the low bank bit in place of the index bit) */
+            /* the hashed index is the sub-partition, chip x subs + the
+             * low bank bit (addrdec_tlx): with 2 sub-partitions a channel
+             * index bit 0 is that bank bit and bits 1.. the chip bits;
+             * with 1 the chip bits alone */
             unsigned n = lch + (lsub == 1 ? 1 : 0);
             if (!((channels == 32 && subs == 1) || (channels == 16 && subs == 2) ||
                   (channels == 32 && subs == 2)))
@@ -216,7 +222,10 @@ ks_status ks_addr_map_build(ks_addr_map *m, const char *mapping, unsigned channe
                 for (unsigned j = 0; j < k; j++)
                     if (r >> j & 1 && high + j < 64)
                         mask |= 1ull << (high + j);
-                mask |= i < lch ? 1ull << (start + i) : (sub & -sub);
+                if (lsub == 1)
+                    mask |= i == 0 ? (sub & -sub) : 1ull << (start + i - 1);
+                else
+                    mask |= 1ull << (start + i);
                 st = add_value(m, mask, err);
             }
         } else
@@ -301,10 +310,16 @@ ks_status ks_remap_solve(const ks_addr_map *m, ks_remap *r, ks_error *err)
             low[v] = (uint32_t)m->value[v];
             rhs[v] = (uint8_t)(m->value[v] >> h & 1);
         }
-        /* Gaussian elimination over GF(2) */
+        /* Gaussian elimination over GF(2), the columns from bit 31 down,
+         * so that c_h uses the highest low bits that can have h's effect
+         * (when any set from bit L up can, c_h has none below L): the
+         * remap then keeps the order of addresses that differ only below
+         * them, and GPGPU-Sim's coalescer issues a warp instruction's
+         * accesses in address order (a std::map), so a launch whose
+         * instructions span less than 2^L bytes issues in the same order */
         int pivot_col[KS_ADDR_MAP_MAX];
         size_t rank = 0;
-        for (unsigned c = 0; c < 32 && rank < n; c++) {
+        for (unsigned c = 32; c-- > 0 && rank < n;) {
             size_t p = rank;
             while (p < n && !(low[p] >> c & 1))
                 p++;
@@ -334,15 +349,116 @@ ks_status ks_remap_solve(const ks_addr_map *m, ks_remap *r, ks_error *err)
                 c |= 1u << pivot_col[q];
         r->column[h - 32] = c;
     }
+    /* the changes of the low bits no value function sees: in the reduced
+     * form (columns from bit 31 down) each free column f gives e_f plus the
+     * pivot columns of the rows that hold f, all above f */
+    uint32_t red[KS_ADDR_MAP_MAX];
+    int pivot[KS_ADDR_MAP_MAX];
+    size_t rank = 0;
+    for (size_t v = 0; v < n; v++)
+        red[v] = (uint32_t)m->value[v];
+    for (unsigned c = 32; c-- > 0;) {
+        size_t p = rank;
+        while (p < n && !(red[p] >> c & 1))
+            p++;
+        if (p == n) {
+            r->kernel[r->kernel_count++] = 1u << c;
+            continue;
+        }
+        uint32_t t = red[p];
+        red[p] = red[rank], red[rank] = t;
+        for (size_t q = 0; q < n; q++)
+            if (q != rank && (red[q] >> c & 1))
+                red[q] ^= red[rank];
+        pivot[rank++] = (int)c;
+    }
+    for (unsigned k = 0; k < r->kernel_count; k++) {
+        uint32_t f = r->kernel[k];
+        for (size_t q = 0; q < rank; q++)
+            if (red[q] & f)
+                r->kernel[k] |= 1u << pivot[q];
+    }
     return KS_OK;
 }
 
 uint64_t ks_remap_apply(const ks_remap *r, uint64_t a)
 {
-    uint64_t t = a & 0xffffffffull;
+    uint64_t t = (a & 0xffffffffull) ^ r->base;
     for (uint64_t high = (a >> 32) & (r->read_high >> 32); high; high &= high - 1)
         t ^= r->column[__builtin_ctzll(high)];
     return t;
+}
+
+typedef struct order_ctx {
+    const ks_remap *r;
+    uint32_t line_bytes;
+    size_t turned;
+} order_ctx;
+
+/* Pairs of distinct global lines of one warp instruction the remap turns
+ * around (the coalescer issues them in address order). */
+static ks_status count_turned(void *ctx, const ks_trace_kernel *k, const ks_trace_inst *inst,
+                              ks_error *err)
+{
+    (void)k;
+    (void)err;
+    order_ctx *o = ctx;
+    bool write;
+    if (o->turned || inst->mem_width == 0 || !ks_warm_global_access(inst->opcode, &write))
+        return KS_OK;
+    for (uint32_t i = 0; i < inst->naddr && !o->turned; i++)
+        for (uint32_t j = i + 1; j < inst->naddr; j++) {
+            uint64_t a = inst->addr[i] / o->line_bytes * o->line_bytes,
+                     b = inst->addr[j] / o->line_bytes * o->line_bytes;
+            if (a != b && (a < b) != (ks_remap_apply(o->r, a) < ks_remap_apply(o->r, b))) {
+                o->turned++;
+                break;
+            }
+        }
+    return KS_OK;
+}
+
+static bool lands_on_zero(const ks_remap *r, const uint64_t *lines, size_t count,
+                          uint32_t line_bytes)
+{
+    for (size_t i = 0; i < count; i++)
+        if (ks_remap_apply(r, lines[i] * line_bytes) < line_bytes)
+            return true;
+    return false;
+}
+
+ks_status ks_remap_choose_base(ks_remap *r, ks_trace_set *set, size_t launch,
+                               const uint64_t *footprint, size_t count, uint32_t line_bytes,
+                               bool *moved, bool *clear, ks_error *err)
+{
+    r->base = 0;
+    *moved = false;
+    *clear = !lands_on_zero(r, footprint, count, line_bytes);
+    if (*clear)
+        return KS_OK;
+    /* combinations in the order of their mask over the basis, so those of
+     * the first vectors (the highest lowest bit) come first */
+    unsigned k = r->kernel_count < 12 ? r->kernel_count : 12;
+    for (uint32_t mask = 1; mask < (1u << k); mask++) {
+        r->base = 0;
+        for (unsigned i = 0; i < k; i++)
+            if (mask >> i & 1)
+                r->base ^= r->kernel[i];
+        if (lands_on_zero(r, footprint, count, line_bytes))
+            continue;
+        order_ctx o = {r, line_bytes, 0};
+        ks_status st = ks_trace_set_stream(set, launch, NULL, count_turned, &o, err);
+        if (st != KS_OK) {
+            r->base = 0;
+            return st;
+        }
+        if (!o.turned) {
+            *moved = *clear = true;
+            return KS_OK;
+        }
+    }
+    r->base = 0;
+    return KS_OK;
 }
 
 static unsigned parity(uint64_t v)

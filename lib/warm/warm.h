@@ -250,7 +250,8 @@ bool ks_warm_global_access(const char *op, bool *write);
 typedef struct ks_addr_map {
     uint64_t value[KS_ADDR_MAP_MAX];
     size_t nvalue;
-    uint64_t part[8];   /* the partition's functions (chip, sub-partition) */
+    uint64_t part[8];   /* the partition's functions: with indexing 2 bit i of
+                         * the sub-partition number, else the chip's */
     size_t npart;
     uint64_t chip, sub, bank, row, col, burst; /* the DRAM mapping's masks */
     int max_bit;        /* the highest address bit a value function reads */
@@ -270,11 +271,27 @@ ks_status ks_addr_map_read_gpgpusim(const char *path, ks_addr_map *m, ks_error *
 struct ks_remap {
     uint64_t read_high;
     uint32_t column[32];
+    uint32_t base;  /* XORed into every remapped address: 0 unless a job
+                     * needs another (ks_remap_choose_base) */
+    uint32_t kernel[32]; /* changes of the low bits no value function sees,
+                          * a basis, the highest lowest bit first */
+    unsigned kernel_count;
 };
 /* Solves for the columns; refuses where no change of the low bits has the
  * effect of a high bit the configuration reads. */
 ks_status ks_remap_solve(const ks_addr_map *m, ks_remap *r, ks_error *err);
 uint64_t ks_remap_apply(const ks_remap *r, uint64_t addr);
+/* Accel-Sim takes a lane whose address is 0 for an inactive one (GPGPU-Sim's
+ * coalescer stops at memreqaddr 0): a launch access remapped to address 0
+ * would vanish.  Where one of the launch's lines (footprint, line
+ * addresses / line_bytes) lands on line 0, sets r->base to the first
+ * combination of r->kernel under which none does and no pair of global
+ * lines of one of the launch's warp instructions (launch `launch` of set)
+ * is turned around; else r->base = 0.  *moved: a base was needed;
+ * *clear: no line of the launch lands on line 0 under r->base. */
+ks_status ks_remap_choose_base(ks_remap *r, ks_trace_set *set, size_t launch,
+                               const uint64_t *footprint, size_t count, uint32_t line_bytes,
+                               bool *moved, bool *clear, ks_error *err);
 
 /* The remap on the lines a job uses (line addresses / line_bytes): wide
  * (remapped at or above 2^32: none by construction), changed (a value
