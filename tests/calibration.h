@@ -231,17 +231,26 @@ static void cal_free(cal_data *d)
     memset(d, 0, sizeof *d);
 }
 
+/* An empty data set of n launches named name: their kernel names to read,
+ * and their profiled times where `time`.  0 on success. */
+static int cal_begin(cal_data *d, const char *name, size_t n, bool time)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "%s", name);
+    d->n = n;
+    d->kernel = calloc(n, sizeof *d->kernel);
+    d->time = time ? cal_array(n) : NULL;
+    return d->kernel && (!time || d->time) ? 0 : -1;
+}
+
 /* The Accel-Sim synthetic data set: 160 launches, two configurations (and
  * the RTX 3070 on a widened build, with its own full run), the data set's
  * own warm-up runs and tests/data/accelsim-warmup's (--warmup state
  * included). */
 static int cal_load_accelsim(const char *shared, const char *testdata, cal_data *d)
 {
-    memset(d, 0, sizeof *d);
-    snprintf(d->name, sizeof d->name, "Accel-Sim synthetic");
-    d->n = 160;
-    d->kernel = calloc(d->n, sizeof *d->kernel);
-    d->time = cal_array(d->n);
+    if (cal_begin(d, "Accel-Sim synthetic", 160, true))
+        return -1;
     char path[1024], warm[1024];
     snprintf(path, sizeof path, "%s/sim/accelsim-synth/per_launch.csv", shared);
     snprintf(warm, sizeof warm, "%s/sim/accelsim-synth/warm_per_launch.csv", shared);
@@ -335,10 +344,8 @@ static int cal_load_accelsim(const char *shared, const char *testdata, cal_data 
  * warm-up run (tests/data/macsim-warmup, --warmup state included). */
 static int cal_load_macsim(const char *shared, const char *testdata, cal_data *d)
 {
-    memset(d, 0, sizeof *d);
-    snprintf(d->name, sizeof d->name, "MacSim vectormultadd");
-    d->n = 157;
-    d->kernel = calloc(d->n, sizeof *d->kernel);
+    if (cal_begin(d, "MacSim vectormultadd", 157, false))
+        return -1;
     char path[1024];
     snprintf(path, sizeof path, "%s/sim/macsim-vectormultadd/per_launch.csv", shared);
     cal_config *cf = &d->configs[d->config_count++];
@@ -379,19 +386,15 @@ static int cal_load_macsim(const char *shared, const char *testdata, cal_data *d
  * traces (time_profile.csv: what a user has before simulating). */
 static int cal_load_transformer(const char *testdata, cal_data *d)
 {
-    memset(d, 0, sizeof *d);
-    snprintf(d->name, sizeof d->name, "Accel-Sim transformer");
-    d->n = 1616;
-    d->kernel = calloc(d->n, sizeof *d->kernel);
-    d->time = cal_array(d->n);
+    if (cal_begin(d, "Accel-Sim transformer", 1616, true))
+        return -1;
     char path[1024], time[1024];
     snprintf(path, sizeof path, "%s/accelsim-transformer/per_launch_SM86_RTX3070.csv",
              testdata);
     snprintf(time, sizeof time, "%s/accelsim-transformer/time_profile.csv", testdata);
     cal_config *cf = &d->configs[d->config_count++];
     snprintf(cf->name, sizeof cf->name, "SM86_RTX3070");
-    if (!d->kernel || !d->time || !(cf->full = cal_array(d->n)) ||
-        !(cf->alone = cal_array(d->n)) ||
+    if (!(cf->full = cal_array(d->n)) || !(cf->alone = cal_array(d->n)) ||
         cal_read_column(path, "launch", NULL, "full_run_cycles", cf->full, d->n, d->kernel) ||
         cal_read_column(path, "launch", NULL, "alone_cycles", cf->alone, d->n, NULL) ||
         cal_read_column(time, "id", NULL, "duration_ns", d->time, d->n, NULL))
