@@ -435,28 +435,6 @@ static void test_sweep_root_monotonic(void **state)
 
 /* ------------------------------------------------------------- the CLI */
 
-static char *run_cli(const char *args, int *status)
-{
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "%s %s 2>%s", KS_CLI, args, in_dir("stderr.txt"));
-    FILE *f = popen(cmd, "r");
-    assert_non_null(f);
-    size_t cap = 1 << 16, len = 0;
-    char *out = malloc(cap);
-    assert_non_null(out);
-    size_t got;
-    while ((got = fread(out + len, 1, cap - len - 1, f)) > 0) {
-        len += got;
-        if (len + 1 == cap) {
-            cap *= 2;
-            out = realloc(out, cap);
-            assert_non_null(out);
-        }
-    }
-    out[len] = '\0';
-    *status = pclose(f);
-    return out;
-}
 
 static yajl_val key(yajl_val obj, const char *name)
 {
@@ -481,7 +459,7 @@ static void test_cli_json(void **state)
              "--epsilon 0.2,0.1,0.05 --methods root,random --iters 3 --json",
              dir, dir, dir);
     int status;
-    char *out = run_cli(args, &status);
+    char *out = tmpdir_run_cli(args, &status);
     assert_int_equal(status, 0);
     char errbuf[256];
     yajl_val doc = yajl_tree_parse(out, errbuf, sizeof errbuf);
@@ -528,7 +506,7 @@ static void test_cli_json(void **state)
              "eval %s/time.csv --traces %s --metric-errors --epsilon 0.1,0.05 "
              "--methods root,random --iters 2",
              dir, dir);
-    out = run_cli(args, &status);
+    out = tmpdir_run_cli(args, &status);
     assert_int_equal(status, 0);
     assert_non_null(strstr(out, "random: promises no bound; evaluated once"));
     assert_non_null(strstr(out, "smsp__inst_executed.sum"));
@@ -536,7 +514,7 @@ static void test_cli_json(void **state)
 
     /* a bad bound in the list is a usage error that names it */
     snprintf(args, sizeof args, "eval %s/time.csv --epsilon 0.1,1.5", dir);
-    out = run_cli(args, &status);
+    out = tmpdir_run_cli(args, &status);
     assert_int_equal(WEXITSTATUS(status), KS_ERR_USAGE);
     free(out);
     size_t n;

@@ -298,27 +298,6 @@ static void test_macsim_known_answer(void **state)
 
 /* ---------------------------------------------------- what estimate says */
 
-static char *run_cli(const char *args, int *status)
-{
-    char cmd[9000];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", KS_CLI, args, in_dir("stderr.txt"));
-    FILE *f = popen(cmd, "r");
-    assert_non_null(f);
-    size_t cap = 1 << 16, len = 0, got;
-    char *out = malloc(cap);
-    assert_non_null(out);
-    while ((got = fread(out + len, 1, cap - len - 1, f)) > 0) {
-        len += got;
-        if (len + 1 == cap) {
-            cap *= 2;
-            out = realloc(out, cap);
-            assert_non_null(out);
-        }
-    }
-    out[len] = '\0';
-    *status = pclose(f);
-    return out;
-}
 
 static yajl_val row_of(yajl_val rows, const char *metric)
 {
@@ -372,12 +351,12 @@ static void test_estimate_fixture(void **state)
     char args[9000];
     const char *plan = in_dir("fixture-plan.json");
     snprintf(args, sizeof args, "sample '" FIXTURE "/time.csv' --seed 1 -o '%s'", plan);
-    free(run_cli(args, &status));
+    free(tmpdir_run_cli(args, &status));
     assert_int_equal(status, 0);
     snprintf(args, sizeof args,
              "estimate '%s' '" FIXTURE "/results.csv' --traces '" FIXTURE "' --warmup context",
              plan);
-    char *text = run_cli(args, &status);
+    char *text = tmpdir_run_cli(args, &status);
     assert_int_equal(status, 0);
     const char *row = strstr(text, "\ngpu_sim_insn ");
     assert_non_null(row);
@@ -397,7 +376,7 @@ static void test_estimate_fixture(void **state)
              "estimate --json '%s' '" FIXTURE "/results.csv' --traces '" FIXTURE
              "' --warmup context",
              plan);
-    text = run_cli(args, &status);
+    text = tmpdir_run_cli(args, &status);
     assert_int_equal(status, 0);
     yajl_val rows = parse_json(text);
     yajl_val insn = row_of(rows, "gpu_sim_insn");
@@ -420,7 +399,7 @@ static void test_estimate_fixture(void **state)
     snprintf(args, sizeof args,
              "estimate --json '%s' '%s' --traces '" FIXTURE "' --warmup context", plan,
              in_dir("wrong.csv"));
-    text = run_cli(args, &status);
+    text = tmpdir_run_cli(args, &status);
     assert_int_equal(status, 0);
     rows = parse_json(text);
     insn = row_of(rows, "gpu_sim_insn");
@@ -453,7 +432,7 @@ static void test_estimate_fixture(void **state)
              "estimate '%s' '" FIXTURE "/results.csv' --traces '" FIXTURE
              "' --warmup context --estimator ratio --auxiliary trace_insts",
              plan);
-    text = run_cli(args, &status);
+    text = tmpdir_run_cli(args, &status);
     assert_int_equal(status, 0);
     assert_non_null(strstr(text, "auxiliary: the profile's trace_insts"));
     free(text);
@@ -462,14 +441,14 @@ static void test_estimate_fixture(void **state)
              "estimate '%s' '" FIXTURE "/results.csv' --warmup context --estimator ratio "
              "--auxiliary trace_insts",
              plan);
-    free(run_cli(args, &status));
+    free(tmpdir_run_cli(args, &status));
     assert_int_not_equal(status, 0);
 
     snprintf(args, sizeof args,
              "estimate --json --no-exact '%s' '" FIXTURE "/results.csv' --traces '" FIXTURE
              "' --warmup context",
              plan);
-    text = run_cli(args, &status);
+    text = tmpdir_run_cli(args, &status);
     assert_int_equal(status, 0);
     rows = parse_json(text);
     assert_false(flag(row_of(rows, "gpu_sim_insn"), "exact"));
@@ -492,7 +471,7 @@ static void test_estimate_synth(void **state)
     char args[9000];
     const char *plan = in_dir("synth-plan.json");
     snprintf(args, sizeof args, "sample '%s/time.csv' --seed 1 -o '%s'", synth_traces, plan);
-    free(run_cli(args, &status));
+    free(tmpdir_run_cli(args, &status));
     assert_int_equal(status, 0);
     for (int cfg = 0; cfg < 2; cfg++) {
         snprintf(args, sizeof args,
@@ -500,7 +479,7 @@ static void test_estimate_synth(void **state)
                  "--metric gpu_sim_insn --metric gpgpu_n_tot_thrd_icount --metric "
                  "gpgpu_n_tot_w_icount --metric ipc",
                  plan, cfg ? "SM86_RTX3070" : "SM7_QV100", synth_traces);
-        char *text = run_cli(args, &status);
+        char *text = tmpdir_run_cli(args, &status);
         assert_int_equal(status, 0);
         yajl_val rows = parse_json(text);
         assert_true(flag(row_of(rows, "gpu_sim_insn"), "exact"));

@@ -521,28 +521,6 @@ static void test_accelsim_configurations(void **state)
 
 /* ------------------------------------------------------------- the CLI */
 
-static char *run_cli(const char *args, int *status)
-{
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "%s %s 2>%s", KS_CLI, args, in_dir("stderr.txt"));
-    FILE *f = popen(cmd, "r");
-    assert_non_null(f);
-    size_t cap = 1 << 16, len = 0;
-    char *out = malloc(cap);
-    assert_non_null(out);
-    size_t got;
-    while ((got = fread(out + len, 1, cap - len - 1, f)) > 0) {
-        len += got;
-        if (len + 1 == cap) {
-            cap *= 2;
-            out = realloc(out, cap);
-            assert_non_null(out);
-        }
-    }
-    out[len] = '\0';
-    *status = pclose(f);
-    return out;
-}
 
 static char *slurp(const char *path)
 {
@@ -570,7 +548,7 @@ static void test_cli(void **state)
     int status;
     snprintf(args, sizeof args, "sample --method root %s -o %s --seed 5 --epsilon 0.1",
              in_dir("prof.csv"), in_dir("plan.json"));
-    free(run_cli(args, &status));
+    free(tmpdir_run_cli(args, &status));
     assert_int_equal(status, 0);
     ks_plan plan;
     ks_error err;
@@ -601,7 +579,7 @@ static void test_cli(void **state)
     assert_int_equal(ks_plan_versus(&plan, a, b, NULL, KS_SINGLE_PLAN, &r, &err), KS_OK);
     snprintf(args, sizeof args, "estimate %s %s --versus %s --json", in_dir("plan.json"),
              in_dir("a.csv"), in_dir("b.csv"));
-    char *out = run_cli(args, &status);
+    char *out = tmpdir_run_cli(args, &status);
     assert_int_equal(status, 0);
     char want[128];
     snprintf(want, sizeof want, "\"ratio\": %.17g, \"ci_low\": %.17g", r.ratio, r.ci_low);
@@ -613,7 +591,7 @@ static void test_cli(void **state)
     /* the text: a row and the pairing said */
     snprintf(args, sizeof args, "estimate %s %s --versus %s", in_dir("plan.json"), in_dir("a.csv"),
              in_dir("b.csv"));
-    out = run_cli(args, &status);
+    out = tmpdir_run_cli(args, &status);
     assert_int_equal(status, 0);
     snprintf(want, sizeof want, "%.6g", r.ratio);
     assert_non_null(strstr(out, want));
@@ -622,7 +600,7 @@ static void test_cli(void **state)
     /* a launch on one side only: exit 4, naming it and the file */
     snprintf(args, sizeof args, "estimate %s %s --versus %s", in_dir("plan.json"), in_dir("a.csv"),
              in_dir("b4.csv"));
-    free(run_cli(args, &status));
+    free(tmpdir_run_cli(args, &status));
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 4);
     char *e = slurp(in_dir("stderr.txt"));
     assert_non_null(strstr(e, "a.csv"));
@@ -630,11 +608,11 @@ static void test_cli(void **state)
     /* with --pilot, or uid maps that fit neither side: usage errors */
     snprintf(args, sizeof args, "estimate %s %s --versus %s --pilot %s", in_dir("plan.json"),
              in_dir("a.csv"), in_dir("b.csv"), in_dir("a.csv"));
-    free(run_cli(args, &status));
+    free(tmpdir_run_cli(args, &status));
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2);
     snprintf(args, sizeof args, "estimate %s %s --versus %s --uid-map x --uid-map y --uid-map z",
              in_dir("plan.json"), in_dir("a.csv"), in_dir("b.csv"));
-    free(run_cli(args, &status));
+    free(tmpdir_run_cli(args, &status));
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2);
     assert_non_null(strstr(slurp(in_dir("stderr.txt")), "A's first, then B's"));
     free(a);
@@ -661,7 +639,7 @@ static void test_run_folders(void **state)
     int status;
     char args[8192];
     snprintf(args, sizeof args, "sample %s -o %s", in_dir("syn/time.csv"), in_dir("rplan.json"));
-    free(run_cli(args, &status));
+    free(tmpdir_run_cli(args, &status));
     assert_int_equal(status, 0);
     static const char *const configs[] = {"SM7_QV100", "SM86_RTX3070"};
     for (int c = 0; c < 2; c++) {
@@ -670,13 +648,13 @@ static void test_run_folders(void **state)
                  "%s/alone_%s.out.xz %s/full_%s.out.xz {kernelslist}' --warmup none -o %s -q",
                  in_dir("rplan.json"), in_dir("syn"), KS_TEST_DATA, sim, configs[c], sim,
                  configs[c], in_dir(c ? "runB" : "runA"));
-        free(run_cli(args, &status));
+        free(tmpdir_run_cli(args, &status));
         if (status != 0)
             fail_msg("ksample %s: %s", args, slurp(in_dir("stderr.txt")));
     }
     snprintf(args, sizeof args, "estimate %s %s --versus %s --json", in_dir("rplan.json"),
              in_dir("runA"), in_dir("runB"));
-    char *out = run_cli(args, &status);
+    char *out = tmpdir_run_cli(args, &status);
     assert_int_equal(status, 0);
     /* the recorded alone cycles at the plan's samples */
     ks_plan plan;

@@ -180,4 +180,32 @@ static inline char *read_file(const char *path, size_t *len)
     return data;
 }
 
+#ifdef KS_CLI
+/* Runs the command built beside the tests (KS_CLI) with args (a shell's
+ * words), its standard error into tmpdir/stderr.txt; returns its standard
+ * output (malloc'd, the caller frees it) and its wait status in *status. */
+static inline char *tmpdir_run_cli(const char *args, int *status)
+{
+    char cmd[20000];
+    int n = snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", KS_CLI, args, in_dir("stderr.txt"));
+    assert_true(n > 0 && (size_t)n < sizeof cmd);
+    FILE *f = popen(cmd, "r");
+    assert_non_null(f);
+    size_t cap = 1 << 16, len = 0, got;
+    char *out = malloc(cap);
+    assert_non_null(out);
+    while ((got = fread(out + len, 1, cap - len - 1, f)) > 0) {
+        len += got;
+        if (len + 1 == cap) {
+            cap *= 2;
+            out = realloc(out, cap);
+            assert_non_null(out);
+        }
+    }
+    out[len] = '\0';
+    *status = pclose(f);
+    return out;
+}
+#endif
+
 #endif
