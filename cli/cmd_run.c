@@ -155,6 +155,18 @@ static int describe(run_state *s, run_args *a, char warmup_text[32], char **comm
     return rc;
 }
 
+/* The manifest's strings run() lent it (the rest are the state's own):
+ * unset there and freed, once the manifest is written or not needed. */
+static void drop_borrowed(run_state *s, char *plan_abs, char *traces_abs, char *command)
+{
+    s->manifest.plan = s->manifest.traces = s->manifest.warmup = s->manifest.simulator = NULL;
+    s->manifest.command = s->manifest.traces_fingerprint = s->manifest.config_xxh128 = NULL;
+    s->manifest.profile_xxh128 = NULL;
+    free(plan_abs);
+    free(traces_abs);
+    free(command);
+}
+
 static int run(run_args *a)
 {
     run_state s;
@@ -281,12 +293,7 @@ static int run(run_args *a)
         /* an earlier plan of the folder: its jobs are there, or its refined
          * plan's run runs them */
         rc = cli_run_earlier_done(&s, a);
-        s.manifest.plan = s.manifest.traces = s.manifest.warmup = s.manifest.simulator = NULL;
-        s.manifest.command = s.manifest.traces_fingerprint = s.manifest.config_xxh128 = NULL;
-        s.manifest.profile_xxh128 = NULL;
-        free(plan_abs);
-        free(traces_abs);
-        free(command);
+        drop_borrowed(&s, plan_abs, traces_abs, command);
         cli_run_state_free(&s);
         return rc;
     }
@@ -302,12 +309,7 @@ static int run(run_args *a)
         rc = cli_run_prepare_state(&s, a);
     for (size_t j = 0; j < s.job_count && !rc; j++)
         rc = cli_run_prepare_job(&s, a, j);
-    s.manifest.plan = s.manifest.traces = s.manifest.warmup = s.manifest.simulator = NULL;
-    s.manifest.command = s.manifest.traces_fingerprint = s.manifest.config_xxh128 = NULL;
-    s.manifest.profile_xxh128 = NULL;
-    free(plan_abs);
-    free(traces_abs);
-    free(command);
+    drop_borrowed(&s, plan_abs, traces_abs, command);
     if (rc)
         return cli_run_state_free(&s), rc;
     cli_progress pr;
