@@ -104,9 +104,8 @@ typedef struct fit_group {
     long double see, sww, sand;         /* sum w e^2 about the line; sum w^2 (x - xm)^2;
                                          * sum w^2 (x - xm)^2 e^2 */
     double vb;                          /* the slope's variance */
-    double excess;                      /* its departure from plain, squared,
-                                         * beyond its variance (choose) */
-    double depart, depart_var;          /* the departure and its variance */
+    double depart, depart_var;          /* its departure from plain and that
+                                         * departure's variance (choose) */
     bool ratio_ok, line_ok;
     double v[3];                        /* variance contributions: plain, ratio, line */
     ks_estimator used;
@@ -386,6 +385,13 @@ static void append_label(char *buf, size_t size, const char *label)
  * plain's own error half the time */
 #define DEPART_Z 2.0
 
+/* A departure d from plain, of variance v where the ratio or line is right:
+ * its square beyond v once past DEPART_Z standard errors, else 0. */
+static long double departure_excess(long double d, long double v)
+{
+    return d * d > DEPART_Z * DEPART_Z * v ? d * d - v : 0;
+}
+
 /* auto without lines (auto's narrower alternative, below) */
 #define AUTO_NO_LINES ((ks_estimator)(KS_ESTIMATOR_AUTO + 1))
 
@@ -449,21 +455,19 @@ static void choose(ks_estimator estimator, work *w, ks_aux_estimate *out)
          * bias over 200 seeds, intervals covering 75-79 %.  (Switching to
          * plain where d is large broke other rows: a large d is as often
          * plain's error.) */
-        g->excess = g->depart = g->depart_var = 0;
+        g->depart = g->depart_var = 0;
         if (g->used != KS_ESTIMATOR_PLAIN && g->n >= 2) {
             int slot = g->used == KS_ESTIMATOR_RATIO ? 1 : 2;
             double alt = g->used == KS_ESTIMATOR_RATIO
                              ? (double)(g->R * g->X)
                              : (double)(g->wy + g->a * (g->N - g->w) + g->b * (g->X - g->wx));
-            double d = alt - (double)g->wy, vd = g->v[0] - g->v[slot];
-            g->depart = d;
+            double vd = g->v[0] - g->v[slot];
+            g->depart = alt - (double)g->wy;
             g->depart_var = vd > 0 ? vd : 0;
-            g->excess = d * d > DEPART_Z * DEPART_Z * g->depart_var ? d * d - g->depart_var : 0;
-            if (g->excess > 0) {
+            if (departure_excess(g->depart, g->depart_var) > 0) {
                 out->departed++;
                 append_label(out->departed_labels, sizeof out->departed_labels, g->label);
-            } else
-                g->excess = 0;
+            }
         }
         if (unstable) {
             out->unstable++;
@@ -625,11 +629,10 @@ static ks_status estimate(const ks_plan *plan, const double *y, const ks_auxilia
     for (size_t f = 0; f < w->fits; f++) {
         dsum += w->g[f].depart;
         vsum += w->g[f].depart_var;
-        esum += w->g[f].excess;
+        esum += departure_excess(w->g[f].depart, w->g[f].depart_var);
     }
-    long double etot = dsum * dsum > DEPART_Z * DEPART_Z * vsum ? dsum * dsum - vsum : 0;
     if (st == KS_OK)
-        out->variance += (double)fmaxl(esum, etot);
+        out->variance += (double)fmaxl(esum, departure_excess(dsum, vsum));
     /* one degree of freedom per fitted slope, and the slopes' own
      * uncertainty (b - B)(X - X^), which the linearisation leaves out */
     if (st == KS_OK && slopes) {
