@@ -573,7 +573,9 @@ int cli_run_describe_job(run_state *s, const run_args *a, size_t j)
      * kernel, no launch of the traces); memory copies are no kernel */
     bool copies = a->warmup.mode == KS_WARMUP_STATE && (a->warmup.carrier == KS_STATE_MEMCPY ||
                                                         a->warmup.carrier == KS_STATE_MEMCPY32);
-    /* (state:memcpy32+stores lists its store kernel: a kernel, as state:kernel) */
+    /* (state:memcpy32+stores lists its store kernel: a kernel, as state:kernel;
+     * state:split lists one for every launch, and the results reader leaves
+     * out those the walk did not write) */
     size_t listed = 0;
     for (size_t k = 0; k < count; k++) {
         const ks_export_entry *e = &s->entries[first + k];
@@ -772,8 +774,16 @@ int cli_run_prepare_state(run_state *s, const run_args *a)
                 rep.cut);
     if (!rc)
         cli_run_say_short_states(&rep);
+    char carrier[32];
+    ks_warmup_format(&a->warmup, carrier, sizeof carrier);
+    if (!rc && a->warmup.carrier == KS_STATE_SPLIT && !a->quiet)
+        fprintf(stderr,
+                "ksample: run: state:split: %zu of %zu launches have a dirty line within "
+                "reach of their misses: their warm-up kernels carry %llu lines, copies the "
+                "rest\n",
+                rep.split_kernels, rep.launches, (unsigned long long)rep.split_kernel_lines);
     if (!rc && rep.dirty && a->warmup.carrier != KS_STATE_KERNEL &&
-        a->warmup.carrier != KS_STATE_MEMCPY32_STORES)
+        a->warmup.carrier != KS_STATE_MEMCPY32_STORES && a->warmup.carrier != KS_STATE_SPLIT)
         fprintf(stderr,
                 "ksample: note: %s: %llu of the copied lines were last written "
                 "(dirty) and GPGPU-Sim fills copies clean, so the write-backs their eviction "
@@ -784,17 +794,17 @@ int cli_run_prepare_state(run_state *s, const run_args *a)
                 (unsigned long long)rep.dirty);
     if (!rc && rep.zero_moved && !a->quiet)
         fprintf(stderr,
-                "ksample: run: state:memcpy32: in %zu launches the remap would put a line on "
+                "ksample: run: %s: in %zu launches the remap would put a line on "
                 "address 0, which Accel-Sim reads as an inactive lane: their 32-bit space is "
                 "moved by a constant no address function of the configuration sees\n",
-                rep.zero_moved);
+                carrier, rep.zero_moved);
     if (!rc && rep.zero_kept)
         fprintf(stderr,
-                "ksample: note: state:memcpy32: in %zu launches no remap keeps both every "
+                "ksample: note: %s: in %zu launches no remap keeps both every "
                 "line off address 0 and the order of each warp instruction's lines: their "
                 "accesses to address 0, which Accel-Sim reads as an inactive lane, are lost "
-                "(--warmup state keeps them)\n",
-                rep.zero_kept);
+                "(--warmup state:kernel keeps them)\n",
+                carrier, rep.zero_kept);
     for (size_t j = 0; owned && j < s->job_count; j++)
         free(owned[j]);
     free(owned);

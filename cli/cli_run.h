@@ -95,6 +95,10 @@ int cli_run_probe_memcpy(run_args *a, bool earlier_only, bool *known);
  * 32-bit remap and the program's footprint stays apart under it; else the
  * warm-up kernel, saying why. */
 int cli_run_check_memcpy32(run_args *a, bool macsim);
+/* `--warmup state` without a carrier: the carrier of the folder's earlier
+ * run (a rerun goes on as it began), else state:split on Accel-Sim (which
+ * cli_run_check_memcpy32 then checks), else the warm-up kernel. */
+void cli_run_default_carrier(const run_state *s, run_args *a);
 /* The sampled launches whose rebuilt state missing traces left short of the
  * cut, on stderr (nothing where none). */
 void cli_run_say_short_states(const ks_state_report *rep);

@@ -5,6 +5,7 @@
 #include "cli_run.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* state:memcpy32: whether the configuration's address functions have a
  * 32-bit remap and the program's footprint stays apart under it; else the
@@ -19,11 +20,21 @@ int cli_run_check_memcpy32(run_args *a, bool macsim)
         rep = (ks_state_remap_report){.why = "MacSim takes no memory-copy lines"};
     else if (ks_state_remap_check(a->traces, &a->warmup, &rep, &err) != KS_OK)
         return cli_fail(&err);
+    const char *name = a->warmup.carrier == KS_STATE_SPLIT ? "state:split" : "state:memcpy32";
     if (!rep.usable) {
-        fprintf(stderr, "ksample: note: state:memcpy32 does not apply (%s): the state goes in "
-                        "a warm-up kernel instead (state:kernel)\n",
-                rep.why);
+        fprintf(stderr, "ksample: note: %s does not apply (%s): the state goes in a warm-up "
+                        "kernel instead (state:kernel)\n",
+                name, rep.why);
         a->warmup.carrier = KS_STATE_KERNEL;
+    } else if (!a->quiet && a->warmup.carrier == KS_STATE_SPLIT) {
+        fprintf(stderr,
+                "ksample: run: state:split%s: the configuration reads address bits up to %d; "
+                "the program's %llu lines stay apart in 32 bits: copies (no warm-up cycle) "
+                "and each launch's trace go in that address space, and a warm-up kernel "
+                "only where the launch's misses can evict dirty lines\n",
+                a->warmup.carrier_given ? "" : " (the default)", rep.max_bit,
+                (unsigned long long)rep.lines);
+        return 0;
     } else if (!a->quiet && a->warmup.carrier == KS_STATE_MEMCPY32_STORES) {
         fprintf(stderr,
                 "ksample: run: state:memcpy32+stores: the configuration reads address bits up "
@@ -43,6 +54,18 @@ int cli_run_check_memcpy32(run_args *a, bool macsim)
                 rep.max_bit, rep.read_high ? " (those above 31 kept by low bits)" : "",
                 (unsigned long long)rep.lines);
     return 0;
+}
+
+void cli_run_default_carrier(const run_state *s, run_args *a)
+{
+    ks_warmup earlier;
+    ks_error err;
+    if (s->has_previous && s->previous.warmup &&
+        strncmp(s->previous.warmup, "state:", 6) == 0 &&
+        ks_warmup_parse(s->previous.warmup, &earlier, &err) == KS_OK)
+        a->warmup.carrier = earlier.carrier;
+    else
+        a->warmup.carrier = s->macsim ? KS_STATE_KERNEL : KS_STATE_SPLIT;
 }
 
 /* Where the trace folder lacks launches the tracer numbered (a tracer told

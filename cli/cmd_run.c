@@ -84,7 +84,7 @@ static void help(void)
            "                     state rebuilds the L2 state the full run would give the\n"
            "                     launch from the traces of every launch before it, and\n"
            "                     carries it as a warm-up kernel ksample writes\n"
-           "                     (state, state:kernel: any build) or as MemcpyHtoD\n"
+           "                     (state:kernel: any build; plain state on MacSim) or as MemcpyHtoD\n"
            "                     lines at no simulated cycle (state:memcpy: Accel-Sim\n"
            "                     builds whose perf_memcpy_to_gpu keeps 64-bit addresses;\n"
            "                     the first job checks it, and the run falls back to the\n"
@@ -95,7 +95,13 @@ static void help(void)
            "                     (state:memcpy32; state:memcpy32+stores adds a kernel of\n"
            "                     only the dirty lines' stores, which copies fill clean;\n"
            "                     the run checks the program's lines stay apart and falls\n"
-           "                     back to the kernel with a note where not).\n"
+           "                     back to the kernel with a note where not). state:split\n"
+           "                     (plain state on Accel-Sim) is state:memcpy32 where no\n"
+           "                     dirty line is within reach of the launch's misses, and\n"
+           "                     elsewhere puts the lines from the oldest such dirty line\n"
+           "                     to the youngest the launch can evict in a warm-up kernel,\n"
+           "                     between the copies of the older and the younger lines.\n"
+           "                     A rerun keeps the carrier its folder was run with.\n"
            "                     Default state (the simulated L2 from --config, --params,\n"
            "                     --sim-config or --l2-size; else since-same:8).  How\n"
            "                     close each mode comes to the full run, and at what cost\n"
@@ -230,10 +236,12 @@ static int run(run_args *a)
                  !s.macsim, known = false;
     if (probe && (rc = cli_run_probe_memcpy(a, true, &known)))
         return cli_run_state_free(&s), rc;
-    /* state:memcpy32: the remap applies, or the kernel carries the state */
-    if (a->warmup.mode == KS_WARMUP_STATE &&
-        (a->warmup.carrier == KS_STATE_MEMCPY32 ||
-         a->warmup.carrier == KS_STATE_MEMCPY32_STORES) &&
+    /* plain `state`: the earlier run's carrier, else state:split */
+    if (a->warmup.mode == KS_WARMUP_STATE && !a->warmup.carrier_given)
+        cli_run_default_carrier(&s, a);
+    /* state:memcpy32 and split: the remap applies, or the kernel carries
+     * the state */
+    if (a->warmup.mode == KS_WARMUP_STATE && ks_state_carrier_remaps(a->warmup.carrier) &&
         (rc = cli_run_check_memcpy32(a, s.macsim)))
         return cli_run_state_free(&s), rc;
     char *plan_abs = realpath(a->plan, NULL), *traces_abs = realpath(a->traces, NULL);
@@ -532,13 +540,8 @@ int cmd_run(int argc, char **argv)
         if (a.sim_config[0] && !a.state.sim_config)
             a.warmup.sim_config = a.sim_config;
         if (!a.warmup_given && !a.quiet)
-            fprintf(stderr,
-                    "ksample: run: warm-up state:kernel, the default: the carrier measured "
-                    "on stock builds (summed within 0.1 %% of the full run, docs/bench.md)%s\n",
-                    a.macsim ? ""
-                             : "; state:memcpy32 needs no warm-up cycles on a stock Accel-Sim "
-                               "but is not the default until its launches are measured equal "
-                               "to the originals");
+            fprintf(stderr, "ksample: run: warm-up state, the default: each launch starts from "
+                            "the L2 state the full run gives it, rebuilt from the traces\n");
     }
     return run(&a);
 }

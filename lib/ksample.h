@@ -1378,10 +1378,21 @@ typedef enum ks_state_carrier {
                           * the launch's trace in a 32-bit address space that
                           * keeps every address bit the configuration reads
                           * (needs its gpgpusim.config; lines filled clean) */
-    KS_STATE_MEMCPY32_STORES = 3 /* state:memcpy32 and a warm-up kernel of only
+    KS_STATE_MEMCPY32_STORES = 3, /* state:memcpy32 and a warm-up kernel of only
                           * the stores of the dirty lines (which copies fill
                           * clean): its cost follows the dirty share */
+    KS_STATE_SPLIT = 4   /* state:memcpy32's copies for every line but those
+                          * from the oldest dirty line to the youngest one the
+                          * launch's misses can evict, which a warm-up kernel
+                          * loads (and stores) in their place between the
+                          * copies: no kernel, and no warm-up cycle, where no
+                          * dirty line is within the launch's reach; the
+                          * default of `--warmup state` on Accel-Sim where
+                          * state:memcpy32's remap applies */
 } ks_state_carrier;
+/* Whether the carrier puts the launch's trace and the copies in a 32-bit
+ * address space (state:memcpy32, its +stores, state:split). */
+bool ks_state_carrier_remaps(ks_state_carrier c);
 
 /* The lines a warm-up kernel loads (--state-lines): every rebuilt line (the
  * L2 as full as the full run's, so the launch's misses evict and write back
@@ -1401,6 +1412,8 @@ typedef struct ks_warmup {
                      * (since-same:N:K); 0 reads as 1 */
     /* state only */
     ks_state_carrier carrier;
+    bool carrier_given;       /* named (state:CARRIER); plain `state` lets run
+                               * pick state:split where it applies */
     double cut;               /* lines kept: cut x the L2's lines; 0: the default */
     uint64_t l2_bytes;        /* the simulated L2; 0: from sim_config */
     const char *sim_config;   /* gpgpusim.config or MacSim params.in: the L2's
@@ -1478,6 +1491,11 @@ typedef struct ks_state_report {
      * no address function sees, and those it could not move (their accesses
      * there are lost) */
     size_t zero_moved, zero_kept;
+    /* state:split: launches whose state needed a warm-up kernel (a dirty
+     * line within reach of their misses), and the lines those kernels
+     * carry in all (the rest went in copies) */
+    size_t split_kernels;
+    uint64_t split_kernel_lines;
 } ks_state_report;
 #define KS_STATE_SHORT_LISTED 8
 

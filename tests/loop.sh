@@ -100,6 +100,34 @@ grep -q "state:memcpy32 does not apply (.*indexing 4" "$T/err" || bad "state:mem
 ls "$T"/r32f/jobs/*/kernel-ksample-state-*.traceg >/dev/null 2>&1 || bad "state:memcpy32's fallback has no warm-up kernel"
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/s32b" --warmup state:memcpy32 --l2-size 4M
 grep -q "gpgpusim.config" "$T/err" || bad "state:memcpy32 without a configuration: $(cat "$T/err")"
+# state:split (plain state on Accel-Sim where the remap applies): memcpy32's
+# copies, and a warm-up kernel only for the launches with a dirty line within
+# reach of their misses, listed between the copies; this plan has both kinds
+expect 0 "$KS" sample "$T/syn/time.csv" --method random --fraction 0.5 --seed 4 -o "$T/half.json"
+nhalf=$(grep -c '"id": [0-9]' "$T/half.json")
+expect 0 "$KS" export "$T/half.json" --to accelsim --traces "$T/syn" -o "$T/ssp" --warmup state:split --sim-config "$T/rtx.config"
+files=$(ls "$T/ssp" | grep -c '^kernel-ksample-state-')
+[ "$files" -gt 0 ] && [ "$files" -lt "$nhalf" ] || bad "state:split: $files warm-up kernels of $nhalf launches: the test needs launches with and without"
+[ "$(grep -c '^kernel-ksample-state-' "$T/ssp/kernelslist.g")" = "$files" ] || bad "state:split lists other kernels than it wrote"
+[ "$(grep -c ',state$' "$T/ssp/weights.csv")" = "$files" ] || bad "state:split: weights.csv's state rows are not its kernels"
+awk '/^kernel-ksample-state-/ { k = 1; next } k && /^MemcpyHtoD/ { after = 1 } /^kernel-[0-9]/ { k = 0 } END { exit !after }' "$T/ssp/kernelslist.g" ||
+    bad "state:split: no copies of the younger lines after a warm-up kernel"
+# run: the default carrier, the kernels read and left out, every launch read
+printf '%s\n' '#!/bin/sh' 'uid=0' 'grep "^kernel" "$1" | while IFS= read -r k; do' \
+    '    uid=$((uid + 1))' '    name=$(sed -n "s/^-kernel name = //p" "$(dirname "$1")/$k" | head -n 1)' \
+    '    case $k in kernel-ksample-state-*) n=0 ;; *) n=${k#kernel-}; n=${n%.traceg} ;; esac' \
+    '    printf "kernel_name = %s\nkernel_launch_uid = %d\ngpu_sim_cycle = %d\ngpu_tot_sim_cycle = 1\n" "$name" "$uid" $((n * 40 + 1000))' \
+    'done' >"$T/sim.sh"
+expect 0 "$KS" run "$T/half.json" --traces "$T/syn" --simulator "sh $T/sim.sh {kernelslist}" --sim-config "$T/rtx.config" -o "$T/rsp"
+grep -q "state:split (the default): the configuration reads address bits up to 36" "$T/err" || bad "run's default carrier: $(cat "$T/err")"
+grep -q "state:split: $files of $nhalf launches have a dirty line within reach" "$T/err" || bad "run does not say which launches got a kernel: $(cat "$T/err")"
+expect 0 "$KS" estimate "$T/half.json" "$T/rsp"
+grep -q "^warm-up kernels read and left out: $files$" "$T/out" || bad "estimate of a state:split run: $(cat "$T/out")"
+grep -q "^results: $nhalf launches" "$T/out" || bad "estimate of a state:split run misses launches: $(cat "$T/out")"
+# a rerun goes on with the carrier its folder began with
+expect 0 "$KS" run "$T/half.json" --traces "$T/syn" --simulator "sh $T/sim.sh {kernelslist}" --sim-config "$T/rtx.config" --warmup state:kernel -o "$T/rsk"
+expect 0 "$KS" run "$T/half.json" --traces "$T/syn" --simulator "sh $T/sim.sh {kernelslist}" --sim-config "$T/rtx.config" -o "$T/rsk"
+grep -q "(warm-up state:kernel), 0 done now" "$T/err" || bad "a rerun with plain state changed the carrier: $(cat "$T/err")"
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup state --state-cut 0.5 --l2-size 4M
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup none --l2-size 4M
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup state:memcpy --state-lines all --l2-size 4M

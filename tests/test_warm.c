@@ -382,6 +382,97 @@ static void test_carriers_read_back(void **state)
     ks_macsim_set_free(ms);
 }
 
+/* state:split's span on a model whose sets are known (linear index, 4 sets
+ * of 2 ways): lines 0..7 used in order, line 1 written.  A launch's line
+ * that misses in a full set reaches that set's least recent lines; the
+ * kernel's part runs from the oldest dirty line in reach to the youngest
+ * line in reach, and is empty where no dirty line is. */
+static void test_split_span_known_answers(void **state)
+{
+    (void)state;
+    ks_error err;
+    ks_l2_state s;
+    assert_int_equal(ks_l2_state_init(&s, 8, 16, 2, 128, 32, &err), KS_OK);
+    s.set_index = KS_SET_LINEAR;
+    for (uint64_t l = 0; l < 8; l++)
+        assert_int_equal(ks_l2_state_touch(&s, l, 0xf, l == 1, &err), KS_OK);
+    struct {
+        uint64_t lines[2];
+        size_t count;
+        uint32_t margin;
+        size_t from, to, reach;
+    } cases[] = {
+        {{8}, 1, 0, 0, 0, 1},       /* evicts line 0, clean: copies carry it all */
+        {{9}, 1, 0, 1, 2, 2},       /* evicts line 1, dirty */
+        {{9}, 1, 1, 1, 6, 6},       /* and with a margin of one, line 5 */
+        {{1}, 1, 0, 0, 0, 0},       /* a hit reaches nothing */
+        {{12, 16}, 2, 0, 1, 5, 5},  /* lines 0 and 4 in reach: dirty line 1 in between */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        ks_line_set fp = {0};
+        fp.lines = cases[c].lines;
+        fp.count = cases[c].count;
+        size_t from = 99, to = 99, reach = 99;
+        assert_int_equal(ks_l2_state_kernel_span(&s, &fp, cases[c].margin, &from, &to, &reach,
+                                                 &err),
+                         KS_OK);
+        assert_int_equal(from, cases[c].from);
+        assert_int_equal(to, cases[c].to);
+        assert_int_equal(reach, cases[c].reach);
+    }
+    /* a set with a free way takes a miss without evicting */
+    ks_l2_state_clear(&s);
+    assert_int_equal(ks_l2_state_touch(&s, 0, 0xf, true, &err), KS_OK);
+    uint64_t four = 4;
+    ks_line_set fp = {0};
+    fp.lines = &four;
+    fp.count = 1;
+    size_t from, to, reach;
+    assert_int_equal(ks_l2_state_kernel_span(&s, &fp, 0, &from, &to, &reach, &err), KS_OK);
+    assert_int_equal(reach, 0);
+    assert_int_equal(to, from);
+    ks_l2_state_free(&s);
+}
+
+/* The parts by position put together are the whole: copies of [0, k) then
+ * of [k, end) are, line for line, the copies of every held line. */
+static void test_split_parts_cover(void **state)
+{
+    (void)state;
+    ks_error err;
+    ks_l2_state s;
+    assert_int_equal(ks_l2_state_init(&s, 64, 128, 4, 128, 32, &err), KS_OK);
+    for (uint64_t l = 0; l < 100; l++)
+        assert_int_equal(ks_l2_state_touch(&s, l * 3 % 97, l % 3 ? 0x3 : 0xc, l % 5 == 0, &err),
+                         KS_OK);
+    char *whole = NULL, *parts = NULL;
+    size_t wn = 0, pn = 0, a, b, all;
+    FILE *f = open_memstream(&whole, &wn);
+    assert_int_equal(ks_state_write_memcpy32(f, &s, NULL, NULL, &all, &err), KS_OK);
+    fclose(f);
+    for (size_t k = 0; k <= s.held; k += 7) {
+        ks_line_set older = {.by_position = true, .from = 0, .to = k};
+        ks_line_set younger = {.by_position = true, .from = k, .to = SIZE_MAX};
+        f = open_memstream(&parts, &pn);
+        assert_int_equal(ks_state_write_memcpy32(f, &s, &older, NULL, &a, &err), KS_OK);
+        assert_int_equal(ks_state_write_memcpy32(f, &s, &younger, NULL, &b, &err), KS_OK);
+        fclose(f);
+        assert_int_equal(a + b, all);
+        /* the same sectors in the same order (a range may split at k) */
+        uint64_t sum_w = 0, sum_p = 0;
+        unsigned long long x, y;
+        for (char *t = whole; (t = strstr(t, "MemcpyHtoD,")) && sscanf(t, "MemcpyHtoD,0x%llx,%llu", &x, &y) == 2; t++)
+            sum_w += y;
+        for (char *t = parts; (t = strstr(t, "MemcpyHtoD,")) && sscanf(t, "MemcpyHtoD,0x%llx,%llu", &x, &y) == 2; t++)
+            sum_p += y;
+        assert_true(sum_w == sum_p);
+        free(parts);
+        parts = NULL;
+    }
+    free(whole);
+    ks_l2_state_free(&s);
+}
+
 /* The report of ks_export_state_write: the memcpy carrier counts the dirty
  * lines it copies (GPGPU-Sim fills copies clean: run says so), the kernel
  * carrier loads every held line by default and more than the touched ones. */
@@ -960,6 +1051,8 @@ int main(void)
         cmocka_unit_test(test_model_replay_equals_history),
         cmocka_unit_test(test_walk_pins_states),
         cmocka_unit_test(test_carriers_read_back),
+        cmocka_unit_test(test_split_span_known_answers),
+        cmocka_unit_test(test_split_parts_cover),
         cmocka_unit_test(test_state_report),
         cmocka_unit_test(test_geometry_from_configs),
         cmocka_unit_test(test_walk_says_short),

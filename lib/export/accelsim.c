@@ -368,8 +368,7 @@ static bool stores_state(const out_ctx *c)
 static bool remapped_trace(const out_ctx *c, size_t launch)
 {
     if (!c->warmup || c->warmup->mode != KS_WARMUP_STATE ||
-        (c->warmup->carrier != KS_STATE_MEMCPY32 &&
-         c->warmup->carrier != KS_STATE_MEMCPY32_STORES))
+        !ks_state_carrier_remaps(c->warmup->carrier))
         return false;
     for (size_t k = 0; k < c->count; k++)
         if (c->entries[k].state && c->entries[k].launch == launch)
@@ -377,8 +376,25 @@ static bool remapped_trace(const out_ctx *c, size_t launch)
     return false;
 }
 
+/* state:split: whether the walk gave launch a warm-up kernel (only where a
+ * dirty line is within reach of its misses): its file in dir. */
+static bool split_kernel_at(const out_ctx *c, const char *dir, size_t launch)
+{
+    if (!c->warmup || c->warmup->mode != KS_WARMUP_STATE ||
+        c->warmup->carrier != KS_STATE_SPLIT)
+        return false;
+    char name[96];
+    snprintf(name, sizeof name, KS_WARM_KERNEL_FILE_PREFIX "%zu.traceg", launch + 1);
+    char *path = ks_path_join(dir, name);
+    struct stat sb;
+    bool there = path && lstat(path, &sb) == 0;
+    free(path);
+    return there;
+}
+
 /* The MemcpyHtoD lines of launch's rebuilt state (warm_state.c wrote them
- * into the output folder) copied into the list. */
+ * into the output folder) copied into the list; state:split's name its
+ * warm-up kernel among them, where the launch has one. */
 static ks_status copy_state_lines(const out_ctx *c, size_t launch, FILE *f, ks_error *err)
 {
     char name[64];
@@ -483,7 +499,8 @@ static ks_status write_weights(const void *vctx, FILE *f, ks_error *err)
     size_t uid = 0;
     for (size_t k = 0; k < c->count; k++) {
         const ks_export_entry *e = &c->entries[k];
-        if (e->state && memcpy_state(c) && !stores_state(c))
+        if (e->state && memcpy_state(c) && !stores_state(c) &&
+            !split_kernel_at(c, c->out, e->launch))
             continue; /* memory copies: no kernel, no uid */
         if (e->state)
             fprintf(f, "%zu,%llu,0,%zu,%s%zu.traceg,state\n", ++uid, (unsigned long long)e->id,
@@ -563,6 +580,11 @@ static ks_status state_carriers(const out_ctx *c, ks_dir_build *b, bool job, ks_
                                                                   "%zu.traceg",
                  c->entries[k].launch + 1);
         st = ks_dir_build_adopt(b, name, err);
+        if (st == KS_OK && split_kernel_at(c, b->path, c->entries[k].launch)) {
+            snprintf(name, sizeof name, KS_WARM_KERNEL_FILE_PREFIX "%zu.traceg",
+                     c->entries[k].launch + 1);
+            st = ks_dir_build_adopt(b, name, err);
+        }
         if (st == KS_OK && stores_state(c)) {
             snprintf(name, sizeof name, KS_WARM_KERNEL_FILE_PREFIX "%zu.traceg",
                      c->entries[k].launch + 1);

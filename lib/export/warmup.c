@@ -52,7 +52,12 @@
 
 static const char *const mode_names[] = {"none", "self", "same", "prev", "since-same", "state"};
 static const char *const carrier_names[] = {"kernel", "memcpy", "memcpy32",
-                                             "memcpy32+stores"};
+                                             "memcpy32+stores", "split"};
+
+bool ks_state_carrier_remaps(ks_state_carrier c)
+{
+    return c == KS_STATE_MEMCPY32 || c == KS_STATE_MEMCPY32_STORES || c == KS_STATE_SPLIT;
+}
 
 ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err)
 {
@@ -62,18 +67,20 @@ ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err)
         w->depth = 1;
         if (text[5] == '\0')
             return KS_OK;
-        for (int c = 0; c < 4; c++)
+        for (int c = 0; c < 5; c++)
             if (strcmp(text + 6, carrier_names[c]) == 0) {
                 w->carrier = (ks_state_carrier)c;
+                w->carrier_given = true;
                 return KS_OK;
             }
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                             "warm-up '%s': the state's carrier is kernel (a warm-up kernel, "
                             "any build), memcpy (MemcpyHtoD lines, a build whose "
-                            "perf_memcpy_to_gpu keeps 64-bit addresses) or memcpy32 "
+                            "perf_memcpy_to_gpu keeps 64-bit addresses), memcpy32 "
                             "(MemcpyHtoD lines and the launch in a 32-bit address space, a "
                             "stock build; memcpy32+stores: and a kernel storing the dirty "
-                            "lines)",
+                            "lines) or split (memcpy32's copies, and a kernel for the part "
+                            "where the launch's misses can evict dirty lines)",
                             text);
     }
     const char *colon = strchr(text, ':');
@@ -87,7 +94,7 @@ ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                             "warm-up mode '%s': one of none, self, same, prev:N, since-same:N, "
                             "since-same:N:K, state, state:kernel, state:memcpy, state:memcpy32, "
-                            "state:memcpy32+stores",
+                            "state:memcpy32+stores, state:split",
                             text);
     w->mode = (ks_warmup_mode)found;
     bool counted = w->mode == KS_WARMUP_PREV || w->mode == KS_WARMUP_SINCE_SAME;
@@ -128,7 +135,7 @@ void ks_warmup_format(const ks_warmup *w, char *buf, size_t size)
 {
     if (w->mode == KS_WARMUP_STATE)
         snprintf(buf, size, "state:%s",
-                 carrier_names[w->carrier <= KS_STATE_MEMCPY32_STORES ? w->carrier : 0]);
+                 carrier_names[w->carrier <= KS_STATE_SPLIT ? w->carrier : 0]);
     else if (w->mode == KS_WARMUP_SINCE_SAME && w->depth > 1)
         snprintf(buf, size, "%s:%u:%u", mode_names[w->mode], w->count, w->depth);
     else if (w->mode == KS_WARMUP_PREV || w->mode == KS_WARMUP_SINCE_SAME)

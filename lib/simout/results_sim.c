@@ -1060,16 +1060,67 @@ ks_results_kind ks_results_detect(const char *path, ks_error *err)
 
 /* ---------------------------------------------------------- run folders */
 
+/* state:split lists each sampled launch's warm-up kernel, which the walk
+ * writes only where a dirty line is within the launch's reach (after the
+ * manifest): those the job's folder lacks are left out of *view, whose
+ * arrays (*owned) the caller frees. */
+static ks_status split_listing(const char *root, const ks_run_manifest *m,
+                               const ks_run_manifest_job *job, ks_run_manifest_job *view,
+                               void **owned, ks_error *err)
+{
+    *view = *job;
+    *owned = NULL;
+    if (!m->warmup || strcmp(m->warmup, "state:split") != 0 || !job->measured)
+        return KS_OK;
+    size_t n = job->id_count;
+    char *block = malloc((n + 1) * (2 * sizeof(uint64_t) + 1));
+    if (!block)
+        return ks_error_set(err, KS_ERR_NOMEM, root, 0, "out of memory");
+    uint64_t *ids = (uint64_t *)block, *launches = ids + n + 1;
+    unsigned char *measured = (unsigned char *)(launches + n + 1);
+    size_t kept = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (job->measured[k] == 2) {
+            char name[96];
+            uint64_t launch = job->launches ? job->launches[k] : job->ids[k];
+            snprintf(name, sizeof name, "%s%llu.traceg", KS_WARM_KERNEL_FILE_PREFIX,
+                     (unsigned long long)launch + 1);
+            char *kernel = ks_run_job_file(root, job->dir, name);
+            struct stat sb;
+            bool there = kernel && lstat(kernel, &sb) == 0;
+            free(kernel);
+            if (!there)
+                continue;
+        }
+        ids[kept] = job->ids[k];
+        launches[kept] = job->launches ? job->launches[k] : job->ids[k];
+        measured[kept++] = job->measured[k];
+    }
+    view->ids = ids;
+    view->launches = job->launches ? launches : NULL;
+    view->measured = measured;
+    view->id_count = kept;
+    *owned = block;
+    return KS_OK;
+}
+
 /* A job's log numbers its kernels from 1 in the order of the job's list;
  * warm-up launches are in the list but not results. */
 static ks_status read_job(const char *root, const ks_run_manifest *m, size_t j,
                           const ks_plan *plan, const ks_trace_index *traces,
                           const ks_results_options *opt, ks_results *r, ks_error *err)
 {
-    const ks_run_manifest_job *job = &m->jobs[j];
+    ks_run_manifest_job split_view;
+    void *owned;
+    ks_status sst = split_listing(root, m, &m->jobs[j], &split_view, &owned, err);
+    if (sst != KS_OK)
+        return sst;
+    const ks_run_manifest_job *job = &split_view;
     char *path = ks_run_job_file(root, job->dir, "sim.log");
-    if (!path)
+    if (!path) {
+        free(owned);
         return ks_error_set(err, KS_ERR_NOMEM, root, 0, "out of memory");
+    }
     uid_map map = {KS_UID_MAP, 0,        plan,   job->ids, job->id_count, job->measured,
                    job->launches, traces, "this job's list"};
     ks_results_options o = *opt;
@@ -1106,6 +1157,7 @@ static ks_status read_job(const char *root, const ks_run_manifest *m, size_t j,
             st = read_macsim_stats(stats, r, (size_t)row, err);
         free(stats);
     }
+    free(owned);
     return st;
 }
 

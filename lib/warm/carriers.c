@@ -47,7 +47,14 @@ static const ks_l2_line *next_kept(const ks_l2_state *s, const ks_line_set *only
 {
     const ks_l2_line *l;
     while ((l = ks_l2_state_next(s, cursor))) {
-        (*position)++;
+        size_t at = (*position)++;
+        if (only && only->by_position) {
+            if (at >= only->from && at < only->to)
+                break;
+            if (at >= only->to)
+                return NULL;
+            continue;
+        }
         if (!only || (l->resident && ((only->and_dirty && l->dirty) ||
                                       ks_line_set_has(only, l->line))))
             break;

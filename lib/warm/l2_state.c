@@ -326,3 +326,68 @@ size_t ks_l2_state_dirty_lines(const ks_l2_state *s)
         n += l->valid && l->dirty;
     return n;
 }
+
+ks_status ks_l2_state_kernel_span(const ks_l2_state *s, const ks_line_set *footprint,
+                                  uint32_t margin, size_t *from, size_t *to, size_t *reach,
+                                  ks_error *err)
+{
+    *from = *to = *reach = 0;
+    if (!s->held || !footprint || !footprint->count)
+        return KS_OK;
+    uint32_t *pos = malloc(s->used * sizeof *pos);
+    uint32_t *misses = calloc(s->sets, sizeof *misses);
+    if (!pos || !misses) {
+        free(pos);
+        free(misses);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    uint32_t p = 0;
+    for (uint32_t id = s->tail; id != NONE; id = s->lines[id].prev)
+        pos[id] = p++;
+    /* the launch's lines the model does not hold resident: each takes a way
+     * of its set, a free one first */
+    for (size_t k = 0; k < footprint->count; k++) {
+        const ks_l2_line *l = ks_l2_state_find(s, footprint->lines[k]);
+        if (!l || !l->resident)
+            misses[(size_t)(set_of(s, footprint->lines[k]) - s->way) / s->ways]++;
+    }
+    /* in a set that overflows, its least recent lines, as many as it
+     * overflows by and `margin` more, are within reach */
+    bool any = false;
+    size_t horizon = 0;
+    for (size_t set = 0; set < s->sets; set++) {
+        if (!misses[set])
+            continue;
+        const uint32_t *w = s->way + set * s->ways;
+        uint32_t r = 0;
+        while (r < s->ways && w[r] != NONE)
+            r++;
+        uint32_t free_ways = s->ways - r;
+        if (misses[set] <= free_ways)
+            continue;
+        uint64_t e = (uint64_t)misses[set] - free_ways + margin;
+        if (e > r)
+            e = r;
+        for (uint32_t k = 0; k < e; k++) {
+            size_t at = pos[w[r - 1 - k]];
+            if (!any || at > horizon)
+                horizon = at;
+            any = true;
+        }
+    }
+    if (any) {
+        /* the oldest dirty line within reach (a ghost too: the simulator's
+         * own sets may still hold it) */
+        size_t at = 0;
+        for (uint32_t id = s->tail; id != NONE && at <= horizon; id = s->lines[id].prev, at++)
+            if (s->lines[id].valid && s->lines[id].dirty) {
+                *from = at;
+                *to = horizon + 1;
+                break;
+            }
+        *reach = horizon + 1;
+    }
+    free(pos);
+    free(misses);
+    return KS_OK;
+}

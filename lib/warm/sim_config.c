@@ -124,7 +124,7 @@ ks_status ks_gpu_geometry_read_gpgpusim(const char *path, ks_gpu_geometry *g, ks
     g->flush_l1 = g->perf_sim_memcpy = -1;
     snprintf(g->source, sizeof g->source, "%s", path);
     enum { DL2, NMEM, NSUB, CLUSTERS, CORES, CTA, PIPE, FLUSH, MEMCPY, DL1, UNIFIED, ADAPTIVE,
-           SKIP_L1, COUNT };
+           SKIP_L1, CONCURRENT, COUNT };
     option_value o[COUNT] = {
         {"-gpgpu_cache:dl2", "", 0},      {"-gpgpu_n_mem", "", 0},
         {"-gpgpu_n_sub_partition_per_mchannel", "", 0},
@@ -132,7 +132,8 @@ ks_status ks_gpu_geometry_read_gpgpusim(const char *path, ks_gpu_geometry *g, ks
         {"-gpgpu_shader_cta", "", 0},     {"-gpgpu_shader_core_pipeline", "", 0},
         {"-gpgpu_flush_l1_cache", "", 0}, {"-gpgpu_perf_sim_memcpy", "", 0},
         {"-gpgpu_cache:dl1", "", 0},      {"-gpgpu_unified_l1d_size", "", 0},
-        {"-gpgpu_adaptive_cache_config", "", 0}, {"-gpgpu_gmem_skip_L1D", "", 0}};
+        {"-gpgpu_adaptive_cache_config", "", 0}, {"-gpgpu_gmem_skip_L1D", "", 0},
+        {"-gpgpu_concurrent_kernel_sm", "", 0}};
     ks_status st = read_options(path, o, COUNT, err);
     if (st == KS_OK)
         st = need(path, &o[DL2], err);
@@ -199,6 +200,7 @@ ks_status ks_gpu_geometry_read_gpgpusim(const char *path, ks_gpu_geometry *g, ks
     g->l1_persists = g->flush_l1 == 0;
     if (o[MEMCPY].line)
         g->perf_sim_memcpy = strcmp(o[MEMCPY].value, "0") != 0;
+    g->concurrent_kernels = o[CONCURRENT].line ? strcmp(o[CONCURRENT].value, "0") != 0 : 0;
     return KS_OK;
 }
 

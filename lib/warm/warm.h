@@ -108,6 +108,10 @@ typedef struct ks_gpu_geometry {
                                * perfect there); 0: none modelled */
     uint32_t icache_line, icache_ways;
     int perf_sim_memcpy;      /* -gpgpu_perf_sim_memcpy: 1, 0, -1 unknown */
+    int concurrent_kernels;   /* -gpgpu_concurrent_kernel_sm: 1, 0 (its
+                               * default), -1 unknown; with 1 Accel-Sim reads
+                               * the list ahead of a running kernel, copies
+                               * after it included */
     char source[512];         /* the file it came from, for messages */
 } ks_gpu_geometry;
 
@@ -140,9 +144,25 @@ typedef struct ks_line_set {
     size_t count, capacity;
     ks_hash_index index;
     bool and_dirty;
+    /* instead of lines: the held lines at positions [from, to) of the
+     * recency list, oldest 0, ghosts included (state:split's parts) */
+    bool by_position;
+    size_t from, to;
 } ks_line_set;
 void ks_line_set_free(ks_line_set *s);
 bool ks_line_set_has(const ks_line_set *s, uint64_t line);
+/* state:split: the part of the held lines (positions in the recency list,
+ * oldest 0) that a launch touching `footprint` needs carried by a kernel,
+ * because its misses may evict, and write back, dirty ones there: from the
+ * oldest dirty line to the youngest line the launch's misses can evict in
+ * the model's sets (`margin` more lines a set that overflows, for the
+ * simulator's own set mapping).  *from == *to when no dirty line is within
+ * reach: memory copies, which fill lines clean, then carry all of it.
+ * *reach: the lines within reach of the launch's misses (positions below
+ * *to), for the report. */
+ks_status ks_l2_state_kernel_span(const ks_l2_state *s, const ks_line_set *footprint,
+                                  uint32_t margin, size_t *from, size_t *to, size_t *reach,
+                                  ks_error *err);
 
 /* What a sampled launch inherits: the L2 model; where the simulator keeps
  * L1 contents from one kernel to the next (MacSim), each core's L1 model
