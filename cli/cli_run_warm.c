@@ -18,8 +18,14 @@ int cli_run_check_memcpy32(run_args *a, bool macsim)
     ks_error_clear(&err);
     if (macsim)
         rep = (ks_state_remap_report){.why = "MacSim takes no memory-copy lines"};
-    else if (ks_state_remap_check(a->traces, &a->warmup, &rep, &err) != KS_OK)
-        return cli_fail(&err);
+    else if (ks_state_remap_check(a->traces, &a->warmup, &rep, &err) != KS_OK) {
+        if (a->warmup.carrier_given)
+            return cli_fail(&err);
+        /* the default: what stops the remap is the reason to use the kernel */
+        rep = (ks_state_remap_report){0};
+        snprintf(rep.why, sizeof rep.why, "%.200s%s%.380s", err.file, err.file[0] ? ": " : "",
+                 err.message);
+    }
     const char *name = a->warmup.carrier == KS_STATE_SPLIT ? "state:split" : "state:memcpy32";
     if (!rep.usable) {
         fprintf(stderr, "ksample: note: %s does not apply (%s): the state goes in a warm-up "
