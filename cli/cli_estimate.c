@@ -150,19 +150,13 @@ void cli_estimate_print_json(const ks_plan *plan, const ks_results *r, const ks_
         const ks_metric_estimate *m = &e->metrics[i];
         printf("%s\n  {\"metric\": ", i ? "," : "");
         cli_json_string(m->name);
-        printf(", \"warmup\": ");
-        cli_json_string(warmup);
+        cli_json_text_field("warmup", warmup);
         printf(", \"pilot\": %zu", m->pilot);
         cli_json_field_exact("estimate", m->estimate);
         cli_json_field_exact("ci_low", m->ci_low);
         cli_json_field_exact("ci_high", m->ci_high);
         cli_json_field_exact("rel_halfwidth", m->rel_halfwidth);
-        printf(", \"interval\": ");
-        cli_json_string(cli_claim_name(m->claim));
-        if (m->claim != KS_CLAIM_FULL_RUN) {
-            printf(", \"interval_note\": ");
-            cli_json_string(m->claim_why);
-        }
+        cli_json_claim_fields(m->claim, m->claim_why);
         if (!m->is_ratio && m->variance > 0 && isfinite(m->profile_variance)) {
             cli_json_field_exact("variance_beyond_profile",
                              fmax(0, 1 - m->profile_variance / m->variance));

@@ -55,16 +55,9 @@ static void print_json(const ks_versus *v, const char *warmup_a, const char *war
         cli_json_string(r->is_rate ? "rate" : ks_stat_kind_name((ks_stat_kind)r->kind));
         printf(", \"default\": %s, \"paired_launches\": %zu, \"single_sample_strata\": %zu",
                r->shown ? "true" : "false", v->launches, r->single_strata);
-        printf(", \"warmup_a\": ");
-        cli_json_string(warmup_a);
-        printf(", \"warmup_b\": ");
-        cli_json_string(warmup_b);
-        printf(", \"interval\": ");
-        cli_json_string(cli_claim_name(r->claim));
-        if (r->claim != KS_CLAIM_FULL_RUN) {
-            printf(", \"interval_note\": ");
-            cli_json_string(r->claim_why);
-        }
+        cli_json_text_field("warmup_a", warmup_a);
+        cli_json_text_field("warmup_b", warmup_b);
+        cli_json_claim_fields(r->claim, r->claim_why);
         printf("}");
     }
     printf("\n]\n");
