@@ -231,8 +231,7 @@ static void print_estimator(const ks_estimate *e, const char *fit, const char *a
  * the plan was sized with. */
 static void print_claims(const ks_plan *plan, const ks_estimate *e)
 {
-    const char *said[8];
-    size_t n_said = 0;
+    cli_said said = {0};
     bool full = false;
     for (size_t i = 0; i < e->count; i++) {
         const ks_metric_estimate *m = &e->metrics[i];
@@ -242,17 +241,12 @@ static void print_claims(const ks_plan *plan, const ks_estimate *e)
             full = true;
             continue;
         }
-        bool seen = false;
-        for (size_t k = 0; k < n_said; k++)
-            seen = seen || strcmp(said[k], m->claim_why) == 0;
-        if (seen || n_said == 8)
-            continue;
-        said[n_said++] = m->claim_why;
-        printf("%s: %s\n",
-               m->claim == KS_CLAIM_NONE ? "no interval" : "interval of the values only",
-               m->claim_why);
+        if (cli_say_once(&said, m->claim_why))
+            printf("%s: %s\n",
+                   m->claim == KS_CLAIM_NONE ? "no interval" : "interval of the values only",
+                   m->claim_why);
     }
-    if (full && !n_said)
+    if (full && !said.count)
         printf("intervals: of the full run's total (the values were simulated in context)\n");
     for (size_t i = 0; i < e->count; i++) {
         const ks_metric_estimate *m = &e->metrics[i];

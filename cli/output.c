@@ -131,6 +131,17 @@ void cli_json_text_field(const char *key, const char *s)
     cli_json_string(s);
 }
 
+bool cli_say_once(cli_said *said, const char *s)
+{
+    for (size_t k = 0; k < said->count; k++)
+        if (strcmp(said->said[k], s) == 0)
+            return false;
+    if (said->count == sizeof said->said / sizeof *said->said)
+        return false;
+    said->said[said->count++] = s;
+    return true;
+}
+
 void cli_json_claim_fields(int claim, const char *why)
 {
     cli_json_text_field("interval", claim == KS_CLAIM_FULL_RUN ? "full run"
