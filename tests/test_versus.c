@@ -1,8 +1,8 @@
 /*
  * test_versus.c - paired comparisons (`estimate --versus`, lib/estimate/
  * versus.c): known answers on hand-made plans (and the interval estimate
- * shares, ks_interval_of), a launch on one side only
- * refused, and the calibration on the two Accel-Sim configurations of
+ * shares, ks_interval_of), a launch on one side only refused, and the
+ * calibration on the two Accel-Sim configurations of
  * ../shared/data/sim/accelsim-synth (skips when it is absent).
  *
  * The calibration draws many seeds of ROOT's plan of rounds 1-4 (--replicate
