@@ -44,6 +44,13 @@ ks_status ks_pilot_corrected_ex(const ks_plan *plan, const double *y, const doub
                                 ks_single_mode single, ks_pilot_estimate *out,
                                 ks_aux_estimate *aux_out, ks_error *err);
 
+/* KS_OK when p has the plan's launch count (the plan's profile may be
+ * the one it was drawn from), else the error naming p (members.c). */
+ks_status ks_plan_profile_check(const ks_plan *plan, const ks_profile *p, ks_error *err);
+/* That check, then p's kernel groups by the plan's key (ks_groups_build). */
+ks_status ks_plan_profile_groups(const ks_plan *plan, const ks_profile *p, ks_groups *g,
+                                 ks_error *err);
+
 /* The launches of each plan cluster, recovered from the plan's profile:
  * ids[start[c] .. start[c+1]) (refine.c).  Members of cluster c are the
  * launches of its kernel group (or of any kernel of its pool) whose
