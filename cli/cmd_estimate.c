@@ -146,6 +146,9 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
                                                   &cache);
     ks_known known;
     bool have_known = false;
+    double *x = NULL, *total = NULL;
+    ks_auxiliary aux = {0};
+    int rc = 0;
     if (traces) {
         ks_error kerr;
         ks_error_clear(&kerr);
@@ -153,11 +156,8 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
             have_known = true;
             a->eo->known = a->no_exact ? NULL : &known;
             if (cli_profile_trace_columns(a->cr->profile, &known, &kerr) != KS_OK) {
-                ks_known_free(&known);
-                ks_results_free(&pilot);
-                a->eo->pilot = NULL;
-                a->eo->known = NULL;
-                return cli_fail(&kerr);
+                rc = cli_fail(&kerr);
+                goto done;
             }
         } else {
             char why[1200];
@@ -167,49 +167,38 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
                     why);
         }
     }
-    double *x = NULL, *total = NULL;
-    ks_auxiliary aux = {0};
     if (a->eo->estimator != KS_ESTIMATOR_PLAIN) {
-        int rc = cli_auxiliary(plan, a->cr, auxiliary, &x, &total);
-        if (rc) {
-            free(x);
-            free(total);
-            ks_results_free(&pilot);
-            a->eo->pilot = NULL;
-            a->eo->known = NULL;
-            if (have_known)
-                ks_known_free(&known);
-            return rc;
-        }
+        rc = cli_auxiliary(plan, a->cr, auxiliary, &x, &total);
+        if (rc)
+            goto done;
         aux = (ks_auxiliary){x, total};
         a->eo->aux = &aux;
     }
     a->eo->warmup = warmup_of(a, r);
     a->eo->profile = a->cr->profile;
     ks_estimate e;
-    ks_status st = ks_estimate_compute(plan, r, a->eo, &e, &err);
+    if (ks_estimate_compute(plan, r, a->eo, &e, &err) != KS_OK) {
+        rc = cli_fail(&err);
+    } else {
+        const char *fit = ks_estimator_fit_name(a->eo->fit);
+        if (a->json)
+            cli_estimate_print_json(plan, r, &e, ks_single_mode_of(plan, a->cr->single), fit,
+                                    auxiliary);
+        else
+            cli_estimate_print_text(plan, r, a->cr, &e, a->run_folder, fit, auxiliary,
+                                    have_known && !a->no_exact ? &known : NULL, cache);
+        ks_estimate_free(&e);
+    }
+done:
     a->eo->known = NULL;
-    ks_results_free(&pilot);
     a->eo->pilot = NULL;
     a->eo->aux = NULL;
+    ks_results_free(&pilot);
     free(x);
     free(total);
-    if (st != KS_OK) {
-        if (have_known)
-            ks_known_free(&known);
-        return cli_fail(&err);
-    }
-    const char *fit = ks_estimator_fit_name(a->eo->fit);
-    if (a->json)
-        cli_estimate_print_json(plan, r, &e, ks_single_mode_of(plan, a->cr->single), fit,
-                                auxiliary);
-    else
-        cli_estimate_print_text(plan, r, a->cr, &e, a->run_folder, fit, auxiliary,
-                                have_known && !a->no_exact ? &known : NULL, cache);
-    ks_estimate_free(&e);
     if (have_known)
         ks_known_free(&known);
-    return 0;
+    return rc;
 }
 
 int cmd_estimate(int argc, char **argv)
