@@ -209,10 +209,20 @@ void cli_json_field(const char *key, double x);
  * estimate is a result others compute with, unlike the 6 digits of the
  * other commands' reports */
 void cli_json_field_exact(const char *key, double x);
-/* What an interval stands for, as --json names it: "full run", "values",
- * "none" (ks_claim) */
-const char *cli_claim_name(int claim);
+/* `, "key": "s"`, s as cli_json_string writes it */
 void cli_json_text_field(const char *key, const char *s);
+/* Texts said once each, at most 8 (the reasons an interval stands for
+ * less than the full run's): true, recording s, when s is not among them
+ * and there is room; start from {0}. */
+typedef struct cli_said {
+    const char *said[8];
+    size_t count;
+} cli_said;
+bool cli_say_once(cli_said *said, const char *s);
+/* `, "interval": "C"`: what an interval stands for (claim: a ks_claim),
+ * as --json names it: "full run", "values" or "none"; then, where it is
+ * not the full run's and why is not NULL, `, "interval_note": "why"`. */
+void cli_json_claim_fields(int claim, const char *why);
 /* samples, speedup_hmean, error_mean_pct, error_max_pct, plan_seconds and
  * fit_seconds of r, as fields */
 void cli_json_eval_fields(const ks_eval_result *r);

@@ -1,4 +1,6 @@
-/* cli_results.c - the result-reading options of estimate and refine. */
+/* cli_results.c - the result-reading options of estimate and refine, the
+ * estimator they use, what the values cost; estimate's --values CSV and the
+ * traces' counts it takes from the trace folder the values came from. */
 #include "cli_results.h"
 
 #include <math.h>
@@ -287,4 +289,140 @@ void cli_cost_measure(const ks_results *r, cli_cost *c)
         c->run = (double)b;
         c->factor = (double)(b / a);
     }
+}
+
+/* The trace folder the values were simulated from: --traces, else the
+ * first run folder's manifest's; NULL when neither says.  *cache: the run
+ * folder's trace-counts.csv (NULL without a run folder). */
+const char *cli_results_traces(const cli_results *cr, char **paths, int count, char *trace_buf,
+                               size_t trace_size, char *cache, size_t cache_size,
+                               const char **cache_out)
+{
+    *cache_out = NULL;
+    const char *traces = cr->read.traces;
+    for (int i = 0; i < count; i++) {
+        struct stat sb;
+        if (stat(paths[i], &sb) != 0 || !S_ISDIR(sb.st_mode))
+            continue;
+        char mpath[4096];
+        snprintf(mpath, sizeof mpath, "%s/manifest.json", paths[i]);
+        ks_run_manifest m;
+        ks_error err;
+        ks_error_clear(&err);
+        if (ks_run_manifest_read(mpath, &m, &err) != KS_OK)
+            continue;
+        if (!traces && m.traces) {
+            snprintf(trace_buf, trace_size, "%s", m.traces);
+            traces = trace_buf;
+        }
+        bool same = m.traces && traces && strcmp(m.traces, traces) == 0;
+        ks_run_manifest_free(&m);
+        if (same && !*cache_out) {
+            snprintf(cache, cache_size, "%s/trace-counts.csv", paths[i]);
+            *cache_out = cache;
+        }
+    }
+    return traces;
+}
+
+static void csv_field(const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"')
+            putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+typedef struct id_row {
+    uint64_t id;
+    size_t row;
+} id_row;
+
+static int cmp_row(const void *a, const void *b)
+{
+    uint64_t x = ((const id_row *)a)->id, y = ((const id_row *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* v as a results CSV holds it: a whole number as its digits (a count of
+ * 12345678901234567168, never 1.2345678901234567e+19, which a results CSV
+ * refuses), any other with 17 significant digits and no exponent either. */
+static void print_plain(double v)
+{
+    if (v == floor(v) && fabs(v) <= 18446744073709551616.0) {
+        /* 2^64 is the double of a count of 2^64 - 1 (or just below): the
+         * largest count a CSV takes */
+        if (v == 18446744073709551616.0)
+            printf("18446744073709551615");
+        else
+            printf("%.0f", v);
+        return;
+    }
+    int exp10 = v != 0 ? (int)floor(log10(fabs(v))) : 0;
+    int decimals = 16 - exp10;
+    printf("%.*f", decimals < 0 ? 0 : decimals > 340 ? 340 : decimals, v);
+}
+
+/* The results table as the CSV ks_results_read reads back: every value
+ * with all its digits, empty where a launch has none. */
+int cli_results_print_csv(const ks_results *r)
+{
+    id_row *order = malloc((r->row_count ? r->row_count : 1) * sizeof *order);
+    if (!order)
+        return KS_ERR_NOMEM;
+    for (size_t i = 0; i < r->row_count; i++)
+        order[i] = (id_row){r->ids[i], i};
+    qsort(order, r->row_count, sizeof *order, cmp_row);
+    printf("id");
+    for (size_t m = 0; m < r->metric_count; m++) {
+        putchar(',');
+        csv_field(r->metrics[m]);
+    }
+    putchar('\n');
+    for (size_t k = 0; k < r->row_count; k++) {
+        size_t i = order[k].row;
+        printf("%llu", (unsigned long long)r->ids[i]);
+        for (size_t m = 0; m < r->metric_count; m++)
+            if (isnan(r->values[m][i])) {
+                printf(",");
+            } else {
+                putchar(',');
+                print_plain(r->values[m][i]);
+            }
+        putchar('\n');
+    }
+    free(order);
+    return 0;
+}
+
+/* The traces' counts as columns of the plan's profile, for --auxiliary:
+ * trace_insts (thread instructions, gpu_sim_insn's; MacSim: INST_COUNT_TOT's)
+ * and trace_warp_insts (Accel-Sim's lines); nothing when the profile is not
+ * of the traces' launch count. */
+ks_status cli_profile_trace_columns(ks_profile *p, const ks_known *k, ks_error *err)
+{
+    if (!p || p->n != k->launch_count)
+        return KS_OK;
+    const char *from[2] = {k->metric_count > 1 ? "gpu_sim_insn" : "INST_COUNT_TOT",
+                           "gpgpu_n_tot_w_icount"};
+    const char *name[2] = {"trace_insts", "trace_warp_insts"};
+    for (size_t c = 0; c < 2; c++) {
+        long m = ks_known_metric(k, from[c]);
+        if (m < 0)
+            continue;
+        ks_metric_column *col;
+        ks_status st = ks_profile_metric(p, name[c], &col, err);
+        if (st != KS_OK)
+            return st;
+        for (size_t i = 0; i < p->n; i++)
+            col->values[i] = (double)k->values[m][i];
+    }
+    return KS_OK;
 }

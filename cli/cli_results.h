@@ -116,4 +116,21 @@ void cli_cost_measure(const ks_results *r, cli_cost *c);
 bool cli_estimator_option(int opt, const char *arg, const char *cmd, int *estimator, int *fit,
                           const char **auxiliary, int *rc);
 
+/* `estimate --values`: the results table as the CSV ks_results_read reads
+ * back (id,<metric>,...: one row per launch, ids ascending), every value
+ * with all its digits, empty where a launch has none; 0 or KS_ERR_NOMEM. */
+int cli_results_print_csv(const ks_results *r);
+/* The trace folder the values were simulated from: --traces, else the
+ * first run folder's (among paths) manifest's, copied into trace_buf; NULL
+ * when neither says.  *cache_out: the trace-counts.csv (into cache) of the
+ * first run folder of those traces, NULL when none. */
+const char *cli_results_traces(const cli_results *cr, char **paths, int count, char *trace_buf,
+                               size_t trace_size, char *cache, size_t cache_size,
+                               const char **cache_out);
+/* The traces' counts as columns of the plan's profile p, for --auxiliary:
+ * trace_insts (thread instructions, gpu_sim_insn's; MacSim: INST_COUNT_TOT's)
+ * and trace_warp_insts (Accel-Sim's lines); nothing when p is NULL or not
+ * of the traces' launch count. */
+ks_status cli_profile_trace_columns(ks_profile *p, const ks_known *k, ks_error *err);
+
 #endif

@@ -110,8 +110,7 @@ void cli_score_print_json(const ks_score_result *res, size_t count, const column
             cli_json_field("halfwidth_mean", m->halfwidth_mean);
             cli_json_field("refused", m->refused);
             cli_json_field("rounds_mean", m->rounds_mean);
-            printf(", \"interval\": ");
-            cli_json_string(cli_claim_name(m->claim));
+            cli_json_claim_fields(m->claim, NULL);
             printf("}");
         }
         printf("]}");

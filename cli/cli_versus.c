@@ -55,16 +55,9 @@ static void print_json(const ks_versus *v, const char *warmup_a, const char *war
         cli_json_string(r->is_rate ? "rate" : ks_stat_kind_name((ks_stat_kind)r->kind));
         printf(", \"default\": %s, \"paired_launches\": %zu, \"single_sample_strata\": %zu",
                r->shown ? "true" : "false", v->launches, r->single_strata);
-        printf(", \"warmup_a\": ");
-        cli_json_string(warmup_a);
-        printf(", \"warmup_b\": ");
-        cli_json_string(warmup_b);
-        printf(", \"interval\": ");
-        cli_json_string(cli_claim_name(r->claim));
-        if (r->claim != KS_CLAIM_FULL_RUN) {
-            printf(", \"interval_note\": ");
-            cli_json_string(r->claim_why);
-        }
+        cli_json_text_field("warmup_a", warmup_a);
+        cli_json_text_field("warmup_b", warmup_b);
+        cli_json_claim_fields(r->claim, r->claim_why);
         printf("}");
     }
     printf("\n]\n");
@@ -119,21 +112,14 @@ static void print_text(const ks_plan *plan, const ks_versus *v, const char *warm
     if (v->bound > 0)
         printf("bound: %.3g%% (the plan's, or --epsilon)\n", v->bound * 100);
     printf("warm-up: A %s, B %s\n", warmup_a, warmup_b);
-    const char *said[8];
-    size_t n_said = 0;
+    cli_said said = {0};
     for (size_t i = 0; i < v->count; i++) {
         const ks_versus_row *r = &v->rows[i];
-        if (r->claim == KS_CLAIM_FULL_RUN)
-            continue;
-        bool seen = false;
-        for (size_t k = 0; k < n_said; k++)
-            seen = seen || strcmp(said[k], r->claim_why) == 0;
-        if (seen || n_said == 8)
-            continue;
-        said[n_said++] = r->claim_why;
-        printf("%s: %s\n",
-               r->claim == KS_CLAIM_NONE ? "no interval" : "interval of the values' ratio only",
-               r->claim_why);
+        if (r->claim != KS_CLAIM_FULL_RUN && cli_say_once(&said, r->claim_why))
+            printf("%s: %s\n",
+                   r->claim == KS_CLAIM_NONE ? "no interval"
+                                             : "interval of the values' ratio only",
+                   r->claim_why);
     }
     if (v->one_side)
         printf("metrics estimated on one side only, left out: %zu\n", v->one_side);

@@ -12,6 +12,19 @@ enum { SYNTH_CSV_BYTES_PER_LAUNCH = 276 };
 /* from this size on, a plain CSV gets a note that .zst writes it smaller */
 #define SYNTH_LARGE_BYTES (1e9)
 
+/* A preset list's (name, description pairs) lines of the help: the names
+ * in a column of width, with each traces preset's launch count. */
+static void print_presets(const char *const *list, int width, bool launches)
+{
+    for (size_t i = 0; list[i]; i += 2) {
+        printf("                       %-*s %s", width, list[i], list[i + 1]);
+        if (launches)
+            printf(" (%llu launches)",
+                   (unsigned long long)ks_synth_traces_default_launches(list[i]));
+        printf("\n");
+    }
+}
+
 static void help(void)
 {
     printf("usage: ksample synth [options]\n\n"
@@ -21,9 +34,7 @@ static void help(void)
            "options:\n"
            "  --preset NAME      workload shape (default casio-like; with --traces, see\n"
            "                     there):\n");
-    const char *const *presets = ks_synth_presets();
-    for (size_t i = 0; presets[i]; i += 2)
-        printf("                       %-14s %s\n", presets[i], presets[i + 1]);
+    print_presets(ks_synth_presets(), 14, false);
     printf("  -n N               invocations (default 100000; 1e7 and 10M work); with\n"
            "                     --traces, kernel launches: the first N of the preset's\n"
            "                     program (default: the preset's own count)\n"
@@ -32,10 +43,7 @@ static void help(void)
            "                     and DIR/time.csv, a plain CSV time profile whose\n"
            "                     durations follow a model of the traced work; presets\n"
            "                     (default mixed):\n");
-    const char *const *tp = ks_synth_traces_presets();
-    for (size_t i = 0; tp[i]; i += 2)
-        printf("                       %-12s %s (%llu launches)\n", tp[i], tp[i + 1],
-               (unsigned long long)ks_synth_traces_default_launches(tp[i]));
+    print_presets(ks_synth_traces_presets(), 12, true);
     printf("  --seed N           random seed (default 1)\n"
            "  -o, --output FILE  output file (default: standard output); written\n"
            "                     atomically; FILE.zst is written zstd-compressed (every\n"

@@ -125,16 +125,30 @@ void cli_json_field_exact(const char *key, double x)
         printf(", \"%s\": null", key);
 }
 
-const char *cli_claim_name(int claim)
-{
-    return claim == KS_CLAIM_FULL_RUN ? "full run" : claim == KS_CLAIM_VALUES ? "values" : "none";
-}
-
-/* `, "key": "s"`, s as cli_json_string writes it */
 void cli_json_text_field(const char *key, const char *s)
 {
     printf(", \"%s\": ", key);
     cli_json_string(s);
+}
+
+bool cli_say_once(cli_said *said, const char *s)
+{
+    for (size_t k = 0; k < said->count; k++)
+        if (strcmp(said->said[k], s) == 0)
+            return false;
+    if (said->count == sizeof said->said / sizeof *said->said)
+        return false;
+    said->said[said->count++] = s;
+    return true;
+}
+
+void cli_json_claim_fields(int claim, const char *why)
+{
+    cli_json_text_field("interval", claim == KS_CLAIM_FULL_RUN ? "full run"
+                                    : claim == KS_CLAIM_VALUES ? "values"
+                                                               : "none");
+    if (claim != KS_CLAIM_FULL_RUN && why)
+        cli_json_text_field("interval_note", why);
 }
 
 /* The fields of an evaluation that compare and eval both report. */

@@ -433,6 +433,55 @@ static void test_pool_never_dearer(void **state)
     assert_true(cheaper >= cases / 3);
 }
 
+/* A profile of another launch count is not the plan's: every use of the
+ * plan's profile refuses it with the one message naming the profile
+ * (ks_plan_profile_check). */
+static void test_profile_of_another_plan(void **state)
+{
+    (void)state;
+    ks_profile *p = tu_named_workload(2, 3000, 17), *q = tu_named_workload(2, 3001, 17);
+    ks_plan a = pooled_plan(p, "duration", 0.2, 4);
+    assert_non_null(a.pool_rep);
+    size_t n = a.sample_count;
+    double *y = malloc(n * sizeof *y), *x = malloc(n * sizeof *x);
+    double *total = malloc(a.cluster_count * sizeof *total);
+    bool *first = malloc(n * sizeof *first);
+    for (size_t i = 0; i < n; i++)
+        y[i] = (double)p->duration_ns[a.samples[i].id];
+    ks_error err;
+    ks_groups g;
+    size_t *start;
+    uint32_t *ids;
+    ks_plan r;
+    ks_refine_options ro = {.epsilon = 0.05, .seed = 5};
+    bool holds = true;
+    char why[320];
+    for (int k = 0; k < 7; k++) {
+        ks_error_clear(&err);
+        ks_status st = k == 0   ? ks_plan_profile_check(&a, q, &err)
+                       : k == 1 ? ks_plan_profile_groups(&a, q, &g, &err)
+                       : k == 2 ? ks_plan_members(&a, q, &start, &ids, &err)
+                       : k == 3 ? ks_plan_auxiliary(&a, q, NULL, x, total, &err)
+                       : k == 4 ? ks_plan_refine(&a, q, y, &ro, &r, &err)
+                       : k == 5 ? ks_pool_check(&a, q, y, &holds, why, sizeof why, &err)
+                                : ks_plan_first_launches(&a, q, first, &err);
+        assert_int_equal(st, KS_ERR_FORMAT);
+        assert_string_equal(err.message, "the profile has 3001 launches, the plan's 3000");
+        assert_string_equal(err.file, q->source_path);
+    }
+    /* its own profile passes */
+    assert_int_equal(ks_plan_profile_groups(&a, p, &g, &err), KS_OK);
+    assert_int_equal(g.count, a.group_count);
+    ks_groups_free(&g);
+    free(y);
+    free(x);
+    free(total);
+    free(first);
+    ks_plan_free(&a);
+    ks_profile_free(p);
+    ks_profile_free(q);
+}
+
 static void test_pool_plan_bytes(void **state)
 {
     (void)state;
@@ -579,5 +628,6 @@ KS_TEST_MAIN(test_ratio_known_answer,
              test_two_phase_refine,
              test_pool_never_dearer,
              test_pool_plan_bytes,
+             test_profile_of_another_plan,
              test_pool_refusals,
              test_two_phase_minimum)

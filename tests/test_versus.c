@@ -1,7 +1,8 @@
 /*
  * test_versus.c - paired comparisons (`estimate --versus`, lib/estimate/
- * versus.c): known answers on hand-made plans, a launch on one side only
- * refused, and the calibration on the two Accel-Sim configurations of
+ * versus.c): known answers on hand-made plans (and the interval estimate
+ * shares, ks_interval_of), a launch on one side only refused, and the
+ * calibration on the two Accel-Sim configurations of
  * ../shared/data/sim/accelsim-synth (skips when it is absent).
  *
  * The calibration draws many seeds of ROOT's plan of rounds 1-4 (--replicate
@@ -25,6 +26,7 @@
  * narrower than the totals' own: what the configurations share cancels.
  * The figures are printed ("# ...") for docs/bench.md.
  */
+#include "estimate.h"
 #include "internal.h"
 #include "test_util.h"
 
@@ -56,6 +58,39 @@ static ks_plan one_cluster_plan(size_t n, size_t size)
                          KS_OK);
     plan.input_invocations = size * 2;
     return plan;
+}
+
+/* The interval estimate and versus share (ks_interval_of), by hand: 100
+ * with variance 25 at the normal quantile is 100 +- 1.96 x 5; the lowest
+ * is 0; a zero estimate has no relative error, which estimate counts as
+ * its bound not met and versus as no bound; no claim, no interval. */
+static void test_interval_of(void **state)
+{
+    (void)state;
+    double z = ks_z_for_confidence(0.95);
+    ks_interval iv = ks_interval_of(100, 25, INFINITY, KS_CLAIM_FULL_RUN, 0.95, 0.1, true);
+    assert_true(fabs(iv.low - (100 - 5 * z)) < 1e-9 && fabs(iv.high - (100 + 5 * z)) < 1e-9);
+    assert_true(fabs(iv.rel_halfwidth - 5 * z / 100) < 1e-12);
+    assert_int_equal(iv.bound_met, 1);
+    iv = ks_interval_of(100, 25, INFINITY, KS_CLAIM_VALUES, 0.95, 0.05, false);
+    assert_int_equal(iv.bound_met, 0);
+    iv = ks_interval_of(100, 25, INFINITY, KS_CLAIM_FULL_RUN, 0.95, 0, true);
+    assert_int_equal(iv.bound_met, -1); /* no bound */
+    iv = ks_interval_of(10, 100, INFINITY, KS_CLAIM_FULL_RUN, 0.95, 0.1, true);
+    assert_true(iv.low == 0 && fabs(iv.high - (10 + 10 * z)) < 1e-9);
+    /* fewer degrees of freedom, a wider interval */
+    assert_true(ks_interval_of(10, 100, 3, KS_CLAIM_FULL_RUN, 0.95, 0.1, true).high > iv.high);
+    for (int unmet = 0; unmet < 2; unmet++) {
+        iv = ks_interval_of(0, 0, INFINITY, KS_CLAIM_FULL_RUN, 0.95, 0.1, unmet);
+        assert_true(iv.low == 0 && iv.high == 0 && isnan(iv.rel_halfwidth));
+        assert_int_equal(iv.bound_met, unmet ? 0 : -1);
+        iv = ks_interval_of(0, 4, INFINITY, KS_CLAIM_FULL_RUN, 0.95, 0.1, unmet);
+        assert_true(iv.low == 0 && isinf(iv.rel_halfwidth));
+        assert_int_equal(iv.bound_met, 0);
+        iv = ks_interval_of(100, 25, INFINITY, KS_CLAIM_NONE, 0.95, 0.1, unmet);
+        assert_true(isnan(iv.low) && isnan(iv.high) && isnan(iv.rel_halfwidth));
+        assert_int_equal(iv.bound_met, -1);
+    }
 }
 
 /* B = 2 A at every sample: the ratio is 2, exactly, with no width. */
@@ -684,6 +719,6 @@ static void test_run_folders(void **state)
     ks_plan_free(&plan);
 }
 
-KS_TMPDIR_TEST_MAIN("ks-versus", test_twice, test_hand_variance, test_unmeasured_pairing,
+KS_TMPDIR_TEST_MAIN("ks-versus", test_interval_of, test_twice, test_hand_variance, test_unmeasured_pairing,
                     test_results, test_cli, test_run_folders,
                     test_accelsim_configurations)

@@ -739,10 +739,9 @@ ks_status ks_plan_auxiliary(const ks_plan *plan, const ks_profile *p, const char
                                 metric);
         col = mc->values;
     }
-    if (p->n != plan->input_invocations)
-        return ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0,
-                            "the profile has %zu launches, the plan's %llu", p->n,
-                            (unsigned long long)plan->input_invocations);
+    ks_status st = ks_plan_profile_check(plan, p, err);
+    if (st != KS_OK)
+        return st;
     for (size_t i = 0; i < plan->sample_count; i++) {
         uint64_t id = plan->samples[i].id;
         x[i] = col ? col[id] : (double)p->duration_ns[id];
@@ -761,7 +760,7 @@ ks_status ks_plan_auxiliary(const ks_plan *plan, const ks_profile *p, const char
     }
     size_t *start;
     uint32_t *ids;
-    ks_status st = ks_plan_members(plan, p, &start, &ids, err);
+    st = ks_plan_members(plan, p, &start, &ids, err);
     for (size_t c = 0; st == KS_OK && c < plan->cluster_count; c++) {
         long double s = 0;
         for (size_t j = start[c]; j < start[c + 1]; j++) {

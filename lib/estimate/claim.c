@@ -99,12 +99,8 @@ ks_status ks_pool_check(const ks_plan *plan, const ks_profile *p, const double *
                  "check (give --profile)");
         return KS_OK;
     }
-    if (p->n != plan->input_invocations)
-        return ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0,
-                            "the profile has %zu launches, the plan's %llu", p->n,
-                            (unsigned long long)plan->input_invocations);
     ks_groups g;
-    ks_status st = ks_groups_build(p, plan->params.key, &g, err);
+    ks_status st = ks_plan_profile_groups(plan, p, &g, err);
     if (st != KS_OK)
         return st;
     /* per (pool, kernel): sum y, sum x over the samples */

@@ -64,21 +64,33 @@ static ks_status claim_of(ks_metric_estimate *m, const ks_plan *plan, const doub
     return st;
 }
 
+ks_interval ks_interval_of(double x, double variance, double df, int claim, double confidence,
+                           double bound, bool nan_unmet)
+{
+    ks_interval iv = {NAN, NAN, NAN, -1};
+    if (claim == KS_CLAIM_NONE)
+        return iv;
+    double t = ks_student_t_quantile(1 - (1 - confidence) / 2, df);
+    double half = t * sqrt(variance > 0 ? variance : 0);
+    iv.low = x - half > 0 ? x - half : 0;
+    iv.high = x + half;
+    iv.rel_halfwidth = x != 0 ? half / fabs(x) : (half > 0 ? INFINITY : NAN);
+    if (bound > 0 && (nan_unmet || !isnan(iv.rel_halfwidth)))
+        iv.bound_met = iv.rel_halfwidth <= bound;
+    return iv;
+}
+
+/* The values are non-negative (counts, cycles, rates), so is the
+ * quantity; a zero estimate has no relative error: 0 +- 0 is not a bound
+ * met. */
 static void finish_interval(ks_metric_estimate *m, double confidence, double bound)
 {
-    double t = ks_student_t_quantile(1 - (1 - confidence) / 2, m->df);
-    double half = t * sqrt(m->variance > 0 ? m->variance : 0);
-    /* the values are non-negative (counts, cycles, rates), so is the
-     * quantity: the interval starts at 0 at the lowest */
-    m->ci_low = m->estimate - half > 0 ? m->estimate - half : 0;
-    m->ci_high = m->estimate + half;
-    /* a zero estimate has no relative error: 0 +- 0 is not a bound met */
-    m->rel_halfwidth = m->estimate != 0 ? half / fabs(m->estimate) : (half > 0 ? INFINITY : NAN);
-    m->bound_met = bound > 0 ? m->rel_halfwidth <= bound : -1;
-    if (m->claim == KS_CLAIM_NONE) {
-        m->ci_low = m->ci_high = m->rel_halfwidth = NAN;
-        m->bound_met = -1;
-    }
+    ks_interval iv =
+        ks_interval_of(m->estimate, m->variance, m->df, m->claim, confidence, bound, true);
+    m->ci_low = iv.low;
+    m->ci_high = iv.high;
+    m->rel_halfwidth = iv.rel_halfwidth;
+    m->bound_met = iv.bound_met;
 }
 
 /* Values of metric at the plan's samples; false (and *missing set) when a

@@ -9,6 +9,21 @@
 #include "internal.h"
 #include "variance.h"
 
+/* The interval of a non-negative quantity x (a total, or a ratio of two
+ * totals) whose variance has df degrees of freedom, at the confidence: x
+ * +- t sqrt(variance), starting at 0 at the lowest; its relative
+ * half-width (none for a zero x: NAN for 0 +- 0, INFINITY for 0 +- more);
+ * bound_met whether that is within bound, -1 without a bound (bound <= 0).
+ * A NAN relative half-width (a zero x's) is a bound not met (0) when
+ * nan_unmet, else no bound (-1).  Where claim is KS_CLAIM_NONE there is
+ * no interval: low, high and rel_halfwidth NAN, bound_met -1. */
+typedef struct ks_interval {
+    double low, high, rel_halfwidth;
+    int bound_met;
+} ks_interval;
+ks_interval ks_interval_of(double x, double variance, double df, int claim, double confidence,
+                           double bound, bool nan_unmet);
+
 /* ks_plan_aux_estimate, and per cluster whether its residuals are about a
  * ratio or line (cluster_residual, may be NULL): what the variance used. */
 ks_status ks_aux_estimate_masked(const ks_plan *plan, const double *y, const ks_auxiliary *aux,
@@ -28,6 +43,13 @@ ks_status ks_pilot_corrected_ex(const ks_plan *plan, const double *y, const doub
                                 ks_estimator estimator, ks_estimator_fit fit,
                                 ks_single_mode single, ks_pilot_estimate *out,
                                 ks_aux_estimate *aux_out, ks_error *err);
+
+/* KS_OK when p has the plan's launch count (the plan's profile may be
+ * the one it was drawn from), else the error naming p (members.c). */
+ks_status ks_plan_profile_check(const ks_plan *plan, const ks_profile *p, ks_error *err);
+/* That check, then p's kernel groups by the plan's key (ks_groups_build). */
+ks_status ks_plan_profile_groups(const ks_plan *plan, const ks_profile *p, ks_groups *g,
+                                 ks_error *err);
 
 /* The launches of each plan cluster, recovered from the plan's profile:
  * ids[start[c] .. start[c+1]) (refine.c).  Members of cluster c are the

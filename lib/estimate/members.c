@@ -146,11 +146,27 @@ static ks_status assign(const ks_plan *plan, const ks_profile *p, const ks_group
     return KS_OK;
 }
 
+ks_status ks_plan_profile_check(const ks_plan *plan, const ks_profile *p, ks_error *err)
+{
+    if (p->n != plan->input_invocations)
+        return ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0,
+                            "the profile has %zu launches, the plan's %llu", p->n,
+                            (unsigned long long)plan->input_invocations);
+    return KS_OK;
+}
+
+ks_status ks_plan_profile_groups(const ks_plan *plan, const ks_profile *p, ks_groups *g,
+                                 ks_error *err)
+{
+    ks_status st = ks_plan_profile_check(plan, p, err);
+    return st != KS_OK ? st : ks_groups_build(p, plan->params.key, g, err);
+}
+
 static ks_status build_members(const ks_plan *plan, const ks_profile *p, members *m,
                                ks_error *err)
 {
     ks_groups g;
-    ks_status st = ks_groups_build(p, plan->params.key, &g, err);
+    ks_status st = ks_plan_profile_groups(plan, p, &g, err);
     if (st != KS_OK)
         return st;
     size_t k = plan->cluster_count;
@@ -210,10 +226,6 @@ ks_status ks_plan_members(const ks_plan *plan, const ks_profile *p, size_t **sta
     members m = {0};
     *start = NULL;
     *ids = NULL;
-    if (p->n != plan->input_invocations)
-        return ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0,
-                            "the profile has %zu launches, the plan's %llu", p->n,
-                            (unsigned long long)plan->input_invocations);
     ks_status st = build_members(plan, p, &m, err);
     if (st != KS_OK) {
         free(m.start);

@@ -54,12 +54,8 @@ ks_status ks_plan_pilot_corrected_aux(const ks_plan *plan, const double *y, cons
 ks_status ks_plan_first_launches(const ks_plan *plan, const ks_profile *p, bool *first,
                                  ks_error *err)
 {
-    if (p->n != plan->input_invocations)
-        return ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0,
-                            "the profile has %zu launches, the plan's %llu", p->n,
-                            (unsigned long long)plan->input_invocations);
     ks_groups g;
-    ks_status st = ks_groups_build(p, plan->params.key, &g, err);
+    ks_status st = ks_plan_profile_groups(plan, p, &g, err);
     if (st != KS_OK)
         return st;
     uint64_t *head = malloc((g.count + 1) * sizeof *head);

@@ -465,10 +465,6 @@ static ks_status refine(const ks_plan *plan, const ks_profile *p, const double *
                             "refine adds launches drawn without replacement; this %s plan "
                             "was drawn with replacement",
                             plan->method);
-    if (p->n != plan->input_invocations)
-        return ks_error_set(err, KS_ERR_FORMAT, p->source_path, 0,
-                            "the profile has %zu launches, the plan's %llu", p->n,
-                            (unsigned long long)plan->input_invocations);
     members mem = {0};
     ks_refine_result local, *res = opt->result ? opt->result : &local;
     ks_status st = ks_plan_members(plan, p, &mem.start, &mem.ids, err);

@@ -45,20 +45,17 @@ void ks_versus_free(ks_versus *v)
     memset(v, 0, sizeof *v);
 }
 
-/* The interval of a row whose ratio, variance and df are set. */
+/* The interval of a row whose ratio, variance and df are set: both
+ * totals are non-negative counts, so is their ratio; a zero ratio's NAN
+ * relative half-width checks no bound. */
 static void finish_row(ks_versus_row *r, double confidence, double bound)
 {
-    double t = ks_student_t_quantile(1 - (1 - confidence) / 2, r->df);
-    double half = t * sqrt(r->variance > 0 ? r->variance : 0);
-    /* both totals are non-negative counts: so is their ratio */
-    r->ci_low = r->ratio - half > 0 ? r->ratio - half : 0;
-    r->ci_high = r->ratio + half;
-    r->rel_halfwidth = r->ratio != 0 ? half / fabs(r->ratio) : (half > 0 ? INFINITY : NAN);
-    r->bound_met = bound > 0 && !isnan(r->rel_halfwidth) ? r->rel_halfwidth <= bound : -1;
-    if (r->claim == KS_CLAIM_NONE) {
-        r->ci_low = r->ci_high = r->rel_halfwidth = NAN;
-        r->bound_met = -1;
-    }
+    ks_interval iv = ks_interval_of(r->ratio, r->variance, r->df, r->claim, confidence, bound,
+                                    false);
+    r->ci_low = iv.low;
+    r->ci_high = iv.high;
+    r->rel_halfwidth = iv.rel_halfwidth;
+    r->bound_met = iv.bound_met;
 }
 
 /* A kernel group's pairing is credited once this many of its launches are
