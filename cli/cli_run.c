@@ -1,8 +1,8 @@
 /* cli_run.c - the preparation of `ksample run`'s jobs (cmd_run.c runs
  * them): the simulator command of each job folder, the job folders
- * exported from the plan, the warm state rebuilt into them in one pass over
- * the traces, the state:memcpy probe, and the manifest's record of what the
- * jobs simulate. */
+ * exported from the plan, and the manifest's record of what the jobs
+ * simulate.  The warm state's part: cli_run_warm.c; a folder run before:
+ * cli_run_reuse.c. */
 #define _GNU_SOURCE /* nftw */
 #include "cli_run.h"
 
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 /* 'text' with every ' written as '\'' */
-static void shell_quote(char *out, size_t size, const char *text)
+void cli_run_shell_quote(char *out, size_t size, const char *text)
 {
     size_t n = 0;
     if (n + 1 < size)
@@ -43,7 +43,7 @@ static char *expand(const char *template, const char *const keys[], const char *
     char quoted[4][PATH_MAX * 4 + 8];
     size_t cap = strlen(template) + 1, n = 0;
     for (size_t k = 0; k < count; k++)
-        shell_quote(quoted[k], sizeof quoted[k], values[k]);
+        cli_run_shell_quote(quoted[k], sizeof quoted[k], values[k]);
     for (const char *p = template; (p = strchr(p, '{')); p++)
         for (size_t k = 0; k < count; k++)
             cap += strlen(quoted[k]);
@@ -184,244 +184,10 @@ int cli_run_split_jobs(run_state *s, uint64_t batch)
     return 0;
 }
 
-/* A refusal of the folder's earlier jobs, printed; its exit code. */
-static int fail_at(ks_error *err, ks_status code, const char *path, const char *fmt, ...)
-{
-    char text[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    ks_error_set(err, code, path, 0, "%s", text);
-    return cli_fail(err);
-}
-
-/* The number of a job folder ksample run names (jobs/NNNN); -1 for another
- * name (a manifest edited, or of another tool). */
-static long job_dir_number(const char *dir)
-{
-    if (strncmp(dir, "jobs/", 5) != 0 || strlen(dir + 5) < 4 || strlen(dir + 5) > 9)
-        return -1;
-    long n = 0;
-    for (const char *p = dir + 5; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return -1;
-        n = n * 10 + (*p - '0');
-    }
-    return n;
-}
-
-typedef struct launch_block {
-    uint64_t id;        /* the sampled launch (plan id) */
-    size_t first, end;  /* its entries: warm-ups, state, then itself */
-    bool taken;
-} launch_block;
-
-static int by_id(const void *x, const void *y)
-{
-    const launch_block *a = x, *b = y;
-    return a->id < b->id ? -1 : a->id > b->id;
-}
-
-static int layout(run_state *s, const char *manifest, const char *plan_name)
-{
-    const ks_run_manifest *old = &s->previous;
-    size_t blocks = 0;
-    for (size_t k = 0; k < s->entry_count; k++)
-        blocks += s->entries[k].measured;
-    launch_block *b = calloc(blocks + 1, sizeof *b), *sorted = calloc(blocks + 1, sizeof *b);
-    ks_export_entry *out = malloc((s->entry_count + 1) * sizeof *out);
-    s->reused_first = calloc(old->job_count + 1, sizeof *s->reused_first);
-    if (!b || !sorted || !out || !s->reused_first) {
-        free(b);
-        free(sorted);
-        free(out);
-        return KS_ERR_NOMEM;
-    }
-    size_t n = 0, start = 0;
-    for (size_t k = 0; k < s->entry_count; k++)
-        if (s->entries[k].measured) {
-            b[n] = (launch_block){s->entries[k].id, start, k + 1, false};
-            n++;
-            start = k + 1;
-        }
-    memcpy(sorted, b, n * sizeof *b);
-    qsort(sorted, n, sizeof *sorted, by_id);
-    ks_error err;
-    ks_error_clear(&err);
-    char typed[PATH_MAX];
-    size_t used = 0;
-    long highest = -1;
-    int rc = 0;
-    for (size_t j = 0; j < old->job_count && !rc; j++) {
-        const ks_run_manifest_job *job = &old->jobs[j];
-        long number = job_dir_number(job->dir);
-        if (number < 0) {
-            rc = fail_at(&err, KS_ERR_FORMAT, manifest,
-                         "job %zu's folder '%s' is not one 'ksample run' makes "
-                         "(jobs/NNNN): its jobs cannot be reused; give a new folder "
-                         "(-o NEW)",
-                         j, job->dir);
-            break;
-        }
-        highest = number > highest ? number : highest;
-        s->reused_first[j] = used;
-        for (size_t k = 0; k < job->id_count && !rc; k++) {
-            if (job->measured && job->measured[k] != 1)
-                continue;
-            launch_block key = {.id = job->ids[k]};
-            launch_block *hit = bsearch(&key, sorted, n, sizeof *sorted, by_id);
-            if (!hit) {
-                rc = fail_at(&err, KS_ERR_USAGE, manifest,
-                             "this run folder holds the jobs of %s, whose launch %llu "
-                             "(%s) is not in %s: that is not a plan refined from it (a "
-                             "refined plan keeps every launch of its parent), so these "
-                             "jobs cannot be reused; give a new folder (-o NEW)",
-                             cli_as_typed(old->plan, typed, sizeof typed),
-                             (unsigned long long)job->ids[k], job->dir,
-                             plan_name);
-            } else if (hit->taken) {
-                rc = fail_at(&err, KS_ERR_FORMAT, manifest,
-                             "launch %llu is measured by two jobs",
-                             (unsigned long long)job->ids[k]);
-            } else {
-                hit->taken = true;
-                memcpy(out + used, s->entries + hit->first,
-                       (hit->end - hit->first) * sizeof *out);
-                used += hit->end - hit->first;
-            }
-        }
-    }
-    s->reused_first[old->job_count] = used;
-    /* the launches new to this folder, in the plan's order (and whatever
-     * follows the last sampled launch, as split_jobs keeps it) */
-    for (size_t i = 0; i < n && !rc; i++) {
-        launch_block key = {.id = b[i].id};
-        if (((launch_block *)bsearch(&key, sorted, n, sizeof *sorted, by_id))->taken)
-            continue;
-        memcpy(out + used, s->entries + b[i].first, (b[i].end - b[i].first) * sizeof *out);
-        used += b[i].end - b[i].first;
-    }
-    if (!rc) {
-        memcpy(out + used, s->entries + start, (s->entry_count - start) * sizeof *out);
-        used += s->entry_count - start;
-    }
-    free(b);
-    free(sorted);
-    if (rc) {
-        free(out);
-        return rc;
-    }
-    free(s->entries);
-    s->entries = out;
-    s->reused = old->job_count;
-    s->next_dir = (size_t)(highest + 1);
-    return 0;
-}
-
-int cli_run_reuse_layout(run_state *s, const run_args *a, const char *manifest,
-                         const char *digest)
-{
-    struct stat sb;
-    if (lstat(manifest, &sb) != 0)
-        return 0; /* a new folder */
-    ks_error err;
-    ks_error_clear(&err);
-    if (ks_run_manifest_read(manifest, &s->previous, &err) != KS_OK)
-        return cli_fail(&err);
-    s->has_previous = true;
-    const ks_run_manifest *old = &s->previous;
-    bool other = strcmp(old->plan_xxh128, digest) != 0;
-    if (!other && old->earlier_count == 0)
-        return 0; /* a rerun of the plan the folder was made for */
-    if (other && ks_run_manifest_plan_kind(old, digest) == 2) {
-        /* a plan the folder was run for before a refined plan reused its
-         * jobs: compared as a rerun with those jobs alone, and never
-         * written (the manifest stays the refined plan's) */
-        s->earlier_only = true;
-        size_t kept = 0;
-        for (size_t j = 0; j < s->previous.job_count; j++) {
-            ks_run_manifest_job *job = &s->previous.jobs[j];
-            bool mine = true;
-            for (size_t k = 0; k < job->id_count && mine; k++)
-                if (!job->measured || job->measured[k] == 1)
-                    mine = ks_plan_has_sample(&s->plan, job->ids[k]);
-            if (mine) {
-                s->previous.jobs[kept++] = *job;
-            } else {
-                free(job->dir);
-                free(job->ids);
-                free(job->measured);
-                free(job->launches);
-            }
-        }
-        s->previous.job_count = kept;
-        memcpy(s->previous.plan_xxh128, digest, sizeof s->previous.plan_xxh128);
-        return layout(s, manifest, a->plan);
-    }
-    /* the plans this folder was run for, oldest first (paths are old's) */
-    size_t count = old->earlier_count + (other ? 1 : 0);
-    s->manifest.earlier = calloc(count, sizeof *s->manifest.earlier);
-    if (!s->manifest.earlier)
-        return KS_ERR_NOMEM;
-    for (size_t i = 0; i < old->earlier_count; i++)
-        s->manifest.earlier[i] = old->earlier[i];
-    if (other) {
-        s->manifest.earlier[old->earlier_count].path = old->plan;
-        memcpy(s->manifest.earlier[old->earlier_count].xxh128, old->plan_xxh128, 33);
-    }
-    s->manifest.earlier_count = count;
-    /* a folder of this version's ksample before the profile was recorded:
-     * the plan it names, when it is still the plan its jobs were made for */
-    if (other && !old->profile_xxh128) {
-        ks_plan parent;
-        char parent_digest[33];
-        ks_error ignored;
-        if (ks_plan_read(old->plan, &parent, &ignored) == KS_OK) {
-            if (ks_file_xxh128(old->plan, parent_digest, &ignored) == KS_OK &&
-                strcmp(parent_digest, old->plan_xxh128) == 0 && parent.input_xxh128[0])
-                s->previous.profile_xxh128 = strdup(parent.input_xxh128);
-            ks_plan_free(&parent);
-        }
-    }
-    return layout(s, manifest, a->plan);
-}
-
-void cli_run_say_reuse(const run_state *s, const run_args *a, const char *digest)
-{
-    if (!s->has_previous || strcmp(s->previous.plan_xxh128, digest) == 0)
-        return;
-    size_t reused = 0, again = 0, fresh = 0;
-    for (size_t j = 0; j < s->job_count; j++) {
-        size_t launches = 0;
-        for (size_t k = s->job_first[j]; k < s->job_first[j + 1]; k++)
-            launches += s->entries[k].measured;
-        ks_job_state state = KS_JOB_PENDING;
-        int code;
-        ks_error ignored;
-        if (j < s->reused &&
-            ks_run_job_state(a->rundir, s->dirs[j], &state, &code, &ignored) != KS_OK)
-            state = KS_JOB_PENDING;
-        if (j >= s->reused)
-            fresh += launches;
-        else if (state == KS_JOB_DONE)
-            reused += launches;
-        else
-            again += launches;
-    }
-    char rest[96] = "", typed[PATH_MAX];
-    if (again)
-        snprintf(rest, sizeof rest, " (and %zu of its launches not done yet)", again);
-    fprintf(stderr,
-            "ksample: run: reusing %zu launch%s simulated for %s; %zu new to simulate%s\n",
-            reused, reused == 1 ? "" : "es", cli_as_typed(s->previous.plan, typed, sizeof typed),
-            fresh, rest);
-}
-
 /* Links every file of the configuration folders into the job folder: a
  * GPGPU-Sim configuration names its interconnect file relative to the
  * working folder. */
-static int link_configs(const run_args *a, const char *dir)
+int cli_run_link_configs(const run_args *a, const char *dir)
 {
     for (int c = 0; c < a->config_count; c++) {
         char *abs = realpath(a->configs[c], NULL);
@@ -471,7 +237,7 @@ bool cli_run_file_in_configs(const run_args *a, const char *name)
 }
 
 /* The command of a job folder dir. */
-static char *job_command(const run_args *a, bool macsim, const char *dir)
+char *cli_run_job_command(const run_args *a, bool macsim, const char *dir)
 {
     char list[PATH_MAX + 32], config[PATH_MAX + 32], tfl[PATH_MAX + 32];
     snprintf(list, sizeof list, "%s/kernelslist.g", dir);
@@ -620,7 +386,7 @@ int cli_run_prepare_job(run_state *s, const run_args *a, size_t j)
         return cli_fail(&err);
     int rc = 0;
     if (!done && !s->macsim && a->accelsim)
-        rc = link_configs(a, dir);
+        rc = cli_run_link_configs(a, dir);
     if (!rc && !done && s->macsim && a->macsim) {
         char link[PATH_MAX + 16], *target = realpath(a->params, NULL);
         snprintf(link, sizeof link, "%s/params.in", dir);
@@ -634,7 +400,7 @@ int cli_run_prepare_job(run_state *s, const run_args *a, size_t j)
     }
     if (rc)
         return rc;
-    if (!(s->commands[j] = job_command(a, s->macsim, dir)))
+    if (!(s->commands[j] = cli_run_job_command(a, s->macsim, dir)))
         return KS_ERR_NOMEM;
     s->jobs[j] = (ks_run_job){s->dirs[j], s->commands[j]};
     return 0;
@@ -642,176 +408,6 @@ int cli_run_prepare_job(run_state *s, const run_args *a, size_t j)
 
 
 
-/* state:memcpy: whether the build takes 64-bit MemcpyHtoD lines, from a
- * probe job in RUNDIR/probe; when it does not, the run falls back to the
- * warm-up kernel and says so. */
-int cli_run_probe_memcpy(run_args *a, bool earlier_only, bool *known)
-{
-    *known = false;
-    char dir[PATH_MAX];
-    char *abs = realpath(a->rundir, NULL);
-    if (!abs)
-        return cli_usage_error("run", "%s: %s", a->rundir, strerror(errno));
-    snprintf(dir, sizeof dir, "%s/probe", abs);
-    free(abs);
-    ks_error err;
-    ks_error_clear(&err);
-    char *cmd = job_command(a, false, dir);
-    if (!cmd)
-        return KS_ERR_NOMEM;
-    /* the log starts with the command that made it: an earlier probe of
-     * the same command has the verdict, and no simulator runs again */
-    char header[PATH_MAX * 2 + 64], log[PATH_MAX + 16];
-    snprintf(header, sizeof header, "# ksample probe: %.*s", PATH_MAX * 2, cmd);
-    snprintf(log, sizeof log, "%s/sim.log", dir);
-    struct stat sb;
-    FILE *earlier = NULL;
-    if (lstat(log, &sb) == 0 && S_ISREG(sb.st_mode) && ks_file_open_read(log, &earlier, &err) == KS_OK) {
-        char *first = NULL;
-        size_t cap = 0;
-        ssize_t got = getline(&first, &cap, earlier);
-        fclose(earlier);
-        if (got > 0 && first[got - 1] == '\n')
-            first[--got] = '\0';
-        *known = got > 0 && strcmp(first, header) == 0;
-        free(first);
-    }
-    ks_error_clear(&err);
-    if (!*known && earlier_only) {
-        free(cmd);
-        return 0;
-    }
-    if (!*known) {
-        if (ks_state_probe_write(dir, &err) != KS_OK)
-            return free(cmd), cli_fail(&err);
-        int rc = a->accelsim ? link_configs(a, dir) : 0;
-        if (rc)
-            return free(cmd), rc;
-        char shell[PATH_MAX * 16], quoted[PATH_MAX * 4 + 8], quoted_header[PATH_MAX * 8 + 8];
-        shell_quote(quoted, sizeof quoted, dir);
-        shell_quote(quoted_header, sizeof quoted_header, header);
-        snprintf(shell, sizeof shell, "cd %s && { printf '%%s\\n' %s; %.*s; } > sim.log 2>&1",
-                 quoted, quoted_header, PATH_MAX * 2, cmd);
-        int status = system(shell);
-        if (status != 0) {
-            free(cmd);
-            fprintf(stderr, "ksample: run: the state:memcpy probe in %s failed (exit %d); see "
-                            "its sim.log\n", dir, status);
-            return 1;
-        }
-        *known = true;
-    }
-    free(cmd);
-    int takes = 0;
-    if (ks_state_probe_read(log, &takes, &err) != KS_OK)
-        return cli_fail(&err);
-    if (!takes) {
-        fprintf(stderr,
-                "ksample: note: this simulator build ignores MemcpyHtoD lines at 64-bit "
-                "addresses (its perf_memcpy_to_gpu keeps a 32-bit address: accel-sim issue "
-                "#327; probe in %s): the state goes in a warm-up kernel instead "
-                "(state:kernel)\n",
-                dir);
-        a->warmup.carrier = KS_STATE_KERNEL;
-    } else if (!a->quiet)
-        fprintf(stderr, "ksample: run: this build takes 64-bit MemcpyHtoD lines into L2 "
-                        "(probe in %s): the state goes in memory copies\n", dir);
-    return 0;
-}
-
-
-/* --warmup state: every sampled launch's rebuilt L2 state written into the
- * folder of its job, in one pass over the traces (the job's export then
- * takes it into the folder it builds).  A job done before is left as it
- * is; a job folder that is a link is refused, as its export would. */
-int cli_run_prepare_state(run_state *s, const run_args *a)
-{
-    char *abs = realpath(a->rundir, NULL);
-    const char **dirs = calloc(s->entry_count + 1, sizeof *dirs);
-    char **owned = calloc(s->job_count + 1, sizeof *owned);
-    ks_export_entry *todo = malloc((s->entry_count + 1) * sizeof *todo);
-    size_t todo_count = 0;
-    int rc = abs && dirs && owned && todo ? 0 : KS_ERR_NOMEM;
-    ks_error err;
-    ks_error_clear(&err);
-    for (size_t j = 0; j < s->job_count && !rc; j++) {
-        size_t n = strlen(abs) + strlen(s->dirs[j]) + 2;
-        if (!(owned[j] = malloc(n))) {
-            rc = KS_ERR_NOMEM;
-            break;
-        }
-        snprintf(owned[j], n, "%s/%s", abs, s->dirs[j]);
-        ks_job_state state;
-        int code;
-        if (ks_run_job_state(a->rundir, s->dirs[j], &state, &code, &err) != KS_OK) {
-            rc = cli_fail(&err);
-            break;
-        }
-        if (state == KS_JOB_DONE)
-            continue;
-        if (ks_run_owned_dir(owned[j], &err) != KS_OK) {
-            rc = cli_fail(&err);
-            break;
-        }
-        for (size_t k = s->job_first[j]; k < s->job_first[j + 1]; k++) {
-            todo[todo_count] = s->entries[k];
-            dirs[todo_count++] = owned[j];
-        }
-    }
-    ks_state_report rep;
-    memset(&rep, 0, sizeof rep);
-    if (!rc && ks_export_state_write(a->traces, &a->warmup, todo, todo_count, dirs, &rep,
-                                     &err) != KS_OK)
-        rc = cli_fail(&err);
-    free(todo);
-    if (!rc && !a->quiet)
-        fprintf(stderr,
-                "ksample: run: warm state of %zu launches rebuilt in %.1f s: %llu lines in "
-                "all, at most %llu a launch (L2 of %llu bytes from %s, lines of the last %g "
-                "L2 capacities)\n",
-                rep.launches, rep.seconds, (unsigned long long)rep.lines,
-                (unsigned long long)rep.lines_max, (unsigned long long)rep.l2_bytes, rep.source,
-                rep.cut);
-    if (!rc)
-        cli_run_say_short_states(&rep);
-    char carrier[32];
-    ks_warmup_format(&a->warmup, carrier, sizeof carrier);
-    if (!rc && a->warmup.carrier == KS_STATE_SPLIT && !a->quiet)
-        fprintf(stderr,
-                "ksample: run: state:split: %zu of %zu launches have a dirty line within "
-                "reach of their misses: their warm-up kernels carry %llu lines, copies the "
-                "rest\n",
-                rep.split_kernels, rep.launches, (unsigned long long)rep.split_kernel_lines);
-    if (!rc && rep.dirty && a->warmup.carrier != KS_STATE_KERNEL &&
-        a->warmup.carrier != KS_STATE_MEMCPY32_STORES && a->warmup.carrier != KS_STATE_SPLIT)
-        fprintf(stderr,
-                "ksample: note: %s: %llu of the copied lines were last written "
-                "(dirty) and GPGPU-Sim fills copies clean, so the write-backs their eviction "
-                "causes in the full run are left out (tests/data/accelsim-large: 0.938x the "
-                "full run, no better than cold, where launches evict other launches' dirty "
-                "lines); --warmup state (the warm-up kernel) stores them\n",
-                a->warmup.carrier == KS_STATE_MEMCPY32 ? "state:memcpy32" : "state:memcpy",
-                (unsigned long long)rep.dirty);
-    if (!rc && rep.zero_moved && !a->quiet)
-        fprintf(stderr,
-                "ksample: run: %s: in %zu launches the remap would put a line on "
-                "address 0, which Accel-Sim reads as an inactive lane: their 32-bit space is "
-                "moved by a constant no address function of the configuration sees\n",
-                carrier, rep.zero_moved);
-    if (!rc && rep.zero_kept)
-        fprintf(stderr,
-                "ksample: note: %s: in %zu launches no remap keeps both every "
-                "line off address 0 and the order of each warp instruction's lines: their "
-                "accesses to address 0, which Accel-Sim reads as an inactive lane, are lost "
-                "(--warmup state:kernel keeps them)\n",
-                carrier, rep.zero_kept);
-    for (size_t j = 0; owned && j < s->job_count; j++)
-        free(owned[j]);
-    free(owned);
-    free(dirs);
-    free(abs);
-    return rc;
-}
 
 /* A run folder this run made, removed when the run fails before its
  * manifest is written (nothing of it is a run yet); links are removed

@@ -99,6 +99,12 @@ int cli_run_check_memcpy32(run_args *a, bool macsim);
  * run (a rerun goes on as it began), else state:split on Accel-Sim (which
  * cli_run_check_memcpy32 then checks), else the warm-up kernel. */
 void cli_run_default_carrier(const run_state *s, run_args *a);
+/* 'text' with every ' written as '\'' (into out, size bytes). */
+void cli_run_shell_quote(char *out, size_t size, const char *text);
+/* Links every file of the --config folders into dir. */
+int cli_run_link_configs(const run_args *a, const char *dir);
+/* The simulator command of the job in dir (malloc'd; NULL: out of memory). */
+char *cli_run_job_command(const run_args *a, bool macsim, const char *dir);
 /* The sampled launches whose rebuilt state missing traces left short of the
  * cut, on stderr (nothing where none). */
 void cli_run_say_short_states(const ks_state_report *rep);
