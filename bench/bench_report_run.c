@@ -72,12 +72,12 @@ static int bench_engine(const char *rundir, size_t n, unsigned parallel)
         jobs[i].dir = dirs[i];
         jobs[i].command = "true";
     }
+    ks_error err;
+    ks_error_clear(&err);
     ks_run_options o;
     ks_run_options_init(&o);
     o.rundir = rundir;
     o.parallel = parallel;
-    ks_error err;
-    ks_error_clear(&err);
     ks_run_progress last;
     double t0 = now();
     if (ks_run_execute(&o, jobs, n, NULL, NULL, &last, &err) != KS_OK)
