@@ -49,16 +49,6 @@ static bool has_metric(const ks_profile *p, const char *name)
     return false;
 }
 
-/* path read as format (NULL: detected): a profile of the source format
- * with n launches. */
-static ks_profile *read_n(const char *path, const char *format, const char *source, size_t n)
-{
-    ks_profile *p = tr_read_ok(path, format, -1);
-    assert_string_equal(p->source_format, source);
-    assert_int_equal(p->n, n);
-    return p;
-}
-
 static void assert_close(double got, double want)
 {
     if (!(fabs(got - want) <= 1e-9 * fmax(1.0, fabs(want))))
@@ -213,7 +203,7 @@ static void test_long_old(void **state)
 {
     (void)state;
     const char *path = write_text("old.csv", LONG_OLD);
-    ks_profile *p = read_n(path, NULL, "ncu-csv", 3); /* detected */
+    ks_profile *p = tr_read_n(path, NULL, "ncu-csv", 3); /* detected */
     assert_string_equal(ks_profile_name(p, 0), "void foo<int, 2>(float *, int)");
     assert_string_equal(ks_profile_name(p, 1), "bar(double)");
     assert_int_equal(p->name_id[0], p->name_id[2]);
@@ -249,7 +239,7 @@ static void test_long_middle(void **state)
 {
     (void)state;
     const char *path = write_text("middle.csv", LONG_MIDDLE);
-    ks_profile *p = read_n(path, NULL, "ncu-csv", 3);
+    ks_profile *p = tr_read_n(path, NULL, "ncu-csv", 3);
     tr_expect_durations(p, (const int64_t[]){3200, 1250000, 2500}, 3);
     tr_expect_dims(p, 0, (const uint32_t[]){4, 1, 1}, (const uint32_t[]){256, 1, 1});
     tr_expect_dims(p, 1, (const uint32_t[]){16, 16, 2}, (const uint32_t[]){32, 8, 1});
@@ -289,7 +279,7 @@ static void test_long_middle(void **state)
 static void test_long_newest(void **state)
 {
     (void)state;
-    ks_profile *p = read_n(write_text("newest.csv", LONG_NEWEST), NULL, "ncu-csv", 2);
+    ks_profile *p = tr_read_n(write_text("newest.csv", LONG_NEWEST), NULL, "ncu-csv", 2);
     assert_string_equal(ks_profile_name(p, 1), "ampere_sgemm_32x128_tn");
     tr_expect_durations(p, (const int64_t[]){5060, 2500000}, 2);
     assert_int_equal(p->metric_count, 2); /* rule rows add nothing */
@@ -301,7 +291,7 @@ static void test_long_newest(void **state)
 static void test_long_nvtx(void **state)
 {
     (void)state;
-    ks_profile *p = read_n(write_text("nvtx.csv", LONG_NVTX), NULL, "ncu-csv", 2);
+    ks_profile *p = tr_read_n(write_text("nvtx.csv", LONG_NVTX), NULL, "ncu-csv", 2);
     /* no duration metric: every duration is 0, metrics still usable */
     tr_expect_durations(p, (const int64_t[]){0, 0}, 2);
     assert_close(metric(p, "inst_executed")->values[1], 20000);
@@ -322,7 +312,7 @@ static void test_unquoted_and_odd_values(void **state)
         "some output of the program\n"
         "1,1,app,h,k,t,1,7,S,ipc,inst/cycle,nan\n"
         "2,1,app,h,k,t,1,7,S,ipc,inst/cycle,-inf\n");
-    ks_profile *p = read_n(path, "ncu-csv", "ncu-csv", 3);
+    ks_profile *p = tr_read_n(path, "ncu-csv", "ncu-csv", 3);
     const ks_metric_column *ipc = metric(p, "ipc");
     assert_close(ipc->values[0], 1.5);
     assert_true(isnan(ipc->values[1]));
@@ -331,7 +321,7 @@ static void test_unquoted_and_odd_values(void **state)
 
     path = write_text("big-id.csv", OLD_HEADER OLD_ROW("999", "k", "m", "%", "1")
                                         OLD_ROW("1,000", "k", "m", "%", "2"));
-    p = read_n(path, NULL, "ncu-csv", 2);
+    p = tr_read_n(path, NULL, "ncu-csv", 2);
     ks_profile_free(p);
     /* and a malformed row with such an ID is an error, not noise */
     expect_error("big-id-short.csv",
@@ -345,7 +335,7 @@ static void test_wide(void **state)
 {
     (void)state;
     const char *path = write_text("raw.csv", WIDE);
-    ks_profile *p = read_n(path, NULL, "ncu-raw-csv", 2);
+    ks_profile *p = tr_read_n(path, NULL, "ncu-raw-csv", 2);
     assert_string_equal(ks_profile_name(p, 1), "k2<float>(float*, int)");
     assert_int_equal(p->duration_ns[0], 2345500); /* 2,345.5 usecond */
     assert_int_equal(p->duration_ns[1], 3000);
@@ -361,7 +351,7 @@ static void test_wide(void **state)
 
     /* ncu-csv takes the raw layout too (the header decides); ncu-raw-csv
      * refuses the details layout and says which to use */
-    p = read_n(path, "ncu-csv", "ncu-raw-csv", 2);
+    p = tr_read_n(path, "ncu-csv", "ncu-raw-csv", 2);
     assert_int_equal(p->duration_ns[1], 3000);
     ks_profile_free(p);
     ks_error err;
@@ -425,7 +415,7 @@ static void test_gzip(void **state)
 {
     (void)state;
     const char *path = write_gzip("old.csv.gz", LONG_OLD, strlen(LONG_OLD));
-    ks_profile *p = read_n(path, NULL, "ncu-csv", 3);
+    ks_profile *p = tr_read_n(path, NULL, "ncu-csv", 3);
     assert_int_equal(p->duration_ns[1], 1500000);
     assert_close(metric(p, "dram__bytes_read.sum")->values[2], 1234567);
     ks_profile_free(p);
