@@ -19,6 +19,7 @@
  */
 #include "trace.h"
 #include "warm.h"
+#include "../tests/warm_gpu.h"
 #include "bench_util.h"
 
 #include <stdio.h>
@@ -156,14 +157,7 @@ int main(int argc, char **argv)
     size_t *sampled = malloc(samples * sizeof *sampled);
     for (uint64_t j = 0; j < samples; j++)
         sampled[j] = (size_t)((j + 1) * n / samples - 1);
-    ks_state_walk_options o = {.cut = 2, .footprint = true};
-    o.gpu.l2_bytes = 4u << 20;
-    o.gpu.line_bytes = 128;
-    o.gpu.sector_bytes = 32;
-    o.gpu.ways = 16;
-    o.gpu.sms = 46;
-    o.gpu.max_cta_per_sm = 32;
-    o.gpu.max_threads_per_sm = 1536;
+    ks_state_walk_options o = warm_rtx3070();
     for (int pass = 0; pass < 2; pass++) {
         carry cc = {fopen("/dev/null", "w"), pass == 1, 0, 0};
         t0 = bench_now();
