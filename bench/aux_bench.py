@@ -18,7 +18,8 @@ import sys
 import tarfile
 import tempfile
 
-from score_util import interp_speedup, rows_of, table_head
+sys.dont_write_bytecode = True  # nothing written beside the scripts
+from score_util import interp_speedup, rows_of, table_head  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "..", "shared", "data")

@@ -37,7 +37,8 @@ import sys
 import tempfile
 import time
 
-from score_util import interp_speedup, rows_of, table_head
+sys.dont_write_bytecode = True  # nothing written beside the scripts
+from score_util import interp_speedup, rows_of, table_head  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "data", "accelsim-transformer")
