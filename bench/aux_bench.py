@@ -18,6 +18,9 @@ import sys
 import tarfile
 import tempfile
 
+sys.dont_write_bytecode = True  # nothing written beside the scripts
+from score_util import interp_speedup, rows_of, table_head  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "..", "shared", "data")
 
@@ -26,15 +29,6 @@ def score(ks, args):
     out = subprocess.run([ks, "score"] + args + ["--json", "-q"], check=True,
                          capture_output=True, text=True).stdout
     return json.loads(out)
-
-
-def rows_of(result):
-    """(method, values, estimator) -> summary dict."""
-    out = {}
-    for m in result["methods"]:
-        for s in m["sets"]:
-            out[(m["method"], s["values"], s.get("estimator", "plain"))] = s
-    return out
 
 
 def pct(x):
@@ -109,9 +103,9 @@ DESIGNS = [
 
 
 def launches_table(ks, seeds, sets):
-    print("| data set | values | design | launches mean (max) | x root-plain | error mean / max % "
-          "| covered | interval met |")
-    print("| --- | --- | --- | ---: | ---: | --- | ---: | ---: |")
+    right = ("launches mean (max)", "x root-plain", "covered", "interval met")
+    table_head(["data set", "values", "design", "launches mean (max)", "x root-plain",
+                "error mean / max %", "covered", "interval met"], right)
     for name, traces, common, warm in sets:
         results = {}
         for label, opts, est in DESIGNS:
@@ -134,31 +128,12 @@ def launches_table(ks, seeds, sets):
 
 # ------------------------------------------- speedup at matched error
 
-def interp_speedup(curve, err):
-    """The largest speedup of a curve [(mean error, speedup)] whose error is
-    at most err: its points with error <= err, and between two neighbouring
-    points (by error) that straddle err, log-linear interpolation.  None
-    when every point's error is above err."""
-    pts = sorted(curve)
-    best = None
-    for e, sp in pts:
-        if e <= err:
-            best = sp if best is None else max(best, sp)
-    for (e0, s0), (e1, s1) in zip(pts, pts[1:]):
-        if e0 < err < e1:
-            t = (err - e0) / (e1 - e0)
-            v = math.exp(math.log(s0) + t * (math.log(s1) - math.log(s0)))
-            best = v if best is None else max(best, v)
-    return best
-
-
 EPS = ["0.005", "0.01", "0.02", "0.03", "0.05", "0.1", "0.2"]
 
 
 def methods_table(ks, seeds, sets):
-    print("| data set | method | points | speedup at root's error at eps 2 % / 5 % / 10 % "
-          "| (its own error, speedup) |")
-    print("| --- | --- | --- | --- | --- |")
+    table_head(["data set", "method", "points",
+                "speedup at root's error at eps 2 % / 5 % / 10 %", "(its own error, speedup)"])
     for name, traces, common, _ in sets:
         curves = {}
         single = {}
@@ -218,11 +193,10 @@ def kineto_table(ks, seeds, tmp):
                                                            "libksample.so.0.1"))
     import ksample  # the package over the build's library
     folder = os.path.join(DATA, "kineto")
-    print("| trace | launches | root: samples, speedup, error mean/max %, covered "
-          "| --pool duration: samples, speedup, error mean/max %, covered "
-          "| pooled speedup / root's at root's error (eps 2 / 5 / 10 %) "
-          "| speedup at 0.37 % mean error: root, pooled |")
-    print("| --- | ---: | --- | --- | --- | --- |")
+    table_head(["trace", "launches", "root: samples, speedup, error mean/max %, covered",
+                "--pool duration: samples, speedup, error mean/max %, covered",
+                "pooled speedup / root's at root's error (eps 2 / 5 / 10 %)",
+                "speedup at 0.37 % mean error: root, pooled"], ["launches"])
     ratios = {e: [] for e in ("0.02", "0.05", "0.1")}
     for f in sorted(os.listdir(folder)):
         if not f.endswith(".json.gz"):

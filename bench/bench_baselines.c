@@ -8,19 +8,13 @@
  * Prints per method: fit seconds (best of 3), clusters, peak resident memory.
  */
 #include "ksample.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static ks_status write_run(const void *ctx, FILE *f, ks_error *err)
 {
@@ -67,13 +61,13 @@ int main(int argc, char **argv)
     if (ks_write_atomic(ncu, write_ncu, p, &err) != KS_OK ||
         ks_write_atomic(bbv, write_bbv, p, &err) != KS_OK)
         return fail(&err);
-    double t0 = now();
+    double t0 = bench_now();
     if (ks_profile_attach(p, KS_SOURCE_METRICS, ncu, &err) != KS_OK)
         return fail(&err);
-    double t1 = now();
+    double t1 = bench_now();
     if (ks_profile_attach(p, KS_SOURCE_BBV, bbv, &err) != KS_OK)
         return fail(&err);
-    double t2 = now();
+    double t2 = bench_now();
     printf("preset=%s invocations=%zu attach_ncu_s=%.3f attach_bbv_s=%.3f\n", so.preset, p->n,
            t1 - t0, t2 - t1);
     const char *methods[] = {"pka", "sieve", "photon", "root"};
@@ -85,10 +79,10 @@ int main(int argc, char **argv)
         size_t clusters = 0;
         for (int r = 0; r < 3; r++) {
             ks_plan plan;
-            double s = now();
+            double s = bench_now();
             if (ks_plan_build(p, &pa, &plan, &err) != KS_OK)
                 return fail(&err);
-            double e = now() - s;
+            double e = bench_now() - s;
             best = e < best ? e : best;
             clusters = plan.cluster_count;
             ks_plan_free(&plan);

@@ -9,6 +9,7 @@
  * and prints one line of key=value pairs.
  */
 #include "ksample.h"
+#include "bench_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,13 +18,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static ks_profile *synthetic(size_t n)
 {
@@ -96,24 +90,24 @@ int main(int argc, char **argv)
     struct stat sb;
     double log_mb = stat(log_path, &sb) == 0 ? (double)sb.st_size / 1e6 : 0;
 
-    double t0 = now();
+    double t0 = bench_now();
     ks_plan back;
     if (ks_plan_read(plan_path, &back, &err) != KS_OK)
         return fprintf(stderr, "bench_estimate: %s\n", err.message), 1;
-    double t1 = now();
+    double t1 = bench_now();
     ks_results r;
     ks_results_init(&r);
     ks_results_options ro;
     ks_results_options_init(&ro);
     if (ks_results_read(log_path, &back, &ro, &r, &err) != KS_OK)
         return fprintf(stderr, "bench_estimate: %s\n", err.message), 1;
-    double t2 = now();
+    double t2 = bench_now();
     ks_estimate_options eo;
     ks_estimate_options_init(&eo);
     ks_estimate e;
     if (ks_estimate_compute(&back, &r, &eo, &e, &err) != KS_OK)
         return fprintf(stderr, "bench_estimate: %s\n", err.message), 1;
-    double t3 = now();
+    double t3 = bench_now();
     double *y = malloc(back.sample_count * sizeof *y);
     long m = ks_results_metric(&r, "gpu_sim_cycle");
     for (size_t i = 0; i < back.sample_count; i++)
@@ -122,7 +116,7 @@ int main(int argc, char **argv)
     ks_plan refined;
     if (ks_plan_refine(&back, p, y, &rf, &refined, &err) != KS_OK)
         return fprintf(stderr, "bench_estimate: %s\n", err.message), 1;
-    double t4 = now();
+    double t4 = bench_now();
     long cyc = -1;
     for (size_t i = 0; i < e.count; i++)
         if (strcmp(e.metrics[i].name, "gpu_sim_cycle") == 0)

@@ -23,6 +23,7 @@
  *                     [--cpu-ops N] [--repeat N] [--seed N]
  */
 #include "internal.h"
+#include "bench_util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -55,13 +56,6 @@ static void usage(FILE *f)
             "  --seed N      generator seed (default 1)\n");
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* CPU seconds (user + system) of this process: steadier than wall time on a
  * shared machine. */
 static double cpu_now(void)
@@ -78,13 +72,13 @@ typedef struct timing {
 
 static timing timing_start(void)
 {
-    timing t = {now(), cpu_now()};
+    timing t = {bench_now(), cpu_now()};
     return t;
 }
 
 static timing timing_since(timing t0)
 {
-    timing t = {now() - t0.wall, cpu_now() - t0.cpu};
+    timing t = {bench_now() - t0.wall, cpu_now() - t0.cpu};
     return t;
 }
 
@@ -94,13 +88,6 @@ static void keep_best(timing *best, timing t)
         best->wall = t.wall;
     if (t.cpu < best->cpu)
         best->cpu = t.cpu;
-}
-
-static long peak_rss_kib(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss; /* KiB on Linux */
 }
 
 /* ---------------------------------------------------------------- generator */
@@ -361,18 +348,18 @@ int main(int argc, char **argv)
     struct stat sb;
     uint64_t generated_kernels = 0;
     if (!(o.reuse && stat(o.out, &sb) == 0)) {
-        double t0 = now();
+        double t0 = bench_now();
         if (generate(&o, &generated_kernels) != 0)
             return 3;
         if (stat(o.out, &sb) != 0)
             return 3;
         printf("generated %s: %.1f MB, %llu kernel events, in %.1f s\n", o.out,
-               (double)sb.st_size / 1e6, (unsigned long long)generated_kernels, now() - t0);
+               (double)sb.st_size / 1e6, (unsigned long long)generated_kernels, bench_now() - t0);
     } else {
         printf("reusing %s: %.1f MB\n", o.out, (double)sb.st_size / 1e6);
     }
     double mb = (double)sb.st_size / 1e6;
-    long rss_before = peak_rss_kib();
+    long rss_before = bench_peak_rss_kb();
 
     /* the reader first, so the peak RSS it reports is its own */
     const timing worst = {1e300, 1e300};
@@ -393,7 +380,7 @@ int main(int argc, char **argv)
         }
         keep_best(&t_kineto, timing_since(t0));
     }
-    long rss_after = peak_rss_kib();
+    long rss_after = bench_peak_rss_kb();
     if (generated_kernels && p->n != generated_kernels) {
         fprintf(stderr, "bench_kineto: read %zu kernels, generated %llu\n", p->n,
                 (unsigned long long)generated_kernels);

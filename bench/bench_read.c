@@ -13,6 +13,7 @@
  * digest): the floor any reader pays on one thread.
  */
 #include "internal.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,13 +21,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void cpu(double *user, double *sys)
 {
@@ -52,11 +46,11 @@ static ks_status read_profile(const char *path, const ks_lines_options *lines, k
     ks_input *in;
     const char *head;
     size_t len;
+    ks_read_options opt;
+    ks_read_options_init(&opt);
     ks_status st = ks_input_open_peek(path, &in, &head, &len, err);
     if (st != KS_OK)
         return st;
-    ks_read_options opt;
-    ks_read_options_init(&opt);
     if (ks_reader_nsys_kern_exec_csv.detect(head, len, path) >=
         ks_reader_nsys_gpu_trace_csv.detect(head, len, path))
         st = ks_read_nsys_kern_exec_csv(in, &opt, lines, p, err);
@@ -124,12 +118,12 @@ int main(int argc, char **argv)
     for (int r = 0; r < (repeats > 0 ? repeats : 1); r++) {
         double u0, s0, u1, s1;
         cpu(&u0, &s0);
-        double t0 = now();
+        double t0 = bench_now();
         if (bytes_only) {
             uint64_t total;
             if (read_bytes(argv[1], &total, &err) != KS_OK)
                 return fail(&err);
-            double wall = now() - t0;
+            double wall = bench_now() - t0;
             cpu(&u1, &s1);
             printf("bytes wall_s=%.3f user_s=%.3f sys_s=%.3f MBps=%.1f decompressed=%llu\n",
                    wall, u1 - u0, s1 - s0, mb / wall, (unsigned long long)total);
@@ -140,7 +134,7 @@ int main(int argc, char **argv)
             return 5;
         if (read_profile(argv[1], &lines, p, &err) != KS_OK)
             return fail(&err);
-        double wall = now() - t0;
+        double wall = bench_now() - t0;
         cpu(&u1, &s1);
         printf("read threads=%d blocks=%zu wall_s=%.3f user_s=%.3f sys_s=%.3f MBps=%.1f "
                "invocations=%zu names=%zu\n",

@@ -9,18 +9,12 @@
  * rerun that skips them all.
  */
 #include "ksample.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int fail(const ks_error *err)
 {
@@ -46,11 +40,11 @@ static int bench_page(const char *path)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     ks_report_input in = {.profile = p, .plan = &plan};
-    double t0 = now();
+    double t0 = bench_now();
     ks_status st = f ? ks_report_write_html(&in, f, &err) : KS_ERR_NOMEM;
     if (f)
         fclose(f);
-    double s = now() - t0;
+    double s = bench_now() - t0;
     if (st != KS_OK)
         return fail(&err);
     printf("report invocations=%zu samples=%zu clusters=%zu page_seconds=%.3f page_bytes=%zu\n",
@@ -72,22 +66,22 @@ static int bench_engine(const char *rundir, size_t n, unsigned parallel)
         jobs[i].dir = dirs[i];
         jobs[i].command = "true";
     }
+    ks_error err;
+    ks_error_clear(&err);
     ks_run_options o;
     ks_run_options_init(&o);
     o.rundir = rundir;
     o.parallel = parallel;
-    ks_error err;
-    ks_error_clear(&err);
     ks_run_progress last;
-    double t0 = now();
+    double t0 = bench_now();
     if (ks_run_execute(&o, jobs, n, NULL, NULL, &last, &err) != KS_OK)
         return fail(&err);
-    double run_s = now() - t0;
-    t0 = now();
+    double run_s = bench_now() - t0;
+    t0 = bench_now();
     ks_run_progress again;
     if (ks_run_execute(&o, jobs, n, NULL, NULL, &again, &err) != KS_OK)
         return fail(&err);
-    double skip_s = now() - t0;
+    double skip_s = bench_now() - t0;
     printf("engine jobs=%zu parallel=%u done=%zu seconds=%.3f jobs_per_second=%.0f "
            "rerun_skipped=%zu rerun_seconds=%.3f\n",
            n, parallel, last.done, run_s, (double)n / run_s, again.skipped, skip_s);

@@ -7,18 +7,12 @@
  * STEM's cost and the design's wall seconds (best of 3).
  */
 #include "internal.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int plan_once(const ks_profile *p, const char *method, const char *alloc, double eps,
                      ks_plan *plan)
@@ -62,10 +56,10 @@ int main(int argc, char **argv)
         double eps = atof(eps_list[e]), best = 1e300;
         ks_plan plan, stem;
         for (int r = 0; r < 3; r++) {
-            double t0 = now();
+            double t0 = bench_now();
             if (plan_once(p, "root", alloc, eps, &plan))
                 return 6;
-            double t = now() - t0;
+            double t = bench_now() - t0;
             best = t < best ? t : best;
             if (r < 2)
                 ks_plan_free(&plan);

@@ -8,6 +8,7 @@
  * column bytes per invocation, name bytes, peak resident memory.
  */
 #include "ksample.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,13 +16,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv)
 {
@@ -39,14 +33,14 @@ int main(int argc, char **argv)
     ks_error err;
     ks_error_clear(&err);
     ks_profile *p;
-    double t0 = now();
+    double t0 = bench_now();
     if (ks_profile_read(argv[1], NULL, &p, &err) != KS_OK) {
         char buf[1200];
         ks_error_format(&err, buf, sizeof buf);
         fprintf(stderr, "bench_sample: %s\n", buf);
         return 4;
     }
-    double read_s = now() - t0;
+    double read_s = bench_now() - t0;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     long rss_after_read_kb = ru.ru_maxrss;
@@ -60,12 +54,12 @@ int main(int argc, char **argv)
     for (int r = 0; r < (repeats > 0 ? repeats : 1); r++) {
         ks_plan plan;
         pa.seed = 1 + (uint64_t)r;
-        t0 = now();
+        t0 = bench_now();
         if (ks_plan_build(p, &pa, &plan, &err) != KS_OK) {
             fprintf(stderr, "bench_sample: %s\n", err.message);
             return 4;
         }
-        double s = now() - t0;
+        double s = bench_now() - t0;
         best = s < best ? s : best;
         samples = plan.sample_count;
         clusters = plan.cluster_count;

@@ -12,6 +12,7 @@
  * flat-memory check.  The folder is removed unless --keep.
  */
 #include "trace.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,20 +21,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static long peak_rss_kb(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;
-}
 
 /* One warp of a kernel with a loop: a prologue, `trips` iterations of a
  * body with a coalesced load (mode 1), a gather (mode 2), an ALU chain and
@@ -116,34 +103,35 @@ static int fail(const ks_error *err)
 
 static int run(const char *dir, double mb)
 {
-    double t0 = now();
+    double t0 = bench_now();
     long long bytes = write_trace(dir, mb);
     if (bytes < 0) {
         perror("bench_trace: writing the trace");
         return 1;
     }
-    double t1 = now();
+    double t1 = bench_now();
     printf("trace: %.1f MB written in %.1f s\n", (double)bytes / 1e6, t1 - t0);
     ks_trace_set *s;
     ks_error err;
     if (ks_trace_set_open(dir, &s, &err) != KS_OK)
         return fail(&err);
     tally t = {0};
-    double t2 = now();
+    double t2 = bench_now();
     if (ks_trace_set_stream(s, 0, NULL, count_fn, &t, &err) != KS_OK)
         return fail(&err);
-    double t3 = now();
+    double t3 = bench_now();
     printf("stream: %.2f s, %.0f MB/s, %llu warp instructions (%.0f ns each), %llu addresses, "
            "peak RSS %ld KB\n",
            t3 - t2, (double)bytes / 1e6 / (t3 - t2), (unsigned long long)t.insts,
-           (t3 - t2) * 1e9 / (double)t.insts, (unsigned long long)t.addrs, peak_rss_kb());
+           (t3 - t2) * 1e9 / (double)t.insts, (unsigned long long)t.addrs, bench_peak_rss_kb());
     ks_trace_bbv b;
     uint64_t warps;
     if (ks_trace_set_bbv(s, 0, &b, &warps, &err) != KS_OK)
         return fail(&err);
-    double t4 = now();
+    double t4 = bench_now();
     printf("bbv: %.2f s, %.0f MB/s, %zu blocks over %llu warps, peak RSS %ld KB\n", t4 - t3,
-           (double)bytes / 1e6 / (t4 - t3), b.count, (unsigned long long)warps, peak_rss_kb());
+           (double)bytes / 1e6 / (t4 - t3), b.count, (unsigned long long)warps,
+           bench_peak_rss_kb());
     ks_trace_bbv_free(&b);
     ks_trace_set_free(s);
     return 0;

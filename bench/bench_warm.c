@@ -19,6 +19,8 @@
  */
 #include "trace.h"
 #include "warm.h"
+#include "../tests/warm_gpu.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,20 +29,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static long peak_rss_kb(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;
-}
 
 static void die(const ks_error *err)
 {
@@ -119,7 +107,7 @@ int main(int argc, char **argv)
     ks_error err;
     ks_error_clear(&err);
     ks_synth_traces_options so = {.launches = k, .seed = 11};
-    double t0 = now();
+    double t0 = bench_now();
     if (ks_synth_traces_write(dir, &so, &err) != KS_OK)
         die(&err);
     /* the list of n launches cycling through the k written */
@@ -144,51 +132,44 @@ int main(int argc, char **argv)
     double text_mb = (double)bytes * ((double)n / (double)k) / 1e6;
     printf("folder: %llu launches (%llu distinct, written in %.1f s), %.0f MB of trace text "
            "in all\n",
-           (unsigned long long)n, (unsigned long long)k, now() - t0, text_mb);
+           (unsigned long long)n, (unsigned long long)k, bench_now() - t0, text_mb);
 
-    t0 = now();
+    t0 = bench_now();
     ks_trace_set *set;
     if (ks_trace_set_open(dir, &set, &err) != KS_OK)
         die(&err);
-    double t_open = now() - t0;
+    double t_open = bench_now() - t0;
     printf("open    %8.2f s  (%.0f launches/s)  peak RSS %ld KB\n", t_open,
-           (double)n / t_open, peak_rss_kb());
+           (double)n / t_open, bench_peak_rss_kb());
 
-    t0 = now();
+    t0 = bench_now();
     counts c = {0};
     for (uint64_t i = 0; i < n; i++)
         if (ks_trace_set_stream(set, i, NULL, count, &c, &err) != KS_OK)
             die(&err);
-    double t_stream = now() - t0;
+    double t_stream = bench_now() - t0;
     ks_trace_set_free(set);
     printf("stream  %8.2f s  (%.0f launches/s, %.0f MB/s, %.1f M memory instructions)  "
            "peak RSS %ld KB\n",
            t_stream, (double)n / t_stream, text_mb / t_stream, (double)c.mem / 1e6,
-           peak_rss_kb());
+           bench_peak_rss_kb());
 
     size_t *sampled = malloc(samples * sizeof *sampled);
     for (uint64_t j = 0; j < samples; j++)
         sampled[j] = (size_t)((j + 1) * n / samples - 1);
-    ks_state_walk_options o = {.cut = 2, .footprint = true};
-    o.gpu.l2_bytes = 4u << 20;
-    o.gpu.line_bytes = 128;
-    o.gpu.sector_bytes = 32;
-    o.gpu.ways = 16;
-    o.gpu.sms = 46;
-    o.gpu.max_cta_per_sm = 32;
-    o.gpu.max_threads_per_sm = 1536;
+    ks_state_walk_options o = warm_rtx3070();
     for (int pass = 0; pass < 2; pass++) {
         carry cc = {fopen("/dev/null", "w"), pass == 1, 0, 0};
-        t0 = now();
+        t0 = bench_now();
         if (ks_state_walk(dir, sampled, samples, &o, on_state, &cc, &err) != KS_OK)
             die(&err);
-        double t = now() - t0;
+        double t = bench_now() - t0;
         fclose(cc.sink);
         printf("%s %8.2f s  (%.0f launches/s, %.0f MB/s; %.2fx the stream)  %llu sampled, "
                "%.0f lines held and %.0f touched a sampled launch  peak RSS %ld KB\n",
                pass ? "carry " : "walk  ", t, (double)n / t, text_mb / t, t / t_stream,
                (unsigned long long)samples, (double)cc.lines / (double)samples,
-               (double)cc.footprint / (double)samples, peak_rss_kb());
+               (double)cc.footprint / (double)samples, bench_peak_rss_kb());
     }
     free(sampled);
     if (!keep) {

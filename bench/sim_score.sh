@@ -18,17 +18,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 ks=$(cd "$build" && pwd)/ksample
 data=$root/../shared/data/sim
 [ -d "$data" ] || { echo "sim_score: $data is absent" >&2; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# the end-to-end tests' scratch folder $T (removed on exit) and macsim_traces
+KS=$ks
+. "$root/tests/lib.sh"
+tmp=$T
 
 # the trace folders, unpacked
 (cd "$tmp" && tar -xJf "$data/accelsim-synth/ksample-synth-traces.tar.xz")
-mkdir -p "$tmp/m/tr"
-(cd "$tmp/m" && tar -xJf "$data/macsim-vectormultadd/macsim-vectormultadd-4096-16384-traces.tar.xz")
-cp "$data/macsim-vectormultadd/kernel_config.txt" "$tmp/m/tr/"
-tail -n +2 "$data/macsim-vectormultadd/composition.csv" | while IFS=, read -r l k s src; do
-  ln -s "$tmp/m/$src" "$tmp/m/tr/Kernel$l"
-done
+macsim_traces "$data/macsim-vectormultadd"
 
 methods=root,stem,allegro,random,pka,sieve,photon
 A=$data/accelsim-synth

@@ -31,12 +31,14 @@ launches its plans sample, so an answer on part of the alone runs is the
 answer on all of them).  Standard library only.
 """
 import json
-import math
 import os
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.dont_write_bytecode = True  # nothing written beside the scripts
+from score_util import interp_speedup, rows_of, table_head  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "data", "accelsim-transformer")
@@ -89,14 +91,6 @@ def score(ks, common, args):
     return res
 
 
-def sets_of(result):
-    """(method, values, estimator) -> summary."""
-    out = {}
-    for m in (result or {"methods": []})["methods"]:
-        for s in m["sets"]:
-            out[(m["method"], s["values"], s.get("estimator", "plain"))] = s
-    return out
-
 
 def pct(x):
     return "-" if x is None else "%.2f %%" % (100 * x)
@@ -105,22 +99,6 @@ def pct(x):
 def cov(x):
     """Interval coverage, or "-" where no plan's interval was formed (null)."""
     return "-" if x is None else "%.0f %%" % (100 * x)
-
-
-def interp_speedup(curve, err):
-    """The largest speedup of [(mean error, speedup)] at mean error <= err,
-    log-interpolated between neighbouring points that straddle err."""
-    pts = sorted(curve)
-    best = None
-    for e, sp in pts:
-        if e <= err:
-            best = sp if best is None else max(best, sp)
-    for (e0, s0), (e1, s1) in zip(pts, pts[1:]):
-        if e0 < err < e1:
-            t = (err - e0) / (e1 - e0)
-            v = math.exp(math.log(s0) + t * (math.log(s1) - math.log(s0)))
-            best = v if best is None else max(best, v)
-    return best
 
 
 def traces_dir(tmp):
@@ -185,9 +163,9 @@ def main():
     values = ["context"] + (["alone"] if "--alone" in common else [])
 
     if only in (None, "table"):
-        print("| method | values | estimator | launches | speedup | mean error | bias | "
-              "max error | CI covers | in bound |")
-        print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        figures = ["launches", "speedup", "mean error", "bias", "max error", "CI covers",
+                   "in bound"]
+        table_head(["method", "values", "estimator"] + figures, figures)
         runs = [(["--methods", "root", "--estimators", "plain,ratio,regression"], "root"),
                 (["--methods", "root", "--pool", "duration", "--estimators", "plain,ratio"],
                  "root --pool duration"),
@@ -198,7 +176,7 @@ def main():
             a = list(args)
             if "--seeds" not in a:
                 a += ["--seeds", seeds]
-            for (m, v, est), s in sets_of(score(KS, common, a)).items():
+            for (m, v, est), s in rows_of(score(KS, common, a)).items():
                 print("| %s | %s | %s | %.1f | %.1fx | %s | %s | %s | %s | %s |" % (
                     label or m, v, est, s["launches_mean"], s["speedup_hmean"],
                     pct(s["error_mean"]), pct(s["error_signed_mean"]), pct(s["error_max"]),
@@ -220,7 +198,7 @@ def main():
                 result = score(KS, common, a)
                 if result:
                     answers.append((label, knob, x, result))
-                for (m, v, est), s in sets_of(result).items():
+                for (m, v, est), s in rows_of(result).items():
                     if s["error_mean"] is not None and s["speedup_hmean"]:
                         curves.setdefault((label, v), []).append(
                             (s["error_mean"], s["speedup_hmean"]))
@@ -231,14 +209,13 @@ def main():
                 result = score(KS, common, a)
                 if result:
                     answers.append(("gcl", "--k-max", k, result))
-                for (m, v, est), s in sets_of(result).items():
+                for (m, v, est), s in rows_of(result).items():
                     if s["error_mean"] is not None and s["speedup_hmean"]:
                         curves.setdefault(("gcl", v), []).append(
                             (s["error_mean"], s["speedup_hmean"]))
                     points.append(("gcl", "--k-max", k, v, s))
-        print("| method | knob | value | values | launches | speedup | mean error | bias "
-              "| CI covers |")
-        print("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+        figures = ["launches", "speedup", "mean error", "bias", "CI covers"]
+        table_head(["method", "knob", "value", "values"] + figures, ["value"] + figures)
         for label, knob, x, v, s in points:
             print("| %s | %s | %s | %s | %.1f | %.1fx | %s | %s | %s |" % (
                 label, knob, x, v, s["launches_mean"], s["speedup_hmean"],
@@ -250,9 +227,8 @@ def main():
             # the papers' operating point (GCL-Sampler 0.37 %, STEM+ROOT 0.38 %),
             # then the mean errors ROOT reaches here at eps 2 % and 5 %
             matched = [0.0037, root_err["0.02"], root_err["0.05"]]
-            print("| method | values | speedup at mean error %s / %s / %s |" % tuple(
-                pct(e) for e in matched))
-            print("| --- | --- | --- |")
+            table_head(["method", "values", "speedup at mean error %s / %s / %s" % tuple(
+                pct(e) for e in matched)])
             for (label, v), pts in sorted(curves.items()):
                 cells = []
                 for e in matched:

@@ -5,7 +5,9 @@
  * Most targets read the bytes from memory (ks_input_open_memory).  Where a
  * path is needed, the bytes go to an in-memory file (memfd) named through
  * /proc/self/fd, so a target runs without touching the disk; where memfd is
- * missing, a file in $TMPDIR is used instead.
+ * missing, a file in $TMPDIR is used instead.  The line parsers get the
+ * bytes line by line (fuzz_each_line), the folder readers as parts written
+ * to files of a temporary folder (fuzz_next_part, fuzz_folder_*).
  */
 #ifndef KS_FUZZ_INPUT_H
 #define KS_FUZZ_INPUT_H
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -147,5 +150,106 @@ static inline bool fuzz_pick_format(const uint8_t **data, size_t *size,
             fuzz_read_as(data, size, format);                                              \
         return 0;                                                                          \
     }
+
+/* The line parsers (simulator logs, get_stats CSV) on the fuzzer's bytes as
+ * ks_results_read feeds them: each line, cut at '\n' and numbered from 1, is
+ * handed to line() as a C string (so a NUL inside a line ends it early, as a
+ * C-string reader would), the piece after the last '\n' too, until line()
+ * returns an error.  Returns KS_OK when every line was taken, line()'s error
+ * otherwise, or KS_ERR_NOMEM when the copy could not be made (the target
+ * then skips the input). */
+typedef ks_status (*fuzz_line_fn)(void *ctx, char *line, long number, ks_error *err);
+
+static inline ks_status fuzz_each_line(const uint8_t *data, size_t size, fuzz_line_fn line_fn,
+                                       void *ctx, ks_error *err)
+{
+    char *copy = malloc(size + 1);
+    if (!copy)
+        return KS_ERR_NOMEM;
+    memcpy(copy, data, size);
+    copy[size] = '\0';
+    long number = 0;
+    ks_status st = KS_OK;
+    for (char *line = copy; st == KS_OK && line <= copy + size;) {
+        char *end = memchr(line, '\n', (size_t)(copy + size - line));
+        if (!end)
+            end = copy + size;
+        *end = '\0';
+        st = line_fn(ctx, line, ++number, err);
+        line = end + 1;
+    }
+    free(copy);
+    return st;
+}
+
+/* The folder readers (trace folders) take the fuzzer's bytes as parts
+ * separated by a line "%%", each written to a file of one temporary folder
+ * that a target makes once and reuses.  fuzz_next_part: where the next
+ * "\n%%\n" stands in data[from..size), size if nowhere. */
+static inline size_t fuzz_next_part(const uint8_t *data, size_t size, size_t from)
+{
+    for (size_t i = from; i + 4 <= size; i++)
+        if (memcmp(data + i, "\n%%\n", 4) == 0)
+            return i;
+    return size;
+}
+
+/* Makes the folder $TMPDIR/STEM-XXXXXX (and SUB inside it when not NULL)
+ * into dir the first time, and registers cleanup for the exit; true when
+ * dir is ready. */
+static inline bool fuzz_folder_ready(char *dir, size_t cap, const char *stem, const char *sub,
+                                     void (*cleanup)(void))
+{
+    if (dir[0])
+        return true;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, cap, "%s/%s-XXXXXX", tmp && tmp[0] ? tmp : "/tmp", stem);
+    if (!mkdtemp(dir)) {
+        dir[0] = '\0';
+        return false;
+    }
+    if (sub) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, sub);
+        mkdir(path, 0777);
+    }
+    atexit(cleanup);
+    return true;
+}
+
+/* Writes data as dir/name (a link or file there is unlinked first); 0 or -1. */
+static inline int fuzz_folder_put(const char *dir, const char *name, const uint8_t *data,
+                                  size_t size)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    unlink(path);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    size_t n = size ? fwrite(data, 1, size, f) : 0;
+    return fclose(f) == 0 && n == size ? 0 : -1;
+}
+
+static inline void fuzz_folder_drop(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    unlink(path);
+}
+
+/* Removes the count files named, then SUB (when not NULL), then dir. */
+static inline void fuzz_folder_remove(const char *dir, const char *const *names, size_t count,
+                                      const char *sub)
+{
+    for (size_t i = 0; i < count; i++)
+        fuzz_folder_drop(dir, names[i]);
+    if (sub) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, sub);
+        rmdir(path);
+    }
+    rmdir(dir);
+}
 
 #endif

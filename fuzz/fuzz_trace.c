@@ -8,43 +8,12 @@
  * layout), which is opened, streamed, counted, profiled and cut into
  * basic blocks.  Any outcome but a crash, a hang or a leak is fine.
  */
+#include "fuzz_input.h"
 #include "trace.h"
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 static char fuzz_dir[256];
-
-static int put(const char *name, const uint8_t *data, size_t size)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", fuzz_dir, name);
-    unlink(path);
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return -1;
-    size_t n = size ? fwrite(data, 1, size, f) : 0;
-    return fclose(f) == 0 && n == size ? 0 : -1;
-}
-
-static void drop(const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", fuzz_dir, name);
-    unlink(path);
-}
-
-/* Finds the next "\n%%\n" separator in data[from..size); size if none. */
-static size_t next_part(const uint8_t *data, size_t size, size_t from)
-{
-    for (size_t i = from; i + 4 <= size; i++)
-        if (memcmp(data + i, "\n%%\n", 4) == 0)
-            return i;
-    return size;
-}
+static const char *const files[] = {"kernel-1.traceg", "kernel-1.trace", "kernelslist.g",
+                                    "stats.csv"};
 
 static ks_status ignore_inst(void *ctx, const ks_trace_kernel *k, const ks_trace_inst *inst,
                              ks_error *err)
@@ -77,26 +46,15 @@ static void exercise(ks_trace_set *s)
 
 static void cleanup(void)
 {
-    drop("kernel-1.traceg");
-    drop("kernel-1.trace");
-    drop("kernelslist.g");
-    drop("stats.csv");
-    rmdir(fuzz_dir);
+    fuzz_folder_remove(fuzz_dir, files, sizeof files / sizeof files[0], NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!fuzz_dir[0]) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(fuzz_dir, sizeof fuzz_dir, "%s/ks-fuzz-trace-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-        if (!mkdtemp(fuzz_dir)) {
-            fuzz_dir[0] = '\0';
-            return 0;
-        }
-        atexit(cleanup);
-    }
-    size_t a = next_part(data, size, 0);
-    size_t b = a < size ? next_part(data, size, a + 4) : size;
+    if (!fuzz_folder_ready(fuzz_dir, sizeof fuzz_dir, "ks-fuzz-trace", NULL, cleanup))
+        return 0;
+    size_t a = fuzz_next_part(data, size, 0);
+    size_t b = a < size ? fuzz_next_part(data, size, a + 4) : size;
     const uint8_t *list = (const uint8_t *)"kernel-1.traceg\n";
     size_t list_len = 16;
     if (a < size) {
@@ -107,14 +65,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i + 1 < list_len; i++)
         if (list[i] == '.' && list[i + 1] == '.')
             return 0;
-    if (put("kernel-1.traceg", data, a) || put("kernel-1.trace", data, a) ||
-        put("kernelslist.g", list, list_len))
+    if (fuzz_folder_put(fuzz_dir, "kernel-1.traceg", data, a) ||
+        fuzz_folder_put(fuzz_dir, "kernel-1.trace", data, a) ||
+        fuzz_folder_put(fuzz_dir, "kernelslist.g", list, list_len))
         return 0;
     if (b < size) {
-        if (put("stats.csv", data + b + 4, size - (b + 4)))
+        if (fuzz_folder_put(fuzz_dir, "stats.csv", data + b + 4, size - (b + 4)))
             return 0;
     } else {
-        drop("stats.csv");
+        fuzz_folder_drop(fuzz_dir, "stats.csv");
     }
     ks_trace_set *s = NULL;
     ks_error err;

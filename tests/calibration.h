@@ -243,6 +243,45 @@ static int cal_begin(cal_data *d, const char *name, size_t n, bool time)
     return d->kernel && (!time || d->time) ? 0 : -1;
 }
 
+/* c's two columns every data set has: its full run's cycles in context
+ * and each launch's alone. */
+static void cal_context_alone(cal_config *c)
+{
+    cal_set *s = cal_add_set(c, "context", "context");
+    s->value = c->full;
+    s = cal_add_set(c, "alone", "none");
+    s->value = c->alone;
+}
+
+/* A configuration named name of the data set, its full-run and alone cycles
+ * read from path by launch (the rows of config only, unless NULL), and the
+ * kernel names with them; NULL where they cannot be read. */
+static cal_config *cal_add_config(cal_data *d, const char *name, const char *path,
+                                  const char *config)
+{
+    cal_config *cf = &d->configs[d->config_count++];
+    snprintf(cf->name, sizeof cf->name, "%s", name);
+    if (!(cf->full = cal_array(d->n)) || !(cf->alone = cal_array(d->n)) ||
+        cal_read_column(path, "launch", config, "full_run_cycles", cf->full, d->n, d->kernel) ||
+        cal_read_column(path, "launch", config, "alone_cycles", cf->alone, d->n, NULL))
+        return NULL;
+    cal_context_alone(cf);
+    return cf;
+}
+
+/* cal_recorded of the file dir/<prefix><name>.csv, name the warm-up mode as
+ * the files spell it (':' as '_'). */
+static int cal_recorded_mode(cal_config *c, size_t n, const char *dir, const char *prefix,
+                             const char *name, const char *value)
+{
+    char file[1200], mode[32];
+    snprintf(file, sizeof file, "%s/%s%s.csv", dir, prefix, name);
+    snprintf(mode, sizeof mode, "%s", name);
+    for (char *p = mode; *p; p++)
+        *p = *p == '_' ? ':' : *p;
+    return cal_recorded(c, n, file, value, mode);
+}
+
 /* The Accel-Sim synthetic data set: 160 launches, two configurations (and
  * the RTX 3070 on a widened build, with its own full run), the data set's
  * own warm-up runs and tests/data/accelsim-warmup's (--warmup state
@@ -264,31 +303,18 @@ static int cal_load_accelsim(const char *shared, const char *testdata, cal_data 
         {"SM86_RTX3070", "state-memcpy32"}, {"SM7_QV100", "state-memcpy32"},
         {"SM86_RTX3070", "state-memcpy32-stores"}, {"SM7_QV100", "state-memcpy32-stores"}};
     for (int c = 0; c < 2; c++) {
-        cal_config *cf = &d->configs[d->config_count++];
-        snprintf(cf->name, sizeof cf->name, "%s", configs[c]);
-        if (!(cf->full = cal_array(d->n)) || !(cf->alone = cal_array(d->n)) ||
-            cal_read_column(path, "launch", configs[c], "full_run_cycles", cf->full, d->n,
-                            d->kernel) ||
-            cal_read_column(path, "launch", configs[c], "alone_cycles", cf->alone, d->n, NULL))
-            return -1;
-        cal_set *s = cal_add_set(cf, "context", "context");
-        s->value = cf->full;
-        s = cal_add_set(cf, "alone", "none");
-        s->value = cf->alone;
-        if (cal_warm_column(cf, d->n, warm, configs[c], "self_cycles", "self") ||
+        cal_config *cf = cal_add_config(d, configs[c], path, configs[c]);
+        if (!cf || cal_warm_column(cf, d->n, warm, configs[c], "self_cycles", "self") ||
             cal_warm_column(cf, d->n, warm, configs[c], "same_name_cycles", "same") ||
             cal_warm_column(cf, d->n, warm, configs[c], "prev_cycles", "prev:1"))
             return -1;
         for (size_t r = 0; r < sizeof recorded / sizeof recorded[0]; r++) {
             if (strcmp(recorded[r][0], configs[c]) != 0)
                 continue;
-            char file[1200], mode[32];
-            snprintf(file, sizeof file, "%s/accelsim-warmup/%s_%s.csv", testdata, configs[c],
-                     recorded[r][1]);
-            snprintf(mode, sizeof mode, "%s", recorded[r][1]);
-            for (char *p = mode; *p; p++)
-                *p = *p == '_' ? ':' : *p;
-            if (cal_recorded(cf, d->n, file, "gpu_sim_cycle", mode))
+            char dir[1100], prefix[64];
+            snprintf(dir, sizeof dir, "%s/accelsim-warmup", testdata);
+            snprintf(prefix, sizeof prefix, "%s_", configs[c]);
+            if (cal_recorded_mode(cf, d->n, dir, prefix, recorded[r][1], "gpu_sim_cycle"))
                 return -1;
         }
     }
@@ -312,10 +338,7 @@ static int cal_load_accelsim(const char *shared, const char *testdata, cal_data 
         cal_read_column(wfull, "id", NULL, "gpu_sim_cycle", wide->full, d->n, NULL))
         return -1;
     memcpy(wide->alone, d->configs[1].alone, d->n * sizeof *wide->alone);
-    cal_set *ws = cal_add_set(wide, "context", "context");
-    ws->value = wide->full;
-    ws = cal_add_set(wide, "alone", "none");
-    ws->value = wide->alone;
+    cal_context_alone(wide);
     if (cal_recorded(wide, d->n, wstate, "gpu_sim_cycle", "state:memcpy"))
         return -1;
     for (size_t i = 0; i < d->n; i++)
@@ -348,29 +371,18 @@ static int cal_load_macsim(const char *shared, const char *testdata, cal_data *d
         return -1;
     char path[1024];
     snprintf(path, sizeof path, "%s/sim/macsim-vectormultadd/per_launch.csv", shared);
-    cal_config *cf = &d->configs[d->config_count++];
-    snprintf(cf->name, sizeof cf->name, "base");
-    if (!(cf->full = cal_array(d->n)) || !(cf->alone = cal_array(d->n)) ||
-        cal_read_column(path, "launch", NULL, "full_run_cycles", cf->full, d->n, d->kernel) ||
-        cal_read_column(path, "launch", NULL, "alone_cycles", cf->alone, d->n, NULL))
+    cal_config *cf = cal_add_config(d, "base", path, NULL);
+    if (!cf)
         return -1;
-    cal_set *s = cal_add_set(cf, "context", "context");
-    s->value = cf->full;
-    s = cal_add_set(cf, "alone", "none");
-    s->value = cf->alone;
     static const char *const modes[] = {"self",          "same",         "prev_1",
                                         "prev_8",        "since-same_2", "since-same_4",
                                         "since-same_8", "since-same_16_2", "state",
                                         "state-all"};
-    for (size_t r = 0; r < sizeof modes / sizeof modes[0]; r++) {
-        char file[1200], mode[32];
-        snprintf(file, sizeof file, "%s/macsim-warmup/%s.csv", testdata, modes[r]);
-        snprintf(mode, sizeof mode, "%s", modes[r]);
-        for (char *p = mode; *p; p++)
-            *p = *p == '_' ? ':' : *p;
-        if (cal_recorded(cf, d->n, file, "cycles", mode))
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s/macsim-warmup", testdata);
+    for (size_t r = 0; r < sizeof modes / sizeof modes[0]; r++)
+        if (cal_recorded_mode(cf, d->n, dir, "", modes[r], "cycles"))
             return -1;
-    }
     for (size_t i = 0; i < d->n; i++)
         if (!d->kernel[i] || isnan(cf->full[i]) || isnan(cf->alone[i]))
             return -1;
@@ -392,17 +404,9 @@ static int cal_load_transformer(const char *testdata, cal_data *d)
     snprintf(path, sizeof path, "%s/accelsim-transformer/per_launch_SM86_RTX3070.csv",
              testdata);
     snprintf(time, sizeof time, "%s/accelsim-transformer/time_profile.csv", testdata);
-    cal_config *cf = &d->configs[d->config_count++];
-    snprintf(cf->name, sizeof cf->name, "SM86_RTX3070");
-    if (!(cf->full = cal_array(d->n)) || !(cf->alone = cal_array(d->n)) ||
-        cal_read_column(path, "launch", NULL, "full_run_cycles", cf->full, d->n, d->kernel) ||
-        cal_read_column(path, "launch", NULL, "alone_cycles", cf->alone, d->n, NULL) ||
-        cal_read_column(time, "id", NULL, "duration_ns", d->time, d->n, NULL))
+    cal_config *cf = cal_add_config(d, "SM86_RTX3070", path, NULL);
+    if (!cf || cal_read_column(time, "id", NULL, "duration_ns", d->time, d->n, NULL))
         return -1;
-    cal_set *s = cal_add_set(cf, "context", "context");
-    s->value = cf->full;
-    s = cal_add_set(cf, "alone", "none");
-    s->value = cf->alone;
     for (size_t i = 0; i < d->n; i++)
         if (!d->kernel[i] || isnan(cf->full[i]) || isnan(cf->alone[i]) || isnan(d->time[i]))
             return -1;

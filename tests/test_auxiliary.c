@@ -41,6 +41,32 @@ static ks_plan hand_plan(void)
     return plan;
 }
 
+/* What an estimate with the profile as auxiliary reads of a plan: x, each
+ * sample's duration, total, each stratum's, and y, each sample's value:
+ * all[its launch] where all is given, for the caller to fill otherwise. */
+typedef struct sampled {
+    double *x, *y, *total;
+    ks_auxiliary aux;
+} sampled;
+
+static sampled sampled_of(const ks_plan *plan, const ks_profile *p, const double *all)
+{
+    size_t n = plan->sample_count;
+    sampled s;
+    s.x = malloc(n * sizeof *s.x);
+    s.y = malloc(n * sizeof *s.y);
+    s.total = malloc(plan->cluster_count * sizeof *s.total);
+    assert_true(s.x && s.y && s.total);
+    ks_error err;
+    assert_int_equal(ks_plan_auxiliary(plan, p, NULL, s.x, s.total, &err), KS_OK);
+    for (size_t i = 0; all && i < n; i++)
+        s.y[i] = all[plan->samples[i].id];
+    s.aux = (ks_auxiliary){s.x, s.total};
+    return s;
+}
+
+static void sampled_free(sampled *s) { KS_FREE(s->x, s->y, s->total); }
+
 static bool close_to(double a, double b, double rel)
 {
     return fabs(a - b) <= rel * fmax(fabs(a), fabs(b)) + 1e-12;
@@ -147,16 +173,12 @@ static void test_ratio_exact_when_proportional(void **state)
     ks_error perr;
     assert_int_equal(ks_params_set(&pa, "two-phase", "2", &perr), KS_OK);
     ks_plan plan = tu_plan_ok(p, &pa);
-    size_t n = plan.sample_count;
-    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
-    double *total = malloc(plan.cluster_count * sizeof *total);
-    ks_error err;
-    assert_int_equal(ks_plan_auxiliary(&plan, p, NULL, x, total, &err), KS_OK);
-    for (size_t i = 0; i < n; i++)
-        y[i] = 1.7 * x[i];
+    sampled s = sampled_of(&plan, p, NULL);
+    for (size_t i = 0; i < plan.sample_count; i++)
+        s.y[i] = 1.7 * s.x[i];
     ks_aux_estimate e;
-    ks_auxiliary aux = {x, total};
-    assert_int_equal(ks_plan_aux_estimate(&plan, y, &aux, KS_ESTIMATOR_RATIO, KS_FIT_KERNEL,
+    ks_error err;
+    assert_int_equal(ks_plan_aux_estimate(&plan, s.y, &s.aux, KS_ESTIMATOR_RATIO, KS_FIT_KERNEL,
                                           KS_SINGLE_COLLAPSE, &e, NULL, NULL, &err),
                      KS_OK);
     double truth = 1.7 * ks_profile_total_ns(p);
@@ -167,9 +189,7 @@ static void test_ratio_exact_when_proportional(void **state)
     assert_true(fabs(e.bias) <= 1e-9 * truth);
     /* the plain estimate of the same values is not exact */
     assert_true(fabs(e.plain_estimate - truth) > 1e-6 * truth);
-    free(x);
-    free(y);
-    free(total);
+    sampled_free(&s);
     ks_plan_free(&plan);
     ks_profile_free(p);
 }
@@ -226,28 +246,20 @@ static void test_coverage(void **state)
         for (int r = 0; r < runs; r++) {
             ks_plan plan;
             assert_int_equal(ks_select(fit, 500 + (uint64_t)r, &plan, &err), KS_OK);
-            size_t n = plan.sample_count;
-            double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
-            double *total = malloc(plan.cluster_count * sizeof *total);
-            assert_int_equal(ks_plan_auxiliary(&plan, p, NULL, x, total, &err), KS_OK);
-            for (size_t i = 0; i < n; i++)
-                y[i] = all[plan.samples[i].id];
-            ks_auxiliary aux = {x, total};
+            sampled s = sampled_of(&plan, p, all);
             ks_aux_estimate e;
-            assert_int_equal(ks_plan_aux_estimate(&plan, y, &aux, KS_ESTIMATOR_RATIO,
+            assert_int_equal(ks_plan_aux_estimate(&plan, s.y, &s.aux, KS_ESTIMATOR_RATIO,
                                                   KS_FIT_KERNEL, KS_SINGLE_COLLAPSE, &e, NULL,
                                                   NULL, &err),
                              KS_OK);
             cover_add(&plain, e.plain_estimate, e.plain_variance, e.plain_df, truth, 0);
             cover_add(&ratio, e.estimate, e.variance, e.df, truth, e.unstable);
-            assert_int_equal(ks_plan_aux_estimate(&plan, y, &aux, KS_ESTIMATOR_AUTO,
+            assert_int_equal(ks_plan_aux_estimate(&plan, s.y, &s.aux, KS_ESTIMATOR_AUTO,
                                                   KS_FIT_KERNEL, KS_SINGLE_COLLAPSE, &e, NULL,
                                                   NULL, &err),
                              KS_OK);
             cover_add(&autoc, e.estimate, e.variance, e.df, truth, e.unstable);
-            free(x);
-            free(y);
-            free(total);
+            sampled_free(&s);
             ks_plan_free(&plan);
         }
         const char *what = follows ? "follows x" : "ignores x";
@@ -290,20 +302,18 @@ static void test_pilot_with_ratio(void **state)
     tu_param(&pa, "two-phase", "2");
     ks_plan plan = tu_plan_ok(p, &pa);
     size_t n = plan.sample_count;
-    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *warm = malloc(n * sizeof *warm);
-    double *total = malloc(plan.cluster_count * sizeof *total);
+    sampled s = sampled_of(&plan, p, NULL);
+    double *y = s.y, *warm = malloc(n * sizeof *warm);
     size_t *taken = calloc(plan.group_count, sizeof *taken);
-    ks_error err;
-    assert_int_equal(ks_plan_auxiliary(&plan, p, NULL, x, total, &err), KS_OK);
     for (size_t i = 0; i < n; i++) {
         uint32_t g = plan.clusters[plan.samples[i].cluster].group;
-        y[i] = 1.7 * x[i];
+        y[i] = 1.7 * s.x[i];
         warm[i] = taken[g]++ < 2 ? 0.8 * y[i] : NAN;
     }
-    ks_auxiliary aux = {x, total};
     ks_pilot_estimate pe, pp;
     ks_aux_estimate ae;
-    assert_int_equal(ks_plan_pilot_corrected_aux(&plan, y, warm, &aux, KS_ESTIMATOR_RATIO,
+    ks_error err;
+    assert_int_equal(ks_plan_pilot_corrected_aux(&plan, y, warm, &s.aux, KS_ESTIMATOR_RATIO,
                                                  KS_FIT_KERNEL, KS_SINGLE_COLLAPSE, &pe, &ae,
                                                  &err),
                      KS_OK);
@@ -317,7 +327,8 @@ static void test_pilot_with_ratio(void **state)
     assert_true(fabs(pp.estimate - truth) > 1e-6 * truth);
     assert_true(fabs(pe.ratio - 0.8) < 1e-12);
     assert_int_equal(ae.ratio, ae.fits);
-    KS_FREE(x, y, warm, total, taken);
+    KS_FREE(warm, taken);
+    sampled_free(&s);
     ks_plan_free(&plan);
     ks_profile_free(p);
 }
@@ -337,17 +348,13 @@ static void test_two_phase_refine(void **state)
     tu_param(&pa, "two-phase", "3");
     ks_plan plan = tu_plan_ok(p, &pa);
     size_t n = plan.sample_count;
-    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
-    double *total = malloc(plan.cluster_count * sizeof *total);
+    sampled pilot = sampled_of(&plan, p, all);
+    double *y = pilot.y;
     ks_error err;
-    assert_int_equal(ks_plan_auxiliary(&plan, p, NULL, x, total, &err), KS_OK);
-    for (size_t i = 0; i < n; i++)
-        y[i] = all[plan.samples[i].id];
-    ks_auxiliary aux = {x, total};
     ks_refine_result rr, rp;
     ks_refine_options ratio = {.epsilon = 0.01, .seed = 9, .single = KS_SINGLE_COLLAPSE,
                                .result = &rr, .estimator = KS_ESTIMATOR_RATIO,
-                               .fit = KS_FIT_KERNEL, .aux = &aux};
+                               .fit = KS_FIT_KERNEL, .aux = &pilot.aux};
     ks_refine_options plain = {.epsilon = 0.01, .seed = 9, .single = KS_SINGLE_COLLAPSE,
                                .result = &rp};
     ks_plan a, b;
@@ -369,21 +376,18 @@ static void test_two_phase_refine(void **state)
     }
     assert_true(est && fit && auxname);
     /* the refined plan's interval, from all its values, meets the bound */
-    size_t m = a.sample_count;
-    double *x2 = malloc(m * sizeof *x2), *y2 = malloc(m * sizeof *y2);
-    double *t2 = malloc(a.cluster_count * sizeof *t2);
-    assert_int_equal(ks_plan_auxiliary(&a, p, NULL, x2, t2, &err), KS_OK);
-    for (size_t i = 0; i < m; i++)
-        y2[i] = all[a.samples[i].id];
-    ks_auxiliary aux2 = {x2, t2};
+    sampled refined = sampled_of(&a, p, all);
     ks_aux_estimate e;
-    assert_int_equal(ks_plan_aux_estimate(&a, y2, &aux2, KS_ESTIMATOR_RATIO, KS_FIT_KERNEL,
-                                          KS_SINGLE_COLLAPSE, &e, NULL, NULL, &err),
+    assert_int_equal(ks_plan_aux_estimate(&a, refined.y, &refined.aux, KS_ESTIMATOR_RATIO,
+                                          KS_FIT_KERNEL, KS_SINGLE_COLLAPSE, &e, NULL, NULL,
+                                          &err),
                      KS_OK);
     double half = ks_student_t_quantile(0.975, e.df) * sqrt(e.variance) / e.estimate;
     printf("# refined for the ratio: +-%.4f\n", half);
     assert_true(half <= 0.012);
-    KS_FREE(x, y, total, x2, y2, t2, all);
+    sampled_free(&pilot);
+    sampled_free(&refined);
+    free(all);
     ks_plan_free(&a);
     ks_plan_free(&b);
     ks_plan_free(&plan);

@@ -5,15 +5,15 @@
  * interval's coverage over many seeds where the truth is known, and refine
  * bringing an under-sampled plan within its bound.
  */
-#include "test_util.h"
-#include "tmpdir.h"
-
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include <cmocka.h>
+
+#include "test_util.h"
+#include "tmpdir.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -34,27 +34,27 @@ static void sim_block(FILE *f, const char *name, const char *uids, double cycles
     fprintf(f, "dram[0]:         1         1         0\n");
 }
 
-/* One cluster of kernel `name`, n samples 0, 2, 4, ... of size launches. */
-static ks_plan named_cluster_plan(size_t n, size_t size, const char *name)
-{
-    ks_plan plan = tu_hand_plan("stem", ks_z_for_confidence(0.95), (const char *[]){name}, 1);
-    plan.bound = 0.05;
-    ks_cluster c = {.group = 0, .path = "0", .size = size, .mean_ns = 100, .std_ns = 10, .m = n};
-    ks_error err;
-    assert_int_equal(ks_plan_add_cluster(&plan, &c, NULL, &err), KS_OK);
-    for (size_t i = 0; i < n; i++)
-        assert_int_equal(ks_plan_add_sample(&plan, i * 2, (double)size / (double)n, 0, &err),
-                         KS_OK);
-    plan.input_invocations = size * 2;
-    return plan;
-}
-
 static ks_plan one_cluster_plan(size_t n, size_t size)
 {
-    return named_cluster_plan(n, size, "k");
+    return tu_cluster_plan(n, size, "k");
 }
 
 /* ------------------------------------------------------ simulator logs */
+
+/* Reads the log name in the test folder as the results of plan (o NULL:
+ * the default options); the read must succeed. */
+static ks_results log_read(const char *name, const ks_plan *plan, const ks_results_options *o)
+{
+    ks_results_options defaults;
+    ks_results_options_init(&defaults);
+    ks_results r;
+    ks_results_init(&r);
+    ks_error err;
+    ks_error_clear(&err);
+    if (ks_results_read(in_dir(name), plan, o ? o : &defaults, &r, &err) != KS_OK)
+        fail_msg("%s: %s", name, err.message);
+    return r;
+}
 
 static void test_generated_log(void **state)
 {
@@ -67,12 +67,7 @@ static void test_generated_log(void **state)
     sim_block(f, "_Z1kPf", "3", 1400, 5200, 3600);
     fprintf(f, "GPGPU-Sim: *** exit detected ***\n");
     fclose(f);
-    ks_results r;
-    ks_results_init(&r);
-    ks_results_options o;
-    ks_results_options_init(&o);
-    ks_error err;
-    assert_int_equal(ks_results_read(in_dir("sim.log"), &plan, &o, &r, &err), KS_OK);
+    ks_results r = log_read("sim.log", &plan, NULL);
     assert_int_equal(r.row_count, 3);
     assert_true(ks_results_metric(&r, "gpu_tot_sim_cycle") < 0);
     assert_true(ks_results_metric(&r, "gpu_tot_sim_insn") < 0);
@@ -88,6 +83,7 @@ static void test_generated_log(void **state)
     ks_estimate_options eo;
     ks_estimate_options_init(&eo);
     ks_estimate e;
+    ks_error err;
     assert_int_equal(ks_estimate_compute(&plan, &r, &eo, &e, &err), KS_OK);
     bool found_ipc = false;
     for (size_t i = 0; i < e.count; i++) {
@@ -115,10 +111,11 @@ static void test_generated_log(void **state)
         sim_block(f, "_Z1kPf", uid, 100 * u, 1000, 0);
     }
     fclose(f);
-    ks_results_init(&r);
+    ks_results_options o;
+    ks_results_options_init(&o);
     o.uid_mode = KS_UID_BASE;
     o.uid_base = 1;
-    assert_int_equal(ks_results_read(in_dir("full.log"), &plan, &o, &r, &err), KS_OK);
+    r = log_read("full.log", &plan, &o);
     assert_true(r.values[ks_results_metric(&r, "gpu_sim_cycle")][ks_results_row(&r, 4)] == 500);
     ks_results_free(&r);
     ks_plan_free(&plan);
@@ -144,12 +141,8 @@ static void test_running_totals(void **state)
         fprintf(f, "L2_total_cache_misses = %.0f\n", l2[k]);
     }
     fclose(f);
-    ks_results r;
-    ks_results_init(&r);
-    ks_results_options o;
-    ks_results_options_init(&o);
+    ks_results r = log_read("run.log", &plan, NULL);
     ks_error err;
-    assert_int_equal(ks_results_read(in_dir("run.log"), &plan, &o, &r, &err), KS_OK);
     long m = ks_results_metric(&r, "L1D_total_cache_accesses");
     long d = ks_results_metric(&r, "total_dram_reads");
     long fell = ks_results_metric(&r, "L2_total_cache_misses");
@@ -304,9 +297,8 @@ static void test_log_refusals(void **state)
     sim_block(f, "", "3 2", 600, 2000, 0);
     fclose(f);
     assert_int_equal(log_refused("conc.log", &plan, &o, "concurrently").line, 4);
-    ks_results_init(&r);
     o.concurrent = KS_CONCURRENT_SPLIT;
-    assert_int_equal(ks_results_read(in_dir("conc.log"), &plan, &o, &r, &err), KS_OK);
+    r = log_read("conc.log", &plan, &o);
     long cyc = ks_results_metric(&r, "gpu_sim_cycle");
     assert_true(r.values[cyc][ks_results_row(&r, 0)] == 500);       /* uid 1 */
     assert_true(r.values[cyc][ks_results_row(&r, 4)] == 500 + 300); /* uid 3, both blocks */
@@ -330,8 +322,7 @@ static void test_log_refusals(void **state)
     sim_block(f, "_Z1kPf", "1", 1000, 4000, 0);
     sim_block(f, "_Z1kPf", "2", 1000, 4000, 0);
     fclose(f);
-    ks_results_init(&r);
-    assert_int_equal(ks_results_read(in_dir("short.log"), &plan, &o, &r, &err), KS_OK);
+    r = log_read("short.log", &plan, &o);
     ks_estimate_options eo;
     ks_estimate_options_init(&eo);
     ks_estimate e;
@@ -409,7 +400,8 @@ static void test_real_simlogs(void **state)
         skip();
     for (int i = 0; i < 2; i++) {
         /* the plan's kernel as nsys names it: the log's mangled name agrees */
-        ks_plan plan = named_cluster_plan(1, 1, "void vecAdd<float>(float*, float*, float*, int)");
+        ks_plan plan =
+            tu_cluster_plan(1, 1, "void vecAdd<float>(float*, float*, float*, int)");
         ks_results r;
         ks_results_init(&r);
         ks_results_options o;
@@ -726,6 +718,31 @@ static ks_metric_estimate estimate_of(const ks_plan *plan, const ks_profile *p, 
     return estimate_by(plan, p, y, KS_ESTIMATOR_PLAIN, NULL);
 }
 
+/* The workloads the promise is checked on: w 0 and 1 generated (seed + w),
+ * 2 the synthetic data set's profiled time; NULL, said, where absent. */
+static ks_profile *promise_workload(int w, uint64_t seed)
+{
+    if (w < 2)
+        return tu_named_workload(w == 0 ? 2 : 0, 4000, seed + (uint64_t)w);
+    char syn[4096];
+    snprintf(syn, sizeof syn, "%s/sim/accelsim-synth/time.csv", KS_SHARED_DATA);
+    ks_error err;
+    ks_profile *p = tu_read_profile(syn, &err);
+    if (!p)
+        printf("# %s absent: its plans skipped\n", syn);
+    return p;
+}
+
+/* The profile's durations at the plan's samples (free it). */
+static double *sampled_durations(const ks_plan *plan, const ks_profile *p)
+{
+    double *x = malloc(plan->sample_count * sizeof *x);
+    assert_non_null(x);
+    for (size_t i = 0; i < plan->sample_count; i++)
+        x[i] = (double)p->duration_ns[plan->samples[i].id];
+    return x;
+}
+
 static bool close_rel(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)); }
 
 /* One model from plan to estimate: when the simulated values equal the
@@ -738,18 +755,13 @@ static bool close_rel(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(fa
 static void test_one_promise(void **state)
 {
     (void)state;
-    char syn[4096];
-    snprintf(syn, sizeof syn, "%s/sim/accelsim-synth/time.csv", KS_SHARED_DATA);
     const char *methods[] = {"root", "root2", "stem", "allegro"};
     size_t checked = 0, refined_same = 0, above = 0, lines = 0;
     for (int w = 0; w < 3; w++) {
-        ks_error err;
-        ks_profile *p = w < 2 ? tu_named_workload(w == 0 ? 2 : 0, 4000, 11 + (uint64_t)w)
-                              : tu_read_profile(syn, &err);
-        if (!p) {
-            printf("# %s absent: its plans skipped\n", syn);
+        ks_profile *p = promise_workload(w, 11);
+        if (!p)
             continue;
-        }
+        ks_error err;
         for (size_t mi = 0; mi < 4; mi++)
             for (int e = 0; e < 2; e++)
                 for (uint64_t seed = 1; seed <= 3; seed++) {
@@ -764,10 +776,8 @@ static void test_one_promise(void **state)
                     ks_plan plan;
                     assert_int_equal(ks_plan_build(p, &pa, &plan, &err), KS_OK);
                     assert_true(plan.predicted);
-                    double *x = malloc(plan.sample_count * sizeof *x);
+                    double *x = sampled_durations(&plan, p);
                     double *y = malloc(plan.sample_count * sizeof *y);
-                    for (size_t i = 0; i < plan.sample_count; i++)
-                        x[i] = (double)p->duration_ns[plan.samples[i].id];
                     ks_metric_estimate m = estimate_of(&plan, p, x);
                     if (!isfinite(plan.predicted_halfwidth)) {
                         assert_int_equal(m.claim, KS_CLAIM_NONE);
@@ -891,17 +901,12 @@ static void test_one_promise(void **state)
 static void test_calibrated_design(void **state)
 {
     (void)state;
-    char syn[4096];
-    snprintf(syn, sizeof syn, "%s/sim/accelsim-synth/time.csv", KS_SHARED_DATA);
     size_t checked = 0, kept = 0;
     for (int w = 0; w < 3; w++) {
-        ks_error err;
-        ks_profile *p = w < 2 ? tu_named_workload(w == 0 ? 2 : 0, 4000, 21 + (uint64_t)w)
-                              : tu_read_profile(syn, &err);
-        if (!p) {
-            printf("# %s absent: its plans skipped\n", syn);
+        ks_profile *p = promise_workload(w, 21);
+        if (!p)
             continue;
-        }
+        ks_error err;
         for (int e = 0; e < 2; e++)
             for (uint64_t seed = 1; seed <= 3; seed++) {
                 ks_params pa = tu_params("root", 0, e ? 0.2 : 0.05, seed);
@@ -915,10 +920,8 @@ static void test_calibrated_design(void **state)
                 double T = 0;
                 for (size_t c = 0; c < plan.cluster_count; c++)
                     T += (double)plan.clusters[c].size * plan.clusters[c].mean_ns;
-                double *x = malloc(plan.sample_count * sizeof *x);
+                double *x = sampled_durations(&plan, p);
                 double *y = malloc(plan.sample_count * sizeof *y);
-                for (size_t i = 0; i < plan.sample_count; i++)
-                    x[i] = (double)p->duration_ns[plan.samples[i].id];
                 ks_metric_estimate m = estimate_of(&plan, p, x);
                 assert_int_equal(m.claim, KS_CLAIM_FULL_RUN);
                 assert_true(close_rel(m.estimate, plan.predicted_estimate));

@@ -5,9 +5,6 @@
  * Accel-Sim's format -> estimate; ids checked against the trace headers, and
  * remapped when the profile has warm-up launches the traces lack.
  */
-#include "test_util.h"
-#include "tmpdir.h"
-
 #include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +12,9 @@
 #include <stddef.h>
 
 #include <cmocka.h>
+
+#include "test_util.h"
+#include "tmpdir.h"
 
 #define BACKPROP KS_SHARED_DATA "/accelsim/backprop-h100"
 
@@ -25,11 +25,7 @@ static ks_plan plan_of(const ks_profile *p, const char *method, double eps, uint
     pa.method = method;
     pa.epsilon = eps;
     pa.seed = seed;
-    ks_plan plan;
-    ks_error err;
-    if (ks_plan_build(p, &pa, &plan, &err) != KS_OK)
-        fail_msg("plan: %s", err.message);
-    return plan;
+    return tu_plan_ok(p, &pa);
 }
 
 static void export_to(const ks_plan *plan, const char *format, const ks_export_options *o,

@@ -428,6 +428,17 @@ static ks_gcl_graph **fast_graphs(ks_gcl_options *o, uint32_t epochs, size_t *n)
     return hand_graphs(o, n);
 }
 
+/* fast_graphs and a model trained on them (no progress callback). */
+static ks_gcl_model *fast_model(ks_gcl_options *o, uint32_t epochs, ks_gcl_graph ***graphs,
+                                size_t *n)
+{
+    *graphs = fast_graphs(o, epochs, n);
+    ks_gcl_model *m;
+    ks_error err;
+    assert_int_equal(ks_gcl_train(*graphs, *n, o, NULL, NULL, &m, &err), KS_OK);
+    return m;
+}
+
 typedef struct loss_log {
     double loss[64];
     unsigned n;
@@ -488,10 +499,9 @@ static void test_clusters_hand_kernels(void **state)
     (void)state;
     ks_gcl_options o;
     size_t n;
-    ks_gcl_graph **graphs = fast_graphs(&o, 0, &n);
-    ks_gcl_model *m;
+    ks_gcl_graph **graphs;
+    ks_gcl_model *m = fast_model(&o, 0, &graphs, &n);
     ks_error err;
-    assert_int_equal(ks_gcl_train(graphs, n, &o, NULL, NULL, &m, &err), KS_OK);
     ks_gcl_selection s;
     assert_int_equal(ks_gcl_select(m, graphs, n, NULL, &s, &err), KS_OK);
     double ari = adjusted_rand(s.cluster, hand_truth, n);
@@ -655,10 +665,10 @@ static void test_model_file(void **state)
     (void)state;
     ks_gcl_options o;
     size_t n;
-    ks_gcl_graph **graphs = fast_graphs(&o, 2, &n);
-    ks_gcl_model *m, *back;
+    ks_gcl_graph **graphs;
+    ks_gcl_model *m = fast_model(&o, 2, &graphs, &n);
+    ks_gcl_model *back;
     ks_error err;
-    assert_int_equal(ks_gcl_train(graphs, n, &o, NULL, NULL, &m, &err), KS_OK);
     const char *path = in_dir("model.ksm");
     assert_int_equal(ks_gcl_model_save(m, path, &err), KS_OK);
     assert_int_equal(ks_gcl_model_load(path, &back, &err), KS_OK);
@@ -871,10 +881,9 @@ static void test_dedup_same_embeddings(void **state)
     (void)state;
     ks_gcl_options o;
     size_t n;
-    ks_gcl_graph **graphs = fast_graphs(&o, 2, &n);
-    ks_gcl_model *m;
+    ks_gcl_graph **graphs;
+    ks_gcl_model *m = fast_model(&o, 2, &graphs, &n);
     ks_error err;
-    assert_int_equal(ks_gcl_train(graphs, n, &o, NULL, NULL, &m, &err), KS_OK);
     size_t dim = ks_gcl_embedding_dim(m);
     double *once = malloc(n * dim * sizeof *once), *each = malloc(n * dim * sizeof *each);
     double *launch = malloc(2 * n * sizeof *launch);

@@ -68,6 +68,23 @@ static inline ks_profile *tr_read_ok(const char *path, const char *format, int d
     return tr_read_ok_opt(path, &opt);
 }
 
+/* p is of the source format, with n launches. */
+static inline void tr_expect_profile(const ks_profile *p, const char *source, size_t n)
+{
+    assert_string_equal(p->source_format, source);
+    assert_int_equal(p->n, n);
+}
+
+/* A read of every device that must succeed with a profile of the source
+ * format and n launches. */
+static inline ks_profile *tr_read_n(const char *path, const char *format, const char *source,
+                                    size_t n)
+{
+    ks_profile *p = tr_read_ok(path, format, -1);
+    tr_expect_profile(p, source, n);
+    return p;
+}
+
 /* A read that must fail: no profile, and an error that says its status and
  * something about it.  Returns the status for the caller to check. */
 static inline ks_status tr_read_fails_opt(const char *path, const ks_read_options *opt,

@@ -71,9 +71,7 @@ static void test_gpu_trace_new_header(void **state)
         "9970000,1234,68,4,2,1,256,1,1,32,0.000,0.000,,,,,NVIDIA H100 (0),1,,7,"
         "\"void at::native::foo<float, 4>(int, float*)\"\n"
         "9980000,10,69,,,,,,,,,,0.001,1.0,,Device,NVIDIA H100 (0),1,,7,[CUDA memset]\n");
-    ks_profile *p = read_ok(path, NULL);
-    assert_string_equal(p->source_format, "nsys-gpu-trace-csv");
-    assert_int_equal(p->n, 2);
+    ks_profile *p = tr_read_n(path, NULL, "nsys-gpu-trace-csv", 2);
     assert_int_equal(p->duration_ns[0], 2707098);
     assert_int_equal(p->start_ns[0], 9961685);
     tr_expect_dims(p, 0, (const uint32_t[]){1, 1, 2304}, (const uint32_t[]){128, 1, 1});
@@ -90,8 +88,7 @@ static void test_gpu_trace_old_header_sorted_by_start(void **state)
                                   "300,5,3,1,1,1,32,1,1,8,0,0,,,,,1,1,2,b\n"
                                   "200,6,2,1,1,1,32,1,1,8,0,0,,,,,1,1,1,a\n"
                                   "400,7,4,2,1,1,32,1,1,8,0,0,,,,,0,1,1,c\n");
-    ks_profile *p = read_ok(path, "nsys-gpu-trace-csv");
-    assert_int_equal(p->n, 3);
+    ks_profile *p = tr_read_n(path, "nsys-gpu-trace-csv", "nsys-gpu-trace-csv", 3);
     /* ids are launch (start) order */
     assert_string_equal(ks_profile_name(p, 0), "a");
     assert_string_equal(ks_profile_name(p, 1), "b");
@@ -113,9 +110,7 @@ static void test_kern_exec(void **state)
         "  1    1,\"void gemm<cutlass::half_t, 128>(Params, int)\"\n"
         "43803966,1000,43803970,5,43805000,\"1,234\",2000,1,1,0,cudaLaunchKernel,   1    1    1,"
         "  32    1    1,simple\n");
-    ks_profile *p = read_ok(path, NULL);
-    assert_string_equal(p->source_format, "nsys-kern-exec-csv");
-    assert_int_equal(p->n, 2);
+    ks_profile *p = tr_read_n(path, NULL, "nsys-kern-exec-csv", 2);
     tr_expect_durations(p, (const int64_t[]){75200, 1234}, 2);
     tr_expect_dims(p, 0, (const uint32_t[]){148, 1, 1}, (const uint32_t[]){256, 1, 1});
     tr_expect_dims(p, 1, (const uint32_t[]){1, 1, 1}, (const uint32_t[]){32, 1, 1});
@@ -130,53 +125,84 @@ static void test_plain_csv_ids_reorder(void **state)
                                                "1,b,20,4 1 1,\"(32, 1, 1)\"\n"
                                                "0,a,10.4,1,1\n"
                                                "2,\"c, with comma\",30,2 2 1,64 1 1\n");
-    ks_profile *p = read_ok(path, NULL);
-    assert_string_equal(p->source_format, "plain-csv");
-    assert_int_equal(p->n, 3);
+    ks_profile *p = tr_read_n(path, NULL, "plain-csv", 3);
     assert_string_equal(ks_profile_name(p, 0), "a");
     assert_int_equal(p->duration_ns[0], 10);
     assert_string_equal(ks_profile_name(p, 2), "c, with comma");
     tr_expect_dims(p, 1, (const uint32_t[]){4, 1, 1}, (const uint32_t[]){32, 1, 1});
     ks_profile_free(p);
+}
 
-    expect_refused("plain_dup.csv", "id,name,duration_ns\n0,a,1\n0,b,2\n", 0, "twice");
+/* Files refused as malformed at their line (0: any), saying part (NULL:
+ * anything). */
+static const struct refusal {
+    const char *name, *text;
+    long line;
+    const char *part;
+} refusals[] = {
+    {"plain_dup.csv", "id,name,duration_ns\n0,a,1\n0,b,2\n", 0, "twice"},
     /* a row longer than the header is refused, as docs/formats.md says (an
      * unquoted comma shifted the cells): the dims "(32, 1, 1)" unquoted
      * used to read as (32) by luck (issue 25) */
-    expect_refused("plain_long.csv", "id,name,duration_ns,grid,block\n0,a,20,4 1 1,(32, 1, 1)\n",
-                   2, "the header has 5");
-    expect_refused("plain_long2.csv", "name,duration_ns\na,10,5\n", 2, "unquoted comma");
+    {"plain_long.csv", "id,name,duration_ns,grid,block\n0,a,20,4 1 1,(32, 1, 1)\n", 2,
+     "the header has 5"},
+    {"plain_long2.csv", "name,duration_ns\na,10,5\n", 2, "unquoted comma"},
     /* nsys writes every field: an unquoted comma in a kernel name makes a
      * longer row, refused by the vectorised path and the general one alike
      * (the name used to be cut at the comma) */
-    expect_refused("kern_long.csv",
-                   "API Start (ns),API Dur (ns),Queue Start (ns),Queue Dur (ns),Kernel Start (ns),"
-                   "Kernel Dur (ns),Total Dur (ns),PID,TID,DevId,API Function,GridXYZ,BlockXYZ,"
-                   "Kernel Name\n"
-                   "1,2,,,3,40,50,7,7,0,cudaLaunchKernel, 1 1 1, 32 1 1,k\n"
-                   "5,2,,,6,40,50,7,7,0,cudaLaunchKernel, 1 1 1, 32 1 1,void f(int, float)\n",
-                   3, "unquoted comma");
+    {"kern_long.csv",
+     "API Start (ns),API Dur (ns),Queue Start (ns),Queue Dur (ns),Kernel Start (ns),"
+     "Kernel Dur (ns),Total Dur (ns),PID,TID,DevId,API Function,GridXYZ,BlockXYZ,"
+     "Kernel Name\n"
+     "1,2,,,3,40,50,7,7,0,cudaLaunchKernel, 1 1 1, 32 1 1,k\n"
+     "5,2,,,6,40,50,7,7,0,cudaLaunchKernel, 1 1 1, 32 1 1,void f(int, float)\n",
+     3, "unquoted comma"},
     /* a quoted field holding a line break is refused as such */
-    expect_refused("plain_nl.csv", "name,duration_ns\n\"a\nb\",10\n", 2, "line break");
-}
+    {"plain_nl.csv", "name,duration_ns\n\"a\nb\",10\n", 2, "line break"},
+    /* a missing column is located */
+    {"nodur.csv",
+     "junk line\n"
+     "API Start (ns),Kernel Dur (ns),GridXYZ,BlockXYZ\n"
+     "1,2,1 1 1,1 1 1\n",
+     2, "Kernel Name"},
+    {"plain_noname.csv", "name,duration_ns\n", 0, "no kernel invocations"},
+    /* empty, a header only, not a CSV */
+    {"empty.csv", "", 0, "empty"},
+    {"header_only.csv", KERN_EXEC, 0, "no kernel invocations"},
+    {"garbage.bin", "\x01\x02\x03 hello", 0, "unrecognised"},
+    /* Regression: llround of a double beyond int64 gave INT64_MIN, so 1e30
+     * read as a negative duration and -1e30 as a missing start time. */
+    {"plain_big.csv", "name,duration_ns\nk,1\nk,1e30\n", 3, "out of range"},
+    {"plain_big.csv", "name,duration_ns\nk,9223372036854775808\n", 2, "out of range"},
+    {"plain_big.csv", "name,duration_ns,start_ns\nk,1,-1e30\n", 2, "start_ns"},
+    {"plain_big.csv", "name,duration_ns,start_ns\nk,1,1e19\n", 2, "start_ns"},
+    /* Regression: a device id beyond 32 bits was cut to its low 32 bits, so
+     * 4294967296 read as device 0 and passed --device 0. */
+    {"devbig.csv",
+     KERN_EXEC "1,1,,,1,10,1,1,1,4294967296,f, 1 1 1, 1 1 1,k\n"
+               "2,1,,,2,10,1,1,1,0,f, 1 1 1, 1 1 1,j\n",
+     2, "DevId"},
+    /* the same in a gpu-trace report's "Name (N)" device cell */
+    {"gpudevbig.csv",
+     "Start (ns),Duration (ns),GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Device,Name\n"
+     "1,5,1,1,1,1,1,1,NVIDIA H100 (4294967296),k\n",
+     2, "Device"},
+    /* a last line cut short */
+    {"trunc.csv",
+     KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1, 1 1 1,kernel_one\n"
+               "2,1,,,2,20,1,1,1,0,f, 1 1 1, 1 1 1,kern",
+     3, "truncated"},
+    {"short.csv", KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1\n", 2, NULL},
+    {"quote.csv", KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1, 1 1 1,\"open\n", 0, "quoted"},
+};
 
-static void test_missing_column_is_located(void **state)
+static void test_refusals(void **state)
 {
     (void)state;
-    expect_refused("nodur.csv",
-                   "junk line\n"
-                   "API Start (ns),Kernel Dur (ns),GridXYZ,BlockXYZ\n"
-                   "1,2,1 1 1,1 1 1\n",
-                   2, "Kernel Name");
-    expect_refused("plain_noname.csv", "name,duration_ns\n", 0, "no kernel invocations");
-}
-
-static void test_empty_and_header_only(void **state)
-{
-    (void)state;
-    expect_refused("empty.csv", "", 0, "empty");
-    expect_refused("header_only.csv", KERN_EXEC, 0, "no kernel invocations");
-    expect_refused("garbage.bin", "\x01\x02\x03 hello", 0, "unrecognised");
+    for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++) {
+        const struct refusal *r = &refusals[i];
+        expect_refused(r->name, r->text, r->line, r->part);
+    }
     read_fails("/nonexistent/ksample.csv", KS_ERR_IO);
 }
 
@@ -196,18 +222,10 @@ static void test_bad_durations(void **state)
     }
 }
 
-/* Regression: llround of a double beyond int64 gave INT64_MIN, so 1e30 read
- * as a negative duration and -1e30 as a missing start time. */
-static void test_plain_csv_out_of_range(void **state)
+/* The largest values that fit still read (those beyond: refusals). */
+static void test_plain_csv_largest_values(void **state)
 {
     (void)state;
-    expect_refused("plain_big.csv", "name,duration_ns\nk,1\nk,1e30\n", 3, "out of range");
-    expect_refused("plain_big.csv", "name,duration_ns\nk,9223372036854775808\n", 2,
-                   "out of range");
-    expect_refused("plain_big.csv", "name,duration_ns,start_ns\nk,1,-1e30\n", 2,
-                   "start_ns");
-    expect_refused("plain_big.csv", "name,duration_ns,start_ns\nk,1,1e19\n", 2, "start_ns");
-    /* the largest values that fit still read */
     ks_profile *p = read_ok(write_text("plain_edge.csv", "name,duration_ns,start_ns\n"
                                                          "k,9.2e18,-9.2e18\nk,0,\n"),
                             NULL);
@@ -218,20 +236,10 @@ static void test_plain_csv_out_of_range(void **state)
     ks_profile_free(p);
 }
 
-/* Regression: a device id beyond 32 bits was cut to its low 32 bits, so
- * 4294967296 read as device 0 and passed --device 0. */
-static void test_kern_exec_device_out_of_range(void **state)
+/* The largest device ids read, in both layouts (one beyond: refusals). */
+static void test_largest_device_ids(void **state)
 {
     (void)state;
-    expect_refused("devbig.csv",
-                   KERN_EXEC "1,1,,,1,10,1,1,1,4294967296,f, 1 1 1, 1 1 1,k\n"
-                             "2,1,,,2,10,1,1,1,0,f, 1 1 1, 1 1 1,j\n",
-                   2, "DevId");
-    /* the same in a gpu-trace report's "Name (N)" device cell */
-    expect_refused("gpudevbig.csv",
-                   "Start (ns),Duration (ns),GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Device,Name\n"
-                   "1,5,1,1,1,1,1,1,NVIDIA H100 (4294967296),k\n",
-                   2, "Device");
     ks_profile *p = read_ok(write_text("devmax.csv",
                                        KERN_EXEC "1,1,,,1,10,1,1,1,4294967295,f, 1 1 1, 1 1 1,k\n"),
                             NULL);
@@ -244,18 +252,6 @@ static void test_kern_exec_device_out_of_range(void **state)
                 NULL);
     assert_int_equal(p->device[0], UINT32_MAX);
     ks_profile_free(p);
-}
-
-static void test_truncated_last_line(void **state)
-{
-    (void)state;
-    expect_refused("trunc.csv",
-                   KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1, 1 1 1,kernel_one\n"
-                             "2,1,,,2,20,1,1,1,0,f, 1 1 1, 1 1 1,kern",
-                   3, "truncated");
-    expect_refused("short.csv", KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1\n", 2, NULL);
-    expect_refused("quote.csv", KERN_EXEC "1,1,,,1,10,1,1,1,0,f, 1 1 1, 1 1 1,\"open\n", 0,
-                   "quoted");
 }
 
 static void test_megabyte_name(void **state)
@@ -360,12 +356,10 @@ KS_TMPDIR_TEST_MAIN("ks-test-csv",
                     test_gpu_trace_old_header_sorted_by_start,
                     test_kern_exec,
                     test_plain_csv_ids_reorder,
-                    test_missing_column_is_located,
-                    test_empty_and_header_only,
+                    test_refusals,
                     test_bad_durations,
-                    test_plain_csv_out_of_range,
-                    test_kern_exec_device_out_of_range,
-                    test_truncated_last_line,
+                    test_plain_csv_largest_values,
+                    test_largest_device_ids,
                     test_megabyte_name,
                     test_compressed_inputs,
                     test_plain_csv_device_refused,

@@ -203,9 +203,7 @@ static void test_long_old(void **state)
 {
     (void)state;
     const char *path = write_text("old.csv", LONG_OLD);
-    ks_profile *p = tr_read_ok(path, NULL, -1); /* detected */
-    assert_string_equal(p->source_format, "ncu-csv");
-    assert_int_equal(p->n, 3);
+    ks_profile *p = tr_read_n(path, NULL, "ncu-csv", 3); /* detected */
     assert_string_equal(ks_profile_name(p, 0), "void foo<int, 2>(float *, int)");
     assert_string_equal(ks_profile_name(p, 1), "bar(double)");
     assert_int_equal(p->name_id[0], p->name_id[2]);
@@ -241,8 +239,7 @@ static void test_long_middle(void **state)
 {
     (void)state;
     const char *path = write_text("middle.csv", LONG_MIDDLE);
-    ks_profile *p = tr_read_ok(path, NULL, -1);
-    assert_int_equal(p->n, 3);
+    ks_profile *p = tr_read_n(path, NULL, "ncu-csv", 3);
     tr_expect_durations(p, (const int64_t[]){3200, 1250000, 2500}, 3);
     tr_expect_dims(p, 0, (const uint32_t[]){4, 1, 1}, (const uint32_t[]){256, 1, 1});
     tr_expect_dims(p, 1, (const uint32_t[]){16, 16, 2}, (const uint32_t[]){32, 8, 1});
@@ -282,9 +279,7 @@ static void test_long_middle(void **state)
 static void test_long_newest(void **state)
 {
     (void)state;
-    const char *path = write_text("newest.csv", LONG_NEWEST);
-    ks_profile *p = tr_read_ok(path, NULL, -1);
-    assert_int_equal(p->n, 2);
+    ks_profile *p = tr_read_n(write_text("newest.csv", LONG_NEWEST), NULL, "ncu-csv", 2);
     assert_string_equal(ks_profile_name(p, 1), "ampere_sgemm_32x128_tn");
     tr_expect_durations(p, (const int64_t[]){5060, 2500000}, 2);
     assert_int_equal(p->metric_count, 2); /* rule rows add nothing */
@@ -296,13 +291,11 @@ static void test_long_newest(void **state)
 static void test_long_nvtx(void **state)
 {
     (void)state;
-    const char *path = write_text("nvtx.csv", LONG_NVTX);
-    ks_profile *p = tr_read_ok(path, NULL, -1);
-    assert_int_equal(p->n, 2);
-    assert_string_equal(ks_profile_name(p, 0), "conv");
+    ks_profile *p = tr_read_n(write_text("nvtx.csv", LONG_NVTX), NULL, "ncu-csv", 2);
     /* no duration metric: every duration is 0, metrics still usable */
     tr_expect_durations(p, (const int64_t[]){0, 0}, 2);
     assert_close(metric(p, "inst_executed")->values[1], 20000);
+    assert_string_equal(ks_profile_name(p, 0), "conv");
     ks_profile_free(p);
 }
 
@@ -319,8 +312,7 @@ static void test_unquoted_and_odd_values(void **state)
         "some output of the program\n"
         "1,1,app,h,k,t,1,7,S,ipc,inst/cycle,nan\n"
         "2,1,app,h,k,t,1,7,S,ipc,inst/cycle,-inf\n");
-    ks_profile *p = tr_read_ok(path, "ncu-csv", -1);
-    assert_int_equal(p->n, 3);
+    ks_profile *p = tr_read_n(path, "ncu-csv", "ncu-csv", 3);
     const ks_metric_column *ipc = metric(p, "ipc");
     assert_close(ipc->values[0], 1.5);
     assert_true(isnan(ipc->values[1]));
@@ -329,8 +321,7 @@ static void test_unquoted_and_odd_values(void **state)
 
     path = write_text("big-id.csv", OLD_HEADER OLD_ROW("999", "k", "m", "%", "1")
                                         OLD_ROW("1,000", "k", "m", "%", "2"));
-    p = tr_read_ok(path, NULL, -1);
-    assert_int_equal(p->n, 2);
+    p = tr_read_n(path, NULL, "ncu-csv", 2);
     ks_profile_free(p);
     /* and a malformed row with such an ID is an error, not noise */
     expect_error("big-id-short.csv",
@@ -344,9 +335,7 @@ static void test_wide(void **state)
 {
     (void)state;
     const char *path = write_text("raw.csv", WIDE);
-    ks_profile *p = tr_read_ok(path, NULL, -1);
-    assert_string_equal(p->source_format, "ncu-raw-csv");
-    assert_int_equal(p->n, 2);
+    ks_profile *p = tr_read_n(path, NULL, "ncu-raw-csv", 2);
     assert_string_equal(ks_profile_name(p, 1), "k2<float>(float*, int)");
     assert_int_equal(p->duration_ns[0], 2345500); /* 2,345.5 usecond */
     assert_int_equal(p->duration_ns[1], 3000);
@@ -362,8 +351,7 @@ static void test_wide(void **state)
 
     /* ncu-csv takes the raw layout too (the header decides); ncu-raw-csv
      * refuses the details layout and says which to use */
-    p = tr_read_ok(path, "ncu-csv", -1);
-    assert_string_equal(p->source_format, "ncu-raw-csv");
+    p = tr_read_n(path, "ncu-csv", "ncu-raw-csv", 2);
     assert_int_equal(p->duration_ns[1], 3000);
     ks_profile_free(p);
     ks_error err;
@@ -427,9 +415,7 @@ static void test_gzip(void **state)
 {
     (void)state;
     const char *path = write_gzip("old.csv.gz", LONG_OLD, strlen(LONG_OLD));
-    ks_profile *p = tr_read_ok(path, NULL, -1);
-    assert_string_equal(p->source_format, "ncu-csv");
-    assert_int_equal(p->n, 3);
+    ks_profile *p = tr_read_n(path, NULL, "ncu-csv", 3);
     assert_int_equal(p->duration_ns[1], 1500000);
     assert_close(metric(p, "dram__bytes_read.sum")->values[2], 1234567);
     ks_profile_free(p);
@@ -454,21 +440,80 @@ static void expect_error(const char *name, const char *text, const char *format,
         fail_msg("%s: error at line %ld, want %ld: %s", name, err.line, line, err.message);
 }
 
-static void test_missing_column(void **state)
+/* Files refused as malformed, each at its line, saying part. */
+static const struct refusal {
+    const char *name, *text, *format;
+    long line;
+    const char *part;
+} refusals[] = {
+    /* a column missing, or no header at all */
+    {"no-value.csv",
+     "==PROF== Connected to process 1\n"
+     "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\","
+     "\"Section Name\",\"Metric Name\",\"Metric Unit\"\n"
+     "\"0\",\"1\",\"a\",\"h\",\"k\",\"S\",\"m\",\"%\"\n",
+     "ncu-csv", 2, "\"Metric Value\""},
+    {"no-name.csv",
+     "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Section Name\","
+     "\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n",
+     NULL, 1, "\"Kernel Name\""},
+    {"no-header.csv", "==PROF== Connected to process 1\nhello, world\n", "ncu-csv", 2,
+     "not an Nsight Compute CSV"},
+    /* text where the column has numbers, either way round */
+    {"text-after.csv",
+     OLD_HEADER OLD_ROW("0", "k", "m", "%", "50.0") OLD_ROW("1", "k", "m", "%", "fifty"), NULL,
+     3, "\"fifty\""},
+    {"text-before.csv",
+     OLD_HEADER OLD_ROW("0", "k", "m", "%", "fifty") OLD_ROW("1", "k", "m", "%", "50.0"), NULL,
+     3, "\"fifty\""},
+    /* a unit that does not convert to the column's */
+    {"units.csv",
+     OLD_HEADER OLD_ROW("0", "k", "m", "%", "50.0") OLD_ROW("1", "k", "m", "byte", "7"), NULL, 3,
+     "does not convert"},
+    /* a duration that is not a time */
+    {"duration-unit.csv", OLD_HEADER OLD_ROW("0", "k", "gpu__time_duration.sum", "byte", "50"),
+     NULL, 2, "not a unit of time"},
+    /* a bad ID in a row-shaped line */
+    {"bad-id.csv", OLD_HEADER OLD_ROW("0", "k", "m", "%", "1") OLD_ROW("x", "k", "m", "%", "1"),
+     NULL, 3, "\"x\""},
+    /* a row with a field too few */
+    {"short-row.csv",
+     OLD_HEADER OLD_ROW("0", "k", "m", "%", "1")
+     "\"1\",\"4242\",\"app\",\"h\",\"k\",\"t\",\"1\",\"7\",\"S\",\"m\",\"1\"\n",
+     NULL, 3, "11 fields"},
+    /* bad grid */
+    {"bad-grid.csv",
+     MID_HEADER MID_ROW("0", "k", "7", "(256, 1, 1)", "(4, -1, 1)", "0", SOL, "m", "%", "1"),
+     NULL, 2, "Grid Size"},
+    /* one kernel ID with two names */
+    {"two-names.csv",
+     OLD_HEADER OLD_ROW("0", "k", "m", "%", "1") OLD_ROW("0", "j", "n", "%", "1"), NULL, 3,
+     "\"j\""},
+    /* the same metric twice with different values */
+    {"twice.csv", OLD_HEADER OLD_ROW("0", "k", "m", "%", "1") OLD_ROW("0", "k", "m", "%", "2"),
+     NULL, 3, "twice"},
+    /* two runs pasted together: IDs start again */
+    {"two-runs.csv",
+     OLD_HEADER OLD_ROW("0", "k", "m", "%", "1") OLD_ROW("1", "k", "m", "%", "1")
+     "==PROF== Connected to process 2\n"
+     OLD_HEADER OLD_ROW("0", "k", "m", "%", "1"),
+     NULL, 6, "appears again"},
+    {"other-header.csv", OLD_HEADER OLD_ROW("0", "k", "m", "%", "1") MID_HEADER, NULL, 3,
+     "different header"},
+    /* durations known for some kernels only */
+    {"partial.csv",
+     OLD_HEADER OLD_ROW("0", "k", "gpu__time_duration.sum", "nsecond", "5")
+     OLD_ROW("1", "j", "gpu__time_duration.sum", "nsecond", "n/a"),
+     NULL, 3, "no duration"},
+};
+
+static void test_refusals(void **state)
 {
     (void)state;
-    expect_error("no-value.csv",
-                 "==PROF== Connected to process 1\n"
-                 "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\","
-                 "\"Section Name\",\"Metric Name\",\"Metric Unit\"\n"
-                 "\"0\",\"1\",\"a\",\"h\",\"k\",\"S\",\"m\",\"%\"\n",
-                 "ncu-csv", 2, "\"Metric Value\"");
-    expect_error("no-name.csv",
-                 "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Section Name\","
-                 "\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n",
-                 NULL, 1, "\"Kernel Name\"");
-    expect_error("no-header.csv", "==PROF== Connected to process 1\nhello, world\n",
-                 "ncu-csv", 2, "not an Nsight Compute CSV");
+    for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++) {
+        const struct refusal *r = &refusals[i];
+        expect_error(r->name, r->text, r->format, r->line, r->part);
+    }
     /* --device with no Device column */
     const char *path = write_text("old.csv", LONG_OLD);
     ks_profile *p;
@@ -476,65 +521,6 @@ static void test_missing_column(void **state)
     assert_int_equal(tr_read(path, "ncu-csv", 0, &p, &err), KS_ERR_FORMAT);
     assert_contains(err.message, "\"Device\"");
     assert_int_equal(err.line, 7);
-}
-
-static void test_bad_values(void **state)
-{
-    (void)state;
-    /* text where the column has numbers, either way round */
-    expect_error("text-after.csv",
-                 OLD_HEADER OLD_ROW("0", "k", "m", "%", "50.0") OLD_ROW("1", "k", "m", "%", "fifty"),
-                 NULL, 3, "\"fifty\"");
-    expect_error("text-before.csv",
-                 OLD_HEADER OLD_ROW("0", "k", "m", "%", "fifty") OLD_ROW("1", "k", "m", "%", "50.0"),
-                 NULL, 3, "\"fifty\"");
-    /* a unit that does not convert to the column's */
-    expect_error("units.csv",
-                 OLD_HEADER OLD_ROW("0", "k", "m", "%", "50.0") OLD_ROW("1", "k", "m", "byte", "7"),
-                 NULL, 3, "does not convert");
-    /* a duration that is not a time */
-    expect_error("duration-unit.csv",
-                 OLD_HEADER OLD_ROW("0", "k", "gpu__time_duration.sum", "byte", "50"),
-                 NULL, 2, "not a unit of time");
-    /* a bad ID in a row-shaped line */
-    expect_error("bad-id.csv",
-                 OLD_HEADER OLD_ROW("0", "k", "m", "%", "1") OLD_ROW("x", "k", "m", "%", "1"),
-                 NULL, 3, "\"x\"");
-    /* a row with a field too few */
-    expect_error("short-row.csv",
-                 OLD_HEADER OLD_ROW("0", "k", "m", "%", "1")
-                 "\"1\",\"4242\",\"app\",\"h\",\"k\",\"t\",\"1\",\"7\",\"S\",\"m\",\"1\"\n",
-                 NULL, 3, "11 fields");
-    /* bad grid */
-    expect_error("bad-grid.csv",
-                 MID_HEADER MID_ROW("0", "k", "7", "(256, 1, 1)", "(4, -1, 1)", "0", SOL, "m", "%", "1"),
-                 NULL, 2, "Grid Size");
-    /* one kernel ID with two names */
-    expect_error("two-names.csv",
-                 OLD_HEADER OLD_ROW("0", "k", "m", "%", "1") OLD_ROW("0", "j", "n", "%", "1"),
-                 NULL, 3, "\"j\"");
-    /* the same metric twice with different values */
-    expect_error("twice.csv",
-                 OLD_HEADER OLD_ROW("0", "k", "m", "%", "1") OLD_ROW("0", "k", "m", "%", "2"),
-                 NULL, 3, "twice");
-}
-
-static void test_concatenated_and_partial(void **state)
-{
-    (void)state;
-    /* two runs pasted together: IDs start again */
-    expect_error("two-runs.csv",
-                 OLD_HEADER OLD_ROW("0", "k", "m", "%", "1") OLD_ROW("1", "k", "m", "%", "1")
-                 "==PROF== Connected to process 2\n"
-                 OLD_HEADER OLD_ROW("0", "k", "m", "%", "1"),
-                 NULL, 6, "appears again");
-    expect_error("other-header.csv",
-                 OLD_HEADER OLD_ROW("0", "k", "m", "%", "1") MID_HEADER,
-                 NULL, 3, "different header");
-    /* durations known for some kernels only */
-    const char *text = OLD_HEADER OLD_ROW("0", "k", "gpu__time_duration.sum", "nsecond", "5")
-        OLD_ROW("1", "j", "gpu__time_duration.sum", "nsecond", "n/a");
-    expect_error("partial.csv", text, NULL, 3, "no duration");
 }
 
 static void test_truncated(void **state)
@@ -618,6 +604,15 @@ static ks_profile *time_profile(const char *const *names, size_t n, bool with_gr
     return p;
 }
 
+/* A time profile of names with the metrics of path attached. */
+static ks_profile *attached(const char *path, const char *const *names, size_t n,
+                            bool with_grid)
+{
+    ks_profile *p = time_profile(names, n, with_grid);
+    attach_ok(p, path);
+    return p;
+}
+
 /* Attaching path to a time profile of names must be refused as malformed,
  * saying `says` and attaching nothing; returns the error for more checks. */
 static ks_error attach_refused(const char *const *names, size_t n, bool with_grid,
@@ -651,8 +646,7 @@ static void test_attach(void **state)
     const char *path = write_text("attach.csv", ATTACH_NCU);
     const char *names[] = {"void foo<int>(float*)", "void my::bar<2>(double, int)",
                            "void ns::baz(int)"};
-    ks_profile *p = time_profile(names, 3, true);
-    attach_ok(p, path);
+    ks_profile *p = attached(path, names, 3, true);
     assert_int_equal(p->metric_count, 2);
     const ks_metric_column *occ = metric(p, "achieved_occupancy");
     assert_close(occ->values[0], 50);
@@ -726,19 +720,18 @@ static void test_attach_refusals(void **state)
 static void test_attach_name_cut(void **state)
 {
     (void)state;
+    /* the file's two kernels, then each told apart from one of them */
+    const char *good[] = {"void (anonymous namespace)::k1(float*)", "void scale<(int)2>(float*)"};
+    const char *anon[] = {"void (anonymous namespace)::k2(float*)", "void scale<(int)2>(float*)"};
+    const char *tmpl[] = {"void (anonymous namespace)::k1(float*)", "void scale<(int)3>(float*)"};
     const char *path = write_text(
         "attach-anon.csv",
         OLD_HEADER OLD_ROW("0", "(anonymous namespace)::k1", "m", "%", "1")
         OLD_ROW("1", "scale<(int)2>", "m", "%", "2"));
-    const char *good[] = {"void (anonymous namespace)::k1(float*)", "void scale<(int)2>(float*)"};
-    ks_profile *p = time_profile(good, 2, false);
-    attach_ok(p, path);
+    ks_profile *p = attached(path, good, 2, false);
     assert_close(metric(p, "m")->values[1], 2);
     ks_profile_free(p);
-
-    const char *anon[] = {"void (anonymous namespace)::k2(float*)", "void scale<(int)2>(float*)"};
     attach_refused(anon, 2, false, path, "launch 0");
-    const char *tmpl[] = {"void (anonymous namespace)::k1(float*)", "void scale<(int)3>(float*)"};
     attach_refused(tmpl, 2, false, path, "launch 1");
 }
 
@@ -750,8 +743,7 @@ static void test_attach_tolerates_partial_durations(void **state)
         OLD_HEADER OLD_ROW("0", "k", "gpu__time_duration.sum", "nsecond", "5")
         OLD_ROW("1", "j", "gpu__time_duration.sum", "nsecond", "n/a"));
     const char *names[] = {"void k(int)", "j(float)"};
-    ks_profile *p = time_profile(names, 2, false);
-    attach_ok(p, path);
+    ks_profile *p = attached(path, names, 2, false);
     const ks_metric_column *t = metric(p, "gpu__time_duration.sum");
     assert_close(t->values[0], 5);
     assert_true(isnan(t->values[1]));
@@ -768,9 +760,7 @@ KS_TMPDIR_TEST_MAIN("ks-test-ncu",
                     test_wide_without_units,
                     test_long_preamble,
                     test_gzip,
-                    test_missing_column,
-                    test_bad_values,
-                    test_concatenated_and_partial,
+                    test_refusals,
                     test_truncated,
                     test_attach,
                     test_attach_refusals,

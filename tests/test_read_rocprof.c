@@ -115,8 +115,7 @@ static const char v3_text[] =
 
 static void check_v3(const ks_profile *p)
 {
-    assert_string_equal(p->source_format, "rocprof-v3-csv");
-    assert_int_equal(p->n, 4);
+    tr_expect_profile(p, "rocprof-v3-csv", 4);
     assert_int_equal(p->name_count, 3);
     tr_expect_durations(p, (const int64_t[]){250, 1000, 100, 400}, 4);
     TR_EXPECT_COLUMN(p, start_ns, 1000000, 1000500, 1002000, 1003000);
@@ -201,9 +200,7 @@ static void test_v3_agent_forms(void **state)
                        "\"GPU 2\",k,50,60\n"
                        "n/a,k,70,80\n";
     const char *path = write_text("agents.csv", text);
-    ks_profile *p = tr_read_ok(path, NULL, -1);
-    assert_string_equal(p->source_format, "rocprof-v3-csv");
-    assert_int_equal(p->n, 4);
+    ks_profile *p = tr_read_n(path, NULL, "rocprof-v3-csv", 4);
     assert_int_equal(p->device[0], 4);
     assert_int_equal(p->device[1], 3);
     assert_int_equal(p->device[2], 2);
@@ -299,8 +296,7 @@ static const char v1_text[] =
 
 static void check_v1(const ks_profile *p)
 {
-    assert_string_equal(p->source_format, "rocprof-v1-csv");
-    assert_int_equal(p->n, 3);
+    tr_expect_profile(p, "rocprof-v1-csv", 3);
     tr_expect_durations(p, (const int64_t[]){804159, 34497058, 22559}, 3);
     assert_int_equal(p->start_ns[0], 363394501507848);
     assert_string_equal(ks_profile_name(p, 0), "light_kernel(float*, int)");

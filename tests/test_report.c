@@ -278,18 +278,32 @@ static const char SCORE_JSON[] =
     "  {\"values\": \"context\", \"estimator\": \"plain\", \"launches_mean\": 8,"
     " \"speedup_hmean\": 178, \"error_mean\": 0.08}]}]}\n";
 
+/* SCORE_JSON written as score.json (its path in *path, unless NULL) and
+ * read: its 4 points (free them), the truth in *truth. */
+static ks_score_point *score_points(const char **path, double *truth)
+{
+    const char *written = write_text("score.json", SCORE_JSON);
+    if (path)
+        *path = written;
+    ks_score_point *pts;
+    size_t n;
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(ks_score_points_read(written, NULL, truth, &pts, &n, &err), KS_OK);
+    assert_int_equal(n, 4);
+    return pts;
+}
+
 static void test_score_points(void **state)
 {
     (void)state;
-    const char *path = write_text("score.json", SCORE_JSON);
-    ks_score_point *pts;
-    size_t n;
+    const char *path;
     double truth;
+    ks_score_point *pts = score_points(&path, &truth);
+    size_t n;
     ks_error err;
     ks_error_clear(&err);
-    assert_int_equal(ks_score_points_read(path, NULL, &truth, &pts, &n, &err), KS_OK);
     assert_true(truth == 1000);
-    assert_int_equal(n, 4);
     assert_string_equal(pts[0].series, "root");
     assert_string_equal(pts[0].values, "context");
     assert_true(pts[0].speedup_hmean == 100 && pts[0].error_mean == 0.02 &&
@@ -350,13 +364,8 @@ static void test_page_with_scores(void **state)
 {
     (void)state;
     ks_profile *p = make_profile();
-    const char *path = write_text("score.json", SCORE_JSON);
-    ks_score_point *pts;
-    size_t n;
     double truth;
-    ks_error err;
-    ks_error_clear(&err);
-    assert_int_equal(ks_score_points_read(path, NULL, &truth, &pts, &n, &err), KS_OK);
+    ks_score_point *pts = score_points(NULL, &truth);
     /* a second file: the same series at another speedup, and a label to escape */
     ks_score_point more[3] = {pts[0], pts[0], pts[3]};
     more[0].speedup_hmean = 40;

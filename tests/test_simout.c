@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "run_values.h"
 #include "simout.h"
 #include "sim_data.h"
 #include "trace.h"
@@ -117,16 +118,33 @@ static ks_status read_values(const char *path, const char *traces, ks_uid_mode m
     return st;
 }
 
-static void assert_same(const double *got, const double *want, size_t n)
+/* A run of the synthetic traces read by the trace file each block names
+ * (KS_UID_TRACE), every launch measured or the last of each run
+ * (measured): metric's values, which must read. */
+static void read_synth(const char *path, ks_measured_mode measured, const char *metric,
+                       values *out)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (isnan(want[i])) {
-            assert_true(isnan(got[i]));
-            continue;
-        }
-        if (got[i] != want[i])
-            fail_msg("launch %zu: %.17g, the data set says %.17g", i, got[i], want[i]);
-    }
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(
+        read_values(path, synth_traces, KS_UID_TRACE, measured, NULL, metric, out, &err), KS_OK);
+}
+
+/* The two simulated GPUs of the synthetic data set. */
+static const char *const configs[] = {"SM7_QV100", "SM86_RTX3070"};
+
+/* SYNTH/KIND_CONFIG.out.xz, KIND a run of each launch: full, alone. */
+static const char *synth_run(const char *kind, const char *config)
+{
+    static char path[512];
+    snprintf(path, sizeof path, SYNTH "/%s_%s.out.xz", kind, config);
+    return path;
+}
+
+/* Column col of the data set's per_launch.csv for config. */
+static void per_launch(const char *config, const char *col, double *out)
+{
+    read_column(SYNTH "/per_launch.csv", config, col, out, LAUNCHES);
 }
 
 static void test_accelsim_full_runs(void **state)
@@ -134,13 +152,11 @@ static void test_accelsim_full_runs(void **state)
     (void)state;
     if (!have_data())
         skip();
-    static const char *const configs[] = {"SM7_QV100", "SM86_RTX3070"};
     for (int c = 0; c < 2; c++) {
-        char path[512];
-        snprintf(path, sizeof path, SYNTH "/full_%s.out.xz", configs[c]);
+        const char *path = synth_run("full", configs[c]);
         double want[LAUNCHES], insn[LAUNCHES];
-        read_column(SYNTH "/per_launch.csv", configs[c], "full_run_cycles", want, LAUNCHES);
-        read_column(SYNTH "/per_launch.csv", configs[c], "full_run_insn", insn, LAUNCHES);
+        per_launch(configs[c], "full_run_cycles", want);
+        per_launch(configs[c], "full_run_insn", insn);
         /* by trace file, and by uid (the whole program: uid - 1) */
         for (int mode = 0; mode < 2; mode++) {
             values v;
@@ -151,9 +167,7 @@ static void test_accelsim_full_runs(void **state)
                              KS_OK);
             assert_int_equal(v.rows, LAUNCHES);
             assert_same(v.v, want, LAUNCHES);
-            assert_int_equal(read_values(path, synth_traces, KS_UID_TRACE, KS_MEASURED_ALL,
-                                         NULL, "gpu_sim_insn", &v, &err),
-                             KS_OK);
+            read_synth(path, KS_MEASURED_ALL, "gpu_sim_insn", &v);
             assert_same(v.v, insn, LAUNCHES);
         }
     }
@@ -166,18 +180,14 @@ static void test_accelsim_alone_runs(void **state)
     (void)state;
     if (!have_data())
         skip();
-    static const char *const configs[] = {"SM7_QV100", "SM86_RTX3070"};
+    values v;
+    ks_error err;
+    ks_error_clear(&err);
     for (int c = 0; c < 2; c++) {
-        char path[512];
-        snprintf(path, sizeof path, SYNTH "/alone_%s.out.xz", configs[c]);
+        const char *path = synth_run("alone", configs[c]);
         double want[LAUNCHES];
-        read_column(SYNTH "/per_launch.csv", configs[c], "alone_cycles", want, LAUNCHES);
-        values v;
-        ks_error err;
-        ks_error_clear(&err);
-        assert_int_equal(read_values(path, synth_traces, KS_UID_TRACE, KS_MEASURED_ALL, NULL,
-                                     "gpu_sim_cycle", &v, &err),
-                         KS_OK);
+        per_launch(configs[c], "alone_cycles", want);
+        read_synth(path, KS_MEASURED_ALL, "gpu_sim_cycle", &v);
         assert_int_equal(v.rows, LAUNCHES);
         assert_same(v.v, want, LAUNCHES);
         /* by uid every run is launch 0 again: refused, not summed; with the
@@ -223,11 +233,7 @@ static void test_accelsim_warm_runs(void **state)
         read_column(SYNTH "/warm_per_launch.csv", runs[k].config, "same_name_warmup_launch",
                     warmup_launch, LAUNCHES);
         values v;
-        ks_error err;
-        ks_error_clear(&err);
-        assert_int_equal(read_values(path, synth_traces, KS_UID_TRACE, KS_MEASURED_LAST, NULL,
-                                     "gpu_sim_cycle", &v, &err),
-                         KS_OK);
+        read_synth(path, KS_MEASURED_LAST, "gpu_sim_cycle", &v);
         assert_int_equal(v.rows, runs[k].rows);
         assert_int_equal(v.warmup, runs[k].rows);
         assert_same(v.v, want, LAUNCHES);
@@ -248,14 +254,13 @@ static void test_getstats_csv(void **state)
     (void)state;
     if (!have_data())
         skip();
-    static const char *const configs[] = {"SM7_QV100", "SM86_RTX3070"};
     static const char *const files[] = {KS_TEST_DATA "/getstats/synth-k-K.csv.xz",
                                         KS_TEST_DATA "/getstats/synth-k-K-R.csv.xz"};
     for (int f = 0; f < 2; f++)
         for (int c = 0; c < 2; c++) {
             double want[LAUNCHES], insn[LAUNCHES];
-            read_column(SYNTH "/per_launch.csv", configs[c], "full_run_cycles", want, LAUNCHES);
-            read_column(SYNTH "/per_launch.csv", configs[c], "full_run_insn", insn, LAUNCHES);
+            per_launch(configs[c], "full_run_cycles", want);
+            per_launch(configs[c], "full_run_insn", insn);
             values v;
             ks_error err;
             ks_error_clear(&err);
@@ -362,6 +367,15 @@ static void test_macsim_traces(void **state)
     ks_profile_free(p);
 }
 
+/* The next line of in, NULL at its end; reading must not fail. */
+static char *next_line(ks_input *in, ks_error *err)
+{
+    char *line;
+    size_t len;
+    assert_int_equal(ks_input_getline(in, &line, &len, NULL, err), KS_OK);
+    return line;
+}
+
 static void test_macsim_full_run(void **state)
 {
     (void)state;
@@ -384,12 +398,7 @@ static void test_macsim_full_run(void **state)
     ks_input *in;
     assert_int_equal(ks_input_open(MACSIM "/full_base.general.stat.out", &in, &err), KS_OK);
     double cyc = NAN, inst = NAN;
-    for (;;) {
-        char *line;
-        size_t len;
-        assert_int_equal(ks_input_getline(in, &line, &len, NULL, &err), KS_OK);
-        if (!line)
-            break;
+    for (char *line; (line = next_line(in, &err));) {
         char name[128];
         double x;
         bool found;
@@ -436,12 +445,7 @@ static void test_macsim_alone_and_pairs(void **state)
     assert_int_equal(ks_macsim_log_new("alone", on_kernel, &seen, &m, &err), KS_OK);
     ks_input *in;
     assert_int_equal(ks_input_open(MACSIM "/alone_and_pairs_base.out.xz", &in, &err), KS_OK);
-    for (;;) {
-        char *line;
-        size_t len;
-        assert_int_equal(ks_input_getline(in, &line, &len, NULL, &err), KS_OK);
-        if (!line)
-            break;
+    for (char *line; (line = next_line(in, &err));) {
         assert_int_equal(ks_macsim_log_line(m, line, ks_input_line_number(in), &err), KS_OK);
     }
     size_t kernels;
@@ -553,10 +557,11 @@ static void test_macsim_export(void **state)
 
 /* ------------------------------------------------------------- scoring */
 
-/* The synthetic trace folder as a profile whose durations are a run's
- * cycles (what score plans from). */
-static ks_profile *synth_profile(const values *cycles)
+/* The synthetic trace folder as a profile whose durations are the QV100
+ * full run's cycles (what score plans from), which *cycles gets too. */
+static ks_profile *synth_profile(values *cycles)
 {
+    read_synth(SYNTH "/full_SM7_QV100.out.xz", KS_MEASURED_ALL, "gpu_sim_cycle", cycles);
     ks_profile *p;
     ks_read_options ro;
     ks_read_options_init(&ro);
@@ -568,50 +573,32 @@ static ks_profile *synth_profile(const values *cycles)
     return p;
 }
 
+/* What the scoring tests start from: synth_profile (the QV100 full run's
+ * cycles in *plan_from) and run's cycles in *v (run: a log under SYNTH
+ * without its .out.xz); skips the test when the data are absent. */
+static ks_profile *synth_scoring(const char *run, values *plan_from, values *v)
+{
+    if (!have_data())
+        skip();
+    char path[512];
+    snprintf(path, sizeof path, SYNTH "/%s.out.xz", run);
+    read_synth(path, KS_MEASURED_ALL, "gpu_sim_cycle", v);
+    return synth_profile(plan_from);
+}
+
 /* The default plan (root, 5 %), drawn from the QV100 full run's cycles,
  * scored on the same configuration over 20 seeds: the figures of issue 23's
  * first table, pinned. */
 static void test_score_pinned(void **state)
 {
     (void)state;
-    if (!have_data())
-        skip();
     values full, alone;
-    ks_error err;
-    ks_error_clear(&err);
-    assert_int_equal(read_values(SYNTH "/full_SM7_QV100.out.xz", synth_traces, KS_UID_TRACE,
-                                 KS_MEASURED_ALL, NULL, "gpu_sim_cycle", &full, &err),
-                     KS_OK);
-    assert_int_equal(read_values(SYNTH "/alone_SM7_QV100.out.xz", synth_traces, KS_UID_TRACE,
-                                 KS_MEASURED_ALL, NULL, "gpu_sim_cycle", &alone, &err),
-                     KS_OK);
-    ks_profile *p = synth_profile(&full);
-    double truth = 0;
-    for (size_t i = 0; i < LAUNCHES; i++)
-        truth += full.v[i];
-    assert_true(truth == 1285892);
-    ks_score_set sets[] = {{"context", full.v, NULL, NULL, NULL, NULL, "context"},
-                           {"alone", alone.v, NULL, NULL, NULL, NULL, "none"}};
-    ks_score_options so;
-    ks_score_options_init(&so);
-    so.truth_total = truth;
-    so.sets = sets;
-    so.set_count = 2;
-    so.seeds = 20;
-    so.confidence = 0.95;
-    ks_params pa;
-    ks_params_init(&pa);
-    ks_score_result res;
-    assert_int_equal(ks_score(p, &pa, &so, &res, &err), KS_OK);
-    assert_int_equal(res.row_count, 20);
-    const ks_score_summary *ctx = &res.summary[0], *cold = &res.summary[1];
-    printf("# context: %.2f launches, error %.7f coverage %.3f; alone: error %.7f (signed %.7f) "
-           "coverage %.3f; speedups %.4f %.4f\n",
-           ctx->samples_mean, ctx->error_mean, ctx->coverage, cold->error_mean,
-           cold->error_signed_mean, cold->coverage, ctx->speedup_hmean, cold->speedup_hmean);
-    assert_true(fabs(ctx->error_mean - 0.0084508) < 5e-7);
-    assert_true(fabs(cold->error_mean - 0.0944911) < 5e-7);
-    assert_true(fabs(cold->error_signed_mean - 0.0944911) < 5e-7); /* every plan too high */
+    ks_profile *p = synth_scoring("alone_SM7_QV100", &full, &alone);
+    ks_score_summary ctx, cold;
+    assert_true(score_context_alone(p, full.v, alone.v, &ctx, &cold) == 1285892);
+    assert_true(fabs(ctx.error_mean - 0.0084508) < 5e-7);
+    assert_true(fabs(cold.error_mean - 0.0944911) < 5e-7);
+    assert_true(fabs(cold.error_signed_mean - 0.0944911) < 5e-7); /* every plan too high */
     /* the alone values' intervals are of the cold values' total (what
      * ksample says they stand for: KS_CLAIM_VALUES); against the full run
      * they cover none of these plans (with the collapsed model of
@@ -619,16 +606,12 @@ static void test_score_pinned(void **state)
     /* (values equal to the plan's profile: the interval at 4x the design's
      * degrees of freedom, 19 of these 20 plans covered; all 20 at t of the
      * design's own) */
-    assert_true(ctx->coverage == 0.95 && cold->coverage == 0);
-    assert_int_equal(ctx->claim, KS_CLAIM_FULL_RUN);
-    assert_int_equal(cold->claim, KS_CLAIM_VALUES);
-    assert_true(ctx->samples_mean == 13);
-    assert_true(fabs(ctx->speedup_hmean - 7.4325) < 5e-4);
-    assert_true(fabs(cold->speedup_hmean - 6.5346) < 5e-4);
-    /* a row: estimate = sum weight x value, error against the truth */
-    const ks_score_estimate *e = &res.rows[0].sets[1];
-    assert_true(fabs(e->error - (e->estimate - truth) / truth) < 1e-12);
-    ks_score_result_free(&res);
+    assert_true(ctx.coverage == 0.95 && cold.coverage == 0);
+    assert_int_equal(ctx.claim, KS_CLAIM_FULL_RUN);
+    assert_int_equal(cold.claim, KS_CLAIM_VALUES);
+    assert_true(ctx.samples_mean == 13);
+    assert_true(fabs(ctx.speedup_hmean - 7.4325) < 5e-4);
+    assert_true(fabs(cold.speedup_hmean - 6.5346) < 5e-4);
     ks_profile_free(p);
 }
 
@@ -643,36 +626,21 @@ static void test_score_pinned(void **state)
 static void test_score_ratio_pinned(void **state)
 {
     (void)state;
-    if (!have_data())
-        skip();
     values plan_from, full;
-    ks_error err;
-    ks_error_clear(&err);
-    assert_int_equal(read_values(SYNTH "/full_SM7_QV100.out.xz", synth_traces, KS_UID_TRACE,
-                                 KS_MEASURED_ALL, NULL, "gpu_sim_cycle", &plan_from, &err),
-                     KS_OK);
-    assert_int_equal(read_values(SYNTH "/full_SM86_RTX3070.out.xz", synth_traces, KS_UID_TRACE,
-                                 KS_MEASURED_ALL, NULL, "gpu_sim_cycle", &full, &err),
-                     KS_OK);
-    ks_profile *p = synth_profile(&plan_from);
-    double truth = 0;
-    for (size_t i = 0; i < LAUNCHES; i++)
-        truth += full.v[i];
+    ks_profile *p = synth_scoring("full_SM86_RTX3070", &plan_from, &full);
+    double truth = values_sum(full.v, LAUNCHES);
     assert_true(truth == 1385905);
     ks_score_set sets[] = {{"context", full.v, NULL, NULL, NULL, NULL, "context"}};
     static const ks_estimator est[] = {KS_ESTIMATOR_PLAIN, KS_ESTIMATOR_RATIO};
     ks_score_options so;
-    ks_score_options_init(&so);
-    so.truth_total = truth;
-    so.sets = sets;
-    so.set_count = 1;
-    so.seeds = 20;
-    so.confidence = 0.95;
+    score_options_root(&so, sets, 1, truth);
     so.estimators = est;
     so.estimator_count = 2;
     so.rounds = 3;
     ks_params pa;
     ks_params_init(&pa);
+    ks_error err;
+    ks_error_clear(&err);
     ks_score_result plain, two;
     assert_int_equal(ks_score(p, &pa, &so, &plain, &err), KS_OK);
     assert_int_equal(ks_params_set(&pa, "two-phase", "2", &err), KS_OK);
@@ -814,8 +782,9 @@ static void test_warmup_depth(void **state)
 
 /* ------------------------------------------------ recorded warm-up runs */
 
-/* A recorded run (tests/data/accelsim-warmup, macsim-warmup): id,cycles,run_cycles. */
-static size_t read_recorded(const char *name, double *v, double *cost, size_t n)
+/* A recorded run (tests/data/accelsim-warmup, macsim-warmup): id,cycles,run_cycles,
+ * a row for each of the n launches. */
+static void read_recorded(const char *name, double *v, double *cost, size_t n)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", KS_TEST_DATA, name);
@@ -832,15 +801,7 @@ static size_t read_recorded(const char *name, double *v, double *cost, size_t n)
         rows++;
     }
     fclose(f);
-    return rows;
-}
-
-static double sum(const double *v, size_t n)
-{
-    double s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += v[i];
-    return s;
+    assert_int_equal(rows, n);
 }
 
 /* The recorded Accel-Sim RTX 3070 runs: since-same:16:2 is 1.031x the full
@@ -855,19 +816,13 @@ static void test_recorded_accelsim_warmups(void **state)
         skip();
     double full[LAUNCHES], s8[LAUNCHES], p10[LAUNCHES], d2[LAUNCHES], c8[LAUNCHES],
         cp[LAUNCHES], cd[LAUNCHES];
-    read_column(SYNTH "/per_launch.csv", "SM86_RTX3070", "full_run_cycles", full, LAUNCHES);
-    assert_int_equal(read_recorded("accelsim-warmup/SM86_RTX3070_since-same_8.csv", s8, c8,
-                                   LAUNCHES),
-                     LAUNCHES);
-    assert_int_equal(read_recorded("accelsim-warmup/SM86_RTX3070_prev_10.csv", p10, cp,
-                                   LAUNCHES),
-                     LAUNCHES);
-    assert_int_equal(read_recorded("accelsim-warmup/SM86_RTX3070_since-same_16_2.csv", d2, cd,
-                                   LAUNCHES),
-                     LAUNCHES);
-    assert_true(sum(full, LAUNCHES) == 1385905);
-    assert_true(sum(s8, LAUNCHES) == 1456122 && sum(d2, LAUNCHES) == 1428625);
-    assert_true(sum(c8, LAUNCHES) == 8959020 && sum(cd, LAUNCHES) == 15740107);
+    per_launch("SM86_RTX3070", "full_run_cycles", full);
+    read_recorded("accelsim-warmup/SM86_RTX3070_since-same_8.csv", s8, c8, LAUNCHES);
+    read_recorded("accelsim-warmup/SM86_RTX3070_prev_10.csv", p10, cp, LAUNCHES);
+    read_recorded("accelsim-warmup/SM86_RTX3070_since-same_16_2.csv", d2, cd, LAUNCHES);
+    assert_true(values_sum(full, LAUNCHES) == 1385905);
+    assert_true(values_sum(s8, LAUNCHES) == 1456122 && values_sum(d2, LAUNCHES) == 1428625);
+    assert_true(values_sum(c8, LAUNCHES) == 8959020 && values_sum(cd, LAUNCHES) == 15740107);
     ks_warmup_launch *names = NULL;
     size_t count = 0;
     ks_error err;
@@ -895,16 +850,13 @@ static void test_recorded_accelsim_warmups(void **state)
     assert_int_equal(differ, 4);
     ks_warmup_launches_free(names, count);
     /* QV100: 1.026x the full run (since-same:8: 1.037x) */
-    read_column(SYNTH "/per_launch.csv", "SM7_QV100", "full_run_cycles", full, LAUNCHES);
-    assert_int_equal(read_recorded("accelsim-warmup/SM7_QV100_since-same_16_2.csv", d2, cd,
-                                   LAUNCHES),
-                     LAUNCHES);
-    assert_int_equal(read_recorded("accelsim-warmup/SM7_QV100_since-same_8.csv", s8, c8,
-                                   LAUNCHES),
-                     LAUNCHES);
-    assert_true(sum(d2, LAUNCHES) == 1318784 && sum(cd, LAUNCHES) == 14344738);
-    assert_true(sum(s8, LAUNCHES) == 1333457);
-    assert_true(sum(d2, LAUNCHES) < sum(s8, LAUNCHES) && sum(d2, LAUNCHES) > sum(full, LAUNCHES));
+    per_launch("SM7_QV100", "full_run_cycles", full);
+    read_recorded("accelsim-warmup/SM7_QV100_since-same_16_2.csv", d2, cd, LAUNCHES);
+    read_recorded("accelsim-warmup/SM7_QV100_since-same_8.csv", s8, c8, LAUNCHES);
+    assert_true(values_sum(d2, LAUNCHES) == 1318784 && values_sum(cd, LAUNCHES) == 14344738);
+    assert_true(values_sum(s8, LAUNCHES) == 1333457);
+    assert_true(values_sum(d2, LAUNCHES) < values_sum(s8, LAUNCHES) &&
+                values_sum(d2, LAUNCHES) > values_sum(full, LAUNCHES));
 }
 
 /* MacSim since-same:16:2 gives every launch's full-run cycles within 0.2 %. */
@@ -915,12 +867,11 @@ static void test_recorded_macsim_warmups(void **state)
         skip();
     double full[MLAUNCHES], v[MLAUNCHES], cost[MLAUNCHES];
     read_column(MACSIM "/per_launch.csv", NULL, "full_run_cycles", full, MLAUNCHES);
-    assert_int_equal(read_recorded("macsim-warmup/since-same_16_2.csv", v, cost, MLAUNCHES),
-                     MLAUNCHES);
+    read_recorded("macsim-warmup/since-same_16_2.csv", v, cost, MLAUNCHES);
     for (size_t i = 0; i < MLAUNCHES; i++)
         if (fabs(v[i] / full[i] - 1) > 0.002)
             fail_msg("launch %zu: %.0f cycles, %.0f in the full run", i, v[i], full[i]);
-    assert_true(sum(v, MLAUNCHES) == 179895 && sum(cost, MLAUNCHES) == 4052430);
+    assert_true(values_sum(v, MLAUNCHES) == 179895 && values_sum(cost, MLAUNCHES) == 4052430);
 }
 
 /* ------------------------------------------------- kinds of statistics */
@@ -935,22 +886,14 @@ static void test_running_totals(void **state)
     (void)state;
     if (!have_data())
         skip();
-    ks_error err;
-    ks_error_clear(&err);
     values full, alone, warm, cyc;
     const char *l1 = "L1D_total_cache_accesses";
-    assert_int_equal(read_values(SYNTH "/full_SM7_QV100.out.xz", synth_traces, KS_UID_TRACE,
-                                 KS_MEASURED_ALL, NULL, l1, &full, &err),
-                     KS_OK);
-    assert_int_equal(read_values(SYNTH "/alone_SM7_QV100.out.xz", synth_traces, KS_UID_TRACE,
-                                 KS_MEASURED_ALL, NULL, l1, &alone, &err),
-                     KS_OK);
-    assert_int_equal(read_values(SYNTH "/warm_same_SM7_QV100.out.xz", synth_traces,
-                                 KS_UID_TRACE, KS_MEASURED_LAST, NULL, l1, &warm, &err),
-                     KS_OK);
+    read_synth(SYNTH "/full_SM7_QV100.out.xz", KS_MEASURED_ALL, l1, &full);
+    read_synth(SYNTH "/alone_SM7_QV100.out.xz", KS_MEASURED_ALL, l1, &alone);
+    read_synth(SYNTH "/warm_same_SM7_QV100.out.xz", KS_MEASURED_LAST, l1, &warm);
     /* the log's running total: 512, 3471, 8079 */
     assert_true(full.v[0] == 512 && full.v[1] == 3471 - 512 && full.v[2] == 8079 - 3471);
-    assert_true(sum(full.v, LAUNCHES) == 1061708);
+    assert_true(values_sum(full.v, LAUNCHES) == 1061708);
     /* accesses do not depend on the warm state: each launch's own share is
      * what it makes alone, in the full run and after its warm-up launch
      * (launch 12: 1,152, where the log prints 19,584 with the warm-up's) */
@@ -964,13 +907,10 @@ static void test_running_totals(void **state)
     }
     assert_true(warm.v[12] == 1152);
     /* a count printed once non-zero (writes): 0 before it appears */
-    assert_int_equal(read_values(SYNTH "/alone_SM7_QV100.out.xz", synth_traces, KS_UID_TRACE,
-                                 KS_MEASURED_ALL, NULL,
-                                 "Total_core_cache_stats_breakdown[GLOBAL_ACC_W][TOTAL_ACCESS]",
-                                 &cyc, &err),
-                     KS_OK);
+    read_synth(SYNTH "/alone_SM7_QV100.out.xz", KS_MEASURED_ALL,
+               "Total_core_cache_stats_breakdown[GLOBAL_ACC_W][TOTAL_ACCESS]", &cyc);
     assert_true(cyc.v[4] == 0 && cyc.v[0] > 0);
-    assert_true(sum(cyc.v, LAUNCHES) == 135488);
+    assert_true(values_sum(cyc.v, LAUNCHES) == 135488);
 }
 
 /* A plan sampling every launch: the estimate of each count is the full
@@ -982,13 +922,10 @@ static void test_estimate_kinds(void **state)
     (void)state;
     if (!have_data())
         skip();
+    values full;
+    ks_profile *p = synth_profile(&full);
     ks_error err;
     ks_error_clear(&err);
-    values full;
-    assert_int_equal(read_values(SYNTH "/full_SM7_QV100.out.xz", synth_traces, KS_UID_TRACE,
-                                 KS_MEASURED_ALL, NULL, "gpu_sim_cycle", &full, &err),
-                     KS_OK);
-    ks_profile *p = synth_profile(&full);
     ks_params pa;
     ks_params_init(&pa);
     pa.method = "stem";
@@ -1079,13 +1016,12 @@ static void test_recorded_state(void **state)
     if (!have_data())
         skip();
     double full[LAUNCHES], v[LAUNCHES], cost[LAUNCHES], alone[LAUNCHES];
-    read_column(SYNTH "/per_launch.csv", "SM86_RTX3070", "full_run_cycles", full, LAUNCHES);
-    read_column(SYNTH "/per_launch.csv", "SM86_RTX3070", "alone_cycles", alone, LAUNCHES);
-    assert_int_equal(read_recorded("accelsim-warmup/SM86_RTX3070_state.csv", v, cost, LAUNCHES),
-                     LAUNCHES);
-    double ratio = sum(v, LAUNCHES) / sum(full, LAUNCHES);
+    per_launch("SM86_RTX3070", "full_run_cycles", full);
+    per_launch("SM86_RTX3070", "alone_cycles", alone);
+    read_recorded("accelsim-warmup/SM86_RTX3070_state.csv", v, cost, LAUNCHES);
+    double ratio = values_sum(v, LAUNCHES) / values_sum(full, LAUNCHES);
     assert_true(fabs(ratio - 1) < 0.01);
-    assert_true(sum(v, LAUNCHES) == 1390670);
+    assert_true(values_sum(v, LAUNCHES) == 1390670);
     size_t within = 0;
     for (size_t i = 0; i < LAUNCHES; i++) {
         within += fabs(v[i] / full[i] - 1) <= 0.01;
@@ -1094,21 +1030,19 @@ static void test_recorded_state(void **state)
     assert_int_equal(within, 128);
     /* every held line (--state-lines all, the default): 0.9996x, 125 within 1 %,
      * worst 9.2 %, 2.34x the cycles alone */
-    assert_int_equal(
-        read_recorded("accelsim-warmup/SM86_RTX3070_state-all.csv", v, cost, LAUNCHES), LAUNCHES);
-    assert_true(sum(v, LAUNCHES) == 1385308);
+    read_recorded("accelsim-warmup/SM86_RTX3070_state-all.csv", v, cost, LAUNCHES);
+    assert_true(values_sum(v, LAUNCHES) == 1385308);
     within = 0;
     for (size_t i = 0; i < LAUNCHES; i++) {
         within += fabs(v[i] / full[i] - 1) <= 0.01;
         assert_true(fabs(v[i] / full[i] - 1) < 0.093);
     }
     assert_int_equal(within, 125);
-    assert_true(fabs(sum(cost, LAUNCHES) / sum(alone, LAUNCHES) - 2.337) < 0.001);
+    assert_true(fabs(values_sum(cost, LAUNCHES) / values_sum(alone, LAUNCHES) - 2.337) < 0.001);
     /* QV100 (6 MB of L2): 0.9996x, 146 of 160 launches within 1 %, worst 1.9 % */
-    read_column(SYNTH "/per_launch.csv", "SM7_QV100", "full_run_cycles", full, LAUNCHES);
-    assert_int_equal(read_recorded("accelsim-warmup/SM7_QV100_state.csv", v, cost, LAUNCHES),
-                     LAUNCHES);
-    assert_true(fabs(sum(v, LAUNCHES) / sum(full, LAUNCHES) - 1) < 0.001);
+    per_launch("SM7_QV100", "full_run_cycles", full);
+    read_recorded("accelsim-warmup/SM7_QV100_state.csv", v, cost, LAUNCHES);
+    assert_true(fabs(values_sum(v, LAUNCHES) / values_sum(full, LAUNCHES) - 1) < 0.001);
     within = 0;
     for (size_t i = 0; i < LAUNCHES; i++) {
         within += fabs(v[i] / full[i] - 1) <= 0.01;
@@ -1116,18 +1050,15 @@ static void test_recorded_state(void **state)
     }
     assert_int_equal(within, 146);
     /* every held line (the default) on the QV100 */
-    assert_int_equal(read_recorded("accelsim-warmup/SM7_QV100_state-all.csv", v, cost, LAUNCHES),
-                     LAUNCHES);
-    assert_true(sum(v, LAUNCHES) == 1286362);
+    read_recorded("accelsim-warmup/SM7_QV100_state-all.csv", v, cost, LAUNCHES);
+    assert_true(values_sum(v, LAUNCHES) == 1286362);
     within = 0;
     for (size_t i = 0; i < LAUNCHES; i++)
         within += fabs(v[i] / full[i] - 1) <= 0.01;
     assert_int_equal(within, 157);
     /* the memcpy carrier on a build with perf_memcpy_to_gpu's address widened */
     double wfull[LAUNCHES], wcost[LAUNCHES];
-    assert_int_equal(read_recorded("accelsim-warmup/wide/SM86_RTX3070_state-memcpy.csv", v, cost,
-                                   LAUNCHES),
-                     LAUNCHES);
+    read_recorded("accelsim-warmup/wide/SM86_RTX3070_state-memcpy.csv", v, cost, LAUNCHES);
     char path[4200];
     snprintf(path, sizeof path, "%s/accelsim-warmup/wide/SM86_RTX3070_full.csv", KS_TEST_DATA);
     FILE *f = fopen(path, "r");
@@ -1141,21 +1072,21 @@ static void test_recorded_state(void **state)
     fclose(f);
     assert_int_equal(rows, LAUNCHES);
     (void)wcost;
-    assert_true(fabs(sum(v, LAUNCHES) / sum(wfull, LAUNCHES) - 1) < 0.001);
-    assert_true(sum(cost, LAUNCHES) == sum(v, LAUNCHES)); /* copies cost no cycle */
+    assert_true(fabs(values_sum(v, LAUNCHES) / values_sum(wfull, LAUNCHES) - 1) < 0.001);
+    assert_true(values_sum(cost, LAUNCHES) == values_sum(v, LAUNCHES)); /* copies cost no cycle */
     /* MacSim */
     double mfull[MLAUNCHES], mv[MLAUNCHES], mc[MLAUNCHES];
     read_column(MACSIM "/per_launch.csv", NULL, "full_run_cycles", mfull, MLAUNCHES);
-    assert_int_equal(read_recorded("macsim-warmup/state.csv", mv, mc, MLAUNCHES), MLAUNCHES);
-    assert_true(fabs(sum(mv, MLAUNCHES) / sum(mfull, MLAUNCHES) - 1) < 0.002);
+    read_recorded("macsim-warmup/state.csv", mv, mc, MLAUNCHES);
+    assert_true(fabs(values_sum(mv, MLAUNCHES) / values_sum(mfull, MLAUNCHES) - 1) < 0.002);
     within = 0;
     for (size_t i = 0; i < MLAUNCHES; i++)
         within += fabs(mv[i] / mfull[i] - 1) <= 0.01;
     assert_int_equal(within, 153);
     /* every held line (--state-lines all, the default): 1.0016x, 156 within 1 %,
      * worst 3.1 %, at 4.5x the cycles of the launches alone (the LLC filled each time) */
-    assert_int_equal(read_recorded("macsim-warmup/state-all.csv", mv, mc, MLAUNCHES), MLAUNCHES);
-    assert_true(sum(mv, MLAUNCHES) == 180178);
+    read_recorded("macsim-warmup/state-all.csv", mv, mc, MLAUNCHES);
+    assert_true(values_sum(mv, MLAUNCHES) == 180178);
     within = 0;
     double worst = 0;
     for (size_t i = 0; i < MLAUNCHES; i++) {
@@ -1165,7 +1096,7 @@ static void test_recorded_state(void **state)
     }
     assert_int_equal(within, 156);
     assert_true(worst < 0.032);
-    assert_true(sum(mc, MLAUNCHES) > 4 * sum(mv, MLAUNCHES));
+    assert_true(values_sum(mc, MLAUNCHES) > 4 * values_sum(mv, MLAUNCHES));
 }
 
 /* The large workload (tests/data/accelsim-large: four times the RTX 3070's
@@ -1182,10 +1113,10 @@ static void test_recorded_state_large(void **state)
     snprintf(path, sizeof path, "%s/accelsim-large/per_launch_SM86_RTX3070.csv", KS_TEST_DATA);
     read_column(path, "SM86_RTX3070", "full_run_cycles", full, N);
     read_column(path, "SM86_RTX3070", "alone_cycles", alone, N);
-    assert_true(sum(full, N) == 603184);
-    assert_int_equal(read_recorded("accelsim-large/SM86_RTX3070_state-all.csv", v, cost, N), N);
-    assert_true(sum(v, N) == 602561);
-    assert_true(fabs(sum(v, N) / sum(full, N) - 1) < 0.002);
+    assert_true(values_sum(full, N) == 603184);
+    read_recorded("accelsim-large/SM86_RTX3070_state-all.csv", v, cost, N);
+    assert_true(values_sum(v, N) == 602561);
+    assert_true(fabs(values_sum(v, N) / values_sum(full, N) - 1) < 0.002);
     size_t within = 0;
     for (size_t i = 0; i < N; i++) {
         within += fabs(v[i] / full[i] - 1) <= 0.01;
@@ -1194,11 +1125,11 @@ static void test_recorded_state_large(void **state)
     }
     assert_int_equal(within, 19);
     /* about 3x the cycles alone: the fill of 4 MB of L2 and the latency */
-    assert_true(fabs(sum(cost, N) / sum(alone, N) - 3.035) < 0.001);
-    assert_int_equal(read_recorded("accelsim-large/SM86_RTX3070_state-touched.csv", v, cost, N),
-                     N);
-    assert_true(sum(v, N) == 541607);
-    assert_true(sum(v, N) / sum(full, N) < sum(alone, N) / sum(full, N));
+    assert_true(fabs(values_sum(cost, N) / values_sum(alone, N) - 3.035) < 0.001);
+    read_recorded("accelsim-large/SM86_RTX3070_state-touched.csv", v, cost, N);
+    assert_true(values_sum(v, N) == 541607);
+    assert_true(values_sum(v, N) / values_sum(full, N) <
+                values_sum(alone, N) / values_sum(full, N));
 }
 
 /* ------------------------------------------------------------------ setup */

@@ -119,27 +119,38 @@ static ks_status measure(void *ctx, const ks_trace_kernel *k, const ks_trace_ins
     return KS_OK;
 }
 
-static void test_reads_back(void **state)
+/* The folder dir opened, with its launches and copies, and its time.csv
+ * read into *time, a row for each launch. */
+static ks_trace_set *open_set(const char *dir, size_t launches, size_t copies,
+                              ks_profile **time)
 {
-    (void)state;
-    const char *dir = generate("a", LAUNCHES, 5);
     ks_trace_set *s = NULL;
     ks_error err;
     ks_status st = ks_trace_set_open(dir, &s, &err);
     if (st != KS_OK)
         fail_with(st, &err);
-    assert_int_equal(ks_trace_set_kernel_count(s), LAUNCHES);
-    assert_int_equal(ks_trace_set_event_count(s), LAUNCHES + 6);
-    assert_int_equal(ks_trace_set_stats_count(s), LAUNCHES);
-
+    assert_int_equal(ks_trace_set_kernel_count(s), launches);
+    assert_int_equal(ks_trace_set_event_count(s), launches + copies);
     char path[8300];
     snprintf(path, sizeof path, "%s/time.csv", dir);
     ks_read_options opt;
     ks_read_options_init(&opt);
-    ks_profile *time = NULL;
-    if ((st = ks_profile_read(path, &opt, &time, &err)) != KS_OK)
+    *time = NULL;
+    if ((st = ks_profile_read(path, &opt, time, &err)) != KS_OK)
         fail_with(st, &err);
-    assert_int_equal(time->n, LAUNCHES);
+    assert_int_equal((*time)->n, launches);
+    return s;
+}
+
+static void test_reads_back(void **state)
+{
+    (void)state;
+    const char *dir = generate("a", LAUNCHES, 5);
+    ks_profile *time;
+    ks_trace_set *s = open_set(dir, LAUNCHES, 6, &time);
+    assert_int_equal(ks_trace_set_stats_count(s), LAUNCHES);
+    ks_error err;
+    ks_status st;
     assert_string_equal(time->source_format, "plain-csv");
 
     double worst = 0;
@@ -219,64 +230,58 @@ static void test_address_modes_used(void **state)
     assert_true(delta);
 }
 
+/* Whether a/name and b/name hold the same bytes; when same is true they
+ * must. */
+static bool same_file(const char *a, const char *b, const char *name, bool same)
+{
+    char pa[8300], pb[8300];
+    snprintf(pa, sizeof pa, "%s/%s", a, name);
+    snprintf(pb, sizeof pb, "%s/%s", b, name);
+    size_t la, lb;
+    char *ta = read_file(pa, &la), *tb = read_file(pb, &lb);
+    if (same) {
+        assert_int_equal(la, lb);
+        assert_memory_equal(ta, tb, la);
+    }
+    bool equal = la == lb && memcmp(ta, tb, la) == 0;
+    free(ta);
+    free(tb);
+    return equal;
+}
+
+/* Each preset (NULL: the default, mixed): same seed, same bytes; another
+ * seed, other bytes (for the new presets: the gather's rows, the tokens,
+ * the time noise). */
 static void test_same_seed_same_bytes(void **state)
 {
     (void)state;
-    const char *a = generate("s1", 6, 11);
-    const char *b = generate("s2", 6, 11);
-    const char *c = generate("s3", 6, 12);
-    static const char *const files[] = {"kernelslist.g", "stats.csv", "time.csv",
-                                        "synth-params.txt", "kernel-2.traceg",
-                                        "kernel-6.traceg"};
-    bool differs = false;
-    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
-        char pa[8300], pb[8300], pc[8300];
-        snprintf(pa, sizeof pa, "%s/%s", a, files[f]);
-        snprintf(pb, sizeof pb, "%s/%s", b, files[f]);
-        snprintf(pc, sizeof pc, "%s/%s", c, files[f]);
-        size_t la, lb, lc;
-        char *ta = read_file(pa, &la), *tb = read_file(pb, &lb), *tc = read_file(pc, &lc);
-        assert_int_equal(la, lb);
-        assert_memory_equal(ta, tb, la);
-        differs |= la != lc || memcmp(ta, tc, la) != 0;
-        free(ta);
-        free(tb);
-        free(tc);
-    }
-    assert_true(differs);
-    /* the new presets too: same seed, same bytes; another seed, other bytes */
-    static const char *const presets[2] = {"large", "transformer"};
-    static const uint64_t counts[2] = {3, 4};
-    for (int p = 0; p < 2; p++) {
+    static const struct {
+        const char *preset;
+        uint64_t launches;
+        const char *traces[2];
+    } cases[] = {
+        {NULL, 6, {"kernel-2.traceg", "kernel-6.traceg"}},
+        {"large", 3, {"kernel-1.traceg", "kernel-3.traceg"}},
+        {"transformer", 4, {"kernel-1.traceg", "kernel-3.traceg"}},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *files[] = {"kernelslist.g",     "stats.csv",        "time.csv",
+                               "synth-params.txt",  cases[k].traces[0], cases[k].traces[1]};
         char n1[32], n2[32], n3[32];
-        snprintf(n1, sizeof n1, "q%d1", p);
-        snprintf(n2, sizeof n2, "q%d2", p);
-        snprintf(n3, sizeof n3, "q%d3", p);
-        const char *x = generate_preset(n1, presets[p], counts[p], 11);
-        const char *y = generate_preset(n2, presets[p], counts[p], 11);
-        const char *z = generate_preset(n3, presets[p], counts[p], 12);
-        static const char *const pf[] = {"kernelslist.g", "stats.csv", "time.csv",
-                                         "synth-params.txt", "kernel-1.traceg",
-                                         "kernel-3.traceg"};
-        bool other = false;
-        for (size_t f = 0; f < sizeof pf / sizeof pf[0]; f++) {
-            char px[8300], py[8300], pz[8300];
-            snprintf(px, sizeof px, "%s/%s", x, pf[f]);
-            snprintf(py, sizeof py, "%s/%s", y, pf[f]);
-            snprintf(pz, sizeof pz, "%s/%s", z, pf[f]);
-            size_t lx, ly, lz;
-            char *tx = read_file(px, &lx), *ty = read_file(py, &ly), *tz = read_file(pz, &lz);
-            assert_int_equal(lx, ly);
-            assert_memory_equal(tx, ty, lx);
-            other |= lx != lz || memcmp(tx, tz, lx) != 0;
-            free(tx);
-            free(ty);
-            free(tz);
+        snprintf(n1, sizeof n1, "s%zu1", k);
+        snprintf(n2, sizeof n2, "s%zu2", k);
+        snprintf(n3, sizeof n3, "s%zu3", k);
+        const char *x = generate_preset(n1, cases[k].preset, cases[k].launches, 11);
+        const char *y = generate_preset(n2, cases[k].preset, cases[k].launches, 11);
+        const char *z = generate_preset(n3, cases[k].preset, cases[k].launches, 12);
+        bool differs = false;
+        for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+            same_file(x, y, files[f], true);
+            differs |= !same_file(x, z, files[f], false);
         }
-        assert_true(other); /* the gather's rows, the tokens, the time noise */
+        assert_true(differs);
     }
 }
-
 
 /* Distinct sectors in m->touched (sorts it). */
 static uint64_t distinct(measured *m)
@@ -294,21 +299,10 @@ static uint64_t distinct(measured *m)
 static void check_set(const char *dir, size_t launches, size_t copies, uint64_t *footprint,
                       uint64_t *shared)
 {
-    ks_trace_set *s = NULL;
+    ks_profile *time;
+    ks_trace_set *s = open_set(dir, launches, copies, &time);
     ks_error err;
-    ks_status st = ks_trace_set_open(dir, &s, &err);
-    if (st != KS_OK)
-        fail_with(st, &err);
-    assert_int_equal(ks_trace_set_kernel_count(s), launches);
-    assert_int_equal(ks_trace_set_event_count(s), launches + copies);
-    char path[8300];
-    snprintf(path, sizeof path, "%s/time.csv", dir);
-    ks_read_options opt;
-    ks_read_options_init(&opt);
-    ks_profile *time = NULL;
-    if ((st = ks_profile_read(path, &opt, &time, &err)) != KS_OK)
-        fail_with(st, &err);
-    assert_int_equal(time->n, launches);
+    ks_status st;
     for (size_t i = 0; i < launches; i++) {
         const ks_trace_kernel *k = ks_trace_set_kernel(s, i);
         assert_string_equal(ks_profile_name(time, i), k->name);
@@ -469,16 +463,7 @@ static void test_preset_prefix(void **state)
     (void)state;
     const char *a = generate_preset("p1", "large", 2, 4);
     const char *b = generate_preset("p2", "large", 1, 4);
-    static const char *const files[] = {"kernel-1.traceg"};
-    char pa[8300], pb[8300];
-    snprintf(pa, sizeof pa, "%s/%s", a, files[0]);
-    snprintf(pb, sizeof pb, "%s/%s", b, files[0]);
-    size_t la, lb;
-    char *ta = read_file(pa, &la), *tb = read_file(pb, &lb);
-    assert_int_equal(la, lb);
-    assert_memory_equal(ta, tb, la);
-    free(ta);
-    free(tb);
+    same_file(a, b, "kernel-1.traceg", true);
     assert_int_equal(ks_synth_traces_default_launches("mixed"), 20);
     assert_int_equal(ks_synth_traces_default_launches("large"), 40);
     assert_int_equal(ks_synth_traces_default_launches("transformer"), 56 + 60 * 26);

@@ -60,6 +60,13 @@ static ks_trace_set *open_ok(const char *dir)
     return s;
 }
 
+/* trace_folder, opened. */
+static ks_trace_set *open_folder(const char *name, const char *list, const char *file,
+                                 const char *text)
+{
+    return open_ok(trace_folder(name, list, file, text));
+}
+
 static void fail_with(ks_status st, const ks_error *err)
 {
     char msg[1200];
@@ -187,10 +194,9 @@ static const char addr_trace[] =
 static void test_address_modes(void **state)
 {
     (void)state;
-    const char *dir = trace_folder(
+    ks_trace_set *s = open_folder(
         "modes", "MemcpyHtoD,0x00007f6233c00000,512\nkernel-1.traceg\n", "kernel-1.traceg",
         addr_trace);
-    ks_trace_set *s = open_ok(dir);
     assert_int_equal(ks_trace_set_kernel_count(s), 1);
     assert_int_equal(ks_trace_set_event_count(s), 2);
     assert_false(ks_trace_set_event(s, 0)->is_kernel);
@@ -236,19 +242,19 @@ static void test_address_modes(void **state)
 
 /* ---------------------------------------------- version 5, line numbers */
 
+/* Each line numbered, a cluster id, a branch target and a store's data. */
+static const char v5_trace[] =
+    HEADER("_Z2v5v", "(2,1,1)", "(64,1,1)", "90", "5", "1")
+    "#BEGIN_TB\nthread block = 1,0,0\ncluster id = 0,0,0\nwarp = 1\ninsts = 4\n"
+    "12 0000 ffffffff 1 R1 LDC 0 0 0 \n13 00e0 ffffffff 0 BRA 0 0 352 \n"
+    "14 0340 ffffffff 1 R6 LDG.E 1 R6 4 1 0x7f6233c00200 0 0 \n"
+    "15 0350 0000ffff 0 DEPBAR.LE 0 0 -3 STORE_DATA I32 1 REG0:T0:0x1 \n#END_TB\n";
+
 static void test_version5(void **state)
 {
     (void)state;
-    const char *dir = trace_folder(
-        "v5", "kernel-1-ctx_0x55dfecb31820.traceg\n", "kernel-1-ctx_0x55dfecb31820.traceg",
-        HEADER("_Z2v5v", "(2,1,1)", "(64,1,1)", "90", "5", "1")
-        "#BEGIN_TB\nthread block = 1,0,0\ncluster id = 0,0,0\nwarp = 1\ninsts = 4\n"
-        "12 0000 ffffffff 1 R1 LDC 0 0 0 \n"
-        "13 00e0 ffffffff 0 BRA 0 0 352 \n"
-        "14 0340 ffffffff 1 R6 LDG.E 1 R6 4 1 0x7f6233c00200 0 0 \n"
-        "15 0350 0000ffff 0 DEPBAR.LE 0 0 -3 STORE_DATA I32 1 REG0:T0:0x1 \n"
-        "#END_TB\n");
-    ks_trace_set *s = open_ok(dir);
+    ks_trace_set *s = open_folder("v5", "kernel-1-ctx_0x55dfecb31820.traceg\n",
+                                  "kernel-1-ctx_0x55dfecb31820.traceg", v5_trace);
     const ks_trace_kernel *k = ks_trace_set_kernel(s, 0);
     assert_int_equal(k->tracer_version, 5);
     assert_string_equal(k->name, "_Z2v5v");
@@ -446,14 +452,13 @@ static void test_bbv_known(void **state)
 static void test_bbv_pascal(void **state)
 {
     (void)state;
-    const char *dir = trace_folder(
+    ks_trace_set *s = open_folder(
         "pascal", "kernel-1.traceg\n", "kernel-1.traceg",
         HEADER("_Z1pv", "(1,1,1)", "(32,1,1)", "61", "4", "0")
         "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 6\n"
         "0008 ffffffff 1 R1 MOV 0 0 \n0010 ffffffff 1 R1 MOV 0 0 \n"
         "0018 ffffffff 0 ISETP.GE.AND 1 R1 0 \n0028 00000000 0 BRA 0 0 \n"
         "0030 ffffffff 1 R1 MOV 0 0 \n0038 ffffffff 0 EXIT 0 0 \n#END_TB\n");
-    ks_trace_set *s = open_ok(dir);
     uint64_t warps;
     ks_trace_bbv b = bbv_ok(s, 0, &warps);
     assert_int_equal(warps, 1);

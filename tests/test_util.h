@@ -286,6 +286,22 @@ static inline long double tu_sum_squares(const int64_t *v, size_t n, long double
 }
 
 #ifdef fail_msg /* for files that include cmocka first */
+/* A stem plan (bound 5 % at 95 %) of one cluster of kernel name: n
+ * samples, launches 0, 2, 4, ..., of its size launches. */
+static inline ks_plan tu_cluster_plan(size_t n, size_t size, const char *name)
+{
+    ks_plan plan = tu_hand_plan("stem", ks_z_for_confidence(0.95), (const char *[]){name}, 1);
+    plan.bound = 0.05;
+    ks_cluster c = {.group = 0, .path = "0", .size = size, .mean_ns = 100, .std_ns = 10, .m = n};
+    ks_error err;
+    assert_int_equal(ks_plan_add_cluster(&plan, &c, NULL, &err), KS_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(ks_plan_add_sample(&plan, i * 2, (double)size / (double)n, 0, &err),
+                         KS_OK);
+    plan.input_invocations = size * 2;
+    return plan;
+}
+
 /* What fn writes, in memory (free it; len may be NULL); the test fails
  * unless fn returns want. */
 /* not inlined: there gcc 12 takes buf for a dangling local */

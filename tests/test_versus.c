@@ -28,7 +28,6 @@
  */
 #include "estimate.h"
 #include "internal.h"
-#include "test_util.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -39,6 +38,8 @@
 
 #include <unistd.h>
 
+#include "test_util.h"
+
 #include "test_main.h"
 #include "tmpdir.h"
 
@@ -47,17 +48,7 @@
 /* One cluster of kernel k: samples 0, 2, 4, ... (n of size launches). */
 static ks_plan one_cluster_plan(size_t n, size_t size)
 {
-    ks_plan plan = tu_hand_plan("stem", ks_z_for_confidence(0.95), (const char *[]){"k"}, 1);
-    plan.bound = 0.05;
-    plan.params.confidence = 0.95;
-    ks_cluster c = {.group = 0, .path = "0", .size = size, .mean_ns = 100, .std_ns = 10, .m = n};
-    ks_error err;
-    assert_int_equal(ks_plan_add_cluster(&plan, &c, NULL, &err), KS_OK);
-    for (size_t i = 0; i < n; i++)
-        assert_int_equal(ks_plan_add_sample(&plan, i * 2, (double)size / (double)n, 0, &err),
-                         KS_OK);
-    plan.input_invocations = size * 2;
-    return plan;
+    return tu_cluster_plan(n, size, "k");
 }
 
 /* The interval estimate and versus share (ks_interval_of), by hand: 100

@@ -9,6 +9,7 @@
 #include "hash.h"
 #include "trace.h"
 #include "warm.h"
+#include "warm_gpu.h"
 
 #include <math.h>
 
@@ -208,26 +209,13 @@ static ks_status capture(void *ctx, size_t launch, const ks_state_view *v, ks_er
     return KS_OK;
 }
 
-static ks_state_walk_options rtx3070(void)
-{
-    ks_state_walk_options o = {.cut = 2, .footprint = true};
-    o.gpu.l2_bytes = 4u << 20;
-    o.gpu.line_bytes = 128;
-    o.gpu.sector_bytes = 32;
-    o.gpu.ways = 16;
-    o.gpu.sms = 46;
-    o.gpu.max_cta_per_sm = 32;
-    o.gpu.max_threads_per_sm = 1536;
-    return o;
-}
-
 static void test_walk_pins_states(void **state)
 {
     (void)state;
     ks_error err;
     size_t sampled[] = {0, 1, 6, 21, 39};
     captured c = {0};
-    ks_state_walk_options o = rtx3070();
+    ks_state_walk_options o = warm_rtx3070();
     assert_int_equal(ks_state_walk(synth, sampled, 5, &o, capture, &c, &err), KS_OK);
     assert_int_equal(c.count, 5);
     /* launch 0 inherits nothing */
@@ -311,8 +299,6 @@ typedef struct read_back {
 static ks_status count_inst(void *ctx, const ks_trace_kernel *k, const ks_trace_inst *inst,
                             ks_error *err)
 {
-    (void)k;
-    (void)err;
     read_back *r = ctx;
     if (strncmp(inst->opcode, "LDG", 3) == 0) {
         r->loads++;
@@ -330,7 +316,7 @@ static void test_carriers_read_back(void **state)
     ks_error err;
     size_t sampled[] = {21};
     size_t lines = 0;
-    ks_state_walk_options o = rtx3070();
+    ks_state_walk_options o = warm_rtx3070();
     o.footprint = false;
     assert_int_equal(ks_state_walk(synth, sampled, 1, &o, keep_state, &lines, &err), KS_OK);
     assert_true(lines > 0);
@@ -526,7 +512,7 @@ static void test_walk_says_short(void **state)
 {
     (void)state;
     ks_error err;
-    ks_state_walk_options o = rtx3070();
+    ks_state_walk_options o = warm_rtx3070();
     o.footprint = false;
     /* the whole folder: launch 21 (the 22nd) is not short */
     size_t full_at[] = {21};
@@ -986,7 +972,7 @@ static void test_store_kernel_read_back(void **state)
     ks_error err;
     size_t sampled[] = {21};
     dirty_seen d = {0};
-    ks_state_walk_options o = rtx3070();
+    ks_state_walk_options o = warm_rtx3070();
     o.footprint = false;
     assert_int_equal(ks_state_walk(synth, sampled, 1, &o, write_store_kernel, &d, &err), KS_OK);
     assert_true(d.dirty_sectors > 0 && d.dirty_sectors < d.valid_sectors);

@@ -344,6 +344,23 @@ def _profile_beside(plan, profile):
     return profile._p
 
 
+def _claim(row):
+    """What a row's interval stands for ("full run", "values" or "none", as
+    --json says it) and, unless the full run, why."""
+    interval = {lib.KS_CLAIM_FULL_RUN: "full run",
+                lib.KS_CLAIM_VALUES: "values"}.get(row.claim, "none")
+    return interval, "" if interval == "full run" else text(row.claim_why)
+
+
+def _by_name(rows, count, make, free):
+    """{row name: make(row)} over a C array of count rows; free() releases
+    the array's owner, whatever happens."""
+    try:
+        return {text(rows[i].name): make(rows[i]) for i in range(count)}
+    finally:
+        free()
+
+
 def _plan_profile(plan, beside, opt):
     """Sets opt.profile as the command does: the profile given (beside, from
     _profile_beside), else the plan's own input where it is still there and
@@ -414,31 +431,28 @@ def estimate(plan, values, *, epsilon=None, single="plan", ratios=(), warmup=Non
         opt.known = known
     e = ffi.new("ks_estimate *")
     check(lib.ks_estimate_compute(plan._p, results, opt, e, err), err)
-    claims = {lib.KS_CLAIM_FULL_RUN: "full run", lib.KS_CLAIM_VALUES: "values"}
-    try:
-        out = {}
-        for i in range(e.count):
-            m = e.metrics[i]
-            interval = claims.get(m.claim, "none")
-            beyond = prw = None
-            if not m.is_ratio and m.variance > 0 and math.isfinite(m.profile_variance):
-                beyond = max(0.0, 1 - m.profile_variance / m.variance)
-                prw = m.profile_rel_halfwidth if math.isfinite(m.profile_rel_halfwidth) else None
-            out[text(m.name)] = Estimate(
-                text(m.name), m.estimate, m.ci_low, m.ci_high, m.rel_halfwidth,
-                None if m.bound_met < 0 else bool(m.bound_met), bool(m.is_ratio), m.variance,
-                m.df if math.isfinite(m.df) else math.inf, int(m.single_strata),
-                interval=interval,
-                interval_note="" if interval == "full run" else text(m.claim_why),
-                kind="rate" if m.is_ratio else text(lib.ks_stat_kind_name(m.kind)),
-                warmup=warmup_text,
-                profile_rel_halfwidth=prw,
-                variance_beyond_profile=beyond,
-                exact=bool(m.exact),
-                sampled_estimate=m.sampled_estimate if m.exact == 1 else None,
-                exact_note=text(m.known_note))
-    finally:
-        lib.ks_estimate_free(e)
+
+    def metric(m):
+        interval, note = _claim(m)
+        beyond = prw = None
+        if not m.is_ratio and m.variance > 0 and math.isfinite(m.profile_variance):
+            beyond = max(0.0, 1 - m.profile_variance / m.variance)
+            prw = m.profile_rel_halfwidth if math.isfinite(m.profile_rel_halfwidth) else None
+        return Estimate(
+            text(m.name), m.estimate, m.ci_low, m.ci_high, m.rel_halfwidth,
+            None if m.bound_met < 0 else bool(m.bound_met), bool(m.is_ratio), m.variance,
+            m.df if math.isfinite(m.df) else math.inf, int(m.single_strata),
+            interval=interval,
+            interval_note=note,
+            kind="rate" if m.is_ratio else text(lib.ks_stat_kind_name(m.kind)),
+            warmup=warmup_text,
+            profile_rel_halfwidth=prw,
+            variance_beyond_profile=beyond,
+            exact=bool(m.exact),
+            sampled_estimate=m.sampled_estimate if m.exact == 1 else None,
+            exact_note=text(m.known_note))
+
+    out = _by_name(e.metrics, e.count, metric, lambda: lib.ks_estimate_free(e))
     return out if several else out["value"]
 
 
@@ -527,19 +541,15 @@ def versus(plan, values_a, values_b, *, epsilon=None, single="plan", ratios=(), 
     v = ffi.new("ks_versus *")
     err = new_error()
     check(lib.ks_versus_compute(plan._p, results_a, results_b, opt, keep_b, v, err), err)
-    claims = {lib.KS_CLAIM_FULL_RUN: "full run", lib.KS_CLAIM_VALUES: "values"}
-    try:
-        out = {}
-        for k in range(v.count):
-            r = v.rows[k]
-            interval = claims.get(r.claim, "none")
-            out[text(r.name)] = Versus(
-                text(r.name), r.ratio, r.ci_low, r.ci_high, r.rel_halfwidth, r.variance,
-                r.df if math.isfinite(r.df) else math.inf, r.estimate_a, r.estimate_b,
-                r.rel_halfwidth_a, r.rel_halfwidth_b,
-                None if r.bound_met < 0 else bool(r.bound_met), bool(r.is_rate),
-                int(r.single_strata), interval=interval,
-                interval_note="" if interval == "full run" else text(r.claim_why))
-    finally:
-        lib.ks_versus_free(v)
+
+    def row(r):
+        interval, note = _claim(r)
+        return Versus(
+            text(r.name), r.ratio, r.ci_low, r.ci_high, r.rel_halfwidth, r.variance,
+            r.df if math.isfinite(r.df) else math.inf, r.estimate_a, r.estimate_b,
+            r.rel_halfwidth_a, r.rel_halfwidth_b,
+            None if r.bound_met < 0 else bool(r.bound_met), bool(r.is_rate),
+            int(r.single_strata), interval=interval, interval_note=note)
+
+    out = _by_name(v.rows, v.count, row, lambda: lib.ks_versus_free(v))
     return out if several else out["value"]

@@ -29,6 +29,15 @@ def cli_json(*args):
     return json.loads(cli(*args)[1])
 
 
+def values_csv(path, plan, columns):
+    """A results CSV of the plan's sampled launches: id, then each column
+    {name: per-launch values} at those ids."""
+    with open(path, "w") as f:
+        f.write("id," + ",".join(columns) + "\n")
+        for i in plan.ids:
+            f.write("%d,%s\n" % (i, ",".join(repr(float(v[i])) for v in columns.values())))
+
+
 @pytest.fixture(scope="session")
 def example():
     import ksample

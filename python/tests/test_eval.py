@@ -8,7 +8,7 @@ import pytest
 
 import ksample
 
-from conftest import EXAMPLE, cli, cli_json
+from conftest import EXAMPLE, cli, cli_json, values_csv
 
 DETERMINISTIC = ["samples", "speedup_hmean", "error_mean_pct", "error_max_pct", "bound_pct",
                  "exceed_fraction"]
@@ -120,13 +120,6 @@ def test_estimate_refusals(example):
         ksample.estimate(plan, np.ones(7))
 
 
-def _values_csv(path, plan, columns):
-    with open(path, "w") as f:
-        f.write("id," + ",".join(columns) + "\n")
-        for i in plan.ids:
-            f.write("%d,%s\n" % (i, ",".join(repr(float(v[i])) for v in columns.values())))
-
-
 def test_estimate_says_what_its_interval_stands_for(example, tmp_path):
     """Estimate.interval and .interval_note are the command's --json
     "interval" and "interval_note", for every way the values were simulated;
@@ -137,7 +130,7 @@ def test_estimate_says_what_its_interval_stands_for(example, tmp_path):
     rng = np.random.default_rng(5)
     cycles = example.durations * 1.4 * np.exp(rng.normal(0, 0.3, len(example)))
     csv = tmp_path / "values.csv"
-    _values_csv(csv, plan, {"gpu_sim_cycle": cycles})
+    values_csv(csv, plan, {"gpu_sim_cycle": cycles})
     seen = set()
     for warmup in [None, "context", "none", "since-same:8", "self"]:
         args = ["estimate", plan_path, csv, "--json"]
@@ -170,7 +163,7 @@ def test_estimate_says_what_its_interval_stands_for(example, tmp_path):
     rnd_path = tmp_path / "random.json"
     cli("sample", EXAMPLE, "--method", "random", "-o", rnd_path)
     rnd = ksample.load_plan(rnd_path)
-    _values_csv(csv, rnd, {"gpu_sim_cycle": cycles})
+    values_csv(csv, rnd, {"gpu_sim_cycle": cycles})
     want = cli_json("estimate", rnd_path, csv, "--json", "--warmup", "context")[0]
     got = ksample.estimate(rnd, cycles, warmup="context")
     assert got.interval == want["interval"] == "none"
@@ -194,7 +187,7 @@ def test_estimate_refuses_what_the_command_refuses(example, tmp_path):
     # a rate, and a statistic that does not add up, are not summed
     for name, other in [("gpu_ipc", {}), ("L2_BW", {}), ("max_total_param_size", {})]:
         values = {name: cycles, **other}
-        _values_csv(csv, plan, values)
+        values_csv(csv, plan, values)
         rc, _, err = cli("estimate", plan_path, csv, "--metric", name, check=False)
         with pytest.raises(ksample.Error) as e:
             ksample.estimate(plan, values)

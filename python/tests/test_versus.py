@@ -4,14 +4,7 @@ import numpy as np
 import pytest
 
 import ksample
-from conftest import EXAMPLE, cli, cli_json
-
-
-def _csv(path, plan, columns):
-    with open(path, "w") as f:
-        f.write("id," + ",".join(columns) + "\n")
-        for i in plan.ids:
-            f.write("%d,%s\n" % (i, ",".join(repr(float(v[i])) for v in columns.values())))
+from conftest import EXAMPLE, cli, cli_json, values_csv
 
 
 def test_versus_as_the_command(example, tmp_path):
@@ -23,8 +16,8 @@ def test_versus_as_the_command(example, tmp_path):
     cycles_b = cycles_a * 0.8 * np.exp(rng.normal(0, 0.02, len(example)))
     insn = example.durations * 3.0
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
-    _csv(a, plan, {"gpu_sim_cycle": cycles_a, "gpu_sim_insn": insn})
-    _csv(b, plan, {"gpu_sim_cycle": cycles_b, "gpu_sim_insn": insn})
+    values_csv(a, plan, {"gpu_sim_cycle": cycles_a, "gpu_sim_insn": insn})
+    values_csv(b, plan, {"gpu_sim_cycle": cycles_b, "gpu_sim_insn": insn})
     want = {r["metric"]: r for r in cli_json("estimate", plan_path, a, "--versus", b, "--json")}
     got = ksample.versus(plan, {"gpu_sim_cycle": cycles_a, "gpu_sim_insn": insn},
                          {"gpu_sim_cycle": cycles_b, "gpu_sim_insn": insn})
