@@ -44,7 +44,7 @@ int cli_run_check_memcpy32(run_args *a, bool macsim)
                 "ksample: run: state:split%s: the configuration reads address bits up to %d; "
                 "the program's %llu lines stay apart in 32 bits: copies (no warm-up cycle) "
                 "and each launch's trace go in that address space, and a warm-up kernel "
-                "only where the launch's misses can evict dirty lines\n",
+                "only where the launch's misses evict dirty lines\n",
                 a->warmup.carrier_given ? "" : " (the default)", rep.max_bit,
                 (unsigned long long)rep.lines);
         return 0;
@@ -238,9 +238,9 @@ int cli_run_prepare_state(run_state *s, const run_args *a)
     ks_warmup_format(&a->warmup, carrier, sizeof carrier);
     if (!rc && a->warmup.carrier == KS_STATE_SPLIT && !a->quiet)
         fprintf(stderr,
-                "ksample: run: state:split: %zu of %zu launches have a dirty line within "
-                "reach of their misses: their warm-up kernels carry %llu lines, copies the "
-                "rest\n",
+                "ksample: run: state:split: in %zu of %zu launches the misses evict dirty "
+                "lines (at least 2 %% of them): their warm-up kernels carry %llu lines, "
+                "copies the rest\n",
                 rep.split_kernels, rep.launches, (unsigned long long)rep.split_kernel_lines);
     if (!rc && rep.dirty && a->warmup.carrier != KS_STATE_KERNEL &&
         a->warmup.carrier != KS_STATE_MEMCPY32_STORES && a->warmup.carrier != KS_STATE_SPLIT)

@@ -102,10 +102,12 @@ expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/s32
 grep -q "gpgpusim.config" "$T/err" || bad "state:memcpy32 without a configuration: $(cat "$T/err")"
 # state:split (plain state on Accel-Sim where the remap applies): memcpy32's
 # copies, and a warm-up kernel only for the launches with a dirty line within
-# reach of their misses, listed between the copies; this plan has both kinds
+# reach of their misses, listed between the copies; with a 1 MB L2 this plan
+# has both kinds
+sed 's/^-gpgpu_cache:dl2 S:64:/-gpgpu_cache:dl2 S:16:/' "$T/rtx.config" >"$T/rtx-1m.config"
 expect 0 "$KS" sample "$T/syn/time.csv" --method random --fraction 0.5 --seed 4 -o "$T/half.json"
 nhalf=$(grep -c '"id": [0-9]' "$T/half.json")
-expect 0 "$KS" export "$T/half.json" --to accelsim --traces "$T/syn" -o "$T/ssp" --warmup state:split --sim-config "$T/rtx.config"
+expect 0 "$KS" export "$T/half.json" --to accelsim --traces "$T/syn" -o "$T/ssp" --warmup state:split --sim-config "$T/rtx-1m.config"
 files=$(ls "$T/ssp" | grep -c '^kernel-ksample-state-')
 [ "$files" -gt 0 ] && [ "$files" -lt "$nhalf" ] || bad "state:split: $files warm-up kernels of $nhalf launches: the test needs launches with and without"
 [ "$(grep -c '^kernel-ksample-state-' "$T/ssp/kernelslist.g")" = "$files" ] || bad "state:split lists other kernels than it wrote"
@@ -118,9 +120,9 @@ printf '%s\n' '#!/bin/sh' 'uid=0' 'grep "^kernel" "$1" | while IFS= read -r k; d
     '    case $k in kernel-ksample-state-*) n=0 ;; *) n=${k#kernel-}; n=${n%.traceg} ;; esac' \
     '    printf "kernel_name = %s\nkernel_launch_uid = %d\ngpu_sim_cycle = %d\ngpu_tot_sim_cycle = 1\n" "$name" "$uid" $((n * 40 + 1000))' \
     'done' >"$T/sim.sh"
-expect 0 "$KS" run "$T/half.json" --traces "$T/syn" --simulator "sh $T/sim.sh {kernelslist}" --sim-config "$T/rtx.config" -o "$T/rsp"
-grep -q "state:split (the default): the configuration reads address bits up to 36" "$T/err" || bad "run's default carrier: $(cat "$T/err")"
-grep -q "state:split: $files of $nhalf launches have a dirty line within reach" "$T/err" || bad "run does not say which launches got a kernel: $(cat "$T/err")"
+expect 0 "$KS" run "$T/half.json" --traces "$T/syn" --simulator "sh $T/sim.sh {kernelslist}" --sim-config "$T/rtx-1m.config" -o "$T/rsp"
+grep -q "state:split (the default): the configuration reads address bits up to [0-9]" "$T/err" || bad "run's default carrier: $(cat "$T/err")"
+grep -q "state:split: in $files of $nhalf launches the misses evict dirty lines" "$T/err" || bad "run does not say which launches got a kernel: $(cat "$T/err")"
 expect 0 "$KS" estimate "$T/half.json" "$T/rsp"
 grep -q "^warm-up kernels read and left out: $files$" "$T/out" || bad "estimate of a state:split run: $(cat "$T/out")"
 grep -q "^results: $nhalf launches" "$T/out" || bad "estimate of a state:split run misses launches: $(cat "$T/out")"

@@ -386,25 +386,26 @@ static void test_split_span_known_answers(void **state)
         uint64_t lines[2];
         size_t count;
         uint32_t margin;
-        size_t from, to, reach;
+        size_t from, to, reach, misses, evicted_dirty;
     } cases[] = {
-        {{8}, 1, 0, 0, 0, 1},       /* evicts line 0, clean: copies carry it all */
-        {{9}, 1, 0, 1, 2, 2},       /* evicts line 1, dirty */
-        {{9}, 1, 1, 1, 6, 6},       /* and with a margin of one, line 5 */
-        {{1}, 1, 0, 0, 0, 0},       /* a hit reaches nothing */
-        {{12, 16}, 2, 0, 1, 5, 5},  /* lines 0 and 4 in reach: dirty line 1 in between */
+        {{8}, 1, 0, 0, 0, 1, 1, 0},      /* evicts line 0, clean: copies carry it all */
+        {{9}, 1, 0, 1, 2, 2, 1, 1},      /* evicts line 1, dirty */
+        {{9}, 1, 1, 1, 6, 6, 1, 1},      /* and with a margin of one, line 5 in reach */
+        {{1}, 1, 0, 0, 0, 0, 0, 0},      /* a hit reaches nothing */
+        {{12, 16}, 2, 0, 1, 5, 5, 2, 0}, /* lines 0 and 4 evicted: dirty line 1 between */
+        {{8}, 1, 1, 1, 5, 5, 1, 0},      /* line 0 evicted, dirty line 1 older than 4 */
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         ks_line_set fp = {0};
         fp.lines = cases[c].lines;
         fp.count = cases[c].count;
-        size_t from = 99, to = 99, reach = 99;
-        assert_int_equal(ks_l2_state_kernel_span(&s, &fp, cases[c].margin, &from, &to, &reach,
-                                                 &err),
-                         KS_OK);
-        assert_int_equal(from, cases[c].from);
-        assert_int_equal(to, cases[c].to);
-        assert_int_equal(reach, cases[c].reach);
+        ks_split_span span;
+        assert_int_equal(ks_l2_state_kernel_span(&s, &fp, cases[c].margin, &span, &err), KS_OK);
+        assert_int_equal(span.from, cases[c].from);
+        assert_int_equal(span.to, cases[c].to);
+        assert_int_equal(span.reach, cases[c].reach);
+        assert_int_equal(span.misses, cases[c].misses);
+        assert_int_equal(span.evicted_dirty, cases[c].evicted_dirty);
     }
     /* a set with a free way takes a miss without evicting */
     ks_l2_state_clear(&s);
@@ -413,10 +414,11 @@ static void test_split_span_known_answers(void **state)
     ks_line_set fp = {0};
     fp.lines = &four;
     fp.count = 1;
-    size_t from, to, reach;
-    assert_int_equal(ks_l2_state_kernel_span(&s, &fp, 0, &from, &to, &reach, &err), KS_OK);
-    assert_int_equal(reach, 0);
-    assert_int_equal(to, from);
+    ks_split_span span;
+    assert_int_equal(ks_l2_state_kernel_span(&s, &fp, 0, &span, &err), KS_OK);
+    assert_int_equal(span.reach, 0);
+    assert_int_equal(span.to, span.from);
+    assert_int_equal(span.misses, 1);
     ks_l2_state_free(&s);
 }
 

@@ -152,9 +152,16 @@ static ks_status write_rewritten(const void *ctx, FILE *f, ks_error *err)
                                       err);
 }
 
-/* How split's margin was chosen: docs/bench.md.  Two more ways of each set
- * that overflows than the model's sets say the launch evicts. */
+/* state:split (docs/bench.md has the measurements): the kernel's part
+ * reaches two more ways of each set that overflows than the model's sets
+ * say the launch evicts; and a launch gets a kernel only where the dirty
+ * lines its misses evict in the model are at least 2 % of those misses (on
+ * the shared workload, RTX 3070, a kernel for every launch with a dirty
+ * line within reach, 48 of 160, cost 1.18x the launches alone where copies
+ * alone cost 0.88x, and moved launches with 4-40 misses by 3-11 %: the
+ * kernel itself disturbs them more than 5 lost write-backs). */
 #define SPLIT_MARGIN 2
+#define SPLIT_MIN_DIRTY_SHARE 0.02
 
 /* The warm-up kernel's header fields: the sampled launch's. */
 static void set_kernel_shape(state_job *j, const ks_trace_kernel *tk, size_t launch)
@@ -218,10 +225,15 @@ static ks_status write_remapped(state_job *j, size_t launch, const ks_state_view
     if (st == KS_OK && (!path || !trace))
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     if (st == KS_OK && j->w->carrier == KS_STATE_SPLIT) {
-        size_t reach;
+        ks_split_span span;
         j->launch = launch;
-        st = ks_l2_state_kernel_span(j->state, view->footprint, SPLIT_MARGIN, &j->span_from,
-                                     &j->span_to, &reach, err);
+        st = ks_l2_state_kernel_span(j->state, view->footprint, SPLIT_MARGIN, &span, err);
+        j->span_from = span.from;
+        j->span_to = span.to;
+        /* copies alone where the write-backs they leave out are a small
+         * share of the launch's own misses */
+        if ((double)span.evicted_dirty < SPLIT_MIN_DIRTY_SHARE * (double)span.misses)
+            j->span_from = j->span_to = 0;
         /* Accel-Sim reading the list ahead of a running kernel applies the
          * copies after it first: the kernel then takes the younger lines too */
         if (j->gpu.concurrent_kernels == 1 && j->span_to > j->span_from)

@@ -80,7 +80,7 @@ ks_status ks_warmup_parse(const char *text, ks_warmup *w, ks_error *err)
                             "(MemcpyHtoD lines and the launch in a 32-bit address space, a "
                             "stock build; memcpy32+stores: and a kernel storing the dirty "
                             "lines) or split (memcpy32's copies, and a kernel for the part "
-                            "where the launch's misses can evict dirty lines)",
+                            "where the launch's misses evict dirty lines)",
                             text);
     }
     const char *colon = strchr(text, ':');

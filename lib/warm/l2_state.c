@@ -328,10 +328,9 @@ size_t ks_l2_state_dirty_lines(const ks_l2_state *s)
 }
 
 ks_status ks_l2_state_kernel_span(const ks_l2_state *s, const ks_line_set *footprint,
-                                  uint32_t margin, size_t *from, size_t *to, size_t *reach,
-                                  ks_error *err)
+                                  uint32_t margin, ks_split_span *span, ks_error *err)
 {
-    *from = *to = *reach = 0;
+    memset(span, 0, sizeof *span);
     if (!s->held || !footprint || !footprint->count)
         return KS_OK;
     uint32_t *pos = malloc(s->used * sizeof *pos);
@@ -348,11 +347,14 @@ ks_status ks_l2_state_kernel_span(const ks_l2_state *s, const ks_line_set *footp
      * of its set, a free one first */
     for (size_t k = 0; k < footprint->count; k++) {
         const ks_l2_line *l = ks_l2_state_find(s, footprint->lines[k]);
-        if (!l || !l->resident)
+        if (!l || !l->resident) {
             misses[(size_t)(set_of(s, footprint->lines[k]) - s->way) / s->ways]++;
+            span->misses++;
+        }
     }
     /* in a set that overflows, its least recent lines, as many as it
-     * overflows by and `margin` more, are within reach */
+     * overflows by (evicted in the model) and `margin` more, are within
+     * reach */
     bool any = false;
     size_t horizon = 0;
     for (size_t set = 0; set < s->sets; set++) {
@@ -365,10 +367,13 @@ ks_status ks_l2_state_kernel_span(const ks_l2_state *s, const ks_line_set *footp
         uint32_t free_ways = s->ways - r;
         if (misses[set] <= free_ways)
             continue;
-        uint64_t e = (uint64_t)misses[set] - free_ways + margin;
-        if (e > r)
-            e = r;
-        for (uint32_t k = 0; k < e; k++) {
+        uint64_t over = (uint64_t)misses[set] - free_ways, e = over + margin;
+        for (uint32_t k = 0; k < e && k < r; k++) {
+            const ks_l2_line *l = &s->lines[w[r - 1 - k]];
+            if (k < over) {
+                span->evicted++;
+                span->evicted_dirty += l->valid && l->dirty;
+            }
             size_t at = pos[w[r - 1 - k]];
             if (!any || at > horizon)
                 horizon = at;
@@ -381,11 +386,11 @@ ks_status ks_l2_state_kernel_span(const ks_l2_state *s, const ks_line_set *footp
         size_t at = 0;
         for (uint32_t id = s->tail; id != NONE && at <= horizon; id = s->lines[id].prev, at++)
             if (s->lines[id].valid && s->lines[id].dirty) {
-                *from = at;
-                *to = horizon + 1;
+                span->from = at;
+                span->to = horizon + 1;
                 break;
             }
-        *reach = horizon + 1;
+        span->reach = horizon + 1;
     }
     free(pos);
     free(misses);

@@ -156,13 +156,20 @@ bool ks_line_set_has(const ks_line_set *s, uint64_t line);
  * because its misses may evict, and write back, dirty ones there: from the
  * oldest dirty line to the youngest line the launch's misses can evict in
  * the model's sets (`margin` more lines a set that overflows, for the
- * simulator's own set mapping).  *from == *to when no dirty line is within
- * reach: memory copies, which fill lines clean, then carry all of it.
- * *reach: the lines within reach of the launch's misses (positions below
- * *to), for the report. */
+ * simulator's own set mapping).  from == to when no dirty line is within
+ * reach.  Also: the launch's lines the model does not hold resident
+ * (misses), and of the lines those evict in the model's sets (no margin),
+ * how many are dirty: the write-backs memory copies, which fill lines
+ * clean, would leave out. */
+typedef struct ks_split_span {
+    size_t from, to;      /* the kernel's part */
+    size_t reach;         /* positions below it are within reach */
+    size_t misses;        /* the launch's lines not resident in the model */
+    size_t evicted;       /* lines those evict in the model's sets */
+    size_t evicted_dirty; /* of them, dirty */
+} ks_split_span;
 ks_status ks_l2_state_kernel_span(const ks_l2_state *s, const ks_line_set *footprint,
-                                  uint32_t margin, size_t *from, size_t *to, size_t *reach,
-                                  ks_error *err);
+                                  uint32_t margin, ks_split_span *span, ks_error *err);
 
 /* What a sampled launch inherits: the L2 model; where the simulator keeps
  * L1 contents from one kernel to the next (MacSim), each core's L1 model
