@@ -134,6 +134,13 @@ ks_status ks_dir_build_commit(ks_dir_build *b, ks_error *err);
  * link) into the new folder. */
 ks_status ks_dir_build_adopt(ks_dir_build *b, const char *name, ks_error *err);
 void ks_dir_build_abort(ks_dir_build *b);
+/* The end of a build that came to st: committed when KS_OK, else aborted
+ * and st returned. */
+ks_status ks_dir_build_finish(ks_dir_build *b, ks_status st, ks_error *err);
+
+/* A writer's last word (ks_writer_fn): KS_OK, or "write failed" with errno's
+ * text when f has its error flag set. */
+ks_status ks_write_status(FILE *f, ks_error *err);
 
 /* Writes fn's bytes to a temporary next to path and renames it over path
  * (mode: the new file's permission bits); sync false skips the fsync, for

@@ -462,9 +462,7 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
         fprintf(f, ", \"cluster\": %u}", s->cluster);
     }
     fputs(plan->sample_count ? "\n  ]\n}\n" : "]\n}\n", f);
-    if (ferror(f))
-        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
-    return KS_OK;
+    return ks_write_status(f, err);
 }
 
 ks_status ks_plan_write_csv(const ks_plan *plan, FILE *f, ks_error *err)
@@ -475,9 +473,7 @@ ks_status ks_plan_write_csv(const ks_plan *plan, FILE *f, ks_error *err)
         json_number(f, plan->samples[i].weight);
         fputc('\n', f);
     }
-    if (ferror(f))
-        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
-    return KS_OK;
+    return ks_write_status(f, err);
 }
 
 static ks_status write_json(const void *ctx, FILE *f, ks_error *err)
