@@ -462,6 +462,9 @@ ks_status ks_read_trace_folder(const char *path, ks_profile **out, long **lines,
 
 /* Growable buffer helpers */
 ks_status ks_grow(void **ptr, size_t *capacity, size_t need, size_t elem, ks_error *err);
+/* One more element of the array *ptr (*count of them), zeroed and counted:
+ * its address, or NULL (err set) when out of memory. */
+void *ks_push_zeroed(void **ptr, size_t *count, size_t *capacity, size_t elem, ks_error *err);
 /* Resizes the n parallel arrays *cols[i] (columns of one table) to rows
  * rows of row_bytes[i] each; one realloc could not move stays as it was, so
  * every pointer stays valid.  false when any failed. */
