@@ -32,11 +32,9 @@ ks_status ks_profile_add_range(ks_profile *p, const char *name, size_t len, ks_r
                            sizeof *p->ranges, err);
     if (st != KS_OK)
         return st;
-    char *copy = malloc(len + 1);
+    char *copy = strndup(name, len);
     if (!copy)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    memcpy(copy, name, len);
-    copy[len] = '\0';
     ks_range *r = &p->ranges[p->range_count++];
     memset(r, 0, sizeof *r);
     r->name = copy;
@@ -77,11 +75,9 @@ ks_status ks_profile_add_op(ks_profile *p, const char *name, size_t len, int64_t
         if ((st = ks_grow((void **)&p->op_names, &p->op_name_capacity, p->op_name_count + 1,
                           sizeof *p->op_names, err)) != KS_OK)
             return st;
-        char *copy = malloc(len + 1);
+        char *copy = strndup(name, len);
         if (!copy)
             return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-        memcpy(copy, name, len);
-        copy[len] = '\0';
         /* the table may have moved: find the slot again */
         keys.base = p->op_names;
         id = (uint32_t)p->op_name_count;
