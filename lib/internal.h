@@ -474,6 +474,9 @@ bool ks_resize_columns(void **const cols[], const size_t row_bytes[], size_t n, 
 /* The profile's durations at the plan's samples, in sample order (malloc'd;
  * NULL when out of memory).  p must be the profile the plan's ids index. */
 double *ks_plan_sample_durations(const ks_plan *plan, const ks_profile *p);
+/* What a method's plan promises: its relative error bound (0: none) and
+ * what the bound is about (bound_scope: "total", "per-group", "none"). */
+void ks_plan_set_bound(ks_plan *plan, double bound, const char *scope);
 /* ks_plan_finish with the profile's total time already known (eval finishes
  * 40 plans of one profile; summing 10 M durations for each showed). */
 ks_status ks_plan_finish_total(ks_plan *plan, const ks_profile *p, double total_ns,

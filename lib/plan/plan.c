@@ -70,6 +70,12 @@ ks_status ks_plan_add_cluster(ks_plan *plan, const ks_cluster *c, uint32_t *inde
     return KS_OK;
 }
 
+void ks_plan_set_bound(ks_plan *plan, double bound, const char *scope)
+{
+    plan->bound = bound;
+    snprintf(plan->bound_scope, sizeof plan->bound_scope, "%s", scope);
+}
+
 ks_status ks_plan_add_sample(ks_plan *plan, uint64_t id, double weight, uint32_t cluster,
                              ks_error *err)
 {
