@@ -63,27 +63,11 @@ ks_status ks_profile_add_op(ks_profile *p, const char *name, size_t len, int64_t
 {
     if (memchr(name, '\0', len))
         len = strlen(name);
-    ks_text_keys keys = {p->op_names, sizeof *p->op_names, 0};
-    bool found;
     uint32_t id;
-    size_t slot;
-    ks_status st = ks_hash_find_text(&p->op_name_index, &keys, p->op_name_count, name, len,
-                                     &found, &id, &slot, err);
+    ks_status st = ks_hash_intern(&p->op_name_index, &p->op_names, &p->op_name_count,
+                                  &p->op_name_capacity, name, len, &id, err);
     if (st != KS_OK)
         return st;
-    if (!found) {
-        if ((st = ks_grow((void **)&p->op_names, &p->op_name_capacity, p->op_name_count + 1,
-                          sizeof *p->op_names, err)) != KS_OK)
-            return st;
-        char *copy = strndup(name, len);
-        if (!copy)
-            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-        /* the table may have moved: find the slot again */
-        keys.base = p->op_names;
-        id = (uint32_t)p->op_name_count;
-        p->op_names[p->op_name_count++] = copy;
-        ks_hash_put(&p->op_name_index, slot, id);
-    }
     if ((st = ks_grow((void **)&p->ops, &p->op_capacity, p->op_count + 1, sizeof *p->ops,
                       err)) != KS_OK)
         return st;
