@@ -134,6 +134,13 @@ ks_status ks_dir_build_commit(ks_dir_build *b, ks_error *err);
  * link) into the new folder. */
 ks_status ks_dir_build_adopt(ks_dir_build *b, const char *name, ks_error *err);
 void ks_dir_build_abort(ks_dir_build *b);
+/* The end of a build that came to st: committed when KS_OK, else aborted
+ * and st returned. */
+ks_status ks_dir_build_finish(ks_dir_build *b, ks_status st, ks_error *err);
+
+/* A writer's last word (ks_writer_fn): KS_OK, or "write failed" with errno's
+ * text when f has its error flag set. */
+ks_status ks_write_status(FILE *f, ks_error *err);
 
 /* Writes fn's bytes to a temporary next to path and renames it over path
  * (mode: the new file's permission bits); sync false skips the fsync, for
@@ -455,6 +462,9 @@ ks_status ks_read_trace_folder(const char *path, ks_profile **out, long **lines,
 
 /* Growable buffer helpers */
 ks_status ks_grow(void **ptr, size_t *capacity, size_t need, size_t elem, ks_error *err);
+/* One more element of the array *ptr (*count of them), zeroed and counted:
+ * its address, or NULL (err set) when out of memory. */
+void *ks_push_zeroed(void **ptr, size_t *count, size_t *capacity, size_t elem, ks_error *err);
 /* Resizes the n parallel arrays *cols[i] (columns of one table) to rows
  * rows of row_bytes[i] each; one realloc could not move stays as it was, so
  * every pointer stays valid.  false when any failed. */
@@ -464,6 +474,9 @@ bool ks_resize_columns(void **const cols[], const size_t row_bytes[], size_t n, 
 /* The profile's durations at the plan's samples, in sample order (malloc'd;
  * NULL when out of memory).  p must be the profile the plan's ids index. */
 double *ks_plan_sample_durations(const ks_plan *plan, const ks_profile *p);
+/* What a method's plan promises: its relative error bound (0: none) and
+ * what the bound is about (bound_scope: "total", "per-group", "none"). */
+void ks_plan_set_bound(ks_plan *plan, double bound, const char *scope);
 /* ks_plan_finish with the profile's total time already known (eval finishes
  * 40 plans of one profile; summing 10 M durations for each showed). */
 ks_status ks_plan_finish_total(ks_plan *plan, const ks_profile *p, double total_ns,

@@ -7,6 +7,7 @@
  * and the plan records their measured time as a known, unsimulated part.
  */
 #include "internal.h"
+#include "sort.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -103,13 +104,14 @@ typedef struct span {
     uint32_t stream;
 } span;
 
-static int cmp_span(const void *x, const void *y)
-{
-    const span *p = x, *q = y;
-    if (p->a != q->a)
-        return p->a < q->a ? -1 : 1;
-    return p->b < q->b ? -1 : p->b > q->b;
-}
+KS_ORDER_BY2(cmp_span, span, a, b)
+
+/* spans_before: the number of spans (sorted by start) that start before
+ * b; first_end_after: the first of the ascending ends past a. */
+#define STARTS_BEFORE(e, b) ((e).a < (b))
+KS_LOWER_BOUND(spans_before, span, int64_t, STARTS_BEFORE)
+#define ENDS_BY(e, a) ((e) <= (a))
+KS_LOWER_BOUND(first_end_after, int64_t, int64_t, ENDS_BY)
 
 /* Time of the communication launches covered by other kernels on other
  * streams: per communication launch, the union of those kernels' spans
@@ -138,24 +140,10 @@ static ks_status overlap(const ks_profile *p, const uint8_t *is_comm, double *ou
         int64_t a = p->start_ns[i], b = a + p->duration_ns[i];
         uint32_t s = p->stream ? p->stream[i] : 0;
         /* the spans that start before b ... */
-        size_t lo = 0, hi = m;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (other[mid].a < b)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo = spans_before(other, m, b);
         /* the first span whose prefix's latest end passes a (ends only
          * grow along the prefix) */
-        size_t first = 0, top = lo;
-        while (first < top) {
-            size_t mid = first + (top - first) / 2;
-            if (max_end[mid] > a)
-                top = mid;
-            else
-                first = mid + 1;
-        }
+        size_t first = first_end_after(max_end, lo, a);
         int64_t covered_to = a;
         long double cov = 0;
         for (size_t k = first; k < lo; k++) {

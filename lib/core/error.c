@@ -70,3 +70,12 @@ bool ks_resize_columns(void **const cols[], const size_t row_bytes[], size_t n, 
     }
     return ok;
 }
+
+void *ks_push_zeroed(void **ptr, size_t *count, size_t *capacity, size_t elem, ks_error *err)
+{
+    if (ks_grow(ptr, capacity, *count + 1, elem, err) != KS_OK)
+        return NULL;
+    char *e = (char *)*ptr + (*count)++ * elem;
+    memset(e, 0, elem);
+    return e;
+}

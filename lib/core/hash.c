@@ -79,3 +79,21 @@ uint64_t ks_text_hash_of(const void *ctx, uint32_t id)
 uint64_t ks_u64_hash(uint64_t key) { return XXH3_64bits(&key, sizeof key); }
 
 uint64_t ks_u64_hash_of(const void *ctx, uint32_t id) { return ks_u64_hash(ks_u64_key(ctx, id)); }
+
+ks_status ks_hash_intern(ks_hash_index *h, char ***names, size_t *count, size_t *capacity,
+                         const char *text, size_t len, uint32_t *id, ks_error *err)
+{
+    ks_text_keys keys = {*names, sizeof **names, 0};
+    bool found;
+    size_t slot;
+    ks_status st = ks_hash_find_text(h, &keys, *count, text, len, &found, id, &slot, err);
+    if (st != KS_OK || found)
+        return st;
+    if ((st = ks_grow((void **)names, capacity, *count + 1, sizeof **names, err)) != KS_OK)
+        return st;
+    if (!((*names)[*count] = strndup(text, len)))
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    ks_hash_put(h, slot, (uint32_t)*count);
+    *id = (uint32_t)(*count)++;
+    return KS_OK;
+}

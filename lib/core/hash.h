@@ -134,6 +134,12 @@ static inline ks_status ks_hash_find_text(ks_hash_index *h, const ks_text_keys *
                                     id, slot, err);
 }
 
+/* A table of names under the index h (C strings names[0..*count), room for
+ * *capacity): *id of text[0..len), a copy of it added (the table grown)
+ * when it is new. */
+ks_status ks_hash_intern(ks_hash_index *h, char ***names, size_t *count, size_t *capacity,
+                         const char *text, size_t len, uint32_t *id, ks_error *err);
+
 /* Keys that are 64-bit integers in the caller's array of records (launch
  * ids, warp keys): record id's key is the uint64_t at (const char *)base +
  * id * stride + offset. */

@@ -748,26 +748,16 @@ static ks_status copy_ranges(ks_profile *q, const ks_profile *p, ks_error *err)
 static ks_status copy_op_names(ks_profile *q, const ks_profile *p, ks_error *err)
 {
     for (size_t k = 0; k < p->op_name_count; k++) {
-        ks_text_keys keys = {q->op_names, sizeof *q->op_names, 0};
-        bool found;
+        size_t before = q->op_name_count;
         uint32_t id;
-        size_t slot = 0;
-        size_t len = strlen(p->op_names[k]);
-        ks_status st = ks_hash_find_text(&q->op_name_index, &keys, q->op_name_count,
-                                         p->op_names[k], len, &found, &id, &slot, err);
-        if (st == KS_OK && found) /* distinct names: cannot happen */
+        ks_status st = ks_hash_intern(&q->op_name_index, &q->op_names, &q->op_name_count,
+                                      &q->op_name_capacity, p->op_names[k],
+                                      strlen(p->op_names[k]), &id, err);
+        if (st == KS_OK && q->op_name_count == before) /* distinct names: cannot happen */
             st = ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "operator name '%.80s' twice",
                               p->op_names[k]);
-        if (st == KS_OK)
-            st = ks_grow((void **)&q->op_names, &q->op_name_capacity, q->op_name_count + 1,
-                         sizeof *q->op_names, err);
         if (st != KS_OK)
             return st;
-        char *copy = strdup(p->op_names[k]);
-        if (!copy)
-            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-        q->op_names[q->op_name_count] = copy;
-        ks_hash_put(&q->op_name_index, slot, (uint32_t)q->op_name_count++);
     }
     return KS_OK;
 }

@@ -32,11 +32,9 @@ ks_status ks_profile_add_range(ks_profile *p, const char *name, size_t len, ks_r
                            sizeof *p->ranges, err);
     if (st != KS_OK)
         return st;
-    char *copy = malloc(len + 1);
+    char *copy = strndup(name, len);
     if (!copy)
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    memcpy(copy, name, len);
-    copy[len] = '\0';
     ks_range *r = &p->ranges[p->range_count++];
     memset(r, 0, sizeof *r);
     r->name = copy;
@@ -65,29 +63,11 @@ ks_status ks_profile_add_op(ks_profile *p, const char *name, size_t len, int64_t
 {
     if (memchr(name, '\0', len))
         len = strlen(name);
-    ks_text_keys keys = {p->op_names, sizeof *p->op_names, 0};
-    bool found;
     uint32_t id;
-    size_t slot;
-    ks_status st = ks_hash_find_text(&p->op_name_index, &keys, p->op_name_count, name, len,
-                                     &found, &id, &slot, err);
+    ks_status st = ks_hash_intern(&p->op_name_index, &p->op_names, &p->op_name_count,
+                                  &p->op_name_capacity, name, len, &id, err);
     if (st != KS_OK)
         return st;
-    if (!found) {
-        if ((st = ks_grow((void **)&p->op_names, &p->op_name_capacity, p->op_name_count + 1,
-                          sizeof *p->op_names, err)) != KS_OK)
-            return st;
-        char *copy = malloc(len + 1);
-        if (!copy)
-            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-        memcpy(copy, name, len);
-        copy[len] = '\0';
-        /* the table may have moved: find the slot again */
-        keys.base = p->op_names;
-        id = (uint32_t)p->op_name_count;
-        p->op_names[p->op_name_count++] = copy;
-        ks_hash_put(&p->op_name_index, slot, id);
-    }
     if ((st = ks_grow((void **)&p->ops, &p->op_capacity, p->op_count + 1, sizeof *p->ops,
                       err)) != KS_OK)
         return st;
@@ -110,26 +90,14 @@ long ks_range_step(const ks_range *r)
     return *s ? -1 : v;
 }
 
-static int cmp_call(const void *a, const void *b)
-{
-    const ks_launch_call *x = a, *y = b;
-    if (x->correlation != y->correlation)
-        return x->correlation < y->correlation ? -1 : 1;
-    return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
-}
+KS_ORDER_BY2(cmp_call, ks_launch_call, correlation, ts_ns)
 
 typedef struct timed {
     int64_t t;
     uint32_t id;
 } timed;
 
-static int cmp_timed(const void *a, const void *b)
-{
-    const timed *x = a, *y = b;
-    if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
+KS_ORDER_BY2(cmp_timed, timed, t, id)
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -137,18 +105,20 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* First index of v[0..n) with t >= x. */
-static size_t lower(const timed *v, size_t n, int64_t x)
+/* lower: the first index of v[0..n) with t >= x; call_lower: of calls
+ * (sorted by correlation) with correlation >= c. */
+#define TIME_BELOW(e, x) ((e).t < (x))
+KS_LOWER_BOUND(lower, timed, int64_t, TIME_BELOW)
+#define CORRELATION_BELOW(e, c) ((e).correlation < (c))
+KS_LOWER_BOUND(call_lower, ks_launch_call, int64_t, CORRELATION_BELOW)
+
+/* The launch call of correlation c, or NULL (calls sorted by correlation). */
+static const ks_launch_call *call_of(const ks_profile *p, int64_t c)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid].t < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    size_t at = call_lower(p->calls, p->call_count, c);
+    return c != KS_MISSING_I64 && at < p->call_count && p->calls[at].correlation == c
+               ? &p->calls[at]
+               : NULL;
 }
 
 /* The launches of each clock sorted by time: GPU by start, CPU by the
@@ -172,18 +142,10 @@ static ks_status clock_orders(ks_profile *p, timed **gpu, size_t *gn, timed **cp
         if (!(*cpu = malloc(n * sizeof **cpu)))
             return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         for (size_t i = 0; i < p->n; i++) {
-            int64_t c = p->correlation[i];
-            size_t lo = 0, hi = p->call_count;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (p->calls[mid].correlation < c)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            if (lo < p->call_count && p->calls[lo].correlation == c && c != KS_MISSING_I64) {
-                (*cpu)[(*cn)++] = (timed){p->calls[lo].ts_ns, (uint32_t)i};
-                if (p->calls[lo].graph)
+            const ks_launch_call *call = call_of(p, p->correlation[i]);
+            if (call) {
+                (*cpu)[(*cn)++] = (timed){call->ts_ns, (uint32_t)i};
+                if (call->graph)
                     p->graph_kernels++;
             }
         }
@@ -234,17 +196,9 @@ static ks_status resolve_ops(ks_profile *p, ks_error *err)
                                   p->ops[o].name, false};
     for (size_t i = 0; i < p->n; i++) {
         p->op_id[i] = UINT32_MAX;
-        int64_t c = p->correlation[i];
-        size_t lo = 0, hi = p->call_count;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (p->calls[mid].correlation < c)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (c != KS_MISSING_I64 && lo < p->call_count && p->calls[lo].correlation == c)
-            items[k++] = (sweep_item){p->calls[lo].tid, p->calls[lo].ts_ns, 0, (uint32_t)i, true};
+        const ks_launch_call *call = call_of(p, p->correlation[i]);
+        if (call)
+            items[k++] = (sweep_item){call->tid, call->ts_ns, 0, (uint32_t)i, true};
     }
     qsort(items, k, sizeof *items, cmp_sweep);
     size_t depth = 0;

@@ -27,12 +27,8 @@ void ks_estimate_free(ks_estimate *e)
 
 static ks_status push(ks_estimate *e, size_t *cap, ks_metric_estimate **out, ks_error *err)
 {
-    ks_status st = ks_grow((void **)&e->metrics, cap, e->count + 1, sizeof *e->metrics, err);
-    if (st != KS_OK)
-        return st;
-    *out = &e->metrics[e->count++];
-    memset(*out, 0, sizeof **out);
-    return KS_OK;
+    *out = ks_push_zeroed((void **)&e->metrics, &e->count, cap, sizeof *e->metrics, err);
+    return *out ? KS_OK : KS_ERR_NOMEM;
 }
 
 /* What the row's interval stands for: ks_interval_claim of the values' (or

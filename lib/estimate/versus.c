@@ -353,12 +353,8 @@ static const ks_metric_estimate *find_row(const ks_estimate *e, const char *name
 
 static ks_status push_row(ks_versus *v, size_t *cap, ks_versus_row **out, ks_error *err)
 {
-    ks_status st = ks_grow((void **)&v->rows, cap, v->count + 1, sizeof *v->rows, err);
-    if (st != KS_OK)
-        return st;
-    *out = &v->rows[v->count++];
-    memset(*out, 0, sizeof **out);
-    return KS_OK;
+    *out = ks_push_zeroed((void **)&v->rows, &v->count, cap, sizeof *v->rows, err);
+    return *out ? KS_OK : KS_ERR_NOMEM;
 }
 
 /* The weaker of the two sides' claims (and their reason), and none where

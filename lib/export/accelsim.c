@@ -474,28 +474,18 @@ static ks_status write_list(const void *vctx, FILE *f, ks_error *err)
     free(written);
     if (st != KS_OK)
         return st;
-    if (ferror(f))
-        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
-    return KS_OK;
+    return ks_write_status(f, err);
 }
 
 static ks_status write_weights(const void *vctx, FILE *f, ks_error *err)
 {
     const out_ctx *c = vctx;
-    fprintf(f, "# ksample plan of %s (%s, seed %llu), traces from %s\n",
-            c->plan->input_path[0] ? c->plan->input_path : "(unknown input)", c->plan->method,
-            (unsigned long long)c->plan->params.seed, c->t->dir);
-    fputs("# uid: 1-based position among the launches of kernelslist.g, which is Accel-Sim's "
-          "kernel_launch_uid\n# id: 0-based launch in the profile; trace_launch: 1-based "
-          "launch in the trace folder\n",
-          f);
-    if (c->warmups)
-        fprintf(f, "# warm-up %s: a launch of role warmup runs only to warm the caches for "
-                   "the measured launch after it; its statistics are not results\n",
-                c->warmup_text);
-    fputs(c->warmups ? "uid,id,weight,trace_launch,trace,role\n"
-                     : "uid,id,weight,trace_launch,trace\n",
-          f);
+    ks_export_weights_head(
+        f, c->plan, c->t->dir,
+        "# uid: 1-based position among the launches of kernelslist.g, which is Accel-Sim's "
+        "kernel_launch_uid\n# id: 0-based launch in the profile; trace_launch: 1-based "
+        "launch in the trace folder\n",
+        c->warmups, c->warmup_text);
     size_t uid = 0;
     for (size_t k = 0; k < c->count; k++) {
         const ks_export_entry *e = &c->entries[k];
@@ -508,12 +498,10 @@ static ks_status write_weights(const void *vctx, FILE *f, ks_error *err)
         else {
             fprintf(f, "%zu,%llu,%.17g,%zu,%s", ++uid, (unsigned long long)e->id, e->weight,
                     e->launch + 1, name_of(c->t, e->launch));
-            fputs(c->warmups ? (e->measured ? ",measured\n" : ",warmup\n") : "\n", f);
+            ks_export_weights_role(f, c->warmups, e);
         }
     }
-    if (ferror(f))
-        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
-    return KS_OK;
+    return ks_write_status(f, err);
 }
 
 /* A link per listed trace in the new (empty) folder out, named name_of. */
@@ -561,38 +549,27 @@ static const char *const own_files[] = {"kernelslist.g", "weights.csv",
                                         KS_WARM_KERNEL_FILE_PREFIX "*",
                                         KS_WARM_MACSIM_FOLDER_PREFIX "*", NULL};
 
-/* The warm-state carriers of the entries in the new folder b->tmp: written
- * there by an export; a run wrote its jobs' into their folders in one pass
- * over the traces (cmd_run.c), taken over from there. */
-static ks_status state_carriers(const out_ctx *c, ks_dir_build *b, bool job, ks_error *err)
+/* A job's warm-state carrier files of launch, taken over into b
+ * (ks_export_state_carriers). */
+static ks_status adopt_state(const void *ctx, ks_dir_build *b, size_t launch, ks_error *err)
 {
-    if (!c->warmup || c->warmup->mode != KS_WARMUP_STATE)
-        return KS_OK;
-    if (!job)
-        return ks_export_state_into(c->t->dir, c->warmup, c->entries, c->count, b->tmp, err);
-    ks_status st = KS_OK;
-    for (size_t k = 0; k < c->count && st == KS_OK; k++) {
-        if (!c->entries[k].state)
-            continue;
-        char name[96];
-        snprintf(name, sizeof name,
-                 memcpy_state(c) ? "ksample-state-%zu.memcpy" : KS_WARM_KERNEL_FILE_PREFIX
-                                                                  "%zu.traceg",
-                 c->entries[k].launch + 1);
+    const out_ctx *c = ctx;
+    char name[96];
+    snprintf(name, sizeof name,
+             memcpy_state(c) ? "ksample-state-%zu.memcpy" : KS_WARM_KERNEL_FILE_PREFIX
+                                                              "%zu.traceg",
+             launch + 1);
+    ks_status st = ks_dir_build_adopt(b, name, err);
+    if (st == KS_OK && split_kernel_at(c, b->path, launch)) {
+        snprintf(name, sizeof name, KS_WARM_KERNEL_FILE_PREFIX "%zu.traceg", launch + 1);
         st = ks_dir_build_adopt(b, name, err);
-        if (st == KS_OK && split_kernel_at(c, b->path, c->entries[k].launch)) {
-            snprintf(name, sizeof name, KS_WARM_KERNEL_FILE_PREFIX "%zu.traceg",
-                     c->entries[k].launch + 1);
-            st = ks_dir_build_adopt(b, name, err);
-        }
-        if (st == KS_OK && stores_state(c)) {
-            snprintf(name, sizeof name, KS_WARM_KERNEL_FILE_PREFIX "%zu.traceg",
-                     c->entries[k].launch + 1);
-            st = ks_dir_build_adopt(b, name, err);
-        }
-        if (st == KS_OK && remapped_trace(c, c->entries[k].launch))
-            st = ks_dir_build_adopt(b, name_of(c->t, c->entries[k].launch), err);
     }
+    if (st == KS_OK && stores_state(c)) {
+        snprintf(name, sizeof name, KS_WARM_KERNEL_FILE_PREFIX "%zu.traceg", launch + 1);
+        st = ks_dir_build_adopt(b, name, err);
+    }
+    if (st == KS_OK && remapped_trace(c, launch))
+        st = ks_dir_build_adopt(b, name_of(c->t, launch), err);
     return st;
 }
 
@@ -606,7 +583,8 @@ static ks_status write_folder(out_ctx *c, const char *out, bool job, ks_error *e
     if (!list || !weights)
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     if (st == KS_OK)
-        st = state_carriers(c, &b, job, err);
+        st = ks_export_state_carriers(c->t->dir, c->warmup, c->entries, c->count, &b, job,
+                                      adopt_state, c, err);
     c->out = b.tmp; /* the carriers are read from the new folder */
     if (st == KS_OK)
         st = link_traces(c, b.tmp, err);
@@ -626,10 +604,7 @@ static ks_status write_folder(out_ctx *c, const char *out, bool job, ks_error *e
         }
     free(list);
     free(weights);
-    if (st == KS_OK)
-        return ks_dir_build_commit(&b, err);
-    ks_dir_build_abort(&b);
-    return st;
+    return ks_dir_build_finish(&b, st, err);
 }
 
 static int cmp_launch(const void *a, const void *b)
@@ -683,12 +658,8 @@ ks_status ks_export_accelsim_write(const ks_plan *plan, const char *traces,
     ks_status st = list_read(traces, &t, err);
     if (st != KS_OK)
         return st;
-    char text[32] = "none";
-    bool warmups = false;
-    for (size_t k = 0; k < count; k++)
-        warmups = warmups || !entries[k].measured;
-    if (warmup)
-        ks_warmup_format(warmup, text, sizeof text);
+    char text[32];
+    bool warmups = ks_export_warmup_text(warmup, entries, count, text, sizeof text);
     out_ctx c = {plan, &t, entries, count, warmups, text, warmup, out};
     st = write_folder(&c, out, job, err);
     list_free(&t);
@@ -730,24 +701,8 @@ ks_status ks_export_with_warmup(const char *traces, const ks_warmup *warmup,
     return st;
 }
 
-static ks_status export_accelsim(const ks_plan *plan, const ks_export_options *opt,
-                                 const char *out, ks_error *err)
-{
-    ks_export_entry *e;
-    size_t n;
-    ks_status st = ks_export_accelsim_entries(plan, opt, &e, &n, err);
-    if (st == KS_OK)
-        st = ks_export_with_warmup(opt->traces, opt->warmup, &e, &n, err);
-    if (st == KS_OK)
-        st = ks_export_accelsim_write(plan, opt->traces, e, n, opt->warmup, out, false, err);
-    free(e);
-    return st;
-}
-
-const ks_exporter ks_exporter_accelsim = {
-    "accelsim",
-    "folder for Accel-Sim: kernelslist.g of every memory copy and the sampled launches' "
-    "traces (--traces DIR; --warmup puts warm-up launches before each), weights.csv",
-    1,
-    export_accelsim,
-};
+KS_FOLDER_EXPORTER(ks_exporter_accelsim, "accelsim",
+                   "folder for Accel-Sim: kernelslist.g of every memory copy and the sampled "
+                   "launches' traces (--traces DIR; --warmup puts warm-up launches before "
+                   "each), weights.csv",
+                   ks_export_accelsim_entries, ks_export_accelsim_write);

@@ -115,20 +115,30 @@ static void range_item(FILE *f, uint64_t first, uint64_t last, size_t k)
                 (unsigned long long)last);
 }
 
+/* A file that sets one variable: the header, note (who reads it, how to use
+ * the file), then "export var=" with the ranges as item writes them, in
+ * quotes (quote: "\"" or ""). */
+static ks_status write_variable(const tracer_ctx *c, FILE *f, const char *var, const char *note,
+                                const char *quote, range_fn item)
+{
+    header(c, f, var);
+    fputs(note, f);
+    fprintf(f, "export %s=%s", var, quote);
+    each_range(c, f, item);
+    fprintf(f, "%s\n", quote);
+    return KS_OK;
+}
+
 static ks_status write_range(const void *ctx, FILE *f, ks_error *err)
 {
-    const tracer_ctx *c = ctx;
     (void)err;
-    header(c, f, "DYNAMIC_KERNEL_RANGE");
-    fputs("# For Accel-Sim's NVBit tracer since accel-sim-framework PR #428 (May 2025; use\n"
-          "# one with PR #439). Older tracers ignore this variable and trace everything:\n"
-          "# export --to accelsim-tracer-span or accelsim-tracer-ranges for them.\n"
-          "# Use: . ./this-file, then run the program under the tracer.\n",
-          f);
-    fputs("export DYNAMIC_KERNEL_RANGE=\"", f);
-    each_range(c, f, range_item);
-    fputs("\"\n", f);
-    return KS_OK;
+    return write_variable(
+        ctx, f, "DYNAMIC_KERNEL_RANGE",
+        "# For Accel-Sim's NVBit tracer since accel-sim-framework PR #428 (May 2025; use\n"
+        "# one with PR #439). Older tracers ignore this variable and trace everything:\n"
+        "# export --to accelsim-tracer-span or accelsim-tracer-ranges for them.\n"
+        "# Use: . ./this-file, then run the program under the tracer.\n",
+        "\"", range_item);
 }
 
 static ks_status write_span(const void *ctx, FILE *f, ks_error *err)
@@ -203,17 +213,13 @@ static void region_item(FILE *f, uint64_t first, uint64_t last, size_t k)
 
 static ks_status write_regions(const void *ctx, FILE *f, ks_error *err)
 {
-    const tracer_ctx *c = ctx;
     (void)err;
-    header(c, f, "DYNAMIC_KERNEL_REGIONS");
-    fputs("# Read only by some forks of Accel-Sim's tracer; the upstream tracer reads\n"
-          "# DYNAMIC_KERNEL_RANGE (export --to accelsim-tracer).\n"
-          "# Use: . ./this-file, then run the program under the tracer.\n",
-          f);
-    fputs("export DYNAMIC_KERNEL_REGIONS=", f);
-    each_range(c, f, region_item);
-    fputc('\n', f);
-    return KS_OK;
+    return write_variable(
+        ctx, f, "DYNAMIC_KERNEL_REGIONS",
+        "# Read only by some forks of Accel-Sim's tracer; the upstream tracer reads\n"
+        "# DYNAMIC_KERNEL_RANGE (export --to accelsim-tracer).\n"
+        "# Use: . ./this-file, then run the program under the tracer.\n",
+        "", region_item);
 }
 
 /* A tracer format: one file, written atomically; with --warmup state it

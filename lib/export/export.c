@@ -94,9 +94,10 @@ ks_status ks_export_plan_entries(const ks_plan *plan, const ks_export_options *o
     *count = 0;
     if (!opt || !opt->traces)
         return ks_error_set(err, KS_ERR_USAGE, NULL, 0, "no trace folder given");
-    bool macsim = ks_export_folder_is_macsim(opt->traces);
-    ks_status st = macsim ? ks_export_macsim_entries(plan, opt, out, count, err)
-                          : ks_export_accelsim_entries(plan, opt, out, count, err);
+    ks_export_entries_fn *entries = ks_export_folder_is_macsim(opt->traces)
+                                        ? ks_export_macsim_entries
+                                        : ks_export_accelsim_entries;
+    ks_status st = entries(plan, opt, out, count, err);
     if (st == KS_OK)
         st = ks_export_with_warmup(opt->traces, opt->warmup, out, count, err);
     if (st != KS_OK) {
@@ -111,7 +112,71 @@ ks_status ks_export_entries_write(const ks_plan *plan, const char *traces,
                                   const ks_export_entry *entries, size_t count,
                                   const ks_warmup *warmup, const char *out, ks_error *err)
 {
-    return ks_export_folder_is_macsim(traces)
-               ? ks_export_macsim_write(plan, traces, entries, count, warmup, out, true, err)
-               : ks_export_accelsim_write(plan, traces, entries, count, warmup, out, true, err);
+    ks_export_write_fn *write =
+        ks_export_folder_is_macsim(traces) ? ks_export_macsim_write : ks_export_accelsim_write;
+    return write(plan, traces, entries, count, warmup, out, true, err);
+}
+
+ks_status ks_export_folder(const ks_plan *plan, const ks_export_options *opt, const char *out,
+                           ks_export_entries_fn *entries, ks_export_write_fn *write,
+                           ks_error *err)
+{
+    ks_export_entry *e;
+    size_t n;
+    ks_status st = entries(plan, opt, &e, &n, err);
+    if (st == KS_OK)
+        st = ks_export_with_warmup(opt->traces, opt->warmup, &e, &n, err);
+    if (st == KS_OK)
+        st = write(plan, opt->traces, e, n, opt->warmup, out, false, err);
+    free(e);
+    return st;
+}
+
+ks_status ks_export_state_carriers(const char *traces, const ks_warmup *warmup,
+                                   const ks_export_entry *entries, size_t count,
+                                   ks_dir_build *b, bool job, ks_export_adopt_fn *adopt,
+                                   const void *ctx, ks_error *err)
+{
+    if (!warmup || warmup->mode != KS_WARMUP_STATE)
+        return KS_OK;
+    if (!job)
+        return ks_export_state_into(traces, warmup, entries, count, b->tmp, err);
+    ks_status st = KS_OK;
+    for (size_t k = 0; k < count && st == KS_OK; k++)
+        if (entries[k].state)
+            st = adopt(ctx, b, entries[k].launch, err);
+    return st;
+}
+
+bool ks_export_warmup_text(const ks_warmup *warmup, const ks_export_entry *entries,
+                           size_t count, char *text, size_t size)
+{
+    snprintf(text, size, "none");
+    if (warmup)
+        ks_warmup_format(warmup, text, size);
+    bool warmups = false;
+    for (size_t k = 0; k < count; k++)
+        warmups = warmups || !entries[k].measured;
+    return warmups;
+}
+
+void ks_export_weights_head(FILE *f, const ks_plan *plan, const char *traces,
+                            const char *uid_note, bool warmups, const char *warmup_text)
+{
+    fprintf(f, "# ksample plan of %s (%s, seed %llu), traces from %s\n",
+            plan->input_path[0] ? plan->input_path : "(unknown input)", plan->method,
+            (unsigned long long)plan->params.seed, traces);
+    fputs(uid_note, f);
+    if (warmups)
+        fprintf(f, "# warm-up %s: a launch of role warmup runs only to warm the caches for "
+                   "the measured launch after it; its statistics are not results\n",
+                warmup_text);
+    fputs(warmups ? "uid,id,weight,trace_launch,trace,role\n"
+                  : "uid,id,weight,trace_launch,trace\n",
+          f);
+}
+
+void ks_export_weights_role(FILE *f, bool warmups, const ks_export_entry *e)
+{
+    fputs(warmups ? (e->measured ? ",measured\n" : ",warmup\n") : "\n", f);
 }

@@ -22,18 +22,29 @@ extern const ks_exporter ks_exporter_macsim;
  * any entries, whole or not at all (ks_dir_build): an existing folder is
  * replaced only when it holds what an export writes, or anything for a job
  * folder (job: run's, inside a run folder it holds locked). */
-ks_status ks_export_accelsim_entries(const ks_plan *plan, const ks_export_options *opt,
-                                     ks_export_entry **out, size_t *count, ks_error *err);
-ks_status ks_export_accelsim_write(const ks_plan *plan, const char *traces,
-                                   const ks_export_entry *entries, size_t count,
-                                   const ks_warmup *warmup, const char *out, bool job,
-                                   ks_error *err);
-ks_status ks_export_macsim_entries(const ks_plan *plan, const ks_export_options *opt,
-                                   ks_export_entry **out, size_t *count, ks_error *err);
-ks_status ks_export_macsim_write(const ks_plan *plan, const char *traces,
-                                 const ks_export_entry *entries, size_t count,
-                                 const ks_warmup *warmup, const char *out, bool job,
-                                 ks_error *err);
+typedef ks_status ks_export_entries_fn(const ks_plan *plan, const ks_export_options *opt,
+                                       ks_export_entry **out, size_t *count, ks_error *err);
+typedef ks_status ks_export_write_fn(const ks_plan *plan, const char *traces,
+                                     const ks_export_entry *entries, size_t count,
+                                     const ks_warmup *warmup, const char *out, bool job,
+                                     ks_error *err);
+ks_export_entries_fn ks_export_accelsim_entries, ks_export_macsim_entries;
+ks_export_write_fn ks_export_accelsim_write, ks_export_macsim_write;
+/* A folder exporter's export: its entries, the warm-up launches added, the
+ * folder written (not a job's). */
+ks_status ks_export_folder(const ks_plan *plan, const ks_export_options *opt, const char *out,
+                           ks_export_entries_fn *entries, ks_export_write_fn *write,
+                           ks_error *err);
+/* The warm-up mode in words into text ("none" without one); true when some
+ * entry is a warm-up launch (not measured). */
+bool ks_export_warmup_text(const ks_warmup *warmup, const ks_export_entry *entries,
+                           size_t count, char *text, size_t size);
+/* weights.csv up to its rows: the plan and the trace folder, what uid is
+ * (uid_note: "# " lines), the warm-up note when warmups, the column names;
+ * and a row's role column ending the line. */
+void ks_export_weights_head(FILE *f, const ks_plan *plan, const char *traces,
+                            const char *uid_note, bool warmups, const char *warmup_text);
+void ks_export_weights_role(FILE *f, bool warmups, const ks_export_entry *e);
 /* *entries with the warm-up launches of each added (nothing for NULL or
  * none). */
 ks_status ks_export_with_warmup(const char *traces, const ks_warmup *warmup,
@@ -45,6 +56,16 @@ ks_status ks_export_with_warmup(const char *traces, const ks_warmup *warmup,
 ks_status ks_export_state_into(const char *traces, const ks_warmup *warmup,
                                const ks_export_entry *entries, size_t count, const char *out,
                                ks_error *err);
+/* The warm-state carriers of entries in the new folder b->tmp (nothing
+ * unless --warmup state): an export writes them there; a job's were written
+ * into its folder in one pass over the traces (cmd_run.c), and adopt takes
+ * over those of each state entry's launch. */
+typedef ks_status ks_export_adopt_fn(const void *ctx, ks_dir_build *b, size_t launch,
+                                     ks_error *err);
+ks_status ks_export_state_carriers(const char *traces, const ks_warmup *warmup,
+                                   const ks_export_entry *entries, size_t count,
+                                   ks_dir_build *b, bool job, ks_export_adopt_fn *adopt,
+                                   const void *ctx, ks_error *err);
 
 /* --warmup state in the tracer formats (state_trace.c): per sample (plan
  * order) the first launch traced for its state, estimated from the
@@ -85,5 +106,15 @@ void ks_export_base_name(const char *name, char *buf, size_t size);
         return ks_write_atomic(out, fn, plan, err);                                        \
     }                                                                                      \
     const ks_exporter var = {name, summary, 0, var##_write}
+
+/* Defines the exporter var of a folder format from its two parts, run by
+ * ks_export_folder. */
+#define KS_FOLDER_EXPORTER(var, name, summary, entries, write)                             \
+    static ks_status var##_write(const ks_plan *plan, const ks_export_options *opt,        \
+                                 const char *out, ks_error *err)                           \
+    {                                                                                      \
+        return ks_export_folder(plan, opt, out, entries, write, err);                      \
+    }                                                                                      \
+    const ks_exporter var = {name, summary, 1, var##_write}
 
 #endif

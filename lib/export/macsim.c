@@ -46,37 +46,25 @@ static ks_status write_config(const void *ctx, FILE *f, ks_error *err)
         else
             fprintf(f, "./%s/trace.txt\n",
                     ks_macsim_set_launch(c->set, c->entries[k].launch)->folder);
-    if (ferror(f))
-        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
-    return KS_OK;
+    return ks_write_status(f, err);
 }
 
 static ks_status write_list(const void *ctx, FILE *f, ks_error *err)
 {
     const macsim_out *c = ctx;
     fprintf(f, "1\n%s\n", c->config);
-    if (ferror(f))
-        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
-    return KS_OK;
+    return ks_write_status(f, err);
 }
 
 static ks_status write_weights(const void *ctx, FILE *f, ks_error *err)
 {
     const macsim_out *c = ctx;
-    fprintf(f, "# ksample plan of %s (%s, seed %llu), traces from %s\n",
-            c->plan->input_path[0] ? c->plan->input_path : "(unknown input)", c->plan->method,
-            (unsigned long long)c->plan->params.seed, ks_macsim_set_dir(c->set));
-    fputs("# uid: 1-based position in kernel_config.txt (MacSim's current_index + 1)\n"
-          "# id: 0-based launch in the profile; trace_launch: 1-based launch in the trace "
-          "folder\n",
-          f);
-    if (c->warmups)
-        fprintf(f, "# warm-up %s: a launch of role warmup runs only to warm the caches for "
-                   "the measured launch after it; its statistics are not results\n",
-                c->warmup_text);
-    fputs(c->warmups ? "uid,id,weight,trace_launch,trace,role\n"
-                     : "uid,id,weight,trace_launch,trace\n",
-          f);
+    ks_export_weights_head(
+        f, c->plan, ks_macsim_set_dir(c->set),
+        "# uid: 1-based position in kernel_config.txt (MacSim's current_index + 1)\n"
+        "# id: 0-based launch in the profile; trace_launch: 1-based launch in the trace "
+        "folder\n",
+        c->warmups, c->warmup_text);
     for (size_t k = 0; k < c->count; k++) {
         const ks_export_entry *e = &c->entries[k];
         if (e->state) {
@@ -87,11 +75,9 @@ static ks_status write_weights(const void *ctx, FILE *f, ks_error *err)
         }
         fprintf(f, "%zu,%llu,%.17g,%zu,%s/trace.txt", k + 1, (unsigned long long)e->id,
                 e->weight, e->launch + 1, ks_macsim_set_launch(c->set, e->launch)->folder);
-        fputs(c->warmups ? (e->measured ? ",measured\n" : ",warmup\n") : "\n", f);
+        ks_export_weights_role(f, c->warmups, e);
     }
-    if (ferror(f))
-        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
-    return KS_OK;
+    return ks_write_status(f, err);
 }
 
 /* A link per listed launch in the new (empty) folder out, named as the
@@ -129,25 +115,14 @@ static ks_status link_folders(const macsim_out *c, const char *out, ks_error *er
 static const char *const own_files[] = {"kernel_config.txt", "trace_file_list", "weights.csv",
                                         KS_WARM_MACSIM_FOLDER_PREFIX "*", NULL};
 
-/* The warm-state carriers (a folder each) in the new folder b->tmp: written
- * there by an export; a run wrote its jobs' into their folders in one pass
- * over the traces (cmd_run.c), taken over from there. */
-static ks_status state_carriers(const macsim_out *c, ks_dir_build *b, bool job, ks_error *err)
+/* A job's warm-state carrier folder of launch, taken over into b
+ * (ks_export_state_carriers). */
+static ks_status adopt_state(const void *ctx, ks_dir_build *b, size_t launch, ks_error *err)
 {
-    if (!c->warmup || c->warmup->mode != KS_WARMUP_STATE)
-        return KS_OK;
-    if (!job)
-        return ks_export_state_into(c->traces, c->warmup, c->entries, c->count, b->tmp, err);
-    ks_status st = KS_OK;
-    for (size_t k = 0; k < c->count && st == KS_OK; k++) {
-        if (!c->entries[k].state)
-            continue;
-        char name[96];
-        snprintf(name, sizeof name, "%s%zu", KS_WARM_MACSIM_FOLDER_PREFIX,
-                 c->entries[k].launch + 1);
-        st = ks_dir_build_adopt(b, name, err);
-    }
-    return st;
+    (void)ctx;
+    char name[96];
+    snprintf(name, sizeof name, "%s%zu", KS_WARM_MACSIM_FOLDER_PREFIX, launch + 1);
+    return ks_dir_build_adopt(b, name, err);
 }
 
 static ks_status write_folder(macsim_out *c, const char *out, bool job, ks_error *err)
@@ -165,7 +140,8 @@ static ks_status write_folder(macsim_out *c, const char *out, bool job, ks_error
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     c->config = config;
     if (st == KS_OK)
-        st = state_carriers(c, &b, job, err);
+        st = ks_export_state_carriers(c->traces, c->warmup, c->entries, c->count, &b, job,
+                                      adopt_state, c, err);
     if (st == KS_OK)
         st = link_folders(c, b.tmp, err);
     if (st == KS_OK)
@@ -175,10 +151,7 @@ static ks_status write_folder(macsim_out *c, const char *out, bool job, ks_error
     if (st == KS_OK)
         st = ks_write_atomic(weights, write_weights, c, err);
     KS_FREE(config, tmp_config, list, weights);
-    if (st == KS_OK)
-        return ks_dir_build_commit(&b, err);
-    ks_dir_build_abort(&b);
-    return st;
+    return ks_dir_build_finish(&b, st, err);
 }
 
 /* Plan id i is the folder's launch i; checked against the profile. */
@@ -287,37 +260,16 @@ ks_status ks_export_macsim_write(const ks_plan *plan, const char *traces,
     ks_status st = ks_macsim_set_open(traces, &s, err);
     if (st != KS_OK)
         return st;
-    char text[32] = "none";
-    if (warmup)
-        ks_warmup_format(warmup, text, sizeof text);
-    bool warmups = false;
-    for (size_t k = 0; k < count; k++)
-        warmups = warmups || !entries[k].measured;
+    char text[32];
+    bool warmups = ks_export_warmup_text(warmup, entries, count, text, sizeof text);
     macsim_out c = {plan, s, entries, count, warmups, text, NULL, traces, warmup};
     st = write_folder(&c, out, job, err);
     ks_macsim_set_free(s);
     return st;
 }
 
-static ks_status export_macsim(const ks_plan *plan, const ks_export_options *opt,
-                               const char *out, ks_error *err)
-{
-    ks_export_entry *e;
-    size_t n;
-    ks_status st = ks_export_macsim_entries(plan, opt, &e, &n, err);
-    if (st == KS_OK)
-        st = ks_export_with_warmup(opt->traces, opt->warmup, &e, &n, err);
-    if (st == KS_OK)
-        st = ks_export_macsim_write(plan, opt->traces, e, n, opt->warmup, out, false, err);
-    free(e);
-    return st;
-}
-
-const ks_exporter ks_exporter_macsim = {
-    "macsim",
-    "folder MacSim runs as it is: kernel_config.txt of the sampled launches (--traces DIR, "
-    "a MacSim NVBit trace folder; --warmup puts warm-up launches before each), links to "
-    "their kernel folders, trace_file_list, weights.csv",
-    1,
-    export_macsim,
-};
+KS_FOLDER_EXPORTER(ks_exporter_macsim, "macsim",
+                   "folder MacSim runs as it is: kernel_config.txt of the sampled launches "
+                   "(--traces DIR, a MacSim NVBit trace folder; --warmup puts warm-up launches "
+                   "before each), links to their kernel folders, trace_file_list, weights.csv",
+                   ks_export_macsim_entries, ks_export_macsim_write);

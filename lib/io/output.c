@@ -39,6 +39,11 @@ static ks_status write_failed(const char *path, int e, ks_error *err)
     return ks_error_set(err, KS_ERR_IO, path, 0, "write failed: %s", strerror(e));
 }
 
+ks_status ks_write_status(FILE *f, ks_error *err)
+{
+    return ferror(f) ? write_failed(NULL, errno, err) : KS_OK;
+}
+
 /* Runs fn on f, then flushes and closes f; the first failure wins. */
 static ks_status write_and_close(FILE *f, const char *path, bool sync, ks_writer_fn fn,
                                  const void *ctx, ks_error *err)
@@ -416,6 +421,14 @@ ks_status ks_dir_build_begin(const char *path, const char *const *own, ks_dir_bu
         }
     }
     return KS_OK;
+}
+
+ks_status ks_dir_build_finish(ks_dir_build *b, ks_status st, ks_error *err)
+{
+    if (st == KS_OK)
+        return ks_dir_build_commit(b, err);
+    ks_dir_build_abort(b);
+    return st;
 }
 
 ks_status ks_dir_build_commit(ks_dir_build *b, ks_error *err)

@@ -4,6 +4,7 @@
  * J. Comput. Appl. Math. 1987) and per-column standardisation.
  */
 #include "kmeans.h"
+#include "sort.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -349,18 +350,14 @@ ks_status ks_silhouette(const double *x, size_t n, size_t d, const uint32_t *lab
     return ks_silhouette_weighted(x, NULL, n, d, label, k, sample_cap, seed, score, err);
 }
 
-/* Index of the unique point that expanded position `pos` falls on. */
+/* Index of the unique point that expanded position `pos` falls on: the
+ * first of cum[0..n-1) above it, else n - 1. */
+#define NOT_ABOVE(e, pos) ((e) <= (pos))
+KS_LOWER_BOUND(first_above, double, double, NOT_ABOVE)
+
 static size_t silhouette_locate(const double *cum, size_t n, double pos)
 {
-    size_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (cum[mid] > pos)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
+    return first_above(cum, n - 1, pos);
 }
 
 ks_status ks_silhouette_weighted(const double *x, const double *w, size_t n, size_t d,

@@ -162,9 +162,8 @@ static ks_status allegro_select(const ks_method_input *in, const void *model, ks
         st = ks_draw(plan, rng, am->mem->ids + am->mem->offset[l->group] + l->lo, l->stat.n,
                      l->m, KS_DRAW_ALWAYS_REPLACEMENT, index, scratch, err);
     }
-    plan->bound = in->params->epsilon;
+    ks_plan_set_bound(plan, in->params->epsilon, "per-group");
     plan->with_replacement = 1; /* always: see allegro_select() */
-    snprintf(plan->bound_scope, sizeof plan->bound_scope, "per-group");
     return st;
 }
 

@@ -17,6 +17,7 @@
  * bbv.csv (--bbv) or computed from Accel-Sim traces (--traces).
  */
 #include "representative.h"
+#include "sort.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -72,18 +73,8 @@ typedef struct photon_walk {
 } photon_walk;
 
 /* First of the sorted r[0..n) whose norm is >= x. */
-static size_t photon_lower(const photon_rep *r, size_t n, double x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r[mid].norm < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
+#define NORM_BELOW(e, x) ((e).norm < (x))
+KS_LOWER_BOUND(photon_lower, photon_rep, double, NORM_BELOW)
 
 /* The representative launch i reuses, or i itself.  Only representatives
  * whose norm is within the threshold of ||b_i|| can be (the triangle

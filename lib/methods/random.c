@@ -95,9 +95,8 @@ static ks_status random_select(const ks_method_input *in, const void *model, ks_
     double weight = (double)p->n / (double)draws;
     for (uint64_t k = 0; k < draws && st == KS_OK; k++)
         st = ks_plan_add_sample(plan, ks_rng_below(rng, p->n), weight, index, err);
-    plan->bound = 0;
+    ks_plan_set_bound(plan, 0, "none");
     plan->with_replacement = 1;
-    snprintf(plan->bound_scope, sizeof plan->bound_scope, "none");
     return st;
 }
 

@@ -121,8 +121,7 @@ ks_status ks_rep_select(const ks_method_input *in, const void *model, ks_rng *rn
         if (st == KS_OK)
             st = ks_plan_add_sample(plan, rc->rep, (double)rc->count, index, err);
     }
-    plan->bound = 0;
-    snprintf(plan->bound_scope, sizeof plan->bound_scope, "none");
+    ks_plan_set_bound(plan, 0, "none");
     snprintf(plan->note, sizeof plan->note, "%s", m->note);
     return st;
 }

@@ -302,8 +302,7 @@ ks_status ks_root_design_draw(const ks_root_design *d, const ks_profile *p,
             st = ks_draw(plan, rng, ids, s.n, c.m, mode, index, scratch, err);
     }
     free(scratch);
-    plan->bound = pa->epsilon;
-    snprintf(plan->bound_scope, sizeof plan->bound_scope, "%s", d->scope);
+    ks_plan_set_bound(plan, pa->epsilon, d->scope);
     snprintf(plan->variance_formula, sizeof plan->variance_formula, "%s",
              d->kind == KS_VARIANCE_FINITE_POPULATION ? "finite-population"
                                                       : "with-replacement");

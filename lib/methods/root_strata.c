@@ -14,6 +14,7 @@
  */
 #include "root_strata.h"
 #include "root_sort.h"
+#include "sort.h"
 
 #include <float.h>
 #include <math.h>
@@ -234,6 +235,33 @@ static inline double stratum_lower(const stratum_stat *s, double lambda, double 
     return v * (1 - 0x1p-40);
 }
 
+/* The DP's best split of units [0, b) found so far: its value, cost and
+ * variance, and the start of its last stratum. */
+typedef struct dp_cell {
+    double best, cost, var;
+    size_t from;
+} dp_cell;
+
+/* Stratum [a, b) after the best split of [0, a) (row: the strata ending at
+ * b) as a candidate for d: taken when lower, or as low from an earlier
+ * start (a scan in order of a never sees that tie). */
+static inline void dp_try(const ks_strata_group *g, const stratum_stat *row, size_t a,
+                          double lambda, double sqrt_lambda, dp_cell *d)
+{
+    double m = 1, v = 0;
+    double val = g->best[a] + stratum_best(g->kind, &row[a], lambda, sqrt_lambda, &m, &v);
+    if (val < d->best || (val == d->best && a < d->from))
+        *d = (dp_cell){val, g->cost[a] + m * row[a].mean, g->var[a] + v, a};
+}
+
+static inline void dp_keep(ks_strata_group *g, size_t b, const dp_cell *d)
+{
+    g->best[b] = d->best;
+    g->cost[b] = d->cost;
+    g->var[b] = d->var;
+    g->from[b] = d->from;
+}
+
 /* The DP of ks_strata_solve for the finite-population variance and lambda >=
  * 0, with the same results: each unit first tries the start the previous
  * solve chose there (a near multiplier usually keeps it), then passes over
@@ -244,32 +272,18 @@ static void solve_bounded(ks_strata_group *g, double lambda, double sqrt_lambda)
     size_t U = g->units;
     for (size_t b = 1; b <= U; b++) {
         const stratum_stat *row = stratum_of(g, 0, b);
-        double best = INFINITY, bc = 0, bv = 0;
-        size_t from = 0, first = g->solved ? g->from[b] : b;
+        dp_cell d = {INFINITY, 0, 0, 0};
+        size_t first = g->solved ? g->from[b] : b;
         if (first < b) {
             double m = 1, v = 0;
-            best = g->best[first] +
-                   stratum_best(g->kind, &row[first], lambda, sqrt_lambda, &m, &v);
-            from = first;
-            bc = g->cost[first] + m * row[first].mean;
-            bv = g->var[first] + v;
+            double val = g->best[first] +
+                         stratum_best(g->kind, &row[first], lambda, sqrt_lambda, &m, &v);
+            d = (dp_cell){val, g->cost[first] + m * row[first].mean, g->var[first] + v, first};
         }
-        for (size_t a = 0; a < b; a++) {
-            if (a == first || g->best[a] + stratum_lower(&row[a], lambda, sqrt_lambda) > best)
-                continue;
-            double m = 1, v = 0;
-            double val = g->best[a] + stratum_best(g->kind, &row[a], lambda, sqrt_lambda, &m, &v);
-            if (val < best || (val == best && a < from)) {
-                best = val;
-                from = a;
-                bc = g->cost[a] + m * row[a].mean;
-                bv = g->var[a] + v;
-            }
-        }
-        g->best[b] = best;
-        g->cost[b] = bc;
-        g->var[b] = bv;
-        g->from[b] = from;
+        for (size_t a = 0; a < b; a++)
+            if (a != first && !(g->best[a] + stratum_lower(&row[a], lambda, sqrt_lambda) > d.best))
+                dp_try(g, row, a, lambda, sqrt_lambda, &d);
+        dp_keep(g, b, &d);
     }
     g->solved = true;
 }
@@ -295,27 +309,14 @@ double ks_strata_solve(ks_strata_group *g, double lambda, double *cost, double *
     if (bounded)
         solve_bounded(g, lambda, sqrt_lambda);
     for (size_t b = 1; b <= U && !bounded; b++) {
-        double best = INFINITY, bc = 0, bv = 0;
-        size_t from = 0;
+        dp_cell d = {INFINITY, 0, 0, 0};
         const stratum_stat *row = stratum_of(g, 0, b);
-        for (size_t a = 0; a < b; a++) {
+        for (size_t a = 0; a < b; a++)
             /* every size costs at least one draw of the mean, and rounding
-             * keeps that order, so such an a cannot beat best */
-            if (prune && row[a].mean > 0 && g->best[a] + row[a].mean >= best)
-                continue;
-            double m = 1, v = 0;
-            double val = g->best[a] + stratum_best(g->kind, &row[a], lambda, sqrt_lambda, &m, &v);
-            if (val < best) {
-                best = val;
-                from = a;
-                bc = g->cost[a] + m * row[a].mean;
-                bv = g->var[a] + v;
-            }
-        }
-        g->best[b] = best;
-        g->cost[b] = bc;
-        g->var[b] = bv;
-        g->from[b] = from;
+             * keeps that order, so such an a cannot beat the best */
+            if (!(prune && row[a].mean > 0 && g->best[a] + row[a].mean >= d.best))
+                dp_try(g, row, a, lambda, sqrt_lambda, &d);
+        dp_keep(g, b, &d);
     }
     *cost = g->cost[U];
     *var = g->var[U];
@@ -407,17 +408,7 @@ static ks_status add_chains(ks_strata_group *g, size_t vertices, size_t *cap, ks
     return KS_OK;
 }
 
-static int cmp_point_cost(const void *x, const void *y)
-{
-    const ks_strata_point *a = x, *b = y;
-    if (a->cost != b->cost)
-        return a->cost < b->cost ? -1 : 1;
-    if (a->var != b->var)
-        return a->var < b->var ? -1 : 1;
-    if (a->lambda != b->lambda)
-        return a->lambda < b->lambda ? -1 : 1;
-    return a->steps < b->steps ? -1 : (a->steps > b->steps);
-}
+KS_ORDER_BY4(cmp_point_cost, ks_strata_point, cost, var, lambda, steps)
 
 /* keep strictly decreasing variance with strictly increasing cost */
 static size_t pareto_points(ks_strata_point *pt, size_t np)
@@ -502,17 +493,7 @@ ks_status ks_strata_frontier(ks_strata_group *g, double var_floor, double var_ca
     return KS_OK;
 }
 
-static int cmp_pareto(const void *x, const void *y)
-{
-    const ks_pareto_point *a = x, *b = y;
-    if (a->var != b->var)
-        return a->var < b->var ? -1 : 1;
-    if (a->cost != b->cost)
-        return a->cost < b->cost ? -1 : 1;
-    if (a->from != b->from)
-        return a->from < b->from ? -1 : 1;
-    return a->m < b->m ? -1 : (a->m > b->m);
-}
+KS_ORDER_BY4(cmp_pareto, ks_pareto_point, var, cost, from, m)
 
 KS_STABLE_SORT(sort_pareto, ks_pareto_point, cmp_pareto)
 
@@ -556,6 +537,47 @@ static inline size_t screen_bucket(const screen *sc, double v)
     return x > 0 ? x < SCREEN_BUCKETS - 1 ? (size_t)x : SCREEN_BUCKETS - 1 : 0;
 }
 
+/* Each candidate for units [0, b) whose variance is within var_cap, in the
+ * order they are made: a point of [0, a)'s frontier, then stratum [a, b)
+ * of each size worth trying.  Pass 1 (out NULL): the least cost of each
+ * variance bucket into sc, the buckets used widening [*lo_k, *hi_k]; pass
+ * 2: appended to *out (*n of them, room for *cap), those that can be on
+ * the frontier, below the least cost of the buckets below theirs (every
+ * one when pass 1 used none). */
+static ks_status each_candidate(const ks_strata_group *g, size_t b, double var_cap, screen *sc,
+                                size_t *lo_k, size_t *hi_k, ks_pareto_point **out, size_t *n,
+                                size_t *cap, ks_error *err)
+{
+    bool screened = *lo_k <= *hi_k;
+    for (size_t a = 0; a < b; a++) {
+        stratum_stat s = *stratum_of(g, a, b);
+        uint64_t lo, hi;
+        stratum_m_range(&s, &lo, &hi);
+        for (uint64_t m = lo; m <= hi; m++) {
+            double c = (double)m * s.mean, v = ks_strata_variance(g->kind, s.n, s.s2, m);
+            for (size_t i = 0; i < g->exact_count[a]; i++) {
+                const ks_pareto_point *p = &g->exact[a][i];
+                double pc = p->cost + c, pv = p->var + v;
+                if (pv > var_cap)
+                    continue;
+                if (!out) {
+                    size_t k = screen_bucket(sc, pv);
+                    *lo_k = k < *lo_k ? k : *lo_k;
+                    *hi_k = k > *hi_k ? k : *hi_k;
+                    sc->least[k] = pc < sc->least[k] ? pc : sc->least[k];
+                    continue;
+                }
+                if (screened && !(pc < sc->least[screen_bucket(sc, pv)]))
+                    continue;
+                if (*n == *cap && ks_grow((void **)out, cap, *n + 1, sizeof **out, err) != KS_OK)
+                    return KS_ERR_NOMEM;
+                (*out)[(*n)++] = (ks_pareto_point){pc, pv, (uint32_t)a, (uint32_t)i, m};
+            }
+        }
+    }
+    return KS_OK;
+}
+
 ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t work, bool *done,
                                    ks_error *err)
 {
@@ -591,23 +613,8 @@ ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t wo
             for (size_t k = 0; k < SCREEN_BUCKETS; k++)
                 sc->least[k] = INFINITY;
         }
-        for (size_t a = 0; a < b && here >= SCREEN_MIN; a++) {
-            stratum_stat s = *stratum_of(g, a, b);
-            uint64_t lo, hi;
-            stratum_m_range(&s, &lo, &hi);
-            for (uint64_t m = lo; m <= hi; m++) {
-                double c = (double)m * s.mean, v = ks_strata_variance(g->kind, s.n, s.s2, m);
-                for (size_t i = 0; i < g->exact_count[a]; i++) {
-                    const ks_pareto_point *p = &g->exact[a][i];
-                    if (p->var + v > var_cap)
-                        continue;
-                    size_t k = screen_bucket(sc, p->var + v);
-                    lo_k = k < lo_k ? k : lo_k;
-                    hi_k = k > hi_k ? k : hi_k;
-                    sc->least[k] = p->cost + c < sc->least[k] ? p->cost + c : sc->least[k];
-                }
-            }
-        }
+        if (here >= SCREEN_MIN)
+            each_candidate(g, b, var_cap, sc, &lo_k, &hi_k, NULL, NULL, NULL, err);
         double least = INFINITY; /* now: the least cost in the buckets below */
         for (size_t k = lo_k; k <= hi_k && lo_k <= hi_k; k++) {
             double cost = sc->least[k];
@@ -620,26 +627,8 @@ ks_status ks_strata_exact_frontier(ks_strata_group *g, double var_cap, size_t wo
         /* pass 2: the candidates that can be on the frontier, in the order
          * they were made */
         size_t nc = 0;
-        for (size_t a = 0; a < b; a++) {
-            stratum_stat s = *stratum_of(g, a, b);
-            uint64_t lo, hi;
-            stratum_m_range(&s, &lo, &hi);
-            for (uint64_t m = lo; m <= hi; m++) {
-                double c = (double)m * s.mean, v = ks_strata_variance(g->kind, s.n, s.s2, m);
-                for (size_t i = 0; i < g->exact_count[a]; i++) {
-                    const ks_pareto_point *p = &g->exact[a][i];
-                    if (p->var + v > var_cap ||
-                        (lo_k <= hi_k &&
-                         !(p->cost + c < sc->least[screen_bucket(sc, p->var + v)])))
-                        continue;
-                    if (nc == cap &&
-                        ks_grow((void **)&cand, &cap, nc + 1, sizeof *cand, err) != KS_OK)
-                        goto fail;
-                    cand[nc++] = (ks_pareto_point){p->cost + c, p->var + v, (uint32_t)a,
-                                                   (uint32_t)i, m};
-                }
-            }
-        }
+        if (each_candidate(g, b, var_cap, sc, &lo_k, &hi_k, &cand, &nc, &cap, err) != KS_OK)
+            goto fail;
         for (size_t k = lo_k; k < SCREEN_BUCKETS && lo_k <= hi_k; k++)
             sc->least[k] = INFINITY; /* empty again for the next unit */
         if (!sort_pareto(cand, nc, &sort_tmp, &sort_cap))
@@ -735,17 +724,7 @@ typedef struct merged {
     uint32_t prev, pt;
 } merged;
 
-static int cmp_merged(const void *x, const void *y)
-{
-    const merged *a = x, *b = y;
-    if (a->var != b->var)
-        return a->var < b->var ? -1 : 1;
-    if (a->cost != b->cost)
-        return a->cost < b->cost ? -1 : 1;
-    if (a->prev != b->prev)
-        return a->prev < b->prev ? -1 : 1;
-    return a->pt < b->pt ? -1 : (a->pt > b->pt);
-}
+KS_ORDER_BY4(cmp_merged, merged, var, cost, prev, pt)
 
 KS_STABLE_SORT(sort_merged, merged, cmp_merged)
 

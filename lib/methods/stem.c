@@ -87,9 +87,8 @@ static ks_status stem_select(const ks_method_input *in, const void *model, ks_rn
                                               : KS_DRAW_WITHOUT_REPLACEMENT,
                          index, scratch, err);
     }
-    plan->bound = in->params->epsilon;
+    ks_plan_set_bound(plan, in->params->epsilon, "total");
     plan->with_replacement = sp->with_replacement;
-    snprintf(plan->bound_scope, sizeof plan->bound_scope, "total");
     return st;
 }
 

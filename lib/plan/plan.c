@@ -70,6 +70,12 @@ ks_status ks_plan_add_cluster(ks_plan *plan, const ks_cluster *c, uint32_t *inde
     return KS_OK;
 }
 
+void ks_plan_set_bound(ks_plan *plan, double bound, const char *scope)
+{
+    plan->bound = bound;
+    snprintf(plan->bound_scope, sizeof plan->bound_scope, "%s", scope);
+}
+
 ks_status ks_plan_add_sample(ks_plan *plan, uint64_t id, double weight, uint32_t cluster,
                              ks_error *err)
 {
@@ -462,9 +468,7 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
         fprintf(f, ", \"cluster\": %u}", s->cluster);
     }
     fputs(plan->sample_count ? "\n  ]\n}\n" : "]\n}\n", f);
-    if (ferror(f))
-        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
-    return KS_OK;
+    return ks_write_status(f, err);
 }
 
 ks_status ks_plan_write_csv(const ks_plan *plan, FILE *f, ks_error *err)
@@ -475,9 +479,7 @@ ks_status ks_plan_write_csv(const ks_plan *plan, FILE *f, ks_error *err)
         json_number(f, plan->samples[i].weight);
         fputc('\n', f);
     }
-    if (ferror(f))
-        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
-    return KS_OK;
+    return ks_write_status(f, err);
 }
 
 static ks_status write_json(const void *ctx, FILE *f, ks_error *err)

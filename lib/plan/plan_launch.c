@@ -15,6 +15,7 @@
  * kernel agree.
  */
 #include "internal.h"
+#include "sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,17 +27,13 @@ bool ks_plan_records_names(const ks_plan *plan)
            !(plan->group_count == 1 && strcmp(plan->group_labels[0], "all") == 0);
 }
 
+#define ID_BELOW(e, k) ((e).id < (k))
+KS_LOWER_BOUND(sample_lower, ks_sample, uint64_t, ID_BELOW)
+
 /* The sample of id, or NULL: samples are sorted by id. */
 static const ks_sample *sample_of(const ks_plan *plan, uint64_t id)
 {
-    size_t lo = 0, hi = plan->sample_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (plan->samples[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = sample_lower(plan->samples, plan->sample_count, id);
     return lo < plan->sample_count && plan->samples[lo].id == id ? &plan->samples[lo] : NULL;
 }
 

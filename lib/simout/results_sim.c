@@ -157,6 +157,37 @@ static ks_status resolve(const uid_map *m, const observation *o, const char *pat
     return KS_OK;
 }
 
+/* A simulator output's parser fed line by line: each line of in with its
+ * length and number, to the end or the first failure. */
+typedef ks_status line_fn(void *parser, char *line, size_t len, long number, ks_error *err);
+
+static ks_status feed_lines(ks_input *in, line_fn *fn, void *parser, ks_error *err)
+{
+    ks_status st;
+    char *line;
+    size_t len;
+    while ((st = ks_input_getline(in, &line, &len, NULL, err)) == KS_OK && line)
+        if ((st = fn(parser, line, len, ks_input_line_number(in), err)) != KS_OK)
+            break;
+    return st;
+}
+
+static ks_status simlog_line(void *s, char *line, size_t len, long number, ks_error *err)
+{
+    return ks_simlog_line(s, line, len, number, err);
+}
+
+static ks_status macsim_log_line(void *m, char *line, size_t len, long number, ks_error *err)
+{
+    (void)len;
+    return ks_macsim_log_line(m, line, number, err);
+}
+
+static ks_status getstats_line(void *g, char *line, size_t len, long number, ks_error *err)
+{
+    return ks_getstats_line(g, line, len, number, err);
+}
+
 /* ------------------------------------------------------ Accel-Sim logs */
 
 /* A block kept back until its run ends (KS_MEASURED_LAST). */
@@ -283,16 +314,10 @@ static ks_status difference(log_ctx *c, const ks_simlog_block *b, ks_error *err)
             continue;
         if (m >= c->prev_capacity) {
             size_t cap = c->r->metric_count + 16;
-            double *prev = realloc(c->prev, cap * sizeof *prev);
-            if (prev)
-                c->prev = prev;
-            size_t *run = prev ? realloc(c->prev_run, cap * sizeof *run) : NULL;
-            if (run)
-                c->prev_run = run;
-            long *fell = run ? realloc(c->fell, cap * sizeof *fell) : NULL;
-            if (!fell)
+            void **const cols[] = {(void **)&c->prev, (void **)&c->prev_run, (void **)&c->fell};
+            const size_t bytes[] = {sizeof *c->prev, sizeof *c->prev_run, sizeof *c->fell};
+            if (!ks_resize_columns(cols, bytes, 3, cap))
                 return ks_error_set(err, KS_ERR_NOMEM, c->path, b->line, "out of memory");
-            c->fell = fell;
             for (size_t k = c->prev_capacity; k < cap; k++)
                 c->prev[k] = 0, c->prev_run[k] = 0, c->fell[k] = 0;
             c->prev_capacity = cap;
@@ -539,14 +564,7 @@ static ks_status read_accelsim_log(ks_input *in, const char *path, const uid_map
     ks_simlog *s;
     if ((st = ks_simlog_new(path, on_block, &c, &s, err)) != KS_OK)
         return st;
-    for (;;) {
-        char *line;
-        size_t len;
-        if ((st = ks_input_getline(in, &line, &len, NULL, err)) != KS_OK || !line)
-            break;
-        if ((st = ks_simlog_line(s, line, len, ks_input_line_number(in), err)) != KS_OK)
-            break;
-    }
+    st = feed_lines(in, simlog_line, s, err);
     size_t blocks = 0;
     if (st == KS_OK)
         st = ks_simlog_finish(s, &blocks, err);
@@ -638,14 +656,7 @@ static ks_status read_macsim_log(ks_input *in, const char *path, const uid_map *
     ks_macsim_log *m;
     if ((st = ks_macsim_log_new(path, on_kernel, &c, &m, err)) != KS_OK)
         return st;
-    for (;;) {
-        char *line;
-        size_t len;
-        if ((st = ks_input_getline(in, &line, &len, NULL, err)) != KS_OK || !line)
-            break;
-        if ((st = ks_macsim_log_line(m, line, ks_input_line_number(in), err)) != KS_OK)
-            break;
-    }
+    st = feed_lines(in, macsim_log_line, m, err);
     size_t n = 0;
     if (st == KS_OK)
         st = ks_macsim_log_finish(m, &n, err);
@@ -910,13 +921,8 @@ static ks_status read_getstats(ks_input *in, const char *path, const uid_map *ma
     t.path = path;
     ks_getstats *g;
     ks_status st = ks_getstats_new(path, gs_cell, &t, &g, err);
-    while (st == KS_OK) {
-        char *line;
-        size_t len;
-        if ((st = ks_input_getline(in, &line, &len, NULL, err)) != KS_OK || !line)
-            break;
-        st = ks_getstats_line(g, line, len, ks_input_line_number(in), err);
-    }
+    if (st == KS_OK)
+        st = feed_lines(in, getstats_line, g, err);
     if (st == KS_OK)
         st = ks_getstats_finish(g, NULL, err);
     ks_getstats_free(g);

@@ -757,14 +757,6 @@ ks_status ks_macsim_set_profile(const ks_macsim_set *s, ks_profile **out, ks_err
                                       : (double)l->warps;
         }
     }
-    if (st != KS_OK) {
-        ks_profile_free(p);
-        return st;
-    }
-    snprintf(p->source_format, sizeof p->source_format, "macsim-traces");
-    snprintf(p->source_path, sizeof p->source_path, "%s", s->dir);
-    memcpy(p->source_xxh128, s->list_xxh128, sizeof p->source_xxh128);
-    p->source_bytes = s->list_bytes;
-    *out = p;
-    return KS_OK;
+    return trace_profile_finish(p, st, "macsim-traces", s->dir, s->list_xxh128, s->list_bytes,
+                                out);
 }

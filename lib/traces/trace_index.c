@@ -90,6 +90,19 @@ static ks_status add(ks_trace_index *x, size_t i, const char *path, const char *
     return KS_OK;
 }
 
+/* Room for count launches, counted once it is had (zeroed: entries, names
+ * and files). */
+static ks_status alloc_launches(ks_trace_index *x, size_t count, ks_error *err)
+{
+    x->entries = calloc(count + 1, sizeof *x->entries);
+    x->names = calloc(count + 1, sizeof *x->names);
+    x->files = calloc(count + 1, sizeof *x->files);
+    if (!x->entries || !x->names || !x->files)
+        return ks_error_set(err, KS_ERR_NOMEM, x->dir, 0, "out of memory");
+    x->count = count;
+    return KS_OK;
+}
+
 ks_status ks_trace_index_open(const char *dir, ks_trace_index **out, ks_error *err)
 {
     *out = NULL;
@@ -103,12 +116,7 @@ ks_status ks_trace_index_open(const char *dir, ks_trace_index **out, ks_error *e
         x->kind = KS_TRACES_MACSIM;
         ks_macsim_set *m;
         if ((st = ks_macsim_set_open(dir, &m, err)) == KS_OK) {
-            x->count = ks_macsim_set_count(m);
-            x->entries = calloc(x->count + 1, sizeof *x->entries);
-            x->names = calloc(x->count + 1, sizeof *x->names);
-            x->files = calloc(x->count + 1, sizeof *x->files);
-            if (!x->entries || !x->names || !x->files)
-                st = ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
+            st = alloc_launches(x, ks_macsim_set_count(m), err);
             for (size_t i = 0; i < x->count && st == KS_OK; i++) {
                 const ks_macsim_launch *l = ks_macsim_set_launch(m, i);
                 char path[600];
@@ -121,12 +129,7 @@ ks_status ks_trace_index_open(const char *dir, ks_trace_index **out, ks_error *e
         x->kind = KS_TRACES_ACCELSIM;
         ks_trace_set *t;
         if ((st = ks_trace_set_open(dir, &t, err)) == KS_OK) {
-            x->count = ks_trace_set_kernel_count(t);
-            x->entries = calloc(x->count + 1, sizeof *x->entries);
-            x->names = calloc(x->count + 1, sizeof *x->names);
-            x->files = calloc(x->count + 1, sizeof *x->files);
-            if (!x->entries || !x->names || !x->files)
-                st = ks_error_set(err, KS_ERR_NOMEM, dir, 0, "out of memory");
+            st = alloc_launches(x, ks_trace_set_kernel_count(t), err);
             for (size_t i = 0; i < x->count && st == KS_OK; i++) {
                 const ks_trace_kernel *k = ks_trace_set_kernel(t, i);
                 st = add(x, i, k->path, k->name, err);

@@ -92,6 +92,12 @@ void trace_pair_map_free(trace_pair_map *m);
  * end) -> uint64_t times run), for Accel-Sim and MacSim traces alike. */
 ks_status trace_bbv_from_runs(const trace_pair_map *runs, ks_trace_bbv *out, ks_error *err);
 
+/* The end of a trace folder's profile p built to st: freed and st returned
+ * when st is not KS_OK; else p, as read from dir in format, with the
+ * digest and size of the folder's list file as its source's, in *out. */
+ks_status trace_profile_finish(ks_profile *p, ks_status st, const char *format, const char *dir,
+                               const char *list_xxh128, uint64_t list_bytes, ks_profile **out);
+
 /* Linear block index x + y*gx + z*gx*gy (saturating, never overflowing). */
 uint64_t trace_block_linear(const ks_trace_kernel *k, const uint32_t tb[3]);
 

@@ -72,16 +72,23 @@ ks_status ks_trace_set_profile(ks_trace_set *s, ks_profile **out, ks_error *err)
         st = append_launch(p, &s->kernels[i], err);
     if (st == KS_OK)
         st = fill_metrics(s, p, err);
+    /* the digest covers the list file: the traces are too large to hash
+     * when stats.csv spares reading them */
+    return trace_profile_finish(p, st, "accelsim-traces", s->dir, s->list_xxh128, s->list_bytes,
+                                out);
+}
+
+ks_status trace_profile_finish(ks_profile *p, ks_status st, const char *format, const char *dir,
+                               const char *list_xxh128, uint64_t list_bytes, ks_profile **out)
+{
     if (st != KS_OK) {
         ks_profile_free(p);
         return st;
     }
-    snprintf(p->source_format, sizeof p->source_format, "accelsim-traces");
-    snprintf(p->source_path, sizeof p->source_path, "%s", s->dir);
-    /* the digest covers the list file: the traces are too large to hash
-     * when stats.csv spares reading them */
-    memcpy(p->source_xxh128, s->list_xxh128, sizeof p->source_xxh128);
-    p->source_bytes = s->list_bytes;
+    snprintf(p->source_format, sizeof p->source_format, "%s", format);
+    snprintf(p->source_path, sizeof p->source_path, "%s", dir);
+    memcpy(p->source_xxh128, list_xxh128, sizeof p->source_xxh128);
+    p->source_bytes = list_bytes;
     *out = p;
     return KS_OK;
 }

@@ -98,16 +98,10 @@ static ks_status grow_kernels(ks_trace_set *s, ks_error *err)
     if (s->kernel_count < s->kernel_capacity)
         return KS_OK;
     size_t cap = s->kernel_capacity ? s->kernel_capacity * 2 : 16;
-    ks_trace_kernel *k = realloc(s->kernels, cap * sizeof *k);
-    if (k)
-        s->kernels = k;
-    trace_layout *l = k ? realloc(s->layouts, cap * sizeof *l) : NULL;
-    if (l)
-        s->layouts = l;
-    long *r = l ? realloc(s->stats_row, cap * sizeof *r) : NULL;
-    if (!r)
+    void **const cols[] = {(void **)&s->kernels, (void **)&s->layouts, (void **)&s->stats_row};
+    const size_t bytes[] = {sizeof *s->kernels, sizeof *s->layouts, sizeof *s->stats_row};
+    if (!ks_resize_columns(cols, bytes, 3, cap))
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    s->stats_row = r;
     s->kernel_capacity = cap;
     return KS_OK;
 }

@@ -211,26 +211,12 @@ static ks_status builder_op(ks_gcl_graph_builder *b, const char *text, size_t le
                             uint32_t *tok, ks_error *err)
 {
     ks_gcl_graph *g = b->g;
-    ks_text_keys keys = {g->ops, sizeof *g->ops, 0};
-    bool found;
     uint32_t id;
-    size_t slot;
-    ks_status st =
-        ks_hash_find_text(&b->op_index, &keys, g->n_ops, text, len, &found, &id, &slot, err);
-    if (st != KS_OK)
-        return st;
-    if (found) {
+    ks_status st = ks_hash_intern(&b->op_index, &g->ops, &g->n_ops, &b->cap_ops, text, len, &id,
+                                  err);
+    if (st == KS_OK)
         *tok = GCL_TOK_SPECIAL + id;
-        return KS_OK;
-    }
-    st = ks_grow((void **)&g->ops, &b->cap_ops, g->n_ops + 1, sizeof *g->ops, err);
-    if (st != KS_OK)
-        return st;
-    if (!(g->ops[g->n_ops] = strndup(text, len)))
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    ks_hash_put(&b->op_index, slot, (uint32_t)g->n_ops);
-    *tok = GCL_TOK_SPECIAL + (uint32_t)g->n_ops++;
-    return KS_OK;
+    return st;
 }
 
 /* Register file of an encoded register; 0 for the constant registers (RZ,

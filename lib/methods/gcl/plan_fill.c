@@ -44,7 +44,6 @@ ks_status ks_gcl_plan_fill(const ks_gcl_selection *s, const ks_profile *p,
         if (st == KS_OK)
             st = ks_plan_add_sample(plan, rep, s->weight[c], index, err);
     }
-    plan->bound = 0;
-    snprintf(plan->bound_scope, sizeof plan->bound_scope, "none");
+    ks_plan_set_bound(plan, 0, "none");
     return st;
 }

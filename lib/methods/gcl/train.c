@@ -186,20 +186,7 @@ static ks_status vocab_model(const gcl_vocab *t, const ks_gcl_options *o, ks_gcl
 
 ks_status gcl_names_id(gcl_names *t, const char *name, uint32_t *id, ks_error *err)
 {
-    ks_text_keys keys = {t->name, sizeof *t->name, 0};
-    bool found;
-    size_t slot;
-    ks_status st =
-        ks_hash_find_text(&t->index, &keys, t->n, name, strlen(name), &found, id, &slot, err);
-    if (st != KS_OK || found)
-        return st;
-    if ((st = ks_grow((void **)&t->name, &t->cap, t->n + 1, sizeof *t->name, err)) != KS_OK)
-        return st;
-    if (!(t->name[t->n] = strdup(name)))
-        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    ks_hash_put(&t->index, slot, (uint32_t)t->n);
-    *id = (uint32_t)t->n++;
-    return KS_OK;
+    return ks_hash_intern(&t->index, &t->name, &t->n, &t->cap, name, strlen(name), id, err);
 }
 
 void gcl_names_free(gcl_names *t)
