@@ -239,7 +239,7 @@ int cli_run_prepare_state(run_state *s, const run_args *a)
     if (!rc && a->warmup.carrier == KS_STATE_SPLIT && !a->quiet)
         fprintf(stderr,
                 "ksample: run: state:split: in %zu of %zu launches the misses evict dirty "
-                "lines (at least 2 %% of them): their warm-up kernels carry %llu lines, "
+                "lines (at least 1 %% of them): their warm-up kernels carry %llu lines, "
                 "copies the rest\n",
                 rep.split_kernels, rep.launches, (unsigned long long)rep.split_kernel_lines);
     if (!rc && rep.dirty && a->warmup.carrier != KS_STATE_KERNEL &&

@@ -97,7 +97,7 @@ static void help(void)
            "                     the run checks the program's lines stay apart and falls\n"
            "                     back to the kernel with a note where not). state:split\n"
            "                     (plain state on Accel-Sim) is state:memcpy32 where the\n"
-           "                     launch's misses evict few dirty lines (under 2 %% of\n"
+           "                     launch's misses evict few dirty lines (under 1 %% of\n"
            "                     them), and elsewhere puts the lines from the oldest dirty\n"
            "                     line to the youngest the launch can evict in a warm-up\n"
            "                     kernel, between the copies of the older and the younger\n"
