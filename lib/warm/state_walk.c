@@ -388,6 +388,24 @@ ks_status ks_state_cut_check(const ks_gpu_geometry *gpu, double cut, ks_error *e
     return KS_OK;
 }
 
+/* The L2 model of a walk: cut x the L2's lines held, in the configuration's
+ * sets and ways. */
+static ks_status model_init(ks_l2_state *model, const ks_state_walk_options *opt, ks_error *err)
+{
+    uint64_t lines = opt->gpu.l2_bytes / opt->gpu.line_bytes;
+    double keep = opt->cut * (double)lines;
+    ks_status st = ks_state_cut_check(&opt->gpu, opt->cut, err);
+    if (st == KS_OK)
+        st = ks_l2_state_init(model, (size_t)lines, (size_t)keep,
+                              opt->gpu.ways ? opt->gpu.ways : 16, opt->gpu.line_bytes,
+                              opt->gpu.sector_bytes, err);
+    if (st == KS_OK) {
+        model->set_index = opt->gpu.l2_set_index;
+        model->tiles = opt->gpu.l2_tiles;
+    }
+    return st;
+}
+
 static ks_status walk_accelsim(const char *traces, const size_t *sampled, size_t count,
                                const ks_state_walk_options *opt, ks_state_fn fn, void *ctx,
                                ks_error *err)
@@ -404,18 +422,8 @@ static ks_status walk_accelsim(const char *traces, const size_t *sampled, size_t
                             sampled[count - 1] + 1, kernels);
     }
     ks_l2_state model;
-    uint64_t lines = opt->gpu.l2_bytes / opt->gpu.line_bytes;
-    double keep = opt->cut * (double)lines;
     if (st == KS_OK)
-        st = ks_state_cut_check(&opt->gpu, opt->cut, err);
-    if (st == KS_OK)
-        st = ks_l2_state_init(&model, (size_t)lines, (size_t)keep,
-                              opt->gpu.ways ? opt->gpu.ways : 16, opt->gpu.line_bytes,
-                              opt->gpu.sector_bytes, err);
-    if (st == KS_OK) {
-        model.set_index = opt->gpu.l2_set_index;
-        model.tiles = opt->gpu.l2_tiles;
-    }
+        st = model_init(&model, opt, err);
     if (st != KS_OK) {
         ks_trace_set_free(set);
         return st;
@@ -656,19 +664,9 @@ ks_status ks_state_walk_macsim(const char *traces, const size_t *sampled, size_t
                             "launch %zu is sampled but the trace folder has %zu launches",
                             sampled[count - 1] + 1, launches);
     }
-    uint64_t lines = opt->gpu.l2_bytes / opt->gpu.line_bytes;
-    double keep = opt->cut * (double)lines;
     ks_l2_state model;
     if (st == KS_OK)
-        st = ks_state_cut_check(&opt->gpu, opt->cut, err);
-    if (st == KS_OK)
-        st = ks_l2_state_init(&model, (size_t)lines, (size_t)keep,
-                              opt->gpu.ways ? opt->gpu.ways : 16, opt->gpu.line_bytes,
-                              opt->gpu.sector_bytes, err);
-    if (st == KS_OK) {
-        model.set_index = opt->gpu.l2_set_index;
-        model.tiles = opt->gpu.l2_tiles;
-    }
+        st = model_init(&model, opt, err);
     if (st != KS_OK) {
         ks_macsim_set_free(set);
         return st;
