@@ -77,7 +77,10 @@ int cli_state_apply(const char *cmd, const cli_state_args *s, ks_warmup *w)
                                    s->lines);
         if (w->carrier != KS_STATE_KERNEL)
             return cli_usage_error(cmd, "--state-lines is for the warm-up kernel (state:kernel); "
-                                        "state:memcpy copies every line");
+                                        "memory copies carry every line");
+        /* plain state with --state-lines: the kernel it is for, not the
+         * default carrier */
+        w->carrier_given = true;
     }
     if (s->sim_config)
         w->sim_config = s->sim_config;

@@ -130,6 +130,9 @@ grep -q "^results: $nhalf launches" "$T/out" || bad "estimate of a state:split r
 expect 0 "$KS" run "$T/half.json" --traces "$T/syn" --simulator "sh $T/sim.sh {kernelslist}" --sim-config "$T/rtx.config" --warmup state:kernel -o "$T/rsk"
 expect 0 "$KS" run "$T/half.json" --traces "$T/syn" --simulator "sh $T/sim.sh {kernelslist}" --sim-config "$T/rtx.config" -o "$T/rsk"
 grep -q "(warm-up state:kernel), 0 done now" "$T/err" || bad "a rerun with plain state changed the carrier: $(cat "$T/err")"
+# --state-lines is the warm-up kernel's: plain state with it keeps the kernel
+expect 0 "$KS" run "$T/half.json" --traces "$T/syn" --simulator "sh $T/sim.sh {kernelslist}" --sim-config "$T/rtx-1m.config" --state-lines touched -o "$T/rst"
+grep -q "(warm-up state:kernel), $nhalf done now" "$T/err" || bad "--state-lines with plain state: $(cat "$T/err")"
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup state --state-cut 0.5 --l2-size 4M
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup none --l2-size 4M
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup state:memcpy --state-lines all --l2-size 4M
