@@ -130,6 +130,17 @@ grep -q "^results: $nhalf launches" "$T/out" || bad "estimate of a state:split r
 expect 0 "$KS" run "$T/half.json" --traces "$T/syn" --simulator "sh $T/sim.sh {kernelslist}" --sim-config "$T/rtx.config" --warmup state:kernel -o "$T/rsk"
 expect 0 "$KS" run "$T/half.json" --traces "$T/syn" --simulator "sh $T/sim.sh {kernelslist}" --sim-config "$T/rtx.config" -o "$T/rsk"
 grep -q "(warm-up state:kernel), 0 done now" "$T/err" || bad "a rerun with plain state changed the carrier: $(cat "$T/err")"
+# a warm-up kernel left in a job's folder by an earlier attempt, where the
+# launch needs none, is removed on the rerun (else the results reader would
+# look for its block)
+printf '#!/bin/sh\nexit 1\n' >"$T/fail.sh"
+expect 1 "$KS" run "$T/half.json" --traces "$T/syn" --simulator "sh $T/fail.sh {kernelslist}" --sim-config "$T/rtx-1m.config" -o "$T/rss" -q
+sj=$(dirname "$(grep -L '^kernel-ksample-state-' "$T"/rss/jobs/*/kernelslist.g | head -n 1)")
+kn=$(grep -o '^kernel-[0-9]*' "$sj/kernelslist.g" | sed 's/kernel-//')
+echo stale >"$sj/kernel-ksample-state-$kn.traceg"
+expect 0 "$KS" run "$T/half.json" --traces "$T/syn" --simulator "sh $T/sim.sh {kernelslist}" --sim-config "$T/rtx-1m.config" -o "$T/rss" -q
+[ ! -e "$sj/kernel-ksample-state-$kn.traceg" ] || bad "state:split: a stale warm-up kernel stayed in $sj"
+expect 0 "$KS" estimate "$T/half.json" "$T/rss"
 # --state-lines is the warm-up kernel's: plain state with it keeps the kernel
 expect 0 "$KS" run "$T/half.json" --traces "$T/syn" --simulator "sh $T/sim.sh {kernelslist}" --sim-config "$T/rtx-1m.config" --state-lines touched -o "$T/rst"
 grep -q "(warm-up state:kernel), $nhalf done now" "$T/err" || bad "--state-lines with plain state: $(cat "$T/err")"

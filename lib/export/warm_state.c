@@ -43,6 +43,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct state_job {
     const ks_warmup *w;
@@ -244,12 +245,18 @@ static ks_status write_remapped(state_job *j, size_t launch, const ks_state_view
         st = ks_owned_write_path(path, j->w->carrier == KS_STATE_SPLIT ? write_split_list
                                                                         : write_memcpy32,
                                  j, err);
-    if (st == KS_OK && j->w->carrier == KS_STATE_SPLIT && j->span_to > j->span_from) {
-        set_kernel_shape(j, tk, launch);
+    if (st == KS_OK && j->w->carrier == KS_STATE_SPLIT) {
+        /* the kernel where the launch needs one; none left from an earlier
+         * attempt where it does not (the folder's file says which) */
         snprintf(name, sizeof name, "%s%zu.traceg", KS_WARM_KERNEL_FILE_PREFIX, launch + 1);
         char *kernel = ks_path_join(dir, name);
-        st = kernel ? ks_owned_write_path(kernel, write_split_kernel, j, err)
-                    : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        if (!kernel)
+            st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        else if (j->span_to > j->span_from) {
+            set_kernel_shape(j, tk, launch);
+            st = ks_owned_write_path(kernel, write_split_kernel, j, err);
+        } else if (unlink(kernel) != 0 && errno != ENOENT)
+            st = ks_error_set(err, KS_ERR_IO, kernel, 0, "cannot remove: %s", strerror(errno));
         free(kernel);
     }
     j->trace_path = tk->path;
