@@ -29,8 +29,10 @@ static void help(void)
            "                     the new launches, the parent's results being reused)\n"
            "  --warmup MODE      accelsim, macsim: warm-up launches before each sampled one,\n"
            "                     listed with role warmup in weights.csv (none, self, same,\n"
-           "                     prev:N, since-same:N[:K], state[:kernel|:memcpy]; see\n"
-           "                     'ksample run --help')\n"
+           "                     prev:N, since-same:N[:K], state[:CARRIER]; see\n"
+           "                     'ksample run --help'); plain state into an accelsim\n"
+           "                     folder is state:split where its remap applies to\n"
+           "                     --sim-config, else state:kernel\n"
            "  --sim-config FILE  --warmup state: the simulator's configuration\n"
            "                     (gpgpusim.config, MacSim params.in): the L2's geometry\n"
            "                     and the SMs\n"
@@ -67,6 +69,33 @@ static ks_status drop_excluded(ks_plan *plan, const char *path, ks_error *err)
     if (out == 0)
         return ks_error_set(err, KS_ERR_USAGE, path, 0, "every sampled id is in this plan too");
     return KS_OK;
+}
+
+/* Plain `--warmup state` into an Accel-Sim folder: state:split where its
+ * remap applies to the configuration and the program's footprint (as
+ * `run` does), else the warm-up kernel, saying why. */
+static void default_carrier(ks_warmup *w, const char *traces)
+{
+    ks_state_remap_report rep = {0};
+    ks_error err;
+    ks_error_clear(&err);
+    w->carrier = KS_STATE_SPLIT;
+    if (!w->sim_config)
+        snprintf(rep.why, sizeof rep.why, "no --sim-config: which address bits the simulator "
+                                          "reads is not known");
+    else if (ks_state_remap_check(traces, w, &rep, &err) != KS_OK)
+        snprintf(rep.why, sizeof rep.why, "%.200s%s%.380s", err.file, err.file[0] ? ": " : "",
+                 err.message);
+    if (rep.usable) {
+        fprintf(stderr, "ksample: export: --warmup state is state:split here: zero-cycle "
+                        "copies, and a warm-up kernel only where a launch's misses evict "
+                        "dirty lines\n");
+        return;
+    }
+    w->carrier = KS_STATE_KERNEL;
+    fprintf(stderr, "ksample: note: state:split does not apply (%s): the state goes in a "
+                    "warm-up kernel (state:kernel)\n",
+            rep.why);
 }
 
 int cmd_export(int argc, char **argv)
@@ -200,6 +229,9 @@ int cmd_export(int argc, char **argv)
         }
     }
     eo.profile = p;
+    if (st == KS_OK && eo.warmup && warmup.mode == KS_WARMUP_STATE && !warmup.carrier_given &&
+        strcmp(ex->name, "accelsim") == 0 && eo.traces)
+        default_carrier(&warmup, eo.traces);
     char note[700] = "";
     eo.note = note;
     eo.note_size = sizeof note;

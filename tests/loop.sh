@@ -114,6 +114,10 @@ files=$(ls "$T/ssp" | grep -c '^kernel-ksample-state-')
 [ "$(grep -c ',state$' "$T/ssp/weights.csv")" = "$files" ] || bad "state:split: weights.csv's state rows are not its kernels"
 awk '/^kernel-ksample-state-/ { k = 1; next } k && /^MemcpyHtoD/ { after = 1 } /^kernel-[0-9]/ { k = 0 } END { exit !after }' "$T/ssp/kernelslist.g" ||
     bad "state:split: no copies of the younger lines after a warm-up kernel"
+# export: plain state is state:split here too, the same folder
+expect 0 "$KS" export "$T/half.json" --to accelsim --traces "$T/syn" -o "$T/ssd" --warmup state --sim-config "$T/rtx-1m.config"
+grep -q "is state:split here" "$T/err" || bad "export's plain state: $(cat "$T/err")"
+diff -r "$T/ssp" "$T/ssd" >/dev/null || bad "export's plain state is not state:split: $(diff -rq "$T/ssp" "$T/ssd" | head -3)"
 # run: the default carrier, the kernels read and left out, every launch read
 printf '%s\n' '#!/bin/sh' 'uid=0' 'grep "^kernel" "$1" | while IFS= read -r k; do' \
     '    uid=$((uid + 1))' '    name=$(sed -n "s/^-kernel name = //p" "$(dirname "$1")/$k" | head -n 1)' \
