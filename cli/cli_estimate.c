@@ -140,11 +140,11 @@ static void json_unsimulated(const ks_plan *plan)
 }
 
 void cli_estimate_print_json(const ks_plan *plan, const ks_results *r, const ks_estimate *e,
-                             ks_single_mode single, const char *fit, const char *auxiliary)
+                             ks_single_mode single, const char *fit, const char *auxiliary,
+                             const char *warmup)
 {
     est_cost cost;
     measure_cost(r, e, &cost);
-    const char *warmup = ks_results_warmup(r);
     printf("[");
     for (size_t i = 0; i < e->count; i++) {
         const ks_metric_estimate *m = &e->metrics[i];
@@ -376,11 +376,10 @@ static void print_exact(const ks_plan *plan, const ks_estimate *e, const ks_know
 void cli_estimate_print_text(const ks_plan *plan, const ks_results *r, const cli_results *cr,
                              const ks_estimate *e, bool run_folder, const char *fit,
                              const char *auxiliary, const ks_known *known,
-                             const char *known_cache)
+                             const char *known_cache, const char *warmup)
 {
     print_table(e);
     printf("\n");
-    const char *warmup = ks_results_warmup(r);
     char n1[32], n2[32];
     printf("plan: %s, %s samples of %s launches; bound ", plan->method,
            cli_count_u64(n1, sizeof n1, plan->sample_count),
@@ -404,7 +403,9 @@ void cli_estimate_print_text(const ks_plan *plan, const ks_results *r, const cli
            strcmp(warmup, "unknown") == 0
                ? " (how the values were simulated is not recorded: give --warmup)"
            : strcmp(warmup, "none") == 0 ? " (each launch simulated from cold caches)"
-                                         : "");
+           : strcmp(warmup, "context") == 0 && strcmp(ks_results_warmup(r), "unknown") == 0
+               ? " (--uid-base: the whole program simulated in order)"
+               : "");
     if (r->warmup_blocks)
         printf("warm-up kernels read and left out: %zu\n", r->warmup_blocks);
     size_t single = 0;

@@ -183,10 +183,11 @@ static int estimate_with(const ks_plan *plan, const ks_results *r, void *ctx)
         const char *fit = ks_estimator_fit_name(a->eo->fit);
         if (a->json)
             cli_estimate_print_json(plan, r, &e, ks_single_mode_of(plan, a->cr->single), fit,
-                                    auxiliary);
+                                    auxiliary, a->eo->warmup);
         else
             cli_estimate_print_text(plan, r, a->cr, &e, a->run_folder, fit, auxiliary,
-                                    have_known && !a->no_exact ? &known : NULL, cache);
+                                    have_known && !a->no_exact ? &known : NULL, cache,
+                                    a->eo->warmup);
         ks_estimate_free(&e);
     }
 done:

@@ -300,6 +300,7 @@ if [ -f "$MSIM/kernel_config.txt" ]; then
     # --uid-base: a whole-program log of another program, or of other launches
     xz -dc "$MSIM/full_base.out.xz" >mfull.log
     expect 0 "$KS" estimate mp.json mfull.log --uid-base 1
+    grep -q "^warm-up: context (--uid-base" "$T/out" || bad "--uid-base's warm-up is not said as computed: $(grep warm-up "$T/out")"
     sed 's#/Kernel5/trace.txt#/Kernel6/trace.txt#' mfull.log >mswap.log
     refused 4 "mswap.log:[0-9]*: kernel 6 of this run is .*Kernel6/trace.txt' (another launch), but --uid-base 1 says launch 5" "$KS" estimate mp.json mswap.log --uid-base 1
     refused 4 "this run simulated 157 kernels, but with --uid-base 1 a whole-program run of the plan's 40 launches has 40" "$KS" estimate plan.json mfull.log --uid-base 1
