@@ -382,8 +382,9 @@ static void option_values(const char *opt, char *buf, size_t size, bool *list)
             {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_KERNEL},
             {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_MEMCPY},
             {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_MEMCPY32},
-            {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_MEMCPY32_STORES}};
-        ADD("state"); /* run's default: the state, carried as a kernel */
+            {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_MEMCPY32_STORES},
+            {.mode = KS_WARMUP_STATE, .carrier = KS_STATE_SPLIT}};
+        ADD("state"); /* run's default: state:split on Accel-Sim, else the kernel */
         for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
             char text[32];
             ks_warmup_format(&modes[i], text, sizeof text);
