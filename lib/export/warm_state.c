@@ -187,7 +187,7 @@ static ks_status write_remapped(state_job *j, size_t launch, const ks_state_view
     if (n < 7 || strcmp(base + n - 7, ".traceg") != 0)
         return ks_error_set(err, KS_ERR_USAGE, tk->path, 0,
                             "state:memcpy32 rewrites the launch's trace and takes it as a "
-                            "plain .traceg file (decompress it, or use --warmup state)");
+                            "plain .traceg file (decompress it, or use --warmup state:kernel)");
     size_t count = 0, fp = view->footprint ? view->footprint->count : 0;
     uint64_t *lines = malloc((j->state->held + fp + 1) * sizeof *lines);
     if (!lines)
@@ -215,9 +215,10 @@ static ks_status write_remapped(state_job *j, size_t launch, const ks_state_view
     free(lines);
     if (st == KS_OK && (res.collisions || res.row_merges || res.wide || res.changed))
         return ks_error_set(err, KS_ERR_USAGE, tk->path, 0,
-                            "state:memcpy32: %zu pairs of this launch's lines and its state's "
-                            "fall onto one 32-bit line (first 0x%llx and 0x%llx), %zu DRAM "
-                            "rows onto others: use --warmup state",
+                            "%s: %zu pairs of this launch's lines and its state's fall onto "
+                            "one 32-bit line (first 0x%llx and 0x%llx), %zu DRAM rows onto "
+                            "others: use --warmup state:kernel",
+                            j->w->carrier == KS_STATE_SPLIT ? "state:split" : "state:memcpy32",
                             res.collisions, (unsigned long long)res.first[0] * 128,
                             (unsigned long long)res.first[1] * 128, res.row_merges);
     char name[96];
