@@ -94,7 +94,7 @@ int cli_run_probe_memcpy(run_args *a, bool earlier_only, bool *known);
 /* state:memcpy32: whether the configuration's address functions have a
  * 32-bit remap and the program's footprint stays apart under it; else the
  * warm-up kernel, saying why. */
-int cli_run_check_memcpy32(run_args *a, bool macsim);
+int cli_run_check_memcpy32(run_args *a);
 /* `--warmup state` without a carrier: the carrier of the folder's earlier
  * run (a rerun goes on as it began), else state:split on Accel-Sim (which
  * cli_run_check_memcpy32 then checks), else the warm-up kernel. */

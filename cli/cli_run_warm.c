@@ -6,6 +6,7 @@
  * the traced launches left short of the cut. */
 #define _GNU_SOURCE /* realpath */
 #include "cli_run.h"
+#include "cli_state.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -14,32 +15,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* state:memcpy32: whether the configuration's address functions have a
- * 32-bit remap and the program's footprint stays apart under it; else the
- * warm-up kernel, saying why (before the jobs are described: the kernel is
- * a listed launch, the copies are not). */
-int cli_run_check_memcpy32(run_args *a, bool macsim)
+/* state:memcpy32 and split: whether the configuration's address functions
+ * have a 32-bit remap and the program's footprint stays apart under it; else
+ * the warm-up kernel, saying why (before the jobs are described: the kernel
+ * is a listed launch, the copies are not).  MacSim never gets here: its
+ * carrier is the kernel (ks_export_state_check refuses the others). */
+int cli_run_check_memcpy32(run_args *a)
 {
     ks_state_remap_report rep;
-    ks_error err;
-    ks_error_clear(&err);
-    if (macsim)
-        rep = (ks_state_remap_report){.why = "MacSim takes no memory-copy lines"};
-    else if (ks_state_remap_check(a->traces, &a->warmup, &rep, &err) != KS_OK) {
-        if (a->warmup.carrier_given)
-            return cli_fail(&err);
-        /* the default: what stops the remap is the reason to use the kernel */
-        rep = (ks_state_remap_report){0};
-        snprintf(rep.why, sizeof rep.why, "%.200s%s%.380s", err.file, err.file[0] ? ": " : "",
-                 err.message);
-    }
-    const char *name = a->warmup.carrier == KS_STATE_SPLIT ? "state:split" : "state:memcpy32";
-    if (!rep.usable) {
-        fprintf(stderr, "ksample: note: %s does not apply (%s): the state goes in a warm-up "
-                        "kernel instead (state:kernel)\n",
-                name, rep.why);
-        a->warmup.carrier = KS_STATE_KERNEL;
-    } else if (!a->quiet && a->warmup.carrier == KS_STATE_SPLIT) {
+    int rc = cli_state_remap_or_kernel(a->traces, &a->warmup, &rep);
+    if (rc || !rep.usable)
+        return rc;
+    if (!a->quiet && a->warmup.carrier == KS_STATE_SPLIT) {
         fprintf(stderr,
                 "ksample: run: state:split%s: the configuration reads address bits up to %d; "
                 "the program's %llu lines stay apart in 32 bits: copies (no warm-up cycle) "
@@ -242,8 +229,7 @@ int cli_run_prepare_state(run_state *s, const run_args *a)
                 "lines (at least 1 %% of them): their warm-up kernels carry %llu lines, "
                 "copies the rest\n",
                 rep.split_kernels, rep.launches, (unsigned long long)rep.split_kernel_lines);
-    if (!rc && rep.dirty && a->warmup.carrier != KS_STATE_KERNEL &&
-        a->warmup.carrier != KS_STATE_MEMCPY32_STORES && a->warmup.carrier != KS_STATE_SPLIT)
+    if (!rc && rep.dirty) /* counted for the carriers of copies alone */
         fprintf(stderr,
                 "ksample: note: %s: %llu of the copied lines were last written "
                 "(dirty) and GPGPU-Sim fills copies clean, so the write-backs their eviction "

@@ -5,6 +5,7 @@
  * (--sim-config). */
 #include "cli_state.h"
 
+#include <stdio.h>
 #include <string.h>
 
 bool cli_state_option(cli_state_args *s, int opt, const char *arg)
@@ -84,5 +85,25 @@ int cli_state_apply(const char *cmd, const cli_state_args *s, ks_warmup *w)
     }
     if (s->sim_config)
         w->sim_config = s->sim_config;
+    return 0;
+}
+
+int cli_state_remap_or_kernel(const char *traces, ks_warmup *w, ks_state_remap_report *rep)
+{
+    ks_error err;
+    ks_error_clear(&err);
+    if (ks_state_remap_check(traces, w, rep, &err) != KS_OK) {
+        if (w->carrier_given)
+            return cli_fail(&err);
+        memset(rep, 0, sizeof *rep);
+        snprintf(rep->why, sizeof rep->why, "%.200s%s%.380s", err.file,
+                 err.file[0] ? ": " : "", err.message);
+    }
+    if (!rep->usable) {
+        fprintf(stderr, "ksample: note: %s does not apply (%s): the state goes in a warm-up "
+                        "kernel instead (state:kernel)\n",
+                w->carrier == KS_STATE_SPLIT ? "state:split" : "state:memcpy32", rep->why);
+        w->carrier = KS_STATE_KERNEL;
+    }
     return 0;
 }

@@ -32,5 +32,12 @@ bool cli_state_option(cli_state_args *s, int opt, const char *arg);
 /* Checks them and sets w's state fields; 0, or the exit code after saying
  * what is wrong. */
 int cli_state_apply(const char *cmd, const cli_state_args *s, ks_warmup *w);
+/* state:memcpy32, its +stores and state:split: whether their 32-bit remap
+ * applies to the configuration and the traces (ks_state_remap_check, into
+ * rep); where it does not, the warm-up kernel carries the state, with a
+ * note saying why.  With the carrier named, a configuration or trace folder
+ * that cannot be read is an error (the exit code is returned); with plain
+ * `state` it is the reason for the kernel. */
+int cli_state_remap_or_kernel(const char *traces, ks_warmup *w, ks_state_remap_report *rep);
 
 #endif

@@ -76,26 +76,13 @@ static ks_status drop_excluded(ks_plan *plan, const char *path, ks_error *err)
  * `run` does), else the warm-up kernel, saying why. */
 static void default_carrier(ks_warmup *w, const char *traces)
 {
-    ks_state_remap_report rep = {0};
-    ks_error err;
-    ks_error_clear(&err);
+    ks_state_remap_report rep;
     w->carrier = KS_STATE_SPLIT;
-    if (!w->sim_config)
-        snprintf(rep.why, sizeof rep.why, "no --sim-config: which address bits the simulator "
-                                          "reads is not known");
-    else if (ks_state_remap_check(traces, w, &rep, &err) != KS_OK)
-        snprintf(rep.why, sizeof rep.why, "%.200s%s%.380s", err.file, err.file[0] ? ": " : "",
-                 err.message);
-    if (rep.usable) {
+    cli_state_remap_or_kernel(traces, w, &rep); /* plain state: never an error */
+    if (rep.usable)
         fprintf(stderr, "ksample: export: --warmup state is state:split here: zero-cycle "
                         "copies, and a warm-up kernel only where a launch's misses evict "
                         "dirty lines\n");
-        return;
-    }
-    w->carrier = KS_STATE_KERNEL;
-    fprintf(stderr, "ksample: note: state:split does not apply (%s): the state goes in a "
-                    "warm-up kernel (state:kernel)\n",
-            rep.why);
 }
 
 int cmd_export(int argc, char **argv)

@@ -243,7 +243,7 @@ static int run(run_args *a)
     /* state:memcpy32 and split: the remap applies, or the kernel carries
      * the state */
     if (a->warmup.mode == KS_WARMUP_STATE && ks_state_carrier_remaps(a->warmup.carrier) &&
-        (rc = cli_run_check_memcpy32(a, s.macsim)))
+        (rc = cli_run_check_memcpy32(a)))
         return cli_run_state_free(&s), rc;
     char *plan_abs = realpath(a->plan, NULL), *traces_abs = realpath(a->traces, NULL);
     char *command = NULL;

@@ -1472,7 +1472,8 @@ typedef struct ks_state_report {
                              * launches touch and the dirty ones, by default) */
     uint64_t lines_max;     /* the most for one launch */
     uint64_t dirty;         /* of the lines written, those last written (dirty):
-                             * state:memcpy fills them clean */
+                             * state:memcpy and memcpy32 fill them clean (0 for
+                             * the carriers with a kernel) */
     uint64_t insts;         /* warm-up kernels' warp instructions in all */
     uint64_t l2_bytes;      /* the L2 modelled */
     double cut;             /* lines kept, in L2 capacities */

@@ -560,11 +560,8 @@ static ks_status adopt_state(const void *ctx, ks_dir_build *b, size_t launch, ks
                                                               "%zu.traceg",
              launch + 1);
     ks_status st = ks_dir_build_adopt(b, name, err);
-    if (st == KS_OK && split_kernel_at(c, b->path, launch)) {
-        snprintf(name, sizeof name, KS_WARM_KERNEL_FILE_PREFIX "%zu.traceg", launch + 1);
-        st = ks_dir_build_adopt(b, name, err);
-    }
-    if (st == KS_OK && stores_state(c)) {
+    /* the copies' kernel: +stores' always, split's where the walk wrote one */
+    if (st == KS_OK && (stores_state(c) || split_kernel_at(c, b->path, launch))) {
         snprintf(name, sizeof name, KS_WARM_KERNEL_FILE_PREFIX "%zu.traceg", launch + 1);
         st = ks_dir_build_adopt(b, name, err);
     }

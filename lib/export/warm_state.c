@@ -336,9 +336,9 @@ static ks_status on_state(void *ctx, size_t launch, const ks_state_view *view, k
             st = ks_owned_write_path(path, memcpy_carrier ? write_memcpy : write_kernel, j, err);
             free(path);
         }
-        if (st == KS_OK && j->rep && !j->macsim && j->w->carrier != KS_STATE_KERNEL &&
-            j->w->carrier != KS_STATE_MEMCPY32_STORES && j->w->carrier != KS_STATE_SPLIT) {
-            /* the copies fill L2 clean: count what they leave clean */
+        if (st == KS_OK && j->rep &&
+            (j->w->carrier == KS_STATE_MEMCPY || j->w->carrier == KS_STATE_MEMCPY32)) {
+            /* copies alone fill L2 clean: count what they leave clean */
             j->rep->dirty += ks_l2_state_dirty_lines(j->state);
         }
         if (st == KS_OK && j->rep && view->short_lines) {
