@@ -1385,8 +1385,9 @@ typedef enum ks_state_carrier {
                           * from the oldest dirty line to the youngest one the
                           * launch's misses can evict, which a warm-up kernel
                           * loads (and stores) in their place between the
-                          * copies: no kernel, and no warm-up cycle, where no
-                          * dirty line is within the launch's reach; the
+                          * copies: no kernel, and no warm-up cycle, where the
+                          * launch's misses evict few dirty lines (under 1 %
+                          * of them, in the rebuilt state's model); the
                           * default of `--warmup state` on Accel-Sim where
                           * state:memcpy32's remap applies */
 } ks_state_carrier;
@@ -1492,8 +1493,8 @@ typedef struct ks_state_report {
      * no address function sees, and those it could not move (their accesses
      * there are lost) */
     size_t zero_moved, zero_kept;
-    /* state:split: launches whose state needed a warm-up kernel (a dirty
-     * line within reach of their misses), and the lines those kernels
+    /* state:split: launches whose state needed a warm-up kernel (their
+     * misses evict dirty lines), and the lines those kernels
      * carry in all (the rest went in copies) */
     size_t split_kernels;
     uint64_t split_kernel_lines;

@@ -376,8 +376,8 @@ static bool remapped_trace(const out_ctx *c, size_t launch)
     return false;
 }
 
-/* state:split: whether the walk gave launch a warm-up kernel (only where a
- * dirty line is within reach of its misses): its file in dir. */
+/* state:split: whether the walk gave launch a warm-up kernel (only where
+ * its misses evict dirty lines): its file in dir. */
 static bool split_kernel_at(const out_ctx *c, const char *dir, size_t launch)
 {
     if (!c->warmup || c->warmup->mode != KS_WARMUP_STATE ||

@@ -16,9 +16,9 @@
  *                       memcpy32+stores: and kernel-ksample-state-N.traceg,
  *                       only the stores of the dirty lines, listed after
  *                       the copies (GPGPU-Sim fills copies clean)
- *   Accel-Sim, split    as memcpy32, but where a dirty line is within reach
- *                       of the launch's misses (ks_l2_state_kernel_span),
- *                       the lines from the oldest such to the youngest in
+ *   Accel-Sim, split    as memcpy32, but where the launch's misses evict
+ *                       dirty lines (ks_l2_state_kernel_span), the lines
+ *                       from the oldest dirty one to the youngest in their
  *                       reach go in kernel-ksample-state-N.traceg instead,
  *                       which the .memcpy file names between the copies of
  *                       the older and of the younger lines

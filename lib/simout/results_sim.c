@@ -1067,7 +1067,7 @@ ks_results_kind ks_results_detect(const char *path, ks_error *err)
 /* ---------------------------------------------------------- run folders */
 
 /* state:split lists each sampled launch's warm-up kernel, which the walk
- * writes only where a dirty line is within the launch's reach (after the
+ * writes only where the launch's misses evict dirty lines (after the
  * manifest): those the job's folder lacks are left out of *view, whose
  * arrays (*owned) the caller frees. */
 static ks_status split_listing(const char *root, const ks_run_manifest *m,
@@ -1092,8 +1092,12 @@ static ks_status split_listing(const char *root, const ks_run_manifest *m,
             snprintf(name, sizeof name, "%s%llu.traceg", KS_WARM_KERNEL_FILE_PREFIX,
                      (unsigned long long)launch + 1);
             char *kernel = ks_run_job_file(root, job->dir, name);
+            if (!kernel) {
+                free(block);
+                return ks_error_set(err, KS_ERR_NOMEM, root, 0, "out of memory");
+            }
             struct stat sb;
-            bool there = kernel && lstat(kernel, &sb) == 0;
+            bool there = lstat(kernel, &sb) == 0;
             free(kernel);
             if (!there)
                 continue;

@@ -163,10 +163,10 @@ bool ks_line_set_has(const ks_line_set *s, uint64_t line);
  * clean, would leave out. */
 typedef struct ks_split_span {
     size_t from, to;      /* the kernel's part */
-    size_t reach;         /* positions below it are within reach */
+    size_t reach;         /* positions below it are within reach (also where
+                           * no dirty line is and the part is empty) */
     size_t misses;        /* the launch's lines not resident in the model */
-    size_t evicted;       /* lines those evict in the model's sets */
-    size_t evicted_dirty; /* of them, dirty */
+    size_t evicted_dirty; /* dirty lines those evict in the model's sets */
 } ks_split_span;
 ks_status ks_l2_state_kernel_span(const ks_l2_state *s, const ks_line_set *footprint,
                                   uint32_t margin, ks_split_span *span, ks_error *err);
