@@ -108,9 +108,7 @@ ks_status ks_state_write_memcpy32(FILE *f, const ks_l2_state *s, const ks_line_s
                 (unsigned long long)(end - start));
     if (lines_out)
         *lines_out = lines;
-    if (ferror(f))
-        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
-    return KS_OK;
+    return ks_write_status(f, err);
 }
 
 /* ------------------------------------------------ Accel-Sim warm-up kernel */
@@ -278,9 +276,7 @@ ks_status ks_state_write_accelsim_kernel(FILE *f, const ks_l2_state *s, const ks
         *lines_out = lines;
     if (insts_out)
         *insts_out = insts;
-    if (ferror(f))
-        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
-    return KS_OK;
+    return ks_write_status(f, err);
 }
 
 /* ------------------------------------------------- MacSim warm-up kernel */

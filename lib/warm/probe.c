@@ -29,9 +29,7 @@ static ks_status write_list(const void *ctx, FILE *f, ks_error *err)
     (void)ctx;
     fprintf(f, "MemcpyHtoD,0x%016llx,%d\n%s1.traceg\n", PROBE_ADDR, PROBE_LINES * 128,
             KS_WARM_KERNEL_FILE_PREFIX);
-    if (ferror(f))
-        return ks_error_set(err, KS_ERR_IO, NULL, 0, "write failed: %s", strerror(errno));
-    return KS_OK;
+    return ks_write_status(f, err);
 }
 
 static ks_status write_kernel(const void *ctx, FILE *f, ks_error *err)
