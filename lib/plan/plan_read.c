@@ -412,11 +412,12 @@ static int on_scalar_number(void *ctx, const char *s, size_t len)
     case SEC_BOUND:
         if (strcmp(ps->key, "epsilon") == 0 && !parse_num(s, len, &pl->bound))
             return fail(ps, "bound.epsilon is not a number%s", "");
-        if (strcmp(ps->key, "design_variance") == 0 && !parse_num(s, len, &pl->design_variance))
-            return fail(ps, "bound.design_variance is not a number%s", "");
+        if (strcmp(ps->key, "design_variance") == 0 &&
+            !(parse_num(s, len, &pl->design_variance) && pl->design_variance >= 0))
+            return fail(ps, "bound.design_variance is not a number at or above 0%s", "");
         if (strcmp(ps->key, "predicted_variance") == 0 &&
-            !parse_num(s, len, &pl->predicted_variance))
-            return fail(ps, "bound.predicted_variance is not a number%s", "");
+            !(parse_num(s, len, &pl->predicted_variance) && pl->predicted_variance >= 0))
+            return fail(ps, "bound.predicted_variance is not a number at or above 0%s", "");
         if (strcmp(ps->key, "predicted_estimate") == 0 &&
             !parse_num(s, len, &pl->predicted_estimate))
             return fail(ps, "bound.predicted_estimate is not a number%s", "");
@@ -545,6 +546,12 @@ static int on_null(void *ctx)
     }
     if (ps->sec == SEC_PARAMS)
         return add_extra_param(ps, "null", 4);
+    /* the writer's ratios, derived and not read back: null where a ratio
+     * of finite values overflows (a variance of 1e300 over an estimate of
+     * 1e-300) */
+    if (ps->sec == SEC_BOUND &&
+        (strcmp(ps->key, "design_rse") == 0 || strcmp(ps->key, "predicted_rse") == 0))
+        return 1;
     if (ps->sec == SEC_UNSIM && strcmp(ps->key, "overlap_ns") == 0) {
         ps->plan->unsim_overlap_ns = NAN; /* unknown: no start times */
         return 1;
