@@ -42,7 +42,7 @@ rg = "%d range names" % len(i["ranges"]) if i["ranges"] else "no ranges"
 print("%s | %s | %s; %s" % (i["invocations"], share, st, rg))
 PY
 )
-    a=$(plan "$f"); b=$(plan "$f" --key name); c=$(plan "$f" --include-comm); d=$(plan "$f" --include-comm --key name)
+    a=$(plan "$f" --key name+shape); b=$(plan "$f" --key name); c=$(plan "$f" --include-comm --key name+shape); d=$(plan "$f" --include-comm --key name)
     echo "| $(basename "$f") | $row | $a | $b | $c | $d |"
 done
 
@@ -76,13 +76,14 @@ done
 # Shape strata against one group per name: ROOT, 50 seeds, communication left
 # out, error of each plan's estimate of the profile's own total.
 echo
-echo "| profile | key name: launches, error mean / max | key name+shape: launches, error mean / max |"
-echo "| --- | --- | --- |"
+echo "| profile | key name: launches, error mean / max | key name+shape (share epsilon / 4): launches, error mean / max | key name+shape --shape-share 0 (every shape): launches, error mean / max |"
+echo "| --- | --- | --- | --- |"
 for f in "$DATA"/kineto/*.json.gz "$HERE"/tests/data/torch-transformer/*.json.gz; do
     [ -r "$f" ] || continue
     out=""
-    for key in name name+shape; do
-        r=$("$KS" eval -q --exclude-comm --methods root --iters 50 --key "$key" "$f" | sed -n 2p)
+    for key in "name" "name+shape" "name+shape --shape-share 0"; do
+        # shellcheck disable=SC2086
+        r=$("$KS" eval -q --exclude-comm --methods root --iters 50 --key $key "$f" | sed -n 2p)
         set -- $r
         out="$out | $2, $4 / $5 %"
     done

@@ -110,7 +110,10 @@ int cli_read_profile_comm(const char *path, const cli_input *in, bool exclude, k
  * derived from the methods' parameter tables (ks_method.params). */
 #define CLI_PARAM_SHARED_LONG_OPTIONS                                                      \
     {"key", required_argument, NULL, 'k'}, {"epsilon", required_argument, NULL, 'e'},     \
-        {"confidence", required_argument, NULL, 'c'}, {"seed", required_argument, NULL, 's'}
+        {"confidence", required_argument, NULL, 'c'}, {"seed", required_argument, NULL, 's'},  \
+        {"shape-share", required_argument, NULL, CLI_OPT_SHAPE_SHARE}
+/* --shape-share's option value (below CLI_METHOD_PARAM_BASE) */
+#define CLI_OPT_SHAPE_SHARE 900
 
 /* Option values of the method parameters start here. */
 #define CLI_METHOD_PARAM_BASE 1000

@@ -46,7 +46,8 @@ void cli_print_shapes(const ks_profile *p, bool json)
         printf("]}");
     } else if (count) {
         printf("shapes:       %zu names launched with several %s, %zu launches (key "
-               "name+shape gives each its own group; sample's default is key name)\n",
+               "name+shape gives each of at least epsilon / 4 of the time its own group; "
+               "sample's default is key name)\n",
                count,
                ks_profile_has_dims(p) ? "(grid, block) shapes"
                                       : "clearly separate duration modes (no grid, block)",
@@ -67,16 +68,15 @@ void cli_note_shapes(const ks_profile *p, const ks_params *pa)
     const ks_method *m = ks_method_find(pa->method ? pa->method : "root");
     if (!m || m->default_key != KS_KEY_NAME)
         return;
-    /* Shape strata are not the default: with one launch each, the collapsed
-     * model gave most plans no interval and refine then found every stratum
-     * exhausted (the demo's transformer); ROOT's calibrated design, the
-     * default since issue 38, forms one */
+    /* Shape strata are not the default: on the transformer and the
+     * synthetic set planned from their time profiles, ROOT's calibrated
+     * model covered 89 % with them (docs/llm.md) */
     size_t names, launches;
     if (cli_shapes_count(p, &names, &launches))
         fprintf(stderr,
                 "ksample: %zu kernel name%s launch with several shapes (%zu launches): "
-                "--key name+shape gives each shape its own strata (ROOT's calibrated "
-                "design forms an interval over strata of one launch: docs/llm.md)\n",
+                "--key name+shape gives a shape of at least epsilon / 4 of the profiled "
+                "time its own strata (docs/llm.md)\n",
                 names, names == 1 ? "" : "s", launches);
 }
 

@@ -235,9 +235,23 @@ static int sample_main(int argc, char **argv, const struct option *longopts)
             fprintf(stderr, "ksample: planned on %zu of the file's %llu launches (%s); the "
                             "plan's ids are the program's launch ids\n",
                     p->n, (unsigned long long)p->launch_total, p->selection);
-        if (plan.params.key == KS_KEY_NAME_SHAPE)
-            fprintf(stderr, "ksample: key name+shape: each (grid, block) shape of a name "
-                            "launched with several has its own strata (--key name: one)\n");
+        if (plan.params.key == KS_KEY_NAME_SHAPE) {
+            double share = ks_params_shape_share(&plan.params);
+            if (share > 0)
+                fprintf(stderr,
+                        "ksample: key name+shape: %zu kernel groups; a %s of a name has its "
+                        "own strata where it and another of the name's each carry at least "
+                        "%.4g%% of the profiled time (--shape-share; 0: every one)\n",
+                        plan.group_count,
+                        ks_profile_has_dims(p) ? "(grid, block) shape" : "duration mode",
+                        100 * share);
+            else
+                fprintf(stderr,
+                        "ksample: key name+shape: %zu kernel groups; each %s of a name "
+                        "launched with several has its own strata\n",
+                        plan.group_count,
+                        ks_profile_has_dims(p) ? "(grid, block) shape" : "duration mode");
+        }
         if (!include_comm && comm.launches)
             ks_plan_print_unsimulated(&plan, stderr, "ksample: ");
         if (p->graph_kernels)

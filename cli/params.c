@@ -98,6 +98,12 @@ bool cli_params_option(ks_params *pa, int opt, const char *arg, const char *cmd,
         if (!cli_parse_u64(arg, &pa->seed))
             *rc = cli_usage_error(cmd, "--seed needs a non-negative integer, got '%s'", arg);
         return true;
+    case CLI_OPT_SHAPE_SHARE:
+        if (!cli_parse_double(arg, &pa->shape_share) ||
+            !(pa->shape_share >= 0 && pa->shape_share <= 1))
+            *rc = cli_usage_error(cmd, "--shape-share must be a number in [0, 1], got '%s'",
+                                  arg);
+        return true;
     }
     collect();
     if (opt < CLI_METHOD_PARAM_BASE || opt >= CLI_METHOD_PARAM_BASE + (int)unique_count)
@@ -176,8 +182,13 @@ void cli_params_help_ex(bool epsilon)
     collect();
     char methods[256];
     cli_method_names(methods, sizeof methods);
-    printf("  --key K            grouping key: name, name-notemplate, name+grid+block\n"
-           "                     (default: the method's)\n");
+    printf("  --key K            grouping key: name, name-notemplate, name+grid+block,\n"
+           "                     name+shape (default: the method's)\n"
+           "  --shape-share F    key name+shape: a shape (or duration mode) of a name has\n"
+           "                     its own strata where it and another shape of the name\n"
+           "                     each carry at least F of the profiled time; the rest\n"
+           "                     stay with the name's largest (default: epsilon / 4;\n"
+           "                     0: every shape)\n");
     if (epsilon)
         printf("  --epsilon E        relative error bound (default 0.05)\n");
     printf("  --confidence C     confidence of the bound (default 0.95)\n"

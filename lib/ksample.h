@@ -419,7 +419,12 @@ typedef enum ks_key {
                                  * "name[gx,gy,gz][bx,by,bz]"), one group each;
                                  * without grid and block, a name whose
                                  * durations are clearly several modes: one
-                                 * group per mode ("name{lo-hi ns}") */
+                                 * group per mode ("name{lo-hi ns}").  With a
+                                 * shape share (ks_groups_build_shapes), only
+                                 * shapes of at least that share of the
+                                 * program's time have their own group, where
+                                 * two of the name's do; the name's largest
+                                 * takes in the rest under the bare name */
 } ks_key;
 
 const char *ks_key_to_string(ks_key key);
@@ -429,6 +434,7 @@ ks_status ks_key_parse(const char *s, ks_key *key, ks_error *err);
  * order of first appearance.  labels[g] is the key text of group g. */
 typedef struct ks_groups {
     ks_key key;
+    double shape_share; /* name+shape: the share it was built with (0: every shape) */
     size_t count;
     uint32_t *group_of; /* n entries */
     size_t *size;       /* members per group */
@@ -436,6 +442,12 @@ typedef struct ks_groups {
 } ks_groups;
 
 ks_status ks_groups_build(const ks_profile *p, ks_key key, ks_groups *out, ks_error *err);
+/* The same, with name+shape's shape share (others ignore it): a shape (or
+ * duration mode) is its own group where it carries at least shape_share of
+ * the profile's time and another shape of its name does too; <= 0: every
+ * shape (ks_groups_build). */
+ks_status ks_groups_build_shapes(const ks_profile *p, ks_key key, double shape_share,
+                                 ks_groups *out, ks_error *err);
 void ks_groups_free(ks_groups *g);
 /* The part of a kernel name that a key keeps (no grid/block): writes at most
  * size-1 bytes. */
@@ -547,6 +559,10 @@ typedef struct ks_params {
     double epsilon;         /* error bound, e.g. 0.05 */
     double confidence;      /* e.g. 0.95 */
     uint64_t seed;
+    /* key name+shape: the least share of the profile's time a shape needs
+     * for groups of its own (ks_groups_build_shapes); NAN: the default, a
+     * quarter of epsilon (ks_params_shape_share); 0: every shape */
+    double shape_share;
     /* 1: a setting the method does not declare is an error (sample);
      * 0: it is ignored (eval runs several methods with one set of options) */
     int strict;
@@ -555,6 +571,11 @@ typedef struct ks_params {
 } ks_params;
 
 void ks_params_init(ks_params *p);
+/* The shape share key name+shape uses with these parameters: shape_share,
+ * or a quarter of epsilon where it is NAN (a shape of that share, sharing
+ * its name's strata, moves the total by less than the bound's quarter
+ * unless its cycles per profiled ns differ from the name's by 2x). */
+double ks_params_shape_share(const ks_params *p);
 /* Records a method parameter by name ("n-th", "allocation", ...); checked
  * when a method resolves it.  Setting a name twice keeps the last value. */
 ks_status ks_params_set(ks_params *p, const char *name, const char *value, ks_error *err);

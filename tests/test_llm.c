@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "estimate.h"
 #include "internal.h"
 #include "ksample.h"
 #include "test_main.h"
@@ -512,6 +513,146 @@ static void test_shape_key(void **state)
     ks_profile_free(p);
 }
 
+/* A profile of CSV text, written to a temporary file and read. */
+static ks_profile *from_csv(const char *text)
+{
+    char path[] = "/tmp/ks_test_llm_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    ks_read_options opt;
+    ks_read_options_init(&opt);
+    ks_profile *p;
+    ks_error err;
+    if (ks_profile_read(path, &opt, &p, &err) != KS_OK)
+        fail_msg("%s", err.message);
+    unlink(path);
+    return p;
+}
+
+/* The labels of a grouping, in group order, joined by '|'. */
+static void labels_of(const ks_groups *g, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (size_t k = 0; k < g->count; k++)
+        snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", k ? "|" : "", g->labels[k]);
+}
+
+/* name+shape's shape share, by hand (total 11,350 ns): A's shapes hold
+ * 300, 2,000 and 10 ns, B one shape of 4,000, C's 5,000 and 40. */
+static void test_shape_share(void **state)
+{
+    (void)state;
+    ks_profile *p = from_csv("name,duration_ns,id,grid,block\n"
+                             "A,100,0,1 1 1,32 1 1\n"
+                             "A,1000,1,2 1 1,32 1 1\n"
+                             "B,1000,2,4 1 1,64 1 1\n"
+                             "A,100,3,1 1 1,32 1 1\n"
+                             "A,10,4,3 1 1,32 1 1\n"
+                             "C,5000,5,8 1 1,128 1 1\n"
+                             "A,1000,6,2 1 1,32 1 1\n"
+                             "B,1000,7,4 1 1,64 1 1\n"
+                             "A,100,8,1 1 1,32 1 1\n"
+                             "C,40,9,1 1 1,128 1 1\n"
+                             "B,1000,10,4 1 1,64 1 1\n"
+                             "B,1000,11,4 1 1,64 1 1\n");
+    ks_groups g;
+    ks_error err;
+    char text[512];
+    /* every shape its own group (the share 0, ks_groups_build) */
+    assert_int_equal(ks_groups_build(p, KS_KEY_NAME_SHAPE, &g, &err), KS_OK);
+    labels_of(&g, text, sizeof text);
+    assert_string_equal(text, "A[1,1,1][32,1,1]|A[2,1,1][32,1,1]|B|A[3,1,1][32,1,1]|"
+                              "C[8,1,1][128,1,1]|C[1,1,1][128,1,1]");
+    ks_groups_free(&g);
+    /* 1 % (113.5 ns): A's 10 ns shape joins its largest under the bare
+     * name, C's 40 ns leaves C with one shape above the share: not split */
+    assert_int_equal(ks_groups_build_shapes(p, KS_KEY_NAME_SHAPE, 0.01, &g, &err), KS_OK);
+    labels_of(&g, text, sizeof text);
+    assert_string_equal(text, "A[1,1,1][32,1,1]|A|B|C");
+    assert_true(g.shape_share == 0.01);
+    static const uint32_t want[] = {0, 1, 2, 0, 1, 3, 1, 2, 0, 3, 2, 2};
+    assert_memory_equal(g.group_of, want, sizeof want);
+    assert_int_equal(g.size[0], 3);
+    assert_int_equal(g.size[1], 3);
+    ks_groups_free(&g);
+    /* 20 % (2,270 ns): no name has two shapes above it: the name key */
+    assert_int_equal(ks_groups_build_shapes(p, KS_KEY_NAME_SHAPE, 0.2, &g, &err), KS_OK);
+    labels_of(&g, text, sizeof text);
+    assert_string_equal(text, "A|B|C");
+    ks_groups_free(&g);
+    /* the default share is a quarter of the bound */
+    ks_params pa;
+    ks_params_init(&pa);
+    assert_true(fabs(ks_params_shape_share(&pa) - 0.0125) < 1e-15);
+    pa.shape_share = 0;
+    assert_true(ks_params_shape_share(&pa) == 0);
+    ks_profile_free(p);
+}
+
+/* A name+shape plan records its share; refine's and estimate's groups
+ * (ks_plan_members) are the plan's again; a plan written without the share
+ * reads as every shape, what it was drawn with. */
+static void test_shape_share_plan(void **state)
+{
+    (void)state;
+    ks_profile *p = from_csv("name,duration_ns,id,grid,block\n"
+                             "A,100,0,1 1 1,32 1 1\nA,1000,1,2 1 1,32 1 1\n"
+                             "B,1000,2,4 1 1,64 1 1\nA,100,3,1 1 1,32 1 1\n"
+                             "A,10,4,3 1 1,32 1 1\nC,5000,5,8 1 1,128 1 1\n"
+                             "A,1000,6,2 1 1,32 1 1\nB,1000,7,4 1 1,64 1 1\n"
+                             "A,100,8,1 1 1,32 1 1\nC,40,9,1 1 1,128 1 1\n"
+                             "B,1000,10,4 1 1,64 1 1\nB,1000,11,4 1 1,64 1 1\n");
+    ks_params pa;
+    ks_params_init(&pa);
+    pa.key = KS_KEY_NAME_SHAPE;
+    pa.key_given = 1;
+    pa.epsilon = 0.04; /* share 1 % */
+    ks_error err;
+    ks_fitted *f;
+    ks_plan plan;
+    assert_int_equal(ks_fit(p, &pa, &f, &err), KS_OK);
+    assert_int_equal(ks_select(f, 1, &plan, &err), KS_OK);
+    ks_fitted_free(f);
+    assert_int_equal(plan.group_count, 4);
+    assert_string_equal(plan.group_labels[0], "A[1,1,1][32,1,1]");
+    assert_string_equal(plan.group_labels[1], "A");
+    char *text;
+    size_t size;
+    assert_int_equal(ks_plan_json(&plan, &text, &size, &err), KS_OK);
+    assert_non_null(strstr(text, "\"shape_share\": 0.01"));
+    ks_plan back;
+    assert_int_equal(ks_plan_read_buffer(text, size, "plan", &back, &err), KS_OK);
+    assert_true(back.params.shape_share == 0.01);
+    size_t *start;
+    uint32_t *ids;
+    assert_int_equal(ks_plan_members(&back, p, &start, &ids, &err), KS_OK);
+    for (size_t c = 0; c < back.cluster_count; c++)
+        assert_int_equal(start[c + 1] - start[c], back.clusters[c].size);
+    free(start);
+    free(ids);
+    ks_plan_free(&back);
+    /* without the field: every shape */
+    char *at = strstr(text, ", \"shape_share\": 0.01");
+    memmove(at, at + strlen(", \"shape_share\": 0.01"), strlen(at + strlen(", \"shape_share\": 0.01")) + 1);
+    assert_int_equal(ks_plan_read_buffer(text, strlen(text), "plan", &back, &err), KS_OK);
+    assert_true(back.params.shape_share == 0);
+    ks_plan_free(&back);
+    /* a share outside [0, 1] is refused */
+    free(text);
+    assert_int_equal(ks_plan_json(&plan, &text, &size, &err), KS_OK);
+    at = strstr(text, "\"shape_share\": 0.01");
+    memcpy(at + strlen("\"shape_share\": "), "-1.0", 4);
+    assert_int_equal(ks_plan_read_buffer(text, size, "plan", &back, &err), KS_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "shape_share"));
+    free(text);
+    ks_plan_free(&plan);
+    ks_profile_free(p);
+}
+
 /* Without grid and block, name+shape splits a name by clear duration
  * modes: nvjet_sm90_tst_64x8's shapes in decode-h100 run 2.5, 4.1, 4.9 and
  * 5.0 us; the modes found are separate ranges and a unimodal name stays
@@ -665,5 +806,5 @@ static void test_match_ops(void **state)
 }
 
 KS_TEST_MAIN(test_comm_names, test_comm_share_real, test_leave_out_comm, test_steps_and_ranges, test_nvtx_sqlite,
-             test_nvtx_csv, test_time_and_ids, test_plan_launch_ids, test_shape_key, test_duration_modes, test_match_gpus,
+             test_nvtx_csv, test_time_and_ids, test_plan_launch_ids, test_shape_key, test_shape_share, test_shape_share_plan, test_duration_modes, test_match_gpus,
              test_match_ops)

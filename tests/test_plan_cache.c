@@ -103,8 +103,8 @@ static void check_profile(const ks_profile *p, const char *what)
     }
     /* each key's members were sorted once: a later lookup hands back the same */
     const ks_members *m1, *m2;
-    assert_int_equal(ks_plan_cache_members(cache, KS_KEY_NAME, &m1, &err), KS_OK);
-    assert_int_equal(ks_plan_cache_members(cache, KS_KEY_NAME, &m2, &err), KS_OK);
+    assert_int_equal(ks_plan_cache_members(cache, KS_KEY_NAME, 0, &m1, &err), KS_OK);
+    assert_int_equal(ks_plan_cache_members(cache, KS_KEY_NAME, 0, &m2, &err), KS_OK);
     assert_ptr_equal(m1, m2);
     assert_int_equal(m1->offset[m1->count], p->n);
     for (size_t c = 0; c < CONFIGS; c++)

@@ -140,70 +140,140 @@ static ks_status add_group(ks_groups *g, size_t *cap, char *label, ks_error *err
     return KS_OK;
 }
 
+/* Which parts (shapes or duration modes) of each name get groups of their
+ * own under name+shape: a part whose profiled time is at least `share` of
+ * the program's (every part where share <= 0), where two or more parts of
+ * its name reach it.  The name's largest part keeps the name's bare label
+ * and takes in the parts below the share (a part too small to move the
+ * total much by sharing its name's strata); a name with one part at or
+ * above the share is not split.  part_time[j], part_group[j] (name group)
+ * for j < count; writes target[j]: the part whose group j joins, and
+ * bare[j]: whether that group is labelled with the bare name. */
+static ks_status shape_targets(const long double *part_time, const uint32_t *part_group,
+                               size_t count, size_t groups, long double total, double share,
+                               uint32_t *target, uint8_t *bare, ks_error *err)
+{
+    uint32_t *big = malloc((groups ? groups : 1) * sizeof *big);
+    uint32_t *own = calloc(groups ? groups : 1, sizeof *own);
+    uint32_t *parts = calloc(groups ? groups : 1, sizeof *parts);
+    if (!big || !own || !parts) {
+        KS_FREE(big, own, parts);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    for (size_t k = 0; k < groups; k++)
+        big[k] = UINT32_MAX;
+    long double least = share > 0 ? (long double)share * total : 0;
+    for (size_t j = 0; j < count; j++) {
+        uint32_t k = part_group[j];
+        parts[k]++;
+        if (part_time[j] >= least)
+            own[k]++;
+        if (big[k] == UINT32_MAX || part_time[j] > part_time[big[k]])
+            big[k] = (uint32_t)j; /* ties: the first launched */
+    }
+    for (size_t j = 0; j < count; j++) {
+        uint32_t k = part_group[j];
+        bool split = parts[k] > 1 && own[k] > 1;
+        bool alone = split && part_time[j] >= least;
+        target[j] = alone && !(own[k] < parts[k] && j == big[k]) ? (uint32_t)j : big[k];
+        bare[j] = !split || own[k] < parts[k] ? (target[j] == big[k]) : 0;
+        if (!split)
+            target[j] = big[k];
+    }
+    KS_FREE(big, own, parts);
+    return KS_OK;
+}
+
+/* The profile's total profiled time, the share's denominator. */
+static long double total_time(const ks_profile *p)
+{
+    long double t = 0;
+    for (size_t i = 0; i < p->n; i++)
+        t += p->duration_ns[i];
+    return t;
+}
+
 /* name+shape: the name key's groups, each name launched with several
- * (grid, block) shapes split by shape (in order of first launch). */
-static ks_status split_shapes(const ks_profile *p, ks_groups *g, ks_error *err)
+ * (grid, block) shapes split by shape (in order of first launch) where
+ * shape_targets says so. */
+static ks_status split_shapes(const ks_profile *p, double share, ks_groups *g, ks_error *err)
 {
     size_t n = p->n, cap = 64;
-    while (cap < 2 * (g->count + p->dims_count) + 2)
+    /* distinct (group, shape) pairs: at most n, and at most groups x shapes */
+    size_t bound = g->count && p->dims_count > SIZE_MAX / g->count ? n
+                                                                    : g->count * p->dims_count;
+    if (bound > n)
+        bound = n;
+    while (cap < 2 * bound + 2)
         cap *= 2;
-    /* (group, dims) pairs: distinct shapes per group first */
     uint64_t *keys = malloc(cap * sizeof *keys);
-    uint32_t *val = malloc(cap * sizeof *val);
-    uint32_t *shapes = calloc(g->count ? g->count : 1, sizeof *shapes);
-    ks_groups out = {.key = KS_KEY_NAME_SHAPE};
+    uint32_t *slot_part = malloc(cap * sizeof *slot_part);
+    /* per part (in order of first launch): its name group, time, first
+     * launch, target and label kind, and its output group */
+    size_t parts = 0;
+    uint32_t *part_group = malloc((bound + 1) * sizeof *part_group);
+    long double *part_time = calloc(bound + 1, sizeof *part_time);
+    size_t *part_first = malloc((bound + 1) * sizeof *part_first);
+    uint32_t *target = malloc((bound + 1) * sizeof *target);
+    uint8_t *bare = malloc(bound + 1);
+    uint32_t *out_of = malloc((bound + 1) * sizeof *out_of);
+    ks_groups out = {.key = KS_KEY_NAME_SHAPE, .shape_share = share};
     out.group_of = malloc((n ? n : 1) * sizeof *out.group_of);
-    size_t used = 0, groups_cap = 0;
+    size_t groups_cap = 0;
     ks_status st = KS_OK;
-    if (!keys || !val || !shapes || !out.group_of) {
+    if (!keys || !slot_part || !part_group || !part_time || !part_first || !target || !bare ||
+        !out_of || !out.group_of) {
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         goto done;
     }
     for (size_t s = 0; s < cap; s++)
         keys[s] = UINT64_MAX;
-    for (int pass = 0; pass < 2 && st == KS_OK; pass++) {
-        for (size_t s = 0; s < cap; s++)
-            keys[s] = UINT64_MAX;
-        used = 0;
-        for (size_t i = 0; i < n; i++) {
-            uint32_t g0 = g->group_of[i];
-            uint64_t k = (uint64_t)g0 << 32 | p->dims_id[i];
-            size_t s = (size_t)(mix(0, k) & (cap - 1));
-            while (keys[s] != UINT64_MAX && keys[s] != k)
-                s = (s + 1) & (cap - 1);
-            if (keys[s] == UINT64_MAX) {
-                if (++used * 2 > cap) { /* cannot happen: cap holds every pair twice */
-                    st = ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "shape table full");
-                    break;
-                }
-                keys[s] = k;
-                if (pass == 0) {
-                    shapes[g0]++;
-                    continue;
-                }
-                char *label;
-                if (shapes[g0] > 1) {
-                    const uint32_t *d = ks_profile_grid(p, i);
-                    size_t len = strlen(g->labels[g0]) + 80;
-                    label = malloc(len);
-                    if (label)
-                        snprintf(label, len, "%s[%u,%u,%u][%u,%u,%u]", g->labels[g0], d[0], d[1],
-                                 d[2], d[3], d[4], d[5]);
-                } else {
-                    label = strdup(g->labels[g0]);
-                }
-                if ((st = add_group(&out, &groups_cap, label, err)))
-                    break;
-                val[s] = (uint32_t)(out.count - 1);
-            }
-            if (pass == 1) {
-                out.group_of[i] = val[s];
-                out.size[val[s]]++;
-            }
+    /* each launch's part, into group_of for now */
+    for (size_t i = 0; i < n; i++) {
+        uint32_t g0 = g->group_of[i];
+        uint64_t k = (uint64_t)g0 << 32 | p->dims_id[i];
+        size_t s = (size_t)(mix(0, k) & (cap - 1));
+        while (keys[s] != UINT64_MAX && keys[s] != k)
+            s = (s + 1) & (cap - 1);
+        if (keys[s] == UINT64_MAX) {
+            keys[s] = k;
+            slot_part[s] = (uint32_t)parts;
+            part_group[parts] = g0;
+            part_first[parts] = i;
+            parts++;
         }
+        out.group_of[i] = slot_part[s];
+        part_time[slot_part[s]] += p->duration_ns[i];
+    }
+    if ((st = shape_targets(part_time, part_group, parts, g->count, total_time(p), share,
+                            target, bare, err)) != KS_OK)
+        goto done;
+    for (size_t j = 0; j < parts; j++)
+        out_of[j] = UINT32_MAX;
+    for (size_t i = 0; i < n && st == KS_OK; i++) {
+        uint32_t t = target[out.group_of[i]];
+        if (out_of[t] == UINT32_MAX) {
+            const char *name = g->labels[part_group[t]];
+            char *label;
+            if (bare[t]) {
+                label = strdup(name);
+            } else {
+                const uint32_t *d = ks_profile_grid(p, part_first[t]);
+                size_t len = strlen(name) + 80;
+                label = malloc(len);
+                if (label)
+                    snprintf(label, len, "%s[%u,%u,%u][%u,%u,%u]", name, d[0], d[1], d[2], d[3],
+                             d[4], d[5]);
+            }
+            if ((st = add_group(&out, &groups_cap, label, err)))
+                break;
+            out_of[t] = (uint32_t)(out.count - 1);
+        }
+        out.group_of[i] = out_of[t];
+        out.size[out_of[t]]++;
     }
 done:
-    KS_FREE(keys, val, shapes);
+    KS_FREE(keys, slot_part, part_group, part_time, part_first, target, bare, out_of);
     ks_groups_free(g);
     if (st != KS_OK) {
         ks_groups_free(&out);
@@ -230,11 +300,11 @@ static double side_sd(const int64_t *v, size_t lo, size_t hi)
     return (double)sqrtl(q / (hi - lo));
 }
 
-static void mode_cuts(const int64_t *v, size_t lo, size_t hi, size_t min_side, int depth,
-                      int64_t *cuts, size_t *count)
+/* The clearest cut of sorted v[lo, hi) by the rule above, or 0. */
+static size_t best_cut(const int64_t *v, size_t lo, size_t hi, size_t min_side)
 {
-    if (depth == 0 || hi - lo < 2 * min_side)
-        return;
+    if (hi - lo < 2 * min_side)
+        return 0;
     size_t best = 0;
     double ratio = 0;
     for (size_t k = lo + min_side; k + min_side <= hi; k++)
@@ -243,10 +313,23 @@ static void mode_cuts(const int64_t *v, size_t lo, size_t hi, size_t min_side, i
             best = k;
         }
     if (ratio < 1.2)
-        return;
+        return 0;
     double gap = (double)(v[best] - v[best - 1]);
     double sd_l = side_sd(v, lo, best), sd_r = side_sd(v, best, hi);
     if (gap < 2 * (sd_l > sd_r ? sd_l : sd_r))
+        return 0;
+    return best;
+}
+
+static size_t min_side_of(size_t size) { return size / 100 > 3 ? (size + 99) / 100 : 3; }
+
+static void mode_cuts(const int64_t *v, size_t lo, size_t hi, size_t min_side, int depth,
+                      int64_t *cuts, size_t *count)
+{
+    if (depth == 0)
+        return;
+    size_t best = best_cut(v, lo, hi, min_side);
+    if (!best)
         return;
     mode_cuts(v, lo, best, min_side, depth - 1, cuts, count);
     if (*count < 7)
@@ -262,7 +345,7 @@ static int cmp_i64(const void *a, const void *b)
 
 /* name+shape without grid and block: each name's clear duration modes
  * (label "name{lo-hi ns}", the mode's least and greatest duration). */
-static ks_status split_modes(const ks_profile *p, ks_groups *g, ks_error *err)
+static ks_status split_modes(const ks_profile *p, double share, ks_groups *g, ks_error *err)
 {
     size_t n = p->n, gc = g->count;
     size_t *first = calloc(gc + 1, sizeof *first);
@@ -271,7 +354,7 @@ static ks_status split_modes(const ks_profile *p, ks_groups *g, ks_error *err)
     size_t *ncuts = calloc(gc + 1, sizeof *ncuts);
     int64_t *lo = NULL, *hi = NULL;
     uint32_t *id = NULL;
-    ks_groups out = {.key = KS_KEY_NAME_SHAPE};
+    ks_groups out = {.key = KS_KEY_NAME_SHAPE, .shape_share = share};
     size_t groups_cap = 0;
     ks_status st = KS_OK;
     out.group_of = malloc((n ? n : 1) * sizeof *out.group_of);
@@ -299,8 +382,7 @@ static ks_status split_modes(const ks_profile *p, ks_groups *g, ks_error *err)
     for (size_t k = 0; k < gc; k++) {
         size_t a = first[k], b = first[k + 1], size = b - a;
         qsort(v + a, size, sizeof *v, cmp_i64);
-        size_t min_side = size / 100 > 3 ? (size + 99) / 100 : 3;
-        mode_cuts(v, a, b, min_side, 3, cuts + 7 * k, &ncuts[k]);
+        mode_cuts(v, a, b, min_side_of(size), 3, cuts + 7 * k, &ncuts[k]);
         modes += ncuts[k] + 1;
     }
     lo = malloc(modes * sizeof *lo);
@@ -329,29 +411,51 @@ static ks_status split_modes(const ks_profile *p, ks_groups *g, ks_error *err)
             id[m] = UINT32_MAX;
         }
     }
-    for (size_t i = 0; i < n && st == KS_OK; i++) {
-        uint32_t g0 = g->group_of[i];
-        size_t c = 0;
-        while (c < ncuts[g0] && p->duration_ns[i] >= cuts[7 * g0 + c])
-            c++;
-        size_t m = base[g0] + c;
-        if (id[m] == UINT32_MAX) {
-            char *label;
-            if (ncuts[g0]) {
-                size_t len = strlen(g->labels[g0]) + 48;
-                label = malloc(len);
-                if (label)
-                    snprintf(label, len, "%s{%lld-%lld ns}", g->labels[g0], (long long)lo[m],
-                             (long long)hi[m]);
-            } else {
-                label = strdup(g->labels[g0]);
+    /* each launch's mode, its time, then the modes' groups (shape_targets) */
+    {
+        long double *mode_time = calloc(modes + 1, sizeof *mode_time);
+        uint32_t *mode_group = malloc((modes + 1) * sizeof *mode_group);
+        uint32_t *target = malloc((modes + 1) * sizeof *target);
+        uint8_t *bare = malloc(modes + 1);
+        if (!mode_time || !mode_group || !target || !bare) {
+            st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        } else {
+            for (size_t k = 0; k < gc; k++)
+                for (size_t c = 0; c <= ncuts[k]; c++)
+                    mode_group[base[k] + c] = (uint32_t)k;
+            for (size_t i = 0; i < n; i++) {
+                uint32_t g0 = g->group_of[i];
+                size_t c = 0;
+                while (c < ncuts[g0] && p->duration_ns[i] >= cuts[7 * g0 + c])
+                    c++;
+                out.group_of[i] = (uint32_t)(base[g0] + c);
+                mode_time[base[g0] + c] += p->duration_ns[i];
             }
-            if ((st = add_group(&out, &groups_cap, label, err)))
-                break;
-            id[m] = (uint32_t)(out.count - 1);
+            st = shape_targets(mode_time, mode_group, modes, gc, total_time(p), share, target,
+                               bare, err);
         }
-        out.group_of[i] = id[m];
-        out.size[id[m]]++;
+        for (size_t i = 0; i < n && st == KS_OK; i++) {
+            size_t m = target[out.group_of[i]];
+            if (id[m] == UINT32_MAX) {
+                const char *name = g->labels[mode_group[m]];
+                char *label;
+                if (!bare[m]) {
+                    size_t len = strlen(name) + 48;
+                    label = malloc(len);
+                    if (label)
+                        snprintf(label, len, "%s{%lld-%lld ns}", name, (long long)lo[m],
+                                 (long long)hi[m]);
+                } else {
+                    label = strdup(name);
+                }
+                if ((st = add_group(&out, &groups_cap, label, err)))
+                    break;
+                id[m] = (uint32_t)(out.count - 1);
+            }
+            out.group_of[i] = id[m];
+            out.size[id[m]]++;
+        }
+        KS_FREE(mode_time, mode_group, target, bare);
     }
     free(base);
 done:
@@ -367,11 +471,18 @@ done:
 
 ks_status ks_groups_build(const ks_profile *p, ks_key key, ks_groups *g, ks_error *err)
 {
+    return ks_groups_build_shapes(p, key, 0, g, err);
+}
+
+ks_status ks_groups_build_shapes(const ks_profile *p, ks_key key, double shape_share,
+                                 ks_groups *g, ks_error *err)
+{
     if (key == KS_KEY_NAME_SHAPE) {
         ks_status st = ks_groups_build(p, KS_KEY_NAME, g, err);
         if (st != KS_OK)
             return st;
-        return ks_profile_has_dims(p) ? split_shapes(p, g, err) : split_modes(p, g, err);
+        return ks_profile_has_dims(p) ? split_shapes(p, shape_share, g, err)
+                                      : split_modes(p, shape_share, g, err);
     }
     memset(g, 0, sizeof *g);
     g->key = key;

@@ -159,7 +159,9 @@ ks_status ks_plan_profile_groups(const ks_plan *plan, const ks_profile *p, ks_gr
                                  ks_error *err)
 {
     ks_status st = ks_plan_profile_check(plan, p, err);
-    return st != KS_OK ? st : ks_groups_build(p, plan->params.key, g, err);
+    return st != KS_OK ? st
+                       : ks_groups_build_shapes(p, plan->params.key,
+                                                ks_params_shape_share(&plan->params), g, err);
 }
 
 static ks_status build_members(const ks_plan *plan, const ks_profile *p, members *m,

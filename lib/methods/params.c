@@ -21,6 +21,12 @@ void ks_params_init(ks_params *p)
     p->confidence = 0.95;
     p->seed = 1;
     p->strict = 1;
+    p->shape_share = NAN;
+}
+
+double ks_params_shape_share(const ks_params *p)
+{
+    return isnan(p->shape_share) ? p->epsilon / 4 : p->shape_share;
 }
 
 ks_status ks_params_set(ks_params *p, const char *name, const char *value, ks_error *err)

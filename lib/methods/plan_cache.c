@@ -106,15 +106,25 @@ static cache_entry *entry_for(ks_plan_cache *c, ks_key key, ks_error *err)
     return &c->entry[key];
 }
 
-ks_status ks_plan_cache_groups(ks_plan_cache *c, ks_key key, const ks_groups **out,
-                               ks_error *err)
+ks_status ks_plan_cache_groups(ks_plan_cache *c, ks_key key, double shape_share,
+                               const ks_groups **out, ks_error *err)
 {
     cache_entry *e = entry_for(c, key, err);
     if (!e)
         return KS_ERR_INTERNAL;
+    if (key != KS_KEY_NAME_SHAPE)
+        shape_share = 0;
+    if (e->groups_part.built && e->groups.shape_share != shape_share) {
+        /* name+shape of another share (eval over several bounds): rebuilt */
+        ks_groups_free(&e->groups);
+        e->groups_part.built = false;
+        if (e->members_part.built)
+            ks_members_free(&e->members);
+        e->members_part.built = false;
+    }
     if (!e->groups_part.built) {
         double t0 = ks_now_seconds();
-        ks_status st = ks_groups_build(c->profile, key, &e->groups, err);
+        ks_status st = ks_groups_build_shapes(c->profile, key, shape_share, &e->groups, err);
         if (st != KS_OK)
             return st;
         e->groups_part = (cache_part){true, ks_now_seconds() - t0, c->fit};
@@ -124,11 +134,11 @@ ks_status ks_plan_cache_groups(ks_plan_cache *c, ks_key key, const ks_groups **o
     return KS_OK;
 }
 
-ks_status ks_plan_cache_members(ks_plan_cache *c, ks_key key, const ks_members **out,
-                                ks_error *err)
+ks_status ks_plan_cache_members(ks_plan_cache *c, ks_key key, double shape_share,
+                                const ks_members **out, ks_error *err)
 {
     const ks_groups *g;
-    ks_status st = ks_plan_cache_groups(c, key, &g, err);
+    ks_status st = ks_plan_cache_groups(c, key, shape_share, &g, err);
     if (st != KS_OK)
         return st;
     cache_entry *e = &c->entry[key];
@@ -162,7 +172,7 @@ ks_status ks_plan_cache_scratch(ks_plan_cache *c, size_t n, uint32_t **out, ks_e
 
 ks_status ks_method_members(const ks_method_input *in, const ks_members **out, ks_error *err)
 {
-    return ks_plan_cache_members(in->cache, in->groups->key, out, err);
+    return ks_plan_cache_members(in->cache, in->groups->key, in->groups->shape_share, out, err);
 }
 
 ks_status ks_method_scratch(const ks_method_input *in, size_t n, uint32_t **out,

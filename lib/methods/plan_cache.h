@@ -23,10 +23,12 @@ void ks_plan_cache_begin(ks_plan_cache *c);
 /* Seconds that the parts used since ks_plan_cache_begin took to build in
  * earlier fits: what this fit would have spent without the cache. */
 double ks_plan_cache_reused_seconds(const ks_plan_cache *c);
-ks_status ks_plan_cache_groups(ks_plan_cache *c, ks_key key, const ks_groups **out,
-                               ks_error *err);
-ks_status ks_plan_cache_members(ks_plan_cache *c, ks_key key, const struct ks_members **out,
-                                ks_error *err);
+/* shape_share: key name+shape's (ks_groups_build_shapes; others ignore it);
+ * a share other than the cached groups' rebuilds them */
+ks_status ks_plan_cache_groups(ks_plan_cache *c, ks_key key, double shape_share,
+                               const ks_groups **out, ks_error *err);
+ks_status ks_plan_cache_members(ks_plan_cache *c, ks_key key, double shape_share,
+                                const struct ks_members **out, ks_error *err);
 /* A buffer of at least n ids, kept for the next plan; valid until the next
  * call on this cache. */
 ks_status ks_plan_cache_scratch(ks_plan_cache *c, size_t n, uint32_t **out, ks_error *err);

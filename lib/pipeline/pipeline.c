@@ -195,7 +195,8 @@ static ks_status fit_or_load(const ks_profile *p, const ks_params *params,
     if ((st = ks_method_resolve(m, params, f->method_params, err)) != KS_OK ||
         (st = ks_method_check_inputs(m, p, err)) != KS_OK ||
         (st = attach_cache(f, cache, err)) != KS_OK ||
-        (st = ks_plan_cache_groups(f->cache, f->params.key, &f->groups, err)) != KS_OK) {
+        (st = ks_plan_cache_groups(f->cache, f->params.key, ks_params_shape_share(&f->params),
+                                      &f->groups, err)) != KS_OK) {
         ks_fitted_free(f);
         return st;
     }

@@ -346,6 +346,8 @@ ks_status ks_plan_write_json(const ks_plan *plan, FILE *f, ks_error *err)
     json_number_field(f, "confidence", pa->confidence);
     json_number_field(f, "z", plan->z);
     fprintf(f, ", \"seed\": %llu", (unsigned long long)pa->seed);
+    if (pa->key == KS_KEY_NAME_SHAPE)
+        json_number_field(f, "shape_share", ks_params_shape_share(pa));
     write_method_params(plan, f);
     for (size_t i = 0; i < plan->extra_param_count; i++) {
         fputs(", ", f);

@@ -223,6 +223,11 @@ static int param_number(plan_parser *ps, const char *s, size_t len)
         pa->confidence = v;
     else if (strcmp(ps->key, "z") == 0)
         ps->plan->z = v;
+    else if (strcmp(ps->key, "shape_share") == 0) {
+        if (!(v >= 0 && v <= 1))
+            return fail(ps, "params.%s must be a number in [0, 1]", ps->key);
+        pa->shape_share = v;
+    }
     else if (strcmp(ps->key, "seed") == 0) {
         if (!parse_u64(s, len, &u))
             return fail(ps, "params.%s must be an unsigned integer", ps->key);
@@ -778,6 +783,9 @@ static ks_status check_whole(plan_parser *ps)
                             "params.confidence, params.z or bound.epsilon out of range");
     const ks_method *m = ks_method_find(pl->method);
     pl->params.method = m ? m->name : NULL;
+    /* a name+shape plan written before the shape share split every shape */
+    if (pl->params.key == KS_KEY_NAME_SHAPE && isnan(pl->params.shape_share))
+        pl->params.shape_share = 0;
     return check_pools(ps);
 }
 

@@ -126,8 +126,16 @@ def make_params(method=None, epsilon=None, confidence=None, seed=None, key=None,
         check(lib.ks_key_parse(c_bytes(key, "key"), ffi.addressof(params[0], "key"), err), err)
         params.key_given = 1
     params.strict = 1 if strict else 0
+    settings = dict(settings or {})
+    # key name+shape's share (--shape-share), a shared parameter, not a method's
+    for name in ("shape_share", "shape-share"):
+        if name in settings:
+            share = as_float(settings.pop(name), "shape_share")
+            if not 0 <= share <= 1:
+                raise usage_error("shape_share must be a number in [0, 1], got %r" % (share,))
+            params.shape_share = share
     rows = all_params()
-    for keyword, value in (settings or {}).items():
+    for keyword, value in settings.items():
         name = keyword.replace("_", "-")
         check(lib.ks_params_set(params, c_bytes(name, "parameter"),
                                 c_bytes(value_text(rows.get(name), value), name), err), err)

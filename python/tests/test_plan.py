@@ -28,6 +28,7 @@ def cli_plan(tmp_path, *options):
      dict(method="root", with_replacement=True, key="name+grid+block")),
     (("--method", "allegro", "--n-th", "40", "--n-min", "10", "--seed", "3"),
      dict(method="allegro", n_th=40, n_min=10.0, seed=3)),
+    (("--key", "name+shape", "--shape-share", "0.002"), dict(key="name+shape", shape_share=0.002)),
     (("--method", "stem", "--confidence", "0.9"), dict(method="stem", confidence=0.9)),
     (("--method", "random", "--fraction", "0.01", "--seed", "11"),
      dict(method="random", fraction=0.01, seed=11)),
