@@ -593,6 +593,28 @@ static void test_shape_share(void **state)
     ks_profile_free(p);
 }
 
+/* Many names sharing many shapes: 20 names x 20 shapes are 400 (name,
+ * shape) pairs, beyond the groups + shapes the table was once sized for
+ * (an internal "shape table full" error). */
+static void test_shape_pairs(void **state)
+{
+    (void)state;
+    size_t cap = 64 * 400 + 64, len = 0;
+    char *text = malloc(cap);
+    len += (size_t)snprintf(text + len, cap - len, "name,duration_ns,id,grid,block\n");
+    for (int i = 0; i < 400; i++)
+        len += (size_t)snprintf(text + len, cap - len, "k%d,%d,%d,%d 1 1,32 1 1\n", i % 20,
+                                1000 + i, i, 1 + i / 20);
+    ks_profile *p = from_csv(text);
+    free(text);
+    ks_groups g;
+    ks_error err;
+    assert_int_equal(ks_groups_build(p, KS_KEY_NAME_SHAPE, &g, &err), KS_OK);
+    assert_int_equal(g.count, 400);
+    ks_groups_free(&g);
+    ks_profile_free(p);
+}
+
 /* A name+shape plan records its share; refine's and estimate's groups
  * (ks_plan_members) are the plan's again; a plan written without the share
  * reads as every shape, what it was drawn with. */
@@ -806,5 +828,5 @@ static void test_match_ops(void **state)
 }
 
 KS_TEST_MAIN(test_comm_names, test_comm_share_real, test_leave_out_comm, test_steps_and_ranges, test_nvtx_sqlite,
-             test_nvtx_csv, test_time_and_ids, test_plan_launch_ids, test_shape_key, test_shape_share, test_shape_share_plan, test_duration_modes, test_match_gpus,
+             test_nvtx_csv, test_time_and_ids, test_plan_launch_ids, test_shape_key, test_shape_share, test_shape_pairs, test_shape_share_plan, test_duration_modes, test_match_gpus,
              test_match_ops)
