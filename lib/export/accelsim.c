@@ -383,9 +383,8 @@ static bool split_kernel_at(const out_ctx *c, const char *dir, size_t launch)
     if (!c->warmup || c->warmup->mode != KS_WARMUP_STATE ||
         c->warmup->carrier != KS_STATE_SPLIT)
         return false;
-    char name[96];
-    snprintf(name, sizeof name, KS_WARM_KERNEL_FILE_PREFIX "%zu.traceg", launch + 1);
-    char *path = ks_path_join(dir, name);
+    char name[KS_WARM_KERNEL_FILE_SIZE];
+    char *path = ks_path_join(dir, ks_warm_kernel_file(name, launch));
     struct stat sb;
     bool there = path && lstat(path, &sb) == 0;
     free(path);
@@ -461,12 +460,13 @@ static ks_status write_list(const void *vctx, FILE *f, ks_error *err)
         const ks_export_entry *e = &c->entries[k];
         if (e->state && skip_copies)
             st = copy_state_lines(c, e->launch, f, err);
+        char kernel[KS_WARM_KERNEL_FILE_SIZE];
         if (e->state && skip_copies && stores_state(c))
-            fprintf(f, "%s%zu.traceg\n", KS_WARM_KERNEL_FILE_PREFIX, e->launch + 1);
+            fprintf(f, "%s\n", ks_warm_kernel_file(kernel, e->launch));
         else if (e->state && skip_copies)
             ;
         else if (e->state)
-            fprintf(f, "%s%zu.traceg\n", KS_WARM_KERNEL_FILE_PREFIX, e->launch + 1);
+            fprintf(f, "%s\n", ks_warm_kernel_file(kernel, e->launch));
         else
             fprintf(f, "%s\n", name_of(c->t, e->launch));
     }
@@ -492,9 +492,10 @@ static ks_status write_weights(const void *vctx, FILE *f, ks_error *err)
         if (e->state && memcpy_state(c) && !stores_state(c) &&
             !split_kernel_at(c, c->out, e->launch))
             continue; /* memory copies: no kernel, no uid */
+        char kernel[KS_WARM_KERNEL_FILE_SIZE];
         if (e->state)
-            fprintf(f, "%zu,%llu,0,%zu,%s%zu.traceg,state\n", ++uid, (unsigned long long)e->id,
-                    e->launch + 1, KS_WARM_KERNEL_FILE_PREFIX, e->launch + 1);
+            fprintf(f, "%zu,%llu,0,%zu,%s,state\n", ++uid, (unsigned long long)e->id,
+                    e->launch + 1, ks_warm_kernel_file(kernel, e->launch));
         else {
             fprintf(f, "%zu,%llu,%.17g,%zu,%s", ++uid, (unsigned long long)e->id, e->weight,
                     e->launch + 1, name_of(c->t, e->launch));
@@ -555,15 +556,14 @@ static ks_status adopt_state(const void *ctx, ks_dir_build *b, size_t launch, ks
 {
     const out_ctx *c = ctx;
     char name[96];
-    snprintf(name, sizeof name,
-             memcpy_state(c) ? "ksample-state-%zu.memcpy" : KS_WARM_KERNEL_FILE_PREFIX
-                                                              "%zu.traceg",
-             launch + 1);
+    if (memcpy_state(c))
+        snprintf(name, sizeof name, "ksample-state-%zu.memcpy", launch + 1);
+    else
+        ks_warm_kernel_file(name, launch);
     ks_status st = ks_dir_build_adopt(b, name, err);
     /* the copies' kernel: +stores' always, split's where the walk wrote one */
     if (st == KS_OK && (stores_state(c) || split_kernel_at(c, b->path, launch))) {
-        snprintf(name, sizeof name, KS_WARM_KERNEL_FILE_PREFIX "%zu.traceg", launch + 1);
-        st = ks_dir_build_adopt(b, name, err);
+        st = ks_dir_build_adopt(b, ks_warm_kernel_file(name, launch), err);
     }
     if (st == KS_OK && remapped_trace(c, launch))
         st = ks_dir_build_adopt(b, name_of(c->t, launch), err);

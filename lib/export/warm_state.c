@@ -121,8 +121,9 @@ static ks_status write_split_list(const void *ctx, FILE *f, ks_error *err)
     ks_line_set younger = {.by_position = true, .from = j->span_to, .to = SIZE_MAX};
     size_t a = 0, b = 0;
     ks_status st = ks_state_write_memcpy32(f, j->state, &older, &j->remap, &a, err);
+    char file[KS_WARM_KERNEL_FILE_SIZE];
     if (st == KS_OK && kernel)
-        fprintf(f, "%s%zu.traceg\n", KS_WARM_KERNEL_FILE_PREFIX, j->launch + 1);
+        fprintf(f, "%s\n", ks_warm_kernel_file(file, j->launch));
     if (st == KS_OK && kernel)
         st = ks_state_write_memcpy32(f, j->state, &younger, &j->remap, &b, err);
     j->lines = a + b;
@@ -249,8 +250,7 @@ static ks_status write_remapped(state_job *j, size_t launch, const ks_state_view
     if (st == KS_OK && j->w->carrier == KS_STATE_SPLIT) {
         /* the kernel where the launch needs one; none left from an earlier
          * attempt where it does not (the folder's file says which) */
-        snprintf(name, sizeof name, "%s%zu.traceg", KS_WARM_KERNEL_FILE_PREFIX, launch + 1);
-        char *kernel = ks_path_join(dir, name);
+        char *kernel = ks_path_join(dir, ks_warm_kernel_file(name, launch));
         if (!kernel)
             st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         else if (j->span_to > j->span_from) {
@@ -266,9 +266,8 @@ static ks_status write_remapped(state_job *j, size_t launch, const ks_state_view
     if (st == KS_OK && j->w->carrier == KS_STATE_MEMCPY32_STORES) {
         /* the dirty lines' stores after the copies, in the same space */
         set_kernel_shape(j, tk, launch);
-        snprintf(name, sizeof name, "%s%zu.traceg", KS_WARM_KERNEL_FILE_PREFIX, launch + 1);
         free(path);
-        path = ks_path_join(dir, name);
+        path = ks_path_join(dir, ks_warm_kernel_file(name, launch));
         st = path ? ks_owned_write_path(path, write_stores, j, err)
                   : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     }
@@ -326,8 +325,7 @@ static ks_status on_state(void *ctx, size_t launch, const ks_state_view *view, k
             if (memcpy_carrier)
                 snprintf(name, sizeof name, "ksample-state-%zu.memcpy", launch + 1);
             else
-                snprintf(name, sizeof name, "%s%zu.traceg", KS_WARM_KERNEL_FILE_PREFIX,
-                         launch + 1);
+                ks_warm_kernel_file(name, launch);
             char *path = ks_path_join(j->dirs[k], name);
             if (!path)
                 return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");

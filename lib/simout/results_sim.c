@@ -1087,11 +1087,9 @@ static ks_status split_listing(const char *root, const ks_run_manifest *m,
     size_t kept = 0;
     for (size_t k = 0; k < n; k++) {
         if (job->measured[k] == 2) {
-            char name[96];
+            char name[KS_WARM_KERNEL_FILE_SIZE];
             uint64_t launch = job->launches ? job->launches[k] : job->ids[k];
-            snprintf(name, sizeof name, "%s%llu.traceg", KS_WARM_KERNEL_FILE_PREFIX,
-                     (unsigned long long)launch + 1);
-            char *kernel = ks_run_job_file(root, job->dir, name);
+            char *kernel = ks_run_job_file(root, job->dir, ks_warm_kernel_file(name, launch));
             if (!kernel) {
                 free(block);
                 return ks_error_set(err, KS_ERR_NOMEM, root, 0, "out of memory");

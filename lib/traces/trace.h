@@ -217,6 +217,10 @@ ks_status ks_trace_folder_launches(const char *dir, ks_warmup_launch **launches,
  * that start with "kernel"), which the readers of simulator output know. */
 #define KS_WARM_KERNEL_NAME "ksample_warm_state"
 #define KS_WARM_KERNEL_FILE_PREFIX "kernel-ksample-state-"
+/* The warm-up kernel's trace file name of launch (0-based), written into buf
+ * of KS_WARM_KERNEL_FILE_SIZE bytes; returns buf. */
+#define KS_WARM_KERNEL_FILE_SIZE 48
+const char *ks_warm_kernel_file(char *buf, uint64_t launch);
 /* MacSim: the warm-up kernel's folder, ksample-state-<launch + 1>/ */
 #define KS_WARM_MACSIM_FOLDER_PREFIX "ksample-state-"
 

@@ -606,3 +606,10 @@ void trace_pair_map_free(trace_pair_map *m)
     ks_hash_free(&m->index);
     memset(m, 0, sizeof *m);
 }
+
+const char *ks_warm_kernel_file(char *buf, uint64_t launch)
+{
+    snprintf(buf, KS_WARM_KERNEL_FILE_SIZE, KS_WARM_KERNEL_FILE_PREFIX "%llu.traceg",
+             (unsigned long long)launch + 1);
+    return buf;
+}

@@ -27,8 +27,9 @@
 static ks_status write_list(const void *ctx, FILE *f, ks_error *err)
 {
     (void)ctx;
-    fprintf(f, "MemcpyHtoD,0x%016llx,%d\n%s1.traceg\n", PROBE_ADDR, PROBE_LINES * 128,
-            KS_WARM_KERNEL_FILE_PREFIX);
+    char kernel[KS_WARM_KERNEL_FILE_SIZE];
+    fprintf(f, "MemcpyHtoD,0x%016llx,%d\n%s\n", PROBE_ADDR, PROBE_LINES * 128,
+            ks_warm_kernel_file(kernel, 0));
     return ks_write_status(f, err);
 }
 
@@ -54,8 +55,8 @@ ks_status ks_state_probe_write(const char *dir, ks_error *err)
         return st;
     }
     st = ks_l2_state_touch_range(&s, PROBE_ADDR, PROBE_LINES * 128, false, err);
-    char name[64];
-    snprintf(name, sizeof name, "%s1.traceg", KS_WARM_KERNEL_FILE_PREFIX);
+    char name[KS_WARM_KERNEL_FILE_SIZE];
+    ks_warm_kernel_file(name, 0);
     if (st == KS_OK)
         st = ks_owned_remove(fd, dir, "sim.log", err);
     if (st == KS_OK)
