@@ -389,13 +389,17 @@ int cli_results_print_csv(const ks_results *r)
     for (size_t k = 0; k < r->row_count; k++) {
         size_t i = order[k].row;
         printf("%llu", (unsigned long long)r->ids[i]);
-        for (size_t m = 0; m < r->metric_count; m++)
-            if (isnan(r->values[m][i])) {
+        for (size_t m = 0; m < r->metric_count; m++) {
+            uint64_t u;
+            if (isnan(r->values[m][i]))
                 printf(",");
-            } else {
+            else if (ks_results_count(r, m, i, &u))
+                printf(",%llu", (unsigned long long)u); /* a count as it was read */
+            else {
                 putchar(',');
                 print_plain(r->values[m][i]);
             }
+        }
         putchar('\n');
     }
     free(order);

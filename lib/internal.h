@@ -64,6 +64,13 @@ void ks_thread_join(ks_thread *t);
  * the bytes on disk as they stream past (for the plan's input digest). */
 typedef struct ks_input ks_input;
 
+/* Whole numbers up to this a double holds exactly (2^53). */
+#define KS_EXACT_COUNT 9007199254740992.0
+/* Whether s[0, len) is a whole number as KS_NUM_MEASURE reads one (digits,
+ * optionally '+' first and a fraction of zeros), and which, exactly: a count
+ * above 2^53 that the double of ks_parse_decimal rounds. */
+bool ks_parse_whole(const char *s, size_t len, uint64_t *u);
+
 ks_status ks_input_open(const char *path, ks_input **out, ks_error *err);
 /* The same for a file a FIFO cannot stand for (a configuration, a
  * simulator's results, a plan, a score or model file): a FIFO, device or

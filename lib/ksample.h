@@ -1649,6 +1649,10 @@ typedef struct ks_results {
     size_t metric_count, metric_capacity;
     char **metrics;
     double **values;
+    /* per metric, NULL until a count above 2^53 is read for it: per row,
+     * the count exactly where the double rounds it, else 0 (the double is
+     * the value); read with ks_results_count */
+    uint64_t **wholes;
     /* per metric, what kind of number it is as read (ks_stat_kind): the
      * statistic's kind by name; a column of a results CSV or of values
      * given in memory whose name is not known is a per-launch count, as
@@ -1759,6 +1763,13 @@ long ks_results_row(const ks_results *r, uint64_t id);
  * number are refused. */
 ks_status ks_results_add(ks_results *r, const char *source, const char *metric,
                          const uint64_t *ids, const double *values, size_t n, ks_error *err);
+/* The same for counts (integers kept exactly, also above 2^53). */
+ks_status ks_results_add_counts(ks_results *r, const char *source, const char *metric,
+                                const uint64_t *ids, const uint64_t *counts, size_t n,
+                                ks_error *err);
+/* Whether the value of metric m at row is a whole number, and which, exactly
+ * (a count above 2^53 as it was read, not its double). */
+bool ks_results_count(const ks_results *r, size_t m, size_t row, uint64_t *u);
 
 /* A stratum with one simulated launch has no sample variance. */
 typedef enum ks_single_mode {

@@ -1134,6 +1134,90 @@ static void test_recorded_state_large(void **state)
 
 /* ------------------------------------------------------------------ setup */
 
+/* A text file in /tmp, its path in path[64]. */
+static void write_temp(char path[64], const char *text)
+{
+    snprintf(path, 64, "/tmp/ks_test_simout_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The count of metric at plan id, exactly. */
+static uint64_t count_of(const ks_results *r, const char *metric, uint64_t id)
+{
+    long m = ks_results_metric(r, metric), row = ks_results_row(r, id);
+    assert_true(m >= 0 && row >= 0);
+    uint64_t u = 0;
+    assert_true(ks_results_count(r, (size_t)m, (size_t)row, &u));
+    return u;
+}
+
+/* Counts above 2^53 stay integers (issue 41): an Accel-Sim log's, its
+ * running totals' differences, a results CSV's and values given in memory
+ * read exactly, where their doubles round (2^53 + 1 to 2^53). */
+static void test_counts_above_2_53(void **state)
+{
+    (void)state;
+    char log[64], csv[64];
+    write_temp(log, "GPGPU-Sim Simulator Version 4.2.0\n"
+                    "kernel_name = k1\nkernel_launch_uid = 1\n"
+                    "gpu_sim_cycle = 9007199254740993\ngpu_sim_insn = 16384\n"
+                    "gpgpu_n_tot_w_icount = 9007199254740993\n"
+                    "gpgpu_simulation_time = 0 days, 0 hrs, 0 min, 1 sec (1 sec)\n"
+                    "kernel_name = k2\nkernel_launch_uid = 2\n"
+                    "gpu_sim_cycle = 18446744073709551615\ngpu_sim_insn = 7\n"
+                    "gpgpu_n_tot_w_icount = 18014398509481987\n"
+                    "gpgpu_simulation_time = 0 days, 0 hrs, 0 min, 3 sec (3 sec)\n");
+    write_temp(csv, "id,cycles,rate\n5,9007199254740995,0.5\n6,12,2\n");
+    ks_results r;
+    ks_results_init(&r);
+    ks_results_options opt;
+    ks_results_options_init(&opt);
+    opt.uid_mode = KS_UID_BASE;
+    opt.uid_base = 1;
+    ks_error err;
+    assert_int_equal(ks_results_read(log, NULL, &opt, &r, &err), KS_OK);
+    assert_true(count_of(&r, "gpu_sim_cycle", 0) == 9007199254740993ull);
+    assert_true(count_of(&r, "gpu_sim_cycle", 1) == UINT64_MAX);
+    assert_true(count_of(&r, "gpu_sim_insn", 1) == 7);
+    /* a running total: each launch its difference, exactly */
+    assert_true(count_of(&r, "gpgpu_n_tot_w_icount", 0) == 9007199254740993ull);
+    assert_true(count_of(&r, "gpgpu_n_tot_w_icount", 1) == 9007199254740994ull);
+    assert_int_equal(ks_results_read(csv, NULL, &opt, &r, &err), KS_OK);
+    assert_true(count_of(&r, "cycles", 5) == 9007199254740995ull);
+    assert_true(count_of(&r, "cycles", 6) == 12);
+    uint64_t u;
+    long m = ks_results_metric(&r, "rate");
+    assert_false(ks_results_count(&r, (size_t)m, (size_t)ks_results_row(&r, 5), &u));
+    /* in memory (the Python package's integer arrays) */
+    const uint64_t ids[] = {7, 8};
+    const uint64_t counts[] = {9007199254740997ull, 3};
+    assert_int_equal(ks_results_add_counts(&r, "mem", "cycles", ids, counts, 2, &err), KS_OK);
+    assert_true(count_of(&r, "cycles", 7) == 9007199254740997ull);
+    assert_true(count_of(&r, "cycles", 8) == 3);
+    /* the doubles are the nearest ones */
+    assert_true(r.values[ks_results_metric(&r, "cycles")][ks_results_row(&r, 7)] ==
+                9007199254740996.0);
+    ks_results_free(&r);
+    /* a get_stats.py CSV (its cells end in ".0") */
+    char gs[64];
+    write_temp(gs, "----------------------------------------------------------------------------"
+                   "------------------------,,\ngpu_tot_sim_cycle\\s*=\\s*(.*),,\n"
+                   "APPS,SM7_QV100\nsynth/NO_ARGS--k1--0,9007199254740993.0\n"
+                   "synth/NO_ARGS--k2--1,12\n\n");
+    ks_results_init(&r);
+    assert_int_equal(ks_results_read(gs, NULL, &opt, &r, &err), KS_OK);
+    assert_true(count_of(&r, "gpu_sim_cycle", 0) == 9007199254740993ull);
+    assert_true(count_of(&r, "gpu_sim_cycle", 1) == 12);
+    ks_results_free(&r);
+    unlink(gs);
+    unlink(log);
+    unlink(csv);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -1153,4 +1237,5 @@ KS_TEST_MAIN_FIXTURES(setup, teardown, test_getstats_metric_names, test_warmup_m
                       test_accelsim_warm_runs, test_getstats_csv, test_macsim_traces,
                       test_macsim_full_run, test_macsim_alone_and_pairs, test_macsim_export,
                       test_score_pinned,
-                      test_score_ratio_pinned, test_running_totals, test_estimate_kinds)
+                      test_score_ratio_pinned, test_running_totals, test_estimate_kinds,
+                      test_counts_above_2_53)

@@ -37,8 +37,9 @@ void ks_results_free(ks_results *r)
     for (size_t i = 0; i < r->metric_count; i++) {
         free(r->metrics[i]);
         free(r->values[i]);
+        free(r->wholes ? r->wholes[i] : NULL);
     }
-    KS_FREE(r->metrics, r->values, r->kinds, r->ids, r->source, r->source_line);
+    KS_FREE(r->metrics, r->values, r->wholes, r->kinds, r->ids, r->source, r->source_line);
     for (size_t i = 0; i < r->source_count; i++) {
         free(r->sources[i]);
         free(r->source_warmup ? r->source_warmup[i] : NULL);
@@ -123,11 +124,14 @@ static ks_status add_metric(ks_results *r, const char *name, bool counted, size_
         *index = (size_t)found;
         return KS_OK;
     }
-    size_t cap = r->metric_capacity, cap2 = r->metric_capacity;
+    size_t cap = r->metric_capacity, cap2 = r->metric_capacity, cap3 = r->metric_capacity;
     ks_status st = ks_grow((void **)&r->metrics, &cap, r->metric_count + 1, sizeof *r->metrics,
                            err);
     if (st == KS_OK)
         st = ks_grow((void **)&r->kinds, &cap2, r->metric_count + 1, sizeof *r->kinds, err);
+    if (st == KS_OK && (st = ks_grow((void **)&r->wholes, &cap3, r->metric_count + 1,
+                                     sizeof *r->wholes, err)) == KS_OK)
+        r->wholes[r->metric_count] = NULL; /* none until a count above 2^53 */
     if (st == KS_OK)
         st = ks_grow((void **)&r->values, &r->metric_capacity, r->metric_count + 1,
                      sizeof *r->values, err);
@@ -180,6 +184,12 @@ static ks_status row_for(ks_results *r, uint64_t id, uint32_t source, long line,
             if (!col)
                 return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
             r->values[m] = col;
+            if (r->wholes[m]) {
+                uint64_t *w = realloc(r->wholes[m], cap * sizeof *w);
+                if (!w)
+                    return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+                r->wholes[m] = w;
+            }
         }
         r->row_capacity = cap;
     }
@@ -187,8 +197,11 @@ static ks_status row_for(ks_results *r, uint64_t id, uint32_t source, long line,
     r->ids[i] = id;
     r->source[i] = source;
     r->source_line[i] = line;
-    for (size_t m = 0; m < r->metric_count; m++)
+    for (size_t m = 0; m < r->metric_count; m++) {
         r->values[m][i] = NAN;
+        if (r->wholes[m])
+            r->wholes[m][i] = 0;
+    }
     ks_status st = index_insert(r, i, err);
     if (st != KS_OK)
         return st;
@@ -201,20 +214,78 @@ static void put(ks_results *r, size_t row, size_t m, double v, bool accumulate)
 {
     double *cell = &r->values[m][row];
     *cell = accumulate && !isnan(*cell) ? *cell + v : v;
+    if (r->wholes[m])
+        r->wholes[m][row] = 0; /* the double holds it now */
 }
 
-static ks_status set_value(ks_results *r, size_t row, const char *metric, double v,
-                           bool accumulate, ks_error *err)
+/* Above 2^53 a double holds a count only to 53 significant bits: such a
+ * count is kept exactly beside it (wholes), so that it reads back, and is
+ * written out, as it was printed. */
+ks_status ks_results_put_count(ks_results *r, size_t row, size_t m, uint64_t u, ks_error *err)
+{
+    r->values[m][row] = (double)u;
+    if (u <= (uint64_t)1 << 53) { /* (not against the double: u would round to it) */
+        if (r->wholes[m])
+            r->wholes[m][row] = 0;
+        return KS_OK;
+    }
+    if (!r->wholes[m]) {
+        r->wholes[m] = calloc(r->row_capacity ? r->row_capacity : 1, sizeof *r->wholes[m]);
+        if (!r->wholes[m])
+            return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    r->wholes[m][row] = u;
+    return KS_OK;
+}
+
+bool ks_results_count(const ks_results *r, size_t m, size_t row, uint64_t *u)
+{
+    if (r->wholes && r->wholes[m] && r->wholes[m][row]) {
+        *u = r->wholes[m][row];
+        return true;
+    }
+    double v = r->values[m][row];
+    if (!(v >= 0 && v <= KS_EXACT_COUNT && v == floor(v)))
+        return false;
+    *u = (uint64_t)v;
+    return true;
+}
+
+static ks_status add_values(ks_results *r, const char *source, const char *metric,
+                            const uint64_t *ids, const double *values, const uint64_t *counts,
+                            size_t n, ks_error *err);
+
+/* A value as it was printed: a count above 2^53 exactly. */
+static ks_status set_cell(ks_results *r, size_t row, const char *metric, const char *text,
+                          double v, ks_error *err)
 {
     size_t m;
+    uint64_t u;
     ks_status st = add_metric(r, metric, true, &m, err);
-    if (st == KS_OK)
-        put(r, row, m, v, accumulate);
-    return st;
+    if (st != KS_OK)
+        return st;
+    if (v >= KS_EXACT_COUNT && ks_parse_whole(text, strlen(text), &u))
+        return ks_results_put_count(r, row, m, u, err);
+    put(r, row, m, v, false);
+    return KS_OK;
 }
 
 ks_status ks_results_add(ks_results *r, const char *source, const char *metric,
                          const uint64_t *ids, const double *values, size_t n, ks_error *err)
+{
+    return add_values(r, source, metric, ids, values, NULL, n, err);
+}
+
+ks_status ks_results_add_counts(ks_results *r, const char *source, const char *metric,
+                                const uint64_t *ids, const uint64_t *counts, size_t n,
+                                ks_error *err)
+{
+    return add_values(r, source, metric, ids, NULL, counts, n, err);
+}
+
+static ks_status add_values(ks_results *r, const char *source, const char *metric,
+                            const uint64_t *ids, const double *values, const uint64_t *counts,
+                            size_t n, ks_error *err)
 {
     uint32_t src = 0;
     while (src < r->source_count && strcmp(r->sources[src], source) != 0)
@@ -226,7 +297,7 @@ ks_status ks_results_add(ks_results *r, const char *source, const char *metric,
         st = add_metric(r, metric, true, &m, err);
     for (size_t i = 0; st == KS_OK && i < n; i++) {
         size_t row;
-        const char *why = ks_measure_check(values[i]);
+        const char *why = counts ? NULL : ks_measure_check(values[i]);
         if (why) /* the rule a simulator's printed value meets (KS_NUM_MEASURE) */
             return ks_error_set(err, KS_ERR_FORMAT, source, (long)(i + 1),
                                 "metric %s: the value of launch id %llu (%.17g) %s", metric,
@@ -236,7 +307,9 @@ ks_status ks_results_add(ks_results *r, const char *source, const char *metric,
             return ks_error_set(err, KS_ERR_FORMAT, source, (long)(i + 1),
                                 "metric %s: launch id %llu given twice", metric,
                                 (unsigned long long)ids[i]);
-        if (st == KS_OK)
+        if (st == KS_OK && counts)
+            st = ks_results_put_count(r, row, m, counts[i], err);
+        else if (st == KS_OK)
             r->values[m][row] = values[i];
     }
     return st;
@@ -326,7 +399,7 @@ ks_status ks_results_read_csv(ks_input *in, const char *path, ks_results *r, ks_
                                   "without an exponent)",
                                   header[i], cell, why);
             else
-                st = set_value(r, row, header[i], v, false, err);
+                st = set_cell(r, row, header[i], cell, v, err);
         }
     }
     if (st == KS_OK && !header)

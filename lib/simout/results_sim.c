@@ -202,6 +202,7 @@ typedef struct held_block {
     char *kernel_name;
     char **names;
     double *values;
+    uint64_t *wholes; /* ks_simlog_block.wholes */
     uint32_t (*dims)[6];
 } held_block;
 
@@ -225,10 +226,12 @@ typedef struct log_ctx {
      * line of its first difference below 0 (0: none), and the block's
      * values with those totals differenced */
     double *prev;
+    uint64_t *prev_whole; /* prev exactly where it is a count above 2^53 */
     size_t *prev_run;
     long *fell;
     size_t prev_capacity;
     double *diffed;
+    uint64_t *diffed_whole; /* the differences' exact counts (ks_simlog_block.wholes) */
     size_t diffed_capacity;
     size_t block_run;  /* the run of the last block taken, and the line */
     long run_line;     /* its first block starts at */
@@ -249,7 +252,7 @@ static void held_clear(held_block *h)
 static void held_free(held_block *h)
 {
     held_clear(h);
-    KS_FREE(h->uids, h->traces, h->trace_lines, h->names, h->values, h->dims);
+    KS_FREE(h->uids, h->traces, h->trace_lines, h->names, h->values, h->wholes, h->dims);
 }
 
 static ks_status metric_of(log_ctx *c, size_t i, const char *name, size_t *m, ks_error *err)
@@ -303,30 +306,51 @@ static ks_status check_launch(log_ctx *c, const ks_simlog_block *b, size_t u, ui
  * does not print is unchanged (GPGPU-Sim prints some only once non-zero). */
 static ks_status difference(log_ctx *c, const ks_simlog_block *b, ks_error *err)
 {
-    ks_status st = ks_grow((void **)&c->diffed, &c->diffed_capacity, b->stat_count + 1,
-                           sizeof *c->diffed, err);
+    size_t cap0 = c->diffed_capacity;
+    ks_status st = ks_grow((void **)&c->diffed_whole, &cap0, b->stat_count + 1,
+                           sizeof *c->diffed_whole, err);
+    if (st == KS_OK)
+        st = ks_grow((void **)&c->diffed, &c->diffed_capacity, b->stat_count + 1,
+                     sizeof *c->diffed, err);
     for (size_t i = 0; st == KS_OK && i < b->stat_count; i++) {
         size_t m;
         if ((st = metric_of(c, i, b->names[i], &m, err)) != KS_OK)
             break;
+        uint64_t whole = b->wholes ? b->wholes[i] : 0;
         c->diffed[i] = b->values[i];
+        c->diffed_whole[i] = whole;
         if (c->r->kinds[m] != KS_STAT_RUNNING)
             continue;
         if (m >= c->prev_capacity) {
             size_t cap = c->r->metric_count + 16;
-            void **const cols[] = {(void **)&c->prev, (void **)&c->prev_run, (void **)&c->fell};
-            const size_t bytes[] = {sizeof *c->prev, sizeof *c->prev_run, sizeof *c->fell};
-            if (!ks_resize_columns(cols, bytes, 3, cap))
+            void **const cols[] = {(void **)&c->prev, (void **)&c->prev_whole,
+                                   (void **)&c->prev_run, (void **)&c->fell};
+            const size_t bytes[] = {sizeof *c->prev, sizeof *c->prev_whole, sizeof *c->prev_run,
+                                    sizeof *c->fell};
+            if (!ks_resize_columns(cols, bytes, 4, cap))
                 return ks_error_set(err, KS_ERR_NOMEM, c->path, b->line, "out of memory");
             for (size_t k = c->prev_capacity; k < cap; k++)
-                c->prev[k] = 0, c->prev_run[k] = 0, c->fell[k] = 0;
+                c->prev[k] = 0, c->prev_whole[k] = 0, c->prev_run[k] = 0, c->fell[k] = 0;
             c->prev_capacity = cap;
         }
-        double before = c->prev_run[m] == b->run + 1 ? c->prev[m] : 0;
+        bool same_run = c->prev_run[m] == b->run + 1;
+        double before = same_run ? c->prev[m] : 0;
         c->diffed[i] = b->values[i] - before;
+        c->diffed_whole[i] = 0;
+        if (whole || (same_run && c->prev_whole[m])) {
+            /* counts above 2^53: the difference of the counts as printed */
+            uint64_t now = whole ? whole : (uint64_t)b->values[i];
+            uint64_t then = !same_run ? 0 : c->prev_whole[m] ? c->prev_whole[m]
+                                                            : (uint64_t)c->prev[m];
+            if (now >= then) {
+                c->diffed[i] = (double)(now - then);
+                c->diffed_whole[i] = now - then > (uint64_t)1 << 53 ? now - then : 0;
+            }
+        }
         if (c->diffed[i] < 0 && !c->fell[m])
             c->fell[m] = b->line;
         c->prev[m] = b->values[i];
+        c->prev_whole[m] = whole;
         c->prev_run[m] = b->run + 1;
     }
     return st;
@@ -423,7 +447,11 @@ static ks_status take_block(log_ctx *c, const ks_simlog_block *b, ks_error *err)
             st = twice_hint(c, id, err);
         for (size_t i = 0; i < b->stat_count && st == KS_OK; i++) {
             size_t m;
-            if ((st = metric_of(c, i, b->names[i], &m, err)) == KS_OK)
+            if ((st = metric_of(c, i, b->names[i], &m, err)) != KS_OK)
+                break;
+            if (b->wholes && b->wholes[i] && b->uid_count == 1 && !split)
+                st = ks_results_put_count(c->r, row, m, b->wholes[i], err);
+            else
                 ks_results_put(c->r, row, m, b->values[i] / (double)b->uid_count, split);
         }
         if (st != KS_OK)
@@ -463,7 +491,7 @@ static ks_status take_held(log_ctx *c, ks_error *err)
                          h->stat_count,  (const char *const *)h->names,
                          h->values,      h->kernel_name,
                          h->run,         (const char *const *)h->traces,
-                         h->trace_lines, (const uint32_t(*)[6])h->dims};
+                         h->trace_lines, (const uint32_t(*)[6])h->dims, h->wholes};
     ks_status st = take_block(c, &b, err);
     if (st == KS_OK && h->uid_count == 1 && c->r->row_count == rows_before + 1)
         st = put_run_cycles(c->r, c->r->ids[rows_before], c->run_cycles, err);
@@ -488,6 +516,9 @@ static ks_status hold(log_ctx *c, const ks_simlog_block *b, ks_error *err)
     cap = h->stat_capacity;
     if (st == KS_OK)
         st = ks_grow((void **)&h->names, &cap, b->stat_count + 1, sizeof *h->names, err);
+    size_t cap4 = h->stat_capacity;
+    if (st == KS_OK)
+        st = ks_grow((void **)&h->wholes, &cap4, b->stat_count + 1, sizeof *h->wholes, err);
     if (st == KS_OK)
         st = ks_grow((void **)&h->values, &h->stat_capacity, b->stat_count + 1,
                      sizeof *h->values, err);
@@ -511,6 +542,7 @@ static ks_status hold(log_ctx *c, const ks_simlog_block *b, ks_error *err)
         if (!(h->names[i] = strdup(b->names[i])))
             return ks_error_set(err, KS_ERR_NOMEM, c->path, b->line, "out of memory");
         h->values[i] = b->values[i];
+        h->wholes[i] = b->wholes ? b->wholes[i] : 0;
         h->stat_count = i + 1;
     }
     if (!(h->kernel_name = strdup(b->kernel_name)))
@@ -527,6 +559,7 @@ static ks_status on_block(void *vctx, const ks_simlog_block *raw, ks_error *err)
         return dst;
     ks_simlog_block own = *raw;
     own.values = c->diffed;
+    own.wholes = c->diffed_whole;
     const ks_simlog_block *b = &own;
     c->all_cycles += block_cycles(b);
     if (c->opt->measured != KS_MEASURED_LAST)
@@ -574,7 +607,7 @@ static ks_status read_accelsim_log(ks_input *in, const char *path, const uid_map
         running_finish(&c);
     ks_simlog_free(s);
     held_free(&c.held);
-    KS_FREE(c.hint, c.prev, c.prev_run, c.fell, c.diffed);
+    KS_FREE(c.hint, c.prev, c.prev_whole, c.prev_run, c.fell, c.diffed, c.diffed_whole);
     if (all_cycles)
         *all_cycles = c.all_cycles;
     if (st == KS_OK && blocks == 0)
@@ -635,7 +668,8 @@ static ks_status on_kernel(void *vctx, const ks_macsim_kernel *k, ks_error *err)
     }
     if ((st = ks_results_row_for(c->r, id, c->source, k->line, false, &row, err)) != KS_OK)
         return st;
-    ks_results_put(c->r, row, c->metric, (double)k->cycles, false);
+    if ((st = ks_results_put_count(c->r, row, c->metric, k->cycles, err)) != KS_OK)
+        return st;
     c->last_row = (long)row;
     if (c->opt->measured == KS_MEASURED_LAST)
         return put_run_cycles(c->r, id, c->run_cycles, err);
@@ -724,6 +758,13 @@ typedef struct gs_table {
     size_t app_count, config_count;
     bool per_name;  /* labels without a launch number: -k alone */
     bool final;     /* "final_kernel": no -k */
+    /* the cells that are counts above 2^53, exactly (a double rounds them):
+     * label, metric and count, few or none */
+    struct gs_whole {
+        size_t label, metric;
+        uint64_t count;
+    } *wholes;
+    size_t whole_count, whole_capacity;
 } gs_table;
 
 static ks_status remember(char ***list, size_t *count, const char *s, ks_error *err)
@@ -863,12 +904,27 @@ static ks_status gs_cell(void *ctx, const ks_getstats_value *v, ks_error *err)
                                 v->app, v->kernel, v->instance, v->stat, v->config);
         l->values[m] = v->value;
         l->any = true;
+        const char *s = v->text;
+        while (*s == ' ')
+            s++;
+        size_t n = strlen(s);
+        while (n > 0 && s[n - 1] == ' ')
+            n--;
+        uint64_t u;
+        if (v->value >= KS_EXACT_COUNT && ks_parse_whole(s, n, &u)) {
+            if (ks_grow((void **)&t->wholes, &t->whole_capacity, t->whole_count + 1,
+                        sizeof *t->wholes, err) != KS_OK)
+                return err->status;
+            t->wholes[t->whole_count++] = (struct gs_whole){(size_t)(l - t->labels),
+                                                            (size_t)m, u};
+        }
     }
     return KS_OK;
 }
 
 static void gs_free(gs_table *t)
 {
+    free(t->wholes);
     for (size_t i = 0; i < t->label_count; i++)
         KS_FREE(t->labels[i].app, t->labels[i].kernel, t->labels[i].values);
     for (size_t i = 0; i < t->metric_count; i++) {
@@ -982,8 +1038,12 @@ static ks_status read_getstats(ks_input *in, const char *path, const uid_map *ma
             size_t col;
             if (isnan(l->values[m]))
                 continue;
-            if ((st = ks_results_metric_index(r, t.metrics[m], &col, err)) == KS_OK)
-                ks_results_put(r, row, col, l->values[m], false);
+            if ((st = ks_results_metric_index(r, t.metrics[m], &col, err)) != KS_OK)
+                break;
+            ks_results_put(r, row, col, l->values[m], false);
+            for (size_t w = 0; w < t.whole_count && st == KS_OK; w++)
+                if (t.wholes[w].label == i && t.wholes[w].metric == m)
+                    st = ks_results_put_count(r, row, col, t.wholes[w].count, err);
         }
     }
     gs_free(&t);

@@ -43,6 +43,7 @@ struct ks_simlog {
     size_t uid_count, uid_capacity;
     char **names;
     double *values;
+    uint64_t *wholes; /* ks_simlog_block.wholes */
     size_t stat_count, stat_capacity;
     /* names of the block by hash, so that a block of hundreds of
      * statistics finds repeats in constant time */
@@ -114,7 +115,7 @@ void ks_simlog_free(ks_simlog *s)
         return;
     clear_block(s);
     clear_bindings(s);
-    KS_FREE(s->names, s->values, s->uids, s->kernel_name, s->bound_uid, s->bound_trace,
+    KS_FREE(s->names, s->values, s->wholes, s->uids, s->kernel_name, s->bound_uid, s->bound_trace,
             s->bound_line, s->uid_trace, s->uid_line, s->bound_dims, s->uid_dims);
     ks_hash_free(&s->index);
     free(s);
@@ -175,7 +176,7 @@ static ks_status emit(ks_simlog *s, ks_error *err)
                          (const char *const *)s->names, s->values,
                          s->kernel_name ? s->kernel_name : "", s->run,
                          (const char *const *)s->uid_trace, s->uid_line,
-                         (const uint32_t(*)[6])s->uid_dims};
+                         (const uint32_t(*)[6])s->uid_dims, s->wholes};
     s->blocks++;
     s->ended_before = s->ended_before || s->ended;
     s->ended = false;
@@ -298,7 +299,7 @@ static stat_kind parse_stat(const char *line, const char **name, size_t *name_le
 }
 
 static ks_status add_stat(ks_simlog *s, const char *name, size_t len, double value,
-                          long number, ks_error *err)
+                          uint64_t whole, long number, ks_error *err)
 {
     if (len >= 9 && strncmp(name, "gpu_tot_", 8) == 0)
         return KS_OK; /* cumulative over every kernel so far */
@@ -319,8 +320,10 @@ static ks_status add_stat(ks_simlog *s, const char *name, size_t len, double val
                             (int)(len > 80 ? 80 : len), name, s->block_line);
     if (st != KS_OK || found)
         return st; /* a name repeated per memory channel: its first value */
-    size_t cap = s->stat_capacity;
+    size_t cap = s->stat_capacity, cap2 = s->stat_capacity;
     st = ks_grow((void **)&s->names, &cap, s->stat_count + 1, sizeof *s->names, err);
+    if (st == KS_OK)
+        st = ks_grow((void **)&s->wholes, &cap2, s->stat_count + 1, sizeof *s->wholes, err);
     if (st == KS_OK)
         st = ks_grow((void **)&s->values, &s->stat_capacity, s->stat_count + 1,
                      sizeof *s->values, err);
@@ -331,6 +334,7 @@ static ks_status add_stat(ks_simlog *s, const char *name, size_t len, double val
         return ks_error_set(err, KS_ERR_NOMEM, s->path, 0, "out of memory");
     s->names[s->stat_count] = copy;
     ks_hash_put(&s->index, slot, (uint32_t)s->stat_count);
+    s->wholes[s->stat_count] = whole;
     s->values[s->stat_count++] = value;
     return KS_OK;
 }
@@ -466,8 +470,16 @@ ks_status ks_simlog_line(ks_simlog *s, const char *line, size_t len, long number
     size_t name_len, token_len;
     double value;
     switch (parse_stat(p, &name, &name_len, &value, &token, &token_len, &why)) {
-    case STAT_VALUE:
-        return add_stat(s, name, name_len, value, number, err);
+    case STAT_VALUE: {
+        /* a count above 2^53 as printed, beside its rounded double */
+        uint64_t whole = 0;
+        size_t n = token_len;
+        if (n > 1 && (token[n - 1] == 'x' || token[n - 1] == '!'))
+            n--;
+        if (!(value >= KS_EXACT_COUNT && ks_parse_whole(token, n, &whole)))
+            whole = 0;
+        return add_stat(s, name, name_len, value, whole, number, err);
+    }
     case STAT_BAD:
         return ks_error_set(err, KS_ERR_FORMAT, s->path, number,
                             "%.*s: '%.*s' %s (a statistic is a non-negative base-10 number "

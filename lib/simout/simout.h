@@ -34,6 +34,9 @@ typedef struct ks_simlog_block {
     /* per uid: grid[3] then block[3] from the trace header the simulator
      * echoed before launching it; all 0 when the log did not print them */
     const uint32_t (*dims)[6];
+    /* per statistic, the count exactly where its double rounds it (above
+     * 2^53), else 0; NULL: none */
+    const uint64_t *wholes;
 } ks_simlog_block;
 
 typedef ks_status (*ks_simlog_fn)(void *ctx, const ks_simlog_block *b, ks_error *err);
@@ -119,6 +122,9 @@ ks_status ks_results_row_for(ks_results *r, uint64_t id, uint32_t source, long l
 ks_status ks_results_metric_index(ks_results *r, const char *name, size_t *index,
                                   ks_error *err);
 void ks_results_put(ks_results *r, size_t row, size_t metric, double v, bool accumulate);
+/* A count, exactly (kept beside its double above 2^53, ks_results_count). */
+ks_status ks_results_put_count(ks_results *r, size_t row, size_t metric, uint64_t u,
+                               ks_error *err);
 /* A results CSV "id,<metric>,..." and the accelsim exporter's weights.csv. */
 ks_status ks_results_read_csv(ks_input *in, const char *path, ks_results *r, ks_error *err);
 /* *measured (NULL when every launch is): per uid, 0 for a warm-up launch

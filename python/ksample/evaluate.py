@@ -235,8 +235,26 @@ def _by_label(values):
     return not default
 
 
+def _counts(items):
+    """Integers (Python ints, numpy integer arrays) as a uint64 array, kept
+    exactly (a count above 2^53 would round as a float64); None when they are
+    not all integers, or one is negative (refused as a value below)."""
+    if isinstance(items, np.ndarray):
+        if items.dtype.kind not in "iu" or items.ndim != 1:
+            return None
+        if items.dtype.kind == "i" and len(items) and items.min() < 0:
+            return None
+        return np.ascontiguousarray(items, dtype=np.uint64)
+    items = list(items)
+    if not items or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
+                            and 0 <= v < 2 ** 64 for v in items):
+        return None
+    return np.fromiter((int(v) for v in items), dtype=np.uint64, count=len(items))
+
+
 def _ids_values(plan, values):
-    """(ids, values) as contiguous uint64 / float64 arrays."""
+    """(ids, values) as contiguous uint64 / float64 arrays; values are uint64
+    where they are all integers (counts, kept exactly)."""
     if isinstance(values, Mapping) or _by_label(values):
         keys = values.keys() if isinstance(values, Mapping) else list(values.index)
         items = values.values() if isinstance(values, Mapping) else values.to_numpy()
@@ -245,10 +263,17 @@ def _ids_values(plan, values):
                     or k < 0:
                 raise TypeError("values: launch ids are non-negative integers, got %r" % (k,))
         ids = np.fromiter((int(k) for k in keys), dtype=np.uint64, count=len(keys))
+        counts = _counts(items if isinstance(items, np.ndarray) else list(items))
+        if counts is not None:
+            return ids, counts
         vals = np.fromiter((as_float(v, "values") for v in items), dtype=np.float64,
                            count=len(keys))
         return ids, vals
-    vals = as_floats(values, "values")
+    counts = _counts(values) if isinstance(values, (np.ndarray, list, tuple)) else None
+    if counts is not None:
+        vals = counts
+    else:
+        vals = as_floats(values, "values")
     if vals.ndim == 0:
         raise TypeError("values: a 1-d array, a dict {id: value} or {metric: values}, got %s"
                         % type(values).__name__)
@@ -493,9 +518,15 @@ def _results_of(plan, metrics):
     results = ffi.gc(results, lib.ks_results_free)
     for name, v in metrics.items():
         ids, vals = _ids_values(plan, v)
-        check(lib.ks_results_add(results, b"values", c_bytes(name, "metric"),
-                                 ffi.from_buffer("uint64_t[]", ids),
-                                 ffi.from_buffer("double[]", vals), len(ids), err), err)
+        if vals.dtype == np.uint64:  # counts, exactly
+            check(lib.ks_results_add_counts(results, b"values", c_bytes(name, "metric"),
+                                            ffi.from_buffer("uint64_t[]", ids),
+                                            ffi.from_buffer("uint64_t[]", vals), len(ids),
+                                            err), err)
+        else:
+            check(lib.ks_results_add(results, b"values", c_bytes(name, "metric"),
+                                     ffi.from_buffer("uint64_t[]", ids),
+                                     ffi.from_buffer("double[]", vals), len(ids), err), err)
     return results
 
 

@@ -106,6 +106,37 @@ def test_estimate_as_the_command(example, tmp_path):
     assert one.ci_low < one.estimate < one.ci_high
 
 
+def test_integer_values_are_counts(example, tmp_path):
+    """Integer arrays and ints are counts, kept exactly (issue 41): the same
+    estimate as the command reading the same digits, a count above 2^53
+    included, where float64 would round it first."""
+    plan_path = tmp_path / "plan.json"
+    cli("sample", EXAMPLE, "--method", "root", "--epsilon", "0.1", "-o", plan_path)
+    plan = ksample.load_plan(plan_path)
+    cycles = (example.durations.astype(np.int64) * 3 + 7)
+    big = 2 ** 53 + 1
+    cycles[plan.ids[0]] = big
+    csv = tmp_path / "values.csv"
+    with open(csv, "w") as f:
+        f.write("id,gpu_sim_cycle\n")
+        for i in plan.ids:
+            f.write("%d,%d\n" % (i, cycles[i]))
+    want = [r for r in cli_json("estimate", plan_path, csv, "--json")
+            if r["metric"] == "gpu_sim_cycle"][0]
+    for values in (cycles, cycles.astype(np.uint64),
+                   {int(i): int(cycles[i]) for i in plan.ids}):
+        got = ksample.estimate(plan, values)
+        assert got.estimate == want["estimate"] and got.ci_high == want["ci_high"]
+    # the largest 64-bit count is taken; a negative one is refused
+    top = np.array([2 ** 64 - 1] * len(plan), dtype=np.uint64)
+    assert ksample.estimate(plan, top).estimate > 0
+    neg = np.full(len(plan), 5, dtype=np.int64)
+    neg[0] = -1
+    with pytest.raises(ksample.Error) as e:
+        ksample.estimate(plan, neg)
+    assert "negative" in e.value.message
+
+
 def test_estimate_refusals(example):
     plan = ksample.sample(example, "root", epsilon=0.1)
     partial = {int(i): 1.0 for i in plan.ids[1:]}
