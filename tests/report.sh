@@ -125,6 +125,26 @@ grep -q '<dd>root, key' "$T/noplan.html" || bad "report without --plan: no root 
 [ $? = 4 ] && grep -q "other-plan.json" "$T/err" && grep -q "names.csv" "$T/err" &&
     grep -q "casio-like-50k.csv.xz" "$T/err" || bad "a plan of another profile accepted: $(cat "$T/err")"
 [ -e "$T/x.html" ] && bad "a refused plan left a page"
+# a name+shape plan (shape share epsilon / 4: shapes under it stay with their name's
+# largest, under the bare name): the histograms are of the plan's own groups, each with
+# its clusters drawn
+"$KS" sample "$EX" --key name+shape --include-comm --seed 3 -o "$T/shape-plan.json" 2>/dev/null ||
+    bad "sample --key name+shape failed"
+"$KS" report "$EX" --plan "$T/shape-plan.json" --iters 0 -q -o "$T/shape.html" 2>"$T/err" ||
+    bad "report of a name+shape plan failed: $(cat "$T/err")"
+if command -v python3 >/dev/null 2>&1; then
+    python3 - "$T/shape.html" "$T/shape-plan.json" <<'PY' || bad "report: a name+shape plan's histograms are not its groups"
+import html, json, re, sys
+page = open(sys.argv[1]).read()
+groups = set(json.load(open(sys.argv[2]))["groups"])
+charts = re.findall(r'<svg[^>]*id="(hist[^"]*)"[^>]*>(.*?)</svg>', page, re.S)
+assert charts, "no histogram"
+for chart, body in charts:
+    title = html.unescape(re.search(r"<title>(.*?)</title>", body, re.S).group(1))
+    assert title in groups, (chart, title[:80])
+    assert "<title>cluster " in body, (chart, "no cluster drawn")
+PY
+fi
 
 # progress only on a terminal, and --quiet silences it
 grep -q "evaluating" "$T/err" && bad "progress printed to a non-terminal"

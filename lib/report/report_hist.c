@@ -206,7 +206,9 @@ ks_status ks_report_histograms(FILE *f, const ks_report_input *in, ks_error *err
     const ks_profile *p = in->profile;
     ks_key key = in->plan ? in->plan->params.key : KS_KEY_NAME;
     ks_groups gr;
-    ks_status st = ks_groups_build(p, key, &gr, err);
+    /* the plan's groups: name+shape's at the plan's shape share */
+    ks_status st = ks_groups_build_shapes(
+        p, key, in->plan ? ks_params_shape_share(&in->plan->params) : 0, &gr, err);
     if (st != KS_OK)
         return st;
     size_t k = in->top_kernels ? in->top_kernels : 6;
