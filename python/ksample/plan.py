@@ -64,6 +64,10 @@ class Plan:
     epsilon = property(lambda self: self._p.params.epsilon)
     confidence = property(lambda self: self._p.params.confidence)
     key = property(lambda self: text(lib.ks_key_to_string(self._p.params.key)))
+    shape_share = property(
+        lambda self: lib.ks_params_shape_share(ffi.addressof(self._p, "params"))
+        if self._p.params.key == lib.KS_KEY_NAME_SHAPE else None,
+        doc="key name+shape's shape share (the plan's params.shape_share; None: another key)")
     bound = property(lambda self: self._p.bound, doc="promised relative error (0: none)")
     bound_scope = property(lambda self: text(self._p.bound_scope))
     predicted_speedup = property(lambda self: self._p.predicted_speedup)

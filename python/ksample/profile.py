@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._native import c_bytes, check, ffi, lib, new_error, path_bytes, text
+from ._native import as_float, c_bytes, check, ffi, lib, new_error, path_bytes, text, usage_error
 from ._views import view
 
 
@@ -116,16 +116,21 @@ class Profile:
         """Each launch's block (x, y, z) as an n x 3 array (a copy), or None."""
         return None if self.dims is None else self.dims[self.dims_ids, 3:]
 
-    def groups(self, key=None):
+    def groups(self, key=None, shape_share=0.0):
         """Launches grouped by a key ("name", "name-notemplate",
-        "name+grid+block"; default "name") as the methods group them:
-        (group_of: uint32 array over the library's memory, labels: list,
-        sizes: array), groups numbered by first appearance."""
+        "name+grid+block", "name+shape"; default "name") as the methods group
+        them: (group_of: uint32 array over the library's memory, labels: list,
+        sizes: array), groups numbered by first appearance.  shape_share:
+        name+shape's (--shape-share; a plan's is plan.params["shape_share"];
+        0, the default here: every shape its own groups)."""
         err = new_error()
         k = ffi.new("ks_key *")
         check(lib.ks_key_parse(c_bytes(key or "name", "key"), k, err), err)
+        share = as_float(shape_share, "shape_share")
+        if not 0 <= share <= 1:
+            raise usage_error("shape_share must be a number in [0, 1], got %r" % (share,))
         g = ffi.new("ks_groups *")
-        check(lib.ks_groups_build(self._p, k[0], g, err), err)
+        check(lib.ks_groups_build_shapes(self._p, k[0], share, g, err), err)
         owner = ffi.gc(g, lib.ks_groups_free)
         labels = [text(g.labels[i]) for i in range(g.count)]
         sizes = view(owner, g.size, int(g.count), np.dtype("=u%d" % ffi.sizeof("size_t")))

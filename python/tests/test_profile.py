@@ -82,6 +82,19 @@ def test_groups_are_the_methods_groups(example):
         label for g, label in enumerate(labels) if g not in comm_groups]
 
 
+def test_shape_groups_are_the_plans(example):
+    """name+shape at a plan's shape share gives the plan's groups; 0 splits
+    every shape."""
+    plan = ksample.sample(example, key="name+shape", include_comm=True)
+    share = plan.shape_share
+    assert share == 0.0125 and ksample.sample(example).shape_share is None
+    assert example.groups("name+shape", shape_share=share)[1] == plan.group_labels
+    every = example.groups("name+shape")[1]
+    assert len(every) > len(plan.group_labels)
+    with pytest.raises(ksample.Error):
+        example.groups("name+shape", shape_share=2)
+
+
 def test_bad_input_names_file_and_line(tmp_path, capfd):
     bad = tmp_path / "neg.csv"
     bad.write_text("name,duration_ns\nk,1\nk,-4\n")
