@@ -23,6 +23,18 @@ bool cli_shapes_count(const ks_profile *p, size_t *names, size_t *launches)
     return count > 0;
 }
 
+/* Kernel groups of key k at shape share `share` (0 on failure). */
+static size_t groups_of(const ks_profile *p, ks_key k, double share)
+{
+    ks_groups g;
+    ks_error err;
+    if (ks_groups_build_shapes(p, k, share, &g, &err) != KS_OK)
+        return 0;
+    size_t n = g.count;
+    ks_groups_free(&g);
+    return n;
+}
+
 void cli_print_shapes(const ks_profile *p, bool json)
 {
     ks_split_name *split;
@@ -34,9 +46,19 @@ void cli_print_shapes(const ks_profile *p, bool json)
     for (size_t k = 0; k < count; k++)
         launches += split[k].launches;
     const char *what = ks_profile_has_dims(p) ? "shapes" : "modes";
+    /* what key name+shape makes at sample's default share (epsilon 5 %) */
+    ks_params pa;
+    ks_params_init(&pa);
+    double share = ks_params_shape_share(&pa);
+    size_t by_name = count ? groups_of(p, KS_KEY_NAME, 0) : 0;
+    size_t at_share = count ? groups_of(p, KS_KEY_NAME_SHAPE, share) : 0;
+    size_t every = count ? groups_of(p, KS_KEY_NAME_SHAPE, 0) : 0;
     if (json) {
-        printf(", \"shapes\": {\"by\": \"%s\", \"names\": %zu, \"launches\": %zu, \"split\": [",
-               ks_profile_has_dims(p) ? "grid+block" : "duration", count, launches);
+        printf(", \"shapes\": {\"by\": \"%s\", \"names\": %zu, \"launches\": %zu, "
+               "\"groups\": {\"name\": %zu, \"shape_share\": %.17g, \"name_shape\": %zu, "
+               "\"every_shape\": %zu}, \"split\": [",
+               ks_profile_has_dims(p) ? "grid+block" : "duration", count, launches, by_name,
+               share, at_share, every);
         for (size_t k = 0; k < count; k++) {
             printf("%s{\"name\": ", k ? ", " : "");
             cli_json_string(split[k].label);
@@ -52,6 +74,10 @@ void cli_print_shapes(const ks_profile *p, bool json)
                ks_profile_has_dims(p) ? "(grid, block) shapes"
                                       : "clearly separate duration modes (no grid, block)",
                launches);
+        printf("              kernel groups: %zu by name; name+shape %zu at the default "
+               "shape share (%.4g %% of the time, epsilon %.4g %%), %zu with every %s\n",
+               by_name, at_share, 100 * share, 100 * pa.epsilon, every,
+               ks_profile_has_dims(p) ? "shape" : "mode");
         for (size_t k = 0; k < count && k < 5; k++)
             printf("  %3zu %-6s %8zu launches  %.90s\n", split[k].parts, what,
                    split[k].launches, split[k].label);

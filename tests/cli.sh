@@ -112,6 +112,13 @@ if [ -f "$NCU_RAW" ]; then
     grep -q "^  dram__frequency: not additive: a frequency" "$T/out" || bad "eval --metrics: skipped list"
 fi
 
+# names of several shapes: the groups key name+shape makes at the default shape share
+# (1.25 % of 11,350 ns: A's 10 ns shape stays with its largest, C's 40 ns leaves C whole)
+printf 'name,duration_ns,id,grid,block\nA,100,0,1 1 1,32 1 1\nA,1000,1,2 1 1,32 1 1\nB,1000,2,4 1 1,64 1 1\nA,100,3,1 1 1,32 1 1\nA,10,4,3 1 1,32 1 1\nC,5000,5,8 1 1,128 1 1\nA,1000,6,2 1 1,32 1 1\nB,1000,7,4 1 1,64 1 1\nA,100,8,1 1 1,32 1 1\nC,40,9,1 1 1,128 1 1\nB,1000,10,4 1 1,64 1 1\nB,1000,11,4 1 1,64 1 1\n' >"$T/shapes.csv"
+expect 0 "$KS" info "$T/shapes.csv"
+grep -q "kernel groups: 3 by name; name+shape 4 at the default shape share (1.25 % of the time, epsilon 5 %), 6 with every shape" "$T/out" ||
+    bad "info: shape groups: $(grep 'kernel groups' "$T/out")"
+
 # compressed input
 gzip -c "$T/w.csv" >"$T/w.csv.gz"
 expect 0 "$KS" sample "$T/w.csv.gz" --seed 3 -o "$T/gz.json"
