@@ -66,10 +66,11 @@ typedef struct ks_input ks_input;
 
 /* Whole numbers up to this a double holds exactly (2^53). */
 #define KS_EXACT_COUNT 9007199254740992.0
-/* Whether s[0, len) is a whole number as KS_NUM_MEASURE reads one (digits,
- * optionally '+' first and a fraction of zeros), and which, exactly: a count
- * above 2^53 that the double of ks_parse_decimal rounds. */
-bool ks_parse_whole(const char *s, size_t len, uint64_t *u);
+/* The count s[0, len) prints, exactly, where v (its value as
+ * ks_parse_decimal read it) is 2^53 or more and s is a whole number (digits,
+ * optionally '+' first and a fraction of zeros): what the double rounds;
+ * else 0 (the double is the value). */
+uint64_t ks_exact_count(const char *s, size_t len, double v);
 
 ks_status ks_input_open(const char *path, ks_input **out, ks_error *err);
 /* The same for a file a FIFO cannot stand for (a configuration, a

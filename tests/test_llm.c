@@ -541,24 +541,28 @@ static void labels_of(const ks_groups *g, char *buf, size_t size)
         snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", k ? "|" : "", g->labels[k]);
 }
 
-/* name+shape's shape share, by hand (total 11,350 ns): A's shapes hold
- * 300, 2,000 and 10 ns, B one shape of 4,000, C's 5,000 and 40. */
+/* A profile of three names (total 11,350 ns): A's shapes hold 300, 2,000
+ * and 10 ns, B one shape of 4,000, C's 5,000 and 40 (tests/cli.sh has it
+ * too). */
+static const char SHAPES_CSV[] = "name,duration_ns,id,grid,block\n"
+                                 "A,100,0,1 1 1,32 1 1\n"
+                                 "A,1000,1,2 1 1,32 1 1\n"
+                                 "B,1000,2,4 1 1,64 1 1\n"
+                                 "A,100,3,1 1 1,32 1 1\n"
+                                 "A,10,4,3 1 1,32 1 1\n"
+                                 "C,5000,5,8 1 1,128 1 1\n"
+                                 "A,1000,6,2 1 1,32 1 1\n"
+                                 "B,1000,7,4 1 1,64 1 1\n"
+                                 "A,100,8,1 1 1,32 1 1\n"
+                                 "C,40,9,1 1 1,128 1 1\n"
+                                 "B,1000,10,4 1 1,64 1 1\n"
+                                 "B,1000,11,4 1 1,64 1 1\n";
+
+/* name+shape's shape share, by hand, on SHAPES_CSV. */
 static void test_shape_share(void **state)
 {
     (void)state;
-    ks_profile *p = from_csv("name,duration_ns,id,grid,block\n"
-                             "A,100,0,1 1 1,32 1 1\n"
-                             "A,1000,1,2 1 1,32 1 1\n"
-                             "B,1000,2,4 1 1,64 1 1\n"
-                             "A,100,3,1 1 1,32 1 1\n"
-                             "A,10,4,3 1 1,32 1 1\n"
-                             "C,5000,5,8 1 1,128 1 1\n"
-                             "A,1000,6,2 1 1,32 1 1\n"
-                             "B,1000,7,4 1 1,64 1 1\n"
-                             "A,100,8,1 1 1,32 1 1\n"
-                             "C,40,9,1 1 1,128 1 1\n"
-                             "B,1000,10,4 1 1,64 1 1\n"
-                             "B,1000,11,4 1 1,64 1 1\n");
+    ks_profile *p = from_csv(SHAPES_CSV);
     ks_groups g;
     ks_error err;
     char text[512];
@@ -621,13 +625,7 @@ static void test_shape_pairs(void **state)
 static void test_shape_share_plan(void **state)
 {
     (void)state;
-    ks_profile *p = from_csv("name,duration_ns,id,grid,block\n"
-                             "A,100,0,1 1 1,32 1 1\nA,1000,1,2 1 1,32 1 1\n"
-                             "B,1000,2,4 1 1,64 1 1\nA,100,3,1 1 1,32 1 1\n"
-                             "A,10,4,3 1 1,32 1 1\nC,5000,5,8 1 1,128 1 1\n"
-                             "A,1000,6,2 1 1,32 1 1\nB,1000,7,4 1 1,64 1 1\n"
-                             "A,100,8,1 1 1,32 1 1\nC,40,9,1 1 1,128 1 1\n"
-                             "B,1000,10,4 1 1,64 1 1\nB,1000,11,4 1 1,64 1 1\n");
+    ks_profile *p = from_csv(SHAPES_CSV);
     ks_params pa;
     ks_params_init(&pa);
     pa.key = KS_KEY_NAME_SHAPE;

@@ -623,24 +623,23 @@ const char *ks_parse_decimal(const char *s, size_t len, unsigned flags, double *
     return NULL;
 }
 
-bool ks_parse_whole(const char *s, size_t len, uint64_t *u)
+uint64_t ks_exact_count(const char *s, size_t len, double v)
 {
+    if (!(v >= KS_EXACT_COUNT))
+        return 0;
     size_t i = len > 0 && s[0] == '+';
     uint64_t x = 0;
     size_t digits = 0;
     for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
         uint64_t d = (uint64_t)(s[i] - '0');
         if (x > (UINT64_MAX - d) / 10)
-            return false;
+            return 0;
         x = x * 10 + d;
     }
     if (i < len && s[i] == '.')
         for (i++; i < len && s[i] == '0'; i++)
             ;
-    if (i != len || digits == 0)
-        return false;
-    *u = x;
-    return true;
+    return i == len && digits > 0 ? x : 0;
 }
 
 const char *ks_measure_check(double v)

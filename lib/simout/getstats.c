@@ -181,6 +181,7 @@ static ks_status cell(ks_getstats *g, const char *config, char *label, const cha
         while (n > 0 && t[n - 1] == ' ')
             n--;
         v.numeric = ks_parse_decimal(t, n, KS_NUM_MEASURE, &v.value) == NULL;
+        v.count = v.numeric ? ks_exact_count(t, n, v.value) : 0;
     }
     return g->fn(g->ctx, &v, err);
 }

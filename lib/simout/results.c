@@ -260,11 +260,11 @@ static ks_status set_cell(ks_results *r, size_t row, const char *metric, const c
                           double v, ks_error *err)
 {
     size_t m;
-    uint64_t u;
     ks_status st = add_metric(r, metric, true, &m, err);
     if (st != KS_OK)
         return st;
-    if (v >= KS_EXACT_COUNT && ks_parse_whole(text, strlen(text), &u))
+    uint64_t u = ks_exact_count(text, strlen(text), v);
+    if (u)
         return ks_results_put_count(r, row, m, u, err);
     put(r, row, m, v, false);
     return KS_OK;

@@ -904,19 +904,12 @@ static ks_status gs_cell(void *ctx, const ks_getstats_value *v, ks_error *err)
                                 v->app, v->kernel, v->instance, v->stat, v->config);
         l->values[m] = v->value;
         l->any = true;
-        const char *s = v->text;
-        while (*s == ' ')
-            s++;
-        size_t n = strlen(s);
-        while (n > 0 && s[n - 1] == ' ')
-            n--;
-        uint64_t u;
-        if (v->value >= KS_EXACT_COUNT && ks_parse_whole(s, n, &u)) {
+        if (v->count) {
             if (ks_grow((void **)&t->wholes, &t->whole_capacity, t->whole_count + 1,
                         sizeof *t->wholes, err) != KS_OK)
                 return err->status;
             t->wholes[t->whole_count++] = (struct gs_whole){(size_t)(l - t->labels),
-                                                            (size_t)m, u};
+                                                            (size_t)m, v->count};
         }
     }
     return KS_OK;

@@ -472,13 +472,11 @@ ks_status ks_simlog_line(ks_simlog *s, const char *line, size_t len, long number
     switch (parse_stat(p, &name, &name_len, &value, &token, &token_len, &why)) {
     case STAT_VALUE: {
         /* a count above 2^53 as printed, beside its rounded double */
-        uint64_t whole = 0;
         size_t n = token_len;
         if (n > 1 && (token[n - 1] == 'x' || token[n - 1] == '!'))
             n--;
-        if (!(value >= KS_EXACT_COUNT && ks_parse_whole(token, n, &whole)))
-            whole = 0;
-        return add_stat(s, name, name_len, value, whole, number, err);
+        return add_stat(s, name, name_len, value, ks_exact_count(token, n, value), number,
+                        err);
     }
     case STAT_BAD:
         return ks_error_set(err, KS_ERR_FORMAT, s->path, number,

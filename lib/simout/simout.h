@@ -100,6 +100,7 @@ typedef struct ks_getstats_value {
     bool missing;           /* NA, empty, nan */
     bool numeric;           /* else: a value that is not a number (a build string) */
     double value;
+    uint64_t count; /* the value exactly where its double rounds it (ks_exact_count), else 0 */
 } ks_getstats_value;
 
 typedef ks_status (*ks_getstats_fn)(void *ctx, const ks_getstats_value *v, ks_error *err);

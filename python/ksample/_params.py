@@ -105,6 +105,14 @@ def value_text(row, value):
                     % (row["name"] if row else "?", value))
 
 
+def shape_share(value):
+    """key name+shape's shape share (--shape-share) checked: a number in [0, 1]."""
+    share = as_float(value, "shape_share")
+    if not 0 <= share <= 1:
+        raise usage_error("shape_share must be a number in [0, 1], got %r" % (share,))
+    return share
+
+
 def make_params(method=None, epsilon=None, confidence=None, seed=None, key=None, strict=True,
                 settings=None):
     """A ks_params from ks_params_init with what was given set; settings:
@@ -130,10 +138,7 @@ def make_params(method=None, epsilon=None, confidence=None, seed=None, key=None,
     # key name+shape's share (--shape-share), a shared parameter, not a method's
     for name in ("shape_share", "shape-share"):
         if name in settings:
-            share = as_float(settings.pop(name), "shape_share")
-            if not 0 <= share <= 1:
-                raise usage_error("shape_share must be a number in [0, 1], got %r" % (share,))
-            params.shape_share = share
+            params.shape_share = shape_share(settings.pop(name))
     rows = all_params()
     for keyword, value in settings.items():
         name = keyword.replace("_", "-")

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._native import as_float, c_bytes, check, ffi, lib, new_error, path_bytes, text, usage_error
+from . import _params
+from ._native import c_bytes, check, ffi, lib, new_error, path_bytes, text
 from ._views import view
 
 
@@ -126,11 +127,9 @@ class Profile:
         err = new_error()
         k = ffi.new("ks_key *")
         check(lib.ks_key_parse(c_bytes(key or "name", "key"), k, err), err)
-        share = as_float(shape_share, "shape_share")
-        if not 0 <= share <= 1:
-            raise usage_error("shape_share must be a number in [0, 1], got %r" % (share,))
         g = ffi.new("ks_groups *")
-        check(lib.ks_groups_build_shapes(self._p, k[0], share, g, err), err)
+        check(lib.ks_groups_build_shapes(self._p, k[0], _params.shape_share(shape_share), g,
+                                         err), err)
         owner = ffi.gc(g, lib.ks_groups_free)
         labels = [text(g.labels[i]) for i in range(g.count)]
         sizes = view(owner, g.size, int(g.count), np.dtype("=u%d" % ffi.sizeof("size_t")))
