@@ -2,7 +2,9 @@
 # The user's loop (../shared/tools/loop_eval.py) on the recorded data sets, before and
 # after issue 38's calibrated design: one table row per data set and design, as
 # docs/bench.md "The user's loop" prints them.
-#   bench/loop_table.sh KSAMPLE [SEEDS]
+#   bench/loop_table.sh KSAMPLE [SEEDS] [ROWS]
+# ROWS: an extended regular expression; only the data sets whose names match are run
+# (for instance 'Kineto').
 # "after" is ksample as it is (ROOT's default, the calibrated design); "before" runs
 # the same harness through a wrapper that adds --replicate 0 to every `sample`: the
 # plans and the collapsed model of rounds 1-4, which is all that differs for a user.  Needs ../shared and the transformer's
@@ -10,6 +12,7 @@
 set -eu
 K=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SEEDS=${2:-100}
+ROWS=${3:-.}
 here=$(cd "$(dirname "$0")/.." && pwd)
 S="$here/../shared"
 E="$S/tools/loop_eval.py"
@@ -54,6 +57,7 @@ with open('$T/demo_p.csv', 'w', newline='') as p, open('$T/demo_v.csv', 'w') as 
     for i, a in enumerate(r):
         w.writerow([a['Kernel Name'], a['Kernel Dur (ns)'], i]); v.write('%d,%s\\n' % (i, a['Kernel Dur (ns)']))"
 row() { # name profile values eps seeds
+    printf '%s\n' "$1" | grep -Eq -- "$ROWS" || return 0
     for design in before after; do
         k="$T/ksample-plain"; [ "$design" = before ] && k="$T/ksample-collapsed"
         python3 "$E" "$k" "$2" "$3" --eps "$4" --seeds "$5" | python3 -c "
@@ -80,3 +84,19 @@ row "large workload, values = profile" "$T/lg_p.csv" "$T/lg_v.csv" 0.05 "$SEEDS"
 row "MacSim, values = profile" "$T/ms_p.csv" "$T/ms_v.csv" 0.05 "$SEEDS"
 export LOOP_SAMPLE=--include-comm
 row "demo (bundled example), values = profile" "$T/demo_p.csv" "$T/demo_v.csv" 0.05 20
+# the Kineto profiles, their own durations as the values (launch ids as ksample reads
+# them, through the Python package); communication kernels kept as for the demo
+KI="$S/data/kineto"
+PY=$("$here/scripts/pick-python.sh")
+for f in a100-nccl alexnet-a100 resnet50-v100-2021 sampled-rank0 v100-ns-resolution \
+         mi300x-replay mi250-rocm62; do
+    printf '%s\n' "Kineto $f, values = profile" | grep -Eq -- "$ROWS" || continue
+    PYTHONPATH="$here/python" KSAMPLE_LIBRARY="$(dirname "$K")/libksample.so" "$PY" -c "
+import ksample, sys
+p = ksample.read(sys.argv[1])
+with open(sys.argv[2], 'w') as o:
+    o.write('id,gpu_sim_cycle\\n')
+    for i, d in zip(p.launch_ids, p.durations): o.write('%d,%d\\n' % (i, d))" \
+        "$KI/$f.json.gz" "$T/k_$f.csv"
+    row "Kineto $f, values = profile" "$KI/$f.json.gz" "$T/k_$f.csv" 0.05 "$SEEDS"
+done
