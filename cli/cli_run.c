@@ -281,6 +281,7 @@ char *cli_run_command_text(const run_args *a)
                               a->warmup.cut == KS_STATE_DEFAULT_CUT ? 0 : a->warmup.cut,
                               a->warmup.lines == KS_STATE_LINES_ALL       ? "all"
                               : a->warmup.lines == KS_STATE_LINES_TOUCHED ? "touched"
+                              : a->warmup.lines == KS_STATE_LINES_AUTO    ? "auto"
                                                                           : "dirty",
                               cfg ? cfg : a->warmup.sim_config ? a->warmup.sim_config : "-");
         free(cfg);

@@ -73,8 +73,10 @@ int cli_state_apply(const char *cmd, const cli_state_args *s, ks_warmup *w)
             w->lines = KS_STATE_LINES_TOUCHED;
         else if (strcmp(s->lines, "dirty") == 0)
             w->lines = KS_STATE_LINES_DIRTY;
+        else if (strcmp(s->lines, "auto") == 0)
+            w->lines = KS_STATE_LINES_AUTO;
         else
-            return cli_usage_error(cmd, "--state-lines: dirty, touched or all, got '%s'",
+            return cli_usage_error(cmd, "--state-lines: auto, dirty, touched or all, got '%s'",
                                    s->lines);
         if (w->carrier != KS_STATE_KERNEL)
             return cli_usage_error(cmd, "--state-lines is for the warm-up kernel (state:kernel); "

@@ -16,12 +16,15 @@ enum { CLI_STATE_L2 = 1200, CLI_STATE_CUT, CLI_STATE_LINES, CLI_STATE_SIM_CONFIG
     "                     no simulator configuration gives it\n"                           \
     "  --state-cut X      --warmup state: keep the lines of the last X L2 capacities\n"    \
     "                     of accesses (default 2; older ones cannot survive)\n"           \
-    "  --state-lines L    --warmup state:kernel: all (default: every rebuilt line, the\n"  \
-    "                     L2 as full as in the full run, so the launch's misses evict\n"  \
-    "                     and write back as there; costs the L2's fill), dirty (the\n"   \
-    "                     lines the launch touches and every dirty one) or touched\n"     \
-    "                     (only those it touches): cheaper, as close when the program\n" \
-    "                     fits the L2, low when it does not (docs/bench.md)\n"
+    "  --state-lines L    --warmup state:kernel: all (default on Accel-Sim: every\n"    \
+    "                     rebuilt line, the L2 as full as in the full run, so the\n"     \
+    "                     launch's misses evict and write back as there; costs the\n"    \
+    "                     L2's fill), dirty (the lines the launch touches and every\n"   \
+    "                     dirty one), touched (only those it touches): cheaper, as\n"    \
+    "                     close when the program fits the L2, low when it does not\n"   \
+    "                     (docs/bench.md), or auto (default on MacSim: touched where\n" \
+    "                     the launch's misses evict no line of the rebuilt state's\n"    \
+    "                     sets, all where they do)\n"
 
 typedef struct cli_state_args {
     const char *l2, *cut, *lines, *sim_config;

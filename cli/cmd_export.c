@@ -219,6 +219,11 @@ int cmd_export(int argc, char **argv)
     if (st == KS_OK && eo.warmup && warmup.mode == KS_WARMUP_STATE && !warmup.carrier_given &&
         strcmp(ex->name, "accelsim") == 0 && eo.traces)
         default_carrier(&warmup, eo.traces);
+    /* MacSim's kernel: every line only where a launch's misses evict some
+     * (as `run`, cli_run_default_carrier) */
+    if (st == KS_OK && eo.warmup && warmup.mode == KS_WARMUP_STATE && !warmup.carrier_given &&
+        strcmp(ex->name, "macsim") == 0)
+        warmup.lines = KS_STATE_LINES_AUTO;
     char note[700] = "";
     eo.note = note;
     eo.note_size = sizeof note;

@@ -393,6 +393,7 @@ static void option_values(const char *opt, char *buf, size_t size, bool *list)
         ADD("context"); /* estimate: values of a whole-program run */
     } else if (strcmp(opt, "state-lines") == 0) {
         ADD("all");
+        ADD("auto");
         ADD("dirty");
         ADD("touched");
     } else if (strcmp(opt, "engine") == 0) {

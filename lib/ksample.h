@@ -1420,11 +1420,15 @@ bool ks_state_carrier_remaps(ks_state_carrier c);
  * L2 as full as the full run's, so the launch's misses evict and write back
  * what they evicted there), or only those the sampled launch touches, with
  * or without every dirty line besides: cheaper, and as close where the
- * program's footprint fits the L2 (docs/bench.md measures each). */
+ * program's footprint fits the L2 (docs/bench.md measures each); or, launch
+ * by launch, the touched ones where the launch's misses evict no line of
+ * the model's sets and every line where they do (auto: plain `state`'s on
+ * MacSim). */
 typedef enum ks_state_lines {
     KS_STATE_LINES_ALL = 0,     /* every rebuilt line (the default) */
     KS_STATE_LINES_DIRTY = 1,   /* touched, and every dirty one */
-    KS_STATE_LINES_TOUCHED = 2  /* only those the launch touches */
+    KS_STATE_LINES_TOUCHED = 2, /* only those the launch touches */
+    KS_STATE_LINES_AUTO = 3     /* touched or all, by the launch's evictions */
 } ks_state_lines;
 
 typedef struct ks_warmup {
@@ -1519,6 +1523,10 @@ typedef struct ks_state_report {
      * carry in all (the rest went in copies) */
     size_t split_kernels;
     uint64_t split_kernel_lines;
+    /* --state-lines auto: launches whose misses evict lines of the model's
+     * sets (every line loaded), and those whose misses do not (only the
+     * touched ones) */
+    size_t auto_all, auto_touched;
 } ks_state_report;
 #define KS_STATE_SHORT_LISTED 8
 

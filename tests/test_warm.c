@@ -12,6 +12,7 @@
 #include "warm_gpu.h"
 
 #include <math.h>
+#include <zlib.h>
 
 /* pinned by test_walk_pins_states (see there) */
 #define PIN_L6_LINES 2882
@@ -287,7 +288,7 @@ static ks_status keep_state(void *ctx, size_t launch, const ks_state_view *v, ks
     snprintf(parent, sizeof parent, "%s/mac", tmpdir);
     mkdir(parent, 0777);
     if (st == KS_OK)
-        st = ks_state_write_macsim_kernel(path, v, NULL, 16, &klines, &insts, err);
+        st = ks_state_write_macsim_kernel(path, v, NULL, 16, 0, &klines, &insts, err);
     return st;
 }
 
@@ -368,6 +369,104 @@ static void test_carriers_read_back(void **state)
     ks_macsim_set_free(ms);
 }
 
+/* MacSim's warm-up kernel laid out by hand: the L2 lines no L1 holds dealt
+ * from the last warp down (a small launch's blocks run on the first cores,
+ * whose L1s must not end holding lines the full run had only in the L2),
+ * then core c's L1 lines by block c; blocks of 32 warps, at most the
+ * core's max_threads_per_core. */
+typedef struct mac_read {
+    uint64_t warps, loads, stores;
+    uint64_t first_loader; /* warp id (block << 16 | lane) loading the oldest line */
+    uint64_t l1_by_block[2];
+} mac_read;
+
+static void read_mac_kernel(const char *dir, uint64_t oldest, mac_read *r)
+{
+    memset(r, 0, sizeof *r);
+    r->first_loader = UINT64_MAX;
+    char path[4600];
+    snprintf(path, sizeof path, "%s/trace_info.txt", dir);
+    FILE *info = fopen(path, "r");
+    assert_non_null(info);
+    unsigned long long id, n;
+    while (fscanf(info, "%llu %llu", &id, &n) == 2) {
+        r->warps++;
+        snprintf(path, sizeof path, "%s/trace_%llu.raw", dir, id);
+        gzFile gz = gzopen(path, "rb");
+        assert_non_null(gz);
+        unsigned char rec[64];
+        uint64_t records = 0;
+        while (gzread(gz, rec, sizeof rec) == (int)sizeof rec) {
+            uint64_t addr = 0;
+            for (int b = 7; b >= 0; b--)
+                addr = addr << 8 | rec[48 + b];
+            records++;
+            if (rec[0] == 73) {
+                r->loads++;
+                if (addr / 128 == oldest)
+                    r->first_loader = id;
+                if ((addr / 128 >= 100 && addr / 128 < 104) || addr / 128 >= 200)
+                    r->l1_by_block[(id >> 16) & 1]++;
+            } else if (rec[0] == 78)
+                r->stores++;
+        }
+        gzclose(gz);
+        assert_int_equal(records, n);
+    }
+    fclose(info);
+}
+
+static void test_macsim_kernel_layout(void **state)
+{
+    (void)state;
+    ks_error err;
+    ks_l2_state l2, l1[2];
+    assert_int_equal(ks_l2_state_init(&l2, 64, 128, 4, 128, 128, &err), KS_OK);
+    for (uint64_t l = 100; l < 140; l++)
+        assert_int_equal(ks_l2_state_touch(&l2, l, 1, l == 110, &err), KS_OK);
+    for (int c = 0; c < 2; c++)
+        assert_int_equal(ks_l2_state_init(&l1[c], 16, 16, 4, 128, 128, &err), KS_OK);
+    for (uint64_t l = 100; l < 104; l++) /* core 0's L1: four lines the L2 holds */
+        assert_int_equal(ks_l2_state_touch(&l1[0], l, 1, false, &err), KS_OK);
+    for (uint64_t l = 200; l < 202; l++) /* core 1's: two it no longer does */
+        assert_int_equal(ks_l2_state_touch(&l1[1], l, 1, false, &err), KS_OK);
+    ks_state_view v = {.l2 = &l2, .l1 = l1, .cores = 2};
+    char dir[4410], parent[4400];
+    snprintf(parent, sizeof parent, "%s/maclayout", tmpdir);
+    mkdir(parent, 0777);
+    snprintf(dir, sizeof dir, "%s/k", parent);
+    size_t lines = 0, insts = 0;
+    mac_read r;
+    /* at most 8 warps a core: 2 blocks of 8 */
+    assert_int_equal(ks_state_write_macsim_kernel(dir, &v, NULL, 2, 8, &lines, &insts, &err),
+                     KS_OK);
+    read_mac_kernel(dir, 104, &r);
+    assert_int_equal(r.warps, 16);
+    assert_int_equal(lines, 36 + 6);       /* the L2's 36 beyond core 0's L1, the L1s' 6 */
+    assert_int_equal(r.loads, 36 + 6);
+    assert_int_equal(r.stores, 1);         /* line 110, last written */
+    assert_int_equal(r.first_loader, 1u << 16 | 7); /* the oldest: the last warp */
+    assert_int_equal(r.l1_by_block[0], 4);
+    assert_int_equal(r.l1_by_block[1], 2);
+    assert_int_equal(insts, r.loads + r.stores + r.warps); /* one exit a warp */
+    /* no limit known: 32 warps a block */
+    assert_int_equal(ks_state_write_macsim_kernel(dir, &v, NULL, 2, 0, &lines, &insts, &err),
+                     KS_OK);
+    read_mac_kernel(dir, 104, &r);
+    assert_int_equal(r.warps, 64);
+    assert_int_equal(r.first_loader, 1u << 16 | 31);
+    /* only the lines at positions 0-9 (all six of the L1s' there) */
+    ks_line_set some = {.by_position = true, .from = 0, .to = 10};
+    assert_int_equal(ks_state_write_macsim_kernel(dir, &v, &some, 2, 8, &lines, &insts, &err),
+                     KS_OK);
+    read_mac_kernel(dir, 104, &r);
+    assert_int_equal(r.loads, 6 + 6); /* positions 0-9 less core 0's four, and the L1s */
+    assert_int_equal(r.l1_by_block[0] + r.l1_by_block[1], 6);
+    for (int c = 0; c < 2; c++)
+        ks_l2_state_free(&l1[c]);
+    ks_l2_state_free(&l2);
+}
+
 /* state:split's span on a model whose sets are known (linear index, 4 sets
  * of 2 ways): lines 0..7 used in order, line 1 written.  A launch's line
  * that misses in a full set reaches that set's least recent lines; the
@@ -386,14 +485,15 @@ static void test_split_span_known_answers(void **state)
         uint64_t lines[2];
         size_t count;
         uint32_t margin;
-        size_t from, to, reach, misses, evicted_dirty;
+        size_t from, to, reach, misses, evicted, evicted_dirty;
     } cases[] = {
-        {{8}, 1, 0, 0, 0, 1, 1, 0},      /* evicts line 0, clean: copies carry it all */
-        {{9}, 1, 0, 1, 2, 2, 1, 1},      /* evicts line 1, dirty */
-        {{9}, 1, 1, 1, 6, 6, 1, 1},      /* and with a margin of one, line 5 in reach */
-        {{1}, 1, 0, 0, 0, 0, 0, 0},      /* a hit reaches nothing */
-        {{12, 16}, 2, 0, 1, 5, 5, 2, 0}, /* lines 0 and 4 evicted: dirty line 1 between */
-        {{8}, 1, 1, 1, 5, 5, 1, 0},      /* line 0 evicted, dirty line 1 older than 4 */
+        {{8}, 1, 0, 0, 0, 1, 1, 1, 0},      /* evicts line 0, clean: copies carry it all */
+        {{9}, 1, 0, 1, 2, 2, 1, 1, 1},      /* evicts line 1, dirty */
+        {{9}, 1, 1, 1, 6, 6, 1, 1, 1},      /* and with a margin of one, line 5 in reach */
+        {{1}, 1, 0, 0, 0, 0, 0, 0, 0},      /* a hit reaches nothing */
+        {{12, 16}, 2, 0, 1, 5, 5, 2, 2, 0}, /* lines 0 and 4 evicted: dirty line 1 between */
+        {{8}, 1, 1, 1, 5, 5, 1, 1, 0},      /* line 0 evicted, dirty line 1 older than 4 */
+        {{8, 1}, 2, 2, 1, 5, 5, 1, 1, 0},   /* the margin is not counted as evicted */
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         ks_line_set fp = {0};
@@ -405,6 +505,7 @@ static void test_split_span_known_answers(void **state)
         assert_int_equal(span.to, cases[c].to);
         assert_int_equal(span.reach, cases[c].reach);
         assert_int_equal(span.misses, cases[c].misses);
+        assert_int_equal(span.evicted, cases[c].evicted);
         assert_int_equal(span.evicted_dirty, cases[c].evicted_dirty);
     }
     /* a set with a free way takes a miss without evicting */
@@ -419,6 +520,7 @@ static void test_split_span_known_answers(void **state)
     assert_int_equal(span.reach, 0);
     assert_int_equal(span.to, span.from);
     assert_int_equal(span.misses, 1);
+    assert_int_equal(span.evicted, 0); /* --state-lines auto: the touched lines do */
     ks_l2_state_free(&s);
 }
 
@@ -1030,6 +1132,12 @@ static void test_geometry_from_configs(void **state)
     assert_int_equal(ks_gpu_geometry_read_macsim(path, &g, &err), KS_OK);
     assert_int_equal(g.l2_bytes, 12u * 128 * 128 * 24);
     assert_int_equal(g.sector_bytes, 128);
+    assert_int_equal(g.max_threads_per_sm, 3 * 32); /* MacSim's default: 3 warps */
+    f = fopen(path, "a");
+    fprintf(f, "max_threads_per_core 1024 \n");
+    fclose(f);
+    assert_int_equal(ks_gpu_geometry_read_macsim(path, &g, &err), KS_OK);
+    assert_int_equal(g.max_threads_per_sm, 1024 * 32);
 }
 
 int main(void)
@@ -1039,6 +1147,7 @@ int main(void)
         cmocka_unit_test(test_model_replay_equals_history),
         cmocka_unit_test(test_walk_pins_states),
         cmocka_unit_test(test_carriers_read_back),
+        cmocka_unit_test(test_macsim_kernel_layout),
         cmocka_unit_test(test_split_span_known_answers),
         cmocka_unit_test(test_split_parts_cover),
         cmocka_unit_test(test_state_report),

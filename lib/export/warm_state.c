@@ -302,6 +302,20 @@ static ks_status on_state(void *ctx, size_t launch, const ks_state_view *view, k
         filter.and_dirty = j->w->lines == KS_STATE_LINES_DIRTY;
     }
     j->only = j->w->lines == KS_STATE_LINES_ALL || !view->footprint ? NULL : &filter;
+    /* auto: every line where the launch's misses evict lines of the model's
+     * sets (the recency of what they evict, and its write-backs, matter),
+     * only the touched ones where they fill free ways */
+    if (j->w->lines == KS_STATE_LINES_AUTO && view->footprint) {
+        ks_split_span span;
+        ks_status sst = ks_l2_state_kernel_span(view->l2, view->footprint, 0, &span, err);
+        if (sst != KS_OK)
+            return sst;
+        bool evicts = span.evicted > 0;
+        if (evicts)
+            j->only = NULL;
+        if (j->rep)
+            *(evicts ? &j->rep->auto_all : &j->rep->auto_touched) += 1;
+    }
     ks_status st = KS_OK;
     for (size_t k = 0; k < j->count && st == KS_OK; k++) {
         const ks_export_entry *e = &j->entries[k];
@@ -314,7 +328,8 @@ static ks_status on_state(void *ctx, size_t launch, const ks_state_view *view, k
             char *dir = ks_path_join(j->dirs[k], name);
             if (!dir)
                 return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-            st = ks_state_write_macsim_kernel(dir, view, j->only, j->gpu.sms, &j->lines,
+            st = ks_state_write_macsim_kernel(dir, view, j->only, j->gpu.sms,
+                                              j->gpu.max_threads_per_sm / 32, &j->lines,
                                               &j->insts, err);
             free(dir);
         } else if (ks_state_carrier_remaps(j->w->carrier)) {

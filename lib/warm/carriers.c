@@ -286,6 +286,17 @@ ks_status ks_state_write_accelsim_kernel(FILE *f, const ks_l2_state *s, const ks
  * bundled traces). */
 enum { REC = 64, OP_LDG = 73, OP_STG = 78, OP_EXIT = 139, ADDR_SPACE_GLOBAL = 3 };
 
+/* Warps of a block of MacSim's warm-up kernel (at most the core's
+ * max_threads_per_core, which counts warps).  A MacSim warp holds one load
+ * in flight at a time here, so the kernel's cycles are its loads per warp
+ * times the memory's latency: on the shared MacSim workload, every line
+ * (157 launches) cost 4.54x the launches alone with 4 warps a block, 2.41x
+ * with 16 and 2.06x with 32, each as exact (summed 1.0016x, 1.0014x,
+ * 1.0011x the full run).  Loads to rotating registers instead (many in
+ * flight a warp) cost 2.20x but arrive out of order: the LLC's recency is
+ * not the model's, and one launch erred 20 % (docs/bench.md). */
+#define MACSIM_WARPS_PER_BLOCK 32
+
 static void put_le(unsigned char *p, uint64_t v, int bytes)
 {
     for (int i = 0; i < bytes; i++)
@@ -339,11 +350,52 @@ static ks_status list_lines(const ks_l2_state *s, const ks_line_set *only, const
     return KS_OK;
 }
 
+/* The line warp w's copies of the launch's memory instructions (which warm
+ * the instruction cache) access: one this warp loads anyway; past the
+ * lines to load, one its core's L1 ends holding anyway, or one the core's
+ * first warp loads; else a line the state holds that the launch does not
+ * touch.  A line of the launch that another core's warp loads would end in
+ * this core's L1 too, where the full run did not have it: with only the
+ * touched lines loaded and more warps than lines, the shared MacSim
+ * workload's launches ran as if their kernel had just run (884 cycles for
+ * the full run's 1,067). */
+static uint64_t spare_line(const ks_l2_state *s, const ks_line_set *only,
+                           const ks_l2_line **list, size_t lines, const ks_l2_line ***own,
+                           const size_t *own_n, size_t cores, uint64_t w, uint64_t wpb,
+                           uint64_t warps)
+{
+    if (warps - 1 - w < lines)
+        return list[warps - 1 - w]->line * s->line_bytes;
+    if (cores) {
+        size_t core = (size_t)(w / wpb);
+        uint64_t least = warps - ((uint64_t)core + 1) * wpb; /* its last warp's line */
+        if (own_n[core])
+            return own[core][0]->line * s->line_bytes;
+        if (least < lines)
+            return list[least]->line * s->line_bytes;
+    }
+    uint32_t cursor = UINT32_MAX;
+    const ks_l2_line *l, *any = NULL;
+    while ((l = ks_l2_state_next(s, &cursor))) {
+        if (!l->valid)
+            continue;
+        if (!any)
+            any = l;
+        if (only && !only->by_position && !ks_line_set_has(only, l->line))
+            return l->line * s->line_bytes;
+    }
+    return lines ? list[w % lines]->line * s->line_bytes : any ? any->line * s->line_bytes : 0;
+}
+
 ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *view,
-                                       const ks_line_set *only, uint32_t sms, size_t *lines_out,
+                                       const ks_line_set *only, uint32_t sms,
+                                       uint32_t warps_per_core, size_t *lines_out,
                                        size_t *insts_out, ks_error *err)
 {
     const ks_l2_state *s = view->l2;
+    uint64_t wpb = MACSIM_WARPS_PER_BLOCK;
+    if (warps_per_core && warps_per_core < wpb)
+        wpb = warps_per_core;
     /* the L2's lines that no L1 holds, oldest first, dealt over every warp;
      * then, with L1s, core c's lines over block c's warps */
     size_t lines = 0;
@@ -359,14 +411,14 @@ ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *
     uint64_t warps, blocks;
     if (cores) {
         blocks = cores;
-        warps = blocks * WARPS_PER_BLOCK;
+        warps = blocks * wpb;
     } else {
-        uint64_t max_warps = (uint64_t)(sms ? sms : 16) * 2 * WARPS_PER_BLOCK;
+        uint64_t max_warps = (uint64_t)(sms ? sms : 16) * 2 * wpb;
         warps = lines < max_warps ? lines : max_warps;
         if (warps == 0)
             warps = 1;
-        blocks = (warps + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK;
-        warps = blocks * WARPS_PER_BLOCK;
+        blocks = (warps + wpb - 1) / wpb;
+        warps = blocks * wpb;
     }
     /* the folder is built as NAME.tmp beside it and renamed over it; every
      * entry is reached from the parent's descriptor, never through a link
@@ -406,7 +458,7 @@ ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *
     if (st == KS_OK)
         fprintf(trace, "nvbit\n14\n%d\n%llu\n", cores ? 1 : 2, (unsigned long long)warps);
     for (uint64_t w = 0; w < warps && st == KS_OK; w++) {
-        uint64_t id = (w / WARPS_PER_BLOCK) << 16 | (w % WARPS_PER_BLOCK);
+        uint64_t id = (w / wpb) << 16 | (w % wpb);
         char name[48];
         snprintf(name, sizeof name, "trace_%llu.raw", (unsigned long long)id);
         int gfd = ks_owned_create(tfd, tmp_path, name, err);
@@ -425,11 +477,7 @@ ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *
          * the launch's own records at each (the simulator decodes a PC
          * once, so it must be the launch's instruction), a global access
          * pointed at a line this warm-up loads anyway */
-        size_t wcore = cores ? (size_t)(w / WARPS_PER_BLOCK) : 0;
-        uint64_t spare = lines                       ? list[w % lines]->line * s->line_bytes
-                         : cores && own_n[wcore]     ? own[wcore][0]->line * s->line_bytes
-                         : s->head != UINT32_MAX     ? s->lines[s->head].line * s->line_bytes
-                                                     : 0;
+        uint64_t spare = spare_line(s, only, list, lines, own, own_n, cores, w, wpb, warps);
         for (size_t k = 0; k < view->code_count; k++) {
             const unsigned char *cr = view->code_records + k * REC;
             if (cr[0] == 255)
@@ -443,7 +491,7 @@ ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *
             gzwrite(gz, r, REC);
             n++;
         }
-        for (size_t k = w; k < lines; k += warps) {
+        for (size_t k = (size_t)(warps - 1 - w); k < lines; k += warps) {
             uint64_t addr = list[k]->line * s->line_bytes;
             record(r, OP_LDG, pc, addr, s->line_bytes);
             gzwrite(gz, r, REC);
@@ -457,8 +505,8 @@ ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *
             }
         }
         /* then this core's L1 lines (block w / 4 runs on core w / 4) */
-        size_t core = (size_t)(w / WARPS_PER_BLOCK), lane = (size_t)(w % WARPS_PER_BLOCK);
-        for (size_t k = lane; cores && k < own_n[core]; k += WARPS_PER_BLOCK) {
+        size_t core = (size_t)(w / wpb), lane = (size_t)(w % wpb);
+        for (size_t k = lane; cores && k < own_n[core]; k += wpb) {
             const ks_l2_line *ol = own[core][k];
             const ks_l2_line *l2 = ks_l2_state_find(s, ol->line);
             record(r, OP_LDG, pc, ol->line * s->line_bytes, s->line_bytes);

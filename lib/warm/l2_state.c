@@ -370,8 +370,10 @@ ks_status ks_l2_state_kernel_span(const ks_l2_state *s, const ks_line_set *footp
         uint64_t over = (uint64_t)misses[set] - free_ways, e = over + margin;
         for (uint32_t k = 0; k < e && k < r; k++) {
             const ks_l2_line *l = &s->lines[w[r - 1 - k]];
-            if (k < over)
+            if (k < over) {
+                span->evicted++;
                 span->evicted_dirty += l->valid && l->dirty;
+            }
             size_t at = pos[w[r - 1 - k]];
             if (!any || at > horizon)
                 horizon = at;

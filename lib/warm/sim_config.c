@@ -210,16 +210,17 @@ ks_status ks_gpu_geometry_read_macsim(const char *path, ks_gpu_geometry *g, ks_e
     g->flush_l1 = g->perf_sim_memcpy = -1;
     snprintf(g->source, sizeof g->source, "%s", path);
     enum { NLLC, SETS, LINE, ASSOC, CORES, L1SETS, L1ASSOC, L1LINE, ISETS, IASSOC, ILINE,
-           IPERFECT, COUNT };
+           IPERFECT, THREADS, COUNT };
     option_value o[COUNT] = {{"num_llc", "", 0},        {"llc_num_set", "", 0},
                              {"llc_line_size", "", 0},  {"llc_assoc", "", 0},
                              {"num_sim_cores", "", 0},  {"l1_small_num_set", "", 0},
                              {"l1_small_assoc", "", 0}, {"l1_small_line_size", "", 0},
                              {"icache_num_set", "", 0}, {"icache_assoc", "", 0},
-                             {"icache_line_size", "", 0}, {"perfect_icache", "", 0}};
+                             {"icache_line_size", "", 0}, {"perfect_icache", "", 0},
+                             {"max_threads_per_core", "", 0}};
     ks_status st = read_options(path, o, COUNT, err);
     /* MacSim's defaults where params.in is silent (its all_knobs.cc) */
-    uint64_t v[COUNT] = {1, 0, 0, 0, 0, 0, 0, 0, 64, 8, 64, 0};
+    uint64_t v[COUNT] = {1, 0, 0, 0, 0, 0, 0, 0, 64, 8, 64, 0, 3};
     for (int k = 0; k < COUNT && st == KS_OK; k++) {
         if (k == IPERFECT) {
             v[k] = o[k].line && strcmp(o[k].value, "0") != 0;
@@ -242,6 +243,9 @@ ks_status ks_gpu_geometry_read_macsim(const char *path, ks_gpu_geometry *g, ks_e
     g->ways = (uint32_t)v[ASSOC];
     g->l2_bytes = v[NLLC] * v[SETS] * v[LINE] * v[ASSOC];
     g->sms = (uint32_t)v[CORES];
+    /* MacSim's "threads" of a GPU core are warps (its trace files): a
+     * core runs at most max_threads_per_core of them at once */
+    g->max_threads_per_sm = (uint32_t)(v[THREADS] > UINT32_MAX / 32 ? UINT32_MAX : v[THREADS] * 32);
     /* MacSim's LLC: num_llc banks, lines interleaved over them, a linear
      * index in each (cache.cc) */
     g->l2_set_index = v[NLLC] > 1 ? KS_SET_TILED : KS_SET_LINEAR;

@@ -166,7 +166,8 @@ typedef struct ks_split_span {
     size_t reach;         /* positions below it are within reach (also where
                            * no dirty line is and the part is empty) */
     size_t misses;        /* the launch's lines not resident in the model */
-    size_t evicted_dirty; /* dirty lines those evict in the model's sets */
+    size_t evicted;       /* lines those evict in the model's sets */
+    size_t evicted_dirty; /* of them, the dirty ones */
 } ks_split_span;
 ks_status ks_l2_state_kernel_span(const ks_l2_state *s, const ks_line_set *footprint,
                                   uint32_t margin, ks_split_span *span, ks_error *err);
@@ -254,13 +255,15 @@ ks_status ks_state_write_accelsim_kernel(FILE *f, const ks_l2_state *s, const ks
 
 /* The MacSim NVBit folder of a warm-up kernel (created): trace.txt,
  * trace_info.txt and one gzip'd raw file per warp, loads of whole lines
- * (stores where last written) oldest first.  Block c of 4 warps runs on
- * core c (MacSim deals a kernel's first blocks round-robin over its
- * cores): it loads its share of the L2 lines no L1 holds, then core c's L1
- * lines, so each core's L1 ends as the model's (view->l1; without it, the
- * L2 lines over 2 blocks a core, `sms` cores). */
+ * (stores where last written) oldest first.  Block c of 32 warps (at most
+ * warps_per_core, MacSim's max_threads_per_core; 0: unknown) runs on core c
+ * (MacSim deals a kernel's first blocks round-robin over its cores): it
+ * loads its share of the L2 lines no L1 holds, then core c's L1 lines, so
+ * each core's L1 ends as the model's (view->l1; without it, the L2 lines
+ * over 2 blocks a core, `sms` cores). */
 ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *view,
-                                       const ks_line_set *only, uint32_t sms, size_t *lines_out,
+                                       const ks_line_set *only, uint32_t sms,
+                                       uint32_t warps_per_core, size_t *lines_out,
                                        size_t *insts_out, ks_error *err);
 
 /* Whether an Accel-Sim opcode reaches global memory (the walk's rule:
