@@ -215,7 +215,7 @@ expect 0 "$KS" --write-docs docs-out
 comp=$(find docs-out -name ksample -path '*completions*' | head -1)
 grep -q -- '--warmup) words="state none self same prev:1 since-same:8 .* context"' "$comp" ||
     bad "no --warmup values (state, the default, and estimate's context among them) in the completion"
-grep -q -- '--state-lines) words="all dirty touched"' "$comp" || bad "no --state-lines values in the completion"
+grep -q -- '--state-lines) words="all auto dirty touched"' "$comp" || bad "no --state-lines values in the completion"
 grep -q -- '--estimator) words="plain ratio regression auto"' "$comp" || bad "no --estimator values in the completion"
 G="$SRC/tests/data/getstats/synth-k-K.csv.xz"
 # (the recorded get_stats CSV is of a 160-launch program: read, then refused)
