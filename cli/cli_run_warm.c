@@ -68,9 +68,22 @@ void cli_run_default_carrier(const run_state *s, run_args *a)
         a->warmup.carrier = s->macsim ? KS_STATE_KERNEL : KS_STATE_SPLIT;
     /* MacSim's kernel: every line only where the launch's misses evict
      * some (docs/bench.md: on the shared MacSim workload, whose lines fit
-     * its LLC, 1.23x the launches alone where every line cost 2.06x) */
-    if (s->macsim)
-        a->warmup.lines = KS_STATE_LINES_AUTO;
+     * its LLC, 1.18x the launches alone where every line cost 2.15x); a
+     * rerun keeps the lines the earlier run's command says it loaded (a
+     * folder begun before auto was the default: all) */
+    if (!s->macsim)
+        return;
+    a->warmup.lines = KS_STATE_LINES_AUTO;
+    const char *before = s->has_previous ? s->previous.command : NULL;
+    static const struct {
+        const char *text;
+        ks_state_lines lines;
+    } said[] = {{", all lines,", KS_STATE_LINES_ALL},
+                {", touched lines,", KS_STATE_LINES_TOUCHED},
+                {", dirty lines,", KS_STATE_LINES_DIRTY}};
+    for (size_t k = 0; before && k < sizeof said / sizeof said[0]; k++)
+        if (strstr(before, said[k].text))
+            a->warmup.lines = said[k].lines;
 }
 
 /* Where the trace folder lacks launches the tracer numbered (a tracer told
@@ -235,7 +248,7 @@ int cli_run_prepare_state(run_state *s, const run_args *a)
                 "copies the rest\n",
                 rep.split_kernels, rep.launches, (unsigned long long)rep.split_kernel_lines);
     if (!rc && a->warmup.lines == KS_STATE_LINES_AUTO && a->warmup.carrier == KS_STATE_KERNEL &&
-        !a->quiet)
+        rep.launches && !a->quiet)
         fprintf(stderr,
                 "ksample: run: state:kernel, lines auto%s: %zu of %zu launches' misses fill "
                 "free ways of the rebuilt state's sets, and their warm-up kernels load only "

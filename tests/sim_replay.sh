@@ -218,4 +218,19 @@ got=$(grep '"metric": "[a-z_]*cycle[a-z_]*",' "$T/out" | head -1 | sed 's/.*"est
 [ "$want" = "$(($(awk '/^CYC_COUNT_TOT/ { print $2 }' "$M/full_base.general.stat.out") - 1))" ] ||
     bad "MacSim recorded cycles do not add up to CYC_COUNT_TOT - 1"
 
+# 6. the rebuilt warm state as export writes it: a warm-up kernel folder before each
+#    sampled launch, one block a core of 32 warps (the data set's params: 16 cores,
+#    max_threads_per_core 1024, which MacSim counts in warps), or of as many as a core
+#    may run (MacSim's default, 3, where params.in is silent)
+expect 0 "$KS" export "$T/mplan.json" --to macsim --traces "$T/m/tr" -o "$T/mstate" --warmup state \
+    --sim-config "$M/params.base.in"
+k=$(ls -d "$T/mstate"/ksample-state-* | head -1)
+[ -n "$k" ] && [ "$(sed -n 4p "$k/trace.txt")" = 512 ] || bad "MacSim warm-up kernel of $(sed -n 4p "$k/trace.txt") warps, not 16 x 32"
+grep -q "^\./ksample-state-[0-9]*/trace.txt" "$T/mstate/kernel_config.txt" || bad "no warm-up kernel listed"
+grep -v '^max_threads_per_core' "$M/params.base.in" >"$T/params3.in"
+expect 0 "$KS" export "$T/mplan.json" --to macsim --traces "$T/m/tr" -o "$T/mstate3" --warmup state \
+    --sim-config "$T/params3.in"
+k=$(ls -d "$T/mstate3"/ksample-state-* | head -1)
+[ -n "$k" ] && [ "$(sed -n 4p "$k/trace.txt")" = 48 ] || bad "MacSim warm-up kernel of $(sed -n 4p "$k/trace.txt") warps where a core runs 3"
+
 summary
