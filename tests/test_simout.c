@@ -782,6 +782,22 @@ static void test_warmup_depth(void **state)
 
 /* ------------------------------------------------ recorded warm-up runs */
 
+/* How many of n values are within tol of full (relative), and the largest
+ * relative error among them (worst may be NULL). */
+static size_t within_of(const double *v, const double *full, size_t n, double tol, double *worst)
+{
+    size_t within = 0;
+    double most = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = fabs(v[i] / full[i] - 1);
+        within += e <= tol;
+        most = e > most ? e : most;
+    }
+    if (worst)
+        *worst = most;
+    return within;
+}
+
 /* A recorded run (tests/data/accelsim-warmup, macsim-warmup): id,cycles,run_cycles,
  * a row for each of the n launches. */
 static void read_recorded(const char *name, double *v, double *cost, size_t n)
@@ -1032,30 +1048,20 @@ static void test_recorded_state(void **state)
      * worst 9.2 %, 2.34x the cycles alone */
     read_recorded("accelsim-warmup/SM86_RTX3070_state-all.csv", v, cost, LAUNCHES);
     assert_true(values_sum(v, LAUNCHES) == 1385308);
-    within = 0;
-    for (size_t i = 0; i < LAUNCHES; i++) {
-        within += fabs(v[i] / full[i] - 1) <= 0.01;
-        assert_true(fabs(v[i] / full[i] - 1) < 0.093);
-    }
-    assert_int_equal(within, 125);
+    double worst;
+    assert_int_equal(within_of(v, full, LAUNCHES, 0.01, &worst), 125);
+    assert_true(worst < 0.093);
     assert_true(fabs(values_sum(cost, LAUNCHES) / values_sum(alone, LAUNCHES) - 2.337) < 0.001);
     /* QV100 (6 MB of L2): 0.9996x, 146 of 160 launches within 1 %, worst 1.9 % */
     per_launch("SM7_QV100", "full_run_cycles", full);
     read_recorded("accelsim-warmup/SM7_QV100_state.csv", v, cost, LAUNCHES);
     assert_true(fabs(values_sum(v, LAUNCHES) / values_sum(full, LAUNCHES) - 1) < 0.001);
-    within = 0;
-    for (size_t i = 0; i < LAUNCHES; i++) {
-        within += fabs(v[i] / full[i] - 1) <= 0.01;
-        assert_true(fabs(v[i] / full[i] - 1) < 0.02);
-    }
-    assert_int_equal(within, 146);
+    assert_int_equal(within_of(v, full, LAUNCHES, 0.01, &worst), 146);
+    assert_true(worst < 0.02);
     /* every held line (the default) on the QV100 */
     read_recorded("accelsim-warmup/SM7_QV100_state-all.csv", v, cost, LAUNCHES);
     assert_true(values_sum(v, LAUNCHES) == 1286362);
-    within = 0;
-    for (size_t i = 0; i < LAUNCHES; i++)
-        within += fabs(v[i] / full[i] - 1) <= 0.01;
-    assert_int_equal(within, 157);
+    assert_int_equal(within_of(v, full, LAUNCHES, 0.01, NULL), 157);
     /* the memcpy carrier on a build with perf_memcpy_to_gpu's address widened */
     double wfull[LAUNCHES], wcost[LAUNCHES];
     read_recorded("accelsim-warmup/wide/SM86_RTX3070_state-memcpy.csv", v, cost, LAUNCHES);
@@ -1079,22 +1085,12 @@ static void test_recorded_state(void **state)
     read_column(MACSIM "/per_launch.csv", NULL, "full_run_cycles", mfull, MLAUNCHES);
     read_recorded("macsim-warmup/state.csv", mv, mc, MLAUNCHES);
     assert_true(fabs(values_sum(mv, MLAUNCHES) / values_sum(mfull, MLAUNCHES) - 1) < 0.002);
-    within = 0;
-    for (size_t i = 0; i < MLAUNCHES; i++)
-        within += fabs(mv[i] / mfull[i] - 1) <= 0.01;
-    assert_int_equal(within, 153);
+    assert_int_equal(within_of(mv, mfull, MLAUNCHES, 0.01, NULL), 153);
     /* every held line (--state-lines all, the default): 1.0016x, 156 within 1 %,
      * worst 3.1 %, at 4.5x the cycles of the launches alone (the LLC filled each time) */
     read_recorded("macsim-warmup/state-all.csv", mv, mc, MLAUNCHES);
     assert_true(values_sum(mv, MLAUNCHES) == 180178);
-    within = 0;
-    double worst = 0;
-    for (size_t i = 0; i < MLAUNCHES; i++) {
-        double e = fabs(mv[i] / mfull[i] - 1);
-        within += e <= 0.01;
-        worst = e > worst ? e : worst;
-    }
-    assert_int_equal(within, 156);
+    assert_int_equal(within_of(mv, mfull, MLAUNCHES, 0.01, &worst), 156);
     assert_true(worst < 0.032);
     assert_true(values_sum(mc, MLAUNCHES) > 4 * values_sum(mv, MLAUNCHES));
     /* the same with blocks of 32 warps (the kernel since): as close, at
@@ -1102,14 +1098,7 @@ static void test_recorded_state(void **state)
     double malone[MLAUNCHES];
     read_column(MACSIM "/per_launch.csv", NULL, "alone_cycles", malone, MLAUNCHES);
     read_recorded("macsim-warmup/state-all-w32.csv", mv, mc, MLAUNCHES);
-    within = 0;
-    worst = 0;
-    for (size_t i = 0; i < MLAUNCHES; i++) {
-        double e = fabs(mv[i] / mfull[i] - 1);
-        within += e <= 0.01;
-        worst = e > worst ? e : worst;
-    }
-    assert_int_equal(within, 156);
+    assert_int_equal(within_of(mv, mfull, MLAUNCHES, 0.01, &worst), 156);
     assert_true(worst < 0.021);
     assert_true(fabs(values_sum(mv, MLAUNCHES) / values_sum(mfull, MLAUNCHES) - 1) < 0.001);
     double mratio = values_sum(mc, MLAUNCHES) / values_sum(malone, MLAUNCHES);
@@ -1120,14 +1109,8 @@ static void test_recorded_state(void **state)
      * 1.5x); launches 102 and 125 run 17 % fast (docs/methods.md says why) */
     read_recorded("macsim-warmup/state-auto.csv", mv, mc, MLAUNCHES);
     assert_true(fabs(values_sum(mv, MLAUNCHES) / values_sum(mfull, MLAUNCHES) - 1) < 0.0015);
-    within = 0;
-    size_t exact = 0;
-    for (size_t i = 0; i < MLAUNCHES; i++) {
-        within += fabs(mv[i] / mfull[i] - 1) <= 0.01;
-        exact += fabs(mv[i] / mfull[i] - 1) <= 0.002;
-    }
-    assert_int_equal(within, 153);
-    assert_true(exact > MLAUNCHES / 2);
+    assert_int_equal(within_of(mv, mfull, MLAUNCHES, 0.01, NULL), 153);
+    assert_true(within_of(mv, mfull, MLAUNCHES, 0.002, NULL) > MLAUNCHES / 2);
     assert_true(fabs(mv[102] / mfull[102] - 1) > 0.15);
     mratio = values_sum(mc, MLAUNCHES) / values_sum(malone, MLAUNCHES);
     assert_true(mratio > 1.1 && mratio < 1.25);

@@ -352,8 +352,8 @@ static ks_status list_lines(const ks_l2_state *s, const ks_line_set *only, const
 
 /* The line warp w's copies of the launch's memory instructions (which warm
  * the instruction cache) access: one this warp loads anyway; past the
- * lines to load, one its core's L1 ends holding anyway, or one the core's
- * first warp loads; else a line the state holds that the launch does not
+ * lines to load, one its core's L1 ends holding anyway, or one its core's
+ * last warp loads; else a line the state holds that the launch does not
  * touch.  A line of the launch that another core's warp loads would end in
  * this core's L1 too, where the full run did not have it: with only the
  * touched lines loaded and more warps than lines, the shared MacSim
