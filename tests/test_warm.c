@@ -524,6 +524,75 @@ static void test_split_span_known_answers(void **state)
     ks_l2_state_free(&s);
 }
 
+/* The simulator's sets of this test: line / 2 mod 4 (the model's own are
+ * line mod 4). */
+static uint32_t pair_set(const void *ctx, uint64_t line)
+{
+    (void)ctx;
+    return (uint32_t)(line / 2 % 4);
+}
+
+/* state:split on the simulator's sets: the kernel carries, in each set the
+ * launch's misses overflow, the lines from the oldest dirty one within
+ * reach to the set's youngest, and nothing elsewhere. */
+static void test_split_marks_known_answers(void **state)
+{
+    (void)state;
+    ks_error err;
+    ks_l2_state s;
+    assert_int_equal(ks_l2_state_init(&s, 8, 16, 2, 128, 32, &err), KS_OK);
+    s.set_index = KS_SET_LINEAR;
+    /* lines 0..7 oldest first, 1 and 2 written: the simulator's set k holds
+     * lines 2k (older) and 2k + 1 */
+    for (uint64_t l = 0; l < 8; l++)
+        assert_int_equal(ks_l2_state_touch(&s, l, 0xf, l == 1 || l == 2, &err), KS_OK);
+    struct {
+        uint64_t lines[2];
+        size_t count;
+        uint32_t margin;
+        const char *marks; /* by position, oldest first */
+    } cases[] = {
+        {{8}, 1, 0, "00000000"},     /* evicts line 0 of set 0, clean */
+        {{9}, 1, 1, "01000000"},     /* and line 1, dirty, in reach by the margin */
+        {{8, 10}, 2, 0, "00110000"}, /* set 1's line 2 dirty: it and the younger 3 */
+        {{8, 10}, 2, 1, "01110000"},
+        {{8, 9}, 2, 0, "01000000"},  /* both of set 0: from its dirty line 1 on */
+        {{1}, 1, 1, "00000000"},     /* a hit reaches nothing */
+        {{0, 12}, 2, 1, "00000000"}, /* a hit, and set 2's lines, clean */
+    };
+    unsigned char marks[16];
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        ks_line_set fp = {0};
+        fp.lines = cases[c].lines;
+        fp.count = cases[c].count;
+        size_t lines = 99, want = 0;
+        assert_int_equal(ks_l2_state_split_marks(&s, &fp, cases[c].margin, pair_set, NULL, 4,
+                                                 marks, &lines, &err),
+                         KS_OK);
+        for (size_t p = 0; p < 8; p++) {
+            assert_int_equal(marks[p], cases[c].marks[p] - '0');
+            want += marks[p];
+        }
+        assert_int_equal(lines, want);
+    }
+    /* lines 8 and 9 fall in set 0 too: the replay leaves them there and the
+     * dirty line 1 evicted, so no miss of that set reaches it */
+    for (uint64_t l = 8; l < 10; l++)
+        assert_int_equal(ks_l2_state_touch(&s, l, 0xf, false, &err), KS_OK);
+    uint64_t probes[] = {16, 1};
+    for (size_t c = 0; c < 2; c++) {
+        ks_line_set fp = {0};
+        fp.lines = &probes[c];
+        fp.count = 1;
+        size_t lines = 99;
+        assert_int_equal(ks_l2_state_split_marks(&s, &fp, 1, pair_set, NULL, 4, marks, &lines,
+                                                 &err),
+                         KS_OK);
+        assert_int_equal(lines, 0);
+    }
+    ks_l2_state_free(&s);
+}
+
 /* The parts by position put together are the whole: copies of [0, k) then
  * of [k, end) are, line for line, the copies of every held line. */
 static void test_split_parts_cover(void **state)
@@ -559,6 +628,19 @@ static void test_split_parts_cover(void **state)
         free(parts);
         parts = NULL;
     }
+    /* and by marks: the lines marked 0 and those marked 1 */
+    unsigned char marks[128];
+    for (size_t p = 0; p < sizeof marks; p++)
+        marks[p] = (unsigned char)(p % 3 == 1);
+    ks_line_set zero = {.by_position = true, .to = SIZE_MAX, .marks = marks, .mark = 0};
+    ks_line_set one = {.by_position = true, .to = SIZE_MAX, .marks = marks, .mark = 1};
+    f = open_memstream(&parts, &pn);
+    assert_int_equal(ks_state_write_memcpy32(f, &s, &zero, NULL, &a, &err), KS_OK);
+    assert_int_equal(ks_state_write_memcpy32(f, &s, &one, NULL, &b, &err), KS_OK);
+    fclose(f);
+    assert_int_equal(a + b, all);
+    assert_true(a > 0 && b > 0);
+    free(parts);
     free(whole);
     ks_l2_state_free(&s);
 }
@@ -861,8 +943,42 @@ static void test_partition_known_answers(void **state)
             }
             assert_int_equal(sub, cfg[c].sub[k]);
             assert_int_equal(sub_remapped, cfg[c].sub[k]);
+            /* the L2 set: the sub-partition in its low bits, the same
+             * remapped */
+            uint32_t set = ks_addr_map_l2_set(&m, cfg[c].addr[k]);
+            assert_int_equal(set & ((1u << m.npart) - 1), cfg[c].sub[k]);
+            assert_int_equal(ks_addr_map_l2_set(&m, t), set);
         }
+        /* sub-partitions x sets, each taking as many of the L2's worth of
+         * consecutive lines */
+        uint32_t sets = ks_addr_map_l2_sets(&m);
+        assert_int_equal(sets, (1u << m.npart) * cfg[c].sets);
+        uint32_t *count = calloc(sets, sizeof *count);
+        assert_non_null(count);
+        for (uint64_t line = 0; line < 16ull * sets; line++)
+            count[ks_addr_map_l2_set(&m, 0x7f6200000000ull + line * 128)]++;
+        for (uint32_t k = 0; k < sets; k++)
+            assert_int_equal(count[k], 16);
+        free(count);
     }
+    /* a linear set index and plain partition bits: known by hand */
+    ks_error err;
+    ks_addr_map m;
+    assert_int_equal(ks_addr_map_build(&m,
+                                       "dramid@8;00000000.00000000.00000000.00000000.0000RRRR."
+                                       "RRRRRRRR.RBBBCCCC.BCCSSSSS",
+                                       16, 2, 0, 64, 128, 'L', 4, 128, 'L', &err),
+                     KS_OK);
+    /* chip bits 8..11, the sub-partition the low bank bit 7; the set index
+     * bits 7.. of the partition address (bits 7..11 packed out): 12.. */
+    assert_int_equal(ks_addr_map_l2_sets(&m), 16 * 2 * 64);
+    assert_int_equal(ks_addr_map_l2_set(&m, 0), 0);
+    assert_int_equal(ks_addr_map_l2_set(&m, 0x100), 1);      /* chip 1 */
+    assert_int_equal(ks_addr_map_l2_set(&m, 0x80), 16);      /* the bank bit */
+    assert_int_equal(ks_addr_map_l2_set(&m, 0x1000), 32);      /* set bit 0 */
+    assert_int_equal(ks_addr_map_l2_set(&m, 0x1980), 9 | 16 | 32); /* chip bits 8, 11 */
+    assert_int_equal(ks_addr_map_l2_set(&m, 0x20000), 32 << 5);     /* set bit 5 */
+    assert_int_equal(ks_addr_map_l2_set(&m, 0x40000), 0);           /* above the sets */
 }
 
 /* The address functions read from each configuration's recorded log match
@@ -1149,6 +1265,7 @@ int main(void)
         cmocka_unit_test(test_carriers_read_back),
         cmocka_unit_test(test_macsim_kernel_layout),
         cmocka_unit_test(test_split_span_known_answers),
+        cmocka_unit_test(test_split_marks_known_answers),
         cmocka_unit_test(test_split_parts_cover),
         cmocka_unit_test(test_state_report),
         cmocka_unit_test(test_geometry_from_configs),

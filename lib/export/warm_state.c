@@ -17,11 +17,12 @@
  *                       only the stores of the dirty lines, listed after
  *                       the copies (GPGPU-Sim fills copies clean)
  *   Accel-Sim, split    as memcpy32, but where the launch's misses evict
- *                       dirty lines (ks_l2_state_kernel_span), the lines
- *                       from the oldest dirty one to the youngest in their
- *                       reach go in kernel-ksample-state-N.traceg instead,
- *                       which the .memcpy file names between the copies of
- *                       the older and of the younger lines
+ *                       dirty lines (ks_l2_state_kernel_span), in each of
+ *                       the simulator's L2 sets they overflow the lines
+ *                       from the oldest dirty one in reach to the set's
+ *                       youngest (ks_l2_state_split_marks) go in
+ *                       kernel-ksample-state-N.traceg instead, which the
+ *                       .memcpy file names after every copy
  *   MacSim, kernel      folder ksample-state-N/ (trace.txt, trace_info.txt,
  *                       gzip'd raw records), listed before L
  * MacSim has no memory-copy lines: state:memcpy is refused for it.
@@ -63,10 +64,20 @@ typedef struct state_job {
     ks_addr_map map;
     ks_remap remap;
     const char *trace_path;
-    /* state:split: the launch, and the kernel's part of its held lines
-     * (positions in the recency list, oldest 0; from == to: no kernel) */
-    size_t launch, span_from, span_to;
+    /* state:split: the launch, whether it gets a kernel, and its held
+     * lines by position (oldest 0; ks_l2_state_split_marks): 1 the
+     * kernel's, 0 the copies' */
+    size_t launch;
+    bool kernel;
+    unsigned char *marks;
+    size_t marks_size;
 } state_job;
+
+static uint32_t sim_set_of(const void *ctx, uint64_t line)
+{
+    const state_job *j = ctx;
+    return ks_addr_map_l2_set(&j->map, line * j->gpu.line_bytes);
+}
 
 /* A generic LD/ST whose address lies in the 4 GB above the launch's shared
  * or local memory base is left as it is: Accel-Sim tells those spaces by
@@ -116,24 +127,20 @@ static ks_status write_stores(const void *ctx, FILE *f, ks_error *err)
 static ks_status write_split_list(const void *ctx, FILE *f, ks_error *err)
 {
     state_job *j = (state_job *)ctx;
-    bool kernel = j->span_to > j->span_from;
-    ks_line_set older = {.by_position = true, .from = 0, .to = kernel ? j->span_from : SIZE_MAX};
-    ks_line_set younger = {.by_position = true, .from = j->span_to, .to = SIZE_MAX};
-    size_t a = 0, b = 0;
-    ks_status st = ks_state_write_memcpy32(f, j->state, &older, &j->remap, &a, err);
+    /* every copy first, then the kernel of the marked lines: in its own set
+     * a copy is older than any kernel line, or the set has none */
+    ks_line_set copies = {.by_position = true, .to = SIZE_MAX, .marks = j->marks, .mark = 0};
+    ks_status st =
+        ks_state_write_memcpy32(f, j->state, j->kernel ? &copies : NULL, &j->remap, &j->lines, err);
     char file[KS_WARM_KERNEL_FILE_SIZE];
-    if (st == KS_OK && kernel)
+    if (st == KS_OK && j->kernel)
         fprintf(f, "%s\n", ks_warm_kernel_file(file, j->launch));
-    if (st == KS_OK && kernel)
-        st = ks_state_write_memcpy32(f, j->state, &younger, &j->remap, &b, err);
-    j->lines = a + b;
     return st;
 }
-
 static ks_status write_split_kernel(const void *ctx, FILE *f, ks_error *err)
 {
     state_job *j = (state_job *)ctx;
-    ks_line_set part = {.by_position = true, .from = j->span_from, .to = j->span_to};
+    ks_line_set part = {.by_position = true, .to = SIZE_MAX, .marks = j->marks, .mark = 1};
     ks_warm_kernel_shape shape = j->shape;
     shape.remap = &j->remap;
     size_t lines;
@@ -155,8 +162,8 @@ static ks_status write_rewritten(const void *ctx, FILE *f, ks_error *err)
 }
 
 /* state:split (docs/bench.md has the measurements): the kernel's part
- * reaches two more ways of each set that overflows than the model's sets
- * say the launch evicts; and a launch gets a kernel only where the dirty
+ * reaches two more ways of each set that overflows than the launch's
+ * misses evict there; and a launch gets a kernel only where the dirty
  * lines its misses evict in the model are at least 1 % of those misses.
  * A kernel for every launch with a dirty line within reach (48 of 160 on
  * the shared workload, RTX 3070) cost 1.18x the launches alone where copies
@@ -232,16 +239,24 @@ static ks_status write_remapped(state_job *j, size_t launch, const ks_state_view
         ks_split_span span;
         j->launch = launch;
         st = ks_l2_state_kernel_span(j->state, view->footprint, SPLIT_MARGIN, &span, err);
-        j->span_from = span.from;
-        j->span_to = span.to;
         /* copies alone where the write-backs they leave out are a small
          * share of the launch's own misses */
-        if ((double)span.evicted_dirty < SPLIT_MIN_DIRTY_SHARE * (double)span.misses)
-            j->span_from = j->span_to = 0;
-        /* Accel-Sim reading the list ahead of a running kernel applies the
-         * copies after it first: the kernel then takes the younger lines too */
-        if (j->gpu.concurrent_kernels == 1 && j->span_to > j->span_from)
-            j->span_to = SIZE_MAX;
+        j->kernel = st == KS_OK && span.to > span.from &&
+                    (double)span.evicted_dirty >= SPLIT_MIN_DIRTY_SHARE * (double)span.misses;
+        /* the kernel's lines, by the simulator's own sets */
+        if (j->kernel && j->marks_size < j->state->used) {
+            unsigned char *m = realloc(j->marks, j->state->used);
+            if (!m)
+                st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+            else
+                j->marks = m, j->marks_size = j->state->used;
+        }
+        size_t kernel_lines = 0;
+        if (st == KS_OK && j->kernel)
+            st = ks_l2_state_split_marks(j->state, view->footprint, SPLIT_MARGIN, sim_set_of, j,
+                                         ks_addr_map_l2_sets(&j->map), j->marks, &kernel_lines,
+                                         err);
+        j->kernel = j->kernel && kernel_lines > 0;
     }
     if (st == KS_OK)
         st = ks_owned_write_path(path, j->w->carrier == KS_STATE_SPLIT ? write_split_list
@@ -253,7 +268,7 @@ static ks_status write_remapped(state_job *j, size_t launch, const ks_state_view
         char *kernel = ks_path_join(dir, ks_warm_kernel_file(name, launch));
         if (!kernel)
             st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-        else if (j->span_to > j->span_from) {
+        else if (j->kernel) {
             set_kernel_shape(j, tk, launch);
             st = ks_owned_write_path(kernel, write_split_kernel, j, err);
         } else if (unlink(kernel) != 0 && errno != ENOENT)
@@ -470,6 +485,7 @@ ks_status ks_export_state_write(const char *traces, const ks_warmup *w,
         snprintf(rep->source, sizeof rep->source, "%s", j.gpu.source);
     }
     ks_trace_set_free(j.set);
+    free(j.marks);
     free(launches);
     return st;
 }

@@ -236,6 +236,12 @@ ks_status ks_addr_map_build(ks_addr_map *m, const char *mapping, unsigned channe
     }
     for (size_t v = part_first; v < m->nvalue && m->npart < 8; v++)
         m->part[m->npart++] = m->value[v];
+    /* the sub-partition: IPOLY's hash has its low bank bit already */
+    for (size_t v = 0; v < m->npart; v++)
+        m->l2set[m->nl2set++] = m->part[v];
+    for (unsigned b = 0; b < 64 && indexing != 2; b++)
+        if (sub >> b & 1 && m->nl2set < 32)
+            m->l2set[m->nl2set++] = 1ull << b;
     /* the L2 set index on the partition address */
     unsigned ll = log2_exact(l2_line), ls = log2_exact(l2_sets);
     uint64_t removed = chip | (lsub ? sub : 0);
@@ -266,6 +272,8 @@ ks_status ks_addr_map_build(ks_addr_map *m, const char *mapping, unsigned channe
             return ks_error_set(err, KS_ERR_USAGE, NULL, 0,
                                 "L2 set index function '%c': not one ksample can keep", l2_fn);
         st = add_value(m, mask, err);
+        if (m->nl2set < 32)
+            m->l2set[m->nl2set++] = mask;
     }
     /* the L1 set index and the line offset */
     unsigned l1l = log2_exact(l1_line ? l1_line : 128), l1s = log2_exact(l1_sets ? l1_sets : 1);
@@ -464,6 +472,19 @@ ks_status ks_remap_choose_base(ks_remap *r, ks_trace_set *set, size_t launch,
 static unsigned parity(uint64_t v)
 {
     return (unsigned)__builtin_parityll(v);
+}
+
+uint32_t ks_addr_map_l2_set(const ks_addr_map *m, uint64_t addr)
+{
+    uint32_t set = 0;
+    for (size_t k = 0; k < m->nl2set && k < 24; k++)
+        set |= (uint32_t)parity(addr & m->l2set[k]) << k;
+    return set;
+}
+
+uint32_t ks_addr_map_l2_sets(const ks_addr_map *m)
+{
+    return 1u << (m->nl2set < 24 ? m->nl2set : 24);
 }
 
 /* ------------------------------------------------------ the checks */

@@ -396,3 +396,82 @@ ks_status ks_l2_state_kernel_span(const ks_l2_state *s, const ks_line_set *footp
     free(misses);
     return KS_OK;
 }
+
+ks_status ks_l2_state_split_marks(const ks_l2_state *s, const ks_line_set *footprint,
+                                  uint32_t margin,
+                                  uint32_t (*set_fn)(const void *ctx, uint64_t line),
+                                  const void *set_ctx, uint32_t sets, unsigned char *marks,
+                                  size_t *kernel_lines, ks_error *err)
+{
+    *kernel_lines = 0;
+    if (s->used)
+        memset(marks, 0, s->used);
+    if (!s->held || !footprint || !footprint->count || !sets)
+        return KS_OK;
+    uint32_t *pos = malloc(s->used * sizeof *pos), *set = malloc(s->used * sizeof *set);
+    uint32_t *rank = malloc(s->used * sizeof *rank);
+    uint32_t *count = calloc(sets, sizeof *count), *misses = calloc(sets, sizeof *misses);
+    uint32_t *floor_rank = malloc(sets * sizeof *floor_rank);
+    uint32_t *from = malloc(sets * sizeof *from);
+    ks_status st = KS_OK;
+    if (!pos || !set || !rank || !count || !misses || !floor_rank || !from) {
+        st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    uint32_t p = 0;
+    for (uint32_t id = s->tail; id != NONE; id = s->lines[id].prev)
+        pos[id] = p++;
+    /* youngest first: a line's rank in its set, 0 the youngest; the
+     * replay leaves the ranks below `ways` */
+    for (uint32_t id = s->head; id != NONE; id = s->lines[id].next) {
+        uint32_t k = set_fn(set_ctx, s->lines[id].line);
+        if (k >= sets) {
+            st = ks_error_set(err, KS_ERR_INTERNAL, NULL, 0, "a set %u of %u", k, sets);
+            goto done;
+        }
+        set[id] = k;
+        rank[id] = count[k]++;
+    }
+    for (size_t k = 0; k < footprint->count; k++) {
+        uint64_t line = footprint->lines[k];
+        ks_u64_keys keys = keys_of(s);
+        uint32_t id;
+        if (!ks_hash_get_u64(&s->index, &keys, line, &id) || rank[id] >= s->ways) {
+            uint32_t q = set_fn(set_ctx, line);
+            if (q < sets)
+                misses[q]++;
+        }
+    }
+    /* in an overflowing set, the ranks from floor_rank up are within reach */
+    for (uint32_t q = 0; q < sets; q++) {
+        uint32_t held = count[q] < s->ways ? count[q] : s->ways;
+        uint32_t free_ways = s->ways - held;
+        from[q] = NONE;
+        floor_rank[q] = NONE;
+        if (misses[q] > free_ways) {
+            uint64_t e = (uint64_t)misses[q] - free_ways + margin;
+            floor_rank[q] = e >= held ? 0 : held - (uint32_t)e;
+        }
+    }
+    for (uint32_t id = s->head; id != NONE; id = s->lines[id].next) {
+        uint32_t q = set[id];
+        const ks_l2_line *l = &s->lines[id];
+        if (floor_rank[q] != NONE && rank[id] >= floor_rank[q] && rank[id] < s->ways &&
+            l->valid && l->dirty && (from[q] == NONE || pos[id] < from[q]))
+            from[q] = pos[id];
+    }
+    for (uint32_t id = s->head; id != NONE; id = s->lines[id].next)
+        if (from[set[id]] != NONE && pos[id] >= from[set[id]]) {
+            marks[pos[id]] = 1;
+            *kernel_lines += s->lines[id].valid != 0;
+        }
+done:
+    free(pos);
+    free(set);
+    free(rank);
+    free(count);
+    free(misses);
+    free(floor_rank);
+    free(from);
+    return st;
+}

@@ -111,7 +111,8 @@ typedef struct ks_gpu_geometry {
     int concurrent_kernels;   /* -gpgpu_concurrent_kernel_sm: 1, 0 (its
                                * default), -1 unknown; with 1 Accel-Sim reads
                                * the list ahead of a running kernel, copies
-                               * after it included */
+                               * after it included (state:split lists none
+                               * after its kernel) */
     char source[512];         /* the file it came from, for messages */
 } ks_gpu_geometry;
 
@@ -148,6 +149,9 @@ typedef struct ks_line_set {
      * recency list, oldest 0, ghosts included (state:split's parts) */
     bool by_position;
     size_t from, to;
+    /* with by_position, where given: only the positions whose mark is `mark` */
+    const unsigned char *marks;
+    unsigned char mark;
 } ks_line_set;
 void ks_line_set_free(ks_line_set *s);
 bool ks_line_set_has(const ks_line_set *s, uint64_t line);
@@ -171,6 +175,23 @@ typedef struct ks_split_span {
 } ks_split_span;
 ks_status ks_l2_state_kernel_span(const ks_l2_state *s, const ks_line_set *footprint,
                                   uint32_t margin, ks_split_span *span, ks_error *err);
+
+/* state:split on the simulator's own sets (set_fn: a line address's set,
+ * below `sets`), which the model's XOR fold only resembles: after every
+ * held line is replayed, oldest first, each of those sets holds its
+ * youngest `ways` lines.  In a set the launch's misses overflow, the lines
+ * from the oldest dirty one within reach (the set's least recent, as many
+ * as the misses overflow it by and `margin` more) to its youngest need the
+ * kernel, which keeps their order and dirt; every other line is a copy,
+ * put before the kernel: in its own set it is older than any kernel line,
+ * or no kernel line is there.  marks[position] (oldest 0, s->used of them)
+ * is set to 1 for the kernel's, 0 for the others; *kernel_lines counts
+ * the 1s. */
+ks_status ks_l2_state_split_marks(const ks_l2_state *s, const ks_line_set *footprint,
+                                  uint32_t margin,
+                                  uint32_t (*set_fn)(const void *ctx, uint64_t line),
+                                  const void *set_ctx, uint32_t sets, unsigned char *marks,
+                                  size_t *kernel_lines, ks_error *err);
 
 /* What a sampled launch inherits: the L2 model; where the simulator keeps
  * L1 contents from one kernel to the next (MacSim), each core's L1 model
@@ -285,6 +306,10 @@ typedef struct ks_addr_map {
     size_t npart;
     uint64_t chip, sub, bank, row, col, burst; /* the DRAM mapping's masks */
     int max_bit;        /* the highest address bit a value function reads */
+    /* the L2 set a line falls in: the sub-partition's functions, then the
+     * set index's, one bit each (ks_addr_map_l2_set) */
+    uint64_t l2set[32];
+    size_t nl2set;
 } ks_addr_map;
 
 /* From the option values (mapping: -gpgpu_mem_addr_mapping's; fn: the set
@@ -293,6 +318,10 @@ ks_status ks_addr_map_build(ks_addr_map *m, const char *mapping, unsigned channe
                             unsigned subs, unsigned indexing, unsigned l2_sets, unsigned l2_line,
                             char l2_fn, unsigned l1_sets, unsigned l1_line, char l1_fn,
                             ks_error *err);
+/* The simulator's L2 set (sub-partition and set index) of the byte address
+ * addr, in [0, ks_addr_map_l2_sets(m)). */
+uint32_t ks_addr_map_l2_set(const ks_addr_map *m, uint64_t addr);
+uint32_t ks_addr_map_l2_sets(const ks_addr_map *m);
 /* From a gpgpusim.config (or a simulator log, which prints every option). */
 ks_status ks_addr_map_read_gpgpusim(const char *path, ks_addr_map *m, ks_error *err);
 
