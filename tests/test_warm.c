@@ -550,31 +550,33 @@ static void test_split_marks_known_answers(void **state)
         uint64_t lines[2];
         size_t count;
         uint32_t margin;
-        const char *marks; /* by position, oldest first */
+        const char *marks[2]; /* by position, oldest first; copies after or not */
     } cases[] = {
-        {{8}, 1, 0, "00000000"},     /* evicts line 0 of set 0, clean */
-        {{9}, 1, 1, "01000000"},     /* and line 1, dirty, in reach by the margin */
-        {{8, 10}, 2, 0, "00110000"}, /* set 1's line 2 dirty: it and the younger 3 */
-        {{8, 10}, 2, 1, "01110000"},
-        {{8, 9}, 2, 0, "01000000"},  /* both of set 0: from its dirty line 1 on */
-        {{1}, 1, 1, "00000000"},     /* a hit reaches nothing */
-        {{0, 12}, 2, 1, "00000000"}, /* a hit, and set 2's lines, clean */
+        {{8}, 1, 0, {"00000000", "00000000"}},     /* evicts line 0 of set 0, clean */
+        {{9}, 1, 1, {"01000000", "01000000"}},     /* and line 1, dirty, in reach by the margin */
+        {{8, 10}, 2, 0, {"00110000", "00120000"}}, /* set 1's line 2 dirty: it, and the
+                                                    * younger 3 in the kernel or after it */
+        {{8, 10}, 2, 1, {"01110000", "01110000"}},
+        {{8, 9}, 2, 0, {"01000000", "01000000"}},  /* both of set 0: from its dirty line 1 on */
+        {{1}, 1, 1, {"00000000", "00000000"}},     /* a hit reaches nothing */
+        {{0, 12}, 2, 1, {"00000000", "00000000"}}, /* a hit, and set 2's lines, clean */
     };
     unsigned char marks[16];
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        ks_line_set fp = {0};
-        fp.lines = cases[c].lines;
-        fp.count = cases[c].count;
-        size_t lines = 99, want = 0;
-        assert_int_equal(ks_l2_state_split_marks(&s, &fp, cases[c].margin, pair_set, NULL, 4,
-                                                 marks, &lines, &err),
-                         KS_OK);
-        for (size_t p = 0; p < 8; p++) {
-            assert_int_equal(marks[p], cases[c].marks[p] - '0');
-            want += marks[p];
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        for (int after = 0; after < 2; after++) {
+            ks_line_set fp = {0};
+            fp.lines = cases[c].lines;
+            fp.count = cases[c].count;
+            size_t lines = 99, want = 0;
+            assert_int_equal(ks_l2_state_split_marks(&s, &fp, cases[c].margin, pair_set, NULL, 4,
+                                                     after, marks, &lines, &err),
+                             KS_OK);
+            for (size_t p = 0; p < 8; p++) {
+                assert_int_equal(marks[p], cases[c].marks[after][p] - '0');
+                want += marks[p] == 1;
+            }
+            assert_int_equal(lines, want);
         }
-        assert_int_equal(lines, want);
-    }
     /* lines 8 and 9 fall in set 0 too: the replay leaves them there and the
      * dirty line 1 evicted, so no miss of that set reaches it */
     for (uint64_t l = 8; l < 10; l++)
@@ -585,8 +587,8 @@ static void test_split_marks_known_answers(void **state)
         fp.lines = &probes[c];
         fp.count = 1;
         size_t lines = 99;
-        assert_int_equal(ks_l2_state_split_marks(&s, &fp, 1, pair_set, NULL, 4, marks, &lines,
-                                                 &err),
+        assert_int_equal(ks_l2_state_split_marks(&s, &fp, 1, pair_set, NULL, 4, true, marks,
+                                                 &lines, &err),
                          KS_OK);
         assert_int_equal(lines, 0);
     }

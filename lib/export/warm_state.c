@@ -127,14 +127,19 @@ static ks_status write_stores(const void *ctx, FILE *f, ks_error *err)
 static ks_status write_split_list(const void *ctx, FILE *f, ks_error *err)
 {
     state_job *j = (state_job *)ctx;
-    /* every copy first, then the kernel of the marked lines: in its own set
-     * a copy is older than any kernel line, or the set has none */
-    ks_line_set copies = {.by_position = true, .to = SIZE_MAX, .marks = j->marks, .mark = 0};
+    /* the copies older than the kernel's lines in their sets (or in sets
+     * without any), the kernel, the copies younger */
+    ks_line_set before = {.by_position = true, .to = SIZE_MAX, .marks = j->marks, .mark = 0};
+    ks_line_set after = {.by_position = true, .to = SIZE_MAX, .marks = j->marks, .mark = 2};
+    size_t a = 0, b = 0;
     ks_status st =
-        ks_state_write_memcpy32(f, j->state, j->kernel ? &copies : NULL, &j->remap, &j->lines, err);
+        ks_state_write_memcpy32(f, j->state, j->kernel ? &before : NULL, &j->remap, &a, err);
     char file[KS_WARM_KERNEL_FILE_SIZE];
     if (st == KS_OK && j->kernel)
         fprintf(f, "%s\n", ks_warm_kernel_file(file, j->launch));
+    if (st == KS_OK && j->kernel)
+        st = ks_state_write_memcpy32(f, j->state, &after, &j->remap, &b, err);
+    j->lines = a + b;
     return st;
 }
 static ks_status write_split_kernel(const void *ctx, FILE *f, ks_error *err)
@@ -254,8 +259,9 @@ static ks_status write_remapped(state_job *j, size_t launch, const ks_state_view
         size_t kernel_lines = 0;
         if (st == KS_OK && j->kernel)
             st = ks_l2_state_split_marks(j->state, view->footprint, SPLIT_MARGIN, sim_set_of, j,
-                                         ks_addr_map_l2_sets(&j->map), j->marks, &kernel_lines,
-                                         err);
+                                         ks_addr_map_l2_sets(&j->map),
+                                         j->gpu.concurrent_kernels != 1, j->marks,
+                                         &kernel_lines, err);
         j->kernel = j->kernel && kernel_lines > 0;
     }
     if (st == KS_OK)

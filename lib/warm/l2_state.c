@@ -400,8 +400,8 @@ ks_status ks_l2_state_kernel_span(const ks_l2_state *s, const ks_line_set *footp
 ks_status ks_l2_state_split_marks(const ks_l2_state *s, const ks_line_set *footprint,
                                   uint32_t margin,
                                   uint32_t (*set_fn)(const void *ctx, uint64_t line),
-                                  const void *set_ctx, uint32_t sets, unsigned char *marks,
-                                  size_t *kernel_lines, ks_error *err)
+                                  const void *set_ctx, uint32_t sets, bool copies_after,
+                                  unsigned char *marks, size_t *kernel_lines, ks_error *err)
 {
     *kernel_lines = 0;
     if (s->used)
@@ -410,11 +410,14 @@ ks_status ks_l2_state_split_marks(const ks_l2_state *s, const ks_line_set *footp
         return KS_OK;
     uint32_t *pos = malloc(s->used * sizeof *pos), *set = malloc(s->used * sizeof *set);
     uint32_t *rank = malloc(s->used * sizeof *rank);
+    unsigned char *touched = calloc(s->used, 1);
     uint32_t *count = calloc(sets, sizeof *count), *misses = calloc(sets, sizeof *misses);
     uint32_t *floor_rank = malloc(sets * sizeof *floor_rank);
     uint32_t *from = malloc(sets * sizeof *from);
+    uint32_t *slot = malloc((size_t)sets * s->ways * sizeof *slot);
     ks_status st = KS_OK;
-    if (!pos || !set || !rank || !count || !misses || !floor_rank || !from) {
+    if (!pos || !set || !rank || !touched || !count || !misses || !floor_rank || !from ||
+        !slot) {
         st = ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         goto done;
     }
@@ -422,7 +425,7 @@ ks_status ks_l2_state_split_marks(const ks_l2_state *s, const ks_line_set *footp
     for (uint32_t id = s->tail; id != NONE; id = s->lines[id].prev)
         pos[id] = p++;
     /* youngest first: a line's rank in its set, 0 the youngest; the
-     * replay leaves the ranks below `ways` */
+     * replay leaves the ranks below `ways` (slot: the set's id by rank) */
     for (uint32_t id = s->head; id != NONE; id = s->lines[id].next) {
         uint32_t k = set_fn(set_ctx, s->lines[id].line);
         if (k >= sets) {
@@ -431,47 +434,64 @@ ks_status ks_l2_state_split_marks(const ks_l2_state *s, const ks_line_set *footp
         }
         set[id] = k;
         rank[id] = count[k]++;
+        if (rank[id] < s->ways)
+            slot[(size_t)k * s->ways + rank[id]] = id;
     }
+    ks_u64_keys keys = keys_of(s);
     for (size_t k = 0; k < footprint->count; k++) {
         uint64_t line = footprint->lines[k];
-        ks_u64_keys keys = keys_of(s);
         uint32_t id;
-        if (!ks_hash_get_u64(&s->index, &keys, line, &id) || rank[id] >= s->ways) {
+        bool held = ks_hash_get_u64(&s->index, &keys, line, &id);
+        if (held)
+            touched[id] = 1;
+        if (!held || rank[id] >= s->ways) {
             uint32_t q = set_fn(set_ctx, line);
             if (q < sets)
                 misses[q]++;
         }
     }
-    /* in an overflowing set, the ranks from floor_rank up are within reach */
+    /* in an overflowing set, the misses evict its least recent lines that
+     * the launch does not touch (a line it hits becomes the most recent),
+     * as many as they overflow it by, and `margin` more: the ranks from
+     * floor_rank up are within reach */
     for (uint32_t q = 0; q < sets; q++) {
         uint32_t held = count[q] < s->ways ? count[q] : s->ways;
         uint32_t free_ways = s->ways - held;
         from[q] = NONE;
         floor_rank[q] = NONE;
-        if (misses[q] > free_ways) {
-            uint64_t e = (uint64_t)misses[q] - free_ways + margin;
-            floor_rank[q] = e >= held ? 0 : held - (uint32_t)e;
-        }
+        if (misses[q] <= free_ways)
+            continue;
+        uint64_t e = (uint64_t)misses[q] - free_ways + margin, n = 0;
+        uint32_t r = held;
+        while (r > 0 && n < e)
+            n += !touched[slot[(size_t)q * s->ways + --r]];
+        floor_rank[q] = r;
     }
+    /* the oldest dirty line in reach that the launch does not touch */
     for (uint32_t id = s->head; id != NONE; id = s->lines[id].next) {
         uint32_t q = set[id];
         const ks_l2_line *l = &s->lines[id];
         if (floor_rank[q] != NONE && rank[id] >= floor_rank[q] && rank[id] < s->ways &&
-            l->valid && l->dirty && (from[q] == NONE || pos[id] < from[q]))
+            !touched[id] && l->valid && l->dirty && (from[q] == NONE || pos[id] < from[q]))
             from[q] = pos[id];
     }
     for (uint32_t id = s->head; id != NONE; id = s->lines[id].next)
         if (from[set[id]] != NONE && pos[id] >= from[set[id]]) {
-            marks[pos[id]] = 1;
-            *kernel_lines += s->lines[id].valid != 0;
+            /* younger than the set's reach: a copy after the kernel, where
+             * the simulator applies those after it */
+            bool after = copies_after && rank[id] < floor_rank[set[id]];
+            marks[pos[id]] = after ? 2 : 1;
+            *kernel_lines += !after && s->lines[id].valid != 0;
         }
 done:
     free(pos);
     free(set);
     free(rank);
+    free(touched);
     free(count);
     free(misses);
     free(floor_rank);
     free(from);
+    free(slot);
     return st;
 }

@@ -181,17 +181,19 @@ ks_status ks_l2_state_kernel_span(const ks_l2_state *s, const ks_line_set *footp
  * held line is replayed, oldest first, each of those sets holds its
  * youngest `ways` lines.  In a set the launch's misses overflow, the lines
  * from the oldest dirty one within reach (the set's least recent, as many
- * as the misses overflow it by and `margin` more) to its youngest need the
- * kernel, which keeps their order and dirt; every other line is a copy,
- * put before the kernel: in its own set it is older than any kernel line,
- * or no kernel line is there.  marks[position] (oldest 0, s->used of them)
- * is set to 1 for the kernel's, 0 for the others; *kernel_lines counts
- * the 1s. */
+ * as the misses overflow it by and `margin` more) up need the kernel, which
+ * keeps their order and dirt: with copies_after (the simulator applies
+ * copies listed after a kernel once it has ended) those within reach, and
+ * the set's younger lines are copies after it; else up to the set's
+ * youngest.  Every other line is a copy before the kernel: in its own set
+ * it is older than any kernel line, or no kernel line is there.
+ * marks[position] (oldest 0, s->used of them): 0 a copy before, 1 the
+ * kernel's, 2 a copy after; *kernel_lines counts the valid 1s. */
 ks_status ks_l2_state_split_marks(const ks_l2_state *s, const ks_line_set *footprint,
                                   uint32_t margin,
                                   uint32_t (*set_fn)(const void *ctx, uint64_t line),
-                                  const void *set_ctx, uint32_t sets, unsigned char *marks,
-                                  size_t *kernel_lines, ks_error *err);
+                                  const void *set_ctx, uint32_t sets, bool copies_after,
+                                  unsigned char *marks, size_t *kernel_lines, ks_error *err);
 
 /* What a sampled launch inherits: the L2 model; where the simulator keeps
  * L1 contents from one kernel to the next (MacSim), each core's L1 model
