@@ -560,6 +560,9 @@ static void test_split_marks_known_answers(void **state)
         {{8, 9}, 2, 0, {"01000000", "01000000"}},  /* both of set 0: from its dirty line 1 on */
         {{1}, 1, 1, {"00000000", "00000000"}},     /* a hit reaches nothing */
         {{0, 12}, 2, 1, {"00000000", "00000000"}}, /* a hit, and set 2's lines, clean */
+        {{8, 0}, 2, 0, {"01000000", "01000000"}},  /* line 0 hit (the most recent then):
+                                                    * the miss evicts the dirty line 1 */
+        {{8, 1}, 2, 1, {"00000000", "00000000"}},  /* the dirty line 1 hit: not evicted */
     };
     unsigned char marks[16];
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
