@@ -550,7 +550,8 @@ static void test_split_marks_known_answers(void **state)
         uint64_t lines[2];
         size_t count;
         uint32_t margin;
-        const char *marks[2]; /* by position, oldest first; copies after or not */
+        const char *marks[2]; /* by position, oldest first, 0 before, 1 kernel, 2 after;
+                               * without copies after and with */
     } cases[] = {
         {{8}, 1, 0, {"00000000", "00000000"}},     /* evicts line 0 of set 0, clean */
         {{9}, 1, 1, {"01000000", "01000000"}},     /* and line 1, dirty, in reach by the margin */
@@ -575,8 +576,10 @@ static void test_split_marks_known_answers(void **state)
                                                      after, marks, &lines, &err),
                              KS_OK);
             for (size_t p = 0; p < 8; p++) {
-                assert_int_equal(marks[p], cases[c].marks[after][p] - '0');
-                want += marks[p] == 1;
+                static const unsigned char mark_of[] = {KS_SPLIT_BEFORE, KS_SPLIT_KERNEL,
+                                                        KS_SPLIT_AFTER};
+                assert_int_equal(marks[p], mark_of[cases[c].marks[after][p] - '0']);
+                want += marks[p] == KS_SPLIT_KERNEL;
             }
             assert_int_equal(lines, want);
         }
@@ -636,9 +639,11 @@ static void test_split_parts_cover(void **state)
     /* and by marks: the lines marked 0 and those marked 1 */
     unsigned char marks[128];
     for (size_t p = 0; p < sizeof marks; p++)
-        marks[p] = (unsigned char)(p % 3 == 1);
-    ks_line_set zero = {.by_position = true, .to = SIZE_MAX, .marks = marks, .mark = 0};
-    ks_line_set one = {.by_position = true, .to = SIZE_MAX, .marks = marks, .mark = 1};
+        marks[p] = p % 3 == 1 ? KS_SPLIT_KERNEL : KS_SPLIT_BEFORE;
+    ks_line_set zero = {.by_position = true, .to = SIZE_MAX, .marks = marks,
+                        .mark = KS_SPLIT_BEFORE};
+    ks_line_set one = {.by_position = true, .to = SIZE_MAX, .marks = marks,
+                       .mark = KS_SPLIT_KERNEL};
     f = open_memstream(&parts, &pn);
     assert_int_equal(ks_state_write_memcpy32(f, &s, &zero, NULL, &a, &err), KS_OK);
     assert_int_equal(ks_state_write_memcpy32(f, &s, &one, NULL, &b, &err), KS_OK);

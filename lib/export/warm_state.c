@@ -129,8 +129,10 @@ static ks_status write_split_list(const void *ctx, FILE *f, ks_error *err)
     state_job *j = (state_job *)ctx;
     /* the copies older than the kernel's lines in their sets (or in sets
      * without any), the kernel, the copies younger */
-    ks_line_set before = {.by_position = true, .to = SIZE_MAX, .marks = j->marks, .mark = 0};
-    ks_line_set after = {.by_position = true, .to = SIZE_MAX, .marks = j->marks, .mark = 2};
+    ks_line_set before = {.by_position = true, .to = SIZE_MAX, .marks = j->marks,
+                          .mark = KS_SPLIT_BEFORE};
+    ks_line_set after = {.by_position = true, .to = SIZE_MAX, .marks = j->marks,
+                         .mark = KS_SPLIT_AFTER};
     size_t a = 0, b = 0;
     ks_status st =
         ks_state_write_memcpy32(f, j->state, j->kernel ? &before : NULL, &j->remap, &a, err);
@@ -145,7 +147,8 @@ static ks_status write_split_list(const void *ctx, FILE *f, ks_error *err)
 static ks_status write_split_kernel(const void *ctx, FILE *f, ks_error *err)
 {
     state_job *j = (state_job *)ctx;
-    ks_line_set part = {.by_position = true, .to = SIZE_MAX, .marks = j->marks, .mark = 1};
+    ks_line_set part = {.by_position = true, .to = SIZE_MAX, .marks = j->marks,
+                        .mark = KS_SPLIT_KERNEL};
     ks_warm_kernel_shape shape = j->shape;
     shape.remap = &j->remap;
     size_t lines;

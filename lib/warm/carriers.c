@@ -50,7 +50,7 @@ static const ks_l2_line *next_kept(const ks_l2_state *s, const ks_line_set *only
         size_t at = (*position)++;
         if (only && only->by_position) {
             if (at >= only->from && at < only->to &&
-                (!only->marks || only->marks[at] == only->mark))
+                (!only->marks || (only->marks[at] & only->mark)))
                 break;
             if (at >= only->to)
                 return NULL;

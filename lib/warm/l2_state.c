@@ -405,7 +405,7 @@ ks_status ks_l2_state_split_marks(const ks_l2_state *s, const ks_line_set *footp
 {
     *kernel_lines = 0;
     if (s->used)
-        memset(marks, 0, s->used);
+        memset(marks, KS_SPLIT_BEFORE, s->used);
     if (!s->held || !footprint || !footprint->count || !sets)
         return KS_OK;
     uint32_t *pos = malloc(s->used * sizeof *pos), *set = malloc(s->used * sizeof *set);
@@ -480,7 +480,7 @@ ks_status ks_l2_state_split_marks(const ks_l2_state *s, const ks_line_set *footp
             /* younger than the set's reach: a copy after the kernel, where
              * the simulator applies those after it */
             bool after = copies_after && rank[id] < floor_rank[set[id]];
-            marks[pos[id]] = after ? 2 : 1;
+            marks[pos[id]] = after ? KS_SPLIT_AFTER : KS_SPLIT_KERNEL;
             *kernel_lines += !after && s->lines[id].valid != 0;
         }
 done:

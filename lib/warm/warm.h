@@ -149,7 +149,8 @@ typedef struct ks_line_set {
      * recency list, oldest 0, ghosts included (state:split's parts) */
     bool by_position;
     size_t from, to;
-    /* with by_position, where given: only the positions whose mark is `mark` */
+    /* with by_position, where given: only the positions whose marks share
+     * a bit with `mark` (KS_SPLIT_*) */
     const unsigned char *marks;
     unsigned char mark;
 } ks_line_set;
@@ -179,16 +180,27 @@ ks_status ks_l2_state_kernel_span(const ks_l2_state *s, const ks_line_set *footp
 /* state:split on the simulator's own sets (set_fn: a line address's set,
  * below `sets`), which the model's XOR fold only resembles: after every
  * held line is replayed, oldest first, each of those sets holds its
- * youngest `ways` lines.  In a set the launch's misses overflow, the lines
- * from the oldest dirty one within reach (the set's least recent, as many
- * as the misses overflow it by and `margin` more) up need the kernel, which
- * keeps their order and dirt: with copies_after (the simulator applies
- * copies listed after a kernel once it has ended) those within reach, and
- * the set's younger lines are copies after it; else up to the set's
- * youngest.  Every other line is a copy before the kernel: in its own set
- * it is older than any kernel line, or no kernel line is there.
- * marks[position] (oldest 0, s->used of them): 0 a copy before, 1 the
- * kernel's, 2 a copy after; *kernel_lines counts the valid 1s. */
+ * youngest `ways` lines.  In a set the launch's misses overflow, they evict
+ * its least recent lines that the launch does not touch (a line it hits
+ * becomes the most recent), as many as they overflow it by: those lines,
+ * and `margin` more, are within reach.  Marks by position (oldest 0,
+ * s->used of them), each line one of:
+ *   KS_SPLIT_BEFORE  a copy before the kernel: older than any kernel line
+ *                    of its set, or its set has none;
+ *   KS_SPLIT_KERNEL  loaded (stored where dirty) by the kernel, in order:
+ *                    in a set whose reach holds a dirty line the launch
+ *                    does not touch, from the oldest such line to the
+ *                    set's youngest within reach (with copies_after; else
+ *                    to the set's youngest);
+ *   KS_SPLIT_AFTER   a copy after the kernel: younger than the set's reach
+ *                    (copies_after: the simulator applies copies listed
+ *                    after a kernel once it has ended).
+ * *kernel_lines counts the valid kernel lines. */
+enum {
+    KS_SPLIT_BEFORE = 1,
+    KS_SPLIT_KERNEL = 2,
+    KS_SPLIT_AFTER = 4,
+};
 ks_status ks_l2_state_split_marks(const ks_l2_state *s, const ks_line_set *footprint,
                                   uint32_t margin,
                                   uint32_t (*set_fn)(const void *ctx, uint64_t line),
