@@ -550,18 +550,19 @@ static void test_split_marks_known_answers(void **state)
         uint64_t lines[2];
         size_t count;
         uint32_t margin;
-        const char *marks[2]; /* by position, oldest first, 0 before, 1 kernel, 2 after;
-                               * without copies after and with */
+        const char *marks[2]; /* by position, oldest first: 0 a copy before, 1 the
+                               * kernel's load, 2 a copy after, 3 a copy before
+                               * stored by the kernel; without copies after and with */
     } cases[] = {
         {{8}, 1, 0, {"00000000", "00000000"}},     /* evicts line 0 of set 0, clean */
-        {{9}, 1, 1, {"01000000", "01000000"}},     /* and line 1, dirty, in reach by the margin */
-        {{8, 10}, 2, 0, {"00110000", "00120000"}}, /* set 1's line 2 dirty: it, and the
+        {{9}, 1, 1, {"01000000", "03000000"}},     /* and line 1, dirty, in reach by the margin */
+        {{8, 10}, 2, 0, {"00110000", "00320000"}}, /* set 1's line 2 dirty: it, and the
                                                     * younger 3 in the kernel or after it */
-        {{8, 10}, 2, 1, {"01110000", "01110000"}},
-        {{8, 9}, 2, 0, {"01000000", "01000000"}},  /* both of set 0: from its dirty line 1 on */
+        {{8, 10}, 2, 1, {"01110000", "03300000"}},
+        {{8, 9}, 2, 0, {"01000000", "03000000"}},  /* both of set 0: from its dirty line 1 on */
         {{1}, 1, 1, {"00000000", "00000000"}},     /* a hit reaches nothing */
         {{0, 12}, 2, 1, {"00000000", "00000000"}}, /* a hit, and set 2's lines, clean */
-        {{8, 0}, 2, 0, {"01000000", "01000000"}},  /* line 0 hit (the most recent then):
+        {{8, 0}, 2, 0, {"01000000", "03000000"}},  /* line 0 hit (the most recent then):
                                                     * the miss evicts the dirty line 1 */
         {{8, 1}, 2, 1, {"00000000", "00000000"}},  /* the dirty line 1 hit: not evicted */
     };
@@ -577,9 +578,10 @@ static void test_split_marks_known_answers(void **state)
                              KS_OK);
             for (size_t p = 0; p < 8; p++) {
                 static const unsigned char mark_of[] = {KS_SPLIT_BEFORE, KS_SPLIT_KERNEL,
-                                                        KS_SPLIT_AFTER};
+                                                        KS_SPLIT_AFTER,
+                                                        KS_SPLIT_BEFORE | KS_SPLIT_STORE};
                 assert_int_equal(marks[p], mark_of[cases[c].marks[after][p] - '0']);
-                want += marks[p] == KS_SPLIT_KERNEL;
+                want += (marks[p] & (KS_SPLIT_KERNEL | KS_SPLIT_STORE)) != 0;
             }
             assert_int_equal(lines, want);
         }

@@ -68,7 +68,7 @@ typedef struct state_job {
      * lines by position (oldest 0; ks_l2_state_split_marks): 1 the
      * kernel's, 0 the copies' */
     size_t launch;
-    bool kernel;
+    bool kernel, stores;
     unsigned char *marks;
     size_t marks_size;
 } state_job;
@@ -148,8 +148,9 @@ static ks_status write_split_kernel(const void *ctx, FILE *f, ks_error *err)
 {
     state_job *j = (state_job *)ctx;
     ks_line_set part = {.by_position = true, .to = SIZE_MAX, .marks = j->marks,
-                        .mark = KS_SPLIT_KERNEL};
+                        .mark = j->stores ? KS_SPLIT_STORE : KS_SPLIT_KERNEL};
     ks_warm_kernel_shape shape = j->shape;
+    shape.stores_only = j->stores;
     shape.remap = &j->remap;
     size_t lines;
     ks_status st = ks_state_write_accelsim_kernel(f, j->state, &part, &shape, &lines, &j->insts,
@@ -180,6 +181,9 @@ static ks_status write_rewritten(const void *ctx, FILE *f, ks_error *err)
  * 1.7-1.8 % of their misses 6-9 % fast, the kernel within 2.3 %. */
 #define SPLIT_MARGIN 2
 #define SPLIT_MIN_DIRTY_SHARE 0.01
+/* The store kernel's reach, in the simulator's own sets: the lines the
+ * misses evict, and SPLIT_STORE_MARGIN more (docs/bench.md). */
+#define SPLIT_STORE_MARGIN 0
 
 /* The warm-up kernel's header fields: the sampled launch's. */
 static void set_kernel_shape(state_job *j, const ks_trace_kernel *tk, size_t launch)
@@ -260,11 +264,12 @@ static ks_status write_remapped(state_job *j, size_t launch, const ks_state_view
                 j->marks = m, j->marks_size = j->state->used;
         }
         size_t kernel_lines = 0;
+        j->stores = j->gpu.concurrent_kernels != 1;
         if (st == KS_OK && j->kernel)
-            st = ks_l2_state_split_marks(j->state, view->footprint, SPLIT_MARGIN, sim_set_of, j,
-                                         ks_addr_map_l2_sets(&j->map),
-                                         j->gpu.concurrent_kernels != 1, j->marks,
-                                         &kernel_lines, err);
+            st = ks_l2_state_split_marks(j->state, view->footprint,
+                                         j->stores ? SPLIT_STORE_MARGIN : SPLIT_MARGIN,
+                                         sim_set_of, j, ks_addr_map_l2_sets(&j->map), j->stores,
+                                         j->marks, &kernel_lines, err);
         j->kernel = j->kernel && kernel_lines > 0;
     }
     if (st == KS_OK)

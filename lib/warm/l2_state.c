@@ -467,7 +467,37 @@ ks_status ks_l2_state_split_marks(const ks_l2_state *s, const ks_line_set *footp
             n += !touched[slot[(size_t)q * s->ways + --r]];
         floor_rank[q] = r;
     }
-    /* the oldest dirty line in reach that the launch does not touch */
+    if (copies_after) {
+        /* where the simulator applies copies after a kernel once it has
+         * ended: in a set whose reach holds a dirty line the launch does
+         * not touch, the lines in reach are copies before, those dirty
+         * ones stored by the kernel after them, the set's younger lines
+         * copies after; the misses evict the lines in reach (their order
+         * among themselves matters no more than the margin), write back
+         * the dirty ones, and leave the younger */
+        for (uint32_t id = s->head; id != NONE; id = s->lines[id].next) {
+            uint32_t q = set[id];
+            const ks_l2_line *l = &s->lines[id];
+            if (floor_rank[q] != NONE && rank[id] >= floor_rank[q] && rank[id] < s->ways &&
+                !touched[id] && l->valid && l->dirty)
+                from[q] = 0;
+        }
+        for (uint32_t id = s->head; id != NONE; id = s->lines[id].next) {
+            uint32_t q = set[id];
+            const ks_l2_line *l = &s->lines[id];
+            if (from[q] == NONE)
+                continue;
+            if (rank[id] < floor_rank[q])
+                marks[pos[id]] = KS_SPLIT_AFTER;
+            else if (rank[id] < s->ways && !touched[id] && l->valid && l->dirty) {
+                marks[pos[id]] = KS_SPLIT_BEFORE | KS_SPLIT_STORE;
+                (*kernel_lines)++;
+            }
+        }
+        goto done;
+    }
+    /* else the kernel loads, in order, from the oldest dirty line in reach
+     * that the launch does not touch to the set's youngest */
     for (uint32_t id = s->head; id != NONE; id = s->lines[id].next) {
         uint32_t q = set[id];
         const ks_l2_line *l = &s->lines[id];
@@ -477,11 +507,8 @@ ks_status ks_l2_state_split_marks(const ks_l2_state *s, const ks_line_set *footp
     }
     for (uint32_t id = s->head; id != NONE; id = s->lines[id].next)
         if (from[set[id]] != NONE && pos[id] >= from[set[id]]) {
-            /* younger than the set's reach: a copy after the kernel, where
-             * the simulator applies those after it */
-            bool after = copies_after && rank[id] < floor_rank[set[id]];
-            marks[pos[id]] = after ? KS_SPLIT_AFTER : KS_SPLIT_KERNEL;
-            *kernel_lines += !after && s->lines[id].valid != 0;
+            marks[pos[id]] = KS_SPLIT_KERNEL;
+            *kernel_lines += s->lines[id].valid != 0;
         }
 done:
     free(pos);

@@ -183,23 +183,30 @@ ks_status ks_l2_state_kernel_span(const ks_l2_state *s, const ks_line_set *footp
  * youngest `ways` lines.  In a set the launch's misses overflow, they evict
  * its least recent lines that the launch does not touch (a line it hits
  * becomes the most recent), as many as they overflow it by: those lines,
- * and `margin` more, are within reach.  Marks by position (oldest 0,
- * s->used of them), each line one of:
- *   KS_SPLIT_BEFORE  a copy before the kernel: older than any kernel line
- *                    of its set, or its set has none;
- *   KS_SPLIT_KERNEL  loaded (stored where dirty) by the kernel, in order:
- *                    in a set whose reach holds a dirty line the launch
- *                    does not touch, from the oldest such line to the
- *                    set's youngest within reach (with copies_after; else
- *                    to the set's youngest);
- *   KS_SPLIT_AFTER   a copy after the kernel: younger than the set's reach
- *                    (copies_after: the simulator applies copies listed
- *                    after a kernel once it has ended).
- * *kernel_lines counts the valid kernel lines. */
+ * and `margin` more, are within reach.  Only a set whose reach holds a
+ * dirty line the launch does not touch needs the kernel; every line of
+ * the others is a copy before it.  Marks by position (oldest 0, s->used of
+ * them), in such a set:
+ *   with copies_after (the simulator applies copies listed after a kernel
+ *   once it has ended):
+ *     KS_SPLIT_BEFORE             the lines in reach: copies before;
+ *     KS_SPLIT_BEFORE | _STORE    of them, the untouched dirty ones, which
+ *                                 the kernel then stores (the misses evict
+ *                                 the lines in reach in any order among
+ *                                 them and write back the dirty ones);
+ *     KS_SPLIT_AFTER              the set's younger lines: copies after;
+ *   else:
+ *     KS_SPLIT_BEFORE             the lines older than the oldest
+ *                                 untouched dirty line in reach;
+ *     KS_SPLIT_KERNEL             that line and every younger one of the
+ *                                 set, loaded (stored where dirty) in
+ *                                 order by the kernel.
+ * *kernel_lines counts the valid lines the kernel stores or loads. */
 enum {
     KS_SPLIT_BEFORE = 1,
     KS_SPLIT_KERNEL = 2,
     KS_SPLIT_AFTER = 4,
+    KS_SPLIT_STORE = 8,
 };
 ks_status ks_l2_state_split_marks(const ks_l2_state *s, const ks_line_set *footprint,
                                   uint32_t margin,
