@@ -244,9 +244,12 @@ int cli_run_prepare_state(run_state *s, const run_args *a)
     if (!rc && a->warmup.carrier == KS_STATE_SPLIT && !a->quiet)
         fprintf(stderr,
                 "ksample: run: state:split: in %zu of %zu launches the misses evict dirty "
-                "lines (at least 1 %% of them): their warm-up kernels carry %llu lines, "
+                "lines (at least 1 %% of them): their warm-up kernels %s %llu lines, "
                 "copies the rest\n",
-                rep.split_kernels, rep.launches, (unsigned long long)rep.split_kernel_lines);
+                rep.split_kernels, rep.launches,
+                rep.split_stores ? "store the dirty ones in reach, between the copies:"
+                                 : "load in order",
+                (unsigned long long)rep.split_kernel_lines);
     if (!rc && a->warmup.lines == KS_STATE_LINES_AUTO && a->warmup.carrier == KS_STATE_KERNEL &&
         rep.launches && !a->quiet)
         fprintf(stderr,

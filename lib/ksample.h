@@ -1520,9 +1520,12 @@ typedef struct ks_state_report {
     size_t zero_moved, zero_kept;
     /* state:split: launches whose state needed a warm-up kernel (their
      * misses evict dirty lines), and the lines those kernels
-     * carry in all (the rest went in copies) */
+     * carry in all (the rest went in copies); split_stores: the kernels
+     * store the dirty lines between the copies (else they load their
+     * sets' lines in order) */
     size_t split_kernels;
     uint64_t split_kernel_lines;
+    bool split_stores;
     /* --state-lines auto: launches whose misses evict lines of the model's
      * sets (every line loaded), and those whose misses do not (only the
      * touched ones) */

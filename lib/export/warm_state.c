@@ -159,6 +159,7 @@ static ks_status write_split_kernel(const void *ctx, FILE *f, ks_error *err)
     if (j->rep) {
         j->rep->split_kernels++;
         j->rep->split_kernel_lines += lines;
+        j->rep->split_stores = j->stores;
     }
     return st;
 }
