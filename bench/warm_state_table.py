@@ -45,8 +45,14 @@ def line(label, full, alone, runs):
 
 
 MODES = (('since-same_8', 'since-same:8'), ('since-same_16_2', 'since-same:16:2'),
-         ('state', 'state, --state-lines touched'), ('state-touched', 'state, --state-lines touched'),
-         ('state-dirty', 'state, --state-lines dirty'), ('state-all', 'state (all lines, the default)'))
+         ('state', 'state:kernel, --state-lines touched'),
+         ('state-touched', 'state:kernel, --state-lines touched'),
+         ('state-dirty', 'state:kernel, --state-lines dirty'),
+         ('state-all', 'state:kernel, every line (the default before issue 39)'),
+         ('state-auto', 'state:kernel, --state-lines auto (MacSim\'s default)'),
+         ('state-memcpy32', 'state:memcpy32'), ('state-memcpy32-stores', 'state:memcpy32+stores'),
+         ('state-split-reach', 'state:split, a span of ordered loads wherever a dirty line is in reach'),
+         ('state-split', 'state:split (the default)'))
 
 
 def accelsim(cfg):
@@ -61,6 +67,17 @@ def accelsim(cfg):
         p = os.path.join(data, 'accelsim-warmup', '%s_%s.csv' % (cfg, mode))
         if os.path.exists(p):
             rows.append(line(label, full, alone, recorded(p)))
+    # state:split, the default: memcpy32's jobs but for the launches whose
+    # kernel the split-stores file holds (tests/data/accelsim-warmup/README.md)
+    m32 = os.path.join(data, 'accelsim-warmup', '%s_state-memcpy32.csv' % cfg)
+    st = os.path.join(data, 'accelsim-warmup', '%s_state-split-stores.csv' % cfg)
+    if os.path.exists(m32):
+        runs = recorded(m32)
+        if os.path.exists(st):
+            runs.update(recorded(st))
+        rows.append(line('state:split (the default; %s)' %
+                         ('memcpy32\'s jobs but for the kernels of -split-stores.csv'
+                          if os.path.exists(st) else 'every job memcpy32\'s'), full, alone, runs))
     wide = os.path.join(data, 'accelsim-warmup', 'wide')
     wf = os.path.join(wide, '%s_full.csv' % cfg)
     wm = os.path.join(wide, '%s_state-memcpy.csv' % cfg)
