@@ -1196,6 +1196,49 @@ static void test_recorded_state_large(void **state)
     assert_true(fabs(v[36] / full[36] - 1) < 0.05);
 }
 
+/* The transformer (tests/data/accelsim-transformer): root's plan of its
+ * time profile (seed 1, 28 launches) run with the default state
+ * (state:split): each launch near its full-run cycles, the warm-up costing
+ * what the launches cost alone (copies take no cycle; 4 store kernels). */
+static void test_recorded_state_transformer(void **state)
+{
+    (void)state;
+    enum { N = 1616 };
+    double *full = malloc(N * sizeof *full), *alone = malloc(N * sizeof *alone);
+    assert_non_null(full);
+    assert_non_null(alone);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/accelsim-transformer/per_launch_SM86_RTX3070.csv",
+             KS_TEST_DATA);
+    read_column(path, "SM86_RTX3070", "full_run_cycles", full, N);
+    read_column(path, "SM86_RTX3070", "alone_cycles", alone, N);
+    snprintf(path, sizeof path,
+             "%s/accelsim-transformer/SM86_RTX3070_state-split-root-seed1.csv", KS_TEST_DATA);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[128];
+    assert_non_null(fgets(line, sizeof line, f));
+    size_t id, rows = 0, within_1 = 0, kernels = 0;
+    double v, c, sv = 0, sc = 0, sa = 0;
+    while (fscanf(f, "%zu,%lf,%lf\n", &id, &v, &c) == 3) {
+        assert_true(id < N);
+        within_1 += fabs(v / full[id] - 1) <= 0.01;
+        assert_true(fabs(v / full[id] - 1) < 0.12);
+        assert_true(c >= v);
+        kernels += c > v;
+        sv += v, sc += c, sa += alone[id];
+        rows++;
+    }
+    fclose(f);
+    assert_int_equal(rows, 28);
+    assert_int_equal(kernels, 4);
+    assert_int_equal(within_1, 25);
+    assert_true(fabs(sc / sv - 1.069) < 0.001);
+    assert_true(sc < sa); /* cheaper than the launches alone: warm launches are faster */
+    free(full);
+    free(alone);
+}
+
 /* ------------------------------------------------------------------ setup */
 
 /* A text file in /tmp, its path in path[64]. */
@@ -1297,6 +1340,7 @@ static int teardown(void **state)
 KS_TEST_MAIN_FIXTURES(setup, teardown, test_getstats_metric_names, test_warmup_modes,
                       test_warmup_depth, test_recorded_accelsim_warmups,
                       test_recorded_macsim_warmups, test_recorded_state, test_recorded_state_large,
+                      test_recorded_state_transformer,
                       test_accelsim_full_runs, test_accelsim_alone_runs,
                       test_accelsim_warm_runs, test_getstats_csv, test_macsim_traces,
                       test_macsim_full_run, test_macsim_alone_and_pairs, test_macsim_export,
