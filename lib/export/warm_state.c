@@ -183,7 +183,8 @@ static ks_status write_rewritten(const void *ctx, FILE *f, ks_error *err)
 #define SPLIT_MARGIN 2
 #define SPLIT_MIN_DIRTY_SHARE 0.01
 /* The store kernel's reach, in the simulator's own sets: the lines the
- * misses evict, and SPLIT_STORE_MARGIN more (docs/bench.md). */
+ * misses evict, and SPLIT_STORE_MARGIN more (docs/bench.md).  The kernel's
+ * lines, counted there, must be SPLIT_MIN_DIRTY_SHARE of the misses too. */
 #define SPLIT_STORE_MARGIN 0
 
 /* The warm-up kernel's header fields: the sampled launch's. */
@@ -271,7 +272,10 @@ static ks_status write_remapped(state_job *j, size_t launch, const ks_state_view
                                          j->stores ? SPLIT_STORE_MARGIN : SPLIT_MARGIN,
                                          sim_set_of, j, ks_addr_map_l2_sets(&j->map), j->stores,
                                          j->marks, &kernel_lines, err);
-        j->kernel = j->kernel && kernel_lines > 0;
+        /* and where the lines it would carry are that share of them too,
+         * counted in the simulator's sets */
+        j->kernel = j->kernel && kernel_lines > 0 &&
+                    (double)kernel_lines >= SPLIT_MIN_DIRTY_SHARE * (double)span.misses;
     }
     if (st == KS_OK)
         st = ks_owned_write_path(path, j->w->carrier == KS_STATE_SPLIT ? write_split_list
