@@ -159,7 +159,6 @@ static ks_status write_split_kernel(const void *ctx, FILE *f, ks_error *err)
     if (j->rep) {
         j->rep->split_kernels++;
         j->rep->split_kernel_lines += lines;
-        j->rep->split_stores = j->stores;
     }
     return st;
 }
@@ -267,6 +266,8 @@ static ks_status write_remapped(state_job *j, size_t launch, const ks_state_view
         }
         size_t kernel_lines = 0;
         j->stores = j->gpu.concurrent_kernels != 1;
+        if (j->rep)
+            j->rep->split_stores = j->stores;
         if (st == KS_OK && j->kernel)
             st = ks_l2_state_split_marks(j->state, view->footprint,
                                          j->stores ? SPLIT_STORE_MARGIN : SPLIT_MARGIN,
