@@ -152,6 +152,11 @@ expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy"
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup none --l2-size 4M
 expect 2 "$KS" export "$T/splan.json" --to accelsim --traces "$T/syn" -o "$T/sy" --warmup state:memcpy --state-lines all --l2-size 4M
 expect 0 "$KS" export "$T/splan.json" --to accelsim-tracer -o "$T/state.env" --warmup state --state-window 2
+# --profile naming another profile, in a format other than the plan's: told
+# apart by its digest, not misread in the plan's format
+expect 4 "$KS" export "$T/splan.json" --to accelsim-tracer -o "$T/other.env" --warmup state --profile "$ROOT/tests/data/torch-transformer/decode-h100.json.gz"
+grep -q "not the profile the plan was made from" "$T/err" || bad "export --profile of another profile: $(cat "$T/err")"
+[ ! -e "$T/other.env" ] || bad "export --profile of another profile wrote its output"
 grep -q 'launches traced ([0-9.]* %), [0-9]* beyond the' "$T/state.env" || bad "tracer export does not count the state's launches"
 # the folder such a tracer writes (those launches alone, numbered as the
 # program ran them): plan ids map by the tracer's numbers

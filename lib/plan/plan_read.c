@@ -872,6 +872,7 @@ ks_status ks_plan_open_profile(const ks_plan *plan, const char *path, ks_profile
                                ks_error *err)
 {
     *out = NULL;
+    bool given = path != NULL;
     if (!path)
         path = plan->input_path;
     if (!path[0])
@@ -887,6 +888,15 @@ ks_status ks_plan_open_profile(const ks_plan *plan, const char *path, ks_profile
      * needs the start times) */
     opt.keep_start = plan->selection[0] && strstr(plan->selection, "time=");
     ks_status st = ks_profile_read(path, &opt, out, err);
+    if (st != KS_OK && given && opt.format) {
+        /* a file the user names that the plan's format does not read: with
+         * its own format found, another profile is told apart by its digest
+         * below rather than by the first column it lacks */
+        ks_error again;
+        opt.format = NULL;
+        if (ks_profile_read(path, &opt, out, &again) == KS_OK)
+            st = KS_OK;
+    }
     if (st != KS_OK)
         return st;
     if (plan->selection[0]) {
