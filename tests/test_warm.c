@@ -467,6 +467,17 @@ static void test_macsim_kernel_layout(void **state)
     ks_l2_state_free(&l2);
 }
 
+/* A model of 8 lines in 4 linear sets of 2 ways (keeping 16), lines 0..7
+ * used in order, those in `written` (a bit a line) written. */
+static void eight_lines(ks_l2_state *s, unsigned written)
+{
+    ks_error err;
+    assert_int_equal(ks_l2_state_init(s, 8, 16, 2, 128, 32, &err), KS_OK);
+    s->set_index = KS_SET_LINEAR;
+    for (uint64_t l = 0; l < 8; l++)
+        assert_int_equal(ks_l2_state_touch(s, l, 0xf, written >> l & 1, &err), KS_OK);
+}
+
 /* state:split's span on a model whose sets are known (linear index, 4 sets
  * of 2 ways): lines 0..7 used in order, line 1 written.  A launch's line
  * that misses in a full set reaches that set's least recent lines; the
@@ -477,10 +488,7 @@ static void test_split_span_known_answers(void **state)
     (void)state;
     ks_error err;
     ks_l2_state s;
-    assert_int_equal(ks_l2_state_init(&s, 8, 16, 2, 128, 32, &err), KS_OK);
-    s.set_index = KS_SET_LINEAR;
-    for (uint64_t l = 0; l < 8; l++)
-        assert_int_equal(ks_l2_state_touch(&s, l, 0xf, l == 1, &err), KS_OK);
+    eight_lines(&s, 1u << 1);
     struct {
         uint64_t lines[2];
         size_t count;
@@ -532,20 +540,20 @@ static uint32_t pair_set(const void *ctx, uint64_t line)
     return (uint32_t)(line / 2 % 4);
 }
 
-/* state:split on the simulator's sets: the kernel carries, in each set the
- * launch's misses overflow, the lines from the oldest dirty one within
- * reach to the set's youngest, and nothing elsewhere. */
+/* state:split on the simulator's sets, in each set whose lines in reach of
+ * the launch's misses (its least recent untouched ones) hold an untouched
+ * dirty line: with copies after a kernel, those lines copied before and
+ * their dirty ones stored, the set's younger lines copied after; without,
+ * the kernel loading from that dirty line to the set's youngest.  Nothing
+ * elsewhere. */
 static void test_split_marks_known_answers(void **state)
 {
     (void)state;
     ks_error err;
     ks_l2_state s;
-    assert_int_equal(ks_l2_state_init(&s, 8, 16, 2, 128, 32, &err), KS_OK);
-    s.set_index = KS_SET_LINEAR;
     /* lines 0..7 oldest first, 1 and 2 written: the simulator's set k holds
      * lines 2k (older) and 2k + 1 */
-    for (uint64_t l = 0; l < 8; l++)
-        assert_int_equal(ks_l2_state_touch(&s, l, 0xf, l == 1 || l == 2, &err), KS_OK);
+    eight_lines(&s, 1u << 1 | 1u << 2);
     struct {
         uint64_t lines[2];
         size_t count;
