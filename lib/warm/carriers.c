@@ -354,16 +354,17 @@ static ks_status list_lines(const ks_l2_state *s, const ks_line_set *only, const
 /* The line warp w's copies of the launch's memory instructions (which warm
  * the instruction cache) access: one this warp loads anyway; past the
  * lines to load, one its core's L1 ends holding anyway, or one its core's
- * last warp loads; else a line the state holds that the launch does not
- * touch.  A line of the launch that another core's warp loads would end in
+ * last warp loads; else `untouched` (a held line the launch does not touch,
+ * found once a kernel; NULL: none), else one of the lines to load, else
+ * `any`.  A line of the launch that another core's warp loads would end in
  * this core's L1 too, where the full run did not have it: with only the
  * touched lines loaded and more warps than lines, the shared MacSim
  * workload's launches ran as if their kernel had just run (884 cycles for
  * the full run's 1,067). */
-static uint64_t spare_line(const ks_l2_state *s, const ks_line_set *only,
-                           const ks_l2_line **list, size_t lines, const ks_l2_line ***own,
-                           const size_t *own_n, size_t cores, uint64_t w, uint64_t wpb,
-                           uint64_t warps)
+static uint64_t spare_line(const ks_l2_state *s, const ks_l2_line **list, size_t lines,
+                           const ks_l2_line ***own, const size_t *own_n, size_t cores,
+                           uint64_t w, uint64_t wpb, uint64_t warps, const uint64_t *untouched,
+                           uint64_t any)
 {
     if (warps - 1 - w < lines)
         return list[warps - 1 - w]->line * s->line_bytes;
@@ -375,17 +376,9 @@ static uint64_t spare_line(const ks_l2_state *s, const ks_line_set *only,
         if (least < lines)
             return list[least]->line * s->line_bytes;
     }
-    uint32_t cursor = UINT32_MAX;
-    const ks_l2_line *l, *any = NULL;
-    while ((l = ks_l2_state_next(s, &cursor))) {
-        if (!l->valid)
-            continue;
-        if (!any)
-            any = l;
-        if (only && !only->by_position && !ks_line_set_has(only, l->line))
-            return l->line * s->line_bytes;
-    }
-    return lines ? list[w % lines]->line * s->line_bytes : any ? any->line * s->line_bytes : 0;
+    if (untouched)
+        return *untouched;
+    return lines ? list[w % lines]->line * s->line_bytes : any;
 }
 
 ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *view,
@@ -458,6 +451,20 @@ ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *
     size_t insts = 0;
     if (st == KS_OK)
         fprintf(trace, "nvbit\n14\n%d\n%llu\n", cores ? 1 : 2, (unsigned long long)warps);
+    /* spare_line's last resorts, the same for every warp: the oldest valid
+     * held line the launch does not touch, and the oldest valid one */
+    uint64_t untouched = 0, any = 0;
+    bool has_untouched = false, has_any = false;
+    uint32_t cursor = UINT32_MAX;
+    const ks_l2_line *held;
+    while (!has_untouched && (held = ks_l2_state_next(s, &cursor))) {
+        if (!held->valid)
+            continue;
+        if (!has_any)
+            any = held->line * s->line_bytes, has_any = true;
+        if (only && !only->by_position && !ks_line_set_has(only, held->line))
+            untouched = held->line * s->line_bytes, has_untouched = true;
+    }
     for (uint64_t w = 0; w < warps && st == KS_OK; w++) {
         uint64_t id = (w / wpb) << 16 | (w % wpb);
         char name[48];
@@ -478,7 +485,8 @@ ks_status ks_state_write_macsim_kernel(const char *folder, const ks_state_view *
          * the launch's own records at each (the simulator decodes a PC
          * once, so it must be the launch's instruction), a global access
          * pointed at a line this warm-up loads anyway */
-        uint64_t spare = spare_line(s, only, list, lines, own, own_n, cores, w, wpb, warps);
+        uint64_t spare = spare_line(s, list, lines, own, own_n, cores, w, wpb, warps,
+                                    has_untouched ? &untouched : NULL, any);
         for (size_t k = 0; k < view->code_count; k++) {
             const unsigned char *cr = view->code_records + k * REC;
             if (cr[0] == 255)
