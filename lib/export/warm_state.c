@@ -18,11 +18,13 @@
  *                       the copies (GPGPU-Sim fills copies clean)
  *   Accel-Sim, split    as memcpy32, but where the launch's misses evict
  *                       dirty lines (ks_l2_state_kernel_span), in each of
- *                       the simulator's L2 sets they overflow the lines
- *                       from the oldest dirty one in reach to the set's
- *                       youngest (ks_l2_state_split_marks) go in
- *                       kernel-ksample-state-N.traceg instead, which the
- *                       .memcpy file names after every copy
+ *                       the simulator's L2 sets where they do
+ *                       (ks_l2_state_split_marks) the dirty lines in reach
+ *                       are stored by kernel-ksample-state-N.traceg, which
+ *                       the .memcpy file names between the copies of the
+ *                       sets' lines in reach and of their younger lines
+ *                       (with concurrent kernels: the kernel loads those
+ *                       sets' lines in order, after every copy)
  *   MacSim, kernel      folder ksample-state-N/ (trace.txt, trace_info.txt,
  *                       gzip'd raw records), listed before L
  * MacSim has no memory-copy lines: state:memcpy is refused for it.
@@ -64,9 +66,9 @@ typedef struct state_job {
     ks_addr_map map;
     ks_remap remap;
     const char *trace_path;
-    /* state:split: the launch, whether it gets a kernel, and its held
-     * lines by position (oldest 0; ks_l2_state_split_marks): 1 the
-     * kernel's, 0 the copies' */
+    /* state:split: the launch, whether it gets a kernel, whether that
+     * kernel stores (else loads in order), and its held lines' marks by
+     * position (oldest 0; KS_SPLIT_*, ks_l2_state_split_marks) */
     size_t launch;
     bool kernel, stores;
     unsigned char *marks;
@@ -170,10 +172,11 @@ static ks_status write_rewritten(const void *ctx, FILE *f, ks_error *err)
                                       err);
 }
 
-/* state:split (docs/bench.md has the measurements): the kernel's part
- * reaches two more ways of each set that overflows than the launch's
- * misses evict there; and a launch gets a kernel only where the dirty
- * lines its misses evict in the model are at least 1 % of those misses.
+/* state:split (docs/bench.md has the measurements): the model's span, and
+ * the ordered kernel's part, reach two more ways of each set that
+ * overflows than the launch's misses evict there; and a launch gets a
+ * kernel only where the dirty lines its misses evict in the model are at
+ * least 1 % of those misses.
  * A kernel for every launch with a dirty line within reach (48 of 160 on
  * the shared workload, RTX 3070) cost 1.18x the launches alone where copies
  * alone cost 0.88x, and moved launches with 4-40 misses by 3-11 %; on the

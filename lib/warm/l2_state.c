@@ -480,7 +480,7 @@ ks_status ks_l2_state_split_marks(const ks_l2_state *s, const ks_line_set *footp
             const ks_l2_line *l = &s->lines[id];
             if (floor_rank[q] != NONE && rank[id] >= floor_rank[q] && rank[id] < s->ways &&
                 !touched[id] && l->valid && l->dirty)
-                from[q] = 0;
+                from[q] = 0; /* here only a flag: the set needs the kernel */
         }
         for (uint32_t id = s->head; id != NONE; id = s->lines[id].next) {
             uint32_t q = set[id];
