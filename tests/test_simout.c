@@ -1188,20 +1188,30 @@ static void test_recorded_state_large(void **state)
                 values_sum(alone, N) / values_sum(full, N));
     /* state:split, the default (issue 39): copies, and in the simulator's sets
      * whose reach holds dirty lines a kernel storing them between the copies of
-     * the older and the younger lines: 0.9898x at 1.33x the cycles alone,
+     * the older and the younger lines: 0.9967x at 1.34x the cycles alone,
      * where the span of ordered loads cost 2.18x */
     read_recorded("accelsim-large/SM86_RTX3070_state-split.csv", v, cost, N);
-    assert_true(values_sum(v, N) == 597024);
+    assert_true(values_sum(v, N) == 601191);
     double ratio = values_sum(v, N) / values_sum(full, N);
-    assert_true(ratio > 0.985 && ratio < 0.995);
+    assert_true(ratio > 0.995 && ratio < 1.005);
     double worst;
-    assert_int_equal(within_of(v, full, N, 0.01, &worst), 15);
-    assert_true(worst < 0.07);
-    assert_true(fabs(values_sum(cost, N) / values_sum(alone, N) - 1.328) < 0.001);
+    assert_int_equal(within_of(v, full, N, 0.01, &worst), 18);
+    assert_true(worst < 0.05);
+    assert_true(fabs(values_sum(cost, N) / values_sum(alone, N) - 1.335) < 0.001);
     size_t copies_alone = 0;
     for (size_t i = 0; i < N; i++)
         copies_alone += cost[i] == v[i]; /* no kernel: copies take no cycle */
     assert_int_equal(copies_alone, 15);
+    /* the same kernels when every clean line in reach was copied before them
+     * (the stored lines the last of the reach to be evicted): 1 % low,
+     * stream_sum 1-3 % fast with its write-backs exact */
+    double last[N], last_cost[N];
+    read_recorded("accelsim-large/SM86_RTX3070_state-split-stores-last.csv", last, last_cost, N);
+    assert_true(values_sum(last, N) == 597024);
+    for (size_t i = 0; i < N; i++)
+        assert_true((last_cost[i] == last[i]) == (cost[i] == v[i])); /* the same kernels */
+    for (size_t i = 7; i < N; i += 8) /* stream_sum */
+        assert_true(last[i] < full[i] && fabs(v[i] / full[i] - 1) < fabs(last[i] / full[i] - 1) + 0.01);
     /* the reach counted with the launch's hits as evictable: row_reduce's
      * launch 36 (a third of the L2 hit) 14 % fast */
     read_recorded("accelsim-large/SM86_RTX3070_state-split-sets-hits.csv", v, cost, N);

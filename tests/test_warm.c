@@ -542,8 +542,9 @@ static uint32_t pair_set(const void *ctx, uint64_t line)
 
 /* state:split on the simulator's sets, in each set whose lines in reach of
  * the launch's misses (its least recent untouched ones) hold an untouched
- * dirty line: with copies after a kernel, those lines copied before and
- * their dirty ones stored, the set's younger lines copied after; without,
+ * dirty line: with copies after a kernel, the lines older than the oldest
+ * such line copied before, the untouched dirty ones in reach copied before
+ * and stored, every other younger line copied after; without,
  * the kernel loading from that dirty line to the set's youngest.  Nothing
  * elsewhere. */
 static void test_split_marks_known_answers(void **state)
@@ -566,7 +567,9 @@ static void test_split_marks_known_answers(void **state)
         {{9}, 1, 1, {"01000000", "03000000"}},     /* and line 1, dirty, in reach by the margin */
         {{8, 10}, 2, 0, {"00110000", "00320000"}}, /* set 1's line 2 dirty: it, and the
                                                     * younger 3 in the kernel or after it */
-        {{8, 10}, 2, 1, {"01110000", "03300000"}},
+        {{8, 10}, 2, 1, {"01110000", "03320000"}}, /* set 1's clean line 3, in reach by
+                                                    * the margin and younger than its dirty
+                                                    * line 2: a copy after the kernel */
         {{8, 9}, 2, 0, {"01000000", "03000000"}},  /* both of set 0: from its dirty line 1 on */
         {{1}, 1, 1, {"00000000", "00000000"}},     /* a hit reaches nothing */
         {{0, 12}, 2, 1, {"00000000", "00000000"}}, /* a hit, and set 2's lines, clean */

@@ -189,12 +189,17 @@ ks_status ks_l2_state_kernel_span(const ks_l2_state *s, const ks_line_set *footp
  * them), in such a set:
  *   with copies_after (the simulator applies copies listed after a kernel
  *   once it has ended):
- *     KS_SPLIT_BEFORE             the lines in reach: copies before;
- *     KS_SPLIT_BEFORE | _STORE    of them, the untouched dirty ones, which
- *                                 the kernel then stores (the misses evict
- *                                 the lines in reach in any order among
- *                                 them and write back the dirty ones);
- *     KS_SPLIT_AFTER              the set's younger lines: copies after;
+ *     KS_SPLIT_BEFORE             the lines older than the oldest
+ *                                 untouched dirty line in reach: copies
+ *                                 before;
+ *     KS_SPLIT_BEFORE | _STORE    the untouched dirty lines in reach:
+ *                                 copies before, which the kernel then
+ *                                 stores (the misses evict the lines in
+ *                                 reach and write back those, early among
+ *                                 them);
+ *     KS_SPLIT_AFTER              every other line younger than the oldest
+ *                                 untouched dirty line in reach: copies
+ *                                 after;
  *   else:
  *     KS_SPLIT_BEFORE             the lines older than the oldest
  *                                 untouched dirty line in reach;
