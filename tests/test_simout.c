@@ -1251,9 +1251,10 @@ static void test_recorded_state_transformer(void **state)
     }
     assert_int_equal(rows, 28);
     assert_int_equal(kernels, 4);
-    assert_int_equal(within_1, 25);
+    assert_int_equal(within_1, 26);
     assert_true(fabs(sc / sv - 1.069) < 0.001);
-    assert_true(sc < sa); /* cheaper than the launches alone: warm launches are faster */
+    assert_true(fabs(sc / sa - 1) < 0.01); /* what the launches cost alone: the copies take
+                                            * no cycle, warm launches run faster */
     free(full);
     free(alone);
 }
