@@ -52,6 +52,7 @@ MODES = (('since-same_8', 'since-same:8'), ('since-same_16_2', 'since-same:16:2'
          ('state-auto', 'state:kernel, --state-lines auto (MacSim\'s default)'),
          ('state-memcpy32', 'state:memcpy32'), ('state-memcpy32-stores', 'state:memcpy32+stores'),
          ('state-split-reach', 'state:split, a span of ordered loads wherever a dirty line is in reach'),
+         ('state-split-stores-last', 'state:split, the dirty lines in reach stored last (the default until 2026-11-30)'),
          ('state-split', 'state:split (the default)'))
 
 
