@@ -1259,6 +1259,25 @@ static void test_recorded_state_transformer(void **state)
     free(alone);
 }
 
+/* A new file in /tmp open for writing, its path in path[64]. */
+static FILE *open_temp(char path[64])
+{
+    snprintf(path, 64, "/tmp/ks_test_simout_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    return f;
+}
+
+/* A text file in /tmp, its path in path[64]. */
+static void write_temp(char path[64], const char *text)
+{
+    FILE *f = open_temp(path);
+    fputs(text, f);
+    fclose(f);
+}
+
 /* The transformer, root's default plans of its time profile for seeds 2 to
  * 21, each run with the default state (state:split) on the stock build
  * (accelsim-transformer/SM86_RTX3070_state-split-root-seeds.csv): the plans
@@ -1273,7 +1292,7 @@ static void test_recorded_state_transformer_seeds(void **state)
     enum { N = 1616, SEEDS = 20, FIRST = 2 };
     double *full = malloc(N * sizeof *full);
     assert_non_null(full);
-    char path[4200], prof[64], vals[64];
+    char path[4200], prof[64];
     snprintf(path, sizeof path, "%s/accelsim-transformer/per_launch_SM86_RTX3070.csv",
              KS_TEST_DATA);
     read_column(path, "SM86_RTX3070", "full_run_cycles", full, N);
@@ -1283,11 +1302,7 @@ static void test_recorded_state_transformer_seeds(void **state)
     snprintf(path, sizeof path, "%s/accelsim-transformer/time_profile.csv", KS_TEST_DATA);
     FILE *tf = fopen(path, "r");
     assert_true(kf && tf);
-    snprintf(prof, sizeof prof, "/tmp/ks_test_simout_XXXXXX");
-    int fd = mkstemp(prof);
-    assert_true(fd >= 0);
-    FILE *pf = fdopen(fd, "w");
-    assert_non_null(pf);
+    FILE *pf = open_temp(prof);
     fputs("name,duration_ns,id\n", pf);
     char kl[1024], tl[256];
     assert_non_null(fgets(kl, sizeof kl, kf));
@@ -1341,12 +1356,7 @@ static void test_recorded_state_transformer_seeds(void **state)
         ks_plan plan;
         assert_int_equal(ks_plan_build(p, &pa, &plan, &err), KS_OK);
         /* the seed's recorded launches are the plan's */
-        snprintf(vals, sizeof vals, "/tmp/ks_test_simout_XXXXXX");
-        fd = mkstemp(vals);
-        assert_true(fd >= 0);
-        FILE *vf = fdopen(fd, "w");
-        assert_non_null(vf);
-        fputs("id,gpu_sim_cycle\n", vf);
+        uint64_t ids[28], cycles[28];
         double cost = 0, context_cost = 0;
         size_t n = 0;
         for (size_t k = 0; k < rows; k++)
@@ -1354,23 +1364,22 @@ static void test_recorded_state_transformer_seeds(void **state)
                 bool in = false;
                 for (size_t j = 0; j < plan.sample_count && !in; j++)
                     in = plan.samples[j].id == rid[k];
-                assert_true(in);
-                fprintf(vf, "%zu,%.0f\n", rid[k], rv[k]);
+                assert_true(in && n < 28);
+                ids[n] = rid[k];
+                cycles[n] = (uint64_t)rv[k];
                 cost += rc[k];
                 context_cost += full[rid[k]];
                 n++;
             }
-        fclose(vf);
         assert_int_equal(n, 28);
         assert_true(context_cost / cost >= 0.9);
         double ctx = 0;
         for (size_t j = 0; j < plan.sample_count; j++)
             ctx += plan.samples[j].weight * full[plan.samples[j].id];
-        ks_results_options o;
-        ks_results_options_init(&o);
         ks_results r;
         ks_results_init(&r);
-        assert_int_equal(ks_results_read(vals, &plan, &o, &r, &err), KS_OK);
+        assert_int_equal(
+            ks_results_add_counts(&r, "recorded", "gpu_sim_cycle", ids, cycles, n, &err), KS_OK);
         ks_estimate_options eo;
         ks_estimate_options_init(&eo);
         eo.profile = p;
@@ -1388,7 +1397,6 @@ static void test_recorded_state_transformer_seeds(void **state)
         ks_estimate_free(&e);
         ks_results_free(&r);
         ks_plan_free(&plan);
-        unlink(vals);
     }
     assert_true(covered >= 19);
     assert_true(fabs(err_state - err_context) / SEEDS < 0.002);
@@ -1398,17 +1406,6 @@ static void test_recorded_state_transformer_seeds(void **state)
 }
 
 /* ------------------------------------------------------------------ setup */
-
-/* A text file in /tmp, its path in path[64]. */
-static void write_temp(char path[64], const char *text)
-{
-    snprintf(path, 64, "/tmp/ks_test_simout_XXXXXX");
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    fputs(text, f);
-    fclose(f);
-}
 
 /* The count of metric at plan id, exactly. */
 static uint64_t count_of(const ks_results *r, const char *metric, uint64_t id)
