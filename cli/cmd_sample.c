@@ -28,9 +28,6 @@ static void help(void)
            "                     cannot run them: they wait on peers) and the plan records\n"
            "                     their launches and measured time as a known, unsimulated\n"
            "                     part that estimate and report print beside the estimates\n"
-           "Where a name is launched with several (grid, block) shapes and the method's\n"
-           "default key is name, the default key is name+shape: each shape its own\n"
-           "strata (--key name gives the name one).\n"
            CLI_INPUT_HELP "  -h, --help         this text\n");
     cli_params_help();
 }
