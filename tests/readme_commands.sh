@@ -40,6 +40,10 @@ grep -qx 'make demo' "$T/commands" && ok || bad "README.md does not run make dem
 mkdir -p "$T/src/build"
 ln -s "$KS" "$T/src/build/ksample"
 for d in scripts tests examples docs; do ln -s "$ROOT/$d" "$T/src/$d"; done
+# ../shared (the recorded data beside the repository) where it is; commands
+# that read it are skipped without it, as every test on it is
+SHARED=$ROOT/../shared
+[ -d "$SHARED/data" ] && ln -s "$(cd "$SHARED" && pwd)" "$T/shared"
 i=0
 while IFS= read -r cmd; do
     i=$((i + 1))
@@ -47,6 +51,12 @@ while IFS= read -r cmd; do
         'make test') continue ;;
         'make demo') run='sh scripts/demo.sh build/ksample' ;;
         make*) bad "README command $i: '$cmd': only make demo and make test are known here"; continue ;;
+        *../shared/*)
+            if [ ! -d "$T/shared" ]; then
+                echo "SKIP: README command $i reads ../shared, which is absent: $cmd"
+                continue
+            fi
+            run=$cmd ;;
         *) run=$cmd ;;
     esac
     if (cd "$T/src" && sh -c "$run") >"$T/log.$i" 2>&1 </dev/null; then

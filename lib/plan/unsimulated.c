@@ -54,16 +54,21 @@ void ks_plan_print_unsimulated(const ks_plan *plan, FILE *f, const char *prefix)
     if (!plan->unsim_what[0])
         return;
     fprintf(f,
-            "%sknown, unsimulated part: %s, %llu launches, %.6g ms measured in the profile "
+            "%sknown, unsimulated part: %s, %llu launch%s, %.6g ms measured in the profile "
             "(%.1f %% of its kernel time); not simulated, and in none of the totals above\n",
             prefix, plan->unsim_what, (unsigned long long)plan->unsim_launches,
-            plan->unsim_ns / 1e6, 100 * plan->unsim_share);
-    if (isfinite(plan->unsim_overlap_ns))
+            plan->unsim_launches == 1 ? "" : "es", plan->unsim_ns / 1e6, 100 * plan->unsim_share);
+    if (isfinite(plan->unsim_overlap_ns) && plan->unsim_overlap_ns > 0)
         fprintf(f,
                 "%s  %.6g ms of it (%.1f %%) ran while kernels on other streams ran: the "
                 "run's time is not the simulated total plus this part\n",
                 prefix, plan->unsim_overlap_ns / 1e6,
                 plan->unsim_ns > 0 ? 100 * plan->unsim_overlap_ns / plan->unsim_ns : 0);
+    else if (isfinite(plan->unsim_overlap_ns))
+        fprintf(f,
+                "%s  none of it ran while kernels on other streams ran: the kernel time is "
+                "the simulated total plus this part\n",
+                prefix);
     else
         fprintf(f, "%s  its overlap with other streams is unknown (the profile has no start "
                    "times)\n",
