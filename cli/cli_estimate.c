@@ -181,12 +181,48 @@ void cli_estimate_print_json(const ks_plan *plan, const ks_results *r, const ks_
             printf(", \"exact_note\": ");
             cli_json_string(m->known_note);
         }
+        if (isfinite(m->borrowed_share)) {
+            cli_json_field_exact("variance_borrowed_share", m->borrowed_share);
+            printf(", \"variance_by_kernel\": [");
+            for (size_t q = 0; q < m->top_count; q++) {
+                uint32_t g = m->top_group[q];
+                printf("%s{\"kernel\": ", q ? ", " : "");
+                cli_json_string(g < plan->group_count ? plan->group_labels[g] : "");
+                cli_json_field_exact("share", m->top_share[q]);
+                printf(", \"own_strata\": %s}", m->top_own[q] ? "true" : "false");
+            }
+            printf("]");
+        }
         json_estimator(m, fit, auxiliary);
         json_unsimulated(plan);
         json_cost(plan, &cost);
         printf("}");
     }
     printf("\n]\n");
+}
+
+/* Where the first default total's variance is: its largest kernel groups
+ * and the share in groups with no stratum of two or more simulated
+ * launches (their spread borrowed from other strata). */
+static void print_variance_sources(const ks_plan *plan, const ks_estimate *e)
+{
+    const ks_metric_estimate *m = NULL;
+    for (size_t i = 0; i < e->count && !m; i++)
+        if (e->metrics[i].shown && e->metrics[i].top_count && isfinite(e->metrics[i].borrowed_share))
+            m = &e->metrics[i];
+    if (!m)
+        return;
+    printf("variance of %s:", m->name);
+    for (size_t r = 0; r < m->top_count; r++) {
+        uint32_t g = m->top_group[r];
+        const char *label = g < plan->group_count ? plan->group_labels[g] : "(no group)";
+        int len = (int)strlen(label);
+        printf("%s %.0f%% %.*s%s%s", r ? "," : "", 100 * m->top_share[r], len > 48 ? 45 : len,
+               label, len > 48 ? "..." : "", m->top_own[r] ? "" : " (borrowed)");
+    }
+    printf("; %.0f%% of it in kernels with no stratum of two or more simulated launches, "
+           "whose spread is borrowed from other kernels' strata\n",
+           100 * m->borrowed_share);
 }
 
 /* What the auxiliary estimator did, once per estimate (every metric shares
@@ -420,6 +456,7 @@ void cli_estimate_print_text(const ks_plan *plan, const ks_results *r, const cli
                    ? "pools each with the nearest cluster of its kernel group, in units "
                      "of their profiled means (collapsed strata)"
                    : "borrows the profile's coefficient of variation");
+    print_variance_sources(plan, e);
     if (e->skipped)
         printf("metrics not reported for every sample, left out: %zu\n", e->skipped);
     if (e->zero)

@@ -2014,6 +2014,19 @@ typedef struct ks_metric_estimate {
     int exact, exact_part;
     double sampled_estimate;
     char known_note[240];
+    /* Where the variance is (totals of the plain estimator; NAN and 0 for
+     * the other rows): borrowed_share, the share of the variance in the
+     * strata of kernel groups that have no stratum of two or more simulated
+     * launches (nor a census of two or more), whose spread is therefore
+     * borrowed from other strata (the calibrated model's factor measured on
+     * other kernels, or a neighbouring stratum's); and the kernel groups
+     * holding the most of it, largest first (top_own: whether the group has
+     * such a stratum of its own) */
+    double borrowed_share;
+    size_t top_count;
+    uint32_t top_group[3];
+    double top_share[3];
+    int top_own[3];
 } ks_metric_estimate;
 
 typedef struct ks_estimate_options {

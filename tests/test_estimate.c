@@ -499,6 +499,75 @@ static void test_variance_known_answer(void **state)
     ks_plan_free(&plan);
 }
 
+/* Where the variance is (ks_metric_estimate's borrowed_share and top
+ * groups): on the hand plan of test_variance_known_answer, kernel a is
+ * measured (a stratum of three), b is a census of two, and c has one
+ * launch in one stratum, alone in its kernel: its spread is the plan's
+ * pooled relative spread, borrowed.  Its variance is what adding it adds to
+ * the total (a lone stratum changes no pooled spread), and the shares are
+ * the strata's variances by kernel over the total. */
+static void estimate_row(const ks_plan *plan, const uint64_t *ids, const double *y, size_t n,
+                        ks_metric_estimate *out)
+{
+    ks_results r;
+    ks_results_init(&r);
+    ks_error err;
+    ks_error_clear(&err);
+    assert_int_equal(ks_results_add(&r, "mem", "gpu_sim_cycle", ids, y, n, &err), KS_OK);
+    ks_estimate_options eo;
+    ks_estimate_options_init(&eo);
+    ks_estimate e;
+    assert_int_equal(ks_estimate_compute(plan, &r, &eo, &e, &err), KS_OK);
+    assert_true(e.count >= 1);
+    assert_string_equal(e.metrics[0].name, "gpu_sim_cycle");
+    *out = e.metrics[0];
+    ks_estimate_free(&e);
+    ks_results_free(&r);
+}
+
+static void test_variance_sources(void **state)
+{
+    (void)state;
+    ks_plan plan = tu_hand_plan("root", 1.96, (const char *[]){"a", "b", "c"}, 3);
+    ks_cluster c0 = {.group = 0, .path = "0.0", .size = 10, .mean_ns = 100, .std_ns = 5, .m = 3};
+    ks_cluster c1 = {.group = 1, .path = "0", .size = 2, .mean_ns = 50, .std_ns = 0, .m = 2};
+    ks_cluster c2 = {.group = 0, .path = "0.1", .size = 4, .mean_ns = 100, .std_ns = 20, .m = 1};
+    ks_cluster c3 = {.group = 2, .path = "0", .size = 30, .mean_ns = 10, .std_ns = 2, .m = 1};
+    ks_error err;
+    assert_int_equal(ks_plan_add_cluster(&plan, &c0, NULL, &err), KS_OK);
+    assert_int_equal(ks_plan_add_cluster(&plan, &c1, NULL, &err), KS_OK);
+    assert_int_equal(ks_plan_add_cluster(&plan, &c2, NULL, &err), KS_OK);
+    const uint64_t ids[] = {0, 1, 2, 10, 11, 20, 30};
+    const double w[] = {10.0 / 3, 10.0 / 3, 10.0 / 3, 1, 1, 4, 30};
+    const size_t cl[] = {0, 0, 0, 1, 1, 2, 3};
+    for (size_t i = 0; i < 6; i++)
+        ks_plan_add_sample(&plan, ids[i], w[i], cl[i], &err);
+    double y[] = {1, 2, 3, 7, 8, 3, 0.2};
+    ks_metric_estimate before, after;
+    estimate_row(&plan, ids, y, 6, &before);
+    /* a and b measure their spread: nothing borrowed, all of it in a */
+    assert_true(before.variance > 0);
+    assert_true(before.borrowed_share == 0);
+    assert_int_equal(before.top_count, 1);
+    assert_int_equal(before.top_group[0], 0);
+    assert_true(before.top_share[0] == 1 && before.top_own[0]);
+    assert_int_equal(ks_plan_add_cluster(&plan, &c3, NULL, &err), KS_OK);
+    ks_plan_add_sample(&plan, ids[6], w[6], cl[6], &err);
+    estimate_row(&plan, ids, y, 7, &after);
+    double v3 = after.variance - before.variance;
+    assert_true(v3 > 0);
+    assert_true(fabs(after.borrowed_share - v3 / after.variance) < 1e-9);
+    assert_int_equal(after.top_count, 2);
+    size_t at_c = after.top_group[0] == 2 ? 0 : 1;
+    assert_int_equal(after.top_group[at_c], 2);
+    assert_false(after.top_own[at_c]);
+    assert_true(after.top_own[1 - at_c]);
+    assert_true(fabs(after.top_share[at_c] - v3 / after.variance) < 1e-9);
+    assert_true(fabs(after.top_share[0] + after.top_share[1] - 1) < 1e-9);
+    assert_true(after.top_share[0] >= after.top_share[1]);
+    ks_plan_free(&plan);
+}
+
 /* ------------------------------------------------- coverage and refine */
 
 /* Simulated values with the truth known: cycles follow the profiled time
@@ -987,6 +1056,7 @@ KS_TMPDIR_TEST_MAIN("ks_estimate",
                     test_results_in_memory,
                     test_real_simlogs,
                     test_variance_known_answer,
+                    test_variance_sources,
                     test_coverage,
                     test_refine_meets_bound,
                     test_one_promise,

@@ -28,7 +28,64 @@ void ks_estimate_free(ks_estimate *e)
 static ks_status push(ks_estimate *e, size_t *cap, ks_metric_estimate **out, ks_error *err)
 {
     *out = ks_push_zeroed((void **)&e->metrics, &e->count, cap, sizeof *e->metrics, err);
+    if (*out)
+        (*out)->borrowed_share = NAN;
     return *out ? KS_OK : KS_ERR_NOMEM;
+}
+
+/* Where a plain total's variance is: each stratum's N^2 (1 - f) S^2 / n as
+ * the model gives it (ks_strata_spread, the strata ks_spread_variance
+ * sums), by kernel group; a group is measured when one of its strata has
+ * two or more distinct simulated launches, or is a census of two or more.
+ * Fills me->borrowed_share and the three largest groups. */
+static ks_status variance_sources(ks_metric_estimate *me, const ks_plan *plan, const double *y,
+                                  const double *x, ks_single_mode mode, ks_error *err)
+{
+    size_t k = plan->cluster_count, groups = plan->group_count + 1;
+    ks_stratum_spread *sp = malloc((k + 1) * sizeof *sp);
+    long double *gv = calloc(groups, sizeof *gv);
+    bool *measured = calloc(groups, sizeof *measured);
+    if (!sp || !gv || !measured) {
+        KS_FREE(sp, gv, measured);
+        return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    ks_status st = ks_strata_spread(plan, y, y, x, NULL, mode, sp, NULL, err);
+    long double total = 0;
+    for (size_t c = 0; c < k && st == KS_OK; c++) {
+        const ks_cluster *cl = &plan->clusters[c];
+        size_t g = cl->group < plan->group_count ? cl->group : plan->group_count;
+        if (sp[c].census ? cl->size >= 2 : sp[c].n >= 2)
+            measured[g] = true;
+        if (sp[c].census || sp[c].n == 0)
+            continue;
+        double N = (double)cl->size;
+        long double vh = (long double)N * N * sp[c].fpc * sp[c].s2 / sp[c].n;
+        if (vh > 0) {
+            gv[g] += vh;
+            total += vh;
+        }
+    }
+    if (st == KS_OK && total > 0) {
+        long double un = 0;
+        for (size_t g = 0; g < groups; g++)
+            un += measured[g] ? 0 : gv[g];
+        me->borrowed_share = (double)(un / total);
+        for (size_t r = 0; r < 3; r++) {
+            size_t best = groups;
+            for (size_t g = 0; g < groups; g++)
+                if (gv[g] > 0 && (best == groups || gv[g] > gv[best]))
+                    best = g;
+            if (best == groups)
+                break;
+            me->top_group[r] = (uint32_t)best;
+            me->top_share[r] = (double)(gv[best] / total);
+            me->top_own[r] = measured[best];
+            me->top_count = r + 1;
+            gv[best] = 0;
+        }
+    }
+    KS_FREE(sp, gv, measured);
+    return st;
 }
 
 /* What the row's interval stands for: ks_interval_claim of the values' (or
@@ -174,6 +231,8 @@ static ks_status apply_known(ks_metric_estimate *me, const ks_plan *plan, const 
     me->estimator = KS_ESTIMATOR_PLAIN;
     me->profile_variance = me->profile_rel_halfwidth = NAN;
     me->unmeasured = 0;
+    me->borrowed_share = NAN;
+    me->top_count = 0;
     /* instructions are what every run of the traces executes, the full
      * run's included: the total is the full run's */
     me->claim = KS_CLAIM_FULL_RUN;
@@ -269,6 +328,8 @@ static ks_status add_total(const ks_plan *plan, const ks_results *r, const long 
         double *x = p ? ks_plan_sample_durations(plan, p) : NULL;
         ks_variance v;
         st = ks_total_variance_x(plan, y, x, o->single, &me->estimate, &v, err);
+        if (st == KS_OK)
+            st = variance_sources(me, plan, y, x, o->single, err);
         free(x);
         me->variance = v.variance;
         me->df = v.df;

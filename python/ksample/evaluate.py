@@ -5,7 +5,7 @@ simulated values (estimate) and the paired comparison of two configurations
 import math
 import numbers
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -219,6 +219,13 @@ class Estimate:
     exact: bool = False
     sampled_estimate: object = None
     exact_note: str = ""
+    # where the variance is (totals of the plain estimator, else None and []):
+    # the share in kernels with no stratum of two or more simulated launches,
+    # whose spread is borrowed from other kernels' strata, and the (up to
+    # three) kernel groups holding the most of it, as dicts kernel, share,
+    # own_strata (the command's variance_borrowed_share, variance_by_kernel)
+    variance_borrowed_share: object = None
+    variance_by_kernel: list = field(default_factory=list)
 
     to_dict = asdict
 
@@ -475,7 +482,14 @@ def estimate(plan, values, *, epsilon=None, single="plan", ratios=(), warmup=Non
             variance_beyond_profile=beyond,
             exact=bool(m.exact),
             sampled_estimate=m.sampled_estimate if m.exact == 1 else None,
-            exact_note=text(m.known_note))
+            exact_note=text(m.known_note),
+            variance_borrowed_share=m.borrowed_share if math.isfinite(m.borrowed_share)
+            else None,
+            variance_by_kernel=[
+                {"kernel": text(plan._p.group_labels[m.top_group[q]])
+                 if m.top_group[q] < plan._p.group_count else "",
+                 "share": m.top_share[q], "own_strata": bool(m.top_own[q])}
+                for q in range(m.top_count)] if math.isfinite(m.borrowed_share) else [])
 
     out = _by_name(e.metrics, e.count, metric, lambda: lib.ks_estimate_free(e))
     return out if several else out["value"]

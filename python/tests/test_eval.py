@@ -176,6 +176,12 @@ def test_estimate_says_what_its_interval_stands_for(example, tmp_path):
         assert got.estimate == want["estimate"] and got.ci_low == want["ci_low"]
         assert got.variance_beyond_profile == want["variance_beyond_profile"]
         assert got.profile_rel_halfwidth == want["profile_rel_halfwidth"]
+        # where the variance is: the same shares and kernels as the command's
+        assert got.variance_borrowed_share == want["variance_borrowed_share"]
+        assert got.variance_by_kernel == want["variance_by_kernel"]
+        assert 1 <= len(got.variance_by_kernel) <= 3
+        shares = [k["share"] for k in got.variance_by_kernel]
+        assert shares == sorted(shares, reverse=True) and sum(shares) <= 1 + 1e-12
         seen.add(got.interval)
     assert seen == {"full run", "values"}
     # values equal to the profile: no width from disagreeing with it, and
