@@ -1077,6 +1077,12 @@ typedef struct ks_estimate_row {
      * the launches' own); "" and NAN when not said */
     char cost_metric[64];
     double cost_share, cost_predicted_speedup, cost_share_warmup, cost_warmup_factor;
+    /* where the variance is ("variance_borrowed_share", "variance_by_kernel"):
+     * the share in kernels with no stratum of two or more simulated launches
+     * (NAN when not said), and the kernels holding the most of it as
+     * estimate prints them ("" when not said) */
+    double borrowed_share;
+    char variance_by[400];
 } ks_estimate_row;
 
 /* Reads the JSON list `ksample estimate --json` prints: objects with keys

@@ -180,9 +180,9 @@ static void test_page_with_methods_and_estimates(void **state)
     sweep[1].result.speedup_hmean = 20;
     ks_estimate_row rows[2] = {
         {"cycles", 1345307.4, 1234567, 1456789, 0.1, 1, 1, "none", "values", "cold <caches>", 0,
-         "cycles", 0.02, 39, 0.075, 3.75},
+         "cycles", 0.02, 39, 0.075, 3.75, 0.66, "21% resid<ual> (borrowed), 15% attn"},
         {"x<y>", 0, NAN, NAN, NAN, -1, 0, "none", "none", "chosen representatives", 0, "", NAN,
-         NAN, NAN, NAN}};
+         NAN, NAN, NAN, NAN, ""}};
     ks_report_input in = {.profile = p, .methods = methods, .method_count = 2, .sweep = sweep,
                           .sweep_count = 2, .estimates = rows, .estimate_count = 2,
                           .title = "t & t", .command = "ksample report a.csv -o 'r&.html'"};
@@ -208,6 +208,10 @@ static void test_page_with_methods_and_estimates(void **state)
                                  "cycles</dd>"));
     assert_non_null(strstr(html, "<dd>of the values only: cold &lt;caches&gt;</dd>"));
     assert_non_null(strstr(html, "<dt>no interval</dt><dd>chosen representatives</dd>"));
+    /* where the variance is, escaped, once (the second row says nothing) */
+    assert_non_null(strstr(html, "<dt>variance of cycles</dt><dd>21% resid&lt;ual&gt; "
+                                 "(borrowed), 15% attn; 66% of it in kernels"));
+    assert_null(strstr(strstr(html, "<dt>variance of") + 1, "<dt>variance of"));
     assert_non_null(strstr(html, "<code>ksample report a.csv -o &#39;r&amp;.html&#39;</code>") ||
                     strstr(html, "<code>ksample report a.csv -o 'r&amp;.html'</code>"));
     assert_null(strstr(html, "nan")); /* missing numbers are dashes, not "nan" */
@@ -227,7 +231,10 @@ static void test_estimate_rows(void **state)
     const char *path = write_text(
         "est.json", "[{\"metric\": \"gpu_sim_cycle\", \"estimate\": 10, \"ci_low\": 9, "
                     "\"ci_high\": 11, \"rel_halfwidth\": 0.1, \"bound_met\": true, \"kind\": \"count\","
-                    " \"warmup\": \"state\", \"interval\": \"values\", \"interval_note\": \"why\"},"
+                    " \"warmup\": \"state\", \"interval\": \"values\", \"interval_note\": \"why\","
+                    " \"variance_borrowed_share\": 0.66, \"variance_by_kernel\": [{\"kernel\": \"a\","
+                    " \"share\": 0.21, \"own_strata\": false}, {\"kernel\": \"b\", \"share\": 0.15,"
+                    " \"own_strata\": true}]},"
                     " {\"metric\": \"ipc\", \"estimate\": 2.5, \"ci_low\": null, \"ci_high\": 3,"
                     " \"rel_halfwidth\": 0.2, \"bound_met\": false, \"extra\": [1]},"
                     " {\"metric\": \"L2_BW_like\", \"estimate\": 7, \"ci_low\": 1, \"ci_high\": 9,"
@@ -245,13 +252,19 @@ static void test_estimate_rows(void **state)
     assert_true(rows[0].count && strcmp(rows[0].warmup, "state") == 0 &&
                 strcmp(rows[0].interval, "values") == 0 &&
                 strcmp(rows[0].interval_note, "why") == 0);
+    assert_true(rows[0].borrowed_share == 0.66);
+    assert_string_equal(rows[0].variance_by, "21% a (borrowed), 15% b");
+    assert_true(isnan(rows[1].borrowed_share) && rows[1].variance_by[0] == '\0');
     assert_true(!rows[1].count && rows[1].warmup[0] == '\0' && rows[1].interval[0] == '\0');
     assert_true(isnan(rows[1].ci_low) && rows[1].bound_met == 0);
     assert_int_equal(rows[2].bound_met, -1);
     free(rows);
     static const char *const bad[] = {"{}", "[1]", "[{\"metric\": 1}]",
                                       "[{\"metric\": \"m\", \"estimate\": \"1\"}]",
-                                      "[{\"metric\": \"m\"}]", "[", "nul"};
+                                      "[{\"metric\": \"m\"}]", "[", "nul",
+                                      "[{\"metric\": \"m\", \"estimate\": 1, \"ci_low\": 1, "
+                                      "\"ci_high\": 1, \"rel_halfwidth\": 0, "
+                                      "\"variance_by_kernel\": [{\"share\": 1}]}]"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         path = write_text("bad.json", bad[i]);
         ks_error_clear(&err);

@@ -87,6 +87,36 @@ static ks_status read_row(const char *path, size_t i, yajl_val obj, ks_estimate_
                 st = number_field(path, i, cost, names[k], to[k], err);
         }
     }
+    row->borrowed_share = NAN;
+    row->variance_by[0] = '\0';
+    static const char *borrowed_key[] = {"variance_borrowed_share", NULL};
+    if (st == KS_OK && yajl_tree_get(obj, borrowed_key, yajl_t_any))
+        st = number_field(path, i, obj, "variance_borrowed_share", &row->borrowed_share, err);
+    static const char *by_key[] = {"variance_by_kernel", NULL};
+    yajl_val by = st == KS_OK ? yajl_tree_get(obj, by_key, yajl_t_array) : NULL;
+    size_t used = 0;
+    for (size_t k = 0; by && k < by->u.array.len && st == KS_OK; k++) {
+        yajl_val one = by->u.array.values[k];
+        const char *kernel = YAJL_IS_OBJECT(one) ? text_field(one, "kernel") : NULL;
+        double share;
+        if (!kernel)
+            return ks_error_set(err, KS_ERR_FORMAT, path, 0,
+                                "estimate %zu: \"variance_by_kernel\" entry %zu has no "
+                                "\"kernel\"",
+                                i, k);
+        if ((st = number_field(path, i, one, "share", &share, err)) != KS_OK)
+            break;
+        static const char *own_key[] = {"own_strata", NULL};
+        yajl_val own = yajl_tree_get(one, own_key, yajl_t_any);
+        int w = snprintf(row->variance_by + used, sizeof row->variance_by - used,
+                         "%s%.0f%% %s%s", k ? ", " : "", 100 * share, kernel,
+                         own && YAJL_IS_FALSE(own) ? " (borrowed)" : "");
+        if (w < 0 || (size_t)w >= sizeof row->variance_by - used) {
+            row->variance_by[used] = '\0'; /* what fits, whole entries only */
+            break;
+        }
+        used += (size_t)w;
+    }
     return st;
 }
 

@@ -318,6 +318,20 @@ static void estimate_claims(FILE *f, const ks_report_input *in)
     }
     if (full)
         dt(f, "interval", "of the full run's total (the values were simulated in context)");
+    /* where the first row's variance is, as estimate says it */
+    for (size_t i = 0; i < in->estimate_count; i++) {
+        const ks_estimate_row *r = &in->estimates[i];
+        if (!r->variance_by[0] || !isfinite(r->borrowed_share))
+            continue;
+        fprintf(f, "<dt>variance of ");
+        ks_html_escape(f, r->metric);
+        fprintf(f, "</dt><dd>");
+        ks_html_escape(f, r->variance_by);
+        fprintf(f, "; %.0f%% of it in kernels with no stratum of two or more simulated "
+                   "launches, whose spread is borrowed from other kernels' strata</dd>\n",
+                100 * r->borrowed_share);
+        break;
+    }
     estimate_cost(f, in);
     fprintf(f, "</dl>\n");
 }
