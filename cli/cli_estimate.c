@@ -221,7 +221,7 @@ static void print_variance_sources(const ks_plan *plan, const ks_estimate *e)
                label, len > 48 ? "..." : "", m->top_own[r] ? "" : " (borrowed)");
     }
     printf("; %.0f%% of it in kernels with no stratum of two or more simulated launches, "
-           "whose spread is borrowed from other kernels' strata\n",
+           "whose spread is borrowed from other strata\n",
            100 * m->borrowed_share);
 }
 

@@ -328,7 +328,7 @@ static void estimate_claims(FILE *f, const ks_report_input *in)
         fprintf(f, "</dt><dd>");
         ks_html_escape(f, r->variance_by);
         fprintf(f, "; %.0f%% of it in kernels with no stratum of two or more simulated "
-                   "launches, whose spread is borrowed from other kernels' strata</dd>\n",
+                   "launches, whose spread is borrowed from other strata</dd>\n",
                 100 * r->borrowed_share);
         break;
     }

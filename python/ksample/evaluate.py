@@ -221,7 +221,7 @@ class Estimate:
     exact_note: str = ""
     # where the variance is (totals of the plain estimator, else None and []):
     # the share in kernels with no stratum of two or more simulated launches,
-    # whose spread is borrowed from other kernels' strata, and the (up to
+    # whose spread is borrowed from other strata, and the (up to
     # three) kernel groups holding the most of it, as dicts kernel, share,
     # own_strata (the command's variance_borrowed_share, variance_by_kernel)
     variance_borrowed_share: object = None
