@@ -208,7 +208,8 @@ static void print_variance_sources(const ks_plan *plan, const ks_estimate *e)
 {
     const ks_metric_estimate *m = NULL;
     for (size_t i = 0; i < e->count && !m; i++)
-        if (e->metrics[i].shown && e->metrics[i].top_count && isfinite(e->metrics[i].borrowed_share))
+        if (e->metrics[i].shown && e->metrics[i].top_count &&
+            isfinite(e->metrics[i].borrowed_share) && isfinite(e->metrics[i].ci_low))
             m = &e->metrics[i];
     if (!m)
         return;

@@ -321,7 +321,7 @@ static void estimate_claims(FILE *f, const ks_report_input *in)
     /* where the first row's variance is, as estimate says it */
     for (size_t i = 0; i < in->estimate_count; i++) {
         const ks_estimate_row *r = &in->estimates[i];
-        if (!r->variance_by[0] || !isfinite(r->borrowed_share))
+        if (!r->variance_by[0] || !isfinite(r->borrowed_share) || !isfinite(r->ci_low))
             continue;
         fprintf(f, "<dt>variance of ");
         ks_html_escape(f, r->metric);
