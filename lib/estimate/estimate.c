@@ -33,39 +33,34 @@ static ks_status push(ks_estimate *e, size_t *cap, ks_metric_estimate **out, ks_
     return *out ? KS_OK : KS_ERR_NOMEM;
 }
 
-/* Where a plain total's variance is: each stratum's N^2 (1 - f) S^2 / n as
- * the model gives it (ks_strata_spread, the strata ks_spread_variance
- * sums), by kernel group; a group is measured when one of its strata has
- * two or more distinct simulated launches, or is a census of two or more.
- * Fills me->borrowed_share and the three largest groups. */
-static ks_status variance_sources(ks_metric_estimate *me, const ks_plan *plan, const double *y,
-                                  const double *x, ks_single_mode mode, ks_error *err)
+/* Where a plain total's variance is: the strata's terms of it
+ * (ks_stratum_variance of their spreads sp) by kernel group; a group is
+ * measured when one of its strata has two or more distinct simulated
+ * launches, or is a census of two or more.  Fills me->borrowed_share and
+ * the three largest groups. */
+static ks_status variance_sources(ks_metric_estimate *me, const ks_plan *plan,
+                                  const ks_stratum_spread *sp, ks_error *err)
 {
     size_t k = plan->cluster_count, groups = plan->group_count + 1;
-    ks_stratum_spread *sp = malloc((k + 1) * sizeof *sp);
     long double *gv = calloc(groups, sizeof *gv);
     bool *measured = calloc(groups, sizeof *measured);
-    if (!sp || !gv || !measured) {
-        KS_FREE(sp, gv, measured);
+    if (!gv || !measured) {
+        KS_FREE(gv, measured);
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
     }
-    ks_status st = ks_strata_spread(plan, y, y, x, NULL, mode, sp, NULL, err);
     long double total = 0;
-    for (size_t c = 0; c < k && st == KS_OK; c++) {
+    for (size_t c = 0; c < k; c++) {
         const ks_cluster *cl = &plan->clusters[c];
         size_t g = cl->group < plan->group_count ? cl->group : plan->group_count;
         if (sp[c].census ? cl->size >= 2 : sp[c].n >= 2)
             measured[g] = true;
-        if (sp[c].census || sp[c].n == 0)
-            continue;
-        double N = (double)cl->size;
-        long double vh = (long double)N * N * sp[c].fpc * sp[c].s2 / sp[c].n;
+        long double vh = ks_stratum_variance(plan, sp, c);
         if (vh > 0) {
             gv[g] += vh;
             total += vh;
         }
     }
-    if (st == KS_OK && total > 0) {
+    if (total > 0) {
         long double un = 0;
         for (size_t g = 0; g < groups; g++)
             un += measured[g] ? 0 : gv[g];
@@ -84,8 +79,8 @@ static ks_status variance_sources(ks_metric_estimate *me, const ks_plan *plan, c
             gv[best] = 0;
         }
     }
-    KS_FREE(sp, gv, measured);
-    return st;
+    KS_FREE(gv, measured);
+    return KS_OK;
 }
 
 /* What the row's interval stands for: ks_interval_claim of the values' (or
@@ -326,11 +321,14 @@ static ks_status add_total(const ks_plan *plan, const ks_results *r, const long 
                                   ? o->profile
                                   : NULL;
         double *x = p ? ks_plan_sample_durations(plan, p) : NULL;
+        ks_stratum_spread *sp = malloc((plan->cluster_count + 1) * sizeof *sp);
         ks_variance v;
-        st = ks_total_variance_x(plan, y, x, o->single, &me->estimate, &v, err);
+        memset(&v, 0, sizeof v);
+        st = sp ? ks_total_variance_spread(plan, y, x, o->single, &me->estimate, &v, sp, err)
+                : ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
         if (st == KS_OK)
-            st = variance_sources(me, plan, y, x, o->single, err);
-        free(x);
+            st = variance_sources(me, plan, sp, err);
+        KS_FREE(x, sp);
         me->variance = v.variance;
         me->df = v.df;
         me->single_strata = v.single;

@@ -915,6 +915,14 @@ double ks_spread_interval_df(const ks_stratum_spread *sp, size_t k, double satte
     return satterthwaite;
 }
 
+long double ks_stratum_variance(const ks_plan *plan, const ks_stratum_spread *sp, size_t c)
+{
+    if (sp[c].census || sp[c].n == 0)
+        return 0;
+    double N = (double)plan->clusters[c].size;
+    return (long double)N * N * sp[c].fpc * sp[c].s2 / sp[c].n;
+}
+
 ks_status ks_spread_variance(const ks_plan *plan, const ks_stratum_spread *sp, ks_variance *out,
                              ks_error *err)
 {
@@ -932,8 +940,7 @@ ks_status ks_spread_variance(const ks_plan *plan, const ks_stratum_spread *sp, k
     for (size_t c = 0; c < k; c++) {
         if (sp[c].census || sp[c].n == 0)
             continue;
-        double N = (double)plan->clusters[c].size;
-        long double vh = (long double)N * N * sp[c].fpc * sp[c].s2 / sp[c].n;
+        long double vh = ks_stratum_variance(plan, sp, c);
         var += vh;
         out->unmeasured += sp[c].unmeasured;
         if (isfinite(sp[c].df) && sp[c].df > 0) {
@@ -951,17 +958,29 @@ ks_status ks_spread_variance(const ks_plan *plan, const ks_stratum_spread *sp, k
     return KS_OK;
 }
 
+/* ks_stratified_variance_ex into the caller's sp (cluster_count + 1). */
+static ks_status stratified_variance_into(const ks_plan *plan, const double *v,
+                                          const double *scale, const double *x,
+                                          const bool *residual, ks_single_mode mode,
+                                          ks_stratum_spread *sp, ks_variance *out, ks_error *err)
+{
+    memset(out, 0, sizeof *out);
+    ks_status st = ks_strata_spread(plan, v, scale, x, residual, mode, sp, &out->single, err);
+    if (st == KS_OK)
+        st = ks_spread_variance(plan, sp, out, err);
+    return st;
+}
+
 ks_status ks_stratified_variance_ex(const ks_plan *plan, const double *v, const double *scale,
                                     const double *x, const bool *residual, ks_single_mode mode,
                                     ks_variance *out, ks_error *err)
 {
-    memset(out, 0, sizeof *out);
     ks_stratum_spread *sp = malloc((plan->cluster_count + 1) * sizeof *sp);
-    if (!sp)
+    if (!sp) {
+        memset(out, 0, sizeof *out);
         return ks_error_set(err, KS_ERR_NOMEM, NULL, 0, "out of memory");
-    ks_status st = ks_strata_spread(plan, v, scale, x, residual, mode, sp, &out->single, err);
-    if (st == KS_OK)
-        st = ks_spread_variance(plan, sp, out, err);
+    }
+    ks_status st = stratified_variance_into(plan, v, scale, x, residual, mode, sp, out, err);
     free(sp);
     return st;
 }
@@ -1001,15 +1020,28 @@ double ks_student_t_quantile(double p, double df)
     return z + g1 / df + g2 / (df * df) + g3 / (df * df * df) + g4 / (df * df * df * df);
 }
 
-ks_status ks_total_variance_x(const ks_plan *plan, const double *y, const double *x,
-                              ks_single_mode mode, double *estimate, ks_variance *out,
-                              ks_error *err)
+static double weighted_total(const ks_plan *plan, const double *y)
 {
     long double total = 0;
     for (size_t i = 0; i < plan->sample_count; i++)
         total += plan->samples[i].weight * (long double)y[i];
-    *estimate = (double)total;
+    return (double)total;
+}
+
+ks_status ks_total_variance_x(const ks_plan *plan, const double *y, const double *x,
+                              ks_single_mode mode, double *estimate, ks_variance *out,
+                              ks_error *err)
+{
+    *estimate = weighted_total(plan, y);
     return ks_stratified_variance_ex(plan, y, y, x, NULL, mode, out, err);
+}
+
+ks_status ks_total_variance_spread(const ks_plan *plan, const double *y, const double *x,
+                                   ks_single_mode mode, double *estimate, ks_variance *out,
+                                   ks_stratum_spread *sp, ks_error *err)
+{
+    *estimate = weighted_total(plan, y);
+    return stratified_variance_into(plan, y, y, x, NULL, mode, sp, out, err);
 }
 
 ks_status ks_total_variance_ex(const ks_plan *plan, const double *y, ks_single_mode mode,

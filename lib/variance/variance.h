@@ -94,6 +94,9 @@ typedef struct ks_variance {
  * out->variance, df and unmeasured (out->single is left as it is). */
 ks_status ks_spread_variance(const ks_plan *plan, const ks_stratum_spread *sp, ks_variance *out,
                              ks_error *err);
+/* Cluster c's term of that sum, N^2 (1 - f) S^2 / n (0 for a census or a
+ * cluster without samples). */
+long double ks_stratum_variance(const ks_plan *plan, const ks_stratum_spread *sp, size_t c);
 ks_status ks_stratified_variance_ex(const ks_plan *plan, const double *v, const double *scale,
                                     const double *x, const bool *residual, ks_single_mode mode,
                                     ks_variance *out, ks_error *err);
@@ -104,6 +107,11 @@ ks_status ks_total_variance_ex(const ks_plan *plan, const double *y, ks_single_m
 ks_status ks_total_variance_x(const ks_plan *plan, const double *y, const double *x,
                               ks_single_mode mode, double *estimate, ks_variance *out,
                               ks_error *err);
+/* The same, keeping each stratum's spread in sp (cluster_count + 1 of them),
+ * for a caller that also reads them. */
+ks_status ks_total_variance_spread(const ks_plan *plan, const double *y, const double *x,
+                                   ks_single_mode mode, double *estimate, ks_variance *out,
+                                   ks_stratum_spread *sp, ks_error *err);
 ks_status ks_ratio_variance_ex(const ks_plan *plan, const double *y, const double *x,
                                ks_single_mode mode, double *ratio, ks_variance *out,
                                ks_error *err);
